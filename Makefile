@@ -1,0 +1,64 @@
+SHELL := /bin/bash
+# marionette — two commands:
+#   make demo    install what is missing, build, run the tool on a built-in example
+#   make check   build and run every test: Release, then ASan+UBSan, then each fuzz target
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECS ?= 30
+BUILD     ?= build
+
+CMAKE_COMMON = -DMN_WERROR=ON
+
+.PHONY: all deps build demo check test asan fuzz bench install clean
+
+all: build
+
+deps:
+	@scripts/deps
+
+build: deps
+	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release $(CMAKE_COMMON) >/dev/null
+	cmake --build $(BUILD)/release -j $(JOBS)
+
+demo: build
+	$(BUILD)/release/make_demo_glb $(BUILD)/demo.glb
+	$(BUILD)/release/marionette info $(BUILD)/demo.glb
+
+test: build
+	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+
+asan: deps
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMN_SANITIZE=ON \
+	      -DMN_BUILD_BENCH=OFF $(CMAKE_COMMON) >/dev/null
+	cmake --build $(BUILD)/asan -j $(JOBS)
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz: deps
+	cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMN_FUZZ=ON -DMN_BUILD_TESTS=OFF \
+	      -DMN_BUILD_BENCH=OFF $(CMAKE_COMMON) >/dev/null
+	cmake --build $(BUILD)/fuzz -j $(JOBS)
+	@set -e; for f in fuzz/fuzz_*.c; do \
+	  name=$$(basename $$f .c); corpus=fuzz/corpus/$${name#fuzz_}; \
+	  work=$$(mktemp -d); \
+	  echo "fuzz: $$name for $(FUZZ_SECS)s"; \
+	  dict=""; [ -f fuzz/dict/$${name#fuzz_}.dict ] && dict="-dict=fuzz/dict/$${name#fuzz_}.dict"; \
+	  $(BUILD)/fuzz/$$name -max_total_time=$(FUZZ_SECS) -timeout=10 -rss_limit_mb=2048 \
+	      -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crash- $$dict $$work $$corpus 2>&1 | tail -n 12; \
+	  status=$${PIPESTATUS[0]}; rm -rf $$work; \
+	  [ "$$status" -eq 0 ] || { echo "fuzz: $$name FAILED"; exit 1; }; \
+	done
+
+bench: build
+	@for b in $(BUILD)/release/bench_*; do $$b; done
+
+check: deps
+	$(MAKE) test
+	$(MAKE) asan
+	$(MAKE) fuzz
+
+install: build
+	cmake --install $(BUILD)/release
+
+clean:
+	rm -rf $(BUILD)

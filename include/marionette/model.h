@@ -1,0 +1,405 @@
+/*
+ * marionette/model.h — a loaded model: buffers, accessors, meshes, materials,
+ * images, nodes, scenes, skins and animations.
+ *
+ * An mn_model is what a reader (mn_gltf_read_*, see gltf.h) produces.  It is
+ * plain data: every array is `thing` + `thing_count`, cross-references are
+ * uint32_t indices into the model's arrays, and MN_NONE (UINT32_MAX) means
+ * "absent".  Everything the model holds lives in one arena and is freed by
+ * one mn_model_free().  Where documented, pointers are views into the input
+ * bytes (mn_gltf_read_memory does not copy the file): keep those bytes alive
+ * as long as the model.
+ *
+ * The reader has validated every index and range before you see the model:
+ * an accessor never reaches past its buffer, an index never points outside
+ * its array, the node graph is a forest.  Functions here can therefore not
+ * fail on a model that a reader returned.
+ */
+#ifndef MARIONETTE_MODEL_H
+#define MARIONETTE_MODEL_H
+
+#include "core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MN_NONE UINT32_MAX
+
+/* ---- accessors -------------------------------------------------------- */
+
+typedef enum mn_component {
+    MN_COMPONENT_INVALID = 0,
+    MN_COMPONENT_I8,
+    MN_COMPONENT_U8,
+    MN_COMPONENT_I16,
+    MN_COMPONENT_U16,
+    MN_COMPONENT_U32,
+    MN_COMPONENT_F32
+} mn_component;
+
+typedef enum mn_accessor_type {
+    MN_TYPE_INVALID = 0,
+    MN_TYPE_SCALAR,
+    MN_TYPE_VEC2,
+    MN_TYPE_VEC3,
+    MN_TYPE_VEC4,
+    MN_TYPE_MAT2,
+    MN_TYPE_MAT3,
+    MN_TYPE_MAT4
+} mn_accessor_type;
+
+/*
+ * A typed view of elements.  `data` points at element 0; element i starts at
+ * data + i*stride.  For matrices of 1- and 2-byte components the glTF column
+ * alignment rule applies: each column starts on a 4-byte boundary
+ * (mn_accessor_element_size accounts for it).  Sparse accessors are
+ * materialised by the reader into a dense copy, so `data` always holds the
+ * final values.  An accessor with neither bufferView nor sparse reads as
+ * zeros: data points at zeroed arena memory.
+ */
+typedef struct mn_accessor {
+    const char *name;          /* NULL when the file gives none */
+    const uint8_t *data;       /* first element; never NULL when count > 0 */
+    uint32_t count;            /* number of elements */
+    uint32_t stride;           /* bytes from one element to the next */
+    mn_component component;
+    mn_accessor_type type;
+    bool normalized;           /* integer components map to [0,1] or [-1,1] */
+    bool has_bounds;           /* min/max present in the file */
+    float min[16], max[16];    /* per component, when has_bounds */
+    uint32_t sparse_count;     /* sparse substitutions applied (0 when not sparse) */
+    uint32_t buffer_view;      /* MN_NONE when zeros or sparse over zeros */
+} mn_accessor;
+
+/* Number of components per element: 1 (SCALAR) ... 16 (MAT4). */
+uint32_t mn_accessor_components(mn_accessor_type type);
+
+/* Bytes of one component: 1, 2 or 4. */
+uint32_t mn_component_size(mn_component component);
+
+/* Bytes of one tightly packed element, column padding of small matrices included. */
+uint32_t mn_accessor_element_size(const mn_accessor *accessor);
+
+/*
+ * Zero-copy float view: returns `data` when the accessor stores f32 components
+ * packed with stride == element size (a VEC3 float accessor with stride 12),
+ * else NULL (convert with mn_accessor_unpack_floats).
+ */
+const float *mn_accessor_float_view(const mn_accessor *accessor);
+
+/*
+ * Convert every element to floats, components packed (count × components
+ * floats; matrix column padding dropped).  Normalized integers map to [0,1]
+ * (unsigned) or [-1,1] (signed, max(c/127, -1) as glTF says); plain integers
+ * convert by value.  Returns the number of floats the full result needs; writes
+ * min(that, out_capacity) floats.  out may be NULL to ask for the size.
+ * Vectorised for the common layouts.
+ */
+size_t mn_accessor_unpack_floats(const mn_accessor *accessor, float *out, size_t out_capacity);
+
+/*
+ * Convert every component of an integer accessor to uint32 (indices, joints).
+ * Float components are truncated.  Same size protocol as unpack_floats.
+ */
+size_t mn_accessor_unpack_u32(const mn_accessor *accessor, uint32_t *out, size_t out_capacity);
+
+/* ---- buffers ---------------------------------------------------------- */
+
+typedef struct mn_buffer {
+    const char *name;
+    const uint8_t *data;       /* GLB BIN: a view into the input; data: URI or file: arena-owned */
+    size_t size;               /* byteLength */
+    const char *uri;           /* as written, NULL for the GLB BIN buffer */
+} mn_buffer;
+
+typedef struct mn_buffer_view {
+    const char *name;
+    uint32_t buffer;
+    size_t offset;             /* byteOffset within the buffer */
+    size_t size;               /* byteLength */
+    uint32_t stride;           /* byteStride, 0 when not given */
+    const uint8_t *data;       /* buffer data + offset (decoded bytes for EXT_meshopt_compression) */
+} mn_buffer_view;
+
+/* ---- images, samplers, textures, materials ---------------------------- */
+
+typedef struct mn_image {
+    const char *name;
+    const char *mime_type;     /* "image/png", "image/jpeg", ...; guessed from magic bytes when absent */
+    const char *uri;           /* as written; NULL for buffer-view images */
+    const uint8_t *data;       /* the encoded bytes: a view into a buffer, or arena-owned */
+    size_t size;               /* 0 when the image's file could not be resolved (a warning says so) */
+    uint32_t buffer_view;      /* MN_NONE unless the image lives in a buffer view */
+} mn_image;
+
+typedef struct mn_sampler {
+    const char *name;
+    uint32_t mag_filter, min_filter;   /* glTF enum values, 0 when absent */
+    uint32_t wrap_s, wrap_t;           /* glTF enum values, default 10497 (REPEAT) */
+} mn_sampler;
+
+typedef struct mn_texture {
+    const char *name;
+    uint32_t image;            /* MN_NONE when absent */
+    uint32_t sampler;          /* MN_NONE when absent */
+} mn_texture;
+
+/* A material's reference to a texture, with KHR_texture_transform when present. */
+typedef struct mn_texture_ref {
+    uint32_t texture;          /* MN_NONE when the slot is empty */
+    uint32_t texcoord;         /* TEXCOORD_n set (after the transform's override) */
+    float scale;               /* normalTexture.scale, occlusionTexture.strength; 1 otherwise */
+    bool has_transform;        /* KHR_texture_transform present */
+    float offset[2];           /* transform, defaults 0 0 */
+    float rotation;            /* radians, default 0 */
+    float uv_scale[2];         /* defaults 1 1 */
+} mn_texture_ref;
+
+typedef enum mn_alpha_mode {
+    MN_ALPHA_OPAQUE = 0,
+    MN_ALPHA_MASK,
+    MN_ALPHA_BLEND
+} mn_alpha_mode;
+
+typedef struct mn_material {
+    const char *name;          /* "material0", "material1", ... when the file gives none */
+    float base_color[4];       /* default 1 1 1 1 */
+    float metallic;            /* default 1 */
+    float roughness;           /* default 1 */
+    mn_texture_ref base_color_texture;
+    mn_texture_ref metallic_roughness_texture;
+    mn_texture_ref normal_texture;      /* .scale = normal scale */
+    mn_texture_ref occlusion_texture;   /* .scale = occlusion strength */
+    mn_texture_ref emissive_texture;
+    float emissive[3];         /* emissiveFactor, default 0 0 0 */
+    float emissive_strength;   /* KHR_materials_emissive_strength, default 1 */
+    mn_alpha_mode alpha_mode;
+    float alpha_cutoff;        /* default 0.5 */
+    bool double_sided;
+    const char *extras;        /* JSON text of "extras", NULL when absent */
+} mn_material;
+
+/* ---- meshes ------------------------------------------------------------ */
+
+typedef enum mn_primitive_mode {
+    MN_MODE_POINTS = 0,
+    MN_MODE_LINES = 1,
+    MN_MODE_LINE_LOOP = 2,
+    MN_MODE_LINE_STRIP = 3,
+    MN_MODE_TRIANGLES = 4,
+    MN_MODE_TRIANGLE_STRIP = 5,
+    MN_MODE_TRIANGLE_FAN = 6
+} mn_primitive_mode;
+
+typedef enum mn_semantic {
+    MN_SEMANTIC_INVALID = 0,
+    MN_SEMANTIC_POSITION,
+    MN_SEMANTIC_NORMAL,
+    MN_SEMANTIC_TANGENT,
+    MN_SEMANTIC_TEXCOORD,
+    MN_SEMANTIC_COLOR,
+    MN_SEMANTIC_JOINTS,
+    MN_SEMANTIC_WEIGHTS,
+    MN_SEMANTIC_CUSTOM         /* an application-specific "_NAME" attribute */
+} mn_semantic;
+
+typedef struct mn_attribute {
+    const char *name;          /* as written: "TEXCOORD_1" */
+    mn_semantic semantic;
+    uint32_t set;              /* the n of TEXCOORD_n, 0 for POSITION etc. */
+    uint32_t accessor;
+} mn_attribute;
+
+/* One morph target: delta accessors (MN_NONE when the target lacks one). */
+typedef struct mn_morph_target {
+    uint32_t position, normal, tangent;
+} mn_morph_target;
+
+typedef struct mn_primitive {
+    mn_primitive_mode mode;          /* strips and fans arrive as MN_MODE_TRIANGLES */
+    mn_primitive_mode original_mode; /* the mode written in the file */
+    uint32_t indices;                /* accessor, MN_NONE for non-indexed (strip/fan conversion makes a u32 index accessor) */
+    uint32_t material;               /* MN_NONE when absent */
+    mn_attribute *attributes;
+    uint32_t attribute_count;
+    mn_morph_target *targets;
+    uint32_t target_count;
+    uint32_t vertex_count;           /* POSITION count (every attribute has it) */
+} mn_primitive;
+
+/* The accessor index of attribute (semantic, set) or MN_NONE. */
+uint32_t mn_primitive_find(const mn_primitive *primitive, mn_semantic semantic, uint32_t set);
+
+typedef struct mn_mesh {
+    const char *name;
+    mn_primitive *primitives;
+    uint32_t primitive_count;
+    float *weights;                  /* default morph weights, target_count of them (zeros when absent) */
+    uint32_t weight_count;
+    const char **target_names;       /* from extras.targetNames, NULL when absent */
+    const char *extras;              /* JSON text, NULL when absent */
+} mn_mesh;
+
+/* ---- nodes, scenes, skins ---------------------------------------------- */
+
+typedef struct mn_node {
+    const char *name;                /* "node0", "node1", ... when the file gives none */
+    uint32_t parent;                 /* MN_NONE for roots */
+    uint32_t *children;
+    uint32_t child_count;
+    float translation[3];            /* default 0 0 0 */
+    float rotation[4];               /* x y z w, default 0 0 0 1 */
+    float scale[3];                  /* default 1 1 1 */
+    bool has_matrix;                 /* the file gave "matrix"; TRS holds its exact decomposition */
+    uint32_t mesh, skin, camera;     /* MN_NONE when absent */
+    float *weights;                  /* node morph weights, NULL when absent */
+    uint32_t weight_count;
+    const char *extras;              /* JSON text, NULL when absent */
+} mn_node;
+
+typedef struct mn_scene {
+    const char *name;
+    uint32_t *nodes;                 /* root nodes */
+    uint32_t node_count;
+} mn_scene;
+
+typedef struct mn_skin {
+    const char *name;
+    uint32_t *joints;                /* node indices */
+    uint32_t joint_count;
+    const float *inverse_bind;       /* 16 floats per joint, column-major; identity when the file has none */
+    uint32_t skeleton;               /* MN_NONE when absent */
+} mn_skin;
+
+typedef struct mn_camera {
+    const char *name;
+    bool orthographic;
+    float yfov, aspect_ratio, znear, zfar;  /* perspective (zfar 0 = infinite, aspect 0 = absent) */
+    float xmag, ymag;                       /* orthographic */
+} mn_camera;
+
+/* ---- animations -------------------------------------------------------- */
+
+typedef enum mn_anim_path {
+    MN_PATH_TRANSLATION = 0,
+    MN_PATH_ROTATION,
+    MN_PATH_SCALE,
+    MN_PATH_WEIGHTS
+} mn_anim_path;
+
+typedef enum mn_interpolation {
+    MN_INTERP_LINEAR = 0,
+    MN_INTERP_STEP,
+    MN_INTERP_CUBICSPLINE
+} mn_interpolation;
+
+/*
+ * One channel, with its sampler resolved.  times[key_count] ascending;
+ * values hold `components` floats per element: 3 (translation, scale),
+ * 4 (rotation x y z w), or the morph target count (weights).  LINEAR and STEP
+ * have one element per key; CUBICSPLINE has three (in-tangent, value,
+ * out-tangent) per key, as authored.  Normalised integer outputs are converted.
+ */
+typedef struct mn_channel {
+    uint32_t node;
+    mn_anim_path path;
+    mn_interpolation interpolation;
+    const float *times;
+    const float *values;
+    uint32_t key_count;
+    uint32_t components;
+    uint32_t sampler;                /* the glTF sampler index within the animation */
+} mn_channel;
+
+typedef struct mn_animation {
+    const char *name;                /* "anim0", "anim1", ... when the file gives none */
+    mn_channel *channels;
+    uint32_t channel_count;
+    float duration;                  /* latest key time over the channels (0 when none) */
+    const char *extras;              /* JSON text, NULL when absent */
+} mn_animation;
+
+/* ---- warnings ---------------------------------------------------------- */
+
+/* Something the reader tolerated (an unknown animation path, an unresolvable image, ...). */
+typedef struct mn_warning {
+    mn_status code;                  /* the code the flaw would have if it were fatal */
+    const char *path;                /* JSON path */
+    const char *message;
+} mn_warning;
+
+/* ---- the model --------------------------------------------------------- */
+
+typedef struct mn_model {
+    /* asset */
+    const char *version;             /* asset.version, "2.0" */
+    const char *min_version;         /* NULL when absent */
+    const char *generator;           /* NULL when absent */
+    const char *copyright;           /* NULL when absent */
+    const char **extensions_used;
+    uint32_t extensions_used_count;
+    const char **extensions_required;
+    uint32_t extensions_required_count;
+
+    mn_buffer *buffers;             uint32_t buffer_count;
+    mn_buffer_view *buffer_views;   uint32_t buffer_view_count;
+    mn_accessor *accessors;         uint32_t accessor_count;
+    mn_image *images;               uint32_t image_count;
+    mn_sampler *samplers;           uint32_t sampler_count;
+    mn_texture *textures;           uint32_t texture_count;
+    mn_material *materials;         uint32_t material_count;
+    mn_mesh *meshes;                uint32_t mesh_count;
+    mn_node *nodes;                 uint32_t node_count;
+    mn_scene *scenes;               uint32_t scene_count;
+    uint32_t scene;                  /* default scene, MN_NONE when absent */
+    mn_skin *skins;                 uint32_t skin_count;
+    mn_camera *cameras;             uint32_t camera_count;
+    mn_animation *animations;       uint32_t animation_count;
+    mn_warning *warnings;           uint32_t warning_count;
+
+    /* World-space bounds of the default scene (scene 0 when none is named,
+       every root when there are no scenes) at rest; min > max when empty. */
+    float bounds_min[3], bounds_max[3];
+
+    struct mn_model_private *priv;   /* the arena; not for callers */
+} mn_model;
+
+/* Free a model and everything it holds.  NULL is allowed. */
+void mn_model_free(mn_model *model);
+
+/* The node's local matrix T·R·S into out[16]. */
+void mn_node_local_matrix(const mn_node *node, float out[16]);
+
+/*
+ * World matrices of every node at rest (16 floats per node, node order) into
+ * out, which holds 16 × node_count floats.  Never fails on a reader's model.
+ */
+void mn_model_rest_worlds(const mn_model *model, float *out);
+
+/*
+ * Skin influences of a primitive in the "soup" layout of model-files-3d:
+ * 4 joints and 4 weights per vertex from JOINTS_0/WEIGHTS_0, weights
+ * normalised to sum 1 (all-zero → [1,0,0,0]).  joints/weights hold
+ * 4 × vertex_count each.  Returns false when the primitive has no JOINTS_0/WEIGHTS_0.
+ */
+bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *primitive,
+                                  uint16_t *joints, float *weights);
+
+/*
+ * Expand a primitive into model-files-3d's stride-8 non-indexed triangle soup:
+ * position(3) normal(3) uv(2) per vertex, uv from TEXCOORD_0 (zeros when absent).
+ * A primitive without NORMAL gets flat (face) normals.  When `world` is not
+ * NULL, positions are transformed by it and normals by its inverse-transpose,
+ * renormalised (the static bake).  Only triangle primitives expand (points and
+ * lines return 0).  Returns the number of vertices the soup has; writes at most
+ * out_vertex_capacity of them (8 floats each).  out may be NULL to ask the size.
+ */
+size_t mn_primitive_soup(const mn_model *model, const mn_primitive *primitive,
+                         const float *world, float *out, size_t out_vertex_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARIONETTE_MODEL_H */

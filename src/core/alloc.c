@@ -1,0 +1,25 @@
+/* Allocation through the caller's hooks; a zeroed mn_allocator means malloc/free. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+void *mn_alloc(const mn_allocator *allocator, size_t size)
+{
+    if (size == 0)
+        return NULL;
+    if (allocator && allocator->alloc)
+        return allocator->alloc(allocator->user, size);
+    return malloc(size);
+}
+
+void mn_free(const mn_allocator *allocator, void *ptr, size_t size)
+{
+    if (!ptr)
+        return;
+    if (allocator && allocator->alloc) {
+        if (allocator->free)
+            allocator->free(allocator->user, ptr, size);
+        return;
+    }
+    free(ptr);
+}

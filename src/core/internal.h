@@ -1,0 +1,84 @@
+/*
+ * Private core helpers shared by every layer: allocation through the
+ * caller's hooks, the arena that owns a loaded object, checked size
+ * arithmetic, and filling an mn_error.  Not installed.
+ */
+#ifndef MN_CORE_INTERNAL_H
+#define MN_CORE_INTERNAL_H
+
+#include <marionette/core.h>
+#include <stdarg.h>
+
+/* ---- allocation ---------------------------------------------------------- */
+
+/* Allocate through the hooks (zeroed hooks → malloc).  NULL on failure or size 0. */
+void *mn_alloc(const mn_allocator *allocator, size_t size);
+/* Free through the hooks; size must be what was asked for.  NULL ptr is a no-op. */
+void mn_free(const mn_allocator *allocator, void *ptr, size_t size);
+
+/* ---- checked size arithmetic -------------------------------------------- */
+
+/* *out = a * b; false (and *out = SIZE_MAX) when it overflows size_t. */
+static inline bool mn_checked_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        *out = SIZE_MAX;
+        return false;
+    }
+    *out = a * b;
+    return true;
+}
+
+/* *out = a + b; false (and *out = SIZE_MAX) when it overflows size_t. */
+static inline bool mn_checked_add(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) {
+        *out = SIZE_MAX;
+        return false;
+    }
+    *out = a + b;
+    return true;
+}
+
+/* ---- arenas -------------------------------------------------------------- */
+
+/*
+ * A bump allocator over a list of blocks taken from the hooks.  Small
+ * requests share blocks; large ones get a block of their own.  Everything is
+ * released at once by mn_arena_release.  Not thread-safe (one object, one arena).
+ */
+typedef struct mn_arena_block mn_arena_block;
+typedef struct mn_arena {
+    mn_allocator allocator;
+    mn_arena_block *head;   /* newest block first */
+    size_t used;            /* bytes handed out, for accounting */
+    size_t reserved;        /* bytes taken from the hooks */
+} mn_arena;
+
+void mn_arena_init(mn_arena *arena, const mn_allocator *allocator);
+/* Uninitialised memory aligned to `align` (a power of two ≤ 64).  NULL on failure; size 0 gives a valid unique pointer. */
+void *mn_arena_alloc(mn_arena *arena, size_t size, size_t align);
+/* Zeroed memory for count × size bytes, aligned to `align`; NULL on failure or overflow. */
+void *mn_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align);
+/* A NUL-terminated copy of the first len bytes of s; NULL on failure. */
+char *mn_arena_strndup(mn_arena *arena, const char *s, size_t len);
+/* Give every block back to the hooks; the arena is then empty and reusable. */
+void mn_arena_release(mn_arena *arena);
+
+/* ---- errors --------------------------------------------------------------- */
+
+/*
+ * Fill err (when not NULL) with code, JSON path (may be NULL), byte offset
+ * (-1 for none) and a printf-style message; returns code so callers can
+ * `return mn_error_set(...)`.  A NULL fmt uses the code's default message.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+mn_status mn_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
+                       const char *fmt, ...);
+
+/* Reset err to "no error". */
+void mn_error_clear(mn_error *err);
+
+#endif /* MN_CORE_INTERNAL_H */
