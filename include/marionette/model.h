@@ -387,6 +387,15 @@ bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *pri
                                   uint16_t *joints, float *weights);
 
 /*
+ * Vertex colours of COLOR_<set> as linear float RGBA, 4 floats per vertex
+ * (vec3 colours get alpha 1; normalized u8/u16 map to [0,1]).  Returns the
+ * number of floats needed (4 × vertex_count), writes at most out_capacity;
+ * returns 0 when the primitive has no such set.  out may be NULL to ask the size.
+ */
+size_t mn_primitive_colors(const mn_model *model, const mn_primitive *primitive, uint32_t set,
+                           float *out, size_t out_capacity);
+
+/*
  * Expand a primitive into model-files-3d's stride-8 non-indexed triangle soup:
  * position(3) normal(3) uv(2) per vertex, uv from TEXCOORD_0 (zeros when absent).
  * A primitive without NORMAL gets flat (face) normals.  When `world` is not

@@ -56,7 +56,7 @@ typedef struct mn_arena {
 } mn_arena;
 
 void mn_arena_init(mn_arena *arena, const mn_allocator *allocator);
-/* Uninitialised memory aligned to `align` (a power of two ≤ 64).  NULL on failure; size 0 gives a valid unique pointer. */
+/* Uninitialised memory aligned to `align` (a power of two ≤ 64).  NULL on failure; size 0 gives a valid (not necessarily unique) pointer. */
 void *mn_arena_alloc(mn_arena *arena, size_t size, size_t align);
 /* Zeroed memory for count × size bytes, aligned to `align`; NULL on failure or overflow. */
 void *mn_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align);
