@@ -73,20 +73,20 @@ typedef struct mn_accessor {
 } mn_accessor;
 
 /* Number of components per element: 1 (SCALAR) ... 16 (MAT4). */
-uint32_t mn_accessor_components(mn_accessor_type type);
+MN_API uint32_t mn_accessor_components(mn_accessor_type type);
 
 /* Bytes of one component: 1, 2 or 4. */
-uint32_t mn_component_size(mn_component component);
+MN_API uint32_t mn_component_size(mn_component component);
 
 /* Bytes of one tightly packed element, column padding of small matrices included. */
-uint32_t mn_accessor_element_size(const mn_accessor *accessor);
+MN_API uint32_t mn_accessor_element_size(const mn_accessor *accessor);
 
 /*
  * Zero-copy float view: returns `data` when the accessor stores f32 components
  * packed with stride == element size (a VEC3 float accessor with stride 12),
  * else NULL (convert with mn_accessor_unpack_floats).
  */
-const float *mn_accessor_float_view(const mn_accessor *accessor);
+MN_API const float *mn_accessor_float_view(const mn_accessor *accessor);
 
 /*
  * Convert every element to floats, components packed (count × components
@@ -96,13 +96,14 @@ const float *mn_accessor_float_view(const mn_accessor *accessor);
  * min(that, out_capacity) floats.  out may be NULL to ask for the size.
  * Vectorised for the common layouts.
  */
-size_t mn_accessor_unpack_floats(const mn_accessor *accessor, float *out, size_t out_capacity);
+MN_API size_t mn_accessor_unpack_floats(const mn_accessor *accessor, float *out, size_t out_capacity);
 
 /*
  * Convert every component of an integer accessor to uint32 (indices, joints).
- * Float components are truncated.  Same size protocol as unpack_floats.
+ * Float components are truncated toward zero; negative values and NaN give 0,
+ * values above UINT32_MAX saturate.  Same size protocol as unpack_floats.
  */
-size_t mn_accessor_unpack_u32(const mn_accessor *accessor, uint32_t *out, size_t out_capacity);
+MN_API size_t mn_accessor_unpack_u32(const mn_accessor *accessor, uint32_t *out, size_t out_capacity);
 
 /* ---- buffers ---------------------------------------------------------- */
 
@@ -229,7 +230,7 @@ typedef struct mn_primitive {
 } mn_primitive;
 
 /* The accessor index of attribute (semantic, set) or MN_NONE. */
-uint32_t mn_primitive_find(const mn_primitive *primitive, mn_semantic semantic, uint32_t set);
+MN_API uint32_t mn_primitive_find(const mn_primitive *primitive, mn_semantic semantic, uint32_t set);
 
 typedef struct mn_mesh {
     const char *name;
@@ -366,16 +367,16 @@ typedef struct mn_model {
 } mn_model;
 
 /* Free a model and everything it holds.  NULL is allowed. */
-void mn_model_free(mn_model *model);
+MN_API void mn_model_free(mn_model *model);
 
 /* The node's local matrix T·R·S into out[16]. */
-void mn_node_local_matrix(const mn_node *node, float out[16]);
+MN_API void mn_node_local_matrix(const mn_node *node, float out[16]);
 
 /*
  * World matrices of every node at rest (16 floats per node, node order) into
  * out, which holds 16 × node_count floats.  Never fails on a reader's model.
  */
-void mn_model_rest_worlds(const mn_model *model, float *out);
+MN_API void mn_model_rest_worlds(const mn_model *model, float *out);
 
 /*
  * Skin influences of a primitive in the "soup" layout of model-files-3d:
@@ -383,7 +384,7 @@ void mn_model_rest_worlds(const mn_model *model, float *out);
  * normalised to sum 1 (all-zero → [1,0,0,0]).  joints/weights hold
  * 4 × vertex_count each.  Returns false when the primitive has no JOINTS_0/WEIGHTS_0.
  */
-bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *primitive,
+MN_API bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *primitive,
                                   uint16_t *joints, float *weights);
 
 /*
@@ -392,7 +393,7 @@ bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *pri
  * number of floats needed (4 × vertex_count), writes at most out_capacity;
  * returns 0 when the primitive has no such set.  out may be NULL to ask the size.
  */
-size_t mn_primitive_colors(const mn_model *model, const mn_primitive *primitive, uint32_t set,
+MN_API size_t mn_primitive_colors(const mn_model *model, const mn_primitive *primitive, uint32_t set,
                            float *out, size_t out_capacity);
 
 /*
@@ -404,7 +405,7 @@ size_t mn_primitive_colors(const mn_model *model, const mn_primitive *primitive,
  * lines return 0).  Returns the number of vertices the soup has; writes at most
  * out_vertex_capacity of them (8 floats each).  out may be NULL to ask the size.
  */
-size_t mn_primitive_soup(const mn_model *model, const mn_primitive *primitive,
+MN_API size_t mn_primitive_soup(const mn_model *model, const mn_primitive *primitive,
                          const float *world, float *out, size_t out_vertex_capacity);
 
 #ifdef __cplusplus

@@ -18,4 +18,12 @@
  */
 mn_status mn_model_compute_bounds(mn_model *model, const mn_allocator *allocator);
 
+/*
+ * The scalar reference of mn_accessor_unpack_floats: the same results from
+ * the plain loops only (the SIMD kernels skipped).  test_accessor checks the
+ * two paths agree bit for bit.
+ */
+size_t mn_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
+                                        size_t out_capacity);
+
 #endif /* MN_FORMAT_MODEL_INTERNAL_H */
