@@ -21,6 +21,18 @@ extern "C" {
 #endif
 
 /*
+ * MN_API marks every public function.  The library is compiled with hidden
+ * visibility (its private mn_ helpers stay out of the shared library's
+ * symbol table), so MN_API is what exports the public ones from
+ * libmarionette.so.  For callers it expands to nothing.
+ */
+#if defined(MN_BUILDING_LIBRARY) && defined(__GNUC__)
+#define MN_API __attribute__((visibility("default")))
+#else
+#define MN_API
+#endif
+
+/*
  * The one table of status codes.  X(NAME, default message).
  * MN_OK is 0; every other value is an error.  Tests assert on the code;
  * the wording of messages is free to improve.
@@ -75,10 +87,10 @@ typedef struct mn_error {
 } mn_error;
 
 /* The constant name of a status ("MN_GLB_MAGIC"); "MN_UNKNOWN" when out of range. Never NULL. */
-const char *mn_status_name(mn_status status);
+MN_API const char *mn_status_name(mn_status status);
 
 /* The default message of a status ("GLB magic is not \"glTF\""). Never NULL. */
-const char *mn_status_message(mn_status status);
+MN_API const char *mn_status_message(mn_status status);
 
 /*
  * Allocator hooks.  All three NULL (a zeroed struct) means malloc/free.
@@ -104,7 +116,7 @@ typedef struct mn_bytes {
 #define MN_VERSION_STRING "0.1.0"
 
 /* The version string of the library that is linked ("0.1.0"). */
-const char *mn_version(void);
+MN_API const char *mn_version(void);
 
 #ifdef __cplusplus
 }

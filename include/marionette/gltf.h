@@ -22,7 +22,11 @@
  * What it guarantees: every index, range and count is checked before the model
  * is returned; hostile input gets an mn_error naming the JSON path, never a
  * crash, a leak or undefined behaviour.  Flaws harmless to a runtime are
- * tolerated and listed in model->warnings.
+ * tolerated and listed in model->warnings (an image file that cannot be read,
+ * an animation channel with an unknown path or no node, ...).  Data the reader
+ * creates from counts alone (accessors without a buffer view, sparse
+ * accessors, meshopt output, strip/fan index lists) is capped at 1 GiB per
+ * model, so a tiny file cannot demand huge allocations (MN_OUT_OF_MEMORY).
  */
 #ifndef MARIONETTE_GLTF_H
 #define MARIONETTE_GLTF_H
@@ -55,30 +59,39 @@ typedef struct mn_gltf_options {
     mn_resolver resolver;        /* zero (read == NULL): read files with stdio, relative to base_dir */
     const char *base_dir;        /* folder external URIs resolve against.  mn_gltf_read_file sets it
                                     from the path when NULL; for mn_gltf_read_memory NULL means
-                                    external URIs are refused (MN_URI) */
+                                    external URIs are refused (MN_URI) unless a resolver is given,
+                                    which then receives "" */
     bool allow_unsafe_uris;      /* false: a URI with a ".." segment or an absolute path is refused */
-    bool copy_input;             /* mn_gltf_read_memory only: copy the input so the model does not
-                                    borrow it (default false: GLB BIN views point into the input) */
+    bool copy_input;             /* default false: mn_gltf_read_memory keeps views into the input
+                                    (the GLB BIN buffer); mn_gltf_read_file maps the file.  true:
+                                    the model holds its own copy (read_memory copies the input,
+                                    read_file reads the file into allocated memory) */
 } mn_gltf_options;
 
 /*
  * Read a GLB or .gltf held in memory (detected by the "glTF" magic).  Unless
  * options->copy_input is set, the model keeps views into `data` (the GLB BIN
  * buffer and the images in it): keep `data` alive and unchanged until
- * mn_model_free.  On success *out_model is a new model (free it with
+ * mn_model_free.  (Input that is not 16-byte aligned is copied, so that the
+ * model's float views are aligned for their type.)  On success *out_model is a new model (free it with
  * mn_model_free).  On failure *out_model is NULL, nothing is leaked, and err
  * (when not NULL) says what and where.
  */
-mn_status mn_gltf_read_memory(const void *data, size_t size, const mn_gltf_options *options,
-                              mn_model **out_model, mn_error *err);
+MN_API mn_status mn_gltf_read_memory(const void *data, size_t size, const mn_gltf_options *options,
+                                     mn_model **out_model, mn_error *err);
 
 /*
- * Read a .glb or .gltf file.  The file is read into one buffer that the model
- * owns; external buffers and images are resolved relative to the file's folder.
+ * Read a .glb or .gltf file.  The file is mapped read-only (mmap) and the
+ * mapping belongs to the model until mn_model_free: the GLB BIN buffer and its
+ * images are zero-copy views into it, and its bytes do not come from the
+ * allocator hooks.  Do not truncate the file while the model lives (reading a
+ * truncated mapping faults); set copy_input to read it into one allocated
+ * buffer instead, as is also done when the file cannot be mapped.  External
+ * buffers and images are resolved relative to the file's folder.
  * Errors as mn_gltf_read_memory, plus MN_IO when the file cannot be read.
  */
-mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *options,
-                            mn_model **out_model, mn_error *err);
+MN_API mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *options,
+                                   mn_model **out_model, mn_error *err);
 
 #ifdef __cplusplus
 }

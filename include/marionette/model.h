@@ -109,7 +109,9 @@ MN_API size_t mn_accessor_unpack_u32(const mn_accessor *accessor, uint32_t *out,
 
 typedef struct mn_buffer {
     const char *name;
-    const uint8_t *data;       /* GLB BIN: a view into the input; data: URI or file: arena-owned */
+    const uint8_t *data;       /* GLB BIN: a view into the input (or the mapped file); data: URI or
+                                  external file: owned by the model; NULL for an
+                                  EXT_meshopt_compression fallback buffer, which holds no data */
     size_t size;               /* byteLength */
     const char *uri;           /* as written, NULL for the GLB BIN buffer */
 } mn_buffer;
@@ -217,6 +219,16 @@ typedef struct mn_morph_target {
     uint32_t position, normal, tangent;
 } mn_morph_target;
 
+/*
+ * One draw of a mesh.  Triangle strips and fans are converted to triangle
+ * lists by the reader: `mode` is then MN_MODE_TRIANGLES, `original_mode` the
+ * mode the file wrote, and `indices` names a u32 SCALAR accessor the reader
+ * synthesized (no buffer view), appended after the file's own accessors in
+ * model->accessors.  Strip triangle i is (v[i], v[i+1+i%2], v[i+2-i%2]) and
+ * fan triangle i is (v[i+1], v[i+2], v[0]), as the glTF specification defines
+ * them, so every triangle keeps the strip's or fan's front face.  Points and
+ * lines (loops and strips too) keep their mode.
+ */
 typedef struct mn_primitive {
     mn_primitive_mode mode;          /* strips and fans arrive as MN_MODE_TRIANGLES */
     mn_primitive_mode original_mode; /* the mode written in the file */
@@ -226,7 +238,8 @@ typedef struct mn_primitive {
     uint32_t attribute_count;
     mn_morph_target *targets;
     uint32_t target_count;
-    uint32_t vertex_count;           /* POSITION count (every attribute has it) */
+    uint32_t vertex_count;           /* the count every attribute shares (POSITION's); 0 for a
+                                        primitive without attributes */
 } mn_primitive;
 
 /* The accessor index of attribute (semantic, set) or MN_NONE. */
@@ -385,7 +398,7 @@ MN_API void mn_model_rest_worlds(const mn_model *model, float *out);
  * 4 × vertex_count each.  Returns false when the primitive has no JOINTS_0/WEIGHTS_0.
  */
 MN_API bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *primitive,
-                                  uint16_t *joints, float *weights);
+                                         uint16_t *joints, float *weights);
 
 /*
  * Vertex colours of COLOR_<set> as linear float RGBA, 4 floats per vertex
@@ -394,7 +407,7 @@ MN_API bool mn_primitive_skin_influences(const mn_model *model, const mn_primiti
  * returns 0 when the primitive has no such set.  out may be NULL to ask the size.
  */
 MN_API size_t mn_primitive_colors(const mn_model *model, const mn_primitive *primitive, uint32_t set,
-                           float *out, size_t out_capacity);
+                                  float *out, size_t out_capacity);
 
 /*
  * Expand a primitive into model-files-3d's stride-8 non-indexed triangle soup:
@@ -406,7 +419,7 @@ MN_API size_t mn_primitive_colors(const mn_model *model, const mn_primitive *pri
  * out_vertex_capacity of them (8 floats each).  out may be NULL to ask the size.
  */
 MN_API size_t mn_primitive_soup(const mn_model *model, const mn_primitive *primitive,
-                         const float *world, float *out, size_t out_vertex_capacity);
+                                const float *world, float *out, size_t out_vertex_capacity);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,111 @@
+/*
+ * Private: jansson helpers that know where they are.
+ *
+ * An mn_json walks a document while keeping the JSON path of the current
+ * value ("meshes[0].primitives[1].attributes").  Every typed getter checks
+ * the value it reads and, when it is wrong, fills the mn_error with the path
+ * of the offending member and a message that names it, so readers never
+ * format paths by hand.  Strings and extras are copied into the arena.
+ */
+#ifndef MN_FORMAT_JSON_H
+#define MN_FORMAT_JSON_H
+
+#include "core/internal.h"
+
+#include <marionette/model.h> /* MN_NONE */
+
+#include <jansson.h>
+
+#define MN_JSON_PATH_MAX 256
+
+typedef struct mn_json {
+    mn_arena *arena;              /* where strings and extras are copied */
+    mn_error *err;                /* filled by every failing helper (never NULL) */
+    char path[MN_JSON_PATH_MAX];  /* current path, NUL-terminated */
+    size_t len;                   /* strlen(path), or MN_JSON_PATH_MAX - 1 once truncated */
+} mn_json;
+
+void mn_json_init(mn_json *j, mn_arena *arena, mn_error *err);
+
+/* ---- the path ------------------------------------------------------------ */
+
+/* Append ".key" (or "key" at the root); returns the mark to pop back to. */
+size_t mn_json_push_key(mn_json *j, const char *key);
+/* Append "[index]"; returns the mark to pop back to. */
+size_t mn_json_push_index(mn_json *j, size_t index);
+/* Return to a mark from push_*. */
+void mn_json_pop(mn_json *j, size_t mark);
+
+/* The path of member `key` of the current value (the current path when key is NULL) into out. */
+void mn_json_path_of(const mn_json *j, const char *key, char *out, size_t out_size);
+
+/*
+ * Fail at member `key` of the current value (NULL: at the current value).
+ * The message is prefixed with that path, so it reads on its own:
+ * "accessors[3].count: expected an integer, found a string".  Returns code.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+mn_status mn_json_fail(mn_json *j, mn_status code, const char *key, const char *fmt, ...);
+
+/* "a string", "an array", ... for messages. */
+const char *mn_json_type_name(const json_t *value);
+
+/* ---- typed getters --------------------------------------------------------
+ * Each reads member `key` of object `obj`.  When the member is absent a
+ * getter returns MN_MISSING_PROPERTY if `required`, else MN_OK leaving *out
+ * untouched (so callers preset defaults).  Wrong JSON types give
+ * MN_JSON_TYPE; values outside what the specification allows give
+ * MN_INVALID_VALUE, MN_INDEX_RANGE or MN_NOT_FINITE.
+ */
+
+/* An object member (*out = NULL when absent and optional). */
+mn_status mn_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out);
+/* An array member (*out = NULL when absent and optional). */
+mn_status mn_json_array(mn_json *j, json_t *obj, const char *key, bool required, json_t **out);
+/* A string member, copied into the arena. */
+mn_status mn_json_string(mn_json *j, json_t *obj, const char *key, bool required, const char **out);
+/* A string member, not copied (valid while the document lives). */
+mn_status mn_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
+                             const char **out, size_t *out_len);
+mn_status mn_json_bool(mn_json *j, json_t *obj, const char *key, bool required, bool *out);
+/* An integer in [min, max]. */
+mn_status mn_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
+                       uint64_t max, uint64_t *out);
+/* A uint32 in [min, max]. */
+mn_status mn_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
+                      uint32_t max, uint32_t *out);
+/* A number that is finite as a float. */
+mn_status mn_json_float(mn_json *j, json_t *obj, const char *key, bool required, float *out);
+/* A number that is finite as a float and at least `min` (inclusive). */
+mn_status mn_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
+                            float *out);
+/* An array of exactly n numbers, each finite as a float. */
+mn_status mn_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
+                         float *out);
+
+/*
+ * An index into the top-level array `what` ("accessors") of `count` elements:
+ * an integer in [0, count).  *out = MN_NONE when absent and optional.
+ */
+mn_status mn_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
+                        const char *what, uint32_t *out);
+/* The same check for a bare value (an array element); the path is the current one. */
+mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
+                              uint32_t *out);
+
+/*
+ * The array member `key` as a uint32 count (*out = 0 when absent), with the
+ * type checked.  *out_array receives the array (NULL when absent).
+ */
+mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, json_t **out_array,
+                              uint32_t *out);
+
+/* The member "extras" as compact JSON text in the arena (*out = NULL when absent). */
+mn_status mn_json_extras(mn_json *j, json_t *obj, const char **out);
+
+/* Compact JSON text of any value, in the arena. */
+mn_status mn_json_dump(mn_json *j, const json_t *value, const char **out);
+
+#endif /* MN_FORMAT_JSON_H */
