@@ -600,6 +600,325 @@ static void compute_bounds_transforms_every_quantized_position(void **state)
     assert_vec_near(model.bounds_max, want_max, 3, 0.0);
 }
 
+/*
+ * The placements of mn_model_compute_bounds (a min/max scan when nothing
+ * moves the points, one matrix, or the skinning blend) must give the box the
+ * blend gives.  These tests build one primitive on node 0, with two root
+ * joints (nodes 1 and 2) for a skin, and compare with a reference computed
+ * here by the plain formula.
+ */
+typedef struct single_fixture {
+    mn_accessor acc[3]; /* POSITION, JOINTS_0, WEIGHTS_0 */
+    mn_attribute attrs[3];
+    mn_primitive prim;
+    mn_mesh mesh;
+    mn_node nodes[3];
+    uint32_t joints[2];
+    float ibm[32];
+    mn_skin skin;
+    mn_model model;
+} single_fixture;
+
+static void single_fixture_init(single_fixture *f, mn_accessor position)
+{
+    memset(f, 0, sizeof *f);
+    f->acc[0] = position;
+    f->attrs[0] = (mn_attribute){"POSITION", MN_SEMANTIC_POSITION, 0, 0};
+    f->attrs[1] = (mn_attribute){"JOINTS_0", MN_SEMANTIC_JOINTS, 0, 1};
+    f->attrs[2] = (mn_attribute){"WEIGHTS_0", MN_SEMANTIC_WEIGHTS, 0, 2};
+    f->prim = make_primitive(f->attrs, 1, position.count);
+    f->mesh.primitives = &f->prim, f->mesh.primitive_count = 1;
+    for (int i = 0; i < 3; i++)
+        f->nodes[i] = make_node(MN_NONE);
+    f->nodes[0].mesh = 0;
+    f->nodes[1].translation[1] = 5.0f; /* joint 0 at (0,5,0) */
+    f->nodes[2].translation[0] = 3.0f; /* joint 1 at (3,0,0) */
+    f->joints[0] = 1, f->joints[1] = 2;
+    mn_mat4_identity(f->ibm);
+    mn_mat4_identity(f->ibm + 16);
+    f->skin.joints = f->joints, f->skin.joint_count = 2;
+    f->skin.inverse_bind = f->ibm;
+    f->skin.skeleton = MN_NONE;
+    f->model = make_model(f->acc, 3);
+    f->model.meshes = &f->mesh, f->model.mesh_count = 1;
+    f->model.nodes = f->nodes, f->model.node_count = 3;
+    f->model.skins = &f->skin, f->model.skin_count = 1;
+}
+
+/* Skin node 0's primitive with skin 0; the inverse binds undo the joints'
+   rests when at_rest, so the palette is exactly identity. */
+static void single_fixture_skin(single_fixture *f, mn_accessor joints, mn_accessor weights,
+                                bool at_rest)
+{
+    f->acc[1] = joints;
+    f->acc[2] = weights;
+    f->prim.attribute_count = 3;
+    f->nodes[0].skin = 0;
+    if (at_rest) {
+        f->ibm[13] = -5.0f;
+        f->ibm[16 + 12] = -3.0f;
+    }
+}
+
+static void box_reset(float min[3], float max[3])
+{
+    for (int k = 0; k < 3; k++)
+        min[k] = FLT_MAX, max[k] = -FLT_MAX;
+}
+
+static void box_grow(float min[3], float max[3], const float p[3])
+{
+    for (int k = 0; k < 3; k++) {
+        if (p[k] < min[k])
+            min[k] = p[k];
+        if (p[k] > max[k])
+            max[k] = p[k];
+    }
+}
+
+/* The box of n points, each placed by linear blend skinning over palette
+   (weights normalised, an all-zero quad meaning joint 0 alone), or by world
+   when palette is NULL. */
+static void reference_box(size_t n, const float *pos, const uint32_t *joints, const float *weights,
+                          const float *palette, const float world[16], float min[3], float max[3])
+{
+    box_reset(min, max);
+    for (size_t v = 0; v < n; v++) {
+        float p[3], q[3];
+        if (!palette) {
+            mn_mat4_transform_point(p, world, pos + 3 * v);
+            box_grow(min, max, p);
+            continue;
+        }
+        const float *w = weights + 4 * v;
+        float sum = w[0] + w[1] + w[2] + w[3];
+        float wn[4] = {1, 0, 0, 0};
+        if (sum > 0.0f)
+            for (int k = 0; k < 4; k++)
+                wn[k] = w[k] / sum;
+        p[0] = p[1] = p[2] = 0.0f;
+        for (int k = 0; k < 4; k++) {
+            mn_mat4_transform_point(q, palette + 16 * joints[4 * v + k], pos + 3 * v);
+            for (int c = 0; c < 3; c++)
+                p[c] += wn[k] * q[c];
+        }
+        box_grow(min, max, p);
+    }
+}
+
+/* A deterministic value in [-scale, scale). */
+static float pseudo_random(uint32_t *seed, float scale)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return scale * ((float)(*seed >> 8) / 8388608.0f - 1.0f);
+}
+
+enum { SKIN_N = 1001 }; /* crosses chunk boundaries, and is not a multiple of 4 */
+
+/* Positions, two-joint influences (some quads all zero) and the same joints as u16. */
+static void skin_data(float *pos, uint32_t *joints, uint16_t *joints16, float *weights)
+{
+    uint32_t seed = 12345;
+    for (size_t v = 0; v < SKIN_N; v++) {
+        for (int c = 0; c < 3; c++)
+            pos[3 * v + c] = pseudo_random(&seed, 10.0f);
+        for (int k = 0; k < 4; k++) {
+            joints[4 * v + k] = (uint32_t)((v + (size_t)k) % 2);
+            joints16[4 * v + k] = (uint16_t)joints[4 * v + k];
+            weights[4 * v + k] = v % 7 == 0 ? 0.0f : fabsf(pseudo_random(&seed, 1.0f));
+        }
+    }
+}
+
+static void compute_bounds_scans_unmoved_positions_exactly(void **state)
+{
+    (void)state;
+    enum { N = 1003 };
+    static float pos[3 * N];
+    uint32_t seed = 7;
+    for (size_t i = 0; i < 3 * N; i++)
+        pos[i] = pseudo_random(&seed, 100.0f);
+    /* extremes in every SIMD lane position and in the scalar tail; NaNs are skipped */
+    pos[3 * 1 + 0] = -500.0f, pos[3 * 2 + 1] = 600.0f, pos[3 * 3 + 2] = -700.0f;
+    pos[3 * 500 + 2] = 800.0f, pos[3 * (N - 1) + 0] = 900.0f, pos[3 * (N - 2) + 1] = -1000.0f;
+    pos[3 * 5 + 0] = NAN, pos[3 * 6 + 1] = NAN, pos[3 * (N - 1) + 2] = NAN;
+    single_fixture f;
+    single_fixture_init(&f, make_accessor(pos, N, 12, MN_COMPONENT_F32, MN_TYPE_VEC3, false));
+    assert_non_null(mn_accessor_float_view(&f.acc[0]));
+    float want_min[3], want_max[3];
+    box_reset(want_min, want_max);
+    for (size_t v = 0; v < N; v++)
+        box_grow(want_min, want_max, pos + 3 * v);
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_true(want_min[0] == -500.0f && want_max[0] == 900.0f);
+    assert_true(want_max[1] == 600.0f && want_min[1] == -1000.0f);
+    assert_true(want_min[2] == -700.0f && want_max[2] == 800.0f);
+    assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
+    assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
+
+    /* fewer points than one SIMD step: the box is still exactly theirs */
+    for (uint32_t count = 1; count < 4; count++) {
+        f.acc[0].count = count;
+        box_reset(want_min, want_max);
+        for (size_t v = 0; v < count; v++)
+            box_grow(want_min, want_max, pos + 3 * v);
+        assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+        assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
+        assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
+    }
+}
+
+static void compute_bounds_identity_palette_matches_the_skinning_blend(void **state)
+{
+    (void)state;
+    static float pos[3 * SKIN_N], weights[4 * SKIN_N];
+    static uint32_t joints[4 * SKIN_N];
+    static uint16_t joints16[4 * SKIN_N];
+    skin_data(pos, joints, joints16, weights);
+    static const float identity_palette[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                                               1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    float want_min[3], want_max[3];
+    reference_box(SKIN_N, pos, joints, weights, identity_palette, NULL, want_min, want_max);
+
+    /* joints at rest: world × inverseBind is exactly identity, the box is the scan's */
+    single_fixture f;
+    single_fixture_init(&f, make_accessor(pos, SKIN_N, 12, MN_COMPONENT_F32, MN_TYPE_VEC3, false));
+    single_fixture_skin(&f, make_accessor(joints16, SKIN_N, 8, MN_COMPONENT_U16, MN_TYPE_VEC4, false),
+                        make_accessor(weights, SKIN_N, 16, MN_COMPONENT_F32, MN_TYPE_VEC4, false),
+                        true);
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    float scan_min[3], scan_max[3];
+    memcpy(scan_min, f.model.bounds_min, sizeof scan_min);
+    memcpy(scan_max, f.model.bounds_max, sizeof scan_max);
+    assert_vec_near(scan_min, want_min, 3, 1e-5);
+    assert_vec_near(scan_max, want_max, 3, 1e-5);
+
+    /* The same palette through the blend: an unused influence (weight 0) on joint 9,
+       outside the skin, would fall back to the node's world, which is no longer identity,
+       so the scan cannot be used.  The box must not change. */
+    static uint16_t joints_bad[4 * SKIN_N];
+    memcpy(joints_bad, joints16, sizeof joints_bad);
+    weights[4 * 3 + 3] = 0.0f;
+    joints_bad[4 * 3 + 3] = 9;
+    f.acc[1].data = (const uint8_t *)joints_bad;
+    f.nodes[0].translation[2] = 50.0f; /* glTF ignores a skinned node's own transform */
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_vec_near(f.model.bounds_min, scan_min, 3, 1e-5);
+    assert_vec_near(f.model.bounds_max, scan_max, 3, 1e-5);
+
+    /* once that influence weighs, vertex 3 is partly placed by the world T(0,0,50) */
+    weights[4 * 3 + 3] = 1.0f;
+    const float *w3 = weights + 4 * 3;
+    float moved_z = pos[3 * 3 + 2] + 50.0f * (1.0f / (w3[0] + w3[1] + w3[2] + w3[3]));
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_true(f.model.bounds_max[2] >= moved_z - 1e-4f);
+    assert_true(f.model.bounds_max[2] > scan_max[2] + 1.0f);
+    weights[4 * 3 + 3] = 0.0f;
+
+    /* inverse binds left at identity: palette = T(0,5,0), T(3,0,0), so the blend moves points */
+    f.acc[1].data = (const uint8_t *)joints16;
+    mn_mat4_identity(f.ibm);
+    mn_mat4_identity(f.ibm + 16);
+    float palette[32];
+    mn_mat4_identity(palette);
+    mn_mat4_identity(palette + 16);
+    palette[13] = 5.0f, palette[16 + 12] = 3.0f;
+    reference_box(SKIN_N, pos, joints, weights, palette, NULL, want_min, want_max);
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_vec_near(f.model.bounds_min, want_min, 3, 1e-5);
+    assert_vec_near(f.model.bounds_max, want_max, 3, 1e-5);
+    assert_false(want_max[0] == scan_max[0] && want_max[1] == scan_max[1]);
+}
+
+static void compute_bounds_of_a_rotated_unskinned_instance(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    static float pos[3 * N];
+    uint32_t seed = 99;
+    for (size_t v = 0; v < N; v++) {
+        pos[3 * v] = pseudo_random(&seed, 1.0f);         /* x in [-1, 1) */
+        pos[3 * v + 1] = 1.5f + pseudo_random(&seed, 1.5f); /* y in [0, 3) */
+        pos[3 * v + 2] = pseudo_random(&seed, 2.0f);     /* z in [-2, 2) */
+    }
+    const float corners[6] = {-1, 0, -2, 1, 3, 2};
+    memcpy(pos, corners, sizeof corners);
+    single_fixture f;
+    single_fixture_init(&f, make_accessor(pos, N, 12, MN_COMPONENT_F32, MN_TYPE_VEC3, false));
+    /* T(10,0,0) · R(90° about z) · S(2): (x, y, z) → (10 - 2y, 2x, 2z) */
+    f.nodes[0].translation[0] = 10.0f;
+    f.nodes[0].rotation[2] = f.nodes[0].rotation[3] = sqrtf(0.5f);
+    f.nodes[0].scale[0] = f.nodes[0].scale[1] = f.nodes[0].scale[2] = 2.0f;
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    const float want_min[3] = {4, -2, -4}, want_max[3] = {10, 2, 4};
+    assert_vec_near(f.model.bounds_min, want_min, 3, 1e-5);
+    assert_vec_near(f.model.bounds_max, want_max, 3, 1e-5);
+}
+
+/* One interleaved vertex: no attribute of it has a zero-copy float view. */
+typedef struct interleaved_vertex {
+    float position[3];
+    float weights[4];
+    uint8_t joints[4];
+} interleaved_vertex;
+
+static void compute_bounds_reads_interleaved_positions_without_a_float_view(void **state)
+{
+    (void)state;
+    static float pos[3 * SKIN_N], weights[4 * SKIN_N];
+    static uint32_t joints[4 * SKIN_N];
+    static uint16_t joints16[4 * SKIN_N];
+    static interleaved_vertex vertices[SKIN_N];
+    skin_data(pos, joints, joints16, weights);
+    for (size_t v = 0; v < SKIN_N; v++) {
+        memcpy(vertices[v].position, pos + 3 * v, sizeof vertices[v].position);
+        memcpy(vertices[v].weights, weights + 4 * v, sizeof vertices[v].weights);
+        for (int k = 0; k < 4; k++)
+            vertices[v].joints[k] = (uint8_t)joints[4 * v + k];
+    }
+    const uint32_t stride = sizeof(interleaved_vertex);
+    single_fixture f;
+    single_fixture_init(&f, make_accessor(vertices[0].position, SKIN_N, stride, MN_COMPONENT_F32,
+                                          MN_TYPE_VEC3, false));
+    assert_null(mn_accessor_float_view(&f.acc[0]));
+
+    /* identity world: the scan over converted chunks */
+    float want_min[3], want_max[3];
+    box_reset(want_min, want_max);
+    for (size_t v = 0; v < SKIN_N; v++)
+        box_grow(want_min, want_max, pos + 3 * v);
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
+    assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
+
+    /* a translated, scaled world */
+    f.nodes[0].translation[1] = -4.0f;
+    f.nodes[0].scale[0] = 3.0f;
+    float world[16];
+    mn_node_local_matrix(&f.nodes[0], world);
+    reference_box(SKIN_N, pos, NULL, NULL, NULL, world, want_min, want_max);
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
+    assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
+
+    /* skinned by a palette that moves the points: weights and u8 joints interleaved too */
+    single_fixture_skin(&f,
+                        make_accessor(vertices[0].joints, SKIN_N, stride, MN_COMPONENT_U8,
+                                      MN_TYPE_VEC4, false),
+                        make_accessor(vertices[0].weights, SKIN_N, stride, MN_COMPONENT_F32,
+                                      MN_TYPE_VEC4, false),
+                        false);
+    assert_null(mn_accessor_float_view(&f.acc[2]));
+    float palette[32];
+    mn_mat4_identity(palette);
+    mn_mat4_identity(palette + 16);
+    palette[13] = 5.0f, palette[16 + 12] = 3.0f;
+    reference_box(SKIN_N, pos, joints, weights, palette, NULL, want_min, want_max);
+    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_vec_near(f.model.bounds_min, want_min, 3, 1e-5);
+    assert_vec_near(f.model.bounds_max, want_max, 3, 1e-5);
+}
+
 static void compute_bounds_of_an_empty_model_is_inverted(void **state)
 {
     (void)state;
@@ -656,6 +975,10 @@ int main(void)
         cmocka_unit_test(compute_bounds_covers_translated_and_skinned_instances),
         cmocka_unit_test(compute_bounds_applies_default_morph_weights),
         cmocka_unit_test(compute_bounds_transforms_every_quantized_position),
+        cmocka_unit_test(compute_bounds_scans_unmoved_positions_exactly),
+        cmocka_unit_test(compute_bounds_identity_palette_matches_the_skinning_blend),
+        cmocka_unit_test(compute_bounds_of_a_rotated_unskinned_instance),
+        cmocka_unit_test(compute_bounds_reads_interleaved_positions_without_a_float_view),
         cmocka_unit_test(compute_bounds_of_an_empty_model_is_inverted),
         cmocka_unit_test(compute_bounds_reports_out_of_memory_and_frees_everything),
     };

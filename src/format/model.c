@@ -11,7 +11,10 @@
  * Attributes are converted in chunks of CHUNK elements into stack buffers
  * through mn_accessor_unpack_floats on a sub-range of the accessor, so the
  * fast conversion kernels are used and no function here allocates except
- * mn_model_compute_bounds, which has an allocator to do it with.
+ * mn_model_compute_bounds, which has an allocator to do it with.  The bounds,
+ * computed on every load, read packed f32 attributes in place instead
+ * (mn_accessor_float_view), so that a million vertices cost one pass over
+ * their bytes and no copy.
  */
 #include "format/model_internal.h"
 
@@ -20,6 +23,13 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+
+#if defined(__SSE2__) && !defined(MN_NO_SIMD)
+#define MN_MODEL_SSE2 1
+#include <emmintrin.h>
+#else
+#define MN_MODEL_SSE2 0
+#endif
 
 enum { CHUNK = 256 };
 
@@ -419,11 +429,10 @@ size_t mn_primitive_soup(const mn_model *model, const mn_primitive *primitive,
 /* ---- world-space bounds ------------------------------------------------------- */
 
 /*
- * Exact bounds: every POSITION of every instance is transformed, rather than
- * the 8 corners of the accessor's min/max.  The corners would be cheaper, but
+ * Exact bounds: every POSITION of every instance is placed, rather than the 8
+ * corners of the accessor's min/max.  The corners would be cheaper, but
  * min/max are optional, are often stale in real files, and a rotated corner
- * box over-estimates by up to √3 per axis; one pass of one mat4 per vertex
- * costs a few milliseconds for a million vertices and gives the true box.
+ * box over-estimates by up to √3 per axis.
  *
  * At rest includes morphing by the default weights (the node's weights when it
  * has them, else the mesh's): a non-zero weight adds its POSITION deltas, as
@@ -434,10 +443,31 @@ size_t mn_primitive_soup(const mn_model *model, const mn_primitive *primitive,
  * An influence whose joint index is outside the skin (impossible in a valid
  * file) uses the node's world instead, and so does a skinned node whose
  * primitive lacks JOINTS_0/WEIGHTS_0.
+ *
+ * This runs at the end of every load, over every vertex, so it is written to
+ * run at memory speed on the common cases rather than skin blindly:
+ *   - PLACE_AS_IS: nothing moves the points, so the box is a min/max scan.
+ *     That is an unskinned instance whose world is exactly identity, and a
+ *     skinned one at rest whose palette is identity within PALETTE_EPSILON —
+ *     the usual case, since inverse bind matrices are the joints' rest
+ *     worlds inverted.  A blend of identity matrices is identity whatever the
+ *     weights, so the scan gives the skinned box to float rounding.  The
+ *     epsilon absorbs the rounding that world × inverseBind leaves at rest
+ *     (identity in real arithmetic); a palette within it could move a point
+ *     by at most 3e-6 × (|p| + 1) per coordinate, so the scan's box is the
+ *     blend's to that tolerance.
+ *   - PLACE_BY_WORLD: one inlined 3x4 multiply per point.
+ *   - PLACE_BY_SKIN: the blend, joints read in place (u8/u16), weights and
+ *     positions through zero-copy float views.
+ * Float views are read directly; only other layouts (quantized, interleaved)
+ * and morphed positions go through CHUNK-sized stack buffers.
  */
 typedef struct bounds_box {
     float min[3], max[3];
 } bounds_box;
+
+/* |m - I| ≤ PALETTE_EPSILON per element counts as identity for a skin matrix. */
+#define PALETTE_EPSILON 1e-6f
 
 static void box_add(bounds_box *box, const float p[3])
 {
@@ -452,11 +482,246 @@ static void box_add(bounds_box *box, const float p[3])
 /* How an instance is placed: a world matrix, or a palette of joint matrices. */
 typedef struct bounds_instance {
     const float *world;           /* the node's world matrix */
+    bool world_is_identity;       /* exactly */
     const float *palette;         /* joint_count matrices, NULL when not skinned */
     uint32_t joint_count;
+    bool palette_is_identity;     /* every matrix within PALETTE_EPSILON */
     const float *morph_weights;   /* weight_count of them, may be NULL */
     uint32_t weight_count;
 } bounds_instance;
+
+typedef enum bounds_placement { PLACE_AS_IS, PLACE_BY_WORLD, PLACE_BY_SKIN } bounds_placement;
+
+/* What one primitive's points are read from, and how they are placed. */
+typedef struct bounds_source {
+    const mn_accessor *position;
+    const mn_accessor *joints, *weights;  /* only read for PLACE_BY_SKIN */
+    const float *position_view;           /* zero-copy, NULL when converted */
+    const float *weights_view;            /* zero-copy, NULL when converted */
+    bool morphed;                         /* a non-zero default weight moves the points */
+    bounds_placement place;
+} bounds_source;
+
+static bool near_identity(const float m[16], float epsilon)
+{
+    for (int i = 0; i < 16; i++)
+        if (!(fabsf(m[i] - (i % 5 == 0 ? 1.0f : 0.0f)) <= epsilon)) /* NaN is not identity */
+            return false;
+    return true;
+}
+
+/* out = m · (p, 1): mn_mat4_transform_point with the same operation order (so
+   the same bits), inlined because it runs per vertex and influence. */
+static inline void affine_point(const float m[16], const float p[3], float out[3])
+{
+    for (int r = 0; r < 3; r++)
+        out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+}
+
+/* The four joint indices of vertex v: read in place for u8/u16 (every glTF
+   file), converted element by element for other layouts (hand-built models
+   only); zeros past the accessor's end, like chunk_u32. */
+static inline void joints_of(const mn_accessor *a, size_t v, uint32_t j[4])
+{
+    if (v >= a->count) {
+        j[0] = j[1] = j[2] = j[3] = 0;
+        return;
+    }
+    const uint8_t *p = a->data + v * a->stride;
+    if (a->component == MN_COMPONENT_U8) {
+        for (int k = 0; k < 4; k++)
+            j[k] = p[k];
+    } else if (a->component == MN_COMPONENT_U16) {
+        uint16_t q[4];
+        memcpy(q, p, sizeof q);
+        for (int k = 0; k < 4; k++)
+            j[k] = q[k];
+    } else {
+        mn_accessor sub = sub_accessor(a, v, 1);
+        mn_accessor_unpack_u32(&sub, j, 4);
+    }
+}
+
+/* True when every joint index the first `count` vertices read is below limit. */
+static bool joints_below(const mn_accessor *a, size_t count, uint32_t limit)
+{
+    uint32_t j[4];
+    for (size_t v = 0; v < count && v < a->count; v++) {
+        joints_of(a, v, j);
+        if (j[0] >= limit || j[1] >= limit || j[2] >= limit || j[3] >= limit)
+            return false;
+    }
+    return limit > 0; /* vertices past the accessor's end read joint 0 */
+}
+
+/* ---- the three placements, over n packed xyz points ---- */
+
+#if MN_MODEL_SSE2
+/* Vector r of the running box: its lanes hold the axes (r, r+1, r+2, r) mod 3. */
+static __m128 box_lanes(const float v[3], int r)
+{
+    return _mm_setr_ps(v[r % 3], v[(r + 1) % 3], v[(r + 2) % 3], v[r % 3]);
+}
+
+/*
+ * Four points are three vectors whose lanes hold (x y z x), (y z x y) and
+ * (z x y z), so three running mins and maxes cover every lane without a
+ * shuffle.  MINPS/MAXPS return their second operand when either is NaN, and
+ * the running value is always the second: a NaN point is skipped exactly as
+ * box_add skips it.  Returns the points done; the caller finishes the tail.
+ */
+static size_t scan_box_sse2(const float *p, size_t n, bounds_box *box)
+{
+    __m128 lo[3], hi[3];
+    for (int r = 0; r < 3; r++) {
+        lo[r] = box_lanes(box->min, r);
+        hi[r] = box_lanes(box->max, r);
+    }
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        for (int r = 0; r < 3; r++) {
+            __m128 v = _mm_loadu_ps(p + 3 * i + 4 * (size_t)r);
+            lo[r] = _mm_min_ps(v, lo[r]);
+            hi[r] = _mm_max_ps(v, hi[r]);
+        }
+    }
+    /* read back as 4 (x y z) triples; the lows fold into min only and the
+       highs into max only, since an unused lane still holds the empty box */
+    float lows[12], highs[12];
+    for (int r = 0; r < 3; r++) {
+        _mm_storeu_ps(lows + 4 * r, lo[r]);
+        _mm_storeu_ps(highs + 4 * r, hi[r]);
+    }
+    for (int k = 0; k < 12; k++) {
+        if (lows[k] < box->min[k % 3])
+            box->min[k % 3] = lows[k];
+        if (highs[k] > box->max[k % 3])
+            box->max[k % 3] = highs[k];
+    }
+    return i;
+}
+#endif
+
+/* The box of the points as they are.  The scalar loop is the reference and
+   finishes the SIMD tail (MN_NO_SIMD builds only it). */
+static void scan_box(const float *p, size_t n, bounds_box *box)
+{
+    size_t i = 0;
+#if MN_MODEL_SSE2
+    i = scan_box_sse2(p, n, box);
+#endif
+    for (; i < n; i++)
+        box_add(box, p + 3 * i);
+}
+
+static void transform_box(const float world[16], const float *p, size_t n, bounds_box *box)
+{
+    float q[3];
+    for (size_t i = 0; i < n; i++) {
+        affine_point(world, p + 3 * i, q);
+        box_add(box, q);
+    }
+}
+
+/* The matrix of influence joint j: its palette entry, or the node's world when the
+   index is outside the skin. */
+static inline const float *influence_matrix(const bounds_instance *inst, uint32_t j)
+{
+    return j < inst->joint_count ? inst->palette + 16 * (size_t)j : inst->world;
+}
+
+#if MN_MODEL_SSE2
+/* normalise_weights in one division: each lane divides by the same sum, the same bits. */
+static inline void normalise_weights_sse2(const float in[4], float out[4])
+{
+    float sum = in[0] + in[1] + in[2] + in[3];
+    if (sum > 0.0f && sum <= FLT_MAX) {
+        _mm_storeu_ps(out, _mm_div_ps(_mm_loadu_ps(in), _mm_set1_ps(sum)));
+    } else {
+        out[0] = 1.0f;
+        out[1] = out[2] = out[3] = 0.0f;
+    }
+}
+
+/*
+ * The blend with one matrix column per vector: each lane does the scalar
+ * loop's products and sums in the same order, so the points have the same
+ * bits (a MN_NO_SIMD build runs the same tests on the scalar loop).  Lane 3 computes the
+ * matrices' last row and is ignored.  Zero weights are still skipped, as in
+ * the scalar loop, so that 0 × inf cannot differ.
+ */
+static void skin_box_sse2(const bounds_instance *inst, const mn_accessor *joints, size_t first,
+                          size_t n, const float *p, const float *weights, bounds_box *box)
+{
+    __m128 lo = _mm_setr_ps(box->min[0], box->min[1], box->min[2], 0.0f);
+    __m128 hi = _mm_setr_ps(box->max[0], box->max[1], box->max[2], 0.0f);
+    for (size_t v = 0; v < n; v++) {
+        float w[4];
+        uint32_t j[4];
+        normalise_weights_sse2(weights + 4 * v, w);
+        joints_of(joints, first + v, j);
+        __m128 x = _mm_set1_ps(p[3 * v]), y = _mm_set1_ps(p[3 * v + 1]),
+               z = _mm_set1_ps(p[3 * v + 2]), sum = _mm_setzero_ps();
+        for (int k = 0; k < 4; k++) {
+            if (w[k] == 0.0f)
+                continue;
+            const float *m = influence_matrix(inst, j[k]);
+            __m128 q = _mm_mul_ps(_mm_loadu_ps(m), x);
+            q = _mm_add_ps(q, _mm_mul_ps(_mm_loadu_ps(m + 4), y));
+            q = _mm_add_ps(q, _mm_mul_ps(_mm_loadu_ps(m + 8), z));
+            q = _mm_add_ps(q, _mm_loadu_ps(m + 12));
+            sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(w[k]), q));
+        }
+        lo = _mm_min_ps(sum, lo); /* a NaN point keeps the running value, like box_add */
+        hi = _mm_max_ps(sum, hi);
+    }
+    float out[2][4];
+    _mm_storeu_ps(out[0], lo);
+    _mm_storeu_ps(out[1], hi);
+    memcpy(box->min, out[0], sizeof box->min);
+    memcpy(box->max, out[1], sizeof box->max);
+}
+#endif
+
+/* Linear blend skinning at rest of points [first, first + n), weights[n*4] as stored.
+   The scalar loop is the reference (MN_NO_SIMD builds only it). */
+static void skin_box(const bounds_instance *inst, const mn_accessor *joints, size_t first,
+                     size_t n, const float *p, const float *weights, bounds_box *box)
+{
+#if MN_MODEL_SSE2
+    skin_box_sse2(inst, joints, first, n, p, weights, box);
+#else
+    for (size_t v = 0; v < n; v++) {
+        float w[4], sum[3] = {0.0f, 0.0f, 0.0f}, q[3];
+        uint32_t j[4];
+        memcpy(w, weights + 4 * v, sizeof w);
+        normalise_weights(w);
+        joints_of(joints, first + v, j);
+        for (int k = 0; k < 4; k++) {
+            if (w[k] == 0.0f)
+                continue;
+            affine_point(influence_matrix(inst, j[k]), p + 3 * v, q);
+            for (int c = 0; c < 3; c++)
+                sum[c] += w[k] * q[c];
+        }
+        box_add(box, sum);
+    }
+#endif
+}
+
+/* ---- reading a primitive's points ---- */
+
+/* True when a default weight of the instance moves some POSITION of the primitive. */
+static bool has_morphs(const mn_model *model, const mn_primitive *primitive,
+                       const bounds_instance *inst)
+{
+    for (uint32_t t = 0; t < primitive->target_count && t < inst->weight_count; t++) {
+        const mn_accessor *d = accessor_at(model, primitive->targets[t].position);
+        if (inst->morph_weights[t] != 0.0f && d && d->type == MN_TYPE_VEC3)
+            return true;
+    }
+    return false;
+}
 
 /* Add the weighted POSITION deltas of the instance's morph targets to pos[n*3]. */
 static void apply_morphs(const mn_model *model, const mn_primitive *primitive,
@@ -474,52 +739,84 @@ static void apply_morphs(const mn_model *model, const mn_primitive *primitive,
     }
 }
 
-/* Skin pos[n*3] in place at rest. */
-static void skin_chunk(const bounds_instance *inst, const mn_accessor *ja, const mn_accessor *wa,
-                       size_t first, size_t n, float *pos)
+/* The placement of the primitive's points; false when it has no VEC3 POSITION. */
+static bool bounds_source_of(const mn_model *model, const mn_primitive *primitive,
+                             const bounds_instance *inst, bounds_source *src)
 {
-    uint32_t joints[CHUNK * 4];
-    float weights[CHUNK * 4];
-    chunk_u32(ja, first, n, 4, joints);
-    chunk_floats(wa, first, n, 4, weights);
-    for (size_t v = 0; v < n; v++) {
-        float *w = weights + 4 * v, sum[3] = {0.0f, 0.0f, 0.0f}, q[3];
-        normalise_weights(w);
-        for (size_t k = 0; k < 4; k++) {
-            uint32_t j = joints[4 * v + k];
-            if (w[k] == 0.0f)
-                continue;
-            const float *m = j < inst->joint_count ? inst->palette + 16 * (size_t)j : inst->world;
-            mn_mat4_transform_point(q, m, pos + 3 * v);
-            for (int c = 0; c < 3; c++)
-                sum[c] += w[k] * q[c];
-        }
-        memcpy(pos + 3 * v, sum, sizeof sum);
+    memset(src, 0, sizeof *src);
+    src->position = attribute(model, primitive, MN_SEMANTIC_POSITION, 0);
+    if (!src->position || src->position->type != MN_TYPE_VEC3)
+        return false;
+    src->position_view = mn_accessor_float_view(src->position);
+    src->morphed = has_morphs(model, primitive, inst);
+    size_t count = src->position->count;
+    bool skinned = inst->palette && skin_accessors(model, primitive, &src->joints, &src->weights);
+    if (!skinned) {
+        src->place = inst->world_is_identity ? PLACE_AS_IS : PLACE_BY_WORLD;
+    } else if (inst->palette_is_identity &&
+               (inst->world_is_identity || joints_below(src->joints, count, inst->joint_count))) {
+        src->place = PLACE_AS_IS; /* every influence is identity: see the comment above */
+    } else {
+        src->place = PLACE_BY_SKIN;
+        /* a short weights accessor (hand-built only) reads zeros past its end: converted */
+        if (src->weights->count >= count)
+            src->weights_view = mn_accessor_float_view(src->weights);
     }
+    return true;
+}
+
+/* Points from `first` to place in one go: all that remain when every stream is
+   read in place, else what the stack buffers hold. */
+static size_t span_length(const bounds_source *src, size_t first)
+{
+    size_t left = src->position->count - first;
+    bool in_place = src->position_view && !src->morphed &&
+                    (src->place != PLACE_BY_SKIN || src->weights_view);
+    return in_place || left < CHUNK ? left : CHUNK;
+}
+
+/* Points [first, first + n) as packed xyz, morphed: in place, or converted into buf. */
+static const float *span_positions(const mn_model *model, const mn_primitive *primitive,
+                                   const bounds_instance *inst, const bounds_source *src,
+                                   size_t first, size_t n, float buf[CHUNK * 3])
+{
+    if (src->position_view && !src->morphed)
+        return src->position_view + 3 * first;
+    if (src->position_view)
+        memcpy(buf, src->position_view + 3 * first, 3 * n * sizeof(float));
+    else
+        chunk_floats(src->position, first, n, 3, buf);
+    if (src->morphed)
+        apply_morphs(model, primitive, inst, first, n, buf);
+    return buf;
+}
+
+static const float *span_weights(const bounds_source *src, size_t first, size_t n,
+                                 float buf[CHUNK * 4])
+{
+    if (src->weights_view)
+        return src->weights_view + 4 * first;
+    chunk_floats(src->weights, first, n, 4, buf);
+    return buf;
 }
 
 static void bound_primitive(const mn_model *model, const mn_primitive *primitive,
                             const bounds_instance *inst, bounds_box *box)
 {
-    const mn_accessor *pa = attribute(model, primitive, MN_SEMANTIC_POSITION, 0), *ja, *wa;
-    if (!pa || pa->type != MN_TYPE_VEC3)
+    bounds_source src;
+    if (!bounds_source_of(model, primitive, inst, &src))
         return;
-    bool skinned = inst->palette && skin_accessors(model, primitive, &ja, &wa);
-    float pos[CHUNK * 3], p[3];
-    for (size_t first = 0; first < pa->count; first += CHUNK) {
-        size_t n = pa->count - first < CHUNK ? pa->count - first : CHUNK;
-        chunk_floats(pa, first, n, 3, pos);
-        apply_morphs(model, primitive, inst, first, n, pos);
-        if (skinned)
-            skin_chunk(inst, ja, wa, first, n, pos);
-        for (size_t v = 0; v < n; v++) {
-            if (skinned) {
-                box_add(box, pos + 3 * v);
-            } else {
-                mn_mat4_transform_point(p, inst->world, pos + 3 * v);
-                box_add(box, p);
-            }
-        }
+    float pos_buf[CHUNK * 3], weights_buf[CHUNK * 4];
+    for (size_t first = 0, n; first < src.position->count; first += n) {
+        n = span_length(&src, first);
+        const float *pos = span_positions(model, primitive, inst, &src, first, n, pos_buf);
+        if (src.place == PLACE_AS_IS)
+            scan_box(pos, n, box);
+        else if (src.place == PLACE_BY_WORLD)
+            transform_box(inst->world, pos, n, box);
+        else
+            skin_box(inst, src.joints, first, n, pos, span_weights(&src, first, n, weights_buf),
+                     box);
     }
 }
 
@@ -541,6 +838,14 @@ static void build_palette(const mn_model *model, const mn_skin *skin, const floa
     }
 }
 
+static bool palette_is_identity(const float *palette, uint32_t joint_count)
+{
+    for (uint32_t j = 0; j < joint_count; j++)
+        if (!near_identity(palette + 16 * (size_t)j, PALETTE_EPSILON))
+            return false;
+    return true;
+}
+
 static mn_status bound_node(const mn_model *model, uint32_t node_index, const float *worlds,
                             const mn_allocator *allocator, bounds_box *box)
 {
@@ -548,8 +853,11 @@ static mn_status bound_node(const mn_model *model, uint32_t node_index, const fl
     if (node->mesh >= model->mesh_count)
         return MN_OK;
     const mn_mesh *mesh = &model->meshes[node->mesh];
-    bounds_instance inst = {worlds + 16 * (size_t)node_index, NULL, 0, mesh->weights,
-                            mesh->weight_count};
+    bounds_instance inst = {0};
+    inst.world = worlds + 16 * (size_t)node_index;
+    inst.world_is_identity = near_identity(inst.world, 0.0f);
+    inst.morph_weights = mesh->weights;
+    inst.weight_count = mesh->weight_count;
     if (node->weights && node->weight_count > 0) {
         inst.morph_weights = node->weights;
         inst.weight_count = node->weight_count;
@@ -565,6 +873,7 @@ static mn_status bound_node(const mn_model *model, uint32_t node_index, const fl
         build_palette(model, skin, worlds, palette);
         inst.palette = palette;
         inst.joint_count = skin->joint_count;
+        inst.palette_is_identity = palette_is_identity(palette, skin->joint_count);
     }
     for (uint32_t i = 0; i < mesh->primitive_count; i++)
         bound_primitive(model, &mesh->primitives[i], &inst, box);
