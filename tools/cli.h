@@ -1,0 +1,41 @@
+/*
+ * The `marionette` command's private contract: one table entry per command,
+ * one file per command (cmd_info.c, and later cmd_sample.c, cmd_render.c,
+ * cmd_export.c, cmd_demo.c, cmd_bench.c).  Adding a command means writing
+ * its cli_<name> function in cmd_<name>.c, declaring it here, and adding one
+ * row to the table in marionette.c.
+ */
+#ifndef MN_TOOLS_CLI_H
+#define MN_TOOLS_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses every command keeps: scripts can tell a bad file from a bad call. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAILED = 1,   /* the input was bad or the work failed */
+    CLI_EXIT_USAGE = 2     /* the command line was wrong */
+};
+
+typedef struct cli_command {
+    const char *name;      /* "info" */
+    const char *args;      /* "FILE [--json]" */
+    const char *summary;   /* one line for `marionette help` */
+    const char *help;      /* the full text for `marionette help info` */
+    /* argv[0] is the command's name; returns one of the CLI_EXIT_ values. */
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* The table, in marionette.c. */
+const cli_command *cli_find_command(const char *name);
+
+/* Print "usage: marionette NAME ARGS" and a hint to `stream`; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+int cli_info(int argc, char **argv);
+
+#endif /* MN_TOOLS_CLI_H */

@@ -1,0 +1,963 @@
+/*
+ * `marionette info FILE [--json]`: what a glTF/GLB file holds, as text for a
+ * person or as one JSON object for a script.  The JSON keys are a stable
+ * interface documented in README.md ("marionette info --json"): add keys,
+ * never rename or remove them.
+ *
+ * Everything printed comes from the mn_model the reader returns, so this file
+ * also shows, by example, how to walk a model.
+ */
+#include "cli.h"
+
+#include <marionette/marionette.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names of enum values ------------------------------------------------ */
+
+static const char *component_name(mn_component c)
+{
+    switch (c) {
+    case MN_COMPONENT_I8:  return "i8";
+    case MN_COMPONENT_U8:  return "u8";
+    case MN_COMPONENT_I16: return "i16";
+    case MN_COMPONENT_U16: return "u16";
+    case MN_COMPONENT_U32: return "u32";
+    case MN_COMPONENT_F32: return "f32";
+    case MN_COMPONENT_INVALID: break;
+    }
+    return "invalid";
+}
+
+static const char *type_name(mn_accessor_type t)
+{
+    switch (t) {
+    case MN_TYPE_SCALAR: return "SCALAR";
+    case MN_TYPE_VEC2:   return "VEC2";
+    case MN_TYPE_VEC3:   return "VEC3";
+    case MN_TYPE_VEC4:   return "VEC4";
+    case MN_TYPE_MAT2:   return "MAT2";
+    case MN_TYPE_MAT3:   return "MAT3";
+    case MN_TYPE_MAT4:   return "MAT4";
+    case MN_TYPE_INVALID: break;
+    }
+    return "INVALID";
+}
+
+static const char *mode_name(mn_primitive_mode m)
+{
+    switch (m) {
+    case MN_MODE_POINTS:         return "POINTS";
+    case MN_MODE_LINES:          return "LINES";
+    case MN_MODE_LINE_LOOP:      return "LINE_LOOP";
+    case MN_MODE_LINE_STRIP:     return "LINE_STRIP";
+    case MN_MODE_TRIANGLES:      return "TRIANGLES";
+    case MN_MODE_TRIANGLE_STRIP: return "TRIANGLE_STRIP";
+    case MN_MODE_TRIANGLE_FAN:   return "TRIANGLE_FAN";
+    }
+    return "INVALID";
+}
+
+static const char *path_name(mn_anim_path p)
+{
+    switch (p) {
+    case MN_PATH_TRANSLATION: return "translation";
+    case MN_PATH_ROTATION:    return "rotation";
+    case MN_PATH_SCALE:       return "scale";
+    case MN_PATH_WEIGHTS:     return "weights";
+    }
+    return "invalid";
+}
+
+#define INTERP_COUNT 3
+static const char *interp_name(mn_interpolation i)
+{
+    switch (i) {
+    case MN_INTERP_LINEAR:      return "LINEAR";
+    case MN_INTERP_STEP:        return "STEP";
+    case MN_INTERP_CUBICSPLINE: return "CUBICSPLINE";
+    }
+    return "INVALID";
+}
+
+static const char *alpha_name(mn_alpha_mode a)
+{
+    switch (a) {
+    case MN_ALPHA_OPAQUE: return "OPAQUE";
+    case MN_ALPHA_MASK:   return "MASK";
+    case MN_ALPHA_BLEND:  return "BLEND";
+    }
+    return "INVALID";
+}
+
+/* ---- facts derived from the model ---------------------------------------- */
+
+static bool bounds_empty(const mn_model *m)
+{
+    return !(m->bounds_min[0] <= m->bounds_max[0] && m->bounds_min[1] <= m->bounds_max[1] &&
+             m->bounds_min[2] <= m->bounds_max[2]);
+}
+
+/* Element count of an accessor index, 0 for MN_NONE (the reader checked the range). */
+static uint32_t accessor_count(const mn_model *m, uint32_t accessor)
+{
+    return accessor == MN_NONE ? 0 : m->accessors[accessor].count;
+}
+
+/*
+ * For each node, the first skin that lists it as a joint (MN_NONE when none).
+ * A node may be a joint of several skins; the tree marks the first, the JSON
+ * lists skins with their joints in full.  NULL when out of memory or no nodes.
+ */
+static uint32_t *joint_owners(const mn_model *m)
+{
+    if (m->node_count == 0)
+        return NULL;
+    uint32_t *owner = malloc((size_t)m->node_count * sizeof *owner);
+    if (!owner)
+        return NULL;
+    for (uint32_t i = 0; i < m->node_count; i++)
+        owner[i] = MN_NONE;
+    for (uint32_t s = m->skin_count; s-- > 0;)
+        for (uint32_t j = 0; j < m->skins[s].joint_count; j++)
+            owner[m->skins[s].joints[j]] = s;
+    return owner;
+}
+
+/* ---- text output --------------------------------------------------------- */
+
+/* Names come from untrusted files: quote them and keep control bytes off the terminal. */
+static void put_quoted(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void put_name(FILE *out, const char *s)
+{
+    if (s) {
+        fputc(' ', out);
+        put_quoted(out, s);
+    }
+}
+
+/* Attribute names are identifiers in every sane file; quote only the odd ones. */
+static void put_ident(FILE *out, const char *s, int width)
+{
+    const char *p = s ? s : "";
+    size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+    if (*p && p[n] == '\0')
+        fprintf(out, "%-*s", width, p);
+    else
+        put_quoted(out, p);
+}
+
+/* Bounds read better without float dust: -1.6e-07 on a 1.5 m figure is 0. */
+static double tidy(float v, float extent)
+{
+    return fabsf(v) < extent * 1e-5f ? 0.0 : (double)v;
+}
+
+static void put_plural(FILE *out, uint32_t n, const char *one, const char *many)
+{
+    fprintf(out, "%u %s", n, n == 1 ? one : many);
+}
+
+static void put_string_list(FILE *out, const char *const *list, uint32_t count)
+{
+    if (count == 0)
+        fputs("none", out);
+    for (uint32_t i = 0; i < count; i++) {
+        if (i)
+            fputs(", ", out);
+        fputs(list[i], out);
+    }
+}
+
+static void put_node_line(FILE *out, const mn_model *m, uint32_t n, uint32_t depth,
+                          const uint32_t *owner)
+{
+    const mn_node *node = &m->nodes[n];
+    /* Deep chains are legal; keep the indentation readable and say the depth. */
+    uint32_t indent = depth < 32 ? depth : 32;
+    fprintf(out, "    %*s", (int)(2 * indent), "");
+    if (depth > 32)
+        fprintf(out, "(depth %u) ", depth);
+    put_quoted(out, node->name);
+    fprintf(out, " #%u", n);
+    if (node->mesh != MN_NONE) {
+        fprintf(out, "  [mesh %u", node->mesh);
+        put_name(out, m->meshes[node->mesh].name);
+        fputc(']', out);
+    }
+    if (node->skin != MN_NONE)
+        fprintf(out, "  [skin %u]", node->skin);
+    if (node->camera != MN_NONE)
+        fprintf(out, "  [camera %u]", node->camera);
+    if (owner && owner[n] != MN_NONE)
+        fprintf(out, "  [joint of skin %u]", owner[n]);
+    fputc('\n', out);
+}
+
+/*
+ * Depth-first walk from `roots`, with an explicit stack: a hostile file may
+ * hold a chain of a million nodes, and recursion would overflow the C stack.
+ * The reader guarantees a forest, so every node is visited at most once.
+ */
+static bool put_tree(FILE *out, const mn_model *m, const uint32_t *roots, uint32_t root_count,
+                     const uint32_t *owner)
+{
+    typedef struct { uint32_t node, depth; } item;
+    size_t cap = (size_t)m->node_count + 1;
+    item *stack = malloc(cap * sizeof *stack);
+    if (!stack)
+        return false;
+    for (uint32_t r = 0; r < root_count; r++) {
+        size_t top = 0;
+        stack[top++] = (item){roots[r], 0};
+        while (top > 0) {
+            item it = stack[--top];
+            put_node_line(out, m, it.node, it.depth, owner);
+            const mn_node *node = &m->nodes[it.node];
+            for (uint32_t c = node->child_count; c-- > 0 && top < cap;)
+                stack[top++] = (item){node->children[c], it.depth + 1};
+        }
+    }
+    free(stack);
+    return true;
+}
+
+static void put_header(FILE *out, const char *path, const mn_model *m)
+{
+    fputs("file        ", out);
+    put_quoted(out, path);
+    fputs("\nasset       glTF ", out);
+    fputs(m->version ? m->version : "?", out);
+    if (m->min_version)
+        fprintf(out, " (minVersion %s)", m->min_version);
+    if (m->generator) {
+        fputs(", generator ", out);
+        put_quoted(out, m->generator);
+    }
+    fputs("\nextensions  used: ", out);
+    put_string_list(out, m->extensions_used, m->extensions_used_count);
+    fputs("; required: ", out);
+    put_string_list(out, m->extensions_required, m->extensions_required_count);
+    fputs("\nbounds      ", out);
+    if (bounds_empty(m))
+        fputs("empty (the default scene places no mesh)", out);
+    else
+    {
+        float extent = 0.0f;
+        for (int i = 0; i < 3; i++)
+            extent = fmaxf(extent, fmaxf(fabsf(m->bounds_min[i]), fabsf(m->bounds_max[i])));
+        fprintf(out, "min (%.4g, %.4g, %.4g)  max (%.4g, %.4g, %.4g)  at rest",
+                tidy(m->bounds_min[0], extent), tidy(m->bounds_min[1], extent),
+                tidy(m->bounds_min[2], extent), tidy(m->bounds_max[0], extent),
+                tidy(m->bounds_max[1], extent), tidy(m->bounds_max[2], extent));
+    }
+    fputs("\ncounts      ", out);
+    put_plural(out, m->scene_count, "scene", "scenes");
+    fputs(", ", out);
+    put_plural(out, m->node_count, "node", "nodes");
+    fputs(", ", out);
+    put_plural(out, m->mesh_count, "mesh", "meshes");
+    fputs(", ", out);
+    put_plural(out, m->skin_count, "skin", "skins");
+    fputs(", ", out);
+    put_plural(out, m->animation_count, "animation", "animations");
+    fputs(", ", out);
+    put_plural(out, m->material_count, "material", "materials");
+    fputs(", ", out);
+    put_plural(out, m->texture_count, "texture", "textures");
+    fputs(", ", out);
+    put_plural(out, m->image_count, "image", "images");
+    fputs(", ", out);
+    put_plural(out, m->camera_count, "camera", "cameras");
+    fputs(",\n            ", out);
+    put_plural(out, m->accessor_count, "accessor", "accessors");
+    fputs(", ", out);
+    put_plural(out, m->buffer_view_count, "buffer view", "buffer views");
+    fputs(", ", out);
+    put_plural(out, m->buffer_count, "buffer", "buffers");
+    fputc('\n', out);
+}
+
+static bool put_scenes(FILE *out, const mn_model *m)
+{
+    uint32_t *owner = joint_owners(m);
+    if (m->node_count > 0 && !owner)
+        return false;
+    bool ok = true;
+    if (m->scene_count == 0) {
+        /* No scenes: the nodes without a parent are what an application would show. */
+        fputs("\nscenes: none; root nodes:\n", out);
+        for (uint32_t n = 0; n < m->node_count && ok; n++)
+            if (m->nodes[n].parent == MN_NONE)
+                ok = put_tree(out, m, &n, 1, owner);
+    } else {
+        fprintf(out, "\nscenes (%u", m->scene_count);
+        if (m->scene != MN_NONE)
+            fprintf(out, ", default %u", m->scene);
+        fputs(")\n", out);
+    }
+    for (uint32_t s = 0; s < m->scene_count && ok; s++) {
+        fprintf(out, "  scene %u", s);
+        put_name(out, m->scenes[s].name);
+        fputs(":\n", out);
+        ok = put_tree(out, m, m->scenes[s].nodes, m->scenes[s].node_count, owner);
+    }
+    free(owner);
+    return ok;
+}
+
+static void put_meshes(FILE *out, const mn_model *m)
+{
+    if (m->mesh_count == 0)
+        return;
+    fprintf(out, "\nmeshes (%u)\n", m->mesh_count);
+    for (uint32_t i = 0; i < m->mesh_count; i++) {
+        const mn_mesh *mesh = &m->meshes[i];
+        fprintf(out, "  mesh %u", i);
+        put_name(out, mesh->name);
+        fputs(": ", out);
+        put_plural(out, mesh->primitive_count, "primitive", "primitives");
+        if (mesh->weight_count)
+            fprintf(out, ", %u morph weights", mesh->weight_count);
+        fputc('\n', out);
+        for (uint32_t p = 0; p < mesh->primitive_count; p++) {
+            const mn_primitive *prim = &mesh->primitives[p];
+            fprintf(out, "    primitive %u: %s", p, mode_name(prim->mode));
+            if (prim->original_mode != prim->mode)
+                fprintf(out, " (from %s)", mode_name(prim->original_mode));
+            fputs(", ", out);
+            put_plural(out, prim->vertex_count, "vertex", "vertices");
+            if (prim->indices != MN_NONE)
+                fprintf(out, ", %u indices (%s)", m->accessors[prim->indices].count,
+                        component_name(m->accessors[prim->indices].component));
+            else
+                fputs(", not indexed", out);
+            if (prim->material != MN_NONE)
+                fprintf(out, ", material %u", prim->material);
+            if (prim->target_count)
+                fprintf(out, ", %u morph targets", prim->target_count);
+            fputc('\n', out);
+            for (uint32_t a = 0; a < prim->attribute_count; a++) {
+                const mn_accessor *acc = &m->accessors[prim->attributes[a].accessor];
+                fputs("      ", out);
+                put_ident(out, prim->attributes[a].name, 12);
+                fprintf(out, " %-6s %s%s\n", type_name(acc->type), component_name(acc->component),
+                        acc->normalized ? " normalized" : "");
+            }
+        }
+    }
+}
+
+static void put_skins(FILE *out, const mn_model *m)
+{
+    if (m->skin_count == 0)
+        return;
+    fprintf(out, "\nskins (%u)\n", m->skin_count);
+    for (uint32_t i = 0; i < m->skin_count; i++) {
+        const mn_skin *skin = &m->skins[i];
+        fprintf(out, "  skin %u", i);
+        put_name(out, skin->name);
+        fputs(": ", out);
+        put_plural(out, skin->joint_count, "joint", "joints");
+        if (skin->skeleton != MN_NONE)
+            fprintf(out, ", skeleton node %u", skin->skeleton);
+        fputc('\n', out);
+    }
+}
+
+static void put_animations(FILE *out, const mn_model *m)
+{
+    if (m->animation_count == 0)
+        return;
+    fprintf(out, "\nanimations (%u)\n", m->animation_count);
+    for (uint32_t i = 0; i < m->animation_count; i++) {
+        const mn_animation *anim = &m->animations[i];
+        uint32_t by_path[4] = {0}, by_interp[INTERP_COUNT] = {0};
+        for (uint32_t c = 0; c < anim->channel_count; c++) {
+            if ((unsigned)anim->channels[c].path < 4)
+                by_path[anim->channels[c].path]++;
+            if ((unsigned)anim->channels[c].interpolation < INTERP_COUNT)
+                by_interp[anim->channels[c].interpolation]++;
+        }
+        fprintf(out, "  animation %u", i);
+        put_name(out, anim->name);
+        fprintf(out, ": %.3f s, ", (double)anim->duration);
+        put_plural(out, anim->channel_count, "channel", "channels");
+        const char *sep = " (";
+        for (unsigned p = 0; p < 4; p++)
+            if (by_path[p]) {
+                fprintf(out, "%s%u %s", sep, by_path[p], path_name((mn_anim_path)p));
+                sep = ", ";
+            }
+        fputs(anim->channel_count ? ")" : "", out);
+        sep = ", ";
+        for (unsigned k = 0; k < INTERP_COUNT; k++)
+            if (by_interp[k]) {
+                fprintf(out, "%s%s %u", sep, interp_name((mn_interpolation)k), by_interp[k]);
+                sep = " ";
+            }
+        fputc('\n', out);
+    }
+}
+
+static void put_texture_slot(FILE *out, const char *slot, const mn_texture_ref *ref)
+{
+    if (ref->texture == MN_NONE)
+        return;
+    fprintf(out, ", %s texture %u (TEXCOORD_%u)", slot, ref->texture, ref->texcoord);
+}
+
+static void put_materials(FILE *out, const mn_model *m)
+{
+    if (m->material_count == 0)
+        return;
+    fprintf(out, "\nmaterials (%u)\n", m->material_count);
+    for (uint32_t i = 0; i < m->material_count; i++) {
+        const mn_material *mat = &m->materials[i];
+        fprintf(out, "  material %u", i);
+        put_name(out, mat->name);
+        fprintf(out, ": base color (%.3g, %.3g, %.3g, %.3g), metallic %.3g, roughness %.3g, %s",
+                (double)mat->base_color[0], (double)mat->base_color[1],
+                (double)mat->base_color[2], (double)mat->base_color[3], (double)mat->metallic,
+                (double)mat->roughness, alpha_name(mat->alpha_mode));
+        if (mat->alpha_mode == MN_ALPHA_MASK)
+            fprintf(out, " cutoff %.3g", (double)mat->alpha_cutoff);
+        if (mat->double_sided)
+            fputs(", double-sided", out);
+        put_texture_slot(out, "base color", &mat->base_color_texture);
+        put_texture_slot(out, "metallic-roughness", &mat->metallic_roughness_texture);
+        put_texture_slot(out, "normal", &mat->normal_texture);
+        put_texture_slot(out, "occlusion", &mat->occlusion_texture);
+        put_texture_slot(out, "emissive", &mat->emissive_texture);
+        fputc('\n', out);
+    }
+}
+
+static void put_images(FILE *out, const mn_model *m)
+{
+    if (m->image_count == 0)
+        return;
+    fprintf(out, "\nimages (%u)\n", m->image_count);
+    for (uint32_t i = 0; i < m->image_count; i++) {
+        const mn_image *img = &m->images[i];
+        fprintf(out, "  image %u", i);
+        put_name(out, img->name);
+        fprintf(out, ": %s, %zu bytes", img->mime_type ? img->mime_type : "unknown type", img->size);
+        if (img->buffer_view != MN_NONE)
+            fprintf(out, ", bufferView %u", img->buffer_view);
+        else if (img->uri && strncmp(img->uri, "data:", 5) == 0)
+            fputs(", data URI", out);
+        else if (img->uri) {
+            fputs(", file ", out);
+            put_quoted(out, img->uri);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void put_cameras(FILE *out, const mn_model *m)
+{
+    if (m->camera_count == 0)
+        return;
+    fprintf(out, "\ncameras (%u)\n", m->camera_count);
+    for (uint32_t i = 0; i < m->camera_count; i++) {
+        const mn_camera *cam = &m->cameras[i];
+        fprintf(out, "  camera %u", i);
+        put_name(out, cam->name);
+        if (cam->orthographic)
+            fprintf(out, ": orthographic, xmag %.4g, ymag %.4g", (double)cam->xmag, (double)cam->ymag);
+        else
+            fprintf(out, ": perspective, yfov %.4g rad", (double)cam->yfov);
+        fprintf(out, ", znear %.4g, zfar ", (double)cam->znear);
+        if (!cam->orthographic && cam->zfar == 0.0f)
+            fputs("infinite\n", out);
+        else
+            fprintf(out, "%.4g\n", (double)cam->zfar);
+    }
+}
+
+static void put_warnings(FILE *out, const mn_model *m)
+{
+    fprintf(out, "\nwarnings (%u)\n", m->warning_count);
+    for (uint32_t i = 0; i < m->warning_count; i++) {
+        const mn_warning *w = &m->warnings[i];
+        fprintf(out, "  %s", mn_status_name(w->code));
+        if (w->path && w->path[0])
+            fprintf(out, " at %s", w->path);
+        fprintf(out, ": %s\n", w->message ? w->message : mn_status_message(w->code));
+    }
+}
+
+static bool print_text(FILE *out, const char *path, const mn_model *m)
+{
+    put_header(out, path, m);
+    if (!put_scenes(out, m))
+        return false;
+    put_meshes(out, m);
+    put_skins(out, m);
+    put_animations(out, m);
+    put_materials(out, m);
+    put_images(out, m);
+    put_cameras(out, m);
+    put_warnings(out, m);
+    return true;
+}
+
+/* ---- JSON output ----------------------------------------------------------
+ * Building stops at the first allocation failure: every helper accepts NULL
+ * and passes it on, and the caller checks the root once.  json_object_set_new
+ * and json_array_append_new take ownership even when they fail.
+ */
+
+/* A JSON string; bytes that are not UTF-8 (the reader's JSON parser rejects
+   them, but stay safe) become '?'. */
+static json_t *jstr(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    size_t n = strlen(s);
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return NULL;
+    for (size_t i = 0; i <= n; i++)
+        copy[i] = (s[i] & 0x80) ? '?' : s[i];
+    v = json_string(copy);
+    free(copy);
+    return v;
+}
+
+static json_t *jindex(uint32_t i)
+{
+    return i == MN_NONE ? json_null() : json_integer(i);
+}
+
+static json_t *jfloats(const float *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real((double)v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *jindices(const uint32_t *v, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_integer(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *jstrings(const char *const *v, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, jstr(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Set key on obj, taking ownership of value; on failure free obj and return NULL. */
+static json_t *put(json_t *obj, const char *key, json_t *value)
+{
+    if (!obj || !value || json_object_set_new(obj, key, value) != 0) {
+        json_decref(obj);
+        if (!obj)
+            json_decref(value);
+        return NULL;
+    }
+    return obj;
+}
+
+/* Append value to arr, taking ownership; on failure free arr and return NULL. */
+static json_t *push(json_t *arr, json_t *value)
+{
+    if (!arr || !value || json_array_append_new(arr, value) != 0) {
+        json_decref(arr);
+        if (!arr)
+            json_decref(value);
+        return NULL;
+    }
+    return arr;
+}
+
+static json_t *json_asset(const mn_model *m)
+{
+    json_t *o = json_object();
+    o = put(o, "version", jstr(m->version));
+    o = put(o, "min_version", jstr(m->min_version));
+    o = put(o, "generator", jstr(m->generator));
+    o = put(o, "copyright", jstr(m->copyright));
+    return o;
+}
+
+static json_t *json_counts(const mn_model *m)
+{
+    json_t *o = json_object();
+    o = put(o, "buffers", json_integer(m->buffer_count));
+    o = put(o, "buffer_views", json_integer(m->buffer_view_count));
+    o = put(o, "accessors", json_integer(m->accessor_count));
+    o = put(o, "images", json_integer(m->image_count));
+    o = put(o, "samplers", json_integer(m->sampler_count));
+    o = put(o, "textures", json_integer(m->texture_count));
+    o = put(o, "materials", json_integer(m->material_count));
+    o = put(o, "meshes", json_integer(m->mesh_count));
+    o = put(o, "nodes", json_integer(m->node_count));
+    o = put(o, "scenes", json_integer(m->scene_count));
+    o = put(o, "skins", json_integer(m->skin_count));
+    o = put(o, "cameras", json_integer(m->camera_count));
+    o = put(o, "animations", json_integer(m->animation_count));
+    o = put(o, "warnings", json_integer(m->warning_count));
+    return o;
+}
+
+static json_t *json_scenes(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->scene_count; i++) {
+        json_t *o = json_object();
+        o = put(o, "name", jstr(m->scenes[i].name));
+        o = put(o, "nodes", jindices(m->scenes[i].nodes, m->scenes[i].node_count));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_nodes(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        const mn_node *n = &m->nodes[i];
+        json_t *o = json_object();
+        o = put(o, "name", jstr(n->name));
+        o = put(o, "parent", jindex(n->parent));
+        o = put(o, "children", jindices(n->children, n->child_count));
+        o = put(o, "mesh", jindex(n->mesh));
+        o = put(o, "skin", jindex(n->skin));
+        o = put(o, "camera", jindex(n->camera));
+        o = put(o, "translation", jfloats(n->translation, 3));
+        o = put(o, "rotation", jfloats(n->rotation, 4));
+        o = put(o, "scale", jfloats(n->scale, 3));
+        o = put(o, "has_matrix", json_boolean(n->has_matrix));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_attribute(const mn_model *m, const mn_attribute *attr)
+{
+    const mn_accessor *acc = &m->accessors[attr->accessor];
+    json_t *o = json_object();
+    o = put(o, "name", jstr(attr->name));
+    o = put(o, "accessor", json_integer(attr->accessor));
+    o = put(o, "component", json_string(component_name(acc->component)));
+    o = put(o, "type", json_string(type_name(acc->type)));
+    o = put(o, "normalized", json_boolean(acc->normalized));
+    o = put(o, "count", json_integer(acc->count));
+    return o;
+}
+
+static json_t *json_primitive(const mn_model *m, const mn_primitive *p)
+{
+    json_t *o = json_object();
+    o = put(o, "mode", json_string(mode_name(p->mode)));
+    o = put(o, "original_mode", json_string(mode_name(p->original_mode)));
+    o = put(o, "vertex_count", json_integer(p->vertex_count));
+    if (p->indices != MN_NONE) {
+        o = put(o, "index_count", json_integer(accessor_count(m, p->indices)));
+        o = put(o, "index_component",
+                json_string(component_name(m->accessors[p->indices].component)));
+    } else {
+        o = put(o, "index_count", json_null());
+        o = put(o, "index_component", json_null());
+    }
+    o = put(o, "material", jindex(p->material));
+    json_t *attrs = json_array();
+    for (uint32_t a = 0; a < p->attribute_count; a++)
+        attrs = push(attrs, json_attribute(m, &p->attributes[a]));
+    o = put(o, "attributes", attrs);
+    o = put(o, "morph_targets", json_integer(p->target_count));
+    return o;
+}
+
+static json_t *json_meshes(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->mesh_count; i++) {
+        const mn_mesh *mesh = &m->meshes[i];
+        json_t *o = json_object();
+        o = put(o, "name", jstr(mesh->name));
+        json_t *prims = json_array();
+        for (uint32_t p = 0; p < mesh->primitive_count; p++)
+            prims = push(prims, json_primitive(m, &mesh->primitives[p]));
+        o = put(o, "primitives", prims);
+        o = put(o, "weights", jfloats(mesh->weights, mesh->weight_count));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_skins(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->skin_count; i++) {
+        const mn_skin *s = &m->skins[i];
+        json_t *o = json_object();
+        o = put(o, "name", jstr(s->name));
+        o = put(o, "joint_count", json_integer(s->joint_count));
+        o = put(o, "joints", jindices(s->joints, s->joint_count));
+        o = put(o, "skeleton", jindex(s->skeleton));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_animations(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->animation_count; i++) {
+        const mn_animation *anim = &m->animations[i];
+        uint32_t by_interp[INTERP_COUNT] = {0};
+        json_t *channels = json_array();
+        for (uint32_t c = 0; c < anim->channel_count; c++) {
+            const mn_channel *ch = &anim->channels[c];
+            if ((unsigned)ch->interpolation < INTERP_COUNT)
+                by_interp[ch->interpolation]++;
+            json_t *co = json_object();
+            co = put(co, "node", json_integer(ch->node));
+            co = put(co, "path", json_string(path_name(ch->path)));
+            co = put(co, "interpolation", json_string(interp_name(ch->interpolation)));
+            co = put(co, "key_count", json_integer(ch->key_count));
+            co = put(co, "sampler", json_integer(ch->sampler));
+            channels = push(channels, co);
+        }
+        json_t *interps = json_object();
+        for (unsigned k = 0; k < INTERP_COUNT; k++)
+            interps = put(interps, interp_name((mn_interpolation)k), json_integer(by_interp[k]));
+        json_t *o = json_object();
+        o = put(o, "name", jstr(anim->name));
+        o = put(o, "duration", json_real((double)anim->duration));
+        o = put(o, "channel_count", json_integer(anim->channel_count));
+        o = put(o, "interpolations", interps);
+        o = put(o, "channels", channels);
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_texture_ref(const mn_texture_ref *ref)
+{
+    if (ref->texture == MN_NONE)
+        return json_null();
+    json_t *o = json_object();
+    o = put(o, "texture", json_integer(ref->texture));
+    o = put(o, "texcoord", json_integer(ref->texcoord));
+    return o;
+}
+
+static json_t *json_materials(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->material_count; i++) {
+        const mn_material *mat = &m->materials[i];
+        json_t *tex = json_object();
+        tex = put(tex, "base_color", json_texture_ref(&mat->base_color_texture));
+        tex = put(tex, "metallic_roughness", json_texture_ref(&mat->metallic_roughness_texture));
+        tex = put(tex, "normal", json_texture_ref(&mat->normal_texture));
+        tex = put(tex, "occlusion", json_texture_ref(&mat->occlusion_texture));
+        tex = put(tex, "emissive", json_texture_ref(&mat->emissive_texture));
+        json_t *o = json_object();
+        o = put(o, "name", jstr(mat->name));
+        o = put(o, "base_color", jfloats(mat->base_color, 4));
+        o = put(o, "metallic", json_real((double)mat->metallic));
+        o = put(o, "roughness", json_real((double)mat->roughness));
+        o = put(o, "emissive", jfloats(mat->emissive, 3));
+        o = put(o, "emissive_strength", json_real((double)mat->emissive_strength));
+        o = put(o, "alpha_mode", json_string(alpha_name(mat->alpha_mode)));
+        o = put(o, "alpha_cutoff", json_real((double)mat->alpha_cutoff));
+        o = put(o, "double_sided", json_boolean(mat->double_sided));
+        o = put(o, "textures", tex);
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_images(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->image_count; i++) {
+        const mn_image *img = &m->images[i];
+        bool data_uri = img->uri && strncmp(img->uri, "data:", 5) == 0;
+        json_t *o = json_object();
+        o = put(o, "name", jstr(img->name));
+        o = put(o, "mime_type", jstr(img->mime_type));
+        o = put(o, "size", json_integer((json_int_t)img->size));
+        o = put(o, "buffer_view", jindex(img->buffer_view));
+        /* A data: URI can be megabytes of base64; say what it is instead. */
+        o = put(o, "uri", data_uri ? json_string("data:") : jstr(img->uri));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_cameras(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->camera_count; i++) {
+        const mn_camera *c = &m->cameras[i];
+        json_t *o = json_object();
+        o = put(o, "name", jstr(c->name));
+        o = put(o, "type", json_string(c->orthographic ? "orthographic" : "perspective"));
+        if (c->orthographic) {
+            o = put(o, "xmag", json_real((double)c->xmag));
+            o = put(o, "ymag", json_real((double)c->ymag));
+        } else {
+            o = put(o, "yfov", json_real((double)c->yfov));
+            o = put(o, "aspect_ratio", c->aspect_ratio > 0.0f ? json_real((double)c->aspect_ratio)
+                                                             : json_null());
+        }
+        o = put(o, "znear", json_real((double)c->znear));
+        o = put(o, "zfar", !c->orthographic && c->zfar == 0.0f ? json_null()
+                                                               : json_real((double)c->zfar));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static json_t *json_bounds(const mn_model *m)
+{
+    if (bounds_empty(m))
+        return json_null();
+    json_t *o = json_object();
+    o = put(o, "min", jfloats(m->bounds_min, 3));
+    o = put(o, "max", jfloats(m->bounds_max, 3));
+    return o;
+}
+
+static json_t *json_warnings(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->warning_count; i++) {
+        const mn_warning *w = &m->warnings[i];
+        json_t *o = json_object();
+        o = put(o, "code", json_string(mn_status_name(w->code)));
+        o = put(o, "path", jstr(w->path ? w->path : ""));
+        o = put(o, "message", jstr(w->message ? w->message : mn_status_message(w->code)));
+        a = push(a, o);
+    }
+    return a;
+}
+
+static bool print_json(FILE *out, const char *path, const mn_model *m)
+{
+    json_t *root = json_object();
+    root = put(root, "file", jstr(path));
+    root = put(root, "asset", json_asset(m));
+    root = put(root, "extensions_used", jstrings(m->extensions_used, m->extensions_used_count));
+    root = put(root, "extensions_required",
+               jstrings(m->extensions_required, m->extensions_required_count));
+    root = put(root, "counts", json_counts(m));
+    root = put(root, "scene", jindex(m->scene));
+    root = put(root, "scenes", json_scenes(m));
+    root = put(root, "nodes", json_nodes(m));
+    root = put(root, "meshes", json_meshes(m));
+    root = put(root, "skins", json_skins(m));
+    root = put(root, "animations", json_animations(m));
+    root = put(root, "materials", json_materials(m));
+    root = put(root, "images", json_images(m));
+    root = put(root, "cameras", json_cameras(m));
+    root = put(root, "bounds", json_bounds(m));
+    root = put(root, "warnings", json_warnings(m));
+    if (!root)
+        return false;
+    /* 7 significant digits: the values are 32-bit floats, so more digits only add noise. */
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(7));
+    json_decref(root);
+    if (rc != 0)
+        return false;
+    fputc('\n', out);
+    return true;
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+/*
+ * "marionette: FILE: PATH: MESSAGE (MN_CODE)".  The reader's message usually
+ * begins with the path already; do not say it twice.
+ */
+static void report_error(const char *file, const mn_error *err)
+{
+    fprintf(stderr, "marionette: %s: ", file);
+    size_t plen = strlen(err->path);
+    if (plen > 0 && strncmp(err->message, err->path, plen) != 0)
+        fprintf(stderr, "%s: ", err->path);
+    fputs(err->message[0] ? err->message : mn_status_message(err->code), stderr);
+    if (err->line > 0 && !strstr(err->message, "line"))
+        fprintf(stderr, " (line %d, column %d)", err->line, err->column);
+    fprintf(stderr, " (%s)\n", mn_status_name(err->code));
+}
+
+int cli_info(int argc, char **argv)
+{
+    const char *file = NULL;
+    bool as_json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            as_json = true;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            const cli_command *self = cli_find_command("info");
+            printf("usage: marionette info %s\n\n%s", self->args, self->help);
+            return CLI_EXIT_OK;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error("info", "info: unknown option '%s'", argv[i]);
+        else if (file)
+            return cli_usage_error("info", "info: one FILE at a time ('%s' and '%s')", file, argv[i]);
+        else
+            file = argv[i];
+    }
+    if (!file)
+        return cli_usage_error("info", "info: which file?");
+
+    mn_model *model = NULL;
+    mn_error err;
+    memset(&err, 0, sizeof err);
+    if (mn_gltf_read_file(file, NULL, &model, &err) != MN_OK) {
+        report_error(file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    bool ok = as_json ? print_json(stdout, file, model) : print_text(stdout, file, model);
+    mn_model_free(model);
+    if (!ok) {
+        fprintf(stderr, "marionette: %s: out of memory while describing the model\n", file);
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}

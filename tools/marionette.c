@@ -1,0 +1,113 @@
+/*
+ * marionette — the command-line tool.  This file holds the command table and
+ * the dispatch; each command lives in a file of its own (cmd_info.c).
+ *
+ *     marionette info FILE [--json]
+ *     marionette help [COMMAND]
+ *     marionette --version
+ */
+#include "cli.h"
+
+#include <marionette/marionette.h>
+
+#include <stdarg.h>
+#include <string.h>
+
+static const cli_command commands[] = {
+    {"info", "FILE [--json]",
+     "describe a glTF/GLB file: scene tree, meshes, skins, animations, materials, images",
+     "Reads FILE (.glb or .gltf) and prints what it holds: asset version and generator,\n"
+     "extensions used and required, the scene tree (nodes with their mesh, skin and\n"
+     "camera), meshes with vertex and index counts and attributes, skins with joint\n"
+     "counts, animations with channel counts, interpolations and durations, materials,\n"
+     "images, world-space bounds at rest, and the reader's warnings.\n"
+     "\n"
+     "  --json   print one JSON object instead (keys documented in README.md)\n"
+     "\n"
+     "Exit status: 0 when the file loads, 1 when the reader refuses it (the error,\n"
+     "with its JSON path and code, goes to stderr), 2 for a wrong command line.\n",
+     cli_info},
+};
+
+#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+
+const cli_command *cli_find_command(const char *name)
+{
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int cli_usage_error(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("marionette: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    const cli_command *cmd = name ? cli_find_command(name) : NULL;
+    if (cmd)
+        fprintf(stderr, "usage: marionette %s %s\n", cmd->name, cmd->args);
+    fprintf(stderr, "Run 'marionette help%s%s' for more.\n", cmd ? " " : "", cmd ? cmd->name : "");
+    return CLI_EXIT_USAGE;
+}
+
+static void print_overview(FILE *out)
+{
+    fprintf(out, "marionette %s — rigged 3D models: glTF 2.0 / GLB reader\n\n", mn_version());
+    fputs("usage: marionette COMMAND [ARGS]\n\ncommands:\n", out);
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+    fputs("  help   [COMMAND]        this text, or the details of one command\n"
+          "\n"
+          "options:\n"
+          "  --version  print the library version\n"
+          "  --help     this text\n",
+          out);
+}
+
+static int run_help(int argc, char **argv)
+{
+    if (argc <= 2) {
+        print_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 3)
+        return cli_usage_error(NULL, "help takes at most one command name");
+    const cli_command *cmd = cli_find_command(argv[2]);
+    if (!cmd)
+        return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+    printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    int status;
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        if (argc > 2)
+            return cli_usage_error(NULL, "%s takes no arguments", name);
+        printf("marionette %s\n", mn_version());
+        status = CLI_EXIT_OK;
+    } else if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        status = run_help(argc, argv);
+    } else {
+        const cli_command *cmd = cli_find_command(name);
+        if (!cmd)
+            return cli_usage_error(NULL, "unknown command '%s'", name);
+        status = cmd->run(argc - 1, argv + 1);
+    }
+    /* A full disk or a closed pipe must not pass for success. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "marionette: cannot write the output\n");
+        return CLI_EXIT_FAILED;
+    }
+    return status;
+}
