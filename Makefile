@@ -24,14 +24,15 @@ demo: build
 	$(BUILD)/release/marionette info $(BUILD)/demo.glb
 
 test: build
-	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS) | tee ctest.log; exit $${PIPESTATUS[0]}
 
 asan: deps
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMN_SANITIZE=ON \
 	      -DMN_BUILD_BENCH=OFF $(CMAKE_COMMON) >/dev/null
 	cmake --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) \
+	    | tee ctest.log; exit $${PIPESTATUS[0]}
 
 fuzz: deps
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -56,6 +57,7 @@ check: deps
 	$(MAKE) test
 	$(MAKE) asan
 	$(MAKE) fuzz
+	@scripts/check-summary $(BUILD)/release/ctest.log $(BUILD)/asan/ctest.log
 
 install: build
 	cmake --install $(BUILD)/release
