@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <marionette/gltf.h>
 #include <marionette/math.h>
 #include <marionette/model.h>
 
@@ -143,6 +144,69 @@ static void rest_worlds_terminate_on_a_hand_built_cycle(void **state)
     mn_model_rest_worlds(&model, w); /* unspecified values, but it returns */
     for (int i = 0; i < 3; i++)
         assert_true(w[16 * i + 15] == 1.0f);
+}
+
+static void rest_worlds_follow_node_order_with_children_listed_first(void **state)
+{
+    (void)state;
+    /* the chain 0 → 1 → 2 (root last) and the root 3, with their parent-first order */
+    mn_node nodes[4] = {make_node(1), make_node(2), make_node(MN_NONE), make_node(MN_NONE)};
+    uint32_t c1[] = {0}, c2[] = {1};
+    const uint32_t order[] = {2, 1, 0, 3};
+    nodes[1].children = c1, nodes[1].child_count = 1;
+    nodes[2].children = c2, nodes[2].child_count = 1;
+    nodes[0].translation[0] = 1.0f;
+    nodes[1].translation[1] = 2.0f;
+    nodes[1].rotation[2] = 1.0f, nodes[1].rotation[3] = 0.0f; /* 180° about Z */
+    nodes[2].translation[2] = 3.0f;
+    nodes[2].scale[0] = nodes[2].scale[1] = nodes[2].scale[2] = 2.0f;
+    nodes[3].translation[0] = -5.0f;
+    mn_model model = make_model(NULL, 0);
+    model.nodes = nodes;
+    model.node_count = 4;
+    model.node_order = order;
+    float w[64], chained[64];
+    mn_model_rest_worlds(&model, w);
+    const float w2[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 3, 1};
+    const float w1[16] = {-2, 0, 0, 0, 0, -2, 0, 0, 0, 0, 2, 0, 0, 4, 3, 1};
+    const float w0[16] = {-2, 0, 0, 0, 0, -2, 0, 0, 0, 0, 2, 0, -2, 4, 3, 1};
+    const float w3[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -5, 0, 0, 1};
+    assert_vec_near(w + 0, w0, 16, 0.0);
+    assert_vec_near(w + 16, w1, 16, 0.0);
+    assert_vec_near(w + 32, w2, 16, 0.0);
+    assert_vec_near(w + 48, w3, 16, 0.0);
+    /* the parent-chain walk used without an order gives the same matrices */
+    model.node_order = NULL;
+    mn_model_rest_worlds(&model, chained);
+    assert_vec_near(chained, w, 64, 0.0);
+}
+
+static void reader_orders_nodes_parents_first_roots_in_index_order(void **state)
+{
+    (void)state;
+    /* roots 2 and 4; node 1 lists its children 3 then 0 */
+    static const char gltf[] =
+        "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": ["
+        "{\"translation\": [4, 0, 0]},"
+        "{\"translation\": [0, 2, 0], \"children\": [3, 0]},"
+        "{\"translation\": [1, 0, 0], \"children\": [1]},"
+        "{\"translation\": [0, 0, 3]},"
+        "{\"translation\": [0, 0, -1], \"scale\": [2, 2, 2], \"children\": [5]},"
+        "{\"translation\": [5, 0, 0]}]}";
+    mn_model *m = NULL;
+    mn_error err;
+    assert_int_equal(mn_gltf_read_memory(gltf, sizeof gltf - 1, NULL, &m, &err), MN_OK);
+    assert_int_equal(m->node_count, 6);
+    assert_non_null(m->node_order);
+    const uint32_t want[] = {2, 1, 3, 0, 4, 5};
+    for (uint32_t k = 0; k < 6; k++)
+        assert_int_equal(m->node_order[k], want[k]);
+    float w[96];
+    mn_model_rest_worlds(m, w);
+    const float t[6][3] = {{5, 2, 0}, {1, 2, 0}, {1, 0, 0}, {1, 2, 3}, {0, 0, -1}, {10, 0, -1}};
+    for (int i = 0; i < 6; i++)
+        assert_vec_near(w + 16 * i + 12, t[i], 3, 0.0);
+    mn_model_free(m);
 }
 
 /* ---- skin influences ---------------------------------------------------------------- */
@@ -962,6 +1026,8 @@ int main(void)
         cmocka_unit_test(node_local_matrix_is_t_r_s),
         cmocka_unit_test(rest_worlds_compose_parents_listed_after_children),
         cmocka_unit_test(rest_worlds_terminate_on_a_hand_built_cycle),
+        cmocka_unit_test(rest_worlds_follow_node_order_with_children_listed_first),
+        cmocka_unit_test(reader_orders_nodes_parents_first_roots_in_index_order),
         cmocka_unit_test(skin_influences_normalise_weights_and_fix_all_zero),
         cmocka_unit_test(skin_influences_read_u16_joints_and_normalized_weights),
         cmocka_unit_test(skin_influences_cross_chunk_boundaries),

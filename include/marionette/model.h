@@ -365,6 +365,12 @@ typedef struct mn_model {
     mn_material *materials;         uint32_t material_count;
     mn_mesh *meshes;                uint32_t mesh_count;
     mn_node *nodes;                 uint32_t node_count;
+    /* Every node index once, parents before children (depth-first from the
+       roots, roots in index order, each node's children in their listed
+       order), so one forward pass composes world matrices.  Filled by the
+       reader (NULL when there are no nodes); a model built by hand may leave
+       it NULL. */
+    const uint32_t *node_order;
     mn_scene *scenes;               uint32_t scene_count;
     uint32_t scene;                  /* default scene, MN_NONE when absent */
     mn_skin *skins;                 uint32_t skin_count;
@@ -387,7 +393,10 @@ MN_API void mn_node_local_matrix(const mn_node *node, float out[16]);
 
 /*
  * World matrices of every node at rest (16 floats per node, node order) into
- * out, which holds 16 × node_count floats.  Never fails on a reader's model.
+ * out, which holds 16 × node_count floats: one forward pass over node_order,
+ * world = world[parent] × local.  Without a node_order (a model built by
+ * hand) each node's parent chain is walked instead.  Never fails on a
+ * reader's model.
  */
 MN_API void mn_model_rest_worlds(const mn_model *model, float *out);
 

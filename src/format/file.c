@@ -29,15 +29,26 @@ static const char *errno_text(int e, char *buf, size_t size)
     return buf;
 }
 
+/* Empty *bytes (what a failed read leaves) and open path for reading; MN_IO with the reason. */
+static mn_status open_for_reading(const char *path, mn_bytes *bytes, FILE **out, mn_error *err)
+{
+    char why[128];
+    bytes->data = NULL;
+    bytes->size = 0;
+    *out = fopen(path, "rb");
+    if (!*out)
+        return mn_error_set(err, MN_IO, NULL, -1, "cannot open \"%s\": %s", path,
+                            errno_text(errno, why, sizeof why));
+    return MN_OK;
+}
+
 mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err)
 {
     char why[128];
-    out->data = NULL;
-    out->size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mn_error_set(err, MN_IO, NULL, -1, "cannot open \"%s\": %s", path,
-                            errno_text(errno, why, sizeof why));
+    FILE *f;
+    mn_status opened = open_for_reading(path, out, &f, err);
+    if (opened != MN_OK)
+        return opened;
     struct stat st;
     if (fstat(fileno(f), &st) != 0) {
         int e = errno;
@@ -74,14 +85,11 @@ mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_erro
 
 mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err)
 {
-    char why[128];
+    FILE *f;
     *mapped = false;
-    out->data = NULL;
-    out->size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mn_error_set(err, MN_IO, NULL, -1, "cannot open \"%s\": %s", path,
-                            errno_text(errno, why, sizeof why));
+    mn_status opened = open_for_reading(path, out, &f, err);
+    if (opened != MN_OK)
+        return opened;
     struct stat st;
     bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
                    (uintmax_t)st.st_size <= (uintmax_t)SIZE_MAX;

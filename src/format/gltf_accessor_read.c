@@ -11,14 +11,8 @@
 
 #include <string.h>
 
-static const struct {
-    const char *name;
-    mn_accessor_type type;
-} ACCESSOR_TYPES[] = {
-    {"SCALAR", MN_TYPE_SCALAR}, {"VEC2", MN_TYPE_VEC2}, {"VEC3", MN_TYPE_VEC3},
-    {"VEC4", MN_TYPE_VEC4},     {"MAT2", MN_TYPE_MAT2}, {"MAT3", MN_TYPE_MAT3},
-    {"MAT4", MN_TYPE_MAT4},
-};
+/* In mn_accessor_type order, from MN_TYPE_SCALAR. */
+static const char *const ACCESSOR_TYPES[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
 
 /* glTF componentType code → mn_component (INVALID for anything else, 5124 included). */
 static mn_component component_of(uint32_t code)
@@ -51,29 +45,12 @@ static mn_status read_component(mn_gltf_reader *r, json_t *obj, mn_component *ou
 
 static mn_status read_type(mn_gltf_reader *r, json_t *obj, mn_accessor_type *out)
 {
-    const char *name = NULL;
-    mn_status st = mn_json_string_ref(&r->json, obj, "type", true, &name, NULL);
-    if (st != MN_OK)
-        return st;
-    for (size_t i = 0; i < sizeof ACCESSOR_TYPES / sizeof ACCESSOR_TYPES[0]; i++) {
-        if (strcmp(name, ACCESSOR_TYPES[i].name) == 0) {
-            *out = ACCESSOR_TYPES[i].type;
-            return MN_OK;
-        }
-    }
-    return mn_json_fail(&r->json, MN_INVALID_VALUE, "type",
-                        "\"%.32s\" is not an accessor type (SCALAR, VEC2, VEC3, VEC4, MAT2, MAT3, MAT4)",
-                        name);
-}
-
-/* Little-endian unsigned integer of `size` bytes at p (alignment-free). */
-static uint32_t read_uint(const uint8_t *p, uint32_t size)
-{
-    if (size == 1)
-        return p[0];
-    if (size == 2)
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    int i = 0;
+    mn_status st = mn_json_enum(&r->json, obj, "type", true, ACCESSOR_TYPES,
+                                sizeof ACCESSOR_TYPES / sizeof ACCESSOR_TYPES[0], "an accessor type", &i);
+    if (st == MN_OK)
+        *out = (mn_accessor_type)(MN_TYPE_SCALAR + i);
+    return st;
 }
 
 /*
@@ -224,7 +201,7 @@ static mn_status read_sparse(mn_gltf_reader *r, json_t *sparse, mn_accessor *a)
     mark = mn_json_push_key(j, "indices");
     uint32_t prev = 0;
     for (uint32_t k = 0; k < count; k++) {
-        uint32_t target = read_uint(idx + (size_t)k * isize, isize);
+        uint32_t target = mn_gltf_uint_le(idx + (size_t)k * isize, isize);
         if (target >= a->count)
             return mn_json_fail(j, MN_INDEX_RANGE, NULL,
                                 "sparse index %u (substitution %u) is not below the accessor's count %u",

@@ -85,6 +85,22 @@ typedef struct mn_gltf_reader {
     uint32_t warning_count;
 } mn_gltf_reader;
 
+/* ---- index data ------------------------------------------------------------- */
+
+/*
+ * The little-endian unsigned integer of `size` (1, 2 or 4) bytes at p, at
+ * any alignment: index data (sparse indices, vertex and joint index checks).
+ * Inline because the validator's scalar index scans call it per component.
+ */
+static inline uint32_t mn_gltf_uint_le(const uint8_t *p, uint32_t size)
+{
+    if (size == 1)
+        return p[0];
+    if (size == 2)
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* ---- shared helpers (gltf_read.c) ----------------------------------------- */
 
 /* Record a warning at member `key` of the current JSON path (NULL: the path itself). */
@@ -101,6 +117,9 @@ void *mn_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align, 
 
 /* Push "[i]" and check that element i of `array` is an object. */
 mn_status mn_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out);
+
+/* A name for an element the file left unnamed: *name = "<prefix><index>" ("node3") unless set. */
+mn_status mn_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index);
 
 /* Reads one element of a top-level array (the path is at "key[i]"). */
 typedef mn_status (*mn_gltf_element_fn)(mn_gltf_reader *r, json_t *obj, uint32_t index);

@@ -70,6 +70,17 @@ mn_status mn_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **o
     return MN_OK;
 }
 
+mn_status mn_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index)
+{
+    if (*name)
+        return MN_OK;
+    char text[32];
+    snprintf(text, sizeof text, "%s%u", prefix, index);
+    if (!(*name = mn_arena_strndup(r->arena, text, strlen(text))))
+        return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    return MN_OK;
+}
+
 mn_status mn_gltf_read_array(mn_gltf_reader *r, const char *key, uint32_t count, mn_gltf_element_fn fn)
 {
     json_t *arr = json_object_get(r->root, key);
@@ -225,7 +236,7 @@ static mn_status read_names(mn_gltf_reader *r, const char *key, const char ***ou
 {
     mn_json *j = &r->json;
     json_t *arr;
-    mn_status st = mn_json_array_count(j, r->root, key, &arr, count);
+    mn_status st = mn_json_array_count(j, r->root, key, false, &arr, count);
     if (st != MN_OK || *count == 0)
         return st;
     const char **names = mn_gltf_alloc(r, *count, sizeof *names, _Alignof(const char *), false);
@@ -396,19 +407,19 @@ static mn_status allocate_arrays(mn_gltf_reader *r)
     mn_json *j = &r->json;
     uint32_t accessors = 0;
     mn_status st;
-    if ((st = mn_json_array_count(j, r->root, "buffers", NULL, &m->buffer_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "bufferViews", NULL, &m->buffer_view_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "accessors", NULL, &accessors)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "images", NULL, &m->image_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "samplers", NULL, &m->sampler_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "textures", NULL, &m->texture_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "materials", NULL, &m->material_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "meshes", NULL, &m->mesh_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "nodes", NULL, &m->node_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "scenes", NULL, &m->scene_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "skins", NULL, &m->skin_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "cameras", NULL, &m->camera_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "animations", NULL, &m->animation_count)) != MN_OK)
+    if ((st = mn_json_array_count(j, r->root, "buffers", false, NULL, &m->buffer_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "bufferViews", false, NULL, &m->buffer_view_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "accessors", false, NULL, &accessors)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "images", false, NULL, &m->image_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "samplers", false, NULL, &m->sampler_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "textures", false, NULL, &m->texture_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "materials", false, NULL, &m->material_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "meshes", false, NULL, &m->mesh_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "nodes", false, NULL, &m->node_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "scenes", false, NULL, &m->scene_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "skins", false, NULL, &m->skin_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "cameras", false, NULL, &m->camera_count)) != MN_OK ||
+        (st = mn_json_array_count(j, r->root, "animations", false, NULL, &m->animation_count)) != MN_OK)
         return st;
     r->file_accessor_count = accessors;
     uint32_t synth = mn_gltf_count_synth_accessors(r->root);

@@ -9,7 +9,6 @@
  */
 #include "gltf_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* A sampler as read, with its float data filled in on first use. */
@@ -22,21 +21,11 @@ typedef struct anim_sampler {
 
 static mn_status read_interpolation(mn_gltf_reader *r, json_t *obj, mn_interpolation *out)
 {
-    const char *s = NULL;
-    *out = MN_INTERP_LINEAR;
-    mn_status st = mn_json_string_ref(&r->json, obj, "interpolation", false, &s, NULL);
-    if (st != MN_OK || !s)
-        return st;
-    if (strcmp(s, "LINEAR") == 0)
-        *out = MN_INTERP_LINEAR;
-    else if (strcmp(s, "STEP") == 0)
-        *out = MN_INTERP_STEP;
-    else if (strcmp(s, "CUBICSPLINE") == 0)
-        *out = MN_INTERP_CUBICSPLINE;
-    else
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "interpolation",
-                            "\"%.32s\" is not an interpolation (LINEAR, STEP, CUBICSPLINE)", s);
-    return MN_OK;
+    static const char *const NAMES[] = {"LINEAR", "STEP", "CUBICSPLINE"}; /* mn_interpolation order */
+    int i = MN_INTERP_LINEAR;
+    mn_status st = mn_json_enum(&r->json, obj, "interpolation", false, NAMES, 3, "an interpolation", &i);
+    *out = (mn_interpolation)i;
+    return st;
 }
 
 static mn_status read_samplers(mn_gltf_reader *r, json_t *anim, anim_sampler **out, uint32_t *count)
@@ -44,8 +33,7 @@ static mn_status read_samplers(mn_gltf_reader *r, json_t *anim, anim_sampler **o
     mn_json *j = &r->json;
     json_t *arr;
     mn_status st;
-    if ((st = mn_json_array(j, anim, "samplers", true, &arr)) != MN_OK ||
-        (st = mn_json_array_count(j, anim, "samplers", NULL, count)) != MN_OK)
+    if ((st = mn_json_array_count(j, anim, "samplers", true, &arr, count)) != MN_OK)
         return st;
     anim_sampler *s = mn_gltf_alloc(r, *count ? *count : 1, sizeof *s, 16, true);
     if (!s)
@@ -197,8 +185,7 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
     if ((st = mn_json_string(j, obj, "name", false, &anim->name)) != MN_OK ||
         (st = mn_json_extras(j, obj, &anim->extras)) != MN_OK ||
         (st = read_samplers(r, obj, &samplers, &sampler_count)) != MN_OK ||
-        (st = mn_json_array(j, obj, "channels", true, &arr)) != MN_OK ||
-        (st = mn_json_array_count(j, obj, "channels", NULL, &channel_count)) != MN_OK)
+        (st = mn_json_array_count(j, obj, "channels", true, &arr, &channel_count)) != MN_OK)
         return st;
     anim->channels = mn_gltf_alloc(r, channel_count ? channel_count : 1, sizeof *anim->channels, 16, true);
     if (!anim->channels)
@@ -219,13 +206,7 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
         mn_json_pop(j, m2);
     }
     mn_json_pop(j, mark);
-    if (!anim->name) {
-        char name[32];
-        snprintf(name, sizeof name, "anim%u", index);
-        if (!(anim->name = mn_arena_strndup(r->arena, name, strlen(name))))
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    }
-    return MN_OK;
+    return mn_gltf_default_name(r, &anim->name, "anim", index);
 }
 
 mn_status mn_gltf_read_animations(mn_gltf_reader *r)

@@ -213,20 +213,11 @@ static mn_status read_texture_ref(mn_gltf_reader *r, json_t *obj, const char *ke
 
 static mn_status read_alpha_mode(mn_gltf_reader *r, json_t *obj, mn_alpha_mode *out)
 {
-    const char *mode = NULL;
-    mn_status st = mn_json_string_ref(&r->json, obj, "alphaMode", false, &mode, NULL);
-    if (st != MN_OK || !mode)
-        return st;
-    if (strcmp(mode, "OPAQUE") == 0)
-        *out = MN_ALPHA_OPAQUE;
-    else if (strcmp(mode, "MASK") == 0)
-        *out = MN_ALPHA_MASK;
-    else if (strcmp(mode, "BLEND") == 0)
-        *out = MN_ALPHA_BLEND;
-    else
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "alphaMode",
-                            "\"%.32s\" is not an alpha mode (OPAQUE, MASK, BLEND)", mode);
-    return MN_OK;
+    static const char *const NAMES[] = {"OPAQUE", "MASK", "BLEND"}; /* mn_alpha_mode order */
+    int i = (int)*out;
+    mn_status st = mn_json_enum(&r->json, obj, "alphaMode", false, NAMES, 3, "an alpha mode", &i);
+    *out = (mn_alpha_mode)i;
+    return st;
 }
 
 static mn_status read_pbr(mn_gltf_reader *r, json_t *obj, mn_material *mat)
@@ -280,13 +271,7 @@ static mn_status read_material(mn_gltf_reader *r, json_t *obj, uint32_t index, m
         if (st != MN_OK)
             return st;
     }
-    if (!mat->name) {
-        char name[32];
-        snprintf(name, sizeof name, "material%u", index);
-        if (!(mat->name = mn_arena_strndup(r->arena, name, strlen(name))))
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    }
-    return MN_OK;
+    return mn_gltf_default_name(r, &mat->name, "material", index);
 }
 
 /* ---- the arrays ---------------------------------------------------------------------------------- */

@@ -259,7 +259,7 @@ static mn_status read_targets(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
 {
     mn_json *j = &r->json;
     json_t *arr;
-    mn_status st = mn_json_array_count(j, prim, "targets", &arr, &p->target_count);
+    mn_status st = mn_json_array_count(j, prim, "targets", false, &arr, &p->target_count);
     if (st != MN_OK || p->target_count == 0)
         return st;
     p->targets = mn_gltf_alloc(r, p->target_count, sizeof *p->targets, 16, false);
@@ -414,7 +414,7 @@ static mn_status read_weights(mn_gltf_reader *r, json_t *obj, mn_mesh *mesh, uin
     mn_json *j = &r->json;
     json_t *arr;
     uint32_t n = 0;
-    mn_status st = mn_json_array_count(j, obj, "weights", &arr, &n);
+    mn_status st = mn_json_array_count(j, obj, "weights", false, &arr, &n);
     if (st != MN_OK)
         return st;
     if (arr && n != targets)
@@ -437,8 +437,7 @@ static mn_status read_mesh(mn_gltf_reader *r, json_t *obj, uint32_t index)
     json_t *arr;
     mn_status st;
     if ((st = mn_json_string(j, obj, "name", false, &mesh->name)) != MN_OK ||
-        (st = mn_json_array(j, obj, "primitives", true, &arr)) != MN_OK ||
-        (st = mn_json_array_count(j, obj, "primitives", NULL, &mesh->primitive_count)) != MN_OK ||
+        (st = mn_json_array_count(j, obj, "primitives", true, &arr, &mesh->primitive_count)) != MN_OK ||
         (st = mn_json_extras(j, obj, &mesh->extras)) != MN_OK)
         return st;
     mesh->primitives = mn_gltf_alloc(r, mesh->primitive_count ? mesh->primitive_count : 1,

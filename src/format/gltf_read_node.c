@@ -9,8 +9,6 @@
 #include <marionette/math.h>
 
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
 /* ---- cameras ------------------------------------------------------------------------------- */
 
@@ -54,15 +52,14 @@ static mn_status read_camera(mn_gltf_reader *r, json_t *obj, uint32_t index)
 {
     mn_json *j = &r->json;
     mn_camera *c = &r->model->cameras[index];
-    const char *type = NULL;
+    static const char *const TYPES[] = {"perspective", "orthographic"};
+    int t = 0;
     mn_status st;
     if ((st = mn_json_string(j, obj, "name", false, &c->name)) != MN_OK ||
-        (st = mn_json_string_ref(j, obj, "type", true, &type, NULL)) != MN_OK)
+        (st = mn_json_enum(j, obj, "type", true, TYPES, 2, "a camera type", &t)) != MN_OK)
         return st;
-    bool ortho = strcmp(type, "orthographic") == 0;
-    if (!ortho && strcmp(type, "perspective") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "type",
-                            "\"%.32s\" is not a camera type (perspective, orthographic)", type);
+    const char *type = TYPES[t]; /* its parameters are in the member of that name */
+    bool ortho = t == 1;
     c->orthographic = ortho;
     json_t *params;
     if ((st = mn_json_object(j, obj, type, true, &params)) != MN_OK)
@@ -123,7 +120,7 @@ static mn_status read_children(mn_gltf_reader *r, json_t *obj, uint32_t index)
     mn_node *nodes = r->model->nodes;
     mn_node *n = &nodes[index];
     json_t *arr;
-    mn_status st = mn_json_array_count(j, obj, "children", &arr, &n->child_count);
+    mn_status st = mn_json_array_count(j, obj, "children", false, &arr, &n->child_count);
     if (st != MN_OK || n->child_count == 0)
         return st;
     if (!(n->children = mn_gltf_alloc(r, n->child_count, sizeof(uint32_t), 16, false)))
@@ -153,7 +150,7 @@ static mn_status read_children(mn_gltf_reader *r, json_t *obj, uint32_t index)
 static mn_status read_node_weights(mn_gltf_reader *r, json_t *obj, mn_node *n)
 {
     json_t *arr;
-    mn_status st = mn_json_array_count(&r->json, obj, "weights", &arr, &n->weight_count);
+    mn_status st = mn_json_array_count(&r->json, obj, "weights", false, &arr, &n->weight_count);
     if (st != MN_OK || !arr)
         return st;
     if (!(n->weights = mn_gltf_alloc(r, n->weight_count ? n->weight_count : 1, sizeof(float), 16, true)))
@@ -191,13 +188,7 @@ static mn_status read_node(mn_gltf_reader *r, json_t *obj, uint32_t index)
             return st;
         n->has_matrix = true;
     }
-    if (!n->name) {
-        char name[32];
-        snprintf(name, sizeof name, "node%u", index);
-        if (!(n->name = mn_arena_strndup(r->arena, name, strlen(name))))
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    }
-    return MN_OK;
+    return mn_gltf_default_name(r, &n->name, "node", index);
 }
 
 mn_status mn_gltf_read_nodes(mn_gltf_reader *r)
@@ -221,7 +212,7 @@ static mn_status read_scene(mn_gltf_reader *r, json_t *obj, uint32_t index)
     json_t *arr;
     mn_status st;
     if ((st = mn_json_string(j, obj, "name", false, &s->name)) != MN_OK ||
-        (st = mn_json_array_count(j, obj, "nodes", &arr, &s->node_count)) != MN_OK)
+        (st = mn_json_array_count(j, obj, "nodes", false, &arr, &s->node_count)) != MN_OK)
         return st;
     if (s->node_count == 0)
         return MN_OK;
@@ -290,8 +281,7 @@ static mn_status read_skin(mn_gltf_reader *r, json_t *obj, uint32_t index)
     json_t *arr;
     mn_status st;
     if ((st = mn_json_string(j, obj, "name", false, &s->name)) != MN_OK ||
-        (st = mn_json_array(j, obj, "joints", true, &arr)) != MN_OK ||
-        (st = mn_json_array_count(j, obj, "joints", NULL, &s->joint_count)) != MN_OK ||
+        (st = mn_json_array_count(j, obj, "joints", true, &arr, &s->joint_count)) != MN_OK ||
         (st = mn_json_index(j, obj, "skeleton", false, r->model->node_count, "nodes", &s->skeleton)) != MN_OK)
         return st;
     if (s->joint_count == 0)

@@ -12,7 +12,8 @@
  *   - animation key times are finite and never decrease, key values and
  *     inverse bind matrices are finite,
  *
- * and the one derived fact, each animation's duration.  The index scans are
+ * and the derived facts: the parent-first node order (model->node_order) and
+ * each animation's duration.  The index scans are
  * the only passes over bulk data, so they are tight loops the compiler can
  * vectorise.
  */
@@ -40,15 +41,10 @@ static void path_set(mn_gltf_reader *r, const char *a, size_t i, const char *b, 
 
 /* ---- the hierarchy -------------------------------------------------------------------------- */
 
-static mn_status check_cycles(mn_gltf_reader *r)
+/* walk[n]: 0 unvisited, else 1 + the walk that reached it.  Each node is walked once. */
+static mn_status check_cycles(mn_gltf_reader *r, uint32_t *walk)
 {
     mn_model *m = r->model;
-    if (m->node_count == 0)
-        return MN_OK;
-    /* walk[n]: 0 unvisited, else 1 + the walk that reached it.  Each node is walked once. */
-    uint32_t *walk = mn_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, true);
-    if (!walk)
-        return MN_OUT_OF_MEMORY;
     for (uint32_t start = 0; start < m->node_count; start++) {
         uint32_t n = start;
         while (n != MN_NONE && walk[n] == 0) {
@@ -81,17 +77,49 @@ static mn_status check_cycles(mn_gltf_reader *r)
     return MN_OK;
 }
 
-/* ---- index ranges ----------------------------------------------------------------------------- */
-
-/* Component i of an unsigned integer accessor's element run (little-endian, any alignment). */
-static uint32_t uint_at(const uint8_t *p, uint32_t csize)
+/*
+ * order[] = every node, parents before children: depth-first from each root
+ * in index order, children in their listed order.  Needs a forest (each node
+ * has one parent, which lists it once, and no cycle), so every node is pushed
+ * exactly once and the stack never holds more than node_count.
+ */
+static void order_nodes(const mn_model *m, uint32_t *order, uint32_t *stack)
 {
-    if (csize == 1)
-        return p[0];
-    if (csize == 2)
-        return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t done = 0;
+    for (uint32_t root = 0; root < m->node_count; root++) {
+        if (m->nodes[root].parent != MN_NONE)
+            continue;
+        size_t top = 0;
+        stack[top++] = root;
+        while (top > 0) {
+            uint32_t i = stack[--top];
+            const mn_node *n = &m->nodes[i];
+            order[done++] = i;
+            for (uint32_t c = n->child_count; c-- > 0;) /* pushed last to first: popped first to last */
+                stack[top++] = n->children[c];
+        }
+    }
 }
+
+/* The node graph is a forest; then model->node_order. */
+static mn_status check_hierarchy(mn_gltf_reader *r)
+{
+    mn_model *m = r->model;
+    if (m->node_count == 0)
+        return MN_OK;
+    uint32_t *walk = mn_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, true);
+    uint32_t *order = walk ? mn_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, false) : NULL;
+    if (!order)
+        return MN_OUT_OF_MEMORY;
+    mn_status st = check_cycles(r, walk);
+    if (st != MN_OK)
+        return st;
+    order_nodes(m, order, walk); /* the walk marks are done with: their memory is the stack */
+    m->node_order = order;
+    return MN_OK;
+}
+
+/* ---- index ranges ----------------------------------------------------------------------------- */
 
 #if defined(__SSE2__) && !defined(MN_NO_SIMD)
 #include <emmintrin.h>
@@ -146,7 +174,7 @@ static bool any_at_least(const uint8_t *p, size_t n, uint32_t csize, uint32_t li
 #endif
     bool hit = false;
     for (; i < n; i++)
-        hit |= uint_at(p + i * csize, csize) >= limit;
+        hit |= mn_gltf_uint_le(p + i * csize, csize) >= limit;
     return hit;
 }
 
@@ -168,7 +196,7 @@ static bool accessor_reaches(const mn_accessor *a, uint32_t limit, uint32_t *at,
     /* Only on the error path: find the first offender for the message. */
     for (uint32_t i = 0; i < a->count; i++) {
         for (uint32_t c = 0; c < comps; c++) {
-            uint32_t v = uint_at(a->data + (size_t)i * a->stride + (size_t)c * csize, csize);
+            uint32_t v = mn_gltf_uint_le(a->data + (size_t)i * a->stride + (size_t)c * csize, csize);
             if (v >= limit) {
                 *at = i;
                 *value = v;
@@ -332,7 +360,7 @@ static mn_status check_inverse_binds(mn_gltf_reader *r)
 mn_status mn_gltf_validate(mn_gltf_reader *r)
 {
     mn_status st;
-    if ((st = check_cycles(r)) != MN_OK || (st = check_indices(r)) != MN_OK ||
+    if ((st = check_hierarchy(r)) != MN_OK || (st = check_indices(r)) != MN_OK ||
         (st = check_joints(r)) != MN_OK || (st = check_node_weights(r)) != MN_OK ||
         (st = check_inverse_binds(r)) != MN_OK || (st = check_animations(r)) != MN_OK)
         return st;

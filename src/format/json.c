@@ -113,30 +113,29 @@ static mn_status wrong_type(mn_json *j, const char *key, const char *expected, c
                         mn_json_type_name(v));
 }
 
-mn_status mn_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
+/* A member holding an object or an array (`type`); *out = NULL unless it is one. */
+static mn_status container(mn_json *j, json_t *obj, const char *key, bool required, json_type type,
+                           json_t **out)
 {
     json_t *v;
     mn_status st = member(j, obj, key, required, &v);
     *out = NULL;
     if (st != MN_OK || !v)
         return st;
-    if (!json_is_object(v))
-        return wrong_type(j, key, "an object", v);
+    if (json_typeof(v) != type)
+        return wrong_type(j, key, type == JSON_OBJECT ? "an object" : "an array", v);
     *out = v;
     return MN_OK;
 }
 
+mn_status mn_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
+{
+    return container(j, obj, key, required, JSON_OBJECT, out);
+}
+
 mn_status mn_json_array(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
 {
-    json_t *v;
-    mn_status st = member(j, obj, key, required, &v);
-    *out = NULL;
-    if (st != MN_OK || !v)
-        return st;
-    if (!json_is_array(v))
-        return wrong_type(j, key, "an array", v);
-    *out = v;
-    return MN_OK;
+    return container(j, obj, key, required, JSON_ARRAY, out);
 }
 
 mn_status mn_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
@@ -283,6 +282,26 @@ mn_status mn_json_floats(mn_json *j, json_t *obj, const char *key, bool required
     return MN_OK;
 }
 
+mn_status mn_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
+                       const char *const *names, size_t count, const char *what, int *out)
+{
+    const char *s = NULL;
+    mn_status st = mn_json_string_ref(j, obj, key, required, &s, NULL);
+    if (st != MN_OK || !s)
+        return st;
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = (int)i;
+            return MN_OK;
+        }
+    }
+    char choices[160] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < count && len < sizeof choices; i++)
+        len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", i ? ", " : "", names[i]);
+    return mn_json_fail(j, MN_INVALID_VALUE, key, "\"%.32s\" is not %s (%s)", s, what, choices);
+}
+
 mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
                               uint32_t *out)
 {
@@ -318,11 +337,11 @@ mn_status mn_json_index(mn_json *j, json_t *obj, const char *key, bool required,
     return st;
 }
 
-mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, json_t **out_array,
-                              uint32_t *out)
+mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
+                              json_t **out_array, uint32_t *out)
 {
     json_t *arr;
-    mn_status st = mn_json_array(j, obj, key, false, &arr);
+    mn_status st = mn_json_array(j, obj, key, required, &arr);
     *out = 0;
     if (out_array)
         *out_array = arr;

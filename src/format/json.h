@@ -86,6 +86,15 @@ mn_status mn_json_floats(mn_json *j, json_t *obj, const char *key, bool required
                          float *out);
 
 /*
+ * A string that must be one of names[0..count): *out = its index.  Any other
+ * string is MN_INVALID_VALUE with a message that lists the choices:
+ * "\"CUBIC\" is not an interpolation (LINEAR, STEP, CUBICSPLINE)", where
+ * `what` is "an interpolation".
+ */
+mn_status mn_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
+                       const char *const *names, size_t count, const char *what, int *out);
+
+/*
  * An index into the top-level array `what` ("accessors") of `count` elements:
  * an integer in [0, count).  *out = MN_NONE when absent and optional.
  */
@@ -96,11 +105,12 @@ mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const c
                               uint32_t *out);
 
 /*
- * The array member `key` as a uint32 count (*out = 0 when absent), with the
- * type checked.  *out_array receives the array (NULL when absent).
+ * The array member `key` as a uint32 count (*out = 0 when absent and
+ * optional), with the type checked.  *out_array, when not NULL, receives the
+ * array (NULL when absent).
  */
-mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, json_t **out_array,
-                              uint32_t *out);
+mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
+                              json_t **out_array, uint32_t *out);
 
 /* The member "extras" as compact JSON text in the arena (*out = NULL when absent). */
 mn_status mn_json_extras(mn_json *j, json_t *obj, const char **out);

@@ -25,22 +25,6 @@ typedef enum meshopt_filter {
     FILTER_EXPONENTIAL
 } meshopt_filter;
 
-static mn_status read_word(mn_gltf_reader *r, json_t *ext, const char *key, bool required,
-                           const char *const *words, int n, int *out)
-{
-    const char *s = NULL;
-    mn_status st = mn_json_string_ref(&r->json, ext, key, required, &s, NULL);
-    if (st != MN_OK || !s)
-        return st;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(s, words[i]) == 0) {
-            *out = i;
-            return MN_OK;
-        }
-    }
-    return mn_json_fail(&r->json, MN_INVALID_VALUE, key, "\"%.32s\" is not a meshopt %s", s, key);
-}
-
 /* The (mode, filter, stride, count) combination the codecs accept. */
 static mn_status check_layout(mn_gltf_reader *r, int mode, int filter, uint32_t stride, uint32_t count)
 {
@@ -100,8 +84,8 @@ mn_status mn_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view 
         (st = mn_json_uint(j, ext, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
         (st = mn_json_u32(j, ext, "byteStride", true, 1, 256, &stride)) != MN_OK ||
         (st = mn_json_u32(j, ext, "count", true, 1, UINT32_MAX, &count)) != MN_OK ||
-        (st = read_word(r, ext, "mode", true, MODES, 3, &mode)) != MN_OK ||
-        (st = read_word(r, ext, "filter", false, FILTERS, 4, &filter)) != MN_OK ||
+        (st = mn_json_enum(j, ext, "mode", true, MODES, 3, "a meshopt mode", &mode)) != MN_OK ||
+        (st = mn_json_enum(j, ext, "filter", false, FILTERS, 4, "a meshopt filter", &filter)) != MN_OK ||
         (st = check_layout(r, mode, filter, stride, count)) != MN_OK)
         return st;
     const mn_buffer *src = &m->buffers[buffer];

@@ -68,15 +68,20 @@ static mn_accessor sub_accessor(const mn_accessor *a, size_t first, size_t count
     return sub;
 }
 
+/* Of `count` elements from `first`, the ones a holds (all of them on a reader's model). */
+static mn_accessor chunk_held(const mn_accessor *a, size_t first, size_t count)
+{
+    size_t have = first < a->count ? a->count - first : 0;
+    return sub_accessor(a, first, have < count ? have : count);
+}
+
 /* Up to `count` elements from `first` as `comps` floats each; elements past the
    accessor's end (impossible on a reader's model) are zeros. */
 static void chunk_floats(const mn_accessor *a, size_t first, size_t count, size_t comps,
                          float *out)
 {
-    size_t have = first < a->count ? a->count - first : 0;
-    if (have > count)
-        have = count;
-    mn_accessor sub = sub_accessor(a, first, have);
+    mn_accessor sub = chunk_held(a, first, count);
+    size_t have = sub.count;
     mn_accessor_unpack_floats(&sub, out, have * comps);
     memset(out + have * comps, 0, (count - have) * comps * sizeof(float));
 }
@@ -85,10 +90,8 @@ static void chunk_floats(const mn_accessor *a, size_t first, size_t count, size_
 static void chunk_u32(const mn_accessor *a, size_t first, size_t count, size_t comps,
                       uint32_t *out)
 {
-    size_t have = first < a->count ? a->count - first : 0;
-    if (have > count)
-        have = count;
-    mn_accessor sub = sub_accessor(a, first, have);
+    mn_accessor sub = chunk_held(a, first, count);
+    size_t have = sub.count;
     mn_accessor_unpack_u32(&sub, out, have * comps);
     memset(out + have * comps, 0, (count - have) * comps * sizeof(uint32_t));
 }
@@ -143,68 +146,28 @@ void mn_node_local_matrix(const mn_node *node, float out[16])
     mn_mat4_compose(out, node->translation, node->rotation, node->scale);
 }
 
-/*
- * mn_model_rest_worlds has no allocator, so instead of mn_compose_worlds
- * (which needs a parents array and separate locals) it composes in place,
- * allocation-free and in O(nodes), with parents anywhere in the array:
- *
- * 1. out[i] = local(i), with m[15] set to 0 to mark "not composed yet"
- *    (a composed affine matrix has m[15] = 1).
- * 2. For each pending node, walk up to its highest pending ancestor,
- *    leaving in each pending matrix's unused m[3] slot (row 3 of column 0,
- *    always 0 in an affine matrix) the index of the child the walk came
- *    from; then walk back down those links composing world = parent × local.
- *    Each node is composed exactly once, and every walk stops at a composed
- *    node, so the total work is linear.  A cycle (never in a reader's model)
- *    is cut after node_count steps; its nodes then keep their locals.
- */
-static bool pending(const float *out, uint32_t i)
-{
-    return out[16 * (size_t)i + 15] == 0.0f;
-}
-
-static void set_link(float *m, uint32_t child)
-{
-    memcpy(&m[3], &child, sizeof child);
-}
-
-static uint32_t get_link(const float *m)
-{
-    uint32_t child;
-    memcpy(&child, &m[3], sizeof child);
-    return child;
-}
-
 static uint32_t parent_of(const mn_model *model, uint32_t i)
 {
     uint32_t p = model->nodes[i].parent;
     return p < model->node_count ? p : MN_NONE;
 }
 
-static void resolve_chain(const mn_model *model, float *out, uint32_t start)
+/*
+ * Without a node_order (a model built by hand): world = local(root) × ... ×
+ * local(i), multiplied in from the node upwards.  O(depth) per node and
+ * allocation-free; a cycle (never in a reader's model) is cut after
+ * node_count steps.
+ */
+static void world_by_parent_chain(const mn_model *model, uint32_t i, float out[16])
 {
-    uint32_t cur = start, below = MN_NONE;
-    for (uint32_t steps = 0;; steps++) {
-        set_link(out + 16 * (size_t)cur, below);
-        uint32_t p = parent_of(model, cur);
-        if (p == MN_NONE || !pending(out, p) || steps >= model->node_count)
-            break;
-        below = cur;
-        cur = p;
-    }
-    while (cur < model->node_count && pending(out, cur)) {
-        float *m = out + 16 * (size_t)cur;
-        uint32_t next = get_link(m);
-        float local[16];
-        memcpy(local, m, sizeof local);
-        local[3] = 0.0f;
-        local[15] = 1.0f;
-        uint32_t p = parent_of(model, cur);
-        if (p == MN_NONE || pending(out, p))
-            memcpy(m, local, sizeof local);
-        else
-            mn_mat4_mul(m, out + 16 * (size_t)p, local);
-        cur = next;
+    mn_node_local_matrix(&model->nodes[i], out);
+    uint32_t p = parent_of(model, i);
+    for (uint32_t steps = 0; p != MN_NONE && steps < model->node_count; steps++) {
+        float local[16], below[16];
+        mn_node_local_matrix(&model->nodes[p], local);
+        memcpy(below, out, sizeof below);
+        mn_mat4_mul(out, local, below);
+        p = parent_of(model, p);
     }
 }
 
@@ -212,13 +175,26 @@ void mn_model_rest_worlds(const mn_model *model, float *out)
 {
     if (!model || !out)
         return;
-    for (uint32_t i = 0; i < model->node_count; i++) {
-        mn_node_local_matrix(&model->nodes[i], out + 16 * (size_t)i);
-        out[16 * (size_t)i + 15] = 0.0f;
+    if (!model->node_order) {
+        for (uint32_t i = 0; i < model->node_count; i++)
+            world_by_parent_chain(model, i, out + 16 * (size_t)i);
+        return;
     }
-    for (uint32_t i = 0; i < model->node_count; i++)
-        if (pending(out, i))
-            resolve_chain(model, out, i);
+    /* Parents come first in node_order, so world[parent] is final when a child needs it. */
+    for (uint32_t k = 0; k < model->node_count; k++) {
+        uint32_t i = model->node_order[k];
+        if (i >= model->node_count)
+            continue;
+        float *world = out + 16 * (size_t)i;
+        uint32_t p = parent_of(model, i);
+        if (p == MN_NONE) {
+            mn_node_local_matrix(&model->nodes[i], world);
+        } else {
+            float local[16];
+            mn_node_local_matrix(&model->nodes[i], local);
+            mn_mat4_mul(world, out + 16 * (size_t)p, local);
+        }
+    }
 }
 
 /* ---- skin influences and colours -------------------------------------------- */

@@ -122,35 +122,51 @@ static mn_status base64_decode(mn_arena *arena, const char *text, size_t n, mn_b
 
 /* ---- percent-decoding ------------------------------------------------------------ */
 
-/* Decode %XX escapes of text[0..n) into the arena; MN_URI for a broken escape or %00. */
-static mn_status percent_decode(mn_arena *arena, const char *text, size_t n, char **out,
-                                size_t *out_len, const char *path, mn_error *err)
+/*
+ * Decode the %XX escapes of text[0..n) into dst (room for n bytes), *out_len
+ * bytes.  MN_URI for a '%' that does not start an escape, and for %00 in a
+ * file name: a NUL is legal only in the data of a data: URI (`data`).
+ */
+static mn_status unescape(const char *text, size_t n, bool data, uint8_t *dst, size_t *out_len,
+                          const char *path, mn_error *err)
 {
-    size_t total;
-    char *dst = mn_checked_add(n, 1, &total) ? mn_arena_alloc(arena, total, 1) : NULL;
-    if (!dst)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding a URI", path);
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         if (text[i] != '%') {
-            dst[o++] = text[i];
+            dst[o++] = (uint8_t)text[i];
             continue;
         }
         int hi = i + 1 < n ? hex_value((unsigned char)text[i + 1]) : -1;
         int lo = i + 2 < n ? hex_value((unsigned char)text[i + 2]) : -1;
         if (hi < 0 || lo < 0)
             return mn_error_set(err, MN_URI, path, -1,
-                                "%s: '%%' at character %zu does not start a %%XX escape", path, i);
-        if (hi == 0 && lo == 0)
+                                "%s: '%%' at character %zu%s does not start a %%XX escape", path, i,
+                                data ? " of the data" : "");
+        if (hi == 0 && lo == 0 && !data)
             return mn_error_set(err, MN_URI, path, -1,
                                 "%s: the escape %%00 (a NUL byte) cannot be part of a file name", path);
-        dst[o++] = (char)(hi * 16 + lo);
+        dst[o++] = (uint8_t)(hi * 16 + lo);
         i += 2;
     }
-    dst[o] = '\0';
+    *out_len = o;
+    return MN_OK;
+}
+
+/* Decode a file name's %XX escapes into the arena, NUL-terminated. */
+static mn_status percent_decode(mn_arena *arena, const char *text, size_t n, char **out,
+                                size_t *out_len, const char *path, mn_error *err)
+{
+    size_t total, len;
+    char *dst = mn_checked_add(n, 1, &total) ? mn_arena_alloc(arena, total, 1) : NULL;
+    if (!dst)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding a URI", path);
+    mn_status st = unescape(text, n, false, (uint8_t *)dst, &len, path, err);
+    if (st != MN_OK)
+        return st;
+    dst[len] = '\0';
     *out = dst;
     if (out_len)
-        *out_len = o;
+        *out_len = len;
     return MN_OK;
 }
 
@@ -228,23 +244,12 @@ mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, co
     uint8_t *dst = mn_checked_add(payload_len, 1, &total) ? mn_arena_alloc(arena, total, 16) : NULL;
     if (!dst)
         return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
-    size_t o = 0;
-    for (size_t i = 0; i < payload_len; i++) {
-        if (payload[i] != '%') {
-            dst[o++] = (uint8_t)payload[i];
-            continue;
-        }
-        int hi = i + 1 < payload_len ? hex_value((unsigned char)payload[i + 1]) : -1;
-        int lo = i + 2 < payload_len ? hex_value((unsigned char)payload[i + 2]) : -1;
-        if (hi < 0 || lo < 0)
-            return mn_error_set(err, MN_URI, path, -1,
-                                "%s: '%%' at character %zu of the data does not start a %%XX escape",
-                                path, i);
-        dst[o++] = (uint8_t)(hi * 16 + lo);
-        i += 2;
-    }
+    size_t size;
+    mn_status st = unescape(payload, payload_len, true, dst, &size, path, err);
+    if (st != MN_OK)
+        return st;
     out->data = dst;
-    out->size = o;
+    out->size = size;
     return MN_OK;
 }
 
