@@ -3,6 +3,7 @@
  * the dispatch; each command lives in a file of its own (cmd_info.c).
  *
  *     marionette info FILE [--json]
+ *     marionette sample FILE [--clip C] [--times LIST] [--rest] [--vertices V] [--json]
  *     marionette help [COMMAND]
  *     marionette --version
  */
@@ -27,6 +28,32 @@ static const cli_command commands[] = {
      "Exit status: 0 when the file loads, 1 when the reader refuses it (the error,\n"
      "with its JSON path and code, goes to stderr), 2 for a wrong command line.\n",
      cli_info},
+    {"sample", "FILE [--clip NAME|INDEX|all] [--times LIST] [--rest] "
+               "[--vertices deformed|skinned|all|none] [--json]",
+     "pose a model at given times: node world matrices, morph weights, vertex positions",
+     "Loads FILE and poses it with the library, at the rest pose and at each asked\n"
+     "time of each chosen clip, then prints every node's world matrix, the morph\n"
+     "weights of every node whose mesh has targets, and the world-space positions of\n"
+     "the chosen primitives (morphed, then skinned; glTF places a skinned mesh by its\n"
+     "joints, not by its node).  The JSON is the \"marionette-sample/1\" format of\n"
+     "README.md, meant for comparing implementations number by number.\n"
+     "\n"
+     "  --clip C       a clip by name, or by index when no clip has that name;\n"
+     "                 'all' (the default) samples every clip\n"
+     "  --times LIST   comma-separated seconds (float32), or 'keys' (the default: every\n"
+     "                 distinct key time of the clip), or 'keys+mid' (the keys, the\n"
+     "                 midpoints between them, and 0.25 s before the first and after\n"
+     "                 the last); the kinds may be mixed: 0,keys,2.5\n"
+     "  --rest         also sample the rest pose (clip -1, time null); a file without\n"
+     "                 animations always has it\n"
+     "  --vertices V   which primitives get positions: 'deformed' (the default:\n"
+     "                 skinned or morphed), 'skinned', 'all', or 'none'\n"
+     "  --json         one JSON object (marionette-sample/1) instead of a table\n"
+     "\n"
+     "Exit status: 0 when done; 1 when the reader refuses the file or posing it\n"
+     "fails (the error goes to stderr); 2 for a wrong command line, including a\n"
+     "--clip that names no clip of the file (stderr lists the clips it has).\n",
+     cli_sample},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
@@ -58,8 +85,14 @@ static void print_overview(FILE *out)
 {
     fprintf(out, "marionette %s — rigged 3D models: glTF 2.0 / GLB reader\n\n", mn_version());
     fputs("usage: marionette COMMAND [ARGS]\n\ncommands:\n", out);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        /* A long argument list gets a line of its own; the summary stays in its column. */
+        if (strlen(commands[i].args) <= 16)
+            fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+        else
+            fprintf(out, "  %-6s %s\n  %-6s %-16s %s\n", commands[i].name, commands[i].args, "", "",
+                    commands[i].summary);
+    }
     fputs("  help   [COMMAND]        this text, or the details of one command\n"
           "\n"
           "options:\n"

@@ -2,10 +2,17 @@
  * marionette.h — the umbrella header: includes every public module.
  *
  * Modules:
- *   core.h   status codes, mn_error, mn_allocator, version
- *   math.h   vectors, quaternions, column-major 4x4 matrices, world composition
- *   model.h  mn_model: buffers, accessors, meshes, materials, nodes, skins, animations
- *   gltf.h   the glTF 2.0 / GLB reader
+ *   core.h      status codes, mn_error, mn_allocator, version
+ *   math.h      vectors, quaternions, column-major 4x4 matrices, world composition
+ *   model.h     mn_model: buffers, accessors, meshes, materials, nodes, skins, animations
+ *   gltf.h      the glTF 2.0 / GLB reader
+ *   pose.h      a pose: local translation, rotation, scale per joint (SoA)
+ *   clip.h      animation clips and their sampling
+ *   skeleton.h  joints in parent-first order, local-to-world, skinning palettes
+ *   skin.h      linear-blend skinning and the prepared deformable mesh
+ *   morph.h     morph targets
+ *   mixer.h     the clip mixer over a model's node hierarchy (play, fade, seek)
+ *   instance.h  model instances (a shared rig, placed instances) and the crowd thread pool
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -14,5 +21,12 @@
 #include "math.h"
 #include "model.h"
 #include "gltf.h"
+#include "pose.h"
+#include "clip.h"
+#include "skeleton.h"
+#include "skin.h"
+#include "morph.h"
+#include "mixer.h"
+#include "instance.h"
 
 #endif /* MARIONETTE_H */

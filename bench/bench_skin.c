@@ -1,0 +1,281 @@
+/*
+ * bench_skin — CPU skinning and morphing throughput, beside memcpy.
+ *
+ * Skinning: linear-blend skinning of positions and normals with four
+ * influences a vertex (u16 joints, f32 weights, the glTF layout), a palette
+ * of 64 matrices, for 10k, 100k and 1M vertices, with each implementation
+ * (scalar reference, SSE2, AVX2+FMA where the CPU has it).  A vertex moves
+ * 72 bytes: position and normal in (24), joints (8), weights (16), position
+ * and normal out (24); `bytes` counts those, and memcpy of the same number of
+ * bytes is measured in the same run.  Each line gives ns_per_vertex and
+ * vertices_per_second.
+ *
+ * Morphing: out = base + Σ w_i δ_i over 1M vertices of 3 floats, with 4
+ * targets all active (bytes: base, 4 deltas, out), and with 8 targets of
+ * which 2 have a weight (the 6 others must cost nothing: bytes count the 2).
+ *
+ * Every timed output is checked against the scalar reference (1e-6 relative,
+ * as the library promises), so a figure is never printed for wrong work; the
+ * benchmark exits 1 when a check fails.  The data is random but seeded, so
+ * every run does the same work.  The whole run takes a few seconds.
+ *
+ * Usage: bench_skin [runs]   (default 15, at most 64)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench.h"
+
+#include <marionette/morph.h>
+#include <marionette/skin.h>
+
+#define JOINTS 64u
+#define INFLUENCES 4u
+#define BYTES_PER_VERTEX 72u
+#define DEFAULT_RUNS 15
+
+/* xorshift32: the same data on every run and machine. */
+static uint32_t rng_state = 0x9e3779b9u;
+static float frand(float lo, float hi)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return lo + (hi - lo) * (float)(rng_state >> 8) * (1.0f / 16777216.0f);
+}
+
+typedef struct skin_data {
+    size_t count;
+    float *positions, *normals, *weights, *palette;
+    uint16_t *joints;
+    float *out_positions, *out_normals;
+    float *ref_positions, *ref_normals;
+} skin_data;
+
+/*
+ * A rotation of up to half a radian about a random axis, scale near 1, a
+ * translation: the influences of one vertex are neighbouring joints whose
+ * matrices differ by that much, so their blend is well conditioned, as in a
+ * real mesh (a blend of unrelated rotations can be nearly singular, and then
+ * no two float implementations agree on a normal).
+ */
+static void random_matrix(float m[16])
+{
+    float ax = frand(-1, 1), ay = frand(-1, 1), az = frand(-1, 1);
+    float len = sqrtf(ax * ax + ay * ay + az * az) + 1e-6f;
+    ax /= len, ay /= len, az /= len;
+    float a = frand(-0.5f, 0.5f), c = cosf(a), s = sinf(a), t = 1 - c;
+    float k = frand(0.9f, 1.1f);
+    float r[9] = {t * ax * ax + c,      t * ax * ay + s * az, t * ax * az - s * ay,
+                  t * ax * ay - s * az, t * ay * ay + c,      t * ay * az + s * ax,
+                  t * ax * az + s * ay, t * ay * az - s * ax, t * az * az + c};
+    for (int col = 0; col < 3; col++) {
+        for (int row = 0; row < 3; row++)
+            m[col * 4 + row] = k * r[col * 3 + row];
+        m[col * 4 + 3] = 0;
+    }
+    m[12] = frand(-1, 1), m[13] = frand(-1, 1), m[14] = frand(-1, 1), m[15] = 1;
+}
+
+static bool skin_data_make(skin_data *d, size_t count)
+{
+    memset(d, 0, sizeof *d);
+    d->count = count;
+    d->positions = malloc(count * 3 * sizeof(float));
+    d->normals = malloc(count * 3 * sizeof(float));
+    d->weights = malloc(count * INFLUENCES * sizeof(float));
+    d->joints = malloc(count * INFLUENCES * sizeof(uint16_t));
+    d->palette = aligned_alloc(64, JOINTS * 16 * sizeof(float));
+    d->out_positions = malloc(count * 3 * sizeof(float));
+    d->out_normals = malloc(count * 3 * sizeof(float));
+    d->ref_positions = malloc(count * 3 * sizeof(float));
+    d->ref_normals = malloc(count * 3 * sizeof(float));
+    if (!d->positions || !d->normals || !d->weights || !d->joints || !d->palette ||
+        !d->out_positions || !d->out_normals || !d->ref_positions || !d->ref_normals)
+        return false;
+    for (uint32_t j = 0; j < JOINTS; j++)
+        random_matrix(d->palette + 16 * j);
+    for (size_t v = 0; v < count; v++) {
+        float nx = frand(-1, 1), ny = frand(-1, 1), nz = frand(-1, 1);
+        float len = sqrtf(nx * nx + ny * ny + nz * nz) + 1e-6f;
+        float sum = 0;
+        for (int i = 0; i < 3; i++)
+            d->positions[3 * v + i] = frand(-2, 2);
+        d->normals[3 * v] = nx / len, d->normals[3 * v + 1] = ny / len, d->normals[3 * v + 2] = nz / len;
+        for (uint32_t k = 0; k < INFLUENCES; k++) {
+            /* nearby joints, as a real mesh has them: a vertex's joints are few and related */
+            d->joints[INFLUENCES * v + k] = (uint16_t)((v / 64 + k * 3) % JOINTS);
+            d->weights[INFLUENCES * v + k] = frand(0, 1);
+            sum += d->weights[INFLUENCES * v + k];
+        }
+        for (uint32_t k = 0; k < INFLUENCES; k++)
+            d->weights[INFLUENCES * v + k] /= sum;
+    }
+    /* written once before timing: no first-touch page faults in the timed runs */
+    memset(d->out_positions, 0, count * 3 * sizeof(float));
+    memset(d->out_normals, 0, count * 3 * sizeof(float));
+    return true;
+}
+
+static void skin_data_free(skin_data *d)
+{
+    free(d->positions), free(d->normals), free(d->weights), free(d->joints), free(d->palette);
+    free(d->out_positions), free(d->out_normals), free(d->ref_positions), free(d->ref_normals);
+}
+
+typedef struct skin_ctx {
+    mn_skin_job job;
+    mn_simd_level level;
+} skin_ctx;
+
+static bool skin_body(void *ctx)
+{
+    skin_ctx *c = ctx;
+    return mn_skin_run_with(&c->job, c->level) == MN_OK;
+}
+
+static mn_skin_job make_job(const skin_data *d, float *out_p, float *out_n)
+{
+    mn_skin_job job;
+    memset(&job, 0, sizeof job);
+    job.vertex_count = (uint32_t)d->count;
+    job.influence_count = INFLUENCES;
+    job.joints = d->joints;
+    job.weights = d->weights;
+    job.palette = d->palette;
+    job.palette_count = JOINTS;
+    job.positions = d->positions;
+    job.normals = d->normals;
+    job.out_positions = out_p;
+    job.out_normals = out_n;
+    return job;
+}
+
+/* |a - b| ≤ 1e-6 × max(1, |b|) for every float: the library's promise. */
+static bool agree(const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(a[i] - b[i]) <= 1e-6f * fmaxf(1.0f, fabsf(b[i]))))
+            return false;
+    return true;
+}
+
+static const char *const level_names[] = {"scalar", "sse2", "avx2_fma"};
+
+static bool bench_skinning(size_t count, int runs)
+{
+    skin_data d;
+    bool ok = skin_data_make(&d, count);
+    if (ok) {
+        mn_skin_job ref = make_job(&d, d.ref_positions, d.ref_normals);
+        ok = mn_skin_job_validate(&ref, NULL) == MN_OK &&
+             mn_skin_run_with(&ref, MN_SIMD_SCALAR) == MN_OK;
+    }
+    size_t bytes = count * BYTES_PER_VERTEX;
+    bench_timing mt = bench_memcpy_ms(bytes, runs);
+    for (int level = MN_SIMD_SCALAR; ok && level <= (int)mn_simd_detect(); level++) {
+        skin_ctx ctx = {make_job(&d, d.out_positions, d.out_normals), (mn_simd_level)level};
+        bench_timing t = bench_run(runs, skin_body, NULL, &ctx);
+        bool right = t.ok && agree(d.out_positions, d.ref_positions, 3 * count) &&
+                     agree(d.out_normals, d.ref_normals, 3 * count);
+        char name[64];
+        snprintf(name, sizeof name, "skin_%s_%zu", level_names[level], count);
+        bench_line line;
+        bench_line_begin(&line, "skin", name);
+        bench_line_str(&line, "level", level_names[level]);
+        bench_line_u64(&line, "vertices", count);
+        bench_line_u64(&line, "influences", INFLUENCES);
+        bench_line_str(&line, "streams", "positions+normals");
+        bench_line_num(&line, "ns_per_vertex", t.best_ms * 1e6 / (double)count);
+        bench_line_num(&line, "median_ns_per_vertex", t.median_ms * 1e6 / (double)count);
+        bench_line_num(&line, "mvertices_per_s", (double)count / (t.best_ms * 1e3));
+        bench_line_num(&line, "memcpy_ns_per_vertex", mt.best_ms * 1e6 / (double)count);
+        bench_line_throughput(&line, bytes, t, mt);
+        bench_line_bool(&line, "matches_reference", right);
+        bench_line_print(&line);
+        ok = right;
+    }
+    skin_data_free(&d);
+    return ok;
+}
+
+/* ---- morphing ---------------------------------------------------------------- */
+
+#define MORPH_TARGETS 8u
+
+typedef struct morph_ctx {
+    mn_morph_job job;
+} morph_ctx;
+
+static bool morph_body(void *ctx)
+{
+    return mn_morph_run(&((morph_ctx *)ctx)->job) == MN_OK;
+}
+
+static bool bench_morphing(size_t count, uint32_t targets, uint32_t active, int runs)
+{
+    size_t n = 3 * count;
+    float *base = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+    float *deltas = malloc(n * targets * sizeof(float));
+    const float *table[MORPH_TARGETS];
+    float weights[MORPH_TARGETS];
+    bool ok = base && out && deltas;
+    if (ok) {
+        for (size_t i = 0; i < n; i++)
+            base[i] = frand(-1, 1), out[i] = 0;
+        for (size_t i = 0; i < n * targets; i++)
+            deltas[i] = frand(-0.1f, 0.1f);
+        for (uint32_t t = 0; t < targets; t++) {
+            table[t] = deltas + t * n;
+            /* the active ones spread over the list, so skipping is exercised */
+            weights[t] = (t % (targets / active) == 0) ? frand(0.1f, 1.0f) : 0.0f;
+        }
+        morph_ctx ctx = {{(uint32_t)count, 3, base, targets, table, weights, out}};
+        bench_timing t = bench_run(runs, morph_body, NULL, &ctx);
+        /* check: the reference sum, in the library's order */
+        for (size_t i = 0; ok && t.ok && i < n; i += 997) {
+            float want = base[i];
+            for (uint32_t k = 0; k < targets; k++)
+                if (weights[k] != 0.0f)
+                    want += weights[k] * table[k][i];
+            ok = fabsf(out[i] - want) <= 1e-6f * fmaxf(1.0f, fabsf(want));
+        }
+        ok = ok && t.ok;
+        size_t bytes = n * sizeof(float) * (2 + active);
+        bench_timing mt = bench_memcpy_ms(bytes, runs);
+        char name[64];
+        snprintf(name, sizeof name, "morph_%u_of_%u_targets_%zu", active, targets, count);
+        bench_line line;
+        bench_line_begin(&line, "skin", name);
+        bench_line_u64(&line, "vertices", count);
+        bench_line_u64(&line, "targets", targets);
+        bench_line_u64(&line, "active_targets", active);
+        bench_line_num(&line, "ns_per_vertex", t.best_ms * 1e6 / (double)count);
+        bench_line_num(&line, "memcpy_ns_per_vertex", mt.best_ms * 1e6 / (double)count);
+        bench_line_throughput(&line, bytes, t, mt);
+        bench_line_bool(&line, "matches_reference", ok);
+        bench_line_print(&line);
+    }
+    free(base), free(out), free(deltas);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = argc > 1 ? atoi(argv[1]) : DEFAULT_RUNS;
+    if (runs < 1 || runs > BENCH_MAX_RUNS) {
+        fprintf(stderr, "usage: bench_skin [runs 1..%d]\n", BENCH_MAX_RUNS);
+        return 2;
+    }
+    bench_line line;
+    bench_line_begin(&line, "skin", "cpu");
+    bench_line_str(&line, "best_level", level_names[mn_simd_detect()]);
+    bench_line_print(&line);
+
+    bool ok = true;
+    const size_t sizes[] = {10000, 100000, 1000000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        ok = bench_skinning(sizes[i], runs) && ok;
+    ok = bench_morphing(1000000, 4, 4, runs) && ok;
+    ok = bench_morphing(1000000, 8, 2, runs) && ok;
+    return ok ? 0 : 1;
+}

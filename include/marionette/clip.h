@@ -1,0 +1,131 @@
+/*
+ * marionette/clip.h — animation clips and their sampling.
+ *
+ * A track is a run of keys driving one property of one target (a joint of a
+ * skeleton, or a node of a model).  A clip is a set of tracks, built once
+ * (keys copied, sorted by time and laid out for sampling) and then sampled as
+ * a pure function of time:
+ *
+ *     mn_clip *clip;
+ *     mn_clip_from_gltf(model, 0, NULL, &clip, &err);
+ *     mn_clip_sample(clip, 0.5f, &pose);        // same t, same bits, always
+ *
+ * Interpolation follows the glTF 2.0 specification:
+ *   STEP         holds the left key;
+ *   LINEAR       lerps; rotations slerp along the short arc (normalised lerp
+ *                when nearly parallel);
+ *   CUBICSPLINE  the cubic Hermite spline of the specification, tangents
+ *                scaled by the key interval (NOT model-files-3d's middle-element
+ *                lerp, which is wrong for every curved key).
+ * Every sampled rotation is normalised.  Times before the first key or after
+ * the last clamp to the end keys.  A cursor (mn_clip_cursor) makes forward
+ * playback cheaper and never changes a result.
+ */
+#ifndef MARIONETTE_CLIP_H
+#define MARIONETTE_CLIP_H
+
+#include "core.h"
+#include "model.h"
+#include "pose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One track: `components` floats per element; CUBICSPLINE stores 3 elements a key (in-tangent, value, out-tangent). */
+typedef struct mn_track {
+    uint32_t target;             /* joint or node index the track drives */
+    mn_anim_path path;           /* translation (3), rotation (4), scale (3), weights (n) */
+    mn_interpolation interpolation;
+    uint32_t key_count;
+    uint32_t components;         /* 3, 4, or the morph target count */
+    const float *times;          /* key_count seconds, non-decreasing */
+    const float *values;         /* key_count × components (× 3 for CUBICSPLINE) */
+} mn_track;
+
+/*
+ * Sample one track at time t into out (`components` floats).  A track with no
+ * keys leaves out unchanged.  Pure, allocation-free: this is model-files-3d's
+ * sampleChannel with the specification's cubic spline.
+ */
+MN_API void mn_track_sample(const mn_track *track, float t, float *out);
+
+/* mn_track_sample over a loaded glTF channel. */
+MN_API void mn_channel_sample(const mn_channel *channel, float t, float *out);
+
+/* The runtime clip: opaque, one allocation, immutable once built (share it between threads). */
+typedef struct mn_clip mn_clip;
+
+typedef struct mn_clip_options {
+    mn_allocator allocator;      /* zero: malloc/free */
+    /* Optional remapping for mn_clip_from_gltf: target_map[node] is the
+       target (joint) index a channel on that node drives, or MN_NONE to drop
+       the channel (e.g. mn_skeleton's joint_of_node).  NULL: targets are node indices. */
+    const uint32_t *target_map;
+    uint32_t target_map_count;   /* entries in target_map (the model's node count) */
+} mn_clip_options;
+
+/*
+ * Build a clip from tracks (copied; the caller's arrays may go away).  Keys
+ * that are not in time order are sorted (stably) with their values.
+ * Errors: MN_INVALID_ARGUMENT (NULL arrays, components not matching the path),
+ * MN_NOT_FINITE (a NaN or infinite time), MN_OUT_OF_MEMORY.  err names the track.
+ */
+MN_API mn_status mn_clip_create(const mn_track *tracks, uint32_t track_count, const char *name,
+                                const mn_clip_options *options, mn_clip **out_clip, mn_error *err);
+
+/* Build a clip from model->animations[animation].  Errors as mn_clip_create, plus MN_INDEX_RANGE. */
+MN_API mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
+                                   const mn_clip_options *options, mn_clip **out_clip,
+                                   mn_error *err);
+
+/* Free a clip.  NULL is allowed. */
+MN_API void mn_clip_free(mn_clip *clip);
+
+MN_API const char *mn_clip_name(const mn_clip *clip);           /* "" when unnamed */
+MN_API float mn_clip_duration(const mn_clip *clip);             /* latest key time, 0 for no keys */
+MN_API uint32_t mn_clip_track_count(const mn_clip *clip);
+MN_API const mn_track *mn_clip_track(const mn_clip *clip, uint32_t index);  /* NULL when out of range */
+
+/*
+ * Sample every translation, rotation and scale track at t into pose.  A joint
+ * (or property) that no track mentions keeps what pose held — a rotation-only
+ * clip leaves the rest translations you put there.  Tracks whose target is
+ * >= pose->joint_count are skipped.  Weights tracks are not touched (see
+ * mn_clip_sample_weights).  Pure, allocation-free.
+ */
+MN_API void mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose);
+
+/*
+ * Sample the weights track of `target` at t into out[count].  Returns false,
+ * leaving out unchanged, when the clip has no weights track for that target;
+ * writes min(count, the track's components) values.
+ */
+MN_API bool mn_clip_sample_weights(const mn_clip *clip, float t, uint32_t target, float *out,
+                                   uint32_t count);
+
+/*
+ * A per-player cursor: remembers the key span each track was last sampled
+ * in, so forward playback finds the next span in O(1).  It only speeds the
+ * search; results are identical to mn_clip_sample for every t, in any order.
+ */
+typedef struct mn_clip_cursor {
+    const mn_clip *clip;
+    uint32_t *spans;             /* one per track, in caller storage */
+} mn_clip_cursor;
+
+/* Bytes of storage a cursor for this clip needs. */
+MN_API size_t mn_clip_cursor_storage_size(const mn_clip *clip);
+
+/* Set up a cursor over caller storage (mn_clip_cursor_storage_size bytes, 4-aligned). */
+MN_API void mn_clip_cursor_init(mn_clip_cursor *cursor, const mn_clip *clip, void *storage);
+
+/* mn_clip_sample with a cursor (which must belong to this clip). */
+MN_API void mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor,
+                                  mn_pose *pose);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARIONETTE_CLIP_H */

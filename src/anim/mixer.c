@@ -1,0 +1,647 @@
+/*
+ * The clip mixer (model-files-3d's AnimMixer) over a model's whole node
+ * hierarchy.
+ *
+ * Everything is laid out at creation, in one arena: the rest pose and the
+ * pose being built, the fade's snapshot, locals and worlds, morph weights,
+ * the clip cursor, and two index lists that keep the frame small:
+ *   - `animated`: nodes some clip drives (translation, rotation or scale);
+ *     only these are reset, blended and re-baked each frame;
+ *   - `dynamic`: the animated nodes and their descendants, parents first;
+ *     only their worlds can change, so only they are recomposed.
+ * Every other node keeps the local and world computed at creation.
+ */
+#include <marionette/math.h>
+#include <marionette/mixer.h>
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+struct mn_mixer {
+    mn_arena arena;              /* owns everything below except owned clips */
+    mn_allocator allocator;
+    const mn_model *model;
+
+    uint32_t clip_count;
+    const mn_clip **clips;
+    bool owns_clips;             /* built by create (freed by free) rather than borrowed */
+
+    uint32_t node_count;
+    int32_t *parents;            /* node order, -1 for roots */
+    uint32_t *animated;          /* nodes a clip drives, ascending */
+    uint32_t animated_count;
+    uint32_t *dynamic;           /* animated nodes and their descendants, parents first */
+    uint32_t dynamic_count;
+
+    mn_pose rest;                /* the nodes' TRS as loaded */
+    mn_pose pose;                /* the pose of the last update */
+    mn_pose from;                /* the fade's starting snapshot */
+    float *locals, *worlds;      /* 16 floats a node */
+
+    uint32_t *weight_offset;     /* per node, into the weights arrays */
+    uint32_t *weight_count;      /* per node, 0 when the node has no morphable mesh */
+    uint32_t *weighted;          /* nodes with weight_count > 0 */
+    uint32_t weighted_count;
+    uint32_t weight_total;
+    float *weights, *weights_rest, *weights_from;
+
+    void *cursor_storage;        /* sized for the clip with the most tracks */
+    mn_clip_cursor cursor;
+
+    /* playback */
+    uint32_t current;            /* MN_NONE before the first play */
+    double time;                 /* double so long runs of small dt do not drift */
+    float speed;
+    bool loop, paused, done;
+    bool dirty;                  /* play or seek since the last update */
+    bool fading;
+    double fade_elapsed;
+    float fade_duration;
+};
+
+/* ---- creation ------------------------------------------------------------- */
+
+/*
+ * Parent-first order of every node: depth by walking up (memoised), then a
+ * counting sort by depth.  A walk longer than node_count steps is a cycle,
+ * which only a hand-built model can have.
+ */
+static mn_status parent_first_order(const mn_model *model, mn_arena *arena, int32_t *parents,
+                                    uint32_t *order, mn_error *err)
+{
+    uint32_t n = model->node_count;
+    uint32_t *depth = mn_arena_calloc(arena, n ? n : 1, sizeof *depth, 4);
+    uint32_t *start = mn_arena_calloc(arena, (size_t)n + 1, sizeof *start, 4);
+    if (!depth || !start)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = model->nodes[i].parent;
+        if (p != MN_NONE && p >= n)
+            return mn_error_set(err, MN_INDEX_RANGE, "nodes", -1,
+                                "nodes[%u]: parent %u is out of range (%u nodes)", i, p, n);
+        parents[i] = p == MN_NONE ? -1 : (int32_t)p;
+        depth[i] = UINT32_MAX; /* unknown */
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        /* Walk up to a root or a node of known depth, counting steps. */
+        uint32_t steps = 0, at = i;
+        while (depth[at] == UINT32_MAX && parents[at] >= 0) {
+            at = (uint32_t)parents[at];
+            if (++steps > n)
+                return mn_error_set(err, MN_HIERARCHY, "nodes", -1,
+                                    "nodes[%u]: its parent chain loops", i);
+        }
+        uint32_t base = depth[at] != UINT32_MAX ? depth[at] : 0;
+        if (depth[at] == UINT32_MAX)
+            depth[at] = 0;
+        /* Walk again, writing depths from the bottom: node i is `steps` below `at`. */
+        uint32_t d = base + steps;
+        for (uint32_t k = i; k != at; k = (uint32_t)parents[k])
+            depth[k] = d--;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        start[depth[i] + 1]++;
+    for (uint32_t d = 0; d < n; d++)
+        start[d + 1] += start[d];
+    for (uint32_t i = 0; i < n; i++)
+        order[start[depth[i]]++] = i;
+    return MN_OK;
+}
+
+/* Does any clip drive node's translation, rotation or scale? */
+static void mark_animated(const mn_mixer *m, uint8_t *animated)
+{
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        uint32_t tracks = mn_clip_track_count(m->clips[c]);
+        for (uint32_t k = 0; k < tracks; k++) {
+            const mn_track *tr = mn_clip_track(m->clips[c], k);
+            if (tr->path != MN_PATH_WEIGHTS && tr->target < m->node_count && tr->key_count > 0)
+                animated[tr->target] = 1;
+        }
+    }
+}
+
+/* The morph target count of a mesh: its weights, or its widest primitive's targets. */
+static uint32_t mesh_target_count(const mn_mesh *mesh)
+{
+    uint32_t count = mesh->weight_count;
+    for (uint32_t p = 0; p < mesh->primitive_count; p++)
+        if (mesh->primitives[p].target_count > count)
+            count = mesh->primitives[p].target_count;
+    return count;
+}
+
+/* Weight slots per node, and their rest values: the node's, else the mesh's, else zeros. */
+static mn_status lay_out_weights(mn_mixer *m, mn_arena *arena, mn_error *err)
+{
+    const mn_model *model = m->model;
+    uint32_t n = m->node_count;
+    m->weight_offset = mn_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
+    m->weight_count = mn_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
+    m->weighted = mn_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
+    if (!m->weight_offset || !m->weight_count || !m->weighted)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    size_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t mesh = model->nodes[i].mesh;
+        uint32_t count = mesh < model->mesh_count ? mesh_target_count(&model->meshes[mesh]) : 0;
+        m->weight_offset[i] = (uint32_t)total;
+        m->weight_count[i] = count;
+        if (count)
+            m->weighted[m->weighted_count++] = i;
+        total += count;
+        if (total > UINT32_MAX / 4)
+            return mn_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: too many morph weights");
+    }
+    m->weight_total = (uint32_t)total;
+    size_t slots = total ? total : 1;
+    m->weights = mn_arena_calloc(arena, slots, sizeof(float), 16);
+    m->weights_rest = mn_arena_calloc(arena, slots, sizeof(float), 16);
+    m->weights_from = mn_arena_calloc(arena, slots, sizeof(float), 16);
+    if (!m->weights || !m->weights_rest || !m->weights_from)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        const mn_node *node = &model->nodes[i];
+        float *w = m->weights_rest + m->weight_offset[i];
+        uint32_t count = m->weight_count[i];
+        if (!count)
+            continue;
+        const float *src = node->weights;
+        uint32_t have = node->weight_count;
+        if (!src || have == 0) {
+            src = model->meshes[node->mesh].weights;
+            have = model->meshes[node->mesh].weight_count;
+        }
+        for (uint32_t k = 0; k < count; k++)
+            w[k] = src && k < have ? src[k] : 0.0f;
+    }
+    memcpy(m->weights, m->weights_rest, slots * sizeof(float));
+    return MN_OK;
+}
+
+static mn_status alloc_pose(mn_arena *arena, mn_pose *pose, uint32_t joints, mn_error *err)
+{
+    size_t size = mn_pose_storage_size(joints);
+    if (size == SIZE_MAX)
+        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: %u nodes overflow a pose", joints);
+    void *storage = mn_arena_alloc(arena, size ? size : 16, 16);
+    if (!storage)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    mn_pose_init(pose, joints, storage);
+    return MN_OK;
+}
+
+/* world = parent's world × local, or the local for a root. */
+static inline void compose_world(mn_mixer *m, uint32_t node)
+{
+    float *world = m->worlds + 16 * (size_t)node;
+    const float *local = m->locals + 16 * (size_t)node;
+    int32_t p = m->parents[node];
+    if (p < 0)
+        memcpy(world, local, 16 * sizeof(float));
+    else
+        mn_mat4_mul(world, m->worlds + 16 * (size_t)p, local);
+}
+
+/* Everything that depends on the model and the clips, not on playback. */
+static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
+{
+    const mn_model *model = m->model;
+    uint32_t n = m->node_count;
+    size_t slots = n ? n : 1;
+    m->parents = mn_arena_calloc(arena, slots, sizeof(int32_t), 4);
+    uint32_t *order = mn_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    uint8_t *animated = mn_arena_calloc(arena, slots, 1, 1);
+    uint8_t *dynamic = mn_arena_calloc(arena, slots, 1, 1);
+    m->animated = mn_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    m->dynamic = mn_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    m->locals = mn_arena_calloc(arena, slots * 16, sizeof(float), 16);
+    m->worlds = mn_arena_calloc(arena, slots * 16, sizeof(float), 16);
+    if (!m->parents || !order || !animated || !dynamic || !m->animated || !m->dynamic ||
+        !m->locals || !m->worlds)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+
+    mn_status st = parent_first_order(model, arena, m->parents, order, err);
+    if (st != MN_OK)
+        return st;
+    if ((st = alloc_pose(arena, &m->rest, n, err)) != MN_OK ||
+        (st = alloc_pose(arena, &m->pose, n, err)) != MN_OK ||
+        (st = alloc_pose(arena, &m->from, n, err)) != MN_OK)
+        return st;
+    for (uint32_t i = 0; i < n; i++) {
+        const mn_node *node = &model->nodes[i];
+        mn_pose_set_joint(&m->rest, i, node->translation, node->rotation, node->scale);
+        mn_mat4_compose(m->locals + 16 * (size_t)i, node->translation, node->rotation, node->scale);
+    }
+    mn_pose_copy(&m->pose, &m->rest);
+    mn_pose_copy(&m->from, &m->rest);
+
+    mark_animated(m, animated);
+    for (uint32_t i = 0; i < n; i++)
+        if (animated[i])
+            m->animated[m->animated_count++] = i;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = order[k];
+        compose_world(m, i); /* the rest worlds of every node */
+        int32_t p = m->parents[i];
+        dynamic[i] = animated[i] || (p >= 0 && dynamic[p]);
+        if (dynamic[i])
+            m->dynamic[m->dynamic_count++] = i;
+    }
+
+    if ((st = lay_out_weights(m, arena, err)) != MN_OK)
+        return st;
+
+    size_t cursor_size = 0;
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        size_t s = mn_clip_cursor_storage_size(m->clips[c]);
+        if (s > cursor_size)
+            cursor_size = s;
+    }
+    m->cursor_storage = mn_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
+    if (!m->cursor_storage)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    mn_clip_cursor_init(&m->cursor, NULL, m->cursor_storage);
+    return MN_OK;
+}
+
+/* The clip list: borrowed from the options, or one built per animation. */
+static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_options *options,
+                              mn_error *err)
+{
+    if (options && options->clips) {
+        m->clip_count = options->clip_count;
+        m->clips = mn_arena_calloc(arena, m->clip_count ? m->clip_count : 1, sizeof *m->clips,
+                                   sizeof(void *));
+        if (!m->clips)
+            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        for (uint32_t c = 0; c < m->clip_count; c++) {
+            if (!options->clips[c])
+                return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                                    "mixer options: clips[%u] is NULL", c);
+            m->clips[c] = options->clips[c];
+        }
+        return MN_OK;
+    }
+    const mn_model *model = m->model;
+    m->owns_clips = true;
+    m->clips = mn_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
+                               sizeof *m->clips, sizeof(void *));
+    if (!m->clips)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    mn_clip_options clip_options = {.allocator = m->allocator};
+    for (uint32_t a = 0; a < model->animation_count; a++) {
+        mn_clip *clip = NULL;
+        mn_status st = mn_clip_from_gltf(model, a, &clip_options, &clip, err);
+        if (st != MN_OK)
+            return st;
+        m->clips[m->clip_count++] = clip; /* counted as built, so a failure frees it */
+    }
+    return MN_OK;
+}
+
+static void free_owned_clips(mn_mixer *m)
+{
+    if (!m->owns_clips)
+        return;
+    for (uint32_t c = 0; c < m->clip_count; c++)
+        mn_clip_free((mn_clip *)m->clips[c]);
+    m->clip_count = 0;
+}
+
+mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options, mn_mixer **out,
+                          mn_error *err)
+{
+    mn_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (!model || !out)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "mn_mixer_create: model and out must not be NULL");
+    if (model->node_count && !model->nodes)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_create: model has no nodes array");
+
+    mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
+    mn_arena arena;
+    mn_arena_init(&arena, &allocator);
+    mn_mixer *m = mn_arena_calloc(&arena, 1, sizeof *m, 16);
+    if (!m) {
+        mn_arena_release(&arena);
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+    }
+    m->allocator = allocator;
+    m->model = model;
+    m->node_count = model->node_count;
+    m->current = MN_NONE;
+    m->speed = 1.0f;
+    m->loop = true;
+
+    mn_status st = gather_clips(m, &arena, options, err);
+    if (st == MN_OK)
+        st = lay_out(m, &arena, err);
+    if (st != MN_OK) {
+        free_owned_clips(m);
+        mn_arena_release(&arena);
+        return st;
+    }
+    m->arena = arena; /* the arena's blocks now belong to the mixer it holds */
+    *out = m;
+    return MN_OK;
+}
+
+void mn_mixer_free(mn_mixer *mixer)
+{
+    if (!mixer)
+        return;
+    free_owned_clips(mixer);
+    mn_arena arena = mixer->arena; /* copy first: the mixer lives inside it */
+    mn_arena_release(&arena);
+}
+
+/* ---- clips ------------------------------------------------------------------ */
+
+uint32_t mn_mixer_clip_count(const mn_mixer *mixer)
+{
+    return mixer ? mixer->clip_count : 0;
+}
+
+const mn_clip *mn_mixer_clip(const mn_mixer *mixer, uint32_t index)
+{
+    return mixer && index < mixer->clip_count ? mixer->clips[index] : NULL;
+}
+
+uint32_t mn_mixer_find_clip(const mn_mixer *mixer, const char *name)
+{
+    if (!mixer || !name)
+        return MN_NONE;
+    for (uint32_t c = 0; c < mixer->clip_count; c++)
+        if (strcmp(mn_clip_name(mixer->clips[c]), name) == 0)
+            return c;
+    return MN_NONE;
+}
+
+/* ---- playing ------------------------------------------------------------------ */
+
+static double current_duration(const mn_mixer *m)
+{
+    return m->current == MN_NONE ? 0.0 : (double)mn_clip_duration(m->clips[m->current]);
+}
+
+/* t placed into the clip: wrapped into [0, d) when looping, clamped to [0, d] otherwise. */
+static double place_time(double t, double d, bool loop)
+{
+    if (!(d > 0.0))
+        return 0.0;
+    if (loop) {
+        t = fmod(t, d);
+        if (t < 0.0)
+            t += d;
+        return t < d ? t : 0.0; /* t + d can round up to d */
+    }
+    return t < 0.0 ? 0.0 : t > d ? d : t;
+}
+
+mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *options,
+                        mn_error *err)
+{
+    mn_error_clear(err);
+    if (!mixer)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_play: mixer is NULL");
+    mn_play_options o = options ? *options : (mn_play_options){0};
+    if (!(o.fade >= 0.0f) || !isfinite(o.fade))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "mn_mixer_play: fade %g must be a finite number >= 0", (double)o.fade);
+    if (!isfinite(o.speed) || !isfinite(o.at))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "mn_mixer_play: speed and at must be finite");
+    if (index >= mixer->clip_count)
+        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+                            "mn_mixer_play: clip %u is out of range (the mixer has %u)", index,
+                            mixer->clip_count);
+
+    if (o.fade > 0.0f) {
+        /* Fade from what is on screen now, whatever produced it. */
+        mn_pose_copy(&mixer->from, &mixer->pose);
+        memcpy(mixer->weights_from, mixer->weights, (size_t)mixer->weight_total * sizeof(float));
+        mixer->fading = true;
+        mixer->fade_elapsed = 0.0;
+        mixer->fade_duration = o.fade;
+    } else {
+        mixer->fading = false;
+    }
+    mixer->current = index;
+    mixer->loop = !o.once;
+    mixer->speed = o.speed == 0.0f ? 1.0f : o.speed;
+    mixer->time = place_time(o.at, current_duration(mixer), mixer->loop);
+    mixer->paused = false;
+    mixer->done = false;
+    mixer->dirty = true;
+    mn_clip_cursor_init(&mixer->cursor, mixer->clips[index], mixer->cursor_storage);
+    return MN_OK;
+}
+
+mn_status mn_mixer_play_named(mn_mixer *mixer, const char *name, const mn_play_options *options,
+                              mn_error *err)
+{
+    mn_error_clear(err);
+    if (!mixer || !name)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "mn_mixer_play_named: mixer and name must not be NULL");
+    uint32_t index = mn_mixer_find_clip(mixer, name);
+    if (index == MN_NONE)
+        return mn_error_set(err, MN_INVALID_VALUE, NULL, -1,
+                            "no clip is named \"%.180s\" (the mixer has %u clips)", name,
+                            mixer->clip_count);
+    return mn_mixer_play(mixer, index, options, err);
+}
+
+void mn_mixer_seek(mn_mixer *mixer, float t)
+{
+    if (!mixer || mixer->current == MN_NONE || !isfinite(t))
+        return;
+    mixer->time = place_time(t, current_duration(mixer), mixer->loop);
+    mixer->done = false; /* a one-shot sought anywhere plays on from there */
+    mixer->dirty = true;
+}
+
+void mn_mixer_pause(mn_mixer *mixer)
+{
+    if (mixer)
+        mixer->paused = true;
+}
+
+void mn_mixer_resume(mn_mixer *mixer)
+{
+    if (mixer)
+        mixer->paused = false;
+}
+
+void mn_mixer_set_speed(mn_mixer *mixer, float speed)
+{
+    if (mixer && isfinite(speed))
+        mixer->speed = speed;
+}
+
+/* ---- state -------------------------------------------------------------------- */
+
+uint32_t mn_mixer_current(const mn_mixer *mixer)
+{
+    return mixer ? mixer->current : MN_NONE;
+}
+
+float mn_mixer_time(const mn_mixer *mixer)
+{
+    return mixer ? (float)mixer->time : 0.0f;
+}
+
+float mn_mixer_speed(const mn_mixer *mixer)
+{
+    return mixer ? mixer->speed : 0.0f;
+}
+
+bool mn_mixer_playing(const mn_mixer *mixer)
+{
+    return mixer && mixer->current != MN_NONE && !mixer->paused && !mixer->done;
+}
+
+bool mn_mixer_paused(const mn_mixer *mixer)
+{
+    return mixer && mixer->paused;
+}
+
+bool mn_mixer_done(const mn_mixer *mixer)
+{
+    return mixer && mixer->done;
+}
+
+bool mn_mixer_fading(const mn_mixer *mixer)
+{
+    return mixer && mixer->fading;
+}
+
+/* ---- the frame ------------------------------------------------------------------ */
+
+static void advance_time(mn_mixer *m, float dt)
+{
+    double d = current_duration(m);
+    double t = m->time + (double)dt * (double)m->speed;
+    if (m->loop) {
+        m->time = place_time(t, d, true);
+    } else if (m->speed >= 0.0f && t >= d) {
+        m->time = d;
+        m->done = true;
+    } else if (m->speed < 0.0f && t <= 0.0) {
+        m->time = 0.0;
+        m->done = true;
+    } else {
+        m->time = t;
+    }
+}
+
+/* pose = from + (pose − from)·w on the animated nodes (lerp t/s, slerp r), weights likewise. */
+static void blend_from_snapshot(mn_mixer *m, float w)
+{
+    for (uint32_t k = 0; k < m->animated_count; k++) {
+        size_t i = m->animated[k];
+        const float *ft = m->from.translations + 3 * i, *fs = m->from.scales + 3 * i;
+        float *pt = m->pose.translations + 3 * i, *ps = m->pose.scales + 3 * i;
+        for (int c = 0; c < 3; c++) {
+            pt[c] = ft[c] + (pt[c] - ft[c]) * w;
+            ps[c] = fs[c] + (ps[c] - fs[c]) * w;
+        }
+        float *pr = m->pose.rotations + 4 * i;
+        mn_quat_slerp(pr, m->from.rotations + 4 * i, pr, w);
+    }
+    for (uint32_t k = 0; k < m->weight_total; k++)
+        m->weights[k] = m->weights_from[k] + (m->weights[k] - m->weights_from[k]) * w;
+}
+
+/* Sample the current clip at the current time, blend, bake, compose. */
+static void evaluate(mn_mixer *m)
+{
+    const mn_clip *clip = m->clips[m->current];
+    float t = (float)m->time;
+
+    /* Rest first, so what the clip does not drive keeps its rest value.  Only
+       animated nodes can differ from rest in any pose the mixer makes. */
+    for (uint32_t k = 0; k < m->animated_count; k++) {
+        size_t i = m->animated[k];
+        memcpy(m->pose.translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
+        memcpy(m->pose.rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
+        memcpy(m->pose.scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
+    }
+    mn_clip_sample_cursor(clip, t, &m->cursor, &m->pose);
+
+    memcpy(m->weights, m->weights_rest, (size_t)m->weight_total * sizeof(float));
+    for (uint32_t k = 0; k < m->weighted_count; k++) {
+        uint32_t node = m->weighted[k];
+        mn_clip_sample_weights(clip, t, node, m->weights + m->weight_offset[node],
+                               m->weight_count[node]);
+    }
+
+    if (m->fading)
+        blend_from_snapshot(m, (float)(m->fade_elapsed / (double)m->fade_duration));
+
+    for (uint32_t k = 0; k < m->animated_count; k++) {
+        size_t i = m->animated[k];
+        mn_mat4_compose(m->locals + 16 * i, m->pose.translations + 3 * i,
+                        m->pose.rotations + 4 * i, m->pose.scales + 3 * i);
+    }
+    for (uint32_t k = 0; k < m->dynamic_count; k++)
+        compose_world(m, m->dynamic[k]);
+}
+
+bool mn_mixer_update(mn_mixer *mixer, float dt)
+{
+    if (!mixer || mixer->current == MN_NONE)
+        return false;
+    if (!(dt > 0.0f) || !isfinite(dt))
+        dt = 0.0f;
+    bool time_runs = !mixer->paused && !mixer->done;
+    bool fade_runs = !mixer->paused && mixer->fading;
+    if (!time_runs && !fade_runs && !mixer->dirty)
+        return false; /* frozen: the outputs already hold this pose */
+    if (time_runs)
+        advance_time(mixer, dt);
+    if (fade_runs) {
+        mixer->fade_elapsed += dt;
+        if (mixer->fade_elapsed >= (double)mixer->fade_duration)
+            mixer->fading = false;
+    }
+    evaluate(mixer);
+    mixer->dirty = false;
+    return true;
+}
+
+uint32_t mn_mixer_node_count(const mn_mixer *mixer)
+{
+    return mixer ? mixer->node_count : 0;
+}
+
+const mn_pose *mn_mixer_pose(const mn_mixer *mixer)
+{
+    return mixer ? &mixer->pose : NULL;
+}
+
+const float *mn_mixer_locals(const mn_mixer *mixer)
+{
+    return mixer ? mixer->locals : NULL;
+}
+
+const float *mn_mixer_worlds(const mn_mixer *mixer)
+{
+    return mixer ? mixer->worlds : NULL;
+}
+
+const float *mn_mixer_weights(const mn_mixer *mixer, uint32_t node, uint32_t *count)
+{
+    if (count)
+        *count = 0;
+    if (!mixer || node >= mixer->node_count || mixer->weight_count[node] == 0)
+        return NULL;
+    if (count)
+        *count = mixer->weight_count[node];
+    return mixer->weights + mixer->weight_offset[node];
+}

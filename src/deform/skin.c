@@ -1,0 +1,226 @@
+/*
+ * Linear-blend skinning: checking a job, choosing a kernel, and the scalar
+ * reference every SIMD kernel is measured against.
+ *
+ * The arithmetic, which every kernel follows (the SIMD ones may fuse a
+ * multiply and an add, or add the same terms in another order, so they agree
+ * with this one within float rounding, 1e-6 relative, not bit for bit):
+ *
+ *   M      = Σ_k w_k · palette[j_k]      the affine part only (12 floats):
+ *                                        blending the matrices once and
+ *                                        transforming once costs less than
+ *                                        transforming by every influence
+ *   p'     = M · (p, 1)
+ *   n'     = normalize(M3x3 · n)
+ *   t'.xyz = normalize(M3x3 · t.xyz),    t'.w = t.w
+ *   normalize(v) = v · (1 / sqrt(v·v)), and a vector of zero length (or one
+ *   whose squared length underflows) becomes zero, never NaN.
+ *
+ * The palette's fourth row is never read for the result, so a palette whose
+ * last row is not exactly 0 0 0 1 skins as if it were.  Zero weights are not
+ * skipped: a branch per influence costs more than the multiply, and every
+ * kernel then reads the same matrices.
+ */
+#include "deform/deform_internal.h"
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- the scalar reference ------------------------------------------------ */
+
+/* m[c*3 + r] = Σ_k w_k · P_k[c*4 + r]: columns 0..3, rows 0..2 of the blend. */
+static inline void blend_scalar(const mn_skin_streams *s, size_t v, size_t ic, float m[12])
+{
+    const uint16_t *j = s->joints + v * ic;
+    const float *w = s->weights + v * ic;
+    const float *p = s->palette + 16 * (size_t)j[0];
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 3; r++)
+            m[c * 3 + r] = w[0] * p[c * 4 + r];
+    for (size_t k = 1; k < ic; k++) {
+        p = s->palette + 16 * (size_t)j[k];
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 3; r++)
+                m[c * 3 + r] = m[c * 3 + r] + w[k] * p[c * 4 + r];
+    }
+}
+
+/* out = normalize(M3x3 · d); out may alias d (d is read first). */
+static inline void transform_dir_scalar(const float m[12], const float d[3], float out[3])
+{
+    float x = d[0], y = d[1], z = d[2];
+    float r[3];
+    for (int i = 0; i < 3; i++)
+        r[i] = (m[i] * x + m[3 + i] * y) + m[6 + i] * z;
+    float len2 = (r[0] * r[0] + r[1] * r[1]) + r[2] * r[2];
+    float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+    out[0] = r[0] * inv;
+    out[1] = r[1] * inv;
+    out[2] = r[2] * inv;
+}
+
+static inline void skin_scalar_n(const mn_skin_streams *s, size_t ic)
+{
+    for (size_t v = 0; v < s->count; v++) {
+        float m[12];
+        blend_scalar(s, v, ic, m);
+
+        const float *p = s->positions + v * s->position_stride;
+        float x = p[0], y = p[1], z = p[2];
+        float *op = s->out_positions + v * s->out_position_stride;
+        for (int i = 0; i < 3; i++)
+            op[i] = ((m[i] * x + m[3 + i] * y) + m[6 + i] * z) + m[9 + i];
+
+        if (s->normals)
+            transform_dir_scalar(m, s->normals + v * s->normal_stride,
+                                 s->out_normals + v * s->out_normal_stride);
+        if (s->tangents) {
+            const float *t = s->tangents + v * s->tangent_stride;
+            float *ot = s->out_tangents + v * s->out_tangent_stride;
+            float w = t[3];
+            transform_dir_scalar(m, t, ot);
+            ot[3] = w;
+        }
+    }
+}
+
+void mn_skin_scalar(const mn_skin_streams *s)
+{
+    /* Constant influence counts let the compiler unroll the blend. */
+    switch (s->influences) {
+    case 4: skin_scalar_n(s, 4); break;
+    case 8: skin_scalar_n(s, 8); break;
+    default: skin_scalar_n(s, s->influences); break;
+    }
+}
+
+/* ---- choosing a kernel ------------------------------------------------------- */
+
+mn_simd_level mn_simd_detect(void)
+{
+#if MN_SKIN_X86
+    /* libgcc's cpu model checks that the OS saves the YMM state too. */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return MN_SIMD_AVX2_FMA;
+    return MN_SIMD_SSE2;
+#else
+    return MN_SIMD_SCALAR;
+#endif
+}
+
+/* ---- checking a job ---------------------------------------------------------- */
+
+static const char *const field_names[] = {"joints", "weights", "palette", "positions",
+                                          "out_positions"};
+
+/*
+ * The cheap checks (no scan of the data), shared by mn_skin_job_validate and
+ * mn_skin_run, and the job with its defaults filled in.
+ */
+static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_streams *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!job)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the skinning job is NULL");
+    if (job->influence_count == 0)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "influence_count is 0: every vertex needs at least one influence");
+
+    const void *required[] = {job->joints, job->weights, job->palette, job->positions,
+                              job->out_positions};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!required[i] && job->vertex_count > 0)
+            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s is NULL", field_names[i]);
+    if (job->palette_count == 0 && job->vertex_count > 0)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "palette_count is 0: the joints have no matrix to index");
+    if (job->normals && !job->out_normals)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "normals are given but out_normals is NULL");
+    if (job->tangents && !job->out_tangents)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "tangents are given but out_tangents is NULL");
+
+    struct { uint32_t stride, least; const char *name; } strides[] = {
+        {job->position_stride, 3, "position_stride"},
+        {job->normal_stride, 3, "normal_stride"},
+        {job->tangent_stride, 4, "tangent_stride"},
+        {job->out_position_stride, 3, "out_position_stride"},
+        {job->out_normal_stride, 3, "out_normal_stride"},
+        {job->out_tangent_stride, 4, "out_tangent_stride"},
+    };
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++)
+        if (strides[i].stride != 0 && strides[i].stride < strides[i].least)
+            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                                "%s is %u floats, less than the %u floats of a vertex "
+                                "(0 means %u)",
+                                strides[i].name, strides[i].stride, strides[i].least,
+                                strides[i].least);
+
+    s->count = job->vertex_count;
+    s->influences = job->influence_count;
+    s->joints = job->joints;
+    s->weights = job->weights;
+    s->palette = job->palette;
+    s->positions = job->positions;
+    s->position_stride = job->position_stride ? job->position_stride : 3;
+    s->normals = job->normals;
+    s->normal_stride = job->normal_stride ? job->normal_stride : 3;
+    s->tangents = job->tangents;
+    s->tangent_stride = job->tangent_stride ? job->tangent_stride : 4;
+    s->out_positions = job->out_positions;
+    s->out_position_stride = job->out_position_stride ? job->out_position_stride : 3;
+    s->out_normals = job->normals ? job->out_normals : NULL;
+    s->out_normal_stride = job->out_normal_stride ? job->out_normal_stride : 3;
+    s->out_tangents = job->tangents ? job->out_tangents : NULL;
+    s->out_tangent_stride = job->out_tangent_stride ? job->out_tangent_stride : 4;
+    return MN_OK;
+}
+
+mn_status mn_skin_job_validate(const mn_skin_job *job, mn_error *err)
+{
+    mn_skin_streams s;
+    mn_status st = check_job(job, err, &s);
+    if (st != MN_OK)
+        return st;
+    size_t n = (size_t)job->vertex_count * job->influence_count;
+    for (size_t i = 0; i < n; i++)
+        if (job->joints[i] >= job->palette_count)
+            return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+                                "joints[%zu] (vertex %zu, influence %zu) is %u, not below "
+                                "palette_count %u",
+                                i, i / job->influence_count, i % job->influence_count,
+                                (unsigned)job->joints[i], job->palette_count);
+    mn_error_clear(err);
+    return MN_OK;
+}
+
+mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
+{
+    mn_skin_streams s;
+    mn_status st = check_job(job, NULL, &s);
+    if (st != MN_OK || s.count == 0)
+        return st;
+    mn_simd_level best = mn_simd_detect();
+    if (level > best)
+        level = best;
+#if MN_SKIN_X86
+    if (level == MN_SIMD_AVX2_FMA) {
+        mn_skin_avx2(&s);
+        return MN_OK;
+    }
+    if (level == MN_SIMD_SSE2) {
+        mn_skin_sse2(&s);
+        return MN_OK;
+    }
+#endif
+    mn_skin_scalar(&s);
+    return MN_OK;
+}
+
+mn_status mn_skin_run(const mn_skin_job *job)
+{
+    return mn_skin_run_with(job, MN_SIMD_AVX2_FMA);
+}

@@ -1,0 +1,229 @@
+/*
+ * Skinning with SSE2 (the x86-64 baseline, so always available there).
+ *
+ * One vertex at a time, the blended matrix held as four column vectors (the
+ * layout of the palette, so each influence is four aligned-or-not loads and
+ * no shuffle); each stream is then a broadcast-multiply-add per component.
+ * Normalising needs 1/sqrt of a horizontal sum, which is slow one vector at a
+ * time, so normals and tangents are normalised four vertices at once: the
+ * squared components are transposed into x², y², z² rows, summed in the
+ * reference's order, and one sqrt and one division serve four vertices.
+ * Additions run in the scalar reference's order and there is no FMA, so this
+ * kernel gives the reference's bits.
+ *
+ * Loads touch only the floats of their vertex (3 for positions and normals,
+ * 4 for tangents), so nothing is read past the end of a stream.  Outputs are
+ * written once a group of four has been read entirely, which makes in place
+ * safe; in packed streams (stride 3) the first three vertices of a group are
+ * stored 16 bytes at a time, the fourth lane landing on the next vertex of
+ * the same group and overwritten by it (see store_xyz), so nothing outside
+ * the group's own floats is ever written.
+ */
+#include "deform/deform_internal.h"
+
+#if MN_SKIN_X86
+
+#include <emmintrin.h>
+
+#define SSE2_INLINE static inline __attribute__((always_inline))
+
+typedef struct cols4 {
+    __m128 c0, c1, c2, c3;
+} cols4;
+
+/* M = Σ w_k · palette[j_k], column by column (row 3 computed and ignored). */
+SSE2_INLINE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
+{
+    const float *m = pal + 16 * (size_t)j[0];
+    __m128 wk = _mm_set1_ps(w[0]);
+    cols4 c;
+    c.c0 = _mm_mul_ps(_mm_loadu_ps(m), wk);
+    c.c1 = _mm_mul_ps(_mm_loadu_ps(m + 4), wk);
+    c.c2 = _mm_mul_ps(_mm_loadu_ps(m + 8), wk);
+    c.c3 = _mm_mul_ps(_mm_loadu_ps(m + 12), wk);
+    for (size_t k = 1; k < ic; k++) {
+        m = pal + 16 * (size_t)j[k];
+        wk = _mm_set1_ps(w[k]);
+        c.c0 = _mm_add_ps(c.c0, _mm_mul_ps(_mm_loadu_ps(m), wk));
+        c.c1 = _mm_add_ps(c.c1, _mm_mul_ps(_mm_loadu_ps(m + 4), wk));
+        c.c2 = _mm_add_ps(c.c2, _mm_mul_ps(_mm_loadu_ps(m + 8), wk));
+        c.c3 = _mm_add_ps(c.c3, _mm_mul_ps(_mm_loadu_ps(m + 12), wk));
+    }
+    return c;
+}
+
+/* (c0·x + c1·y) + c2·z: the 3x3 part applied to (x, y, z). */
+SSE2_INLINE __m128 apply3(const cols4 *c, __m128 x, __m128 y, __m128 z)
+{
+    return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c->c0, x), _mm_mul_ps(c->c1, y)), _mm_mul_ps(c->c2, z));
+}
+
+/* Store lanes 0..2 (x y z) and nothing else. */
+SSE2_INLINE void store3(float *out, __m128 v)
+{
+    _mm_storel_pi((__m64 *)(void *)out, v);
+    _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
+}
+
+/*
+ * v[i] = v[i] / |v[i].xyz| for four vectors (lane 3 ignored), zero when the
+ * squared length is zero.  len² = (x² + y²) + z², as the reference adds.
+ */
+SSE2_INLINE void normalize4(__m128 v[4])
+{
+    __m128 s0 = _mm_mul_ps(v[0], v[0]), s1 = _mm_mul_ps(v[1], v[1]);
+    __m128 s2 = _mm_mul_ps(v[2], v[2]), s3 = _mm_mul_ps(v[3], v[3]);
+    __m128 t0 = _mm_unpacklo_ps(s0, s1);    /* x0 x1 y0 y1 */
+    __m128 t1 = _mm_unpacklo_ps(s2, s3);    /* x2 x3 y2 y3 */
+    __m128 t2 = _mm_unpackhi_ps(s0, s1);    /* z0 z1 .. .. */
+    __m128 t3 = _mm_unpackhi_ps(s2, s3);    /* z2 z3 .. .. */
+    __m128 xx = _mm_movelh_ps(t0, t1);
+    __m128 yy = _mm_movehl_ps(t1, t0);
+    __m128 zz = _mm_movelh_ps(t2, t3);
+    __m128 len2 = _mm_add_ps(_mm_add_ps(xx, yy), zz);
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+    inv = _mm_and_ps(inv, _mm_cmpgt_ps(len2, _mm_setzero_ps()));
+    v[0] = _mm_mul_ps(v[0], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0)));
+    v[1] = _mm_mul_ps(v[1], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(1, 1, 1, 1)));
+    v[2] = _mm_mul_ps(v[2], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(2, 2, 2, 2)));
+    v[3] = _mm_mul_ps(v[3], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(3, 3, 3, 3)));
+}
+
+/*
+ * The layout of a call: strides in floats.  With `packed` (every stride the
+ * default, the glTF layout) they are compile-time constants, which frees
+ * registers in the hot loop and allows the overlapping stores below.
+ */
+typedef struct layout {
+    bool packed, has_n, has_t;
+    size_t ic;
+} layout;
+
+#define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
+
+/* What a group of four vertices carries from its reads to its writes. */
+typedef struct group {
+    __m128 pos[4], nv[4], tv[4], tw[4];
+} group;
+
+/* Read and compute vertex v into slot b of g (nothing is written to the outputs yet). */
+SSE2_INLINE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
+{
+    cols4 c = blend(s->palette, s->joints + v * L.ic, s->weights + v * L.ic, L.ic);
+    const float *p = s->positions + v * STRIDE(L, s, position_stride, 3);
+    g->pos[b] = _mm_add_ps(apply3(&c, _mm_set1_ps(p[0]), _mm_set1_ps(p[1]), _mm_set1_ps(p[2])), c.c3);
+    if (L.has_n) {
+        const float *q = s->normals + v * STRIDE(L, s, normal_stride, 3);
+        g->nv[b] = apply3(&c, _mm_set1_ps(q[0]), _mm_set1_ps(q[1]), _mm_set1_ps(q[2]));
+    }
+    if (L.has_t) {
+        const float *q = s->tangents + v * STRIDE(L, s, tangent_stride, 4);
+        g->tw[b] = _mm_loadu_ps(q);
+        g->tv[b] = apply3(&c, _mm_shuffle_ps(g->tw[b], g->tw[b], _MM_SHUFFLE(0, 0, 0, 0)),
+                          _mm_shuffle_ps(g->tw[b], g->tw[b], _MM_SHUFFLE(1, 1, 1, 1)),
+                          _mm_shuffle_ps(g->tw[b], g->tw[b], _MM_SHUFFLE(2, 2, 2, 2)));
+    }
+}
+
+/*
+ * Store x y z of vertex b of a group.  In a packed stream of 3 floats, a
+ * 16-byte store of vertex b (< 3) spills its fourth lane onto vertex b+1's x,
+ * which the group has already read and which vertex b+1's own store then
+ * overwrites; the group's last vertex stores exactly 12 bytes, so nothing
+ * outside the group is touched.  One store instead of two.
+ */
+SSE2_INLINE void store_xyz(float *out, __m128 v, bool packed_full, size_t b)
+{
+    if (packed_full && b < 3)
+        _mm_storeu_ps(out, v);
+    else
+        store3(out, v);
+}
+
+/* Normalise, then write the outputs of vertices first .. first+n-1 (every input already read). */
+SSE2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
+                              bool full, group *g)
+{
+    size_t ps = STRIDE(L, s, out_position_stride, 3);
+    for (size_t b = 0; b < n; b++)
+        store_xyz(s->out_positions + (first + b) * ps, g->pos[b], L.packed && full, b);
+    if (L.has_n) {
+        normalize4(g->nv);
+        size_t ns = STRIDE(L, s, out_normal_stride, 3);
+        for (size_t b = 0; b < n; b++)
+            store_xyz(s->out_normals + (first + b) * ns, g->nv[b], L.packed && full, b);
+    }
+    if (L.has_t) {
+        normalize4(g->tv);
+        size_t ts = STRIDE(L, s, out_tangent_stride, 4);
+        const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+        for (size_t b = 0; b < n; b++) /* x y z skinned, w (handedness) from the input */
+            _mm_storeu_ps(s->out_tangents + (first + b) * ts,
+                          _mm_or_ps(_mm_and_ps(xyz, g->tv[b]), _mm_andnot_ps(xyz, g->tw[b])));
+    }
+}
+
+SSE2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
+{
+    /* A local copy: the compiler then knows no output store can change a pointer or stride. */
+    const mn_skin_streams st = *sp, *s = &st;
+    group g;
+    size_t v = 0;
+    for (; v + 4 <= s->count; v += 4) {
+        /* four calls, not a loop: the group's vectors stay in registers */
+        skin_vertex(s, L, v, &g, 0);
+        skin_vertex(s, L, v + 1, &g, 1);
+        skin_vertex(s, L, v + 2, &g, 2);
+        skin_vertex(s, L, v + 3, &g, 3);
+        finish_group(s, L, v, 4, true, &g);
+    }
+    if (v < s->count) {
+        for (size_t b = 0; b < 4; b++)
+            g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = _mm_setzero_ps();
+        for (size_t b = 0; v + b < s->count; b++)
+            skin_vertex(s, L, v + b, &g, b);
+        finish_group(s, L, v, s->count - v, false, &g);
+    }
+}
+
+/* One instance per stream set, so the group loop carries no per-vertex tests. */
+SSE2_INLINE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
+{
+    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
+    if (has_n && has_t)
+        skin_all(s, (layout){packed, true, true, ic});
+    else if (has_n)
+        skin_all(s, (layout){packed, true, false, ic});
+    else if (has_t)
+        skin_all(s, (layout){packed, false, true, ic});
+    else
+        skin_all(s, (layout){packed, false, false, ic});
+}
+
+/* Every stream at its default stride: positions and normals 3 floats, tangents 4. */
+static bool is_packed(const mn_skin_streams *s)
+{
+    return s->position_stride == 3 && s->normal_stride == 3 && s->tangent_stride == 4 &&
+           s->out_position_stride == 3 && s->out_normal_stride == 3 && s->out_tangent_stride == 4;
+}
+
+void mn_skin_sse2(const mn_skin_streams *s)
+{
+    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
+    bool packed = is_packed(s);
+    if (s->influences == 4 && packed)
+        skin_streams(s, 4, true);
+    else if (s->influences == 4)
+        skin_streams(s, 4, false);
+    else if (s->influences == 8 && packed)
+        skin_streams(s, 8, true);
+    else if (s->influences == 8)
+        skin_streams(s, 8, false);
+    else
+        skin_streams(s, s->influences, false);
+}
+
+#else
+/* ISO C wants a translation unit to declare something. */
+typedef int mn_skin_sse2_unused;
+#endif

@@ -1,0 +1,794 @@
+/*
+ * Model instances and crowds (src/rig/instance.c, src/rig/crowd.c) on the
+ * shared sample models: the rig's parts and unit-fit, placement in the
+ * engine's yaw/pitch/roll order with the fit and size, skinned vertices
+ * checked against palette × vertex computed here from the file's own
+ * accessors (SimpleSkin, RiggedSimple), morphed vertices (SimpleMorph), a
+ * mesh drawn by two nodes (SimpleMeshes), the visibility flag, zero
+ * allocations per frame, a crowd updated on a thread pool giving the bits of
+ * a serial loop, and every out-of-memory path of creation.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <marionette/clip.h>
+#include <marionette/gltf.h>
+#include <marionette/instance.h>
+#include <marionette/math.h>
+#include <marionette/mixer.h>
+
+#include "assert_near.h"
+#include "counting_alloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ASSETS "../shared/assets/gltf/"
+#define SIMPLE_SKIN ASSETS "SimpleSkin/glTF/SimpleSkin.gltf"
+#define RIGGED_SIMPLE ASSETS "RiggedSimple/glTF-Binary/RiggedSimple.glb"
+#define SIMPLE_MORPH ASSETS "SimpleMorph/glTF/SimpleMorph.gltf"
+#define SIMPLE_MESHES ASSETS "SimpleMeshes/glTF/SimpleMeshes.gltf"
+#define CESIUM_MAN ASSETS "CesiumMan/glTF-Binary/CesiumMan.glb"
+
+static mn_model *load(const char *path)
+{
+    mn_model *model = NULL;
+    mn_error err;
+    if (mn_gltf_read_file(path, NULL, &model, &err) != MN_OK)
+        fail_msg("%s: %s (%s)", path, err.message, err.path);
+    return model;
+}
+
+static mn_rig *make_rig(const mn_model *model, const mn_allocator *allocator)
+{
+    mn_rig *rig = NULL;
+    mn_error err;
+    mn_rig_options options = {.allocator = allocator ? *allocator : (mn_allocator){0}};
+    if (mn_rig_create(model, &options, &rig, &err) != MN_OK)
+        fail_msg("mn_rig_create: %s", err.message);
+    return rig;
+}
+
+static mn_instance *spawn(const mn_rig *rig, mn_instance_desc desc)
+{
+    mn_instance *in = NULL;
+    mn_error err;
+    if (mn_instance_create(rig, &desc, &in, &err) != MN_OK)
+        fail_msg("mn_instance_create: %s", err.message);
+    return in;
+}
+
+/* Show the instance's clip 0 at time t (paused there, so nothing moves on). */
+static void pose_at(mn_instance *in, float t)
+{
+    mn_mixer *mixer = mn_instance_mixer(in);
+    if (mn_mixer_current(mixer) == MN_NONE)
+        assert_int_equal(mn_mixer_play(mixer, 0, NULL, NULL), MN_OK);
+    mn_mixer_pause(mixer);
+    mn_mixer_seek(mixer, t);
+    mn_instance_update(in, 0.0f);
+}
+
+/* ---- what the file says, computed here ---------------------------------------------- */
+
+/* World matrices of every node with animation `anim` sampled at t (MN_NONE: rest). */
+static float *expected_worlds(const mn_model *model, uint32_t anim, float t)
+{
+    size_t n = model->node_count;
+    float *locals = calloc(16 * n, sizeof(float)), *worlds = calloc(16 * n, sizeof(float));
+    int32_t *parents = calloc(n, sizeof(int32_t));
+    for (size_t i = 0; i < n; i++) {
+        const mn_node *node = &model->nodes[i];
+        float tr[3], r[4], s[3];
+        memcpy(tr, node->translation, sizeof tr);
+        memcpy(r, node->rotation, sizeof r);
+        memcpy(s, node->scale, sizeof s);
+        for (uint32_t c = 0; anim != MN_NONE && c < model->animations[anim].channel_count; c++) {
+            const mn_channel *ch = &model->animations[anim].channels[c];
+            if (ch->node != i)
+                continue;
+            if (ch->path == MN_PATH_TRANSLATION)
+                mn_channel_sample(ch, t, tr);
+            else if (ch->path == MN_PATH_ROTATION)
+                mn_channel_sample(ch, t, r);
+            else if (ch->path == MN_PATH_SCALE)
+                mn_channel_sample(ch, t, s);
+        }
+        mn_mat4_compose(locals + 16 * i, tr, r, s);
+        parents[i] = node->parent == MN_NONE ? -1 : (int32_t)node->parent;
+    }
+    assert_int_equal(mn_compose_worlds(parents, n, locals, worlds, NULL), MN_OK);
+    free(locals);
+    free(parents);
+    return worlds;
+}
+
+/* The rest positions (and normals, when asked and present) of a primitive. */
+static float *attribute(const mn_model *model, const mn_primitive *prim, mn_semantic semantic)
+{
+    uint32_t a = mn_primitive_find(prim, semantic, 0);
+    if (a == MN_NONE)
+        return NULL;
+    size_t need = mn_accessor_unpack_floats(&model->accessors[a], NULL, 0);
+    float *out = calloc(need, sizeof(float));
+    mn_accessor_unpack_floats(&model->accessors[a], out, need);
+    return out;
+}
+
+/*
+ * Skinned positions and normals of the part's primitive: Σ w × palette[j] × v
+ * with palette[j] = world[skin.joints[j]] × inverseBind[j], in double.
+ */
+static void expected_skinned(const mn_model *model, const mn_part *part, const float *worlds,
+                             float *positions, float *normals)
+{
+    const mn_primitive *prim = &model->meshes[part->mesh].primitives[part->primitive];
+    const mn_skin *skin = &model->skins[part->skin];
+    size_t v = prim->vertex_count;
+    float *rest = attribute(model, prim, MN_SEMANTIC_POSITION);
+    float *rest_n = attribute(model, prim, MN_SEMANTIC_NORMAL);
+    uint16_t *joints = calloc(4 * v, sizeof(uint16_t));
+    float *weights = calloc(4 * v, sizeof(float));
+    assert_true(mn_primitive_skin_influences(model, prim, joints, weights));
+    float *palette = calloc(16 * (size_t)skin->joint_count, sizeof(float));
+    for (uint32_t j = 0; j < skin->joint_count; j++)
+        mn_mat4_mul(palette + 16 * j, worlds + 16 * (size_t)skin->joints[j], skin->inverse_bind + 16 * j);
+    for (size_t i = 0; i < v; i++) {
+        double p[3] = {0, 0, 0}, nn[3] = {0, 0, 0};
+        for (int k = 0; k < 4; k++) {
+            double w = weights[4 * i + k];
+            const float *m = palette + 16 * (size_t)joints[4 * i + k];
+            const float *x = rest + 3 * i;
+            for (int r = 0; r < 3; r++) {
+                p[r] += w * (m[r] * (double)x[0] + m[4 + r] * (double)x[1] + m[8 + r] * (double)x[2] + m[12 + r]);
+                if (rest_n) {
+                    const float *y = rest_n + 3 * i;
+                    nn[r] += w * (m[r] * (double)y[0] + m[4 + r] * (double)y[1] + m[8 + r] * (double)y[2]);
+                }
+            }
+        }
+        double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        for (int r = 0; r < 3; r++) {
+            positions[3 * i + r] = (float)p[r];
+            if (normals && rest_n)
+                normals[3 * i + r] = (float)(nn[r] / len);
+        }
+    }
+    free(rest);
+    free(rest_n);
+    free(joints);
+    free(weights);
+    free(palette);
+}
+
+static double model_extent(const mn_model *model)
+{
+    double e = 0;
+    for (int a = 0; a < 3; a++)
+        e = fmax(e, (double)model->bounds_max[a] - (double)model->bounds_min[a]);
+    return e;
+}
+
+/* ---- the rig ------------------------------------------------------------------------ */
+
+static void a_rig_lists_its_parts_clips_triangles_and_unit_fit(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    assert_ptr_equal(mn_rig_model(rig), model);
+    assert_int_equal(mn_rig_clip_count(rig), 1);
+    assert_non_null(mn_rig_clip(rig, 0));
+    assert_null(mn_rig_clip(rig, 1));
+    assert_int_equal(mn_rig_part_count(rig), 1);
+    const mn_part *part = mn_rig_part(rig, 0);
+    assert_int_equal(part->node, 0);
+    assert_int_equal(part->mesh, 0);
+    assert_int_equal(part->primitive, 0);
+    assert_int_equal(part->skin, 0);
+    assert_false(part->morphed);
+    assert_int_equal(part->vertex_count, 10);
+    assert_int_equal(part->triangle_count, 8);
+    assert_int_equal(part->material, MN_NONE);
+    assert_non_null(part->deform);
+    assert_null(mn_rig_part(rig, 1));
+    assert_int_equal(mn_rig_triangle_count(rig), 8);
+
+    float size[3];
+    mn_rig_size(rig, size);
+    mn_unit_fit fit = mn_rig_fit(rig);
+    float largest = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        assert_float_equal(size[a], model->bounds_max[a] - model->bounds_min[a], 0.0f);
+        assert_float_near(fit.center[a], 0.5f * (model->bounds_min[a] + model->bounds_max[a]), 1e-6);
+        largest = fmaxf(largest, size[a]);
+    }
+    assert_true(largest > 0.0f);
+    assert_float_equal(fit.scale, 1.0f / largest, 0.0f);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+static void a_mesh_drawn_by_two_nodes_is_two_parts_sharing_one_prepared_mesh(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_MESHES);
+    mn_rig *rig = make_rig(model, NULL);
+    assert_int_equal(mn_rig_part_count(rig), 2);
+    const mn_part *a = mn_rig_part(rig, 0), *b = mn_rig_part(rig, 1);
+    assert_int_equal(a->node, 0);
+    assert_int_equal(b->node, 1);
+    assert_ptr_equal(a->deform, b->deform);
+    assert_int_equal(mn_rig_triangle_count(rig), 2);
+
+    mn_instance *in = spawn(rig, (mn_instance_desc){0});
+    const mn_posed_part *pa = mn_instance_part(in, 0), *pb = mn_instance_part(in, 1);
+    /* Static parts show the rig's rest streams, placed by their node's placed world. */
+    assert_ptr_equal(pa->positions, a->deform->positions);
+    assert_ptr_equal(pa->matrix, mn_instance_worlds(in));
+    assert_ptr_equal(pb->matrix, mn_instance_worlds(in) + 16);
+    float placement[16], expected[16], local[16];
+    mn_instance_placement(in, placement);
+    mn_node_local_matrix(&model->nodes[1], local);
+    mn_mat4_mul(expected, placement, local);
+    assert_vec_near(pb->matrix, expected, 16, 1e-6);
+    mn_instance_free(in);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+/* ---- placement ----------------------------------------------------------------------- */
+
+static void placement_is_translate_yaw_pitch_roll_then_size_over_the_unit_fit(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    const float yaw = 0.3f, pitch = -0.4f, roll = 0.5f;
+    mn_instance *in = spawn(rig, (mn_instance_desc){
+        .position = {1, 2, 3}, .yaw = yaw, .pitch = pitch, .roll = roll, .size = 2.5f});
+
+    /* By hand: T · Ry(yaw) · Rx(pitch) · Rz(roll) · S(size × fit.scale) · T(−centre). */
+    const float X[3] = {1, 0, 0}, Y[3] = {0, 1, 0}, Z[3] = {0, 0, 1};
+    float qy[4], qx[4], qz[4], ry[16], rx[16], rz[16], m1[16], m2[16], r[16];
+    mn_quat_from_axis_angle(qy, Y, yaw);
+    mn_quat_from_axis_angle(qx, X, pitch);
+    mn_quat_from_axis_angle(qz, Z, roll);
+    mn_quat_to_mat4(ry, qy);
+    mn_quat_to_mat4(rx, qx);
+    mn_quat_to_mat4(rz, qz);
+    mn_mat4_mul(m1, ry, rx);
+    mn_mat4_mul(r, m1, rz);
+    mn_unit_fit fit = mn_rig_fit(rig);
+    float k = 2.5f * fit.scale, scale_shift[16], t[16], expected[16];
+    mn_mat4_identity(scale_shift);
+    scale_shift[0] = scale_shift[5] = scale_shift[10] = k;
+    for (int a = 0; a < 3; a++)
+        scale_shift[12 + a] = -k * fit.center[a];
+    mn_mat4_identity(t);
+    t[12] = 1;
+    t[13] = 2;
+    t[14] = 3;
+    mn_mat4_mul(m2, t, r);
+    mn_mat4_mul(expected, m2, scale_shift);
+
+    float placement[16];
+    mn_instance_placement(in, placement);
+    assert_vec_near(placement, expected, 16, 1e-6);
+    /* A skinned part is drawn with the placement itself. */
+    assert_vec_near(mn_instance_part(in, 0)->matrix, expected, 16, 1e-6);
+    /* Node worlds are placement × the model-space worlds. */
+    const float *model_worlds = mn_mixer_worlds(mn_instance_mixer(in));
+    for (uint32_t i = 0; i < model->node_count; i++) {
+        float w[16];
+        mn_mat4_mul(w, placement, model_worlds + 16 * i);
+        assert_memory_equal(mn_instance_worlds(in) + 16 * i, w, sizeof w);
+    }
+
+    /* Unrotated, the bounds span exactly `size` along their largest side, centred on the position. */
+    mn_instance_set_rotation(in, 0, 0, 0);
+    mn_instance_set_size(in, 4.0f);
+    mn_instance_set_position(in, 0, 0, 0);
+    mn_instance_placement(in, placement);
+    float lo[3], hi[3];
+    mn_mat4_transform_point(lo, placement, model->bounds_min);
+    mn_mat4_transform_point(hi, placement, model->bounds_max);
+    float span = 0;
+    for (int a = 0; a < 3; a++) {
+        span = fmaxf(span, hi[a] - lo[a]);
+        assert_float_near(lo[a] + hi[a], 0.0f, 1e-5);
+    }
+    assert_float_near(span, 4.0f, 1e-5);
+
+    /* Setters show in the outputs at the next update. */
+    float before[16];
+    memcpy(before, mn_instance_worlds(in), sizeof before);
+    mn_instance_update(in, 0.0f);
+    assert_memory_not_equal(mn_instance_worlds(in), before, sizeof before);
+    float got[3];
+    mn_instance_position(in, got);
+    assert_float_equal(got[0], 0.0f, 0.0f);
+    mn_instance_rotation(in, got);
+    assert_float_equal(got[2], 0.0f, 0.0f);
+    assert_float_equal(mn_instance_size(in), 4.0f, 0.0f);
+    /* Non-finite values are ignored. */
+    mn_instance_set_position(in, NAN, 0, 0);
+    mn_instance_set_size(in, INFINITY);
+    assert_float_equal(mn_instance_size(in), 4.0f, 0.0f);
+    mn_instance_free(in);
+
+    /* The default desc: at the origin, size 1, visible. */
+    in = spawn(rig, (mn_instance_desc){0});
+    assert_float_equal(mn_instance_size(in), 1.0f, 0.0f);
+    assert_true(mn_instance_visible(in));
+    mn_instance_free(in);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+/* ---- deformation -------------------------------------------------------------------- */
+
+static void simple_skin_vertices_are_palette_times_vertex_at_0_and_1(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_instance *in = spawn(rig, (mn_instance_desc){.position = {7, 0, 0}, .yaw = 1.0f});
+    const mn_part *part = mn_rig_part(rig, 0);
+    const mn_posed_part *posed = mn_instance_part(in, 0);
+    assert_null(posed->normals); /* SimpleSkin has no normals */
+    float expected[30];
+    const double tol = 1e-5 * fmax(1.0, model_extent(model));
+    const float times[] = {0.0f, 1.0f, 2.75f};
+    for (size_t k = 0; k < 3; k++) {
+        pose_at(in, times[k]);
+        float *worlds = expected_worlds(model, 0, times[k]);
+        expected_skinned(model, part, worlds, expected, NULL);
+        /* Model space: the instance's own placement is the draw matrix, not in the vertices. */
+        assert_vec_near(posed->positions, expected, 30, tol);
+        free(worlds);
+    }
+    /* At 1 s the second joint has turned: the top vertices moved off their rest x. */
+    pose_at(in, 1.0f);
+    float *rest = attribute(model, &model->meshes[0].primitives[0], MN_SEMANTIC_POSITION);
+    assert_true(fabsf(posed->positions[3 * 9] - rest[3 * 9]) > 0.1f);
+    free(rest);
+    mn_instance_free(in);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+static void rigged_simple_positions_and_normals_follow_its_skin(void **state)
+{
+    (void)state;
+    mn_model *model = load(RIGGED_SIMPLE);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_instance *in = spawn(rig, (mn_instance_desc){.size = 3.0f});
+    assert_int_equal(mn_rig_part_count(rig), 1);
+    const mn_part *part = mn_rig_part(rig, 0);
+    assert_int_equal(part->skin, 0);
+    assert_int_equal(part->node, 2);
+    const mn_posed_part *posed = mn_instance_part(in, 0);
+    assert_non_null(posed->normals);
+    size_t v = part->vertex_count;
+    float *positions = calloc(3 * v, sizeof(float)), *normals = calloc(3 * v, sizeof(float));
+    const double tol = 1e-5 * fmax(1.0, model_extent(model));
+    const float duration = mn_clip_duration(mn_rig_clip(rig, 0));
+    const float times[] = {0.0f, 0.5f, 1.0f, 1.3f, duration};
+    for (size_t k = 0; k < 5; k++) {
+        pose_at(in, times[k]);
+        float *worlds = expected_worlds(model, 0, mn_mixer_time(mn_instance_mixer(in)));
+        expected_skinned(model, part, worlds, positions, normals);
+        assert_vec_near(posed->positions, positions, 3 * v, tol);
+        assert_vec_near(posed->normals, normals, 3 * v, 1e-5);
+        free(worlds);
+    }
+    free(positions);
+    free(normals);
+    mn_instance_free(in);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+static void simple_morph_vertices_are_the_base_plus_weighted_targets(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_MORPH);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_instance *in = spawn(rig, (mn_instance_desc){.position = {0, 1, 0}});
+    const mn_part *part = mn_rig_part(rig, 0);
+    assert_true(part->morphed);
+    assert_int_equal(part->skin, MN_NONE);
+    const mn_posed_part *posed = mn_instance_part(in, 0);
+    assert_ptr_not_equal(posed->positions, part->deform->positions);
+    assert_ptr_equal(posed->matrix, mn_instance_worlds(in) + 16 * part->node);
+
+    const mn_primitive *prim = &model->meshes[0].primitives[0];
+    float *base = calloc(9, sizeof(float)), *d0 = calloc(9, sizeof(float)), *d1 = calloc(9, sizeof(float));
+    mn_accessor_unpack_floats(&model->accessors[mn_primitive_find(prim, MN_SEMANTIC_POSITION, 0)], base, 9);
+    mn_accessor_unpack_floats(&model->accessors[prim->targets[0].position], d0, 9);
+    mn_accessor_unpack_floats(&model->accessors[prim->targets[1].position], d1, 9);
+
+    /* At rest: the mesh's default weights (0.5 0.5). */
+    for (int i = 0; i < 9; i++)
+        assert_float_near(posed->positions[i], base[i] + 0.5f * d0[i] + 0.5f * d1[i], 1e-6);
+    /* Animated: the weights track's values. */
+    const float times[] = {0.0f, 1.0f, 1.5f, 3.25f};
+    for (size_t k = 0; k < 4; k++) {
+        pose_at(in, times[k]);
+        float w[2];
+        mn_channel_sample(&model->animations[0].channels[0], times[k], w);
+        uint32_t count = 0;
+        const float *mw = mn_mixer_weights(mn_instance_mixer(in), part->node, &count);
+        assert_int_equal(count, 2);
+        assert_float_equal(mw[0], w[0], 0.0f);
+        assert_float_equal(mw[1], w[1], 0.0f);
+        for (int i = 0; i < 9; i++)
+            assert_float_near(posed->positions[i], base[i] + w[0] * d0[i] + w[1] * d1[i], 1e-6);
+    }
+    free(base);
+    free(d0);
+    free(d1);
+    mn_instance_free(in);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+static void a_hidden_instance_animates_but_deforms_only_once_shown(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_instance *hidden = spawn(rig, (mn_instance_desc){.hidden = true});
+    mn_instance *shown = spawn(rig, (mn_instance_desc){0});
+    assert_false(mn_instance_visible(hidden));
+    float rest[30];
+    memcpy(rest, mn_instance_part(hidden, 0)->positions, sizeof rest);
+    assert_memory_equal(rest, mn_instance_part(shown, 0)->positions, sizeof rest);
+
+    mn_instance *both[2] = {hidden, shown};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(mn_mixer_play(mn_instance_mixer(both[i]), 0, NULL, NULL), MN_OK);
+        mn_instance_update(both[i], 1.25f);
+    }
+    /* Worlds move for both; vertices only for the shown one. */
+    assert_memory_equal(mn_instance_worlds(hidden), mn_instance_worlds(shown),
+                        16 * model->node_count * sizeof(float));
+    assert_memory_equal(mn_instance_part(hidden, 0)->positions, rest, sizeof rest);
+    assert_memory_not_equal(mn_instance_part(shown, 0)->positions, rest, sizeof rest);
+
+    mn_instance_set_visible(hidden, true);
+    mn_instance_update(hidden, 0.0f);
+    mn_instance_update(shown, 0.0f);
+    assert_memory_equal(mn_instance_part(hidden, 0)->positions, mn_instance_part(shown, 0)->positions,
+                        sizeof rest);
+    mn_instance_free(hidden);
+    mn_instance_free(shown);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+/* ---- allocation and crowds -------------------------------------------------------- */
+
+static void updating_an_instance_allocates_nothing(void **state)
+{
+    (void)state;
+    mn_model *model = load(RIGGED_SIMPLE);
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_rig *rig = make_rig(model, &hooks);
+    mn_instance *in = spawn(rig, (mn_instance_desc){.allocator = hooks});
+    size_t allocs = counter.allocs;
+    mn_mixer *mixer = mn_instance_mixer(in);
+    assert_int_equal(mn_mixer_play(mixer, 0, &(mn_play_options){.at = 0.2f}, NULL), MN_OK);
+    for (int k = 0; k < 120; k++) {
+        mn_instance_set_position(in, (float)k, 0, 0);
+        mn_instance_update(in, 1.0f / 60.0f);
+    }
+    assert_int_equal(mn_mixer_play(mixer, 0, &(mn_play_options){.fade = 0.5f, .once = true}, NULL),
+                     MN_OK);
+    for (int k = 0; k < 120; k++)
+        mn_instance_update(in, 1.0f / 60.0f);
+    mn_instance_set_visible(in, false);
+    mn_instance_update(in, 0.1f);
+    assert_int_equal(counter.allocs, allocs);
+    mn_instance_free(in);
+    mn_rig_free(rig);
+    assert_int_equal(counter.live_bytes, 0);
+    mn_model_free(model);
+}
+
+enum { CROWD = 24 };
+
+static void spawn_crowd(const mn_rig *rig, mn_instance **crowd, const mn_allocator *hooks)
+{
+    for (int i = 0; i < CROWD; i++) {
+        crowd[i] = spawn(rig, (mn_instance_desc){.position = {(float)i, 0, (float)(i % 5)},
+                                                 .yaw = 0.1f * (float)i,
+                                                 .size = 1.0f + 0.05f * (float)i,
+                                                 .hidden = i % 7 == 3,
+                                                 .allocator = *hooks});
+        mn_play_options o = {.at = 0.13f * (float)i, .speed = 1.0f + 0.1f * (float)(i % 3),
+                             .once = i % 4 == 1};
+        assert_int_equal(mn_mixer_play(mn_instance_mixer(crowd[i]), 0, &o, NULL), MN_OK);
+    }
+}
+
+static void assert_instances_equal(const mn_rig *rig, const mn_instance *a, const mn_instance *b)
+{
+    const mn_model *model = mn_rig_model(rig);
+    assert_memory_equal(mn_instance_worlds(a), mn_instance_worlds(b),
+                        16 * model->node_count * sizeof(float));
+    for (uint32_t p = 0; p < mn_rig_part_count(rig); p++) {
+        const mn_posed_part *pa = mn_instance_part(a, p), *pb = mn_instance_part(b, p);
+        assert_memory_equal(pa->positions, pb->positions, 3 * pa->vertex_count * sizeof(float));
+        if (pa->normals)
+            assert_memory_equal(pa->normals, pb->normals, 3 * pa->vertex_count * sizeof(float));
+        assert_memory_equal(pa->matrix, pb->matrix, 16 * sizeof(float));
+    }
+}
+
+static void a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_nothing(void **state)
+{
+    (void)state;
+    mn_model *model = load(CESIUM_MAN);
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_rig *rig = make_rig(model, &hooks);
+    mn_instance *serial[CROWD], *pooled[CROWD];
+    spawn_crowd(rig, serial, &hooks);
+    spawn_crowd(rig, pooled, &hooks);
+    mn_pool *pool = NULL;
+    mn_error err;
+    assert_int_equal(mn_pool_create(4, &hooks, &pool, &err), MN_OK);
+    assert_int_equal(mn_pool_thread_count(pool), 4);
+
+    size_t allocs = counter.allocs;
+    for (int frame = 0; frame < 12; frame++) {
+        float dt = frame == 5 ? 0.0f : 1.0f / (30.0f + (float)frame);
+        for (int i = 0; i < CROWD; i++)
+            mn_instance_update(serial[i], dt);
+        assert_int_equal(mn_instances_update(pool, pooled, CROWD, dt), MN_OK);
+        if (frame == 6) { /* things change between frames, identically on both sides */
+            mn_instance_set_visible(serial[3], true);
+            mn_instance_set_visible(pooled[3], true);
+            mn_instance_set_position(serial[8], 1, 2, 3);
+            mn_instance_set_position(pooled[8], 1, 2, 3);
+        }
+    }
+    assert_int_equal(counter.allocs, allocs);
+    for (int i = 0; i < CROWD; i++)
+        assert_instances_equal(rig, serial[i], pooled[i]);
+
+    /* A NULL pool updates on the calling thread, also identically. */
+    for (int i = 0; i < CROWD; i++)
+        mn_instance_update(serial[i], 0.02f);
+    assert_int_equal(mn_instances_update(NULL, pooled, CROWD, 0.02f), MN_OK);
+    for (int i = 0; i < CROWD; i++)
+        assert_instances_equal(rig, serial[i], pooled[i]);
+
+    mn_pool_free(pool);
+    for (int i = 0; i < CROWD; i++) {
+        mn_instance_free(serial[i]);
+        mn_instance_free(pooled[i]);
+    }
+    mn_rig_free(rig);
+    assert_int_equal(counter.live_bytes, 0);
+    mn_model_free(model);
+}
+
+static void a_pool_survives_many_small_batches(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_instance *a[3], *b[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = spawn(rig, (mn_instance_desc){0});
+        b[i] = spawn(rig, (mn_instance_desc){0});
+        mn_mixer_play(mn_instance_mixer(a[i]), 0, &(mn_play_options){.at = (float)i}, NULL);
+        mn_mixer_play(mn_instance_mixer(b[i]), 0, &(mn_play_options){.at = (float)i}, NULL);
+    }
+    mn_pool *pool = NULL;
+    assert_int_equal(mn_pool_create(0, NULL, &pool, NULL), MN_OK); /* one per CPU */
+    assert_true(mn_pool_thread_count(pool) >= 1);
+    for (int frame = 0; frame < 500; frame++) {
+        size_t count = (size_t)(frame % 4); /* 0 to 3 instances: fewer than threads, often */
+        assert_int_equal(mn_instances_update(pool, a, count, 0.01f), MN_OK);
+        for (size_t i = 0; i < count; i++)
+            mn_instance_update(b[i], 0.01f);
+    }
+    for (int i = 0; i < 3; i++)
+        assert_instances_equal(rig, a[i], b[i]);
+    mn_pool_free(pool);
+    for (int i = 0; i < 3; i++) {
+        mn_instance_free(a[i]);
+        mn_instance_free(b[i]);
+    }
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+/* ---- every shared model --------------------------------------------------------------- */
+
+static void every_shared_model_makes_a_rig_whose_instances_play_every_clip(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "AnimatedCube/glTF/AnimatedCube.gltf", "AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb",
+        "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf",
+        "AnimatedTriangle/glTF/AnimatedTriangle.gltf", "Box/glTF-Binary/Box.glb",
+        "BoxAnimated/glTF-Binary/BoxAnimated.glb", "BoxInterleaved/glTF-Binary/BoxInterleaved.glb",
+        "BoxMeshopt/BoxMeshopt.glb", "BoxTextured/glTF-Binary/BoxTextured.glb",
+        "BoxVertexColors/glTF-Binary/BoxVertexColors.glb", "Cameras/glTF/Cameras.gltf",
+        "CesiumMan/glTF-Binary/CesiumMan.glb", "InterpolationTest/glTF-Binary/InterpolationTest.glb",
+        "MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf",
+        "MorphPrimitivesTest/glTF-Binary/MorphPrimitivesTest.glb",
+        "MultiUVTest/glTF-Binary/MultiUVTest.glb", "RiggedFigure/glTF-Binary/RiggedFigure.glb",
+        "RiggedSimple/glTF-Binary/RiggedSimple.glb", "SimpleInstancing/glTF-Binary/SimpleInstancing.glb",
+        "SimpleMeshes/glTF/SimpleMeshes.gltf", "SimpleMorph/glTF/SimpleMorph.gltf",
+        "SimpleSkin/glTF/SimpleSkin.gltf", "SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf",
+        "Triangle/glTF/Triangle.gltf", "TriangleWithoutIndices/glTF/TriangleWithoutIndices.gltf",
+    };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[256];
+        snprintf(path, sizeof path, ASSETS "%s", files[f]);
+        mn_model *model = load(path);
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        mn_allocator hooks = mn_counting_allocator(&counter);
+        mn_rig *rig = make_rig(model, &hooks);
+        if (mn_rig_part_count(rig) == 0)
+            fail_msg("%s: no parts", files[f]);
+        mn_instance *in = spawn(rig, (mn_instance_desc){.size = 2.0f, .allocator = hooks});
+        size_t allocs = counter.allocs;
+        for (uint32_t c = 0; c < mn_rig_clip_count(rig); c++) {
+            assert_int_equal(mn_mixer_play(mn_instance_mixer(in), c, &(mn_play_options){.fade = 0.1f},
+                                           NULL), MN_OK);
+            for (int k = 0; k < 10; k++)
+                mn_instance_update(in, 0.37f);
+        }
+        assert_int_equal(counter.allocs, allocs);
+        for (uint32_t p = 0; p < mn_rig_part_count(rig); p++) {
+            const mn_posed_part *posed = mn_instance_part(in, p);
+            for (size_t i = 0; i < 3 * (size_t)posed->vertex_count; i++)
+                if (!isfinite(posed->positions[i]))
+                    fail_msg("%s: part %u vertex %zu is not finite", files[f], p, i / 3);
+        }
+        mn_instance_free(in);
+        mn_rig_free(rig);
+        assert_int_equal(counter.live_bytes, 0);
+        mn_model_free(model);
+    }
+}
+
+/* ---- errors and out of memory ------------------------------------------------------- */
+
+static void bad_arguments_are_refused(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_rig *no_rig = NULL;
+    mn_instance *in = NULL;
+    mn_error err;
+    assert_int_equal(mn_rig_create(NULL, NULL, &no_rig, &err), MN_INVALID_ARGUMENT);
+    assert_null(no_rig);
+    assert_int_equal(mn_rig_create(model, NULL, NULL, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_instance_create(NULL, NULL, &in, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_instance_create(rig, &(mn_instance_desc){.size = -1.0f}, &in, &err),
+                     MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_instance_create(rig, &(mn_instance_desc){.yaw = NAN}, &in, &err),
+                     MN_INVALID_ARGUMENT);
+    assert_null(in);
+    assert_int_equal(mn_instance_create(rig, NULL, &in, &err), MN_OK);
+
+    mn_pool *pool = NULL;
+    assert_int_equal(mn_pool_create(1000, NULL, &pool, &err), MN_INVALID_ARGUMENT);
+    assert_null(pool);
+    assert_int_equal(mn_pool_create(2, NULL, &pool, &err), MN_OK);
+    mn_instance *with_null[2] = {in, NULL};
+    assert_int_equal(mn_instances_update(pool, with_null, 2, 0.1f), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_instances_update(pool, NULL, 2, 0.1f), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_instances_update(pool, NULL, 0, 0.1f), MN_OK);
+    mn_pool_free(pool);
+    mn_pool_free(NULL);
+    assert_int_equal(mn_pool_thread_count(NULL), 1);
+
+    /* NULL instances and rigs are harmless. */
+    mn_instance_update(NULL, 1.0f);
+    assert_null(mn_instance_part(in, 5));
+    assert_null(mn_instance_worlds(NULL));
+    assert_null(mn_instance_mixer(NULL));
+    assert_int_equal(mn_rig_part_count(NULL), 0);
+    mn_instance_free(in);
+    mn_instance_free(NULL);
+    mn_rig_free(rig);
+    mn_rig_free(NULL);
+    mn_model_free(model);
+}
+
+static void every_allocation_failure_during_creation_is_reported_and_leaks_nothing(void **state)
+{
+    (void)state;
+    mn_model *model = load(RIGGED_SIMPLE);
+    bool rig_made = false;
+    for (long fail_after = 0; fail_after < 500 && !rig_made; fail_after++) {
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        counter.fail_after = fail_after;
+        mn_rig_options options = {.allocator = mn_counting_allocator(&counter)};
+        mn_rig *rig = NULL;
+        mn_status st = mn_rig_create(model, &options, &rig, NULL);
+        if (st == MN_OK) {
+            rig_made = true;
+            mn_rig_free(rig);
+        } else {
+            assert_int_equal(st, MN_OUT_OF_MEMORY);
+            assert_null(rig);
+        }
+        assert_int_equal(counter.live_bytes, 0);
+    }
+    assert_true(rig_made);
+
+    mn_rig *rig = make_rig(model, NULL);
+    bool made = false;
+    for (long fail_after = 0; fail_after < 500 && !made; fail_after++) {
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        counter.fail_after = fail_after;
+        mn_instance *in = NULL;
+        mn_status st = mn_instance_create(
+            rig, &(mn_instance_desc){.allocator = mn_counting_allocator(&counter)}, &in, NULL);
+        if (st == MN_OK) {
+            made = true;
+            mn_instance_free(in);
+        } else {
+            assert_int_equal(st, MN_OUT_OF_MEMORY);
+            assert_null(in);
+        }
+        assert_int_equal(counter.live_bytes, 0);
+    }
+    assert_true(made);
+
+    made = false;
+    for (long fail_after = 0; fail_after < 10 && !made; fail_after++) {
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        counter.fail_after = fail_after;
+        mn_allocator hooks = mn_counting_allocator(&counter);
+        mn_pool *pool = NULL;
+        mn_status st = mn_pool_create(3, &hooks, &pool, NULL);
+        if (st == MN_OK) {
+            made = true;
+            mn_pool_free(pool);
+        } else {
+            assert_int_equal(st, MN_OUT_OF_MEMORY);
+        }
+        assert_int_equal(counter.live_bytes, 0);
+    }
+    assert_true(made);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_rig_lists_its_parts_clips_triangles_and_unit_fit),
+        cmocka_unit_test(a_mesh_drawn_by_two_nodes_is_two_parts_sharing_one_prepared_mesh),
+        cmocka_unit_test(placement_is_translate_yaw_pitch_roll_then_size_over_the_unit_fit),
+        cmocka_unit_test(simple_skin_vertices_are_palette_times_vertex_at_0_and_1),
+        cmocka_unit_test(rigged_simple_positions_and_normals_follow_its_skin),
+        cmocka_unit_test(simple_morph_vertices_are_the_base_plus_weighted_targets),
+        cmocka_unit_test(a_hidden_instance_animates_but_deforms_only_once_shown),
+        cmocka_unit_test(updating_an_instance_allocates_nothing),
+        cmocka_unit_test(a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_nothing),
+        cmocka_unit_test(a_pool_survives_many_small_batches),
+        cmocka_unit_test(every_shared_model_makes_a_rig_whose_instances_play_every_clip),
+        cmocka_unit_test(bad_arguments_are_refused),
+        cmocka_unit_test(every_allocation_failure_during_creation_is_reported_and_leaks_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
