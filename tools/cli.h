@@ -40,9 +40,5 @@ int cli_usage_error(const char *name, const char *fmt, ...)
 int cli_info(int argc, char **argv);
 int cli_sample(int argc, char **argv);
 
-/* Voxel rigs (cmd_voxel.c): `info` and `sample` hand a ".json" FILE to these.
-   mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */
-int mn_cli_voxel_info(const char *path, bool json);
-int mn_cli_voxel_sample(int argc, char **argv);
 
 #endif /* MN_TOOLS_CLI_H */
