@@ -41,12 +41,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
+#include "bench_glb.h"
 
 #include <marionette/gltf.h>
 #include <marionette/model.h>
 
 #include <math.h>
-#include <stdarg.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -159,63 +159,6 @@ static uint32_t key_value(uint32_t c, uint32_t k, float out[4])
 
 /* ---- writing the GLB byte by byte ----------------------------------------- */
 
-/* A growing JSON text; `failed` sticks after an allocation failure. */
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} text;
-
-static void text_append(text *t, const char *fmt, ...)
-{
-    while (!t->failed) {
-        va_list ap;
-        size_t room = t->cap - t->len;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->data + t->len, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = true;
-        } else if ((size_t)n < room) {
-            t->len += (size_t)n;
-            return;
-        } else {
-            size_t cap = t->cap * 2;
-            while (cap - t->len <= (size_t)n)
-                cap *= 2;
-            char *grown = realloc(t->data, cap);
-            if (grown == NULL)
-                t->failed = true;
-            else {
-                t->data = grown;
-                t->cap = cap;
-            }
-        }
-    }
-}
-
-static void put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-/* glTF is little-endian whatever the host is. */
-static void put_f32(uint8_t *p, float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    put_u32(p, bits);
-}
-
 /* Where each buffer view lies in BIN.  Every size is a multiple of 4, so
    every view starts 4-aligned as glTF asks for its component types. */
 typedef struct bin_layout {
@@ -255,24 +198,24 @@ static void write_bin(uint8_t *bin, const bin_layout *l)
     for (uint32_t v = 0; v < VERTEX_COUNT; v++) {
         vertex x = vertex_of(v);
         for (int i = 0; i < 3; i++) {
-            put_f32(bin + l->offset[VIEW_POSITION] + v * 12u + 4u * (unsigned)i, x.position[i]);
-            put_f32(bin + l->offset[VIEW_NORMAL] + v * 12u + 4u * (unsigned)i, x.normal[i]);
+            glb_put_f32(bin + l->offset[VIEW_POSITION] + v * 12u + 4u * (unsigned)i, x.position[i]);
+            glb_put_f32(bin + l->offset[VIEW_NORMAL] + v * 12u + 4u * (unsigned)i, x.normal[i]);
         }
         for (int i = 0; i < 2; i++)
-            put_f32(bin + l->offset[VIEW_TEXCOORD] + v * 8u + 4u * (unsigned)i, x.uv[i]);
+            glb_put_f32(bin + l->offset[VIEW_TEXCOORD] + v * 8u + 4u * (unsigned)i, x.uv[i]);
         for (int i = 0; i < 4; i++) {
-            put_u16(bin + l->offset[VIEW_JOINTS] + v * 8u + 2u * (unsigned)i, x.joints[i]);
-            put_f32(bin + l->offset[VIEW_WEIGHTS] + v * 16u + 4u * (unsigned)i, x.weights[i]);
+            glb_put_u16(bin + l->offset[VIEW_JOINTS] + v * 8u + 2u * (unsigned)i, x.joints[i]);
+            glb_put_f32(bin + l->offset[VIEW_WEIGHTS] + v * 16u + 4u * (unsigned)i, x.weights[i]);
         }
     }
     for (uint32_t i = 0; i < INDEX_COUNT; i++)
-        put_u32(bin + l->offset[VIEW_INDICES] + (size_t)i * 4u, index_of(i));
+        glb_put_u32(bin + l->offset[VIEW_INDICES] + (size_t)i * 4u, index_of(i));
     /* Inverse bind matrices: the inverse of "translate up by joint_height". */
     for (uint32_t j = 0; j < JOINT_COUNT; j++) {
         float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         m[13] = -joint_height(j);
         for (int i = 0; i < 16; i++)
-            put_f32(bin + l->offset[VIEW_IBM] + j * 64u + 4u * (unsigned)i, m[i]);
+            glb_put_f32(bin + l->offset[VIEW_IBM] + j * 64u + 4u * (unsigned)i, m[i]);
     }
     for (uint32_t c = 0; c < CHANNEL_COUNT; c++) {
         uint8_t *times = bin + l->offset[VIEW_TIMES] + (size_t)c * KEY_COUNT * 4u;
@@ -280,9 +223,9 @@ static void write_bin(uint8_t *bin, const bin_layout *l)
         for (uint32_t k = 0; k < KEY_COUNT; k++) {
             float value[4];
             uint32_t n = key_value(c, k, value);
-            put_f32(times + k * 4u, key_time(k));
+            glb_put_f32(times + k * 4u, key_time(k));
             for (uint32_t i = 0; i < n; i++)
-                put_f32(values + (k * n + i) * 4u, value[i]);
+                glb_put_f32(values + (k * n + i) * 4u, value[i]);
         }
     }
 }
@@ -303,119 +246,95 @@ static void position_bounds(float min[3], float max[3])
 }
 
 /* %.9g prints every float so that it reads back to the same float. */
-static void write_json(text *t, const bin_layout *l)
+static void write_json(glb_text *t, const bin_layout *l)
 {
     float min[3], max[3];
     position_bounds(min, max);
-    text_append(t, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette bench_load\"},"
-                   "\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[");
-    text_append(t, "{\"name\":\"body\",\"mesh\":0,\"skin\":0}");
+    glb_text_append(t, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette bench_load\"},"
+                       "\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[");
+    glb_text_append(t, "{\"name\":\"body\",\"mesh\":0,\"skin\":0}");
     for (uint32_t j = 0; j < JOINT_COUNT; j++) {
-        text_append(t, ",{\"name\":\"joint%u\"", (unsigned)j);
+        glb_text_append(t, ",{\"name\":\"joint%u\"", (unsigned)j);
         if (j > 0)
-            text_append(t, ",\"translation\":[0,%.9g,0]", (double)(joint_height(j) - joint_height(j - 1)));
+            glb_text_append(t, ",\"translation\":[0,%.9g,0]", (double)(joint_height(j) - joint_height(j - 1)));
         if (j + 1 < JOINT_COUNT)
-            text_append(t, ",\"children\":[%u]", (unsigned)(j + 2));
-        text_append(t, "}");
+            glb_text_append(t, ",\"children\":[%u]", (unsigned)(j + 2));
+        glb_text_append(t, "}");
     }
-    text_append(t, "],\"meshes\":[{\"name\":\"torus\",\"primitives\":[{\"attributes\":{"
-                   "\"POSITION\":%d,\"NORMAL\":%d,\"TEXCOORD_0\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d},"
-                   "\"indices\":%d,\"mode\":4}]}],",
-                ACC_POSITION, ACC_NORMAL, ACC_TEXCOORD, ACC_JOINTS, ACC_WEIGHTS, ACC_INDICES);
-    text_append(t, "\"skins\":[{\"name\":\"spine\",\"inverseBindMatrices\":%d,\"skeleton\":1,\"joints\":[", ACC_IBM);
+    glb_text_append(t, "],\"meshes\":[{\"name\":\"torus\",\"primitives\":[{\"attributes\":{"
+                       "\"POSITION\":%d,\"NORMAL\":%d,\"TEXCOORD_0\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d},"
+                       "\"indices\":%d,\"mode\":4}]}],",
+                    ACC_POSITION, ACC_NORMAL, ACC_TEXCOORD, ACC_JOINTS, ACC_WEIGHTS, ACC_INDICES);
+    glb_text_append(t, "\"skins\":[{\"name\":\"spine\",\"inverseBindMatrices\":%d,\"skeleton\":1,\"joints\":[", ACC_IBM);
     for (uint32_t j = 0; j < JOINT_COUNT; j++)
-        text_append(t, "%s%u", j ? "," : "", (unsigned)(j + 1));
-    text_append(t, "]}],\"animations\":[{\"name\":\"wave\",\"channels\":[");
+        glb_text_append(t, "%s%u", j ? "," : "", (unsigned)(j + 1));
+    glb_text_append(t, "]}],\"animations\":[{\"name\":\"wave\",\"channels\":[");
     for (uint32_t c = 0; c < CHANNEL_COUNT; c++)
-        text_append(t, "%s{\"sampler\":%u,\"target\":{\"node\":%u,\"path\":\"%s\"}}", c ? "," : "",
-                    (unsigned)c, (unsigned)(c / 3u + 1u), path_names[c % 3u]);
-    text_append(t, "],\"samplers\":[");
+        glb_text_append(t, "%s{\"sampler\":%u,\"target\":{\"node\":%u,\"path\":\"%s\"}}", c ? "," : "",
+                        (unsigned)c, (unsigned)(c / 3u + 1u), path_names[c % 3u]);
+    glb_text_append(t, "],\"samplers\":[");
     for (uint32_t c = 0; c < CHANNEL_COUNT; c++)
-        text_append(t, "%s{\"input\":%u,\"output\":%u,\"interpolation\":\"LINEAR\"}", c ? "," : "",
-                    (unsigned)(ACC_FIRST_CHANNEL + 2u * c), (unsigned)(ACC_FIRST_CHANNEL + 2u * c + 1u));
-    text_append(t, "]}],\"accessors\":[");
-    text_append(t, "{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\","
-                   "\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g]}",
-                VIEW_POSITION, (unsigned)VERTEX_COUNT, (double)min[0], (double)min[1], (double)min[2],
-                (double)max[0], (double)max[1], (double)max[2]);
-    text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"}",
-                VIEW_NORMAL, (unsigned)VERTEX_COUNT);
-    text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC2\"}",
-                VIEW_TEXCOORD, (unsigned)VERTEX_COUNT);
-    text_append(t, ",{\"bufferView\":%d,\"componentType\":5123,\"count\":%u,\"type\":\"VEC4\"}",
-                VIEW_JOINTS, (unsigned)VERTEX_COUNT);
-    text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC4\"}",
-                VIEW_WEIGHTS, (unsigned)VERTEX_COUNT);
-    text_append(t, ",{\"bufferView\":%d,\"componentType\":5125,\"count\":%u,\"type\":\"SCALAR\"}",
-                VIEW_INDICES, (unsigned)INDEX_COUNT);
-    text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"MAT4\"}",
-                VIEW_IBM, (unsigned)JOINT_COUNT);
+        glb_text_append(t, "%s{\"input\":%u,\"output\":%u,\"interpolation\":\"LINEAR\"}", c ? "," : "",
+                        (unsigned)(ACC_FIRST_CHANNEL + 2u * c), (unsigned)(ACC_FIRST_CHANNEL + 2u * c + 1u));
+    glb_text_append(t, "]}],\"accessors\":[");
+    glb_text_append(t, "{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\","
+                       "\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g]}",
+                    VIEW_POSITION, (unsigned)VERTEX_COUNT, (double)min[0], (double)min[1], (double)min[2],
+                    (double)max[0], (double)max[1], (double)max[2]);
+    glb_text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"}",
+                    VIEW_NORMAL, (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC2\"}",
+                    VIEW_TEXCOORD, (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"bufferView\":%d,\"componentType\":5123,\"count\":%u,\"type\":\"VEC4\"}",
+                    VIEW_JOINTS, (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"VEC4\"}",
+                    VIEW_WEIGHTS, (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"bufferView\":%d,\"componentType\":5125,\"count\":%u,\"type\":\"SCALAR\"}",
+                    VIEW_INDICES, (unsigned)INDEX_COUNT);
+    glb_text_append(t, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%u,\"type\":\"MAT4\"}",
+                    VIEW_IBM, (unsigned)JOINT_COUNT);
     for (uint32_t c = 0; c < CHANNEL_COUNT; c++) {
-        text_append(t, ",{\"bufferView\":%d,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
-                       "\"type\":\"SCALAR\",\"min\":[%.9g],\"max\":[%.9g]}",
-                    VIEW_TIMES, (size_t)c * KEY_COUNT * 4u, (unsigned)KEY_COUNT,
-                    (double)key_time(0), (double)key_time(KEY_COUNT - 1));
-        text_append(t, ",{\"bufferView\":%d,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
-                       "\"type\":\"%s\"}",
-                    VIEW_VALUES, channel_values_offset(c), (unsigned)KEY_COUNT,
-                    path_components[c % 3u] == 4 ? "VEC4" : "VEC3");
+        glb_text_append(t, ",{\"bufferView\":%d,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
+                           "\"type\":\"SCALAR\",\"min\":[%.9g],\"max\":[%.9g]}",
+                        VIEW_TIMES, (size_t)c * KEY_COUNT * 4u, (unsigned)KEY_COUNT,
+                        (double)key_time(0), (double)key_time(KEY_COUNT - 1));
+        glb_text_append(t, ",{\"bufferView\":%d,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
+                           "\"type\":\"%s\"}",
+                        VIEW_VALUES, channel_values_offset(c), (unsigned)KEY_COUNT,
+                        path_components[c % 3u] == 4 ? "VEC4" : "VEC3");
     }
-    text_append(t, "],\"bufferViews\":[");
+    glb_text_append(t, "],\"bufferViews\":[");
     for (int v = 0; v < VIEW_COUNT; v++) {
-        text_append(t, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "",
-                    l->offset[v], l->size[v]);
+        glb_text_append(t, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", v ? "," : "",
+                        l->offset[v], l->size[v]);
         if (v <= VIEW_WEIGHTS)
-            text_append(t, ",\"target\":34962");
+            glb_text_append(t, ",\"target\":34962");
         else if (v == VIEW_INDICES)
-            text_append(t, ",\"target\":34963");
-        text_append(t, "}");
+            glb_text_append(t, ",\"target\":34963");
+        glb_text_append(t, "}");
     }
-    text_append(t, "],\"buffers\":[{\"byteLength\":%zu}]}", l->total);
+    glb_text_append(t, "],\"buffers\":[{\"byteLength\":%zu}]}", l->total);
 }
 
 typedef struct glb_info {
     size_t json_bytes, bin_bytes;
 } glb_info;
 
-/*
- * The whole GLB: 12-byte header, JSON chunk padded with spaces to 4 bytes,
- * BIN chunk padded with zeros to 4 bytes.  NULL on allocation failure.
- */
+/* The whole GLB (bench_glb.h's container), BIN written in place.  NULL on allocation failure. */
 static uint8_t *build_glb(size_t *out_size, glb_info *info)
 {
     bin_layout l = layout_bin();
-    text json = {malloc(1u << 16), 0, 1u << 16, false};
-    json.failed = json.data == NULL;
+    glb_text json;
+    glb_text_init(&json, 1u << 16);
     write_json(&json, &l);
-    if (json.failed) {
-        free(json.data);
-        return NULL;
+    uint8_t *bin = NULL;
+    uint8_t *glb = glb_begin(&json, l.total, &bin, out_size);
+    if (glb != NULL) {
+        write_bin(bin, &l);
+        info->json_bytes = json.len;
+        info->bin_bytes = l.total;
     }
-    size_t json_padded = (json.len + 3u) & ~(size_t)3u;
-    size_t bin_padded = (l.total + 3u) & ~(size_t)3u;
-    size_t total = 12u + 8u + json_padded + 8u + bin_padded;
-    uint8_t *glb = malloc(total);
-    if (glb == NULL) {
-        free(json.data);
-        return NULL;
-    }
-    uint8_t *p = glb;
-    put_u32(p, 0x46546C67u);            /* "glTF" */
-    put_u32(p + 4, 2u);
-    put_u32(p + 8, (uint32_t)total);
-    put_u32(p + 12, (uint32_t)json_padded);
-    put_u32(p + 16, 0x4E4F534Au);       /* "JSON" */
-    memcpy(p + 20, json.data, json.len);
-    memset(p + 20 + json.len, ' ', json_padded - json.len);
-    p += 20 + json_padded;
-    put_u32(p, (uint32_t)bin_padded);
-    put_u32(p + 4, 0x004E4942u);        /* "BIN\0" */
-    write_bin(p + 8, &l);
-    memset(p + 8 + l.total, 0, bin_padded - l.total);
-    info->json_bytes = json.len;
-    info->bin_bytes = l.total;
-    free(json.data);
-    *out_size = total;
+    glb_text_free(&json);
     return glb;
 }
 
