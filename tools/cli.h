@@ -30,6 +30,9 @@ typedef struct cli_command {
 /* The table, in marionette.c. */
 const cli_command *cli_find_command(const char *name);
 
+/* True when FILE names a voxel rig (".json"): info and sample hand it to cmd_voxel.c. */
+bool cli_is_rig_json(const char *path);
+
 /* Print "usage: marionette NAME ARGS" and a hint to `stream`; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *name, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -40,5 +43,9 @@ int cli_usage_error(const char *name, const char *fmt, ...)
 int cli_info(int argc, char **argv);
 int cli_sample(int argc, char **argv);
 
+/* Voxel rigs (cmd_voxel.c): `info` and `sample` hand a ".json" FILE to these.
+   mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */
+int mn_cli_voxel_info(const char *path, bool json);
+int mn_cli_voxel_sample(int argc, char **argv);
 
 #endif /* MN_TOOLS_CLI_H */

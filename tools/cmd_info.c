@@ -945,6 +945,8 @@ int cli_info(int argc, char **argv)
     }
     if (!file)
         return cli_usage_error("info", "info: which file?");
+    if (cli_is_rig_json(file))
+        return mn_cli_voxel_info(file, as_json);
 
     mn_model *model = NULL;
     mn_error err;

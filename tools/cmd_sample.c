@@ -845,6 +845,9 @@ static mn_status run_samples(emitter *e, poser *p, const sample_args *a, uint32_
 
 int cli_sample(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] != '-' && cli_is_rig_json(argv[i]))
+            return mn_cli_voxel_sample(argc, argv);
     sample_args a;
     bool help;
     int rc = parse_args(argc, argv, &a, &help);

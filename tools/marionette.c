@@ -58,6 +58,12 @@ static const cli_command commands[] = {
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 
+bool cli_is_rig_json(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 5 && strcmp(path + n - 5, ".json") == 0;
+}
+
 const cli_command *cli_find_command(const char *name)
 {
     for (size_t i = 0; i < COMMAND_COUNT; i++)

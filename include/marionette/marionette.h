@@ -13,6 +13,8 @@
  *   morph.h     morph targets
  *   mixer.h     the clip mixer over a model's node hierarchy (play, fade, seek)
  *   instance.h  model instances (a shared rig, placed instances) and the crowd thread pool
+ *   voxel_rig.h voxel rigs: rig.json, part meshes, F-curves, posing, skinning matrices
+ *   voxel.h     the voxel rig controller (VoxelRig / SkinnedVoxelRig without three.js)
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -28,5 +30,7 @@
 #include "morph.h"
 #include "mixer.h"
 #include "instance.h"
+#include "voxel_rig.h"
+#include "voxel.h"
 
 #endif /* MARIONETTE_H */

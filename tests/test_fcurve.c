@@ -1,0 +1,463 @@
+/*
+ * F-curve sampling (src/anim/fcurve.c) against shared/spec/voxel-rig-format.md
+ * "F-curve sampling": every interpolation against values worked out by hand,
+ * explicit handles with their time offsets clamped, auto handles (the slope
+ * rule, its 3·min limit, zero at extrema and at a one-shot's ends), the CSS
+ * eases against the CSS definition solved here independently, auto tangents
+ * that never overshoot a monotone run, loops (floor modulo, the closing
+ * segment, continuity of value and slope across the wrap), negative key
+ * times, and the edge cases (one key, no keys, NaN).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <marionette/voxel_rig.h>
+
+#include "assert_near.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A key with no handles (auto on both sides). */
+static mn_fcurve_key key(double t, double v, mn_fcurve_interp interp)
+{
+    mn_fcurve_key k;
+    memset(&k, 0, sizeof k);
+    k.t = t;
+    k.v = v;
+    k.interp = interp;
+    return k;
+}
+
+static mn_fcurve curve_of(const mn_fcurve_key *keys, uint32_t n, bool loop, double duration)
+{
+    mn_fcurve c = {keys, n, loop, duration};
+    return c;
+}
+
+/* ---- an independent cubic Bézier, for expectations ------------------------------ */
+
+static double bez(double p0, double p1, double p2, double p3, double s)
+{
+    double r = 1 - s;
+    return r * r * r * p0 + 3 * r * r * s * p1 + 3 * r * s * s * p2 + s * s * s * p3;
+}
+
+/* s with x(s) = x for x control points x0..x3 (non-decreasing), by plain bisection. */
+static double bisect(double x0, double x1, double x2, double x3, double x)
+{
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (bez(x0, x1, x2, x3, mid) < x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The CSS cubic-bezier(x1, y1, x2, y2) timing function at progress u. */
+static double css_cubic_bezier(double x1, double y1, double x2, double y2, double u)
+{
+    double s = bisect(0, x1, x2, 1, u);
+    return bez(0, y1, y2, 1, s);
+}
+
+/* ---- constant and linear ------------------------------------------------------------ */
+
+static void constant_holds_until_the_next_key(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(0, 1, MN_FCURVE_CONSTANT), key(10, 5, MN_FCURVE_CONSTANT),
+                         key(20, -2, MN_FCURVE_CONSTANT)};
+    mn_fcurve c = curve_of(k, 3, false, 20);
+    assert_true(mn_fcurve_sample(&c, -5) == 1);
+    assert_true(mn_fcurve_sample(&c, 0) == 1);
+    assert_true(mn_fcurve_sample(&c, 5) == 1);
+    assert_true(mn_fcurve_sample(&c, 9.999999) == 1);
+    assert_true(mn_fcurve_sample(&c, 10) == 5);   /* at t_i+1 the value is v_i+1 */
+    assert_true(mn_fcurve_sample(&c, 19.5) == 5);
+    assert_true(mn_fcurve_sample(&c, 20) == -2);
+    assert_true(mn_fcurve_sample(&c, 1e9) == -2);
+}
+
+static void linear_runs_straight_to_the_next_key(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_LINEAR), key(100, 10, MN_FCURVE_LINEAR),
+                         key(200, 0, MN_FCURVE_LINEAR)};
+    mn_fcurve c = curve_of(k, 3, false, 200);
+    assert_float_near(mn_fcurve_sample(&c, 25), 2.5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 100), 10, 0);
+    assert_float_near(mn_fcurve_sample(&c, 150), 5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 199), 0.1, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 250), 0, 0);
+    assert_float_near(mn_fcurve_sample(&c, -1), 0, 0);
+}
+
+static void each_segment_uses_the_interp_of_the_key_that_starts_it(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_LINEAR), key(10, 10, MN_FCURVE_CONSTANT),
+                         key(20, 0, MN_FCURVE_CONSTANT)};   /* the last key's interp is unused */
+    mn_fcurve c = curve_of(k, 3, false, 20);
+    assert_float_near(mn_fcurve_sample(&c, 5), 5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 15), 10, 0);
+}
+
+static void negative_key_times_are_ordinary_times(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(-500, -1, MN_FCURVE_LINEAR), key(0, 1, MN_FCURVE_LINEAR),
+                         key(500, 3, MN_FCURVE_LINEAR)};
+    mn_fcurve c = curve_of(k, 3, false, 500);
+    assert_float_near(mn_fcurve_sample(&c, -750), -1, 0);
+    assert_float_near(mn_fcurve_sample(&c, -250), 0, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 250), 2, 1e-12);
+}
+
+static void edge_cases_of_a_curve(void **state)
+{
+    (void)state;
+    mn_fcurve empty = curve_of(NULL, 0, false, 0);
+    assert_true(mn_fcurve_sample(&empty, 3) == 0);
+    assert_true(mn_fcurve_sample(NULL, 3) == 0);
+    mn_fcurve_key one[] = {key(40, 7, MN_FCURVE_BEZIER)};
+    mn_fcurve c1 = curve_of(one, 1, false, 0);
+    assert_true(mn_fcurve_sample(&c1, -100) == 7);
+    assert_true(mn_fcurve_sample(&c1, 1000) == 7);
+    mn_fcurve c1loop = curve_of(one, 1, true, 1000);   /* a single-key loop is flat */
+    assert_true(mn_fcurve_sample(&c1loop, -123) == 7);
+    assert_true(mn_fcurve_sample(&c1loop, 5555) == 7);
+    mn_fcurve_key k[] = {key(0, 2, MN_FCURVE_LINEAR), key(10, 4, MN_FCURVE_LINEAR)};
+    mn_fcurve c = curve_of(k, 2, false, 10);
+    assert_true(mn_fcurve_sample(&c, NAN) == 2);
+    assert_true(mn_fcurve_sample(&c, -INFINITY) == 2);
+    assert_true(mn_fcurve_sample(&c, INFINITY) == 4);
+    mn_fcurve cl = curve_of(k, 2, true, 20);
+    assert_true(mn_fcurve_sample(&cl, NAN) == 2);
+    assert_true(mn_fcurve_sample(&cl, INFINITY) == 2);
+}
+
+/* ---- bezier --------------------------------------------------------------------------- */
+
+static void bezier_with_explicit_handles_follows_its_control_points(void **state)
+{
+    (void)state;
+    /* Handles at ±T/3 in time make x(s) = T·s, so s is the time fraction. */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(30, 6, MN_FCURVE_BEZIER)};
+    k[0].has_handle_right = true;
+    k[0].handle_right[0] = 10, k[0].handle_right[1] = 3;
+    k[1].has_handle_left = true;
+    k[1].handle_left[0] = -10, k[1].handle_left[1] = 0;
+    mn_fcurve c = curve_of(k, 2, false, 30);
+    /* s = 0.5: 0.125·0 + 0.375·3 + 0.375·6 + 0.125·6 = 4.125 */
+    assert_float_near(mn_fcurve_sample(&c, 15), 4.125, 1e-9);
+    for (int i = 0; i <= 30; i++) {
+        double s = i / 30.0;
+        assert_float_near(mn_fcurve_sample(&c, 30 * s), bez(0, 3, 6, 6, s), 1e-9);
+    }
+}
+
+static void bezier_handle_times_are_clamped_on_their_own_values_kept(void **state)
+{
+    (void)state;
+    /* T = 20.  handle_right [50, 4] → [20, 4]; handle_left [5, -3] → [0, -3]. */
+    mn_fcurve_key k[] = {key(100, 1, MN_FCURVE_BEZIER), key(120, 2, MN_FCURVE_BEZIER)};
+    k[0].has_handle_right = true;
+    k[0].handle_right[0] = 50, k[0].handle_right[1] = 4;
+    k[1].has_handle_left = true;
+    k[1].handle_left[0] = 5, k[1].handle_left[1] = -3;
+    mn_fcurve c = curve_of(k, 2, false, 120);
+    for (int i = 0; i < 200; i++) {
+        double t = 100 + 20 * i / 200.0;
+        double s = bisect(100, 120, 120, 120, t);
+        assert_float_near(mn_fcurve_sample(&c, t), bez(1, 5, -1, 2, s), 1e-8);
+    }
+    /* A left handle too long: [-45, 1] → [-20, 1] (beside an unclamped right handle [8, 4]). */
+    k[0].handle_right[0] = 8;
+    k[1].handle_left[0] = -45, k[1].handle_left[1] = 1;
+    for (int i = 0; i < 200; i++) {
+        double t = 100 + 20 * i / 200.0;
+        double s = bisect(100, 108, 100, 120, t);
+        assert_float_near(mn_fcurve_sample(&c, t), bez(1, 5, 3, 2, s), 1e-8);
+    }
+}
+
+static void bezier_solves_x_to_a_billionth_of_the_segment(void **state)
+{
+    (void)state;
+    /* Strongly non-linear x: handles of very different lengths. */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(1000, 1, MN_FCURVE_BEZIER)};
+    k[0].has_handle_right = true;
+    k[0].handle_right[0] = 990, k[0].handle_right[1] = 0;
+    k[1].has_handle_left = true;
+    k[1].handle_left[0] = -1, k[1].handle_left[1] = 0;
+    mn_fcurve c = curve_of(k, 2, false, 1000);
+    for (int i = 0; i <= 1000; i++) {
+        double t = i;
+        double s = bisect(0, 990, 999, 1000, t);
+        double want = bez(0, 0, 1, 1, s);
+        /* dy/dx is bounded here, so 1e-9 of T in x is well under 1e-8 in y. */
+        assert_float_near(mn_fcurve_sample(&c, t), want, 1e-8);
+    }
+}
+
+static void auto_handles_take_the_neighbour_slope(void **state)
+{
+    (void)state;
+    /* Key 1: m = (30 - 0) / 20 = 1.5, limit 3·min(1, 2) = 3.  Ends: m = 0.
+     * Segment 0: P = (0,0) (10/3, 0) (20/3, 10 - 1.5·10/3 = 5) (10, 10): x is linear. */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(10, 10, MN_FCURVE_BEZIER),
+                         key(20, 30, MN_FCURVE_BEZIER)};
+    mn_fcurve c = curve_of(k, 3, false, 20);
+    for (int i = 0; i <= 10; i++) {
+        double s = i / 10.0;
+        assert_float_near(mn_fcurve_sample(&c, 10 * s), bez(0, 0, 5, 10, s), 1e-9);
+        /* Segment 1: (10,10) (40/3, 10 + 5) (50/3, 30) (20, 30). */
+        assert_float_near(mn_fcurve_sample(&c, 10 + 10 * s), bez(10, 15, 30, 30, s), 1e-9);
+    }
+    assert_float_near(mn_fcurve_sample(&c, 5), 3.125, 1e-9);
+}
+
+static void auto_slope_is_limited_to_three_times_the_smaller_side(void **state)
+{
+    (void)state;
+    /* Key 1: m = 10.1 / 11 ≈ 0.918 > 3·min(1, 0.1) = 0.3, so m = 0.3:
+     * segment 0's P2 = (20/3, 10 - 0.3·10/3 = 9). */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(10, 10, MN_FCURVE_BEZIER),
+                         key(11, 10.1, MN_FCURVE_BEZIER)};
+    mn_fcurve c = curve_of(k, 3, false, 11);
+    assert_float_near(mn_fcurve_sample(&c, 5), bez(0, 0, 9, 10, 0.5), 1e-9);
+    assert_float_near(mn_fcurve_sample(&c, 5), 4.625, 1e-9);
+    /* Segment 1: P1 = (10 + 1/3, 10 + 0.3/3). */
+    assert_float_near(mn_fcurve_sample(&c, 10.5), bez(10, 10.1, 10.1, 10.1, 0.5), 1e-9);
+}
+
+static void auto_slope_is_zero_at_extrema_and_flat_neighbours(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(10, 10, MN_FCURVE_BEZIER),
+                         key(20, 0, MN_FCURVE_BEZIER), key(30, 0, MN_FCURVE_BEZIER),
+                         key(40, 5, MN_FCURVE_BEZIER)};
+    mn_fcurve c = curve_of(k, 5, false, 40);
+    /* Key 1 is a maximum: slope 0, so the curve peaks exactly at it. */
+    assert_float_near(mn_fcurve_sample(&c, 5), bez(0, 0, 10, 10, 0.5), 1e-9);
+    assert_float_near(mn_fcurve_sample(&c, 15), bez(10, 10, 0, 0, 0.5), 1e-9);
+    /* Keys 2 and 3 are flat neighbours: slope 0; segment 2 stays exactly at 0. */
+    for (int i = 0; i < 10; i++)
+        assert_float_near(mn_fcurve_sample(&c, 20 + i), 0, 1e-12);
+    /* Key 4 is a one-shot's end: slope 0. */
+    assert_float_near(mn_fcurve_sample(&c, 35), bez(0, 0, 5, 5, 0.5), 1e-9);
+}
+
+static void one_explicit_handle_leaves_the_other_side_auto(void **state)
+{
+    (void)state;
+    /* Key 1 has an explicit left handle only: its right side is the auto
+     * handle (m = 1.5 as in auto_handles_take_the_neighbour_slope). */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(10, 10, MN_FCURVE_BEZIER),
+                         key(20, 30, MN_FCURVE_BEZIER)};
+    k[1].has_handle_left = true;
+    k[1].handle_left[0] = -5, k[1].handle_left[1] = -8;
+    mn_fcurve c = curve_of(k, 3, false, 20);
+    for (int i = 0; i <= 20; i++) {
+        double t = 10.0 * i / 20.0;
+        double s = bisect(0, 10.0 / 3, 5, 10, t);
+        assert_float_near(mn_fcurve_sample(&c, t), bez(0, 0, 2, 10, s), 1e-8);
+        assert_float_near(mn_fcurve_sample(&c, 10 + t), bez(10, 15, 30, 30, t / 10), 1e-9);
+    }
+}
+
+static void auto_tangents_never_overshoot_a_monotone_run(void **state)
+{
+    (void)state;
+    /* Uneven spacing and steps (xorshift, seeded), increasing values. */
+    uint32_t seed = 12345;
+    mn_fcurve_key k[40];
+    double t = -300, v = 2;
+    for (int i = 0; i < 40; i++) {
+        seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+        t += 1 + (seed % 500);
+        seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+        v += (i % 7 == 3) ? 0.0 : (seed % 1000) * (i % 5 == 0 ? 10.0 : 0.01);
+        k[i] = key(t, v, MN_FCURVE_BEZIER);
+    }
+    mn_fcurve c = curve_of(k, 40, false, t);
+    for (int i = 0; i + 1 < 40; i++) {
+        double prev = k[i].v;
+        for (int j = 0; j <= 400; j++) {
+            double tt = k[i].t + (k[i + 1].t - k[i].t) * j / 400.0;
+            double y = mn_fcurve_sample(&c, tt);
+            assert_true(y >= k[i].v - 1e-9 && y <= k[i + 1].v + 1e-9);
+            assert_true(y >= prev - 1e-9);   /* monotone, not just bounded */
+            prev = y;
+        }
+    }
+}
+
+/* ---- CSS eases --------------------------------------------------------------------------- */
+
+static void css_eases_match_the_css_definition(void **state)
+{
+    (void)state;
+    static const struct {
+        mn_fcurve_interp interp;
+        double x1, y1, x2, y2;
+    } eases[] = {{MN_FCURVE_EASE_IN, 0.42, 0, 1, 1},
+                 {MN_FCURVE_EASE_OUT, 0, 0, 0.58, 1},
+                 {MN_FCURVE_EASE_IN_OUT, 0.42, 0, 0.58, 1}};
+    for (size_t e = 0; e < 3; e++) {
+        /* Handles on the keys are ignored by the eases. */
+        mn_fcurve_key k[] = {key(-200, 3, eases[e].interp), key(800, -1, MN_FCURVE_LINEAR)};
+        k[0].has_handle_right = true;
+        k[0].handle_right[0] = 900, k[0].handle_right[1] = 50;
+        mn_fcurve c = curve_of(k, 2, false, 800);
+        for (int i = 0; i <= 1000; i++) {
+            double u = i / 1000.0;
+            double want = 3 + (-1 - 3) * css_cubic_bezier(eases[e].x1, eases[e].y1, eases[e].x2,
+                                                          eases[e].y2, u);
+            assert_float_near(mn_fcurve_sample(&c, -200 + 1000 * u), want, 1e-9);
+        }
+    }
+}
+
+/* ---- loops ------------------------------------------------------------------------------- */
+
+static void a_loop_wraps_with_a_floor_modulo(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_LINEAR), key(1000, 10, MN_FCURVE_LINEAR)};
+    mn_fcurve c = curve_of(k, 2, true, 2000);
+    /* -250 in a 2000 ms loop is 1750: on the closing segment 1000 → 2000 (10 → 0). */
+    assert_float_near(mn_fcurve_sample(&c, -250), 2.5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 1750), 2.5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, -4250), 2.5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 5500), 5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, 2000), 0, 0);
+    assert_float_near(mn_fcurve_sample(&c, 1500), 5, 1e-12);
+}
+
+static void a_loop_with_a_negative_first_key_wraps_about_it(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(-500, 0, MN_FCURVE_LINEAR), key(0, 10, MN_FCURVE_LINEAR)};
+    mn_fcurve c = curve_of(k, 2, true, 1000);
+    /* t' = -500 + mod(t + 500, 1000); the closing segment runs 0 → 500 (10 → 0). */
+    assert_float_near(mn_fcurve_sample(&c, 250), 5, 1e-12);
+    assert_float_near(mn_fcurve_sample(&c, -750), 5, 1e-12);   /* t' = 250 */
+    assert_float_near(mn_fcurve_sample(&c, 750), 5, 1e-12);    /* t' = -250 */
+    assert_float_near(mn_fcurve_sample(&c, 500), 0, 0);
+}
+
+static void the_closing_segment_uses_the_last_keys_interp(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_LINEAR), key(1000, 10, MN_FCURVE_CONSTANT)};
+    mn_fcurve c = curve_of(k, 2, true, 2000);
+    assert_float_near(mn_fcurve_sample(&c, 1999), 10, 0);
+    assert_float_near(mn_fcurve_sample(&c, 2000), 0, 0);
+    k[1].interp = MN_FCURVE_EASE_IN;
+    assert_float_near(mn_fcurve_sample(&c, 1500),
+                      10 + (0 - 10) * css_cubic_bezier(0.42, 0, 1, 1, 0.5), 1e-9);
+}
+
+static void a_zero_length_closing_segment_is_never_sampled(void **state)
+{
+    (void)state;
+    /* Last key exactly one period after the first: it and the first key are the same instant. */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(1000, 10, MN_FCURVE_BEZIER),
+                         key(2000, 3, MN_FCURVE_BEZIER)};
+    mn_fcurve c = curve_of(k, 3, true, 2000);
+    for (int i = -4000; i <= 4000; i += 7) {
+        double y = mn_fcurve_sample(&c, i);
+        assert_true(isfinite(y));
+    }
+    assert_float_near(mn_fcurve_sample(&c, 2000), 0, 0);
+    assert_float_near(mn_fcurve_sample(&c, 1000), 10, 0);
+    assert_true(mn_fcurve_sample(&c, 1999.999) > 2.9);
+}
+
+static double slope_at(const mn_fcurve *c, double t, double h, int side)
+{
+    return side < 0 ? (mn_fcurve_sample(c, t) - mn_fcurve_sample(c, t - h)) / h
+                    : (mn_fcurve_sample(c, t + h) - mn_fcurve_sample(c, t)) / h;
+}
+
+static void a_looping_curve_is_continuous_in_value_and_slope_across_the_wrap(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(100, 0.2, MN_FCURVE_BEZIER), key(600, 0.9, MN_FCURVE_BEZIER),
+                         key(1100, 0.4, MN_FCURVE_BEZIER), key(1500, 0.6, MN_FCURVE_BEZIER)};
+    mn_fcurve c = curve_of(k, 4, true, 2000);
+    /* Across the wrap (t = 100 ≡ 2100) and across the closing segment's start (t = 1500). */
+    double wraps[] = {100, 2100, -1900, 1500, 3500};
+    for (size_t i = 0; i < sizeof wraps / sizeof wraps[0]; i++) {
+        double t = wraps[i];
+        assert_float_near(mn_fcurve_sample(&c, t - 1e-6), mn_fcurve_sample(&c, t + 1e-6), 1e-6);
+        double left = slope_at(&c, t, 1e-3, -1), right = slope_at(&c, t, 1e-3, +1);
+        assert_float_near(left, right, 1e-5);
+    }
+    /* Periodic: the same value one, two and minus three periods away. */
+    for (int t = 0; t < 2000; t += 37) {
+        double y = mn_fcurve_sample(&c, t);
+        assert_float_near(mn_fcurve_sample(&c, t + 2000), y, 1e-9);
+        assert_float_near(mn_fcurve_sample(&c, t + 4000), y, 1e-9);
+        assert_float_near(mn_fcurve_sample(&c, t - 6000), y, 1e-9);
+    }
+    /* Key 0 (0.2) is a minimum across the wrap (0.6 before it, 0.9 after): slope 0. */
+    assert_float_near(slope_at(&c, 100, 1e-4, +1), 0, 1e-4);
+}
+
+static void loop_neighbours_across_the_wrap_shape_the_auto_handles(void **state)
+{
+    (void)state;
+    /* Keys 0 → 10 → 20 (v 0, 10, 20), period 30: the closing segment runs 20 → 30 (20 → 0).
+     * Key 0's neighbours: key 2 moved back (−10, 20) and key 1 (10, 10): an extremum, m = 0.
+     * Key 1's: m = (20 − 0) / 20 = 1, limit 3.  Key 2's: key 1 and key 0 moved
+     * forward (30, 0): an extremum, m = 0. */
+    mn_fcurve_key k[] = {key(0, 0, MN_FCURVE_BEZIER), key(10, 10, MN_FCURVE_BEZIER),
+                         key(20, 20, MN_FCURVE_BEZIER)};
+    mn_fcurve c = curve_of(k, 3, true, 30);
+    for (int i = 0; i <= 10; i++) {
+        double s = i / 10.0;
+        assert_float_near(mn_fcurve_sample(&c, 10 * s), bez(0, 0, 10 - 10.0 / 3, 10, s), 1e-9);
+        assert_float_near(mn_fcurve_sample(&c, 10 + 10 * s), bez(10, 10 + 10.0 / 3, 20, 20, s),
+                          1e-9);
+        assert_float_near(mn_fcurve_sample(&c, 20 + 10 * s), bez(20, 20, 0, 0, s), 1e-9);
+    }
+    /* A one-shot of the same keys has m = 0 at both ends but the same middle. */
+    mn_fcurve once = curve_of(k, 3, false, 30);
+    assert_float_near(mn_fcurve_sample(&once, 5), bez(0, 0, 10 - 10.0 / 3, 10, 0.5), 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(constant_holds_until_the_next_key),
+        cmocka_unit_test(linear_runs_straight_to_the_next_key),
+        cmocka_unit_test(each_segment_uses_the_interp_of_the_key_that_starts_it),
+        cmocka_unit_test(negative_key_times_are_ordinary_times),
+        cmocka_unit_test(edge_cases_of_a_curve),
+        cmocka_unit_test(bezier_with_explicit_handles_follows_its_control_points),
+        cmocka_unit_test(bezier_handle_times_are_clamped_on_their_own_values_kept),
+        cmocka_unit_test(bezier_solves_x_to_a_billionth_of_the_segment),
+        cmocka_unit_test(auto_handles_take_the_neighbour_slope),
+        cmocka_unit_test(auto_slope_is_limited_to_three_times_the_smaller_side),
+        cmocka_unit_test(auto_slope_is_zero_at_extrema_and_flat_neighbours),
+        cmocka_unit_test(one_explicit_handle_leaves_the_other_side_auto),
+        cmocka_unit_test(auto_tangents_never_overshoot_a_monotone_run),
+        cmocka_unit_test(css_eases_match_the_css_definition),
+        cmocka_unit_test(a_loop_wraps_with_a_floor_modulo),
+        cmocka_unit_test(a_loop_with_a_negative_first_key_wraps_about_it),
+        cmocka_unit_test(the_closing_segment_uses_the_last_keys_interp),
+        cmocka_unit_test(a_zero_length_closing_segment_is_never_sampled),
+        cmocka_unit_test(a_looping_curve_is_continuous_in_value_and_slope_across_the_wrap),
+        cmocka_unit_test(loop_neighbours_across_the_wrap_shape_the_auto_handles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

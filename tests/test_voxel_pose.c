@@ -1,0 +1,583 @@
+/*
+ * Posing voxel rigs (src/anim/voxel_pose.c) by voxel-rig-format.md's formula,
+ * on rigs built here as plain structs: rest gives identity worlds; one
+ * rotation joint turns the part's vertices about its pivot by exactly the
+ * angle; translation joints; mounts with an empty range are static
+ * attachments; the joints of a part compose in declared order; clamping of
+ * caller and animation values; parents listed after their children (with the
+ * reader's part_order and without one); animations overlaid in order over
+ * the caller map; a rig too large for the stack values giving the same
+ * poses; and the skinning matrices of a skinned mesh.  Tolerances: 1e-4
+ * voxel as the spec allows, tighter (1e-5) where the arithmetic is short.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <marionette/math.h>
+#include <marionette/voxel_rig.h>
+
+#include "assert_near.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+#define SQRT1_2 0.70710678118654752440
+
+static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+static mn_voxel_part part(const char *name, uint32_t parent, float px, float py, float pz,
+                          const uint32_t *joints, uint32_t joint_count)
+{
+    mn_voxel_part p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.parent = parent;
+    p.pivot[0] = px, p.pivot[1] = py, p.pivot[2] = pz;
+    p.joints = joints;
+    p.joint_count = joint_count;
+    return p;
+}
+
+static mn_voxel_joint joint(const char *name, uint32_t part_index, mn_voxel_joint_type type,
+                            float ax, float ay, float az, float min, float max, float rest)
+{
+    mn_voxel_joint j;
+    memset(&j, 0, sizeof j);
+    j.name = name;
+    j.part = part_index;
+    j.type = type;
+    float len = sqrtf(ax * ax + ay * ay + az * az);
+    j.axis[0] = ax / len, j.axis[1] = ay / len, j.axis[2] = az / len;
+    j.min = min, j.max = max, j.rest = rest;
+    j.drive = MN_VOXEL_DRIVE_CALLER;
+    return j;
+}
+
+static mn_voxel_rig rig_of(const mn_voxel_part *parts, uint32_t part_count,
+                           const uint32_t *order, const mn_voxel_joint *joints,
+                           uint32_t joint_count)
+{
+    mn_voxel_rig r;
+    memset(&r, 0, sizeof r);
+    r.voxel_size = 1;
+    r.parts = parts, r.part_count = part_count, r.part_order = order;
+    r.joints = joints, r.joint_count = joint_count;
+    return r;
+}
+
+/* ---- independent transforms for expectations ----------------------------------------- */
+
+static void translation(float out[16], float x, float y, float z)
+{
+    mn_mat4_identity(out);
+    out[12] = x, out[13] = y, out[14] = z;
+}
+
+static void mul(float out[16], const float a[16], const float b[16])
+{
+    float tmp[16];
+    mn_mat4_mul(tmp, a, b);
+    memcpy(out, tmp, sizeof tmp);
+}
+
+/* T(p) · M · T(-p) */
+static void about(float out[16], const float m[16], const float p[3])
+{
+    float tp[16], tn[16];
+    translation(tp, p[0], p[1], p[2]);
+    translation(tn, -p[0], -p[1], -p[2]);
+    mul(out, tp, m);
+    mul(out, out, tn);
+}
+
+/* Driven of a rotation joint by quaternion, T(p) · R(axis, angle) · T(-p). */
+static void rotation_about(float out[16], const float axis[3], float angle, const float p[3])
+{
+    float q[4], r[16];
+    mn_quat_from_axis_angle(q, axis, angle);
+    mn_quat_to_mat4(r, q);
+    about(out, r, p);
+}
+
+/* Mount = T(offset) · T(p) · R(orient) · T(-p), orient by mn_quat_from_euler_xyz. */
+static void mount(float out[16], const float orient[3], const float offset[3], const float p[3])
+{
+    float q[4], r[16], t[16];
+    mn_quat_from_euler_xyz(q, orient);
+    mn_quat_to_mat4(r, q);
+    about(out, r, p);
+    translation(t, offset[0], offset[1], offset[2]);
+    mul(out, t, out);
+}
+
+/* ---- rest and single joints -------------------------------------------------------------- */
+
+static void rest_gives_identity_worlds(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0}, j1[] = {1, 2};
+    mn_voxel_part parts[] = {part("body", MN_NONE, 8, 6, 8, j0, 1),
+                             part("head", 0, 8, 12, 8, j1, 2),
+                             part("hat", 1, 8, 15, 8, NULL, 0)};
+    mn_voxel_joint joints[] = {
+        joint("lean", 0, MN_VOXEL_ROTATION, 1, 0, 0, -1, 1, 0),
+        joint("neck_yaw", 1, MN_VOXEL_ROTATION, 0, 1, 0, -0.8f, 0.8f, 0),
+        joint("bob", 1, MN_VOXEL_TRANSLATION, 0, 1, 0, -2, 2, 0),
+    };
+    const uint32_t order[] = {0, 1, 2};
+    mn_voxel_rig rig = rig_of(parts, 3, order, joints, 3);
+    float worlds[16 * 3], values[3];
+    assert_int_equal(mn_voxel_pose(&rig, NULL, worlds, values), MN_OK);
+    for (int p = 0; p < 3; p++)
+        assert_vec_near(&worlds[16 * p], identity, 16, 0);
+    for (int j = 0; j < 3; j++)
+        assert_true(values[j] == 0);
+    /* An input with no caller map and no animations is the same. */
+    mn_voxel_pose_input in = {0};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+    for (int p = 0; p < 3; p++)
+        assert_vec_near(&worlds[16 * p], identity, 16, 0);
+}
+
+static void the_rest_pose_is_every_joint_at_its_rest(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0};
+    mn_voxel_part parts[] = {part("arm", MN_NONE, 2, 3, 4, j0, 1)};
+    mn_voxel_joint joints[] = {joint("swing", 0, MN_VOXEL_ROTATION, 0, 0, 1, -1, 1, 0.25f)};
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 1);
+    float worlds[16], want[16], caller[1] = {NAN};
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+    rotation_about(want, joints[0].axis, 0.25f, parts[0].pivot);
+    assert_vec_near(worlds, want, 16, 1e-6);
+}
+
+static void a_rotation_joint_turns_vertices_about_the_pivot_by_the_angle(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0};
+    mn_voxel_part parts[] = {part("head", MN_NONE, 8, 12, 8, j0, 1)};
+    mn_voxel_joint joints[] = {joint("tilt", 0, MN_VOXEL_ROTATION, 1, 1, 0, -3, 3, 0)};
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 1);
+    const float angles[] = {0.5f, -1.25f, 3.0f};
+    for (size_t a = 0; a < 3; a++) {
+        float caller[1] = {angles[a]}, worlds[16];
+        mn_voxel_pose_input in = {.caller = caller};
+        assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+        /* The pivot stays put. */
+        float moved[3];
+        mn_mat4_transform_point(moved, worlds, parts[0].pivot);
+        assert_vec_near(moved, parts[0].pivot, 3, 1e-5);
+        /* A vertex off the axis keeps its distance to the axis and turns by the angle,
+         * counter-clockwise looking down the axis (right-handed). */
+        const float v[3] = {11, 12, 5};
+        mn_mat4_transform_point(moved, worlds, v);
+        double ax[3] = {SQRT1_2, SQRT1_2, 0};
+        double d0[3], d1[3];
+        for (int i = 0; i < 3; i++)
+            d0[i] = v[i] - parts[0].pivot[i], d1[i] = moved[i] - parts[0].pivot[i];
+        double along0 = d0[0] * ax[0] + d0[1] * ax[1] + d0[2] * ax[2];
+        double along1 = d1[0] * ax[0] + d1[1] * ax[1] + d1[2] * ax[2];
+        assert_float_near(along1, along0, 1e-5);
+        double p0[3], p1[3];
+        for (int i = 0; i < 3; i++)
+            p0[i] = d0[i] - along0 * ax[i], p1[i] = d1[i] - along1 * ax[i];
+        double cross[3] = {p0[1] * p1[2] - p0[2] * p1[1], p0[2] * p1[0] - p0[0] * p1[2],
+                           p0[0] * p1[1] - p0[1] * p1[0]};
+        double sin_part = cross[0] * ax[0] + cross[1] * ax[1] + cross[2] * ax[2];
+        double cos_part = p0[0] * p1[0] + p0[1] * p1[1] + p0[2] * p1[2];
+        assert_float_near(atan2(sin_part, cos_part), angles[a], 1e-6);
+        /* And the whole matrix is T(p)·R(axis, angle)·T(-p). */
+        float want[16];
+        rotation_about(want, joints[0].axis, angles[a], parts[0].pivot);
+        assert_vec_near(worlds, want, 16, 1e-5);
+    }
+}
+
+static void rotation_about_y_matches_three_js_make_rotation_axis(void **state)
+{
+    (void)state;
+    /* R(y, θ) maps +x to (cos θ, 0, -sin θ): counter-clockwise seen from +y. */
+    const uint32_t j0[] = {0};
+    mn_voxel_part parts[] = {part("p", MN_NONE, 0, 0, 0, j0, 1)};
+    mn_voxel_joint joints[] = {joint("yaw", 0, MN_VOXEL_ROTATION, 0, 1, 0, -2, 2, 0)};
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 1);
+    float caller[1] = {0.3f}, worlds[16], out[3];
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+    mn_mat4_transform_point(out, worlds, (const float[3]){1, 0, 0});
+    assert_float_near(out[0], cos(0.3), 1e-7);
+    assert_float_near(out[1], 0, 1e-7);
+    assert_float_near(out[2], -sin(0.3), 1e-7);
+}
+
+static void a_translation_joint_moves_along_its_axis(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0}, j1[] = {1};
+    mn_voxel_part parts[] = {part("base", MN_NONE, 0, 0, 0, j0, 1),
+                             part("slider", 0, 4, 0, 0, j1, 1)};
+    mn_voxel_joint joints[] = {joint("turn", 0, MN_VOXEL_ROTATION, 0, 0, 1, -2, 2, 0),
+                               joint("extend", 1, MN_VOXEL_TRANSLATION, 1, 0, 0, 0, 5, 0)};
+    const uint32_t order[] = {0, 1};
+    mn_voxel_rig rig = rig_of(parts, 2, order, joints, 2);
+    float caller[2] = {NAN, 2.5f}, worlds[32], want[16];
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+    translation(want, 2.5f, 0, 0);
+    assert_vec_near(&worlds[16], want, 16, 0);
+    /* Under a parent turned a quarter about z, +x becomes +y. */
+    caller[0] = (float)(PI / 2);
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+    float out[3];
+    mn_mat4_transform_point(out, &worlds[16], (const float[3]){4, 0, 0});
+    assert_vec_near(out, ((const float[3]){0, 6.5f, 0}), 3, 1e-5);
+}
+
+/* ---- mounts, order, clamping -------------------------------------------------------------- */
+
+static void a_mount_with_an_empty_range_is_a_static_attachment(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0};
+    mn_voxel_part parts[] = {part("hat", MN_NONE, 8, 15, 8, j0, 1)};
+    mn_voxel_joint joints[] = {joint("hat_tilt", 0, MN_VOXEL_ROTATION, 1, 0, 0, 0, 0, 0)};
+    joints[0].drive = MN_VOXEL_DRIVE_AUTO;
+    joints[0].has_mount = true;
+    joints[0].orient[0] = 0.3f, joints[0].orient[1] = -0.2f, joints[0].orient[2] = 0.5f;
+    joints[0].offset[0] = 1, joints[0].offset[1] = 2, joints[0].offset[2] = -3;
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 1);
+    float want[16];
+    mount(want, joints[0].orient, joints[0].offset, parts[0].pivot);
+    /* Whatever the caller asks, the value clamps to 0: only the mount remains. */
+    const float asks[] = {NAN, 0.7f, -5.0f, INFINITY};
+    for (size_t i = 0; i < 4; i++) {
+        float caller[1] = {asks[i]}, worlds[16], values[1];
+        mn_voxel_pose_input in = {.caller = caller};
+        assert_int_equal(mn_voxel_pose(&rig, &in, worlds, values), MN_OK);
+        assert_true(values[0] == 0);
+        assert_vec_near(worlds, want, 16, 1e-5);
+    }
+}
+
+static void a_mount_applies_after_the_driven_motion(void **state)
+{
+    (void)state;
+    /* J = Mount · Driven: the driven rotation happens in the sculpted frame, then the mount. */
+    const uint32_t j0[] = {0};
+    mn_voxel_part parts[] = {part("gun", MN_NONE, 1, 2, 3, j0, 1)};
+    mn_voxel_joint joints[] = {joint("aim", 0, MN_VOXEL_ROTATION, 0, 1, 0, -1, 1, 0)};
+    joints[0].has_mount = true;
+    joints[0].orient[2] = 0.4f;
+    joints[0].offset[0] = 5;
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 1);
+    float caller[1] = {0.6f}, worlds[16], m[16], d[16], want[16];
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+    mount(m, joints[0].orient, joints[0].offset, parts[0].pivot);
+    rotation_about(d, joints[0].axis, 0.6f, parts[0].pivot);
+    mul(want, m, d);
+    assert_vec_near(worlds, want, 16, 1e-5);
+}
+
+static void joints_of_a_part_compose_in_declared_order(void **state)
+{
+    (void)state;
+    const uint32_t ab[] = {0, 1}, ba[] = {1, 0};
+    mn_voxel_joint joints[] = {joint("pitch", 0, MN_VOXEL_ROTATION, 1, 0, 0, -2, 2, 0),
+                               joint("slide", 0, MN_VOXEL_TRANSLATION, 0, 1, 0, -5, 5, 0)};
+    const uint32_t order[] = {0};
+    float caller[2] = {0.9f, 3.0f}, w_ab[16], w_ba[16], r[16], t[16], want[16];
+    mn_voxel_pose_input in = {.caller = caller};
+    mn_voxel_part parts_ab[] = {part("p", MN_NONE, 0, 1, 2, ab, 2)};
+    mn_voxel_rig rig_ab = rig_of(parts_ab, 1, order, joints, 2);
+    assert_int_equal(mn_voxel_pose(&rig_ab, &in, w_ab, NULL), MN_OK);
+    mn_voxel_part parts_ba[] = {part("p", MN_NONE, 0, 1, 2, ba, 2)};
+    mn_voxel_rig rig_ba = rig_of(parts_ba, 1, order, joints, 2);
+    assert_int_equal(mn_voxel_pose(&rig_ba, &in, w_ba, NULL), MN_OK);
+
+    rotation_about(r, joints[0].axis, 0.9f, parts_ab[0].pivot);
+    translation(t, 0, 3, 0);
+    mul(want, r, t);                            /* J1 · J2 = pitch · slide */
+    assert_vec_near(w_ab, want, 16, 1e-5);
+    mul(want, t, r);                            /* slide · pitch */
+    assert_vec_near(w_ba, want, 16, 1e-5);
+    /* The orders really differ: the slide is turned by the pitch in the first only. */
+    assert_true(fabsf(w_ab[13] - w_ba[13]) > 0.5f);
+}
+
+static void values_are_clamped_to_the_range(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0, 1};
+    mn_voxel_part parts[] = {part("p", MN_NONE, 0, 0, 0, j0, 2)};
+    mn_voxel_joint joints[] = {joint("a", 0, MN_VOXEL_ROTATION, 0, 0, 1, -0.5f, 0.8f, 0),
+                               joint("b", 0, MN_VOXEL_TRANSLATION, 1, 0, 0, -1, 2, 0.5f)};
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 2);
+    float caller[2] = {5, -9}, worlds[16], values[2], want[16], t[16];
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, values), MN_OK);
+    assert_true(values[0] == 0.8f);
+    assert_true(values[1] == -1.0f);
+    rotation_about(want, joints[0].axis, 0.8f, parts[0].pivot);
+    translation(t, -1, 0, 0);
+    mul(want, want, t);
+    assert_vec_near(worlds, want, 16, 1e-6);
+    caller[0] = -INFINITY, caller[1] = INFINITY;
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, values), MN_OK);
+    assert_true(values[0] == -0.5f && values[1] == 2.0f);
+}
+
+/* ---- hierarchy ---------------------------------------------------------------------------- */
+
+/* child listed before its parent: parts[0] = hand (parent 2), parts[1] = root, parts[2] = arm. */
+static void parents_listed_after_children(void **state)
+{
+    (void)state;
+    const uint32_t jh[] = {2}, jr[] = {0}, ja[] = {1};
+    mn_voxel_part parts[] = {part("hand", 2, 0, 10, 0, jh, 1),
+                             part("root", MN_NONE, 0, 0, 0, jr, 1),
+                             part("arm", 1, 0, 5, 0, ja, 1)};
+    mn_voxel_joint joints[] = {joint("spin", 1, MN_VOXEL_ROTATION, 0, 1, 0, -4, 4, 0),
+                               joint("shoulder", 2, MN_VOXEL_ROTATION, 0, 0, 1, -4, 4, 0),
+                               joint("wrist", 0, MN_VOXEL_ROTATION, 1, 0, 0, -4, 4, 0)};
+    const uint32_t order[] = {1, 2, 0};
+    mn_voxel_rig rig = rig_of(parts, 3, order, joints, 3);
+    float caller[3] = {0.4f, -0.7f, 1.1f}, worlds[48], worlds2[48], j[16];
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+
+    float root[16], arm[16], hand[16];
+    rotation_about(root, joints[0].axis, 0.4f, parts[1].pivot);
+    rotation_about(j, joints[1].axis, -0.7f, parts[2].pivot);
+    mul(arm, root, j);
+    rotation_about(j, joints[2].axis, 1.1f, parts[0].pivot);
+    mul(hand, arm, j);
+    assert_vec_near(&worlds[16], root, 16, 1e-5);
+    assert_vec_near(&worlds[32], arm, 16, 1e-5);
+    assert_vec_near(&worlds[0], hand, 16, 1e-5);
+
+    /* Without a part_order (a hand-built rig), posing finds parents first itself. */
+    rig.part_order = NULL;
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds2, NULL), MN_OK);
+    assert_vec_near(worlds2, worlds, 48, 0);
+}
+
+static void a_cycle_without_part_order_is_a_hierarchy_error(void **state)
+{
+    (void)state;
+    mn_voxel_part parts[] = {part("a", 1, 0, 0, 0, NULL, 0), part("b", 0, 0, 0, 0, NULL, 0)};
+    mn_voxel_rig rig = rig_of(parts, 2, NULL, NULL, 0);
+    float worlds[32];
+    assert_int_equal(mn_voxel_pose(&rig, NULL, worlds, NULL), MN_HIERARCHY);
+}
+
+/* ---- animations ----------------------------------------------------------------------------- */
+
+/* Two linear one-shot animations: "a" drives j0 and j1, "b" drives j1 only. */
+typedef struct anim_rig {
+    mn_fcurve_key keys_a0[2], keys_a1[2], keys_b1[2];
+    mn_voxel_track tracks_a[2], tracks_b[1];
+    mn_voxel_animation anims[2];
+    uint32_t part_joints[3];
+    mn_voxel_part parts[1];
+    mn_voxel_joint joints[3];
+    uint32_t order[1];
+    mn_voxel_rig rig;
+} anim_rig;
+
+static mn_fcurve linear_curve(mn_fcurve_key *k, double v0, double v1)
+{
+    memset(k, 0, 2 * sizeof *k);
+    k[0].t = 0, k[0].v = v0, k[0].interp = MN_FCURVE_LINEAR;
+    k[1].t = 1000, k[1].v = v1, k[1].interp = MN_FCURVE_LINEAR;
+    return (mn_fcurve){k, 2, false, 1000};
+}
+
+static void anim_rig_make(anim_rig *a)
+{
+    memset(a, 0, sizeof *a);
+    a->tracks_a[0] = (mn_voxel_track){0, linear_curve(a->keys_a0, 0, 1)};
+    a->tracks_a[1] = (mn_voxel_track){1, linear_curve(a->keys_a1, 0, 2)};
+    a->tracks_b[0] = (mn_voxel_track){1, linear_curve(a->keys_b1, -1, -3)};
+    a->anims[0] = (mn_voxel_animation){.name = "a", .duration_ms = 1000,
+                                       .tracks = a->tracks_a, .track_count = 2};
+    a->anims[1] = (mn_voxel_animation){.name = "b", .duration_ms = 1000,
+                                       .tracks = a->tracks_b, .track_count = 1};
+    for (uint32_t i = 0; i < 3; i++)
+        a->part_joints[i] = i;
+    a->parts[0] = part("p", MN_NONE, 0, 0, 0, a->part_joints, 3);
+    a->joints[0] = joint("j0", 0, MN_VOXEL_TRANSLATION, 1, 0, 0, -10, 10, 0);
+    a->joints[1] = joint("j1", 0, MN_VOXEL_TRANSLATION, 0, 1, 0, -2.5f, 10, 0);
+    a->joints[2] = joint("j2", 0, MN_VOXEL_TRANSLATION, 0, 0, 1, -10, 10, 0);
+    a->rig = rig_of(a->parts, 1, a->order, a->joints, 3);
+    a->rig.animations = a->anims;
+    a->rig.animation_count = 2;
+}
+
+static void sample_animation_writes_only_the_joints_it_drives(void **state)
+{
+    (void)state;
+    anim_rig a;
+    anim_rig_make(&a);
+    float values[3] = {7, 8, 9};
+    mn_voxel_sample_animation(&a.rig, 1, 500, values);
+    assert_true(values[0] == 7 && values[2] == 9);
+    assert_float_near(values[1], -2, 1e-6);   /* unclamped: -2 is inside anyway */
+    mn_voxel_sample_animation(&a.rig, 1, 1000, values);
+    assert_true(values[1] == -3);             /* sampling does not clamp */
+    mn_voxel_sample_animation(&a.rig, 5, 0, values);   /* out of range: nothing */
+    assert_true(values[0] == 7 && values[1] == -3 && values[2] == 9);
+}
+
+static void animations_overlay_in_order_over_the_caller(void **state)
+{
+    (void)state;
+    anim_rig a;
+    anim_rig_make(&a);
+    float caller[3] = {4, 4, 4}, worlds[16], values[3];
+    const uint32_t ab[] = {0, 1}, ba[] = {1, 0};
+    mn_voxel_pose_input in = {.caller = caller, .animations = ab, .animation_count = 2,
+                              .time_ms = 500};
+    assert_int_equal(mn_voxel_pose(&a.rig, &in, worlds, values), MN_OK);
+    assert_float_near(values[0], 0.5, 1e-6);   /* a */
+    assert_float_near(values[1], -2, 1e-6);    /* b, the later, wins */
+    assert_true(values[2] == 4);               /* driven by neither: the caller's */
+    assert_float_near(worlds[12], 0.5, 1e-6);
+    assert_float_near(worlds[13], -2, 1e-6);
+    assert_float_near(worlds[14], 4, 1e-6);
+    in.animations = ba;
+    assert_int_equal(mn_voxel_pose(&a.rig, &in, worlds, values), MN_OK);
+    assert_float_near(values[1], 1, 1e-6);     /* a wins now */
+    /* An animation value is clamped like any: b at 1000 ms is -3, the range ends at -2.5. */
+    in.animations = ab, in.time_ms = 1000;
+    assert_int_equal(mn_voxel_pose(&a.rig, &in, worlds, values), MN_OK);
+    assert_true(values[1] == -2.5f);
+}
+
+static void an_animation_index_out_of_range_is_refused(void **state)
+{
+    (void)state;
+    anim_rig a;
+    anim_rig_make(&a);
+    float worlds[16];
+    const uint32_t bad[] = {0, 2};
+    mn_voxel_pose_input in = {.animations = bad, .animation_count = 2};
+    assert_int_equal(mn_voxel_pose(&a.rig, &in, worlds, NULL), MN_INDEX_RANGE);
+    assert_int_equal(mn_voxel_pose(NULL, NULL, worlds, NULL), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_voxel_pose(&a.rig, NULL, NULL, NULL), MN_INVALID_ARGUMENT);
+}
+
+static void a_rig_with_many_joints_poses_the_same_without_out_values(void **state)
+{
+    (void)state;
+    /* 1500 joints (more than posing keeps on the stack) over 30 chained parts, animated. */
+    enum { PARTS = 30, PER = 50, JOINTS = PARTS * PER };
+    mn_voxel_part *parts = calloc(PARTS, sizeof *parts);
+    mn_voxel_joint *joints = calloc(JOINTS, sizeof *joints);
+    uint32_t *pj = calloc(JOINTS, sizeof *pj), order[PARTS];
+    float *caller = calloc(JOINTS, sizeof *caller), *values = calloc(JOINTS, sizeof *values);
+    assert_non_null(parts), assert_non_null(joints), assert_non_null(pj);
+    assert_non_null(caller), assert_non_null(values);
+    for (uint32_t p = 0; p < PARTS; p++) {
+        order[p] = p;
+        parts[p] = part("p", p == 0 ? MN_NONE : p - 1, (float)p, 1, 0, &pj[p * PER], PER);
+    }
+    for (uint32_t j = 0; j < JOINTS; j++) {
+        pj[j] = j;
+        joints[j] = joint("j", j / PER, j % 3 ? MN_VOXEL_ROTATION : MN_VOXEL_TRANSLATION,
+                          (float)(j % 2), 1, (float)(j % 5), -0.05f, 0.05f, 0.01f);
+        caller[j] = j % 4 ? 0.02f * (float)((int)(j % 7) - 3) : NAN;
+    }
+    mn_fcurve_key keys[2];
+    mn_voxel_track tracks[3] = {{7, linear_curve(keys, 0, 0.04)},
+                                {1200, linear_curve(keys, 0, 0.04)},
+                                {1499, linear_curve(keys, 0, 0.04)}};
+    mn_voxel_animation anim = {.name = "x", .duration_ms = 1000, .tracks = tracks,
+                               .track_count = 3};
+    mn_voxel_rig rig = rig_of(parts, PARTS, order, joints, JOINTS);
+    rig.animations = &anim, rig.animation_count = 1;
+    const uint32_t play[] = {0};
+    mn_voxel_pose_input in = {.caller = caller, .animations = play, .animation_count = 1,
+                              .time_ms = 250};
+    float a[16 * PARTS], b[16 * PARTS];
+    assert_int_equal(mn_voxel_pose(&rig, &in, a, values), MN_OK);
+    assert_int_equal(mn_voxel_pose(&rig, &in, b, NULL), MN_OK);
+    assert_vec_near(a, b, 16 * PARTS, 0);
+    assert_float_near(values[1200], 0.01, 1e-7);
+    free(parts), free(joints), free(pj), free(caller), free(values);
+}
+
+/* ---- skinning matrices ------------------------------------------------------------------------ */
+
+static void skinning_matrices_are_part_worlds_and_unmatched_bones_hold_bind(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0}, j1[] = {1};
+    mn_voxel_part parts[] = {part("body", MN_NONE, 8, 6, 8, j0, 1),
+                             part("head", 0, 8, 12, 8, j1, 1)};
+    mn_voxel_joint joints[] = {joint("lean", 0, MN_VOXEL_ROTATION, 1, 0, 0, -1, 1, 0),
+                               joint("yaw", 1, MN_VOXEL_ROTATION, 0, 1, 0, -1, 1, 0)};
+    const uint32_t order[] = {0, 1};
+    mn_voxel_rig rig = rig_of(parts, 2, order, joints, 2);
+    float caller[2] = {0.3f, -0.6f}, worlds[32];
+    mn_voxel_pose_input in = {.caller = caller};
+    assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+
+    /* Bones in their own order: head, a bone with no part, body; inverse bind T(-pivot). */
+    const char *names[] = {"head", "tail", "body"};
+    float ibm[48];
+    translation(&ibm[0], -8, -12, -8);
+    translation(&ibm[16], -1, -2, -3);
+    translation(&ibm[32], -8, -6, -8);
+    mn_part_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    mesh.bone_count = 3;
+    mesh.bone_names = names;
+    mesh.inverse_bind = ibm;
+    /* The bones' parts, as mn_voxel_bone_parts finds them on a rig that was read. */
+    const uint32_t bone_parts[3] = {1, MN_NONE, 0};
+
+    float out[48], out_by_name[48];
+    mn_voxel_skinning_matrices(&rig, &mesh, bone_parts, worlds, out);
+    assert_vec_near(&out[0], &worlds[16], 16, 1e-5);
+    assert_vec_near(&out[16], identity, 16, 0);
+    assert_vec_near(&out[32], &worlds[0], 16, 1e-5);
+    mn_voxel_skinning_matrices(&rig, &mesh, NULL, worlds, out_by_name);
+    assert_vec_near(out_by_name, out, 48, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(rest_gives_identity_worlds),
+        cmocka_unit_test(the_rest_pose_is_every_joint_at_its_rest),
+        cmocka_unit_test(a_rotation_joint_turns_vertices_about_the_pivot_by_the_angle),
+        cmocka_unit_test(rotation_about_y_matches_three_js_make_rotation_axis),
+        cmocka_unit_test(a_translation_joint_moves_along_its_axis),
+        cmocka_unit_test(a_mount_with_an_empty_range_is_a_static_attachment),
+        cmocka_unit_test(a_mount_applies_after_the_driven_motion),
+        cmocka_unit_test(joints_of_a_part_compose_in_declared_order),
+        cmocka_unit_test(values_are_clamped_to_the_range),
+        cmocka_unit_test(parents_listed_after_children),
+        cmocka_unit_test(a_cycle_without_part_order_is_a_hierarchy_error),
+        cmocka_unit_test(sample_animation_writes_only_the_joints_it_drives),
+        cmocka_unit_test(animations_overlay_in_order_over_the_caller),
+        cmocka_unit_test(an_animation_index_out_of_range_is_refused),
+        cmocka_unit_test(a_rig_with_many_joints_poses_the_same_without_out_values),
+        cmocka_unit_test(skinning_matrices_are_part_worlds_and_unmatched_bones_hold_bind),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
