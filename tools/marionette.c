@@ -16,12 +16,14 @@
 
 static const cli_command commands[] = {
     {"info", "FILE [--json]",
-     "describe a glTF/GLB file: scene tree, meshes, skins, animations, materials, images",
+     "describe a glTF/GLB file or a voxel rig.json",
      "Reads FILE (.glb or .gltf) and prints what it holds: asset version and generator,\n"
      "extensions used and required, the scene tree (nodes with their mesh, skin and\n"
      "camera), meshes with vertex and index counts and attributes, skins with joint\n"
      "counts, animations with channel counts, interpolations and durations, materials,\n"
      "images, world-space bounds at rest, and the reader's warnings.\n"
+     "A FILE ending in .json is a voxel rig: its parts, joints (drive, range),\n"
+     "animations and part meshes are summarised instead.\n"
      "\n"
      "  --json   print one JSON object instead (keys documented in README.md)\n"
      "\n"
@@ -52,7 +54,13 @@ static const cli_command commands[] = {
      "\n"
      "Exit status: 0 when done; 1 when the reader refuses the file or posing it\n"
      "fails (the error goes to stderr); 2 for a wrong command line, including a\n"
-     "--clip that names no clip of the file (stderr lists the clips it has).\n",
+     "--clip that names no clip of the file (stderr lists the clips it has).\n"
+     "\n"
+     "A FILE ending in .json is a voxel rig, posed at one time instead:\n"
+     "  marionette sample RIG.json [--anim NAME] [--time-ms T] [--set JOINT=VALUE]...\n"
+     "                             [--rest] [--json]\n"
+     "prints every joint's value after overlay and clamping and every part's world\n"
+     "matrix (marionette-voxel-sample/1 with --json).\n",
      cli_sample},
 };
 
@@ -89,7 +97,7 @@ int cli_usage_error(const char *name, const char *fmt, ...)
 
 static void print_overview(FILE *out)
 {
-    fprintf(out, "marionette %s — rigged 3D models: glTF 2.0 / GLB reader\n\n", mn_version());
+    fprintf(out, "marionette %s — rigged 3D models that move\n\n", mn_version());
     fputs("usage: marionette COMMAND [ARGS]\n\ncommands:\n", out);
     for (size_t i = 0; i < COMMAND_COUNT; i++) {
         /* A long argument list gets a line of its own; the summary stays in its column. */
