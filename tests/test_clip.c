@@ -844,6 +844,297 @@ static void sampling_allocates_nothing(void **state)
     assert_int_equal(counter.live_bytes, 0);
 }
 
+/* ---- shared key times -------------------------------------------------------------------- */
+
+/*
+ * Exporters give every channel the same times; the clip keeps one copy per
+ * distinct time array (same key count, bit-identical times), samples each
+ * once, and must still answer exactly as every track sampled alone.
+ */
+
+/* Writes an element of a track for key k: rotations of every kind a file holds. */
+static void shared_value(uint32_t *rng, mn_anim_path path, uint32_t k, float *v)
+{
+    if (path != MN_PATH_ROTATION) {
+        for (int c = 0; c < 3; c++)
+            v[c] = rng_float(rng, -2.0f, 2.0f);
+        return;
+    }
+    switch (rng_next(rng) % 6) {
+    case 0: /* far from the key before: the slerp */
+    case 1:
+        rng_quat(rng, v);
+        break;
+    case 2: /* close to it (keys a frame apart): the normalised lerp */
+        if (k > 0) {
+            for (int c = 0; c < 4; c++)
+                v[c] = v[c - 4] + rng_float(rng, -0.01f, 0.01f);
+            break;
+        }
+        rng_quat(rng, v);
+        break;
+    case 3: /* off unit length, and in the other hemisphere */
+        rng_quat(rng, v);
+        for (int c = 0; c < 4; c++)
+            v[c] *= -1.3f;
+        break;
+    case 4: /* zero: normalises to the identity */
+        v[0] = v[1] = v[2] = v[3] = 0.0f;
+        break;
+    default: /* the key before, exactly (d ≥ 0.9995 at its edge) */
+        if (k > 0)
+            memcpy(v, v - 4, 4 * sizeof(float));
+        else
+            rng_quat(rng, v);
+        break;
+    }
+}
+
+/*
+ * A clip over `joints` joints whose T, R and S tracks (targets in descending
+ * order, paths interleaved) each own a separate, bit-identical copy of one of
+ * two time arrays; every fourth joint's rotation steps.  Returns the input
+ * tracks (and the data they point into) for comparisons.
+ */
+typedef struct shared_clip {
+    mn_clip *clip;
+    mn_track *tracks;
+    uint32_t track_count;
+    float *data;
+} shared_clip;
+
+static shared_clip make_shared_clip(uint32_t seed, uint32_t joints, const mn_clip_options *options)
+{
+    enum { KEYS_A = 23, KEYS_B = 9 };
+    float times_a[KEYS_A], times_b[KEYS_B];
+    for (uint32_t k = 0; k < KEYS_A; k++)
+        times_a[k] = 0.1f * (float)k + (k > 10 ? 0.05f : 0.0f);
+    for (uint32_t k = 0; k < KEYS_B; k++)
+        times_b[k] = -0.25f + 0.3f * (float)k;
+    shared_clip sc = {NULL, calloc(3 * joints, sizeof(mn_track)), 3 * joints, NULL};
+    sc.data = calloc((size_t)3 * joints * (KEYS_A + 4 * KEYS_A), sizeof(float));
+    assert_non_null(sc.tracks);
+    assert_non_null(sc.data);
+    uint32_t rng = seed;
+    float *at = sc.data;
+    for (uint32_t i = 0; i < sc.track_count; i++) {
+        uint32_t joint = joints - 1 - i / 3;
+        mn_anim_path path = (mn_anim_path)((i + joint) % 3);
+        bool on_b = joint % 5 == 2;
+        uint32_t keys = on_b ? KEYS_B : KEYS_A;
+        uint32_t comps = path == MN_PATH_ROTATION ? 4 : 3;
+        mn_interpolation interp = path == MN_PATH_ROTATION && joint % 4 == 3 ? MN_INTERP_STEP : MN_INTERP_LINEAR;
+        float *times = at, *values = at + keys;
+        at += keys * (1 + comps);
+        memcpy(times, on_b ? times_b : times_a, keys * sizeof(float));
+        for (uint32_t k = 0; k < keys; k++)
+            shared_value(&rng, path, k, values + k * comps);
+        sc.tracks[i] = make_track(joint, path, interp, times, keys, values, comps);
+    }
+    sc.clip = must_create(sc.tracks, sc.track_count, options);
+    return sc;
+}
+
+static void free_shared_clip(shared_clip *sc)
+{
+    mn_clip_free(sc->clip);
+    free(sc->tracks);
+    free(sc->data);
+}
+
+static const float *pose_property(const mn_pose *pose, const mn_track *tr)
+{
+    return tr->path == MN_PATH_TRANSLATION ? pose->translations + 3 * tr->target
+           : tr->path == MN_PATH_ROTATION  ? pose->rotations + 4 * tr->target
+                                           : pose->scales + 3 * tr->target;
+}
+
+static void tracks_with_identical_times_share_one_copy(void **state)
+{
+    (void)state;
+    shared_clip sc = make_shared_clip(5, 20, NULL);
+    /* Two distinct time arrays, hence two cursor spans. */
+    assert_int_equal(mn_clip_cursor_storage_size(sc.clip), 2 * sizeof(uint32_t));
+    const float *copy_a = NULL, *copy_b = NULL;
+    for (uint32_t i = 0; i < sc.track_count; i++) {
+        const mn_track *tr = mn_clip_track(sc.clip, i);
+        const float **copy = tr->key_count == 9 ? &copy_b : &copy_a;
+        if (!*copy)
+            *copy = tr->times;
+        assert_ptr_equal(tr->times, *copy);
+        assert_ptr_not_equal(tr->times, sc.tracks[i].times);
+        assert_memory_equal(tr->times, sc.tracks[i].times, tr->key_count * sizeof(float));
+    }
+    assert_non_null(copy_a);
+    assert_non_null(copy_b);
+    assert_ptr_not_equal(copy_a, copy_b);
+    free_shared_clip(&sc);
+
+    /* Equal values but not bit-identical (0 and -0), or one key fewer: not shared. */
+    const float t0[] = {0.0f, 1.0f, 2.0f}, t1[] = {-0.0f, 1.0f, 2.0f}, t2[] = {0.0f, 1.0f};
+    const float t3[] = {2.0f, 0.0f, 1.0f}, t4[] = {2.0f, 0.0f, 1.0f}; /* unsorted, identical */
+    const float v[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    mn_track tracks[] = {
+        make_track(0, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, t0, 3, v, 3),
+        make_track(1, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, t1, 3, v, 3),
+        make_track(2, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, t2, 2, v, 3),
+        make_track(3, MN_PATH_SCALE, MN_INTERP_LINEAR, t0, 3, v, 3), /* the same pointer as track 0 */
+        make_track(4, MN_PATH_SCALE, MN_INTERP_LINEAR, t3, 3, v, 3),
+        make_track(5, MN_PATH_WEIGHTS, MN_INTERP_LINEAR, t4, 3, v, 3),
+    };
+    mn_clip *clip = must_create(tracks, COUNT_OF(tracks), NULL);
+    assert_int_equal(mn_clip_cursor_storage_size(clip), 4 * sizeof(uint32_t));
+    const mn_track *c[COUNT_OF(tracks)];
+    for (uint32_t i = 0; i < COUNT_OF(tracks); i++)
+        c[i] = mn_clip_track(clip, i);
+    assert_ptr_equal(c[0]->times, c[3]->times);
+    assert_ptr_equal(c[4]->times, c[5]->times);
+    assert_ptr_not_equal(c[0]->times, c[1]->times);
+    assert_ptr_not_equal(c[0]->times, c[2]->times);
+    assert_ptr_not_equal(c[0]->times, c[4]->times);
+    assert_true(signbit(c[1]->times[0]) && !signbit(c[0]->times[0]));
+    /* The shared unsorted times are sorted once; each track's values follow its keys. */
+    for (uint32_t i = 4; i < 6; i++) {
+        assert_true(c[i]->times[0] == 0.0f && c[i]->times[1] == 1.0f && c[i]->times[2] == 2.0f);
+        assert_memory_equal(c[i]->values, v + 3, 3 * sizeof(float));
+        assert_memory_equal(c[i]->values + 3, v + 6, 3 * sizeof(float));
+        assert_memory_equal(c[i]->values + 6, v, 3 * sizeof(float));
+    }
+    mn_clip_free(clip);
+}
+
+static void clip_tracks_keep_input_order_whatever_the_sampling_order(void **state)
+{
+    (void)state;
+    shared_clip sc = make_shared_clip(11, 20, NULL);
+    assert_int_equal(mn_clip_track_count(sc.clip), sc.track_count);
+    for (uint32_t i = 0; i < sc.track_count; i++) {
+        const mn_track *in = &sc.tracks[i], *tr = mn_clip_track(sc.clip, i);
+        assert_int_equal(tr->target, in->target);
+        assert_int_equal(tr->path, in->path);
+        assert_int_equal(tr->interpolation, in->interpolation);
+        assert_int_equal(tr->key_count, in->key_count);
+        assert_int_equal(tr->components, in->components);
+        assert_memory_equal(tr->values, in->values, (size_t)in->key_count * in->components * sizeof(float));
+    }
+    assert_null(mn_clip_track(sc.clip, sc.track_count));
+    free_shared_clip(&sc);
+}
+
+/* Every track of the clip in the pose equals mn_track_sample of it (and of the input), bit for bit. */
+static void assert_pose_is_each_track_alone(const shared_clip *sc, const mn_pose *pose, float t)
+{
+    for (uint32_t i = 0; i < sc->track_count; i++) {
+        const mn_track *tr = mn_clip_track(sc->clip, i);
+        if (tr->target >= pose->joint_count)
+            continue;
+        float alone[4], input[4];
+        mn_track_sample(tr, t, alone);
+        mn_track_sample(&sc->tracks[i], t, input);
+        assert_memory_equal(alone, input, tr->components * sizeof(float));
+        if (memcmp(pose_property(pose, tr), alone, tr->components * sizeof(float)) != 0)
+            fail_msg("track %u (target %u, path %d) at t = %.9g differs from mn_track_sample", i,
+                     tr->target, (int)tr->path, (double)t);
+    }
+}
+
+static void shared_times_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    /* 23 joints: rotation runs of several lengths, so batches of four and a remainder. */
+    shared_clip sc = make_shared_clip(17, 23, NULL);
+    mn_pose plain, cursored, small;
+    assert_int_equal(mn_pose_create(&plain, 23, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&cursored, 23, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small, 10, NULL, NULL), MN_OK); /* tracks beyond it are skipped */
+    uint32_t spans[2];
+    assert_int_equal(mn_clip_cursor_storage_size(sc.clip), sizeof spans);
+    mn_clip_cursor cursor;
+    mn_clip_cursor_init(&cursor, sc.clip, spans);
+    float duration = mn_clip_duration(sc.clip);
+    assert_true(duration == 2.25f);
+    uint32_t rng = 3;
+    for (int frame = 0; frame < 1500; frame++) {
+        /* forward at 60 Hz, then random times, then every key time of both arrays */
+        float t = frame < 200 ? -0.5f + (float)frame / 60.0f
+                  : frame < 1200 ? rng_float(&rng, -0.5f, duration + 0.5f)
+                                 : mn_clip_track(sc.clip, (uint32_t)frame % sc.track_count)
+                                       ->times[(uint32_t)frame % 9];
+        mn_clip_sample(sc.clip, t, &plain);
+        mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored);
+        mn_clip_sample(sc.clip, t, &small);
+        assert_true(pose_bits_equal(&plain, &cursored));
+        assert_pose_is_each_track_alone(&sc, &plain, t);
+        assert_pose_is_each_track_alone(&sc, &small, t);
+        for (uint32_t j = 0; j < 10; j++)
+            assert_memory_equal(small.rotations + 4 * j, plain.rotations + 4 * j, 4 * sizeof(float));
+    }
+    /* Zero keys normalise to the identity, however they are reached. */
+    for (uint32_t j = 0; j < 23; j++)
+        assert_true(fabs(quat_len(plain.rotations + 4 * j) - 1.0) < 1e-6);
+    mn_pose_free(&plain);
+    mn_pose_free(&cursored);
+    mn_pose_free(&small);
+    free_shared_clip(&sc);
+}
+
+static void a_later_track_on_the_same_property_wins_across_time_arrays(void **state)
+{
+    (void)state;
+    const float ta[] = {0, 1}, tb[] = {0, 2}, tc[] = {0, 2};
+    const float early[] = {1, 1, 1, 3, 3, 3}, late[] = {10, 20, 30, 50, 60, 70};
+    const float qa[] = {0, 0, 0, 1, 0, 1, 0, 0}, qb[] = {1, 0, 0, 0, 0, 0, 1, 0};
+    mn_track tracks[] = {
+        make_track(2, MN_PATH_SCALE, MN_INTERP_LINEAR, tb, 2, early, 3),         /* tb's array first */
+        make_track(0, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, ta, 2, early, 3),   /* overridden ... */
+        make_track(0, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, tc, 2, late, 3),    /* ... by this one */
+        make_track(1, MN_PATH_ROTATION, MN_INTERP_LINEAR, tb, 2, qa, 4),         /* overridden ... */
+        make_track(1, MN_PATH_ROTATION, MN_INTERP_STEP, ta, 2, qb, 4),           /* ... by this one */
+        make_track(1, MN_PATH_ROTATION, MN_INTERP_LINEAR, NULL, 0, NULL, 4),     /* no keys: no say */
+    };
+    mn_clip *clip = must_create(tracks, COUNT_OF(tracks), NULL);
+    mn_pose pose;
+    assert_int_equal(mn_pose_create(&pose, 3, NULL, NULL), MN_OK);
+    mn_clip_sample(clip, 0.5f, &pose);
+    float want[4];
+    mn_track_sample(mn_clip_track(clip, 2), 0.5f, want);
+    assert_memory_equal(pose.translations, want, 3 * sizeof(float));
+    assert_true(want[0] == 20.0f && want[1] == 30.0f && want[2] == 40.0f);
+    mn_track_sample(mn_clip_track(clip, 4), 0.5f, want);
+    assert_memory_equal(pose.rotations + 4, want, 4 * sizeof(float));
+    assert_true(want[0] == 1.0f && want[3] == 0.0f);
+    mn_pose_free(&pose);
+    mn_clip_free(clip);
+}
+
+static void building_a_large_clip_under_failing_allocations_frees_everything(void **state)
+{
+    (void)state;
+    /* Enough tracks that the build's bookkeeping is scratch memory, not the stack. */
+    for (long fail = 0; fail < 3; fail++) {
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        counter.fail_after = fail;
+        mn_clip_options options = {.allocator = mn_counting_allocator(&counter)};
+        mn_track tracks[40];
+        const float times[] = {0, 1}, values[] = {0, 0, 0, 1, 1, 1, 1, 1};
+        for (uint32_t i = 0; i < 40; i++)
+            tracks[i] = make_track(i / 2, i % 2 ? MN_PATH_ROTATION : MN_PATH_SCALE, MN_INTERP_LINEAR,
+                                   times, 2, values, i % 2 ? 4 : 3);
+        mn_clip *clip = NULL;
+        mn_status st = mn_clip_create(tracks, 40, "big", &options, &clip, NULL);
+        if (fail < 2) {
+            assert_int_equal(st, MN_OUT_OF_MEMORY);
+            assert_null(clip);
+        } else {
+            assert_int_equal(st, MN_OK);
+            assert_int_equal(counter.allocs, 2);
+            assert_int_equal(counter.live_bytes, counter.peak_bytes - 40 * 4 * sizeof(uint32_t));
+            mn_clip_free(clip);
+        }
+        assert_int_equal(counter.live_bytes, 0);
+    }
+}
+
 /* ---- glTF ---------------------------------------------------------------------------- */
 
 /* bufferViews and accessors gathered while the blob is written. */
@@ -1152,6 +1443,11 @@ int main(void)
         cmocka_unit_test(clip_sample_writes_tracked_properties_and_keeps_the_rest),
         cmocka_unit_test(cursor_gives_the_same_bits_forward_backward_and_at_random),
         cmocka_unit_test(sampling_allocates_nothing),
+        cmocka_unit_test(tracks_with_identical_times_share_one_copy),
+        cmocka_unit_test(clip_tracks_keep_input_order_whatever_the_sampling_order),
+        cmocka_unit_test(shared_times_sample_exactly_as_each_track_alone),
+        cmocka_unit_test(a_later_track_on_the_same_property_wins_across_time_arrays),
+        cmocka_unit_test(building_a_large_clip_under_failing_allocations_frees_everything),
         cmocka_unit_test(gltf_animation_samples_every_mode_exactly),
         cmocka_unit_test(target_map_remaps_and_drops_channels),
         cmocka_unit_test(gltf_errors_name_the_channel),

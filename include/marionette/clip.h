@@ -105,13 +105,14 @@ MN_API bool mn_clip_sample_weights(const mn_clip *clip, float t, uint32_t target
                                    uint32_t count);
 
 /*
- * A per-player cursor: remembers the key span each track was last sampled
- * in, so forward playback finds the next span in O(1).  It only speeds the
+ * A per-player cursor: remembers the key span last sampled in each distinct
+ * key-time array of the clip (tracks that share their times share a slot),
+ * so forward playback finds the next span in O(1).  It only speeds the
  * search; results are identical to mn_clip_sample for every t, in any order.
  */
 typedef struct mn_clip_cursor {
     const mn_clip *clip;
-    uint32_t *spans;             /* one per track, in caller storage */
+    uint32_t *spans;             /* one per distinct key-time array, in caller storage */
 } mn_clip_cursor;
 
 /* Bytes of storage a cursor for this clip needs. */

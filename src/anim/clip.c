@@ -11,7 +11,7 @@
  * Every sampled rotation is normalised, whatever the mode (files store keys
  * slightly off unit length, and a cubic spline leaves the unit sphere).
  *
- * Where t falls is decided once per track by one rule, shared by every entry
+ * Where t falls is decided once per time array by one rule, shared by every entry
  * point so that the same t gives the same bits whichever one is used:
  *   - t before the first key (or NaN): the first key, clamped;
  *   - t at or after the last key:      the last key, clamped;
@@ -21,6 +21,16 @@
  * the span a binary search would, and does exactly the same arithmetic.
  * The span never has Δt = 0: equal key times are skipped, which takes the
  * right key of the pair, as a jump at that time means.
+ *
+ * A clip samples by timeline (see clip_internal.h): the span and the
+ * fraction s are found once for all the tracks that share a time array, and
+ * each run of tracks (one path, one interpolation) is a tight loop.  Every
+ * entry point computes s and Δt with the one helper below and interpolates
+ * with the same expressions, so a track sampled alone (mn_track_sample) and
+ * within a clip give the same bits.  Rotation runs slerp four tracks at a
+ * time with SSE2: only exact IEEE operations (add, multiply, divide, square
+ * root) in the scalar code's order, so each lane is bit for bit the scalar
+ * slerp, which stays the reference (MN_NO_SIMD builds only it).
  */
 #include "anim/clip_internal.h"
 
@@ -28,14 +38,34 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__SSE2__) && !defined(MN_NO_SIMD)
+#include <emmintrin.h>
+#define CLIP_SSE2 1
+#endif
+
 /* A cursor walks at most this many spans forward before falling back to binary search. */
 #define CURSOR_WALK 4u
 
-/* Where t falls among a track's keys: key k alone (span == false) or the span [k, k+1]. */
+/*
+ * Where t falls among a track's keys: key k alone (span == false) or the
+ * span [k, k+1], with Δt = times[k+1] - times[k] and s = (t - times[k]) / Δt
+ * (both 0 when not a span).
+ */
 typedef struct place {
     uint32_t k;
     bool span;
+    float s, dt;
 } place;
+
+/* The one formula for s and Δt, shared by every entry point. */
+static inline place with_fraction(place p, const float *times, float t)
+{
+    if (p.span) {
+        p.dt = times[p.k + 1] - times[p.k];
+        p.s = (t - times[p.k]) / p.dt;
+    }
+    return p;
+}
 
 /*
  * The span k with times[k] <= t < times[k+1], given times[0] <= t < times[n-1].
@@ -58,10 +88,10 @@ static inline uint32_t find_span(const float *times, uint32_t n, float t)
 static inline place locate(const float *times, uint32_t n, float t)
 {
     if (!(t >= times[0]))
-        return (place){0, false};
+        return (place){0, false, 0.0f, 0.0f};
     if (t >= times[n - 1])
-        return (place){n - 1, false};
-    return (place){find_span(times, n, t), true};
+        return (place){n - 1, false, 0.0f, 0.0f};
+    return (place){find_span(times, n, t), true, 0.0f, 0.0f};
 }
 
 /*
@@ -77,7 +107,7 @@ static inline place locate_cursor(const float *times, uint32_t n, float t, uint3
         for (uint32_t step = 0; step < CURSOR_WALK && k < n - 1; step++, k++) {
             if (t < times[k + 1]) {
                 *cached = k;
-                return (place){k, true};
+                return (place){k, true, 0.0f, 0.0f};
             }
         }
     }
@@ -176,14 +206,21 @@ static inline void emit(float *out, const float *v, uint32_t n_out, bool rotatio
         out[i] = v[i];
 }
 
+/* (1-s)·v0 + s·v1, written so that s = 0 gives v0 exactly. */
+static inline void lerp_to(float *out, const float *v0, const float *v1, uint32_t n, float s)
+{
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = v0[i] + s * (v1[i] - v0[i]);
+}
+
 /*
- * Evaluate a track at place p: the shared kernel of every entry point.
- * `components` is the stride of an element, n_out how many floats to write
- * (<= components).  Rotation tracks (4 components) slerp and normalise.
+ * Evaluate a track at place p (with its fraction): the shared kernel of
+ * every entry point.  `components` is the stride of an element, n_out how
+ * many floats to write (<= components).  Rotation tracks (4 components)
+ * slerp and normalise.
  */
-static inline void eval(const float *times, const float *values, uint32_t components,
-                        uint32_t n_out, mn_anim_path path, mn_interpolation interpolation, place p,
-                        float t, float *out)
+static inline void eval(const float *values, uint32_t components, uint32_t n_out, mn_anim_path path,
+                        mn_interpolation interpolation, place p, float *out)
 {
     bool rotation = path == MN_PATH_ROTATION && components == 4 && n_out == 4;
     uint32_t k = p.k;
@@ -195,8 +232,7 @@ static inline void eval(const float *times, const float *values, uint32_t compon
             return;
         }
         const float *key1 = key0 + 3 * components;
-        float dt = times[k + 1] - times[k];
-        float s = (t - times[k]) / dt;
+        float dt = p.dt, s = p.s;
         float s2 = s * s, s3 = s2 * s;
         float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f;
         float h10 = (s3 - 2.0f * s2 + s) * dt;
@@ -221,14 +257,11 @@ static inline void eval(const float *times, const float *values, uint32_t compon
         return;
     }
     const float *v1 = v0 + components;
-    float s = (t - times[k]) / (times[k + 1] - times[k]);
     if (rotation) {
-        quat_slerp_to(out, v0, v1, s);
+        quat_slerp_to(out, v0, v1, p.s);
         return;
     }
-    /* (1-s)·v0 + s·v1, written so that s = 0 gives v0 exactly. */
-    for (uint32_t i = 0; i < n_out; i++)
-        out[i] = v0[i] + s * (v1[i] - v0[i]);
+    lerp_to(out, v0, v1, n_out, p.s);
 }
 
 void mn_track_sample(const mn_track *track, float t, float *out)
@@ -236,9 +269,9 @@ void mn_track_sample(const mn_track *track, float t, float *out)
     if (!track || !out || track->key_count == 0 || !track->times || !track->values ||
         track->components == 0)
         return;
-    place p = locate(track->times, track->key_count, t);
-    eval(track->times, track->values, track->components, track->components, track->path,
-         track->interpolation, p, t, out);
+    place p = with_fraction(locate(track->times, track->key_count, t), track->times, t);
+    eval(track->values, track->components, track->components, track->path, track->interpolation, p,
+         out);
 }
 
 void mn_channel_sample(const mn_channel *channel, float t, float *out)
@@ -257,34 +290,155 @@ void mn_channel_sample(const mn_channel *channel, float t, float *out)
     mn_track_sample(&track, t, out);
 }
 
-/* The pose array a track writes, or NULL when the pose has no such joint (or it is a weights track). */
-static inline float *pose_slot(mn_pose *pose, const mn_track *tr)
+#ifdef CLIP_SSE2
+/* sin_poly on four lanes: the same operations in the same order. */
+static inline __m128 sin_poly4(__m128 x)
 {
-    if (tr->target >= pose->joint_count)
-        return NULL;
-    switch (tr->path) {
-    case MN_PATH_TRANSLATION: return pose->translations + 3 * (size_t)tr->target;
-    case MN_PATH_ROTATION:    return pose->rotations + 4 * (size_t)tr->target;
-    case MN_PATH_SCALE:       return pose->scales + 3 * (size_t)tr->target;
-    default:                  return NULL;
-    }
+    __m128 u = _mm_mul_ps(x, x);
+    __m128 p = _mm_add_ps(_mm_set1_ps(-1.980901741e-04f), _mm_mul_ps(u, _mm_set1_ps(2.605107635e-06f)));
+    p = _mm_add_ps(_mm_set1_ps(8.333050171e-03f), _mm_mul_ps(u, p));
+    p = _mm_add_ps(_mm_set1_ps(-1.666665795e-01f), _mm_mul_ps(u, p));
+    p = _mm_add_ps(_mm_set1_ps(9.999999957e-01f), _mm_mul_ps(u, p));
+    return _mm_mul_ps(x, p);
 }
 
-/* Both clip samplers: spans == NULL searches every track from scratch. */
+/* acos_poly on four lanes. */
+static inline __m128 acos_poly4(__m128 d)
+{
+    static const float c[] = {6.491521428e-03f, -1.684105241e-02f, 3.072212242e-02f, -5.011430310e-02f,
+                              8.896885320e-02f, -2.145981556e-01f, 1.570796298e+00f};
+    __m128 q = _mm_set1_ps(-1.211737770e-03f);
+    for (int i = 0; i < 7; i++)
+        q = _mm_add_ps(_mm_mul_ps(q, d), _mm_set1_ps(c[i]));
+    return _mm_mul_ps(_mm_sqrt_ps(_mm_sub_ps(_mm_set1_ps(1.0f), d)), q);
+}
+
+static inline __m128 select4(__m128 mask, __m128 yes, __m128 no)
+{
+    return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
+}
+
+static inline __m128 dot4(__m128 ax, __m128 ay, __m128 az, __m128 aw, __m128 bx, __m128 by,
+                          __m128 bz, __m128 bw)
+{
+    __m128 d = _mm_add_ps(_mm_mul_ps(ax, bx), _mm_mul_ps(ay, by));
+    d = _mm_add_ps(d, _mm_mul_ps(az, bz));
+    return _mm_add_ps(d, _mm_mul_ps(aw, bw));
+}
+
+/*
+ * quat_slerp_to for four tracks of one run at span k, lane by lane.  Both
+ * weight pairs are computed and the near-parallel test picks one per lane
+ * (no branch to mispredict); the lanes a pick discards may hold NaN from
+ * acos of a dot above 1 or a zero sin θ, and are never used.
+ */
+static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotations)
+{
+    size_t at = 4 * (size_t)k;
+    __m128 ax = _mm_loadu_ps(tr[0].values + at), ay = _mm_loadu_ps(tr[1].values + at);
+    __m128 az = _mm_loadu_ps(tr[2].values + at), aw = _mm_loadu_ps(tr[3].values + at);
+    __m128 bx = _mm_loadu_ps(tr[0].values + at + 4), by = _mm_loadu_ps(tr[1].values + at + 4);
+    __m128 bz = _mm_loadu_ps(tr[2].values + at + 4), bw = _mm_loadu_ps(tr[3].values + at + 4);
+    _MM_TRANSPOSE4_PS(ax, ay, az, aw);
+    _MM_TRANSPOSE4_PS(bx, by, bz, bw);
+
+    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), sign_bit = _mm_set1_ps(-0.0f);
+    __m128 d = dot4(ax, ay, az, aw, bx, by, bz, bw);
+    __m128 flip = _mm_and_ps(_mm_cmplt_ps(d, zero), sign_bit);   /* short arc: d = -d, wb *= -1 */
+    d = _mm_xor_ps(d, flip);
+    __m128 sv = _mm_set1_ps(s), rest = _mm_set1_ps(1.0f - s);
+    __m128 theta = acos_poly4(d);
+    __m128 sin_theta = sin_poly4(theta);
+    __m128 near = _mm_cmpgt_ps(d, _mm_set1_ps(0.9995f));
+    __m128 wa = select4(near, rest, _mm_div_ps(sin_poly4(_mm_mul_ps(rest, theta)), sin_theta));
+    __m128 wb = select4(near, sv, _mm_div_ps(sin_poly4(_mm_mul_ps(sv, theta)), sin_theta));
+    wb = _mm_mul_ps(wb, _mm_or_ps(one, flip));
+
+    __m128 x = _mm_add_ps(_mm_mul_ps(wa, ax), _mm_mul_ps(wb, bx));
+    __m128 y = _mm_add_ps(_mm_mul_ps(wa, ay), _mm_mul_ps(wb, by));
+    __m128 z = _mm_add_ps(_mm_mul_ps(wa, az), _mm_mul_ps(wb, bz));
+    __m128 w = _mm_add_ps(_mm_mul_ps(wa, aw), _mm_mul_ps(wb, bw));
+    /* quat_normalize_to: identity where |q| is zero or not finite. */
+    __m128 n = _mm_sqrt_ps(dot4(x, y, z, w, x, y, z, w));
+    __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n, zero), _mm_cmple_ps(n, _mm_set1_ps(FLT_MAX)));
+    __m128 inv = _mm_div_ps(one, n);
+    x = _mm_and_ps(ok, _mm_mul_ps(x, inv));
+    y = _mm_and_ps(ok, _mm_mul_ps(y, inv));
+    z = _mm_and_ps(ok, _mm_mul_ps(z, inv));
+    w = select4(ok, _mm_mul_ps(w, inv), one);
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    _mm_storeu_ps(rotations + 4 * (size_t)tr[0].target, x);
+    _mm_storeu_ps(rotations + 4 * (size_t)tr[1].target, y);
+    _mm_storeu_ps(rotations + 4 * (size_t)tr[2].target, z);
+    _mm_storeu_ps(rotations + 4 * (size_t)tr[3].target, w);
+}
+#endif
+
+/* How many of a run's tracks drive joints of the pose: a prefix, targets ascending. */
+static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32_t joint_count)
+{
+    if (count == 0 || tr[count - 1].target < joint_count)
+        return count;
+    uint32_t lo = 0, hi = count;   /* the first track at or past joint_count is in [lo, hi) */
+    while (lo < hi) {
+        uint32_t mid = lo + ((hi - lo) >> 1);
+        if (tr[mid].target < joint_count)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Sample one run at place p into the pose. */
+static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place p, mn_pose *pose)
+{
+    const mn_track *tr = clip->tracks + run->first;
+    uint32_t n = tracks_in_pose(tr, run->count, pose->joint_count);
+    bool lerp = p.span && run->interpolation == MN_INTERP_LINEAR;
+    size_t k = p.k;
+    if (run->path == MN_PATH_ROTATION) {
+        float *rotations = pose->rotations;
+        uint32_t i = 0;
+        if (lerp) {
+#ifdef CLIP_SSE2
+            for (; i + 4 <= n; i += 4)
+                slerp4(tr + i, p.k, p.s, rotations);
+#endif
+            for (; i < n; i++)
+                quat_slerp_to(rotations + 4 * (size_t)tr[i].target, tr[i].values + 4 * k,
+                              tr[i].values + 4 * k + 4, p.s);
+            return;
+        }
+        for (; i < n; i++)
+            eval(tr[i].values, 4, 4, MN_PATH_ROTATION, run->interpolation, p,
+                 rotations + 4 * (size_t)tr[i].target);
+        return;
+    }
+    /* Translation and scale: three floats a key (checked on build). */
+    float *base = run->path == MN_PATH_TRANSLATION ? pose->translations : pose->scales;
+    if (lerp) {
+        for (uint32_t i = 0; i < n; i++)
+            lerp_to(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, tr[i].values + 3 * k + 3, 3,
+                    p.s);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        eval(tr[i].values, 3, 3, run->path, run->interpolation, p, base + 3 * (size_t)tr[i].target);
+}
+
+/* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose)
 {
-    for (uint32_t i = 0; i < clip->track_count; i++) {
-        const mn_track *tr = &clip->tracks[i];
-        float *out = pose_slot(pose, tr);
-        if (!out || tr->key_count == 0)
-            continue;
-        place p = spans ? locate_cursor(tr->times, tr->key_count, t, &spans[i])
-                        : locate(tr->times, tr->key_count, t);
-        /* Constant component counts (checked on build) let the compiler unroll each case. */
-        if (tr->path == MN_PATH_ROTATION)
-            eval(tr->times, tr->values, 4, 4, MN_PATH_ROTATION, tr->interpolation, p, t, out);
-        else
-            eval(tr->times, tr->values, 3, 3, tr->path, tr->interpolation, p, t, out);
+    for (uint32_t l = 0; l < clip->timeline_count; l++) {
+        const mn_clip_timeline *line = &clip->timelines[l];
+        if (line->run_count == 0)
+            break; /* timelines with runs come first */
+        place p = spans ? locate_cursor(line->times, line->key_count, t, &spans[l])
+                        : locate(line->times, line->key_count, t);
+        p = with_fraction(p, line->times, t);
+        for (uint32_t r = 0; r < line->run_count; r++)
+            sample_run(clip, &clip->runs[line->first_run + r], p, pose);
     }
 }
 
@@ -306,9 +460,8 @@ bool mn_clip_sample_weights(const mn_clip *clip, float t, uint32_t target, float
             continue;
         if (tr->key_count > 0 && out && count > 0) {
             uint32_t n_out = count < tr->components ? count : tr->components;
-            place p = locate(tr->times, tr->key_count, t);
-            eval(tr->times, tr->values, tr->components, n_out, MN_PATH_WEIGHTS, tr->interpolation,
-                 p, t, out);
+            place p = with_fraction(locate(tr->times, tr->key_count, t), tr->times, t);
+            eval(tr->values, tr->components, n_out, MN_PATH_WEIGHTS, tr->interpolation, p, out);
         }
         return true;
     }
@@ -317,7 +470,7 @@ bool mn_clip_sample_weights(const mn_clip *clip, float t, uint32_t target, float
 
 size_t mn_clip_cursor_storage_size(const mn_clip *clip)
 {
-    return clip ? (size_t)clip->track_count * sizeof(uint32_t) : 0;
+    return clip ? (size_t)clip->timeline_count * sizeof(uint32_t) : 0;
 }
 
 void mn_clip_cursor_init(mn_clip_cursor *cursor, const mn_clip *clip, void *storage)

@@ -1,8 +1,11 @@
 /*
  * Building runtime clips: tracks are checked (component counts, finite
- * times), copied into one block laid out for sampling (see clip_internal.h),
- * and their keys sorted by time when they are not already.  The sampling side
- * lives in clip.c.
+ * times), planned — tracks with bit-identical time arrays share one copy (a
+ * timeline), pose tracks are grouped by timeline, path and interpolation
+ * for the sampler, a track another later one overrides is left out of
+ * sampling — and copied into one block laid out for sampling (see
+ * clip_internal.h), keys sorted by time when they are not already.  The
+ * sampling side lives in clip.c.
  */
 #include "anim/clip_internal.h"
 
@@ -100,15 +103,17 @@ static bool is_sorted(const float *times, uint32_t n)
     return true;
 }
 
+/* before(ctx, a, b): item a must come before item b (a strict order). */
+typedef bool (*before_fn)(const void *ctx, uint32_t a, uint32_t b);
+
 /*
- * order[0..n) = the key indices sorted by time, stably (equal times keep
- * their input order, so a deliberate jump between two keys at one time
- * survives).  Bottom-up merge sort; tmp holds n entries.
+ * Sort order[0..n) stably by before: items neither before the other keep
+ * their order, so a deliberate jump between two keys at one time survives,
+ * and a group of equal tracks keeps input order.  Bottom-up merge sort; tmp
+ * holds n entries.
  */
-static void sort_keys(const float *times, uint32_t n, uint32_t *order, uint32_t *tmp)
+static void merge_sort(uint32_t *order, size_t n, uint32_t *tmp, before_fn before, const void *ctx)
 {
-    for (uint32_t k = 0; k < n; k++)
-        order[k] = k;
     uint32_t *src = order, *dst = tmp;
     for (size_t width = 1; width < n; width *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * width) {
@@ -116,7 +121,7 @@ static void sort_keys(const float *times, uint32_t n, uint32_t *order, uint32_t 
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             size_t a = lo, b = mid, o = lo;
             while (a < mid && b < hi)
-                dst[o++] = times[src[b]] < times[src[a]] ? src[b++] : src[a++];
+                dst[o++] = before(ctx, src[b], src[a]) ? src[b++] : src[a++];
             while (a < mid)
                 dst[o++] = src[a++];
             while (b < hi)
@@ -127,24 +132,229 @@ static void sort_keys(const float *times, uint32_t n, uint32_t *order, uint32_t 
         dst = swap;
     }
     if (src != order)
-        memcpy(order, src, (size_t)n * sizeof *order);
+        memcpy(order, src, n * sizeof *order);
 }
 
-/* Copy a track's keys into times/values, in time order (order may be NULL: already sorted). */
-static void copy_keys(const mn_track *t, const uint32_t *order, float *times, float *values)
+static bool key_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const float *times = ctx;
+    return times[a] < times[b];
+}
+
+/* order[0..n) = the key indices sorted by time, stably; tmp holds n entries. */
+static void sort_keys(const float *times, uint32_t n, uint32_t *order, uint32_t *tmp)
+{
+    for (uint32_t k = 0; k < n; k++)
+        order[k] = k;
+    merge_sort(order, n, tmp, key_before, times);
+}
+
+/* Copy n times in time order (order NULL: already sorted). */
+static void copy_times(const float *src, uint32_t n, const uint32_t *order, float *times)
+{
+    if (!order) {
+        memcpy(times, src, (size_t)n * sizeof(float));
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        times[k] = src[order[k]];
+}
+
+/* Copy a track's values in time order (order NULL: already sorted). */
+static void copy_values(const mn_track *t, const uint32_t *order, float *values)
 {
     size_t per_key = floats_per_key(t);
     if (!order) {
-        memcpy(times, t->times, (size_t)t->key_count * sizeof(float));
         memcpy(values, t->values, (size_t)t->key_count * per_key * sizeof(float));
         return;
     }
-    for (uint32_t k = 0; k < t->key_count; k++) {
-        times[k] = t->times[order[k]];
-        /* A CUBICSPLINE key's in-tangent, value and out-tangent move together. */
+    /* A CUBICSPLINE key's in-tangent, value and out-tangent move together. */
+    for (uint32_t k = 0; k < t->key_count; k++)
         memcpy(values + k * per_key, t->values + order[k] * per_key, per_key * sizeof(float));
+}
+
+/* ---- the plan: which tracks share times, which are sampled, in what order ---------------- */
+
+/*
+ * Bookkeeping for laying a clip out, one entry per input track (on the
+ * stack for small clips, else in the build's scratch).
+ */
+typedef struct plan {
+    const mn_track *tracks;
+    uint32_t count;
+    uint32_t *leader;            /* the first input track with the same time array */
+    uint32_t *sampled;           /* 1: written into poses (see clip_internal.h) */
+    uint32_t *order;             /* sampling position -> input track */
+    uint32_t *timeline;          /* at a leader: its timeline; sort scratch before that */
+    uint32_t timeline_count, run_count;
+} plan;
+
+/* A total order on time arrays — key count, then bytes — that puts identical ones side by side. */
+static int times_compare(const mn_track *a, const mn_track *b)
+{
+    if (a->key_count != b->key_count)
+        return a->key_count < b->key_count ? -1 : 1;
+    if (a->times == b->times || a->key_count == 0)
+        return 0;
+    return memcmp(a->times, b->times, (size_t)a->key_count * sizeof(float));
+}
+
+static bool times_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const mn_track *t = ctx;
+    return times_compare(&t[a], &t[b]) < 0;
+}
+
+/* The pose property a track writes: path, then target. */
+static bool slot_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const mn_track *ta = &((const mn_track *)ctx)[a], *tb = &((const mn_track *)ctx)[b];
+    return ta->path != tb->path ? ta->path < tb->path : ta->target < tb->target;
+}
+
+/* Sampling order: sampled first, then by timeline, path, interpolation, target. */
+static bool sampling_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const plan *p = ctx;
+    const mn_track *ta = &p->tracks[a], *tb = &p->tracks[b];
+    if (p->sampled[a] != p->sampled[b])
+        return p->sampled[a] > p->sampled[b];
+    if (p->leader[a] != p->leader[b])
+        return p->leader[a] < p->leader[b];
+    if (ta->path != tb->path)
+        return ta->path < tb->path;
+    if (ta->interpolation != tb->interpolation)
+        return ta->interpolation < tb->interpolation;
+    return ta->target < tb->target;
+}
+
+/* Does sampled track b continue the run of sampled track a? */
+static bool same_run(const plan *p, uint32_t a, uint32_t b)
+{
+    return p->leader[a] == p->leader[b] && p->tracks[a].path == p->tracks[b].path &&
+           p->tracks[a].interpolation == p->tracks[b].interpolation;
+}
+
+static void plan_clip(plan *p)
+{
+    uint32_t n = p->count, *tmp = p->timeline;
+    const mn_track *tracks = p->tracks;
+
+    /* Identical time arrays end up adjacent, in input order: the first is the group's leader. */
+    for (uint32_t i = 0; i < n; i++)
+        p->order[i] = i;
+    merge_sort(p->order, n, tmp, times_before, tracks);
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t i = p->order[j], prev = j > 0 ? p->order[j - 1] : i;
+        bool shared = j > 0 && tracks[i].key_count > 0 && times_compare(&tracks[prev], &tracks[i]) == 0;
+        p->leader[i] = shared ? p->leader[prev] : i;
+    }
+
+    /*
+     * Sampling in input order, a later track on the same target and path
+     * overwrote an earlier one; grouping would change which one wins, so the
+     * overridden tracks are left out of sampling.  (A track with no keys
+     * writes nothing and overrides nothing.)
+     */
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        p->sampled[i] = tracks[i].path != MN_PATH_WEIGHTS && tracks[i].key_count > 0;
+        if (p->sampled[i])
+            p->order[m++] = i;
+    }
+    merge_sort(p->order, m, tmp, slot_before, tracks);
+    for (uint32_t j = 0; j + 1 < m; j++)
+        if (!slot_before(tracks, p->order[j], p->order[j + 1]))
+            p->sampled[p->order[j]] = 0;
+
+    for (uint32_t i = 0; i < n; i++)
+        p->order[i] = i;
+    merge_sort(p->order, n, tmp, sampling_before, p);
+
+    /* Timelines numbered as they first appear in sampling order (pose ones first), and runs. */
+    for (uint32_t i = 0; i < n; i++)
+        p->timeline[i] = MN_NONE;
+    p->timeline_count = p->run_count = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t i = p->order[j];
+        if (tracks[i].key_count == 0)
+            continue;
+        if (p->timeline[p->leader[i]] == MN_NONE)
+            p->timeline[p->leader[i]] = p->timeline_count++;
+        if (p->sampled[i] && (j == 0 || !p->sampled[p->order[j - 1]] || !same_run(p, p->order[j - 1], i)))
+            p->run_count++;
     }
 }
+
+/*
+ * The keys' part of the block, walked in sampling order: a timeline's times
+ * where it first appears, then each track's values.  Measures only (block
+ * NULL; false on overflow), or lays the keys out and fills clip's tracks,
+ * timelines and runs.  key_order: 2 × scratch_keys entries for sorting keys.
+ */
+static bool place_keys(const plan *p, size_t *cursor, char *block, mn_clip *clip, uint32_t *key_order,
+                       size_t scratch_keys)
+{
+    uint32_t next_timeline = 0, run = 0, perm_leader = MN_NONE;
+    const uint32_t *perm = NULL;
+    for (uint32_t j = 0; j < p->count; j++) {
+        uint32_t i = p->order[j];
+        const mn_track *src = &p->tracks[i];
+        mn_track *dst = block ? &clip->tracks[j] : NULL;
+        if (dst) {
+            *dst = *src;
+            dst->times = NULL;
+            dst->values = NULL;
+            clip->track_of_input[i] = j;
+        }
+        if (src->key_count == 0)
+            continue;
+        uint32_t leader = p->leader[i], tl = p->timeline[leader];
+        size_t tb, vb, times_at, values_at;
+        if (!key_bytes(src, &tb, &vb))
+            return false;
+        if (block && perm_leader != leader) {
+            /* Tracks sharing a time array share its key order too. */
+            perm = NULL;
+            if (!is_sorted(src->times, src->key_count)) {
+                sort_keys(src->times, src->key_count, key_order, key_order + scratch_keys);
+                perm = key_order;
+            }
+            perm_leader = leader;
+        }
+        if (tl == next_timeline) {
+            if (!reserve(cursor, tb, CLIP_ALIGN, &times_at))
+                return false;
+            if (block) {
+                float *times = (float *)(block + times_at);
+                copy_times(src->times, src->key_count, perm, times);
+                clip->timelines[tl] = (mn_clip_timeline){times, src->key_count, 0, 0};
+            }
+            next_timeline++;
+        }
+        if (!reserve(cursor, vb, CLIP_ALIGN, &values_at))
+            return false;
+        if (!block)
+            continue;
+        copy_values(src, perm, (float *)(block + values_at));
+        dst->times = clip->timelines[tl].times;
+        dst->values = (const float *)(block + values_at);
+        if (!p->sampled[i])
+            continue;
+        if (run == 0 || !same_run(p, p->order[clip->runs[run - 1].first], i)) {
+            mn_clip_timeline *line = &clip->timelines[tl];
+            if (line->run_count == 0)
+                line->first_run = run;
+            line->run_count++;
+            clip->runs[run++] = (mn_clip_run){j, 0, src->path, src->interpolation};
+        }
+        clip->runs[run - 1].count++;
+    }
+    return true;
+}
+
+/* Tracks whose plan fits on the stack (a clip this small takes no scratch for it). */
+#define SMALL_CLIP 16u
 
 static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const char *name,
                             const mn_clip_options *options, const item_names *names,
@@ -162,42 +372,46 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     if (!name)
         name = "";
 
-    /* Check every track and size the block. */
-    size_t size = sizeof(mn_clip), at, tracks_at, weights_at, name_at, scratch = 0;
-    uint32_t weights_count = 0;
-    bool ok = reserve(&size, (size_t)track_count * sizeof(mn_track), CLIP_ALIGN, &tracks_at);
+    /* Check every track; scratch: sorting the longest unsorted keys, and the plan unless small. */
+    size_t scratch_keys = 0, weights_count = 0;
     for (uint32_t i = 0; i < track_count; i++) {
         mn_status st = check_track(&tracks[i], i, names, err);
         if (st != MN_OK)
             return st;
         weights_count += tracks[i].path == MN_PATH_WEIGHTS;
-        if (!is_sorted(tracks[i].times, tracks[i].key_count) && tracks[i].key_count > scratch)
-            scratch = tracks[i].key_count;
+        if (!is_sorted(tracks[i].times, tracks[i].key_count) && tracks[i].key_count > scratch_keys)
+            scratch_keys = tracks[i].key_count;
     }
-    ok = ok && reserve(&size, (size_t)weights_count * sizeof(uint32_t), CLIP_ALIGN, &weights_at);
-    ok = ok && reserve(&size, strlen(name) + 1, 1, &name_at);
-    for (uint32_t i = 0; ok && i < track_count; i++) {
-        size_t tb, vb;
-        ok = key_bytes(&tracks[i], &tb, &vb) && reserve(&size, tb, CLIP_ALIGN, &at) &&
-             reserve(&size, vb, CLIP_ALIGN, &at);
-    }
-    if (!ok)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "the clip's keys need more bytes than size_t holds");
-
-    char *block = mn_alloc(&allocator, size);
-    if (!block)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a clip of %zu bytes", size);
-    uint32_t *order = NULL;
-    size_t order_bytes;
-    if (!mn_checked_mul(scratch, 2 * sizeof(uint32_t), &order_bytes)) {
-        mn_free(&allocator, block, size);
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "sorting %zu keys needs more bytes than size_t holds",
-                            scratch);
-    }
-    if (scratch > 0 && !(order = mn_alloc(&allocator, order_bytes))) {
-        mn_free(&allocator, block, size);
+    size_t plan_entries = track_count > SMALL_CLIP ? (size_t)track_count : 0, scratch_bytes;
+    if (!mn_checked_mul(2 * scratch_keys + 4 * plan_entries, sizeof(uint32_t), &scratch_bytes))
+        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "building a clip of %u tracks needs more bytes than size_t holds",
+                            track_count);
+    uint32_t *scratch = NULL;
+    if (scratch_bytes > 0 && !(scratch = mn_alloc(&allocator, scratch_bytes)))
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "out of memory for sorting %zu keys", scratch);
+                            "out of memory for building a clip of %u tracks", track_count);
+    uint32_t small[4 * SMALL_CLIP];
+    uint32_t *per_track = plan_entries ? scratch + 2 * scratch_keys : small;
+    plan p = {tracks, track_count, per_track, per_track + track_count, per_track + 2 * (size_t)track_count,
+              per_track + 3 * (size_t)track_count, 0, 0};
+    plan_clip(&p);
+
+    /* Size the block. */
+    size_t size = sizeof(mn_clip), tracks_at, input_at, weights_at, timelines_at, runs_at, name_at;
+    bool ok = reserve(&size, (size_t)track_count * sizeof(mn_track), CLIP_ALIGN, &tracks_at) &&
+              reserve(&size, (size_t)track_count * sizeof(uint32_t), CLIP_ALIGN, &input_at) &&
+              reserve(&size, weights_count * sizeof(uint32_t), CLIP_ALIGN, &weights_at) &&
+              reserve(&size, (size_t)p.timeline_count * sizeof(mn_clip_timeline), CLIP_ALIGN, &timelines_at) &&
+              reserve(&size, (size_t)p.run_count * sizeof(mn_clip_run), CLIP_ALIGN, &runs_at) &&
+              reserve(&size, strlen(name) + 1, 1, &name_at);
+    size_t keys_at = size;
+    ok = ok && place_keys(&p, &size, NULL, NULL, NULL, 0);
+    char *block = ok ? mn_alloc(&allocator, size) : NULL;
+    if (!block) {
+        if (scratch)
+            mn_free(&allocator, scratch, scratch_bytes);
+        return ok ? mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a clip of %zu bytes", size)
+                  : mn_error_set(err, MN_OVERFLOW, NULL, -1, "the clip's keys need more bytes than size_t holds");
     }
 
     mn_clip *clip = (mn_clip *)block;
@@ -206,42 +420,30 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     clip->block_size = size;
     clip->track_count = track_count;
     clip->tracks = (mn_track *)(block + tracks_at);
-    clip->weights_count = weights_count;
+    clip->track_of_input = (uint32_t *)(block + input_at);
+    clip->weights_count = (uint32_t)weights_count;
     clip->weights_tracks = (uint32_t *)(block + weights_at);
+    clip->timeline_count = p.timeline_count;
+    clip->timelines = (mn_clip_timeline *)(block + timelines_at);
+    clip->run_count = p.run_count;
+    clip->runs = (mn_clip_run *)(block + runs_at);
     memcpy(block + name_at, name, strlen(name) + 1);
     clip->name = block + name_at;
+    /* The same walk as the sizing pass, which proved none of it overflows. */
+    (void)place_keys(&p, &keys_at, block, clip, scratch, scratch_keys);
 
-    size_t cursor = name_at + strlen(name) + 1;
     uint32_t w = 0;
-    bool any_keys = false;
+    for (uint32_t i = 0; i < track_count; i++)
+        if (tracks[i].path == MN_PATH_WEIGHTS)
+            clip->weights_tracks[w++] = clip->track_of_input[i];
     float duration = 0.0f;
-    for (uint32_t i = 0; i < track_count; i++) {
-        const mn_track *src = &tracks[i];
-        mn_track *dst = &clip->tracks[i];
-        /* The same walk as the sizing pass, which proved none of it overflows. */
-        size_t tb = 0, vb = 0, times_at = 0, values_at = 0;
-        (void)(key_bytes(src, &tb, &vb) && reserve(&cursor, tb, CLIP_ALIGN, &times_at) &&
-               reserve(&cursor, vb, CLIP_ALIGN, &values_at));
-        *dst = *src;
-        dst->times = src->key_count ? (const float *)(block + times_at) : NULL;
-        dst->values = src->key_count ? (const float *)(block + values_at) : NULL;
-        if (src->key_count) {
-            const uint32_t *perm = NULL;
-            if (!is_sorted(src->times, src->key_count)) {
-                sort_keys(src->times, src->key_count, order, order + scratch);
-                perm = order;
-            }
-            copy_keys(src, perm, (float *)(block + times_at), (float *)(block + values_at));
-            float last = dst->times[dst->key_count - 1];
-            duration = any_keys && duration > last ? duration : last;
-            any_keys = true;
-        }
-        if (src->path == MN_PATH_WEIGHTS)
-            clip->weights_tracks[w++] = i;
+    for (uint32_t l = 0; l < clip->timeline_count; l++) {
+        float last = clip->timelines[l].times[clip->timelines[l].key_count - 1];
+        duration = l > 0 && duration > last ? duration : last;
     }
     clip->duration = duration;
-    if (order)
-        mn_free(&allocator, order, order_bytes);
+    if (scratch)
+        mn_free(&allocator, scratch, scratch_bytes);
     *out_clip = clip;
     mn_error_clear(err);
     return MN_OK;
@@ -346,5 +548,5 @@ uint32_t mn_clip_track_count(const mn_clip *clip)
 
 const mn_track *mn_clip_track(const mn_clip *clip, uint32_t index)
 {
-    return clip && index < clip->track_count ? &clip->tracks[index] : NULL;
+    return clip && index < clip->track_count ? &clip->tracks[clip->track_of_input[index]] : NULL;
 }

@@ -2,15 +2,47 @@
  * The runtime clip's layout, shared by its builder (clip_build.c) and its
  * sampler (clip.c).  Not installed.
  *
- * One allocation holds, in order: this header, the track records, the
- * indices of the weights tracks, the name, then each track's keys — its
- * times, then its values, 16-byte aligned — so sampling one track touches
- * one record and one compact run of memory.
+ * Exporters usually give every channel of an animation the same key times
+ * (one glTF accessor shared by all samplers).  The clip keeps one copy of
+ * each distinct time array — a timeline — and orders its tracks so that the
+ * sampler finds the key span once per timeline and reuses it, with the
+ * interpolation fraction, for every track on it:
+ *
+ *   tracks     in sampling order: first the pose tracks (translation,
+ *              rotation, scale with keys), grouped by timeline, then path,
+ *              then interpolation, targets ascending within a group (a run);
+ *              then every other track (weights, empty, and pose tracks a
+ *              later track on the same target and path overrides);
+ *   runs       consecutive pose tracks of one timeline, path and
+ *              interpolation: the sampler's unit of work, one dispatch each;
+ *   timelines  each distinct time array (same key count, bit-identical
+ *              times) with its runs; a cursor keeps one span per timeline.
+ *
+ * mn_clip_track(i) still answers in input order through track_of_input.
+ *
+ * One allocation holds, in order: this header, the track records, the input
+ * order map, the indices of the weights tracks, the timelines, the runs, the
+ * name, then each timeline's times and each track's values (in sampling
+ * order), 16-byte aligned.
  */
 #ifndef MN_ANIM_CLIP_INTERNAL_H
 #define MN_ANIM_CLIP_INTERNAL_H
 
 #include <marionette/clip.h>
+
+/* Consecutive pose tracks (clip->tracks[first .. first + count)) sampled alike. */
+typedef struct mn_clip_run {
+    uint32_t first, count;       /* targets ascending: those in a pose are a prefix */
+    mn_anim_path path;           /* translation, rotation or scale */
+    mn_interpolation interpolation;
+} mn_clip_run;
+
+/* One distinct time array and the runs of pose tracks keyed by it. */
+typedef struct mn_clip_timeline {
+    const float *times;          /* key_count seconds, sorted, in the block */
+    uint32_t key_count;          /* >= 1 */
+    uint32_t first_run, run_count;   /* into clip->runs; 0 runs: only weights (or overridden) tracks use it */
+} mn_clip_timeline;
 
 struct mn_clip {
     mn_allocator allocator;      /* what the block came from */
@@ -18,9 +50,14 @@ struct mn_clip {
     const char *name;            /* never NULL */
     float duration;
     uint32_t track_count;
-    mn_track *tracks;            /* times/values point into the block, sorted by time */
+    mn_track *tracks;            /* sampling order (above); times/values point into the block */
+    uint32_t *track_of_input;    /* input track i is tracks[track_of_input[i]] */
     uint32_t weights_count;
-    uint32_t *weights_tracks;    /* indices of the weights tracks, in track order */
+    uint32_t *weights_tracks;    /* indices into tracks of the weights tracks, in input order */
+    uint32_t timeline_count;     /* pose timelines first, in the order their runs come */
+    mn_clip_timeline *timelines;
+    uint32_t run_count;
+    mn_clip_run *runs;
 };
 
 #endif /* MN_ANIM_CLIP_INTERNAL_H */
