@@ -2,7 +2,8 @@
  * Linear-blend skinning (src/deform/skin*.c) and the prepared deformable
  * mesh (src/deform/deform_mesh.c): exact small cases run through every
  * implementation the CPU has, the SIMD kernels against the scalar reference
- * on random data (1e-6 relative), influence counts, strides, in place, job
+ * on random data (1e-6 relative), influence counts, strides, in place,
+ * streaming stores (the same bytes as cached ones, at every alignment), job
  * validation, zero allocations per run, and meshes prepared from the shared
  * assets and from GLBs built here.
  */
@@ -381,6 +382,215 @@ static void packed_in_place_agrees_with_out_of_place(void **state)
     random_mesh_free(&m);
 }
 
+/* ---- streaming stores: other route, same bytes ------------------------------------ */
+
+/*
+ * Streaming (non-temporal) stores change where the bytes go, never what they
+ * are: every case below runs the same job with MN_SKIN_STORE_CACHED and with
+ * MN_SKIN_STORE_STREAM, at every level, and compares the output buffers byte
+ * for byte, sentinels around them included.  Starts are shifted by 0..3
+ * floats so the kernels' peel to a 16-byte boundary, and the cases where a
+ * second stream reaches it at another vertex, are all exercised.
+ */
+#define GUARD 8               /* sentinel floats before and after every output */
+#define SENTINEL 12345.0f
+
+typedef struct out_buf {
+    float *block;             /* 16-byte aligned, GUARD + shift + floats + GUARD */
+    float *at;                /* the output stream, `shift` floats after the guard */
+    size_t floats;            /* of the whole block */
+} out_buf;
+
+static out_buf out_buf_make(size_t stream_floats, size_t shift)
+{
+    out_buf b;
+    b.floats = (2 * GUARD + shift + stream_floats + 3) & ~(size_t)3;
+    b.block = aligned_alloc(16, b.floats * sizeof(float));
+    assert_non_null(b.block);
+    for (size_t i = 0; i < b.floats; i++)
+        b.block[i] = SENTINEL;
+    b.at = b.block + GUARD + shift;
+    return b;
+}
+
+static void out_buf_assert_same(const out_buf *a, const out_buf *b)
+{
+    assert_int_equal(a->floats, b->floats);
+    assert_memory_equal(a->block, b->block, a->floats * sizeof(float));
+}
+
+static void out_buf_free(out_buf *b)
+{
+    free(b->block);
+}
+
+/* Packed outputs (the glTF layout) at shifts ps, ns, ts floats: cached and streamed runs. */
+static void packed_streaming_case(const random_mesh *m, uint32_t count, int level, size_t ps,
+                                  size_t ns, size_t ts, const float *ref)
+{
+    out_buf out[2][3];
+    for (int way = 0; way < 2; way++) {
+        out[way][0] = out_buf_make(3 * (size_t)count, ps);
+        out[way][1] = out_buf_make(3 * (size_t)count, ns);
+        out[way][2] = out_buf_make(4 * (size_t)count, ts);
+        mn_skin_job job = basic_job(count, m->ic, m->joints, m->weights, m->palette,
+                                    m->palette_count, m->positions, out[way][0].at);
+        job.normals = m->normals, job.out_normals = out[way][1].at;
+        job.tangents = m->tangents, job.out_tangents = out[way][2].at;
+        job.output_store = way ? MN_SKIN_STORE_STREAM : MN_SKIN_STORE_CACHED;
+        assert_int_equal(mn_skin_run_with(&job, (mn_simd_level)level), MN_OK);
+    }
+    for (int k = 0; k < 3; k++)
+        out_buf_assert_same(&out[0][k], &out[1][k]);
+    /* and the streamed values are the reference's (the first `count` vertices of the mesh) */
+    size_t n = m->count;
+    assert_agree(out[1][0].at, ref, 3 * (size_t)count);
+    assert_agree(out[1][1].at, ref + 3 * n, 3 * (size_t)count);
+    assert_agree(out[1][2].at, ref + 6 * n, 4 * (size_t)count);
+    for (int way = 0; way < 2; way++)
+        for (int k = 0; k < 3; k++)
+            out_buf_free(&out[way][k]);
+}
+
+static void streaming_stores_give_the_cached_bytes_packed_at_every_alignment(void **state)
+{
+    (void)state;
+    random_mesh m = random_mesh_make(1031, 4, 8080u);
+    size_t n = m.count;
+    float *ref = malloc(sizeof(float) * 10 * n);
+    assert_non_null(ref);
+    skin_packed(&m, MN_SIMD_SCALAR, ref, ref + 3 * n, ref + 6 * n);
+    /* fewer vertices than the peel, a group and a tail, many groups and a tail */
+    const uint32_t counts[] = {1, 2, 3, 5, 7, 64, 1031};
+    for (int level = 0; level < LEVELS; level++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+            for (size_t ps = 0; ps < 4; ps++)
+                for (size_t ns = 0; ns < 4; ns++)
+                    for (size_t ts = 0; ts < 2; ts++)
+                        packed_streaming_case(&m, counts[c], level, ps, ns, ts, ref);
+    free(ref);
+    random_mesh_free(&m);
+}
+
+/*
+ * Strided outputs, cached and streamed, into one interleaved buffer per run.
+ * `offsets` are where position, normal and tangent sit in a vertex of
+ * `stride` floats (the rest is padding, which must keep its sentinel).
+ */
+static void strided_streaming_case(const random_mesh *m, int level, size_t stride,
+                                   const size_t offsets[3], size_t shift, const float *ref)
+{
+    size_t n = m->count;
+    out_buf out[2];
+    for (int way = 0; way < 2; way++) {
+        out[way] = out_buf_make(stride * n, shift);
+        float *o = out[way].at;
+        mn_skin_job job = basic_job(m->count, m->ic, m->joints, m->weights, m->palette,
+                                    m->palette_count, m->positions, o + offsets[0]);
+        job.normals = m->normals, job.out_normals = o + offsets[1];
+        job.tangents = m->tangents, job.out_tangents = o + offsets[2];
+        job.out_position_stride = job.out_normal_stride = job.out_tangent_stride = (uint32_t)stride;
+        job.output_store = way ? MN_SKIN_STORE_STREAM : MN_SKIN_STORE_CACHED;
+        assert_int_equal(mn_skin_run_with(&job, (mn_simd_level)level), MN_OK);
+    }
+    out_buf_assert_same(&out[0], &out[1]);
+    const float *o = out[1].at;
+    for (size_t v = 0; v < n; v++) {
+        assert_agree(o + stride * v + offsets[0], ref + 3 * v, 3);
+        assert_agree(o + stride * v + offsets[1], ref + 3 * n + 3 * v, 3);
+        assert_agree(o + stride * v + offsets[2], ref + 6 * n + 4 * v, 4);
+        for (size_t f = 0; f < stride; f++) {
+            bool used = (f >= offsets[0] && f < offsets[0] + 3) ||
+                        (f >= offsets[1] && f < offsets[1] + 3) ||
+                        (f >= offsets[2] && f < offsets[2] + 4);
+            if (!used)
+                assert_true(o[stride * v + f] == SENTINEL);
+        }
+    }
+    out_buf_free(&out[0]), out_buf_free(&out[1]);
+}
+
+/* Copies of the mesh's streams, packed, at `shift` floats past a 16-byte boundary. */
+typedef struct in_place_copy {
+    out_buf p, n, t;
+} in_place_copy;
+
+static in_place_copy in_place_copy_make(const random_mesh *m, size_t shift)
+{
+    in_place_copy c = {out_buf_make(3 * (size_t)m->count, shift),
+                       out_buf_make(3 * (size_t)m->count, shift + 1),
+                       out_buf_make(4 * (size_t)m->count, 0)};
+    memcpy(c.p.at, m->positions, sizeof(float) * 3 * m->count);
+    memcpy(c.n.at, m->normals, sizeof(float) * 3 * m->count);
+    memcpy(c.t.at, m->tangents, sizeof(float) * 4 * m->count);
+    return c;
+}
+
+static void streaming_stores_give_the_cached_bytes_strided_and_in_place(void **state)
+{
+    (void)state;
+    random_mesh m = random_mesh_make(203, 4, 5150u);
+    size_t n = m.count;
+    float *ref = malloc(sizeof(float) * 10 * n);
+    assert_non_null(ref);
+    skin_packed(&m, MN_SIMD_SCALAR, ref, ref + 3 * n, ref + 6 * n);
+    /* 11: nothing can stream; 12 with the tangent on a 16-byte boundary: the tangent streams */
+    const size_t odd[3] = {0, 3, 6}, aligned[3] = {0, 4, 8};
+    for (int level = 0; level < LEVELS; level++)
+        for (size_t shift = 0; shift < 4; shift++) {
+            strided_streaming_case(&m, level, 11, odd, shift, ref);
+            strided_streaming_case(&m, level, 12, aligned, shift, ref);
+        }
+
+    /* in place: positions at every shift, normals one float further, tangents aligned */
+    for (int level = 0; level < LEVELS; level++)
+        for (size_t shift = 0; shift < 4; shift++) {
+            in_place_copy c[2];
+            for (int way = 0; way < 2; way++) {
+                c[way] = in_place_copy_make(&m, shift);
+                mn_skin_job job = basic_job(m.count, m.ic, m.joints, m.weights, m.palette,
+                                            m.palette_count, c[way].p.at, c[way].p.at);
+                job.normals = job.out_normals = c[way].n.at;
+                job.tangents = job.out_tangents = c[way].t.at;
+                job.output_store = way ? MN_SKIN_STORE_STREAM : MN_SKIN_STORE_CACHED;
+                assert_int_equal(mn_skin_run_with(&job, (mn_simd_level)level), MN_OK);
+            }
+            out_buf_assert_same(&c[0].p, &c[1].p);
+            out_buf_assert_same(&c[0].n, &c[1].n);
+            out_buf_assert_same(&c[0].t, &c[1].t);
+            assert_agree(c[1].p.at, ref, 3 * n);
+            assert_agree(c[1].n.at, ref + 3 * n, 3 * n);
+            assert_agree(c[1].t.at, ref + 6 * n, 4 * n);
+            for (int way = 0; way < 2; way++)
+                out_buf_free(&c[way].p), out_buf_free(&c[way].n), out_buf_free(&c[way].t);
+        }
+    free(ref);
+    random_mesh_free(&m);
+}
+
+/* Past MN_SKIN_STREAM_MIN_BYTES the default streams (and prefetches): still the cached bytes. */
+static void default_store_of_a_large_call_gives_the_cached_bytes(void **state)
+{
+    (void)state;
+    uint32_t count = MN_SKIN_STREAM_MIN_BYTES / 24 + 7; /* positions and normals: 24 bytes a vertex */
+    random_mesh m = random_mesh_make(count, 4, 31u);
+    out_buf out[2][2];
+    for (int way = 0; way < 2; way++) {
+        out[way][0] = out_buf_make(3 * (size_t)count, 1);
+        out[way][1] = out_buf_make(3 * (size_t)count, 1);
+        mn_skin_job job = basic_job(count, 4, m.joints, m.weights, m.palette, m.palette_count,
+                                    m.positions, out[way][0].at);
+        job.normals = m.normals, job.out_normals = out[way][1].at;
+        job.output_store = way ? MN_SKIN_STORE_DEFAULT : MN_SKIN_STORE_CACHED;
+        assert_int_equal(mn_skin_run(&job), MN_OK);
+    }
+    out_buf_assert_same(&out[0][0], &out[1][0]);
+    out_buf_assert_same(&out[0][1], &out[1][1]);
+    for (int way = 0; way < 2; way++)
+        out_buf_free(&out[way][0]), out_buf_free(&out[way][1]);
+    random_mesh_free(&m);
+}
+
 /* ---- detection and validation ---------------------------------------------------- */
 
 static void detect_reports_a_level_that_runs(void **state)
@@ -460,6 +670,12 @@ static void run_refuses_bad_jobs_without_writing(void **state)
     job = good;
     job.out_tangent_stride = 3;
     assert_int_equal(mn_skin_run(&job), MN_INVALID_ARGUMENT);
+
+    job = good;
+    job.output_store = (mn_skin_store)3;
+    assert_int_equal(mn_skin_run(&job), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_skin_job_validate(&job, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "output_store"));
 
     job = good;
     job.palette = NULL;
@@ -751,6 +967,9 @@ int main(void)
         cmocka_unit_test(sse2_and_avx2_agree_with_scalar_other_influence_counts),
         cmocka_unit_test(strided_and_in_place_agree_with_packed),
         cmocka_unit_test(packed_in_place_agrees_with_out_of_place),
+        cmocka_unit_test(streaming_stores_give_the_cached_bytes_packed_at_every_alignment),
+        cmocka_unit_test(streaming_stores_give_the_cached_bytes_strided_and_in_place),
+        cmocka_unit_test(default_store_of_a_large_call_gives_the_cached_bytes),
         cmocka_unit_test(detect_reports_a_level_that_runs),
         cmocka_unit_test(validate_names_a_joint_beyond_the_palette),
         cmocka_unit_test(run_refuses_bad_jobs_without_writing),

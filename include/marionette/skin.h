@@ -17,6 +17,13 @@
  * output stream may be its own input (in place) or must not overlap any
  * input; outputs are written 3 floats a vertex (4 for tangents) and floats
  * between strides are left alone.
+ *
+ * Where the outputs go (mn_skin_store): a large call writes its outputs with
+ * non-temporal (streaming) stores, which send them to memory without first
+ * reading each cache line and without evicting the inputs; a small call
+ * writes through the cache, where a caller that reads the vertices next
+ * (an upload, a crowd's next step) finds them.  Only the bytes' destination
+ * changes, never a value: both ways give the same bits.
  */
 #ifndef MARIONETTE_SKIN_H
 #define MARIONETTE_SKIN_H
@@ -27,6 +34,32 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * How a skinning call stores its outputs.  Streaming applies where the layout
+ * allows whole aligned 16-byte stores: a 3-float stream at its default stride
+ * (3: the SIMD kernels peel up to three vertices to reach a 16-byte boundary;
+ * a second 3-float stream streams when it reaches the boundary at the same
+ * vertex), and a tangent stream that starts 16-byte aligned with a stride
+ * that is a multiple of 4.  Other streams, and the scalar reference, store
+ * through the cache whatever is asked.
+ */
+typedef enum mn_skin_store {
+    MN_SKIN_STORE_DEFAULT = 0,  /* streaming when the call writes MN_SKIN_STREAM_MIN_BYTES or more */
+    MN_SKIN_STORE_CACHED,       /* ordinary stores: outputs stay in cache for a reader that follows */
+    MN_SKIN_STORE_STREAM        /* streaming wherever the layout allows, whatever the size */
+} mn_skin_store;
+
+/*
+ * The default's threshold: output bytes of one call (12 a vertex for
+ * positions and normals, 16 for tangents; 4 MiB is about 175k vertices of
+ * positions and normals).  Below it the outputs are still in L2 or L3 when
+ * the caller reads them (a crowd's 5k-vertex instances, an upload right
+ * after), and caching them measured faster (100k vertices, 2.4 MB, on
+ * bench_skin); above it they are evicted before anyone reads them, and an
+ * ordinary store only adds a read of each line (read-for-ownership).
+ */
+#define MN_SKIN_STREAM_MIN_BYTES (4u * 1024u * 1024u)
 
 typedef struct mn_skin_job {
     uint32_t vertex_count;
@@ -47,6 +80,7 @@ typedef struct mn_skin_job {
     uint32_t out_normal_stride;    /* 0 = 3 */
     float *out_tangents;           /* required when tangents is given; may equal tangents */
     uint32_t out_tangent_stride;   /* 0 = 4 */
+    mn_skin_store output_store;    /* 0 (MN_SKIN_STORE_DEFAULT) = streaming by size, see above */
 } mn_skin_job;
 
 typedef enum mn_simd_level {

@@ -143,6 +143,11 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "tangents are given but out_tangents is NULL");
 
+    if ((unsigned)job->output_store > (unsigned)MN_SKIN_STORE_STREAM)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "output_store is %d, not an mn_skin_store (0 = by size)",
+                            (int)job->output_store);
+
     struct { uint32_t stride, least; const char *name; } strides[] = {
         {job->position_stride, 3, "position_stride"},
         {job->normal_stride, 3, "normal_stride"},
@@ -197,12 +202,55 @@ mn_status mn_skin_job_validate(const mn_skin_job *job, mn_error *err)
     return MN_OK;
 }
 
+/* ---- where the outputs go ---------------------------------------------------- */
+
+/* The vertex (0..3) at which a packed 3-float stream reaches a 16-byte boundary. */
+static size_t aligned_vertex(const float *out)
+{
+    return (size_t)(((uintptr_t)out & 15u) / 4u);
+}
+
+/*
+ * Choose the streamed outputs (see mn_skin_store in skin.h).  The kernels
+ * stream a packed 3-float output as aligned 16-byte stores of four vertices
+ * at a time, from stream_first on; a second packed output streams only when
+ * it reaches its boundary at the same vertex.  A tangent output streams
+ * vertex by vertex when every vertex starts on a 16-byte boundary.
+ */
+static void plan_streaming(mn_skin_streams *s, mn_skin_store store)
+{
+    size_t bytes = s->count * (12u + (s->normals ? 12u : 0u) + (s->tangents ? 16u : 0u));
+    /* the inputs are at least as large as the outputs, plus the influences */
+    s->prefetch = bytes + s->count * s->influences * 6u >= MN_SKIN_STREAM_MIN_BYTES;
+    bool want = store == MN_SKIN_STORE_STREAM ||
+                (store == MN_SKIN_STORE_DEFAULT && bytes >= MN_SKIN_STREAM_MIN_BYTES);
+    if (!want)
+        return;
+    /* float streams are 4-byte aligned, so a packed one reaches 16 bytes within 4 vertices */
+    bool first_set = false;
+    if (s->out_position_stride == 3 && ((uintptr_t)s->out_positions & 3u) == 0) {
+        s->stream_positions = true;
+        s->stream_first = aligned_vertex(s->out_positions);
+        first_set = true;
+    }
+    if (s->out_normals && s->out_normal_stride == 3 && ((uintptr_t)s->out_normals & 3u) == 0) {
+        size_t first = aligned_vertex(s->out_normals);
+        if (!first_set || first == s->stream_first) {
+            s->stream_normals = true;
+            s->stream_first = first;
+        }
+    }
+    s->stream_tangents = s->out_tangents && s->out_tangent_stride % 4 == 0 &&
+                         ((uintptr_t)s->out_tangents & 15u) == 0;
+}
+
 mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
 {
     mn_skin_streams s;
     mn_status st = check_job(job, NULL, &s);
     if (st != MN_OK || s.count == 0)
         return st;
+    plan_streaming(&s, job->output_store);
     mn_simd_level best = mn_simd_detect();
     if (level > best)
         level = best;

@@ -18,6 +18,13 @@
  * stored 16 bytes at a time, the fourth lane landing on the next vertex of
  * the same group and overwritten by it (see store_xyz), so nothing outside
  * the group's own floats is ever written.
+ *
+ * Large calls (skin.c decides, see mn_skin_store) stream their outputs: the
+ * vertices before the first 16-byte boundary are skinned as a partial group,
+ * then each full group's 48 packed bytes go out as three aligned
+ * non-temporal stores (stream_xyz4) and the call ends with a store fence; the
+ * values are the cached path's, only their route to memory differs.  Large
+ * calls also prefetch their inputs a little ahead (prefetch_vertex).
  */
 #include "deform/deform_internal.h"
 
@@ -140,50 +147,114 @@ SSE2_INLINE void store_xyz(float *out, __m128 v, bool packed_full, size_t b)
         store3(out, v);
 }
 
-/* Normalise, then write the outputs of vertices first .. first+n-1 (every input already read). */
+/*
+ * A full group's x y z into a packed 3-float stream with streaming stores:
+ * four vertices are 48 bytes, three aligned 16-byte stores
+ * (x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3), `out` on a 16-byte boundary.
+ */
+SSE2_INLINE void stream_xyz4(float *out, const __m128 v[4])
+{
+    __m128 z0x1 = _mm_shuffle_ps(v[0], v[1], _MM_SHUFFLE(0, 0, 2, 2)); /* z0 z0 x1 x1 */
+    __m128 z2x3 = _mm_shuffle_ps(v[2], v[3], _MM_SHUFFLE(0, 0, 2, 2)); /* z2 z2 x3 x3 */
+    _mm_stream_ps(out, _mm_shuffle_ps(v[0], z0x1, _MM_SHUFFLE(2, 0, 1, 0)));
+    _mm_stream_ps(out + 4, _mm_shuffle_ps(v[1], v[2], _MM_SHUFFLE(1, 0, 2, 1)));
+    _mm_stream_ps(out + 8, _mm_shuffle_ps(z2x3, v[3], _MM_SHUFFLE(2, 1, 2, 0)));
+}
+
+/*
+ * Normalise, then write the outputs of vertices first .. first+n-1 (every
+ * input already read).  `stream`: a full group from stream_first on, whose
+ * streamed outputs take non-temporal stores (same values, other route).
+ */
 SSE2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
-                              bool full, group *g)
+                              bool full, bool stream, group *g)
 {
     size_t ps = STRIDE(L, s, out_position_stride, 3);
-    for (size_t b = 0; b < n; b++)
-        store_xyz(s->out_positions + (first + b) * ps, g->pos[b], L.packed && full, b);
+    if (stream && s->stream_positions)
+        stream_xyz4(s->out_positions + first * 3, g->pos);
+    else
+        for (size_t b = 0; b < n; b++)
+            store_xyz(s->out_positions + (first + b) * ps, g->pos[b], L.packed && full, b);
     if (L.has_n) {
         normalize4(g->nv);
         size_t ns = STRIDE(L, s, out_normal_stride, 3);
-        for (size_t b = 0; b < n; b++)
-            store_xyz(s->out_normals + (first + b) * ns, g->nv[b], L.packed && full, b);
+        if (stream && s->stream_normals)
+            stream_xyz4(s->out_normals + first * 3, g->nv);
+        else
+            for (size_t b = 0; b < n; b++)
+                store_xyz(s->out_normals + (first + b) * ns, g->nv[b], L.packed && full, b);
     }
     if (L.has_t) {
         normalize4(g->tv);
         size_t ts = STRIDE(L, s, out_tangent_stride, 4);
         const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-        for (size_t b = 0; b < n; b++) /* x y z skinned, w (handedness) from the input */
-            _mm_storeu_ps(s->out_tangents + (first + b) * ts,
-                          _mm_or_ps(_mm_and_ps(xyz, g->tv[b]), _mm_andnot_ps(xyz, g->tw[b])));
+        for (size_t b = 0; b < n; b++) { /* x y z skinned, w (handedness) from the input */
+            __m128 t = _mm_or_ps(_mm_and_ps(xyz, g->tv[b]), _mm_andnot_ps(xyz, g->tw[b]));
+            if (stream && s->stream_tangents)
+                _mm_stream_ps(s->out_tangents + (first + b) * ts, t);
+            else
+                _mm_storeu_ps(s->out_tangents + (first + b) * ts, t);
+        }
     }
+}
+
+/*
+ * Ask for the inputs of vertex v (clamped to the last) to be brought into the
+ * cache: in a large call the loop then meets them there instead of waiting
+ * for memory (MN_SKIN_PREFETCH_AHEAD vertices are about half a microsecond
+ * of work, a few times the latency of memory).  A hint: it never faults and
+ * changes nothing.
+ */
+SSE2_INLINE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
+{
+    if (v >= s->count)
+        v = s->count - 1;
+    _mm_prefetch((const char *)(s->positions + v * STRIDE(L, s, position_stride, 3)), _MM_HINT_T0);
+    if (L.has_n)
+        _mm_prefetch((const char *)(s->normals + v * STRIDE(L, s, normal_stride, 3)), _MM_HINT_T0);
+    if (L.has_t)
+        _mm_prefetch((const char *)(s->tangents + v * STRIDE(L, s, tangent_stride, 4)), _MM_HINT_T0);
+    _mm_prefetch((const char *)(s->joints + v * L.ic), _MM_HINT_T0);
+    _mm_prefetch((const char *)(s->weights + v * L.ic), _MM_HINT_T0);
+}
+
+/* Vertices first .. first+n-1 (n < 4) as one partial group, through the cache. */
+SSE2_INLINE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
+{
+    group g;
+    for (size_t b = 0; b < 4; b++) /* unused lanes hold zeros, which normalise to zeros */
+        g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = _mm_setzero_ps();
+    for (size_t b = 0; b < n; b++)
+        skin_vertex(s, L, first + b, &g, b);
+    finish_group(s, L, first, n, false, false, &g);
 }
 
 SSE2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
 {
     /* A local copy: the compiler then knows no output store can change a pointer or stride. */
     const mn_skin_streams st = *sp, *s = &st;
-    group g;
+    bool stream = s->stream_positions || s->stream_normals || s->stream_tangents;
     size_t v = 0;
+    if (stream && s->stream_first > 0) {
+        /* the vertices before the 16-byte boundary: grouping changes no value (lanes are independent) */
+        v = s->stream_first < s->count ? s->stream_first : s->count;
+        skin_partial(s, L, 0, v);
+    }
+    group g;
     for (; v + 4 <= s->count; v += 4) {
+        if (s->prefetch)
+            prefetch_vertex(s, L, v + MN_SKIN_PREFETCH_AHEAD);
         /* four calls, not a loop: the group's vectors stay in registers */
         skin_vertex(s, L, v, &g, 0);
         skin_vertex(s, L, v + 1, &g, 1);
         skin_vertex(s, L, v + 2, &g, 2);
         skin_vertex(s, L, v + 3, &g, 3);
-        finish_group(s, L, v, 4, true, &g);
+        finish_group(s, L, v, 4, true, stream, &g);
     }
-    if (v < s->count) {
-        for (size_t b = 0; b < 4; b++)
-            g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = _mm_setzero_ps();
-        for (size_t b = 0; v + b < s->count; b++)
-            skin_vertex(s, L, v + b, &g, b);
-        finish_group(s, L, v, s->count - v, false, &g);
-    }
+    if (v < s->count)
+        skin_partial(s, L, v, s->count - v);
+    if (stream)
+        _mm_sfence(); /* streaming stores are weakly ordered: make them visible before returning */
 }
 
 /* One instance per stream set, so the group loop carries no per-vertex tests. */
