@@ -17,7 +17,14 @@
  * mn_clip_sample — alone, and followed by mn_pose_local_matrices and
  * mn_compose_worlds (so it, too, ends in world matrices).  The last line
  * gives the voxel ns per joint over the glTF ones; the target is within 2×
- * of glTF node sampling with worlds.
+ * of bare glTF node sampling (mn_clip_sample alone) per joint, the stricter
+ * yardstick: the voxel figure includes composing the worlds.
+ *
+ * The rig is timed as a program meets it, read from rig.json text (written
+ * here from the rig built in code, and read with mn_voxel_rig_read_memory,
+ * which resolves every Bézier segment and mount once), and as built in code
+ * (hand_built: nothing resolved, so sampling works out the auto handles on
+ * every pose).  The two must pose alike.
  *
  * Every pose is checked (finite, rigid, last row 0 0 0 1) before a figure is
  * printed; the benchmark exits 1 when a check fails.
@@ -51,6 +58,7 @@ static double drand(double lo, double hi)
 }
 
 typedef struct voxel_bench {
+    char part_names[PARTS][16], joint_names[JOINTS][16];
     mn_voxel_part parts[PARTS];
     mn_voxel_joint joints[JOINTS];
     uint32_t part_joints[JOINTS], order[PARTS];
@@ -58,6 +66,7 @@ typedef struct voxel_bench {
     mn_voxel_track tracks[2][TRACKS_PER_ANIM];
     mn_voxel_animation anims[2];
     mn_voxel_rig rig;
+    const mn_voxel_rig *posed;          /* &rig, or the rig read from rig.json text */
     float caller[JOINTS], values[JOINTS], worlds[16 * PARTS];
     double t;
     double sink;
@@ -86,7 +95,8 @@ static void voxel_bench_make(voxel_bench *b)
     for (uint32_t p = 0; p < PARTS; p++) {
         uint32_t n = p < 20 ? 2 : 1;
         mn_voxel_part *part = &b->parts[p];
-        part->name = "part";
+        snprintf(b->part_names[p], sizeof b->part_names[p], "part%u", p);
+        part->name = b->part_names[p];
         part->parent = parent_of(p);
         part->pivot[0] = (float)drand(0, 32), part->pivot[1] = (float)drand(0, 32);
         part->pivot[2] = (float)drand(0, 32);
@@ -95,7 +105,8 @@ static void voxel_bench_make(voxel_bench *b)
         for (uint32_t k = 0; k < n; k++, j++) {
             b->part_joints[j] = j;
             mn_voxel_joint *jt = &b->joints[j];
-            jt->name = "joint";
+            snprintf(b->joint_names[j], sizeof b->joint_names[j], "joint%u", j);
+            jt->name = b->joint_names[j];
             jt->part = p;
             jt->type = j % 6 == 5 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION;
             double ax = drand(-1, 1), ay = drand(-1, 1), az = drand(-1, 1);
@@ -149,6 +160,112 @@ static void voxel_bench_make(voxel_bench *b)
     b->rig.parts = b->parts, b->rig.part_count = PARTS, b->rig.part_order = b->order;
     b->rig.joints = b->joints, b->rig.joint_count = JOINTS;
     b->rig.animations = b->anims, b->rig.animation_count = 2;
+    b->posed = &b->rig;
+}
+
+/* ---- the same rig as rig.json text ------------------------------------------------------ */
+
+/* ,"key":[x,y,z] (sep ",") or "key":[x,y,z] (sep ""). */
+static void put_vec3(FILE *f, const char *sep, const char *key, const float v[3])
+{
+    fprintf(f, "%s\"%s\":[%.9g,%.9g,%.9g]", sep, key, (double)v[0], (double)v[1], (double)v[2]);
+}
+
+static void put_key(FILE *f, const mn_fcurve_key *k, bool first)
+{
+    static const char *const interps[] = {"constant", "linear",   "bezier",
+                                          "ease-in",  "ease-out", "ease-in-out"};
+    fprintf(f, "%s{\"t\":%.17g,\"v\":%.17g,\"interp\":\"%s\"", first ? "" : ",", k->t, k->v,
+            interps[k->interp]);
+    if (k->has_handle_left)
+        fprintf(f, ",\"handle_left\":[%.17g,%.17g]", k->handle_left[0], k->handle_left[1]);
+    if (k->has_handle_right)
+        fprintf(f, ",\"handle_right\":[%.17g,%.17g]", k->handle_right[0], k->handle_right[1]);
+    fputc('}', f);
+}
+
+/* rig.json for the rig built in code; floats as %.9g and doubles as %.17g survive the trip. */
+static void write_rig_json(FILE *f, const mn_voxel_rig *rig)
+{
+    fprintf(f, "{\"format\":\"voxel-rig\",\"version\":1,\"kind\":\"cube\",\"parts\":[");
+    for (uint32_t p = 0; p < rig->part_count; p++) {
+        const mn_voxel_part *part = &rig->parts[p];
+        fprintf(f, "%s{\"name\":\"%s\",\"parent\":", p ? "," : "", part->name);
+        if (part->parent == MN_NONE)
+            fputs("null", f);
+        else
+            fprintf(f, "\"%s\"", rig->parts[part->parent].name);
+        put_vec3(f, ",", "pivot", part->pivot);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"joints\":[");
+    for (uint32_t j = 0; j < rig->joint_count; j++) {
+        const mn_voxel_joint *jt = &rig->joints[j];
+        fprintf(f, "%s{\"name\":\"%s\",\"part\":\"%s\",\"type\":\"%s\"", j ? "," : "", jt->name,
+                rig->parts[jt->part].name, jt->type == MN_VOXEL_ROTATION ? "rotation" : "translation");
+        put_vec3(f, ",", "axis", jt->axis);
+        fprintf(f, ",\"min\":%.9g,\"max\":%.9g,\"rest\":%.9g,\"drive\":\"%s\"", (double)jt->min,
+                (double)jt->max, (double)jt->rest, jt->drive == MN_VOXEL_DRIVE_AUTO ? "auto" : "caller");
+        if (jt->has_mount) {
+            fprintf(f, ",\"mount\":{");
+            put_vec3(f, "", "orient", jt->orient);
+            put_vec3(f, ",", "offset", jt->offset);
+            fputc('}', f);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "],\"animations\":[");
+    for (uint32_t a = 0; a < rig->animation_count; a++) {
+        const mn_voxel_animation *an = &rig->animations[a];
+        fprintf(f, "%s{\"name\":\"%s\",\"loop\":%s,\"auto_play\":%s,\"duration_ms\":%.17g,\"tracks\":[",
+                a ? "," : "", an->name, an->loop ? "true" : "false", an->auto_play ? "true" : "false",
+                an->duration_ms);
+        for (uint32_t t = 0; t < an->track_count; t++) {
+            const mn_voxel_track *tr = &an->tracks[t];
+            fprintf(f, "%s{\"joint\":\"%s\",\"keys\":[", t ? "," : "", rig->joints[tr->joint].name);
+            for (uint32_t k = 0; k < tr->curve.key_count; k++)
+                put_key(f, &tr->curve.keys[k], k == 0);
+            fprintf(f, "]}");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "]}\n");
+}
+
+/* The rig of b as rig.json text, read back; NULL (after a message) when that fails. */
+static mn_voxel_rig *read_back(const voxel_bench *b)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    write_rig_json(f, &b->rig);
+    fclose(f);
+    mn_voxel_rig *rig = NULL;
+    mn_error err;
+    if (mn_voxel_rig_read_memory(text, size, NULL, &rig, &err) != MN_OK)
+        fprintf(stderr, "bench_voxel: reading the rig back: %s: %s\n", err.path, err.message);
+    free(text);
+    return rig;
+}
+
+/* Whether the rig read back poses as the one built in code (within 1e-4 voxel). */
+static bool poses_alike(voxel_bench *b, const mn_voxel_rig *read)
+{
+    static const uint32_t playing[2] = {0, 1};
+    float other[16 * PARTS];
+    for (double t = -500; t < 5000; t += 37.5) {
+        mn_voxel_pose_input in = {.caller = b->caller, .animations = playing,
+                                  .animation_count = 2, .time_ms = t};
+        if (mn_voxel_pose(&b->rig, &in, b->worlds, NULL) != MN_OK ||
+            mn_voxel_pose(read, &in, other, NULL) != MN_OK)
+            return false;
+        for (uint32_t i = 0; i < 16 * PARTS; i++)
+            if (!(fabs((double)b->worlds[i] - other[i]) <= 1e-4))
+                return false;
+    }
+    return true;
 }
 
 /* A world of a rigid rig: finite, rotation columns orthonormal, last row 0 0 0 1. */
@@ -177,7 +294,7 @@ static bool voxel_body(void *ctx)
     for (uint32_t i = 0; i < POSES_PER_RUN; i++) {
         in.time_ms = b->t;
         b->t += 1000.0 / 60.0;
-        if (mn_voxel_pose(&b->rig, &in, b->worlds, b->values) != MN_OK)
+        if (mn_voxel_pose(b->posed, &in, b->worlds, b->values) != MN_OK)
             return false;
         b->sink += b->worlds[16 * (i % PARTS) + 12];
     }
@@ -298,12 +415,24 @@ int main(int argc, char **argv)
     }
     static voxel_bench vb;
     voxel_bench_make(&vb);
+    mn_voxel_rig *read = read_back(&vb);
+    if (!read || !poses_alike(&vb, read)) {
+        fprintf(stderr, "bench_voxel: the rig read from rig.json does not pose as the one built\n");
+        mn_voxel_rig_free(read);
+        return 1;
+    }
+    vb.posed = read;
     bench_timing voxel = bench_run(runs, voxel_body, NULL, &vb);
-    if (!voxel.ok) {
+    vb.posed = &vb.rig;
+    vb.t = 0;
+    bench_timing hand = voxel.ok ? bench_run(runs, voxel_body, NULL, &vb) : voxel;
+    mn_voxel_rig_free(read);
+    if (!voxel.ok || !hand.ok) {
         fprintf(stderr, "bench_voxel: a voxel pose failed its check\n");
         return 1;
     }
     print_case("pose_40_parts_60_joints_2_anims", voxel, JOINTS, "joints", PARTS);
+    print_case("pose_40_parts_60_joints_2_anims_hand_built", hand, JOINTS, "joints", PARTS);
 
     gltf_bench g;
     if (!gltf_bench_make(&g)) {
@@ -333,7 +462,7 @@ int main(int argc, char **argv)
     bench_line_num(&line, "ratio_to_gltf_sample", v / s);
     bench_line_num(&line, "ratio_to_gltf_sample_worlds", v / w);
     bench_line_num(&line, "target_ratio", 2.0);
-    bench_line_bool(&line, "within_target", v / w <= 2.0);
+    bench_line_bool(&line, "within_target", v / s <= 2.0);
     bench_line_print(&line);
     if (sink == 12345.678)   /* never true; keeps the work alive */
         fputc('\0', stderr);

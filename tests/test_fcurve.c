@@ -6,7 +6,9 @@
  * eases against the CSS definition solved here independently, auto tangents
  * that never overshoot a monotone run, loops (floor modulo, the closing
  * segment, continuity of value and slope across the wrap), negative key
- * times, and the edge cases (one key, no keys, NaN).
+ * times, and the edge cases (one key, no keys, NaN); and mn_fcurve_resolve:
+ * its record of each segment, and sampling with it giving exactly (to the
+ * bit) what sampling without it gives.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -435,6 +437,85 @@ static void loop_neighbours_across_the_wrap_shape_the_auto_handles(void **state)
     assert_float_near(mn_fcurve_sample(&once, 5), bez(0, 0, 10 - 10.0 / 3, 10, 0.5), 1e-9);
 }
 
+/* ---- resolved segments ------------------------------------------------------------------------ */
+
+static void resolve_records_each_bezier_segments_control_points(void **state)
+{
+    (void)state;
+    /* Keys 0 (bezier, explicit right handle, too long: clamped to T = 100), 100 (bezier,
+     * auto both sides), 300 (linear), 400 (bezier: one-shot, so no segment starts there). */
+    mn_fcurve_key k[] = {key(0, 1, MN_FCURVE_BEZIER), key(100, 3, MN_FCURVE_BEZIER),
+                         key(300, 5, MN_FCURVE_LINEAR), key(400, 2, MN_FCURVE_BEZIER)};
+    k[0].has_handle_right = true;
+    k[0].handle_right[0] = 250, k[0].handle_right[1] = 0.5;
+    mn_fcurve c = curve_of(k, 4, false, 400);
+    double rec[16];
+    memset(rec, 0xff, sizeof rec);
+    mn_fcurve_resolve(&c, rec);
+    /* Segment 0: x1 = 100/100, x2 = 1 - (100/3)/100, y1 = 1 + 0.5; key 1's auto slope is
+     * (5 - 1) / 300 (limit 3·min(2/100, 2/200) = 0.03), so y2 = 3 - slope·100/3. */
+    double m1 = 4.0 / 300;
+    assert_float_near(rec[0], 1, 0);
+    assert_float_near(rec[1], 1 - 1.0 / 3, 1e-15);
+    assert_float_near(rec[2], 1.5, 0);
+    assert_float_near(rec[3], 3 - m1 * 100 / 3, 1e-12);
+    /* Segment 1: two auto handles, so time is linear (-1, -1); key 2 is an extremum
+     * (3 → 5 → 2): slope 0, so y2 = 5. */
+    assert_true(rec[4] == -1 && rec[5] == -1);
+    assert_float_near(rec[6], 3 + m1 * 200 / 3, 1e-12);
+    assert_float_near(rec[7], 5, 0);
+    for (int i = 8; i < 16; i++)   /* linear; and the last key of a one-shot */
+        assert_true(rec[i] == 0);
+    /* NULL arguments are ignored. */
+    mn_fcurve_resolve(NULL, rec);
+    mn_fcurve_resolve(&c, NULL);
+}
+
+/* Sampling with the record and without it: the same doubles, at many times. */
+static void assert_resolved_samples_alike(const mn_fcurve_key *keys, uint32_t n, bool loop,
+                                          double duration)
+{
+    mn_fcurve curve = curve_of(keys, n, loop, duration);
+    const mn_fcurve *c = &curve;
+    double rec[4 * 16];
+    assert_true(c->key_count <= 16);
+    mn_fcurve_resolve(c, rec);
+    double span = c->keys[c->key_count - 1].t - c->keys[0].t + 1;
+    for (int i = -3000; i <= 3000; i++) {
+        double t = c->keys[0].t + span * i / 1000.0;
+        double plain = mn_fcurve_sample(c, t), resolved = mn_fcurve_sample_resolved(c, rec, t);
+        assert_memory_equal(&plain, &resolved, sizeof plain);
+    }
+    double x = mn_fcurve_sample_resolved(c, NULL, 12.5), y = mn_fcurve_sample(c, 12.5);
+    assert_memory_equal(&x, &y, sizeof x);
+}
+
+static void sampling_with_the_resolved_record_is_sampling_without_it(void **state)
+{
+    (void)state;
+    mn_fcurve_key k[] = {key(-50, 0.3, MN_FCURVE_BEZIER),  key(40, 1.2, MN_FCURVE_EASE_IN),
+                         key(90, -0.4, MN_FCURVE_BEZIER),  key(200, -0.1, MN_FCURVE_BEZIER),
+                         key(260, 0.8, MN_FCURVE_EASE_OUT), key(330, 0.2, MN_FCURVE_CONSTANT),
+                         key(400, 0.5, MN_FCURVE_BEZIER),  key(470, 0.5, MN_FCURVE_EASE_IN_OUT),
+                         key(520, 1.0, MN_FCURVE_LINEAR),  key(600, 0.0, MN_FCURVE_BEZIER)};
+    k[2].has_handle_right = true;
+    k[2].handle_right[0] = 300, k[2].handle_right[1] = 0.9;   /* time clamped */
+    k[3].has_handle_left = true;
+    k[3].handle_left[0] = -20, k[3].handle_left[1] = -0.3;
+    k[6].has_handle_left = k[6].has_handle_right = true;
+    k[6].handle_left[0] = -5, k[6].handle_left[1] = 0.2;
+    k[6].handle_right[0] = 60, k[6].handle_right[1] = -0.7;
+    k[9].has_handle_right = true;
+    k[9].handle_right[0] = 10, k[9].handle_right[1] = 0.4;
+    /* One-shot; loops with a closing segment, with a zero-length one, with a bad period. */
+    assert_resolved_samples_alike(k, 10, false, 650);
+    assert_resolved_samples_alike(k, 10, true, 800);
+    assert_resolved_samples_alike(k, 10, true, 650);
+    assert_resolved_samples_alike(k, 10, true, 0);
+    assert_resolved_samples_alike(k, 2, true, 100);
+    assert_resolved_samples_alike(k, 1, true, 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +539,8 @@ int main(void)
         cmocka_unit_test(a_zero_length_closing_segment_is_never_sampled),
         cmocka_unit_test(a_looping_curve_is_continuous_in_value_and_slope_across_the_wrap),
         cmocka_unit_test(loop_neighbours_across_the_wrap_shape_the_auto_handles),
+        cmocka_unit_test(resolve_records_each_bezier_segments_control_points),
+        cmocka_unit_test(sampling_with_the_resolved_record_is_sampling_without_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

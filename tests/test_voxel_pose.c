@@ -7,7 +7,9 @@
  * caller and animation values; parents listed after their children (with the
  * reader's part_order and without one); animations overlaid in order over
  * the caller map; a rig too large for the stack values giving the same
- * poses; and the skinning matrices of a skinned mesh.  Tolerances: 1e-4
+ * poses; the work done once at load (mounts and Bézier segments resolved,
+ * mn_voxel_mount_affine) posing exactly as the same rig without it; and the
+ * skinning matrices of a skinned mesh.  Tolerances: 1e-4
  * voxel as the spec allows, tighter (1e-5) where the arithmetic is short.
  */
 #include <stdarg.h>
@@ -520,6 +522,120 @@ static void a_rig_with_many_joints_poses_the_same_without_out_values(void **stat
     free(parts), free(joints), free(pj), free(caller), free(values);
 }
 
+/* ---- what the reader resolves at load ------------------------------------------------------ */
+
+static void mount_affine_is_the_mount_of_the_formula(void **state)
+{
+    (void)state;
+    const uint32_t j0[] = {0, 1};
+    mn_voxel_part parts[] = {part("p", MN_NONE, 3, -2, 5, j0, 2)};
+    mn_voxel_joint joints[] = {joint("m", 0, MN_VOXEL_ROTATION, 0, 1, 0, 0, 0, 0),
+                               joint("plain", 0, MN_VOXEL_ROTATION, 1, 0, 0, 0, 0, 0)};
+    joints[0].has_mount = true;
+    joints[0].orient[0] = 0.3f, joints[0].orient[1] = -0.7f, joints[0].orient[2] = 1.1f;
+    joints[0].offset[0] = 1, joints[0].offset[1] = 2, joints[0].offset[2] = -4;
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 2);
+    double m[12];
+    float want[16];
+    mn_voxel_mount_affine(&rig, 0, m);
+    mount(want, joints[0].orient, joints[0].offset, parts[0].pivot);
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 3; r++)
+            assert_float_near(m[c * 3 + r], want[c * 4 + r], 1e-5);
+    /* No mount: the identity.  Out of range: nothing written. */
+    mn_voxel_mount_affine(&rig, 1, m);
+    static const double id[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    assert_memory_equal(m, id, sizeof id);
+    m[0] = 42;
+    mn_voxel_mount_affine(&rig, 2, m);
+    mn_voxel_mount_affine(NULL, 0, m);
+    assert_true(m[0] == 42);
+}
+
+/* The voxel_arm rig read, and a copy of it with nothing resolved (as if built by hand). */
+typedef struct unresolved_copy {
+    mn_voxel_rig rig;
+    mn_voxel_joint joints[8];
+    mn_voxel_animation anims[4];
+} unresolved_copy;
+
+static void unresolve(const mn_voxel_rig *read, unresolved_copy *u)
+{
+    assert_true(read->joint_count <= 8 && read->animation_count <= 4);
+    u->rig = *read;
+    u->rig.priv_ = NULL;
+    memcpy(u->joints, read->joints, read->joint_count * sizeof *u->joints);
+    memcpy(u->anims, read->animations, read->animation_count * sizeof *u->anims);
+    for (uint32_t j = 0; j < read->joint_count; j++)
+        u->joints[j].mount_affine = NULL;
+    for (uint32_t a = 0; a < read->animation_count; a++)
+        u->anims[a].resolved = NULL;
+    u->rig.joints = u->joints;
+    u->rig.animations = u->anims;
+}
+
+static void a_rig_read_poses_exactly_as_without_what_it_resolved(void **state)
+{
+    (void)state;
+    mn_voxel_rig *read = NULL;
+    mn_error err;
+    assert_int_equal(mn_voxel_rig_read_file("tests/data/voxel_arm/rig.json", NULL, &read, &err),
+                     MN_OK);
+    /* The reader resolved the mount and every curve with a bezier key (idle's one track). */
+    uint32_t tip = mn_voxel_rig_find_joint(read, "tip_mount");
+    assert_non_null(read->joints[tip].mount_affine);
+    assert_null(read->joints[mn_voxel_rig_find_joint(read, "turn")].mount_affine);
+    uint32_t idle = mn_voxel_rig_find_animation(read, "idle");
+    uint32_t wave = mn_voxel_rig_find_animation(read, "wave");
+    assert_non_null(read->animations[idle].resolved);
+    assert_non_null(read->animations[idle].resolved[0]);
+    assert_non_null(read->animations[wave].resolved);
+    assert_null(read->animations[wave].resolved[0]);   /* linear and constant: nothing to do */
+
+    unresolved_copy u;
+    unresolve(read, &u);
+    float caller[8], a[16 * 8], b[16 * 8], va[8], vb[8];
+    for (uint32_t j = 0; j < read->joint_count; j++)
+        caller[j] = j % 2 ? NAN : 0.25f * (float)j - 0.3f;
+    const uint32_t both[] = {idle, wave}, wave_idle[] = {wave, idle};
+    for (int order = 0; order < 2; order++) {
+        for (double t = -1500; t <= 5000; t += 12.5) {
+            mn_voxel_pose_input in = {.caller = caller, .animations = order ? wave_idle : both,
+                                      .animation_count = 2, .time_ms = t};
+            assert_int_equal(mn_voxel_pose(read, &in, a, va), MN_OK);
+            assert_int_equal(mn_voxel_pose(&u.rig, &in, b, vb), MN_OK);
+            assert_memory_equal(a, b, 16 * read->part_count * sizeof *a);
+            assert_memory_equal(va, vb, read->joint_count * sizeof *va);
+        }
+    }
+    mn_voxel_rig_free(read);
+}
+
+static void overlaying_backwards_gives_what_overlaying_in_order_gives(void **state)
+{
+    (void)state;
+    /* Three animations, one listed twice: posing samples each joint's winner only; the
+       values must be those of sampling every animation in order over the caller. */
+    anim_rig a;
+    anim_rig_make(&a);
+    const uint32_t play[] = {1, 0, 1, 0};
+    float caller[3] = {NAN, 0.5f, NAN}, worlds[16], values[3];
+    for (double t = 0; t <= 1000; t += 125) {
+        for (uint32_t n = 1; n <= 4; n++) {
+            float want[3] = {0, 0.5f, 0};   /* rest 0 for joints 0 and 2 */
+            for (uint32_t k = 0; k < n; k++)
+                mn_voxel_sample_animation(&a.rig, play[k], t, want);
+            for (uint32_t j = 0; j < 3; j++)
+                want[j] = fminf(fmaxf(want[j], a.joints[j].min), a.joints[j].max);
+            mn_voxel_pose_input in = {.caller = caller, .animations = play, .animation_count = n,
+                                      .time_ms = t};
+            assert_int_equal(mn_voxel_pose(&a.rig, &in, worlds, values), MN_OK);
+            assert_memory_equal(values, want, sizeof want);
+        }
+    }
+}
+
 /* ---- skinning matrices ------------------------------------------------------------------------ */
 
 static void skinning_matrices_are_part_worlds_and_unmatched_bones_hold_bind(void **state)
@@ -577,6 +693,9 @@ int main(void)
         cmocka_unit_test(animations_overlay_in_order_over_the_caller),
         cmocka_unit_test(an_animation_index_out_of_range_is_refused),
         cmocka_unit_test(a_rig_with_many_joints_poses_the_same_without_out_values),
+        cmocka_unit_test(mount_affine_is_the_mount_of_the_formula),
+        cmocka_unit_test(a_rig_read_poses_exactly_as_without_what_it_resolved),
+        cmocka_unit_test(overlaying_backwards_gives_what_overlaying_in_order_gives),
         cmocka_unit_test(skinning_matrices_are_part_worlds_and_unmatched_bones_hold_bind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,6 +64,28 @@ typedef struct mn_fcurve {
  */
 MN_API double mn_fcurve_sample(const mn_fcurve *curve, double t_ms);
 
+/*
+ * Resolve a curve's Bézier segments once, so sampling need not: auto handles
+ * worked out, explicit handle times clamped, each bezier segment reduced to
+ * its inner control points.  out receives 4 doubles a key (4 × key_count),
+ * the record of the segment that starts at that key:
+ *   {x1, x2, y1, y2}  x1, x2 the control times in the segment's unit time,
+ *                     y1, y2 the control values; x1 = x2 = -1 when both
+ *                     handles are auto (time is then linear: no solve);
+ *   {0, 0, 0, 0}      not a bezier segment (or none starts there).
+ * The record stays valid while the curve's keys, loop and duration_ms do.
+ * mn_voxel_rig_read_* resolves every track (mn_voxel_animation.resolved).
+ */
+MN_API void mn_fcurve_resolve(const mn_fcurve *curve, double *out);
+
+/*
+ * mn_fcurve_sample with the curve's mn_fcurve_resolve record (NULL: resolved
+ * on the fly, i.e. mn_fcurve_sample).  The same value either way, to the bit;
+ * only faster with the record.
+ */
+MN_API double mn_fcurve_sample_resolved(const mn_fcurve *curve, const double *resolved,
+                                        double t_ms);
+
 /* ---- the rig ------------------------------------------------------------------- */
 
 typedef enum mn_voxel_kind {
@@ -110,6 +132,12 @@ typedef struct mn_voxel_joint {
     float orient[3];           /* mount Euler XYZ (R = Rx·Ry·Rz), radians; zeros by default */
     float offset[3];           /* mount translation, voxels; zeros by default */
     const char *extras;
+    /* Optional, for speed: Mount = T(offset) · T(pivot) · R(orient) · T(-pivot)
+       worked out once (mn_voxel_mount_affine), 12 doubles, column-major 3x4
+       (the last column the translation).  NULL: posing works it out on every
+       pose, to the same numbers.  mn_voxel_rig_read_* fills it for every
+       joint with a mount; one built by hand may leave it NULL. */
+    const double *mount_affine;
 } mn_voxel_joint;
 
 typedef struct mn_voxel_track {
@@ -124,6 +152,11 @@ typedef struct mn_voxel_animation {
     const mn_voxel_track *tracks;
     uint32_t track_count;
     const char *extras;
+    /* Optional, for speed: per track, its curve's mn_fcurve_resolve record
+       (track_count pointers; a NULL entry, or NULL for all, is resolved on
+       every sample, to the same numbers).  mn_voxel_rig_read_* fills it; an
+       animation built by hand may leave it NULL. */
+    const double *const *resolved;
 } mn_voxel_animation;
 
 typedef struct mn_voxel_rig {
@@ -195,6 +228,14 @@ typedef struct mn_voxel_pose_input {
  */
 MN_API mn_status mn_voxel_pose(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
                                float *out_worlds, float *out_values);
+
+/*
+ * Joint `joint`'s Mount, T(offset) · T(pivot) · R(orient) · T(-pivot) with its
+ * part's pivot, as 12 doubles (column-major 3x4, translation last): what
+ * mn_voxel_joint.mount_affine holds.  The identity for a joint without a
+ * mount; nothing is written for an index (or part) out of range.
+ */
+MN_API void mn_voxel_mount_affine(const mn_voxel_rig *rig, uint32_t joint, double out[12]);
 
 /* ---- part meshes ---------------------------------------------------------------- */
 

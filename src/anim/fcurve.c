@@ -28,6 +28,13 @@
  * value, m from the neighbours with the 3·min limit that keeps the curve in
  * the range of its keys (see auto_slope).
  *
+ * Resolving (mn_fcurve_resolve): everything about a bezier segment but the
+ * time — its handles, auto or clamped — is fixed by the keys, so it can be
+ * worked out once into a record of inner control points; sampling with the
+ * record (mn_fcurve_sample_resolved, which posing uses for a rig that was
+ * read) skips that work and computes the rest with the very same
+ * operations, so the values are the same to the bit.
+ *
  * A NaN time samples the first key, as does an infinite one in a loop.
  *
  * Everything is in double: a key time may be thousands of milliseconds and
@@ -37,14 +44,32 @@
 
 #include <math.h>
 
-/* The CSS presets' inner control points (x1, y1, x2, y2), indexed by interp. */
+/* Starting points of the x(s) = u solve of the CSS presets: s at u = k / GUESS_STEPS. */
+#define GUESS_STEPS 16
+
+/*
+ * A CSS preset: its inner control points (x1, y1, x2, y2) and where its
+ * solve starts: s(u) at u = 0, 1/16, …, 1 (to 6 digits: only a start, the
+ * solve's accuracy does not depend on it), interpolated, is within ~1e-3 of
+ * the root, which saves the solve one or two Newton steps.
+ */
 typedef struct css_ease {
     double x1, y1, x2, y2;
+    double guess[GUESS_STEPS + 1];
 } css_ease;
 
-static const css_ease ease_in = {0.42, 0.0, 1.0, 1.0};
-static const css_ease ease_out = {0.0, 0.0, 0.58, 1.0};
-static const css_ease ease_in_out = {0.42, 0.0, 0.58, 1.0};
+static const css_ease ease_in = {
+    0.42, 0.0, 1.0, 1.0,
+    {0.000000, 0.048765, 0.096204, 0.142755, 0.188787, 0.234630, 0.280600, 0.327022, 0.374253,
+     0.422718, 0.472950, 0.525678, 0.581976, 0.643617, 0.714017, 0.801951, 1.000000}};
+static const css_ease ease_out = {
+    0.0, 0.0, 0.58, 1.0,
+    {0.000000, 0.198049, 0.285983, 0.356383, 0.418024, 0.474322, 0.527050, 0.577282, 0.625747,
+     0.672978, 0.719400, 0.765370, 0.811213, 0.857245, 0.903796, 0.951235, 1.000000}};
+static const css_ease ease_in_out = {
+    0.42, 0.0, 0.58, 1.0,
+    {0.000000, 0.051169, 0.105627, 0.163565, 0.225065, 0.290017, 0.358032, 0.428380, 0.500000,
+     0.571620, 0.641968, 0.709983, 0.774935, 0.836435, 0.894373, 0.948831, 1.000000}};
 
 /* A key as the segment code sees it: time and value (a neighbour may be a moved copy). */
 typedef struct point {
@@ -60,42 +85,45 @@ static inline double bezier01(double c1, double c2, double s)
     return 3.0 * r * r * s * c1 + 3.0 * r * s * s * c2 + s * s * s;
 }
 
-/* dB/ds of bezier01. */
-static inline double bezier01_slope(double c1, double c2, double s)
-{
-    double r = 1.0 - s;
-    return 3.0 * r * r * c1 + 6.0 * r * s * (c2 - c1) + 3.0 * s * s * (1.0 - c2);
-}
-
 /* Solved to this in x on the unit segment: 1e-12, far below the spec's 1e-9 of T. */
 #define SOLVE_TOLERANCE 1e-12
 
 /*
  * The s in [0, 1] with x(s) = u, for x = bezier01(x1, x2, ·) with x1, x2 in
  * [0, 1] (then x is non-decreasing, so the root is unique up to a flat
- * spot).  Newton from s = u, safeguarded: every step narrows a bracket
- * [lo, hi] around the root, and a Newton step that would leave it (or a
- * vanishing slope, as at the flat end of ease-in) is replaced by bisecting
- * it, so the solve always converges and usually takes three or four steps.
+ * spot).  Newton from s = u (or from `guess`, a CSS preset's table of s at
+ * u = k / GUESS_STEPS, interpolated) on x in power form, x(s) = ((a·s + b)·s + c)·s
+ * (cheaper than the Bernstein form, and its slope comes with it),
+ * safeguarded: every step narrows a bracket [lo, hi] around the root, and a
+ * Newton step that would leave it (or a vanishing slope, as at the flat end
+ * of ease-in) is replaced by bisecting it, so the solve always converges and
+ * usually takes three or four steps.  The bracket moves without branches
+ * (the sign of the error is a coin toss to a branch predictor).
  */
-static double solve_x(double x1, double x2, double u)
+static double solve_x(double x1, double x2, double u, const double *guess)
 {
-    if (u <= 0.0)
+    if (!(u > 0.0))   /* NaN too (a segment of infinite length): the start */
         return 0.0;
     if (u >= 1.0)
         return 1.0;
+    double c = 3.0 * x1, b = 3.0 * (x2 - x1) - c, a = 1.0 - c - b;
+    double a3 = 3.0 * a, b2 = 2.0 * b;
     double lo = 0.0, hi = 1.0, s = u;
+    if (guess != NULL) {   /* a CSS preset: start from its table */
+        double f = u * GUESS_STEPS;
+        int k = (int)f;
+        s = guess[k] + (guess[k + 1] - guess[k]) * (f - k);
+    }
     for (int i = 0; i < 100; i++) {
-        double e = bezier01(x1, x2, s) - u;
+        double e = ((a * s + b) * s + c) * s - u;
         if (fabs(e) < SOLVE_TOLERANCE)
             break;
-        if (e < 0.0)
-            lo = s;
-        else
-            hi = s;
+        bool below = e < 0.0;
+        lo = below ? s : lo;
+        hi = below ? hi : s;
         if (hi - lo < 1e-15)
             break;
-        double d = bezier01_slope(x1, x2, s);
+        double d = (a3 * s + b2) * s + c;
         double next = d > 0.0 ? s - e / d : lo;
         s = next > lo && next < hi ? next : 0.5 * (lo + hi);
     }
@@ -170,9 +198,15 @@ static inline double clampd(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* The bezier segment from key i (point a) to key j (point b), at t in [a.t, b.t). */
-static double bezier_segment(const mn_fcurve *c, uint32_t i, uint32_t j, point a, point b,
-                             double t)
+/*
+ * The bezier segment from key i (point a) to key j (point b) as its inner
+ * control points: ctl = {x1, x2, y1, y2}, x1 and x2 the control times in
+ * unit time (both in [0, 1]), y1 and y2 the control values.  Two auto
+ * handles put x1, x2 at 1/3 and 2/3, where x(s) = s exactly: that is marked
+ * x1 = x2 = -1, "no solve".  This is the record mn_fcurve_resolve stores.
+ */
+static void bezier_controls(const mn_fcurve *c, uint32_t i, uint32_t j, point a, point b,
+                            double ctl[4])
 {
     const mn_fcurve_key *ki = &c->keys[i], *kj = &c->keys[j];
     double T = b.t - a.t;
@@ -191,24 +225,35 @@ static double bezier_segment(const mn_fcurve *c, uint32_t i, uint32_t j, point a
         ldt = -T / 3.0;
         ldv = key_auto_slope(c, j) * ldt;
     }
-    /* In unit time: x1 = rdt / T, x2 = 1 + ldt / T, both in [0, 1].  Two auto
-     * handles put them at 1/3 and 2/3, where x(s) = s exactly: no solve. */
-    double u = (t - a.t) / T;
-    double s = !ki->has_handle_right && !kj->has_handle_left ? u
-                                                             : solve_x(rdt / T, 1.0 + ldt / T, u);
+    bool linear_time = !ki->has_handle_right && !kj->has_handle_left;
+    ctl[0] = linear_time ? -1.0 : rdt / T;
+    ctl[1] = linear_time ? -1.0 : 1.0 + ldt / T;
+    ctl[2] = a.v + rdv;
+    ctl[3] = b.v + ldv;
+}
+
+/* The bezier segment with inner control points ctl (bezier_controls) at t in [a.t, b.t). */
+static inline double bezier_segment(const double ctl[4], point a, point b, double t)
+{
+    double u = (t - a.t) / (b.t - a.t);
+    double s = ctl[0] < 0.0 ? u : solve_x(ctl[0], ctl[1], u, NULL);
     double r = 1.0 - s;
-    double y1 = a.v + rdv, y2 = b.v + ldv;
-    return r * r * r * a.v + 3.0 * r * r * s * y1 + 3.0 * r * s * s * y2 + s * s * s * b.v;
+    return r * r * r * a.v + 3.0 * r * r * s * ctl[2] + 3.0 * r * s * s * ctl[3] + s * s * s * b.v;
 }
 
 static double ease_segment(const css_ease *e, point a, point b, double t)
 {
-    double s = solve_x(e->x1, e->x2, (t - a.t) / (b.t - a.t));
+    double s = solve_x(e->x1, e->x2, (t - a.t) / (b.t - a.t), e->guess);
     return a.v + (b.v - a.v) * bezier01(e->y1, e->y2, s);
 }
 
-/* Segment from key i (point a) to key j (point b) at t, a.t <= t < b.t, by key i's interp. */
-static double segment(const mn_fcurve *c, uint32_t i, uint32_t j, point a, point b, double t)
+/*
+ * Segment from key i (point a) to key j (point b) at t, a.t <= t < b.t, by
+ * key i's interp.  `resolved` is mn_fcurve_resolve's record of the curve, or
+ * NULL to work the bezier control points out here: the same numbers.
+ */
+static double segment(const mn_fcurve *c, const double *resolved, uint32_t i, uint32_t j, point a,
+                      point b, double t)
 {
     switch (c->keys[i].interp) {
     case MN_FCURVE_CONSTANT:
@@ -216,7 +261,11 @@ static double segment(const mn_fcurve *c, uint32_t i, uint32_t j, point a, point
     case MN_FCURVE_LINEAR:
         return a.v + (b.v - a.v) * ((t - a.t) / (b.t - a.t));
     case MN_FCURVE_BEZIER:
-        return bezier_segment(c, i, j, a, b, t);
+        if (resolved != NULL)
+            return bezier_segment(&resolved[(size_t)i * 4], a, b, t);
+        double ctl[4];
+        bezier_controls(c, i, j, a, b, ctl);
+        return bezier_segment(ctl, a, b, t);
     case MN_FCURVE_EASE_IN:
         return ease_segment(&ease_in, a, b, t);
     case MN_FCURVE_EASE_OUT:
@@ -229,23 +278,28 @@ static double segment(const mn_fcurve *c, uint32_t i, uint32_t j, point a, point
 
 /* ---- where t falls ---------------------------------------------------------- */
 
-/* The last key i with t_i <= t, given t_0 <= t < t_(n-1).  Binary search. */
+/*
+ * The last key i with t_i <= t, given t_0 <= t < t_(n-1).  Binary search
+ * without branches: the range [base, base + len) holds the answer, and each
+ * step keeps its upper or lower part by a conditional move.
+ */
 static uint32_t find_segment(const mn_fcurve_key *keys, uint32_t n, double t)
 {
-    uint32_t lo = 0, hi = n - 1;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (keys[mid].t <= t)
-            lo = mid;
-        else
-            hi = mid;
+    const mn_fcurve_key *base = keys;
+    uint32_t len = n - 1;   /* candidates 0 .. n-2 */
+    while (len > 1) {
+        uint32_t half = len / 2;
+        base = base[half].t <= t ? base + half : base;
+        len -= half;
     }
-    return lo;
+    return (uint32_t)(base - keys);
 }
 
 /* floor-mod of x by period > 0, into [0, period) (-250 mod 2000 is 1750). */
-static double floor_mod(double x, double period)
+static inline double floor_mod(double x, double period)
 {
+    if (x >= 0.0 && x < period)   /* already in range: fmod would return x itself */
+        return x;
     double r = fmod(x, period);
     if (r < 0.0)
         r += period;
@@ -254,7 +308,13 @@ static double floor_mod(double x, double period)
     return r;
 }
 
-double mn_fcurve_sample(const mn_fcurve *curve, double t_ms)
+/* Whether the curve samples as a loop: a positive, finite period. */
+static inline bool is_loop(const mn_fcurve *c)
+{
+    return c->loop && c->duration_ms > 0.0 && isfinite(c->duration_ms);
+}
+
+double mn_fcurve_sample_resolved(const mn_fcurve *curve, const double *resolved, double t_ms)
 {
     if (curve == NULL || curve->keys == NULL || curve->key_count == 0)
         return 0.0;
@@ -262,7 +322,7 @@ double mn_fcurve_sample(const mn_fcurve *curve, double t_ms)
     uint32_t n = curve->key_count;
     if (n == 1)
         return keys[0].v;   /* one key: flat, looping or not */
-    bool loop = curve->loop && curve->duration_ms > 0.0 && isfinite(curve->duration_ms);
+    bool loop = is_loop(curve);
     double t = t_ms;
     if (loop) {
         if (!isfinite(t))   /* no phase to speak of */
@@ -278,8 +338,45 @@ double mn_fcurve_sample(const mn_fcurve *curve, double t_ms)
         point a = key_point(curve, n - 1, 0.0), b = key_point(curve, 0, 1.0);
         if (!(b.t > a.t))
             return a.v;
-        return segment(curve, n - 1, 0, a, b, t);
+        return segment(curve, resolved, n - 1, 0, a, b, t);
     }
     uint32_t i = find_segment(keys, n, t);
-    return segment(curve, i, i + 1, key_point(curve, i, 0.0), key_point(curve, i + 1, 0.0), t);
+    return segment(curve, resolved, i, i + 1, key_point(curve, i, 0.0),
+                   key_point(curve, i + 1, 0.0), t);
+}
+
+double mn_fcurve_sample(const mn_fcurve *curve, double t_ms)
+{
+    return mn_fcurve_sample_resolved(curve, NULL, t_ms);
+}
+
+/*
+ * The record sampling reads: per key, the segment that starts there — the
+ * next key's, or for the last key of a loop the closing segment to the first
+ * key one period on — if it is a bezier segment that can be sampled.
+ */
+void mn_fcurve_resolve(const mn_fcurve *curve, double *out)
+{
+    if (curve == NULL || out == NULL || curve->keys == NULL)
+        return;
+    uint32_t n = curve->key_count;
+    for (uint32_t i = 0; i < n; i++) {
+        double *ctl = &out[(size_t)i * 4];
+        ctl[0] = ctl[1] = ctl[2] = ctl[3] = 0.0;
+        if (n < 2 || curve->keys[i].interp != MN_FCURVE_BEZIER)
+            continue;
+        uint32_t j = i + 1;
+        point a = key_point(curve, i, 0.0), b;
+        if (j < n) {
+            b = key_point(curve, j, 0.0);
+        } else {
+            if (!is_loop(curve))
+                continue;
+            j = 0;
+            b = key_point(curve, 0, 1.0);
+            if (!(b.t > a.t))
+                continue;
+        }
+        bezier_controls(curve, i, j, a, b, ctl);
+    }
 }

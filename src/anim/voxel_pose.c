@@ -16,7 +16,16 @@
  * matrices are stored, as float.  Sines and cosines are taken in float
  * (cosf/sinf are cheaper: posing 60 joints took ~20% less time): the angles
  * are float already, and their error (~1e-7 relative) is far inside the
- * spec's 1e-4 voxel.  Nothing here allocates: joint values live in
+ * spec's 1e-4 voxel.
+ *
+ * What a rig read from rig.json brings along is used where present, and
+ * worked out on the fly where not (a rig built by hand), to the same
+ * numbers: each curve's resolved Bézier segments (mn_voxel_animation.resolved)
+ * and each mount's matrix (mn_voxel_joint.mount_affine).  Overlaid
+ * animations are sampled last to first, each joint only by the animation
+ * that wins it, so a joint two animations drive costs one curve.
+ *
+ * Nothing here allocates: joint values live in
  * out_values when the caller gives it, else in a stack array of
  * VALUES_ON_STACK floats, and a rig with more joints than that (and no
  * out_values) resolves each joint's value where it is used, by scanning the
@@ -101,28 +110,77 @@ static void rotation_euler_xyz(affine *out, const float e[3])
     m[2] = bf - ae * d;   m[5] = be + af * d;   m[8] = a * c;
 }
 
-/* J = Mount · Driven of one joint at a (clamped) value, for a part with this pivot. */
-static void joint_matrix(affine *out, const mn_voxel_joint *joint, const float pivot[3],
-                         double value)
+/* Mount = T(offset) · T(pivot) · R(orient) · T(-pivot) of a joint on a part with this pivot. */
+static void mount_matrix(affine *out, const mn_voxel_joint *joint, const float pivot[3])
 {
-    affine driven = affine_identity;
+    *out = affine_identity;
+    rotation_euler_xyz(out, joint->orient);
+    about_pivot(out, pivot);
+    for (int r = 0; r < 3; r++)
+        out->m[9 + r] += (double)joint->offset[r];
+}
+
+void mn_voxel_mount_affine(const mn_voxel_rig *rig, uint32_t joint, double out[12])
+{
+    if (rig == NULL || out == NULL || rig->joints == NULL || joint >= rig->joint_count)
+        return;
+    const mn_voxel_joint *jt = &rig->joints[joint];
+    if (rig->parts == NULL || jt->part >= rig->part_count)
+        return;
+    affine m = affine_identity;
+    if (jt->has_mount)
+        mount_matrix(&m, jt, rig->parts[jt->part].pivot);
+    memcpy(out, m.m, sizeof m.m);
+}
+
+/* Driven = T(pivot) · R(axis, value) · T(-pivot) of a rotation joint. */
+static inline void driven_rotation(affine *out, const mn_voxel_joint *joint, const float pivot[3],
+                                   double value)
+{
+    rotation_axis(out, joint->axis, value);
+    about_pivot(out, pivot);
+}
+
+/*
+ * out = world · Mount · Driven for one joint at a (clamped) value, on a part
+ * with this pivot (out must not alias world).  Mount · Driven is formed
+ * first, as the formula reads; the mount comes from the joint's
+ * mount_affine when the reader left one.  A translation joint without a
+ * mount only moves the translation column (world · T(d) = [W | W·d + w]:
+ * the same sums a full product makes).
+ */
+static void compose_joint(affine *out, const affine *world, const mn_voxel_joint *joint,
+                          const float pivot[3], double value)
+{
+    const double *w = world->m;
+    if (!joint->has_mount && joint->type == MN_VOXEL_TRANSLATION) {
+        double d[3] = {(double)joint->axis[0] * value, (double)joint->axis[1] * value,
+                       (double)joint->axis[2] * value};
+        for (int i = 0; i < 9; i++)
+            out->m[i] = w[i];
+        for (int r = 0; r < 3; r++)
+            out->m[9 + r] = w[r] * d[0] + w[3 + r] * d[1] + w[6 + r] * d[2] + w[9 + r];
+        return;
+    }
+    affine driven;
     if (joint->type == MN_VOXEL_ROTATION) {
-        rotation_axis(&driven, joint->axis, value);
-        about_pivot(&driven, pivot);
+        driven_rotation(&driven, joint, pivot, value);
     } else {
+        driven = affine_identity;
         for (int r = 0; r < 3; r++)
             driven.m[9 + r] = (double)joint->axis[r] * value;
     }
     if (!joint->has_mount) {
-        *out = driven;
+        affine_mul(out, world, &driven);
         return;
     }
-    affine mount = affine_identity;
-    rotation_euler_xyz(&mount, joint->orient);
-    about_pivot(&mount, pivot);
-    for (int r = 0; r < 3; r++)
-        mount.m[9 + r] += (double)joint->offset[r];
-    affine_mul(out, &mount, &driven);
+    affine mount, j;
+    if (joint->mount_affine != NULL)
+        memcpy(mount.m, joint->mount_affine, sizeof mount.m);
+    else
+        mount_matrix(&mount, joint, pivot);
+    affine_mul(&j, &mount, &driven);
+    affine_mul(out, world, &j);
 }
 
 /* ---- joint values ------------------------------------------------------------ */
@@ -139,6 +197,13 @@ static inline float caller_or_rest(const mn_voxel_rig *rig, const float *caller,
     return isnan(v) ? rig->joints[j].rest : v;
 }
 
+/* Track k's curve of an animation at t, with its resolved record when the reader left one. */
+static inline double sample_track(const mn_voxel_animation *anim, uint32_t k, double t_ms)
+{
+    const double *resolved = anim->resolved != NULL ? anim->resolved[k] : NULL;
+    return mn_fcurve_sample_resolved(&anim->tracks[k].curve, resolved, t_ms);
+}
+
 void mn_voxel_sample_animation(const mn_voxel_rig *rig, uint32_t animation, double t_ms,
                                float *values)
 {
@@ -146,9 +211,44 @@ void mn_voxel_sample_animation(const mn_voxel_rig *rig, uint32_t animation, doub
         return;
     const mn_voxel_animation *anim = &rig->animations[animation];
     for (uint32_t k = 0; k < anim->track_count; k++) {
-        const mn_voxel_track *track = &anim->tracks[k];
-        if (track->joint < rig->joint_count)
-            values[track->joint] = (float)mn_fcurve_sample(&track->curve, t_ms);
+        uint32_t j = anim->tracks[k].joint;
+        if (j < rig->joint_count)
+            values[j] = (float)sample_track(anim, k, t_ms);
+    }
+}
+
+/* Joints whose overlay is settled, as bits: enough for the rigs that keep values on the stack. */
+#define CLAIM_WORDS (VALUES_ON_STACK / 64u)
+
+/*
+ * The animations overlaid in order, each track writing its joint, so a
+ * later track wins.  Rather than sample a curve whose value a later
+ * animation overwrites, go backwards and sample only each joint's winner,
+ * marking joints as they are claimed.  (A rig too big for the bit set
+ * overlays forwards: the same values, with the overwritten samples.)
+ */
+static void overlay_animations(const mn_voxel_rig *rig, const mn_voxel_pose_input *in,
+                               float *values)
+{
+    if (rig->joint_count > CLAIM_WORDS * 64u || in->animation_count < 2) {
+        for (uint32_t a = 0; a < in->animation_count; a++)
+            mn_voxel_sample_animation(rig, in->animations[a], in->time_ms, values);
+        return;
+    }
+    uint64_t claimed[CLAIM_WORDS];
+    memset(claimed, 0, ((rig->joint_count + 63u) / 64u) * sizeof claimed[0]);
+    for (uint32_t a = in->animation_count; a-- > 0;) {
+        const mn_voxel_animation *anim = &rig->animations[in->animations[a]];
+        for (uint32_t k = anim->track_count; k-- > 0;) {
+            uint32_t j = anim->tracks[k].joint;
+            if (j >= rig->joint_count)
+                continue;
+            uint64_t bit = (uint64_t)1 << (j % 64u);
+            if (claimed[j / 64u] & bit)
+                continue;
+            claimed[j / 64u] |= bit;
+            values[j] = (float)sample_track(anim, k, in->time_ms);
+        }
     }
 }
 
@@ -158,8 +258,8 @@ static void resolve_values(const mn_voxel_rig *rig, const mn_voxel_pose_input *i
     const float *caller = in != NULL ? in->caller : NULL;
     for (uint32_t j = 0; j < rig->joint_count; j++)
         values[j] = caller_or_rest(rig, caller, j);
-    for (uint32_t a = 0; in != NULL && a < in->animation_count; a++)
-        mn_voxel_sample_animation(rig, in->animations[a], in->time_ms, values);
+    if (in != NULL)
+        overlay_animations(rig, in, values);
     for (uint32_t j = 0; j < rig->joint_count; j++)
         values[j] = clampf(values[j], rig->joints[j].min, rig->joints[j].max);
 }
@@ -170,10 +270,9 @@ static float resolve_one(const mn_voxel_rig *rig, const mn_voxel_pose_input *in,
     const mn_voxel_joint *joint = &rig->joints[j];
     for (uint32_t a = in != NULL ? in->animation_count : 0; a-- > 0;) {
         const mn_voxel_animation *anim = &rig->animations[in->animations[a]];
-        for (uint32_t k = 0; k < anim->track_count; k++)
+        for (uint32_t k = anim->track_count; k-- > 0;)
             if (anim->tracks[k].joint == j)
-                return clampf((float)mn_fcurve_sample(&anim->tracks[k].curve, in->time_ms),
-                              joint->min, joint->max);
+                return clampf((float)sample_track(anim, k, in->time_ms), joint->min, joint->max);
     }
     return clampf(caller_or_rest(rig, in != NULL ? in->caller : NULL, j), joint->min, joint->max);
 }
@@ -185,19 +284,20 @@ static void pose_part(const mn_voxel_rig *rig, const mn_voxel_pose_input *in,
                       const float *values, uint32_t p, float *out_worlds)
 {
     const mn_voxel_part *part = &rig->parts[p];
-    affine world = affine_identity, joint, next;
+    affine world[2];   /* the product so far and the next one, in turn: no copies */
+    unsigned at = 0;
+    world[0] = affine_identity;
     if (part->parent < rig->part_count)
-        affine_from_mat4(&world, &out_worlds[(size_t)part->parent * 16]);
+        affine_from_mat4(&world[0], &out_worlds[(size_t)part->parent * 16]);
     for (uint32_t k = 0; k < part->joint_count; k++) {
         uint32_t j = part->joints[k];
         if (j >= rig->joint_count)
             continue;
         double v = values != NULL ? values[j] : resolve_one(rig, in, j);
-        joint_matrix(&joint, &rig->joints[j], part->pivot, v);
-        affine_mul(&next, &world, &joint);
-        world = next;
+        compose_joint(&world[at ^ 1u], &world[at], &rig->joints[j], part->pivot, v);
+        at ^= 1u;
     }
-    affine_to_mat4(&out_worlds[(size_t)p * 16], &world);
+    affine_to_mat4(&out_worlds[(size_t)p * 16], &world[at]);
 }
 
 /*

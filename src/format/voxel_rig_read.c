@@ -399,6 +399,20 @@ static mn_status read_mount(rig_reader *r, json_t *obj, mn_voxel_joint *jt)
     return st;
 }
 
+/* A mount is constant: work its matrix out once, so posing need not (mount_affine). */
+static mn_status resolve_mount(rig_reader *r, uint32_t i)
+{
+    mn_voxel_joint *jt = &r->joints[i];
+    if (!jt->has_mount)
+        return MN_OK;
+    double *m = mn_arena_alloc(r->arena, 12 * sizeof *m, _Alignof(double));
+    if (!m)
+        return out_of_memory(r, "resolving a mount");
+    mn_voxel_mount_affine(r->rig, i, m);
+    jt->mount_affine = m;
+    return MN_OK;
+}
+
 static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
 {
     static const char *const types[] = {"rotation", "translation"};
@@ -430,6 +444,8 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
         st = keep_unknown(r, obj, joint_fields, sizeof joint_fields / sizeof *joint_fields, &jt->extras);
     jt->type = type == 1 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION;
     jt->drive = drive == 1 ? MN_VOXEL_DRIVE_AUTO : MN_VOXEL_DRIVE_CALLER;
+    if (st == MN_OK)
+        st = resolve_mount(r, i);
     return st;
 }
 
@@ -611,6 +627,35 @@ static mn_status settle_duration(rig_reader *r, json_t *obj, mn_voxel_animation 
     return MN_OK;
 }
 
+/*
+ * Each track's mn_fcurve_resolve record (animation.resolved), once loop and
+ * duration are settled: sampling then finds every bezier segment's control
+ * points ready.  A curve without a bezier key has nothing to resolve (NULL).
+ */
+static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
+{
+    const double **records = mn_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
+                                             sizeof *records, _Alignof(double *));
+    if (!records)
+        return out_of_memory(r, "resolving the curves");
+    for (uint32_t t = 0; t < a->track_count; t++) {
+        const mn_fcurve *c = &a->tracks[t].curve;
+        bool bezier = false;
+        for (uint32_t k = 0; k < c->key_count && !bezier; k++)
+            bezier = c->keys[k].interp == MN_FCURVE_BEZIER;
+        if (!bezier)
+            continue;
+        double *record = mn_arena_calloc(r->arena, (size_t)c->key_count * 4, sizeof *record,
+                                         _Alignof(double));
+        if (!record)
+            return out_of_memory(r, "resolving the curves");
+        mn_fcurve_resolve(c, record);
+        records[t] = record;
+    }
+    a->resolved = records;
+    return MN_OK;
+}
+
 static mn_status read_tracks(rig_reader *r, json_t *obj, uint32_t i)
 {
     mn_voxel_animation *a = &r->animations[i];
@@ -633,7 +678,8 @@ static mn_status read_tracks(rig_reader *r, json_t *obj, uint32_t i)
     mn_json_pop(&r->j, mark);
     a->tracks = tracks;
     a->track_count = n;
-    return settle_duration(r, obj, a, tracks);
+    st = settle_duration(r, obj, a, tracks);
+    return st == MN_OK ? resolve_curves(r, a) : st;
 }
 
 static mn_status read_animation(rig_reader *r, json_t *obj, uint32_t i)
