@@ -93,6 +93,145 @@ MN_API mn_status mn_gltf_read_memory(const void *data, size_t size, const mn_glt
 MN_API mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *options,
                                    mn_model **out_model, mn_error *err);
 
+/* ---- the writer ----------------------------------------------------------------- */
+
+/*
+ * Writing any model (one a reader returned, or one built by hand) back out:
+ *
+ *     mn_error err;
+ *     if (mn_gltf_write_file(model, "out.glb", NULL, &err) != MN_OK)
+ *         fprintf(stderr, "%s: %s\n", err.path, err.message);
+ *
+ * What is written: every part of the model the reader exposes.  asset
+ * (generator "marionette X.Y.Z", the model's copyright and minVersion),
+ * scenes and the default scene, nodes (name, children, TRS, mesh, skin,
+ * camera, weights, extras), cameras, meshes (primitives with their
+ * attributes, indices, material and mode; morph targets; default weights;
+ * extras, with extras.targetNames from target_names), materials (every field,
+ * KHR_texture_transform and KHR_materials_emissive_strength where a value
+ * differs from the default), textures, samplers, images, skins (inverse bind
+ * matrices, joints, skeleton) and animations (samplers and channels, with
+ * CUBICSPLINE tangents as stored).  extensionsUsed/Required list exactly the
+ * extensions the written file uses.
+ *
+ * How it is laid out: one buffer (the GLB BIN chunk, or "<name>.bin" beside
+ * the .gltf).  Every accessor gets a buffer view of its own, tightly packed
+ * and 4-byte aligned; a vertex attribute whose element is not a multiple of
+ * 4 bytes gets a byteStride rounded up to 4, as glTF asks.  Images are
+ * embedded as buffer views (mimeType kept) in both containers.  POSITION
+ * accessors (morph targets' too), animation inputs, and every accessor the
+ * model has bounds for get min/max, computed from the data written.  Floats
+ * are printed with 9 significant digits, so each reads back to the same float.
+ *
+ * What changes on the way (each reads back to the same decoded values):
+ *   - sparse accessors and accessors without a buffer view are written dense;
+ *   - a node given by "matrix" is written as its TRS decomposition
+ *     (has_matrix reads back false);
+ *   - triangle strips and fans, which the reader converted, are written as
+ *     the triangle lists the model holds (original_mode reads back TRIANGLES);
+ *   - skins and animations are written from their decoded floats: skin inverse
+ *     bind matrices and animation outputs as f32 accessors (normalized integer
+ *     outputs of the source come back as floats); animation inputs and outputs
+ *     are shared between samplers where the model shares their arrays;
+ *   - the model's buffers, buffer views and accessors that no mesh uses are
+ *     not written as such (the data reaches the file through what uses it);
+ *   - extensions the model does not expose (EXT_mesh_gpu_instancing, ...)
+ *     are not written; EXT_meshopt_compression data is written decompressed;
+ *   - alphaCutoff is written only in MASK mode (the only mode it applies to),
+ *     KHR_texture_transform only when one of its values is not the default;
+ *   - an image whose bytes could not be resolved (size 0) keeps its uri;
+ *   - an animation without channels is left out (glTF requires one).
+ *
+ * Quantization (options->quantize, KHR_mesh_quantization, off by default):
+ *   - NORMAL (f32 VEC3) becomes normalized i8 (each vector's rounding chosen
+ *     to stay closest to unit length), stride 4;
+ *   - TEXCOORD_n (f32) becomes normalized u16 when every value is in [0, 1]
+ *     (core glTF; error at most 1/131070), else stays f32;
+ *   - POSITION of a mesh becomes normalized i16: q = (p - center) / half,
+ *     with the center of the mesh's bounds and one uniform `half` (the
+ *     largest half-extent over the axes, so normals are not skewed).  The
+ *     nodes instancing the mesh absorb the dequantization: translation +=
+ *     R·(S∘center), scale *= half (exact as TRS because `half` is uniform).
+ *     Morph target POSITION deltas are written as f32 divided by `half`.
+ *     Error at most half/65534 per component in the mesh's frame.  A mesh's
+ *     positions stay f32 when a node cannot absorb it without changing
+ *     something else: when the mesh is skinned or not instanced, or when a
+ *     node instancing it has children, a camera, or an animated
+ *     translation, rotation or scale.
+ *
+ * The same model written twice gives the same bytes (no time stamps, nothing
+ * depends on addresses).  The JSON is printed by hand (snprintf), not by
+ * jansson: the key order, number format and every byte are the writer's
+ * own, and every byte comes from the allocator hooks.  Extras, held as JSON
+ * text, are checked (jansson parses them) and written as given.
+ */
+
+/* Which container mn_gltf_write produces. */
+typedef enum mn_gltf_container {
+    MN_GLTF_CONTAINER_GLB = 0,   /* default: one "<name>.glb" */
+    MN_GLTF_CONTAINER_GLTF       /* "<name>.gltf" (JSON) and "<name>.bin" (its one buffer, by URI) */
+} mn_gltf_container;
+
+/*
+ * Where mn_gltf_write puts its output.  write() appends `size` bytes to the
+ * output called `name` ("model.glb"; or "model.gltf", then "model.bin").
+ * Each output arrives whole before the next begins, as one or more calls in
+ * order; the first call for a name starts that output.  `bytes` is valid
+ * only during the call.  Return true when the bytes were taken, false to
+ * stop the write (mn_gltf_write then returns MN_IO naming the output).
+ * A .gltf whose model has no binary data (no accessors and no images) comes
+ * without a .bin.
+ */
+typedef struct mn_gltf_sink {
+    bool (*write)(void *user, const char *name, const void *bytes, size_t size);
+    void *user;
+} mn_gltf_sink;
+
+/* Writer options.  A zeroed struct (or NULL) means the defaults given per field. */
+typedef struct mn_gltf_write_options {
+    mn_allocator allocator;        /* zero: malloc/free; every byte the writer allocates goes through it */
+    mn_gltf_container container;   /* default GLB; mn_gltf_write_file chooses by extension instead */
+    const char *name;              /* base name of the outputs, default "model" ("model.glb",
+                                      "model.gltf" + "model.bin"; the .gltf refers to the .bin by
+                                      this name, percent-encoded).  mn_gltf_write_file uses the
+                                      path's file name instead */
+    bool quantize;                 /* KHR_mesh_quantization for positions, normals and uvs (above) */
+} mn_gltf_write_options;
+
+/*
+ * Write `model` to `sink` as GLB or .gltf + .bin (options->container).
+ * `model` is only read.  Temporary memory comes from options->allocator and
+ * is all returned before the call returns.
+ * Errors (err filled, path naming the item, e.g. "nodes[3].translation"):
+ *   MN_INVALID_ARGUMENT  a NULL model or sink, or a model a reader would not
+ *                        produce: an accessor without elements, a string that
+ *                        is not UTF-8, an image with neither bytes nor uri or
+ *                        without a mimeType, a channel without keys ...
+ *   MN_INDEX_RANGE       a cross-reference outside its array (a hand-built model)
+ *   MN_NOT_FINITE        a NaN or infinite float the JSON would have to hold
+ *   MN_JSON_SYNTAX       extras that are not JSON text
+ *   MN_OVERFLOW          a GLB of 4 GiB or more (use the .gltf container)
+ *   MN_OUT_OF_MEMORY     an allocation failed
+ *   MN_IO                the sink returned false (what was written so far is
+ *                        the sink's to discard)
+ */
+MN_API mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *options,
+                               const mn_gltf_sink *sink, mn_error *err);
+
+/*
+ * Write `model` to the file `path`: GLB when it ends in ".glb", .gltf when it
+ * ends in ".gltf" (any case; then the .bin is written beside it, named after
+ * the file: "dir/robot.gltf" + "dir/robot.bin").  options->container and
+ * options->name are ignored.  Each file is written under a temporary name in
+ * the same folder and renamed over `path` only once everything was written,
+ * so an error never leaves a partial file behind (the .bin is renamed before
+ * the .gltf that refers to it).  Errors as mn_gltf_write; MN_INVALID_ARGUMENT
+ * for another extension; MN_IO (with the system's reason) when a file cannot
+ * be created, written or renamed.
+ */
+MN_API mn_status mn_gltf_write_file(const mn_model *model, const char *path,
+                                    const mn_gltf_write_options *options, mn_error *err);
+
 #ifdef __cplusplus
 }
 #endif
