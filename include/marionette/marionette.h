@@ -6,6 +6,7 @@
  *   math.h      vectors, quaternions, column-major 4x4 matrices, world composition
  *   model.h     mn_model: buffers, accessors, meshes, materials, nodes, skins, animations
  *   gltf.h      the glTF 2.0 / GLB reader
+ *   obj.h       the Wavefront OBJ / MTL reader
  *   pose.h      a pose: local translation, rotation, scale per joint (SoA)
  *   clip.h      animation clips and their sampling
  *   skeleton.h  joints in parent-first order, local-to-world, skinning palettes
@@ -23,6 +24,7 @@
 #include "math.h"
 #include "model.h"
 #include "gltf.h"
+#include "obj.h"
 #include "pose.h"
 #include "clip.h"
 #include "skeleton.h"

@@ -1,0 +1,364 @@
+/*
+ * Private: what the OBJ and MTL readers share.
+ *
+ *   obj_internal.h     the number and index parsers (inline: they are the OBJ
+ *                      reader's inner loop), character classes
+ *   obj_text.c         growable buffers, joining continued lines, warnings,
+ *                      the name table
+ *   obj_triangulate.c  polygons to triangles (fan, ear clipping), face normals
+ *   obj_read.c         the OBJ statements, groups, libraries, entry points
+ *   mtl_read.c         the MTL statements and mn_mtl_read_memory
+ *
+ * Every line the parsers look at ends in '\n': the input's own, or the one a
+ * copy in scratch memory gets (the last line of an input without a final
+ * newline, a line continued with a backslash).  So the scanners below run
+ * without bounds checks: '\n' stops each of them.
+ *
+ * Not installed.
+ */
+#ifndef MN_FORMAT_OBJ_INTERNAL_H
+#define MN_FORMAT_OBJ_INTERNAL_H
+
+#include <marionette/obj.h>
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The inner-loop helpers must inline even where the compiler's size heuristics say no. */
+#if defined(__GNUC__)
+#define MN_OBJ_INLINE static inline __attribute__((always_inline))
+#else
+#define MN_OBJ_INLINE static inline
+#endif
+
+/* ---- characters ----------------------------------------------------------------- */
+
+/* Blanks inside a line: space, tab, CR, VT, FF (a CR before the '\n' reads as a blank). */
+static inline bool mn_obj_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline bool mn_obj_is_digit(char c)
+{
+    return (unsigned)(c - '0') < 10u;
+}
+
+static inline const char *mn_obj_skip_blanks(const char *p)
+{
+    while (mn_obj_is_blank(*p))
+        p++;
+    return p;
+}
+
+/* A backslash that ends its line: the statement goes on on the next line. */
+static inline bool mn_obj_is_continuation(const char *p)
+{
+    return p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'));
+}
+
+/* What may follow a number or an index: a blank, the line end, a comment. */
+static inline bool mn_obj_ends_token(char c)
+{
+    return mn_obj_is_blank(c) || c == '\n' || c == '#';
+}
+
+/* ---- numbers -------------------------------------------------------------------- */
+
+/* Powers of ten exact in a double (10^22 is the last one). */
+static const double mn_obj_pow10[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* Far-from-typical numbers: more than 2^53 in the significand or a big exponent. */
+static inline double mn_obj_scale_slow(uint64_t m, int exp10, int digits)
+{
+    if (exp10 + digits > 40)
+        return INFINITY;           /* beyond 1e39: past any float */
+    if (exp10 + digits < -50)
+        return 0.0;                /* below 1e-50: under the smallest float */
+    double d = (double)m;
+    while (exp10 > 22) {
+        d *= 1e22;
+        exp10 -= 22;
+    }
+    while (exp10 < -22) {
+        d /= 1e22;
+        exp10 += 22;
+    }
+    return exp10 < 0 ? d / mn_obj_pow10[-exp10] : d * mn_obj_pow10[exp10];
+}
+
+/*
+ * Parse a decimal number ([+-] digits [. digits] [e [+-] digits], either
+ * digit run may be empty but not both) at p into *out.  Returns the
+ * character after it, or NULL when p holds no number (p unchanged in
+ * meaning; "1e" or "-." are no numbers).  Locale-independent.
+ *
+ * Up to 19 significant digits go into a 64-bit integer; typical OBJ
+ * decimals (fewer than 16 digits, |exponent| <= 22) then take Clinger's
+ * fast path: the integer and the power of ten are both exact doubles, so
+ * one division or multiplication rounds once to the nearest double, and the
+ * conversion to float rounds again (within one float ulp of the correctly
+ * rounded value, equal to it almost always).  Other numbers scale in a few
+ * exact-power steps: a handful of double ulps, far below a float ulp.  A
+ * value beyond the float range comes out as an infinity for the caller to
+ * refuse.
+ */
+MN_OBJ_INLINE const char *mn_obj_parse_float(const char *p, float *out)
+{
+    bool negative = false;
+    if (*p == '-') {
+        negative = true;
+        p++;
+    } else if (*p == '+') {
+        p++;
+    }
+    const char *start = p;
+    uint64_t m = 0;
+    int digits = 0, exp10 = 0;
+    while (*p == '0')
+        p++;
+    while (mn_obj_is_digit(*p)) {
+        if (digits < 19) {
+            m = m * 10u + (uint64_t)(*p - '0');
+            digits++;
+        } else {
+            exp10++;
+        }
+        p++;
+    }
+    bool any = p != start;
+    if (*p == '.') {
+        p++;
+        const char *fraction = p;
+        if (digits == 0)
+            while (*p == '0') {
+                p++;
+                exp10--;
+            }
+        while (mn_obj_is_digit(*p)) {
+            if (digits < 19) {
+                m = m * 10u + (uint64_t)(*p - '0');
+                digits++;
+                exp10--;
+            }
+            p++;
+        }
+        any = any || p != fraction;
+    }
+    if (!any)
+        return NULL;
+    if ((*p | 0x20) == 'e') {
+        const char *e = p + 1;
+        bool exp_negative = false;
+        if (*e == '-') {
+            exp_negative = true;
+            e++;
+        } else if (*e == '+') {
+            e++;
+        }
+        if (!mn_obj_is_digit(*e))
+            return NULL;
+        int x = 0;
+        while (mn_obj_is_digit(*e)) {
+            if (x < 100000)
+                x = x * 10 + (*e - '0');
+            e++;
+        }
+        exp10 += exp_negative ? -x : x;
+        p = e;
+    }
+    double d;
+    if (m == 0)
+        d = 0.0;
+    else if (m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22)
+        d = exp10 < 0 ? (double)m / mn_obj_pow10[-exp10] : (double)m * mn_obj_pow10[exp10];
+    else
+        d = mn_obj_scale_slow(m, exp10, digits);
+    /* Halfway between FLT_MAX and 2^128 and above rounds to infinity. */
+    float f = d >= 0x1.ffffffp127 ? INFINITY : (float)d;
+    *out = negative ? -f : f;
+    return p;
+}
+
+/*
+ * Parse an OBJ index ([+-] digits) at p.  Returns the character after it,
+ * or NULL when there are no digits.  Magnitudes are clamped to 2^40, which
+ * is out of range for any element count, so a 30-digit index fails the
+ * range check instead of wrapping.
+ */
+MN_OBJ_INLINE const char *mn_obj_parse_index(const char *p, int64_t *out)
+{
+    bool negative = false;
+    if (*p == '-') {
+        negative = true;
+        p++;
+    } else if (*p == '+') {
+        p++;
+    }
+    if (!mn_obj_is_digit(*p))
+        return NULL;
+    uint64_t v = 0;
+    while (mn_obj_is_digit(*p)) {
+        if (v < ((uint64_t)1 << 40))
+            v = v * 10u + (uint64_t)(*p - '0');
+        p++;
+    }
+    *out = negative ? -(int64_t)v : (int64_t)v;
+    return p;
+}
+
+/* ---- growable buffers (obj_text.c) ---------------------------------------------- */
+
+/* A byte buffer from the allocator that grows geometrically (×2). */
+typedef struct mn_obj_vec {
+    void *data;
+    size_t size;   /* bytes in use */
+    size_t cap;    /* bytes allocated */
+} mn_obj_vec;
+
+/* Make room for `extra` more bytes; false when out of memory or the size overflows. */
+bool mn_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra);
+
+static inline bool mn_obj_vec_reserve(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra)
+{
+    return vec->cap - vec->size >= extra || mn_obj_vec_grow(allocator, vec, extra);
+}
+
+void mn_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec);
+
+/*
+ * Copy one logical line starting at p (before end) into `scratch`: the
+ * physical lines a trailing backslash continues are joined with a blank in
+ * place of the backslash and line end, and the copy ends in '\n' (also when
+ * the input did not).  *next is where the following line starts, *lines
+ * how many physical lines were used.  False when out of memory.
+ */
+bool mn_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
+                      const char *end, const char **next, int *lines);
+
+/* The length of the text from p to its '\n' with trailing blanks removed. */
+size_t mn_obj_rest_length(const char *p);
+
+/* ---- warnings (obj_text.c) ------------------------------------------------------ */
+
+typedef struct mn_obj_warning_node {
+    mn_warning warning;
+    struct mn_obj_warning_node *next;
+} mn_obj_warning_node;
+
+#define MN_OBJ_UNKNOWN_KEYWORDS 16
+
+typedef struct mn_obj_warnings {
+    mn_arena *arena;
+    mn_obj_warning_node *head, *tail;
+    uint32_t count;
+    const char *prefix;          /* "pirate.mtl: " for a library's warnings, "" otherwise */
+    /* Unknown statements are reported once per keyword, for the first few keywords. */
+    char unknown[MN_OBJ_UNKNOWN_KEYWORDS][16];
+    uint32_t unknown_count;
+    bool unknown_overflow;
+} mn_obj_warnings;
+
+void mn_obj_warnings_init(mn_obj_warnings *w, mn_arena *arena);
+
+/* Add a warning (message printf-style, after the prefix).  False when out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const char *fmt, ...);
+
+/* Warn about the statement `keyword` (len bytes) at `line` unless its keyword was already reported. */
+bool mn_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
+                         const char *what);
+
+/* The warnings as an arena array (NULL when none).  False when out of memory. */
+bool mn_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count);
+
+/* ---- names (obj_text.c) ----------------------------------------------------------- */
+
+/* An open-addressing table from a name to a uint32_t, its names and slots in an arena. */
+typedef struct mn_obj_name_slot {
+    const char *name;   /* NULL: empty */
+    size_t len;
+    uint32_t hash;
+    uint32_t value;
+} mn_obj_name_slot;
+
+typedef struct mn_obj_names {
+    mn_arena *arena;
+    mn_obj_name_slot *slots;
+    size_t mask;        /* slot count - 1 */
+    size_t count;
+} mn_obj_names;
+
+void mn_obj_names_init(mn_obj_names *t, mn_arena *arena);
+
+/* The slot holding the name, or NULL. */
+mn_obj_name_slot *mn_obj_names_find(const mn_obj_names *t, const char *name, size_t len);
+
+/*
+ * The slot holding the name, added (an arena copy, NUL-terminated, with
+ * value MN_NONE) when absent.  NULL when out of memory.
+ */
+mn_obj_name_slot *mn_obj_names_add(mn_obj_names *t, const char *name, size_t len);
+
+/* ---- errors --------------------------------------------------------------------- */
+
+/* Where the statement being parsed is: for line, column and offset in errors. */
+typedef struct mn_obj_where {
+    int line;                   /* 1-based line the statement starts on */
+    const char *text;           /* the statement's text (the input, or a scratch copy) */
+    int64_t offset;             /* byte offset of `text` in the input */
+} mn_obj_where;
+
+/*
+ * Fill err for the statement `keyword` at `at` (a character of where->text):
+ * line, column, offset, path = keyword, message "line N: keyword: ...".
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+mn_status mn_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
+                      const char *at, const char *fmt, ...);
+
+/* ---- triangulation (obj_triangulate.c) ------------------------------------------- */
+
+/* One face corner, resolved to 0-based indices; MN_NONE for an absent vt or vn. */
+typedef struct mn_obj_corner {
+    uint32_t v, vt, vn;
+} mn_obj_corner;
+
+/*
+ * Triangulate the polygon of `n` >= 3 corners: appends (n − 2) triangles as
+ * corner-index triples (uint32_t) to `tris`, winding as authored, and writes
+ * the unit flat normal of the polygon ((0, 0, 1) when it has no area) into
+ * normal[3].  `work` is scratch memory.  False when out of memory.
+ */
+bool mn_obj_triangulate(const mn_allocator *allocator, const float *positions,
+                        const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
+                        mn_obj_vec *work, float normal[3]);
+
+/* The unit normal of triangle a b c ((0, 0, 1) when it has no area). */
+void mn_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3]);
+
+/* ---- MTL (mtl_read.c) -------------------------------------------------------------- */
+
+/*
+ * Parse MTL text, appending its materials (mn_obj_material, names in
+ * `arena`) to `materials` (a vector from `allocator`).  A name defined twice
+ * keeps its first place and its last definition.  Warnings go to `warnings`.
+ */
+mn_status mn_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
+                       mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err);
+
+/* A material with every default (Kd 0.7, opacity 1, the rest 0), named `name`. */
+void mn_obj_material_default(mn_obj_material *m, const char *name);
+
+#endif /* MN_FORMAT_OBJ_INTERNAL_H */

@@ -1,0 +1,958 @@
+/*
+ * OBJ text → mn_obj (parseObj of model-files-3d.md), then its MTL libraries.
+ *
+ * One pass over the text, line by line, without copying it: every line the
+ * statement parsers see ends in '\n' (obj_internal.h), so the number
+ * scanners run without bounds checks.  v / vt / vn append to growable
+ * arrays; each face is resolved (relative indices counted back from the
+ * elements read so far), triangulated (obj_triangulate.c) and written at
+ * once as stride-8 soup vertices.  All groups share one soup array: faces
+ * only ever go to the newest group, so a group is a run of it, and no face
+ * is copied again after it is written.
+ *
+ * The rare shapes of a line (a backslash continuation, a last line with no
+ * newline) are copied into scratch memory, joined and newline-terminated,
+ * and parsed again from there: the common path pays nothing for them.
+ *
+ * After the text, each mtllib library is read through the resolver (files
+ * beside the OBJ by default) and parsed by mtl_read.c; a library that cannot
+ * be read or parsed is a warning, and every usemtl name no library defines
+ * gets a default material, so the geometry always loads.
+ */
+#include "obj_internal.h"
+
+#include "gltf_internal.h" /* mn_file_map, mn_file_read, mn_stdio_resolver_read */
+
+#include <float.h>
+#include <string.h>
+
+struct mn_obj_private {
+    mn_arena arena;                     /* strings, groups, materials, warnings */
+    mn_obj_vec positions, texcoords, normals, soup;
+};
+
+typedef struct obj_holder {
+    mn_obj obj;
+    struct mn_obj_private priv;
+} obj_holder;
+
+/* A group while parsing: its material and where its soup vertices start. */
+typedef struct group_start {
+    const char *material;
+    size_t first;
+} group_start;
+
+typedef struct obj_parser {
+    const mn_allocator *allocator;
+    mn_arena *arena;
+    mn_error *err;
+    mn_status status;                   /* the error a handler returned NULL for */
+    mn_obj_where where;
+    const char *region_end;             /* the text being parsed ends in '\n' just before this */
+
+    mn_obj_vec *positions, *texcoords, *normals, *soup;  /* floats, in the holder */
+    uint32_t position_count, texcoord_count, normal_count;
+    size_t soup_vertices;
+    size_t text_size;                   /* of the whole input, for the soup's size projection */
+    int64_t first_face_offset;          /* where the first face starts, -1 before it */
+    float bounds_min[3], bounds_max[3];
+
+    mn_obj_vec corners, tris, work, scratch;
+    mn_obj_vec groups;                  /* group_start */
+    mn_obj_vec libraries;               /* const char * (arena), as written */
+    mn_obj_names usemtl_names;          /* interned usemtl names */
+    const char *material;               /* the usemtl in force (interned), NULL before any */
+    bool group_open;                    /* the newest group has `material` */
+    mn_obj_warnings warnings;
+} obj_parser;
+
+/* Returned by a statement parser whose line goes on after a trailing backslash. */
+static const char join_marker;
+#define JOIN (&join_marker)
+
+/* ---- failures ---------------------------------------------------------------------- */
+
+static const char *fail_oom(obj_parser *ps)
+{
+    ps->status = mn_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ (line %d)",
+                              ps->where.line);
+    if (ps->err)
+        ps->err->line = ps->where.line;
+    return NULL;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static const char *fail(obj_parser *ps, mn_status code, const char *keyword, const char *at,
+                        const char *fmt, ...)
+{
+    char text[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ps->status = mn_obj_fail(ps->err, code, &ps->where, keyword, at, "%s", text);
+    return NULL;
+}
+
+/* At most 20 characters of the token at p, for messages. */
+static int shown(const char *p)
+{
+    int n = 0;
+    while (n < 20 && !mn_obj_is_blank(p[n]) && p[n] != '\n')
+        n++;
+    return n;
+}
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+/* The character after the '\n' that ends the line holding p. */
+static const char *after_line(const obj_parser *ps, const char *p)
+{
+    const char *nl = memchr(p, '\n', (size_t)(ps->region_end - p));
+    return nl + 1;
+}
+
+/* The rest of a statement we do not read: skipped, unless a backslash continues it. */
+static const char *skip_statement(const obj_parser *ps, const char *p)
+{
+    const char *nl = memchr(p, '\n', (size_t)(ps->region_end - p));
+    const char *e = nl;
+    if (e > p && e[-1] == '\r')
+        e--;
+    if (e > p && e[-1] == '\\')
+        return JOIN;
+    return nl + 1;
+}
+
+/*
+ * Read `min`..`max` numbers to the end of the line (a comment may follow).
+ * Returns the next line, JOIN, or NULL on a malformed line.
+ */
+MN_OBJ_INLINE const char *read_numbers(obj_parser *ps, const char *keyword, const char *p, float *out,
+                                       int min, int max, int *count)
+{
+    int n = 0;
+    for (;;) {
+        p = mn_obj_skip_blanks(p);
+        if (*p == '\n')
+            break;
+        if (*p == '#') {
+            p = after_line(ps, p) - 1;
+            break;
+        }
+        float x;
+        const char *q = mn_obj_parse_float(p, &x);
+        if (!q || !mn_obj_ends_token(*q)) {
+            if (mn_obj_is_continuation(q ? q : p))
+                return JOIN;
+            return fail(ps, MN_INVALID_VALUE, keyword, p, "\"%.*s\" is not a number", shown(p), p);
+        }
+        if (n == max)
+            return fail(ps, MN_INVALID_VALUE, keyword, p, "takes at most %d numbers", max);
+        if (!(fabsf(x) <= FLT_MAX))
+            return fail(ps, MN_NOT_FINITE, keyword, p, "\"%.*s\" is beyond the float range", shown(p), p);
+        out[n++] = x;
+        p = q;
+    }
+    if (n < min)
+        return fail(ps, MN_INVALID_VALUE, keyword, p, "needs %s%d numbers, found %d",
+                    min == max ? "" : "at least ", min, n);
+    *count = n;
+    return p + 1;
+}
+
+static bool push_floats(obj_parser *ps, mn_obj_vec *vec, const float *v, int n)
+{
+    if (!mn_obj_vec_reserve(ps->allocator, vec, (size_t)n * sizeof(float)))
+        return false;
+    memcpy((char *)vec->data + vec->size, v, (size_t)n * sizeof(float));
+    vec->size += (size_t)n * sizeof(float);
+    return true;
+}
+
+/* ---- v / vt / vn ------------------------------------------------------------------------- */
+
+static const char *position(obj_parser *ps, const char *p)
+{
+    float v[7];
+    int n;
+    const char *next = read_numbers(ps, "v", p, v, 3, 7, &n);
+    if (!next || next == JOIN)
+        return next;
+    if (ps->position_count >= MN_NONE - 1)
+        return fail(ps, MN_OVERFLOW, "v", p, "too many positions");
+    if (!push_floats(ps, ps->positions, v, 3))
+        return fail_oom(ps);
+    ps->position_count++;
+    for (int k = 0; k < 3; k++) {
+        if (v[k] < ps->bounds_min[k])
+            ps->bounds_min[k] = v[k];
+        if (v[k] > ps->bounds_max[k])
+            ps->bounds_max[k] = v[k];
+    }
+    return next;
+}
+
+static const char *texcoord(obj_parser *ps, const char *p)
+{
+    float v[3] = {0.0f, 0.0f, 0.0f};
+    int n;
+    const char *next = read_numbers(ps, "vt", p, v, 1, 3, &n);
+    if (!next || next == JOIN)
+        return next;
+    if (ps->texcoord_count >= MN_NONE - 1)
+        return fail(ps, MN_OVERFLOW, "vt", p, "too many texture coordinates");
+    if (!push_floats(ps, ps->texcoords, v, 2))
+        return fail_oom(ps);
+    ps->texcoord_count++;
+    return next;
+}
+
+static const char *normal(obj_parser *ps, const char *p)
+{
+    float v[3];
+    int n;
+    const char *next = read_numbers(ps, "vn", p, v, 3, 3, &n);
+    if (!next || next == JOIN)
+        return next;
+    if (ps->normal_count >= MN_NONE - 1)
+        return fail(ps, MN_OVERFLOW, "vn", p, "too many normals");
+    if (!push_floats(ps, ps->normals, v, 3))
+        return fail_oom(ps);
+    ps->normal_count++;
+    return next;
+}
+
+/* ---- f ------------------------------------------------------------------------------------ */
+
+/* A 1-based or negative index into `count` elements → 0-based; false when 0 or out of range. */
+static inline bool resolve(int64_t index, uint32_t count, uint32_t *out)
+{
+    if (index > 0) {
+        if ((uint64_t)index > count)
+            return false;
+        *out = (uint32_t)(index - 1);
+        return true;
+    }
+    if (index == 0 || (uint64_t)(-index) > count)
+        return false;
+    *out = (uint32_t)((int64_t)count + index);
+    return true;
+}
+
+static const char *index_error(obj_parser *ps, const char *at, const char *what, const char *kind,
+                               int64_t index, uint32_t count)
+{
+    if (index == 0)
+        return fail(ps, MN_INDEX_RANGE, "f", at, "%s index 0 is not allowed (indices start at 1)", what);
+    return fail(ps, MN_INDEX_RANGE, "f", at, "%s index %lld is out of range (%u %s so far)", what,
+                (long long)index, count, kind);
+}
+
+/* One corner `v`, `v/vt`, `v//vn` or `v/vt/vn` at p; the character after it, JOIN or NULL. */
+MN_OBJ_INLINE const char *corner(obj_parser *ps, const char *p, mn_obj_corner *c)
+{
+    int64_t iv, it = 0, in = 0;
+    bool has_t = false, has_n = false;
+    const char *q = mn_obj_parse_index(p, &iv);
+    if (!q)
+        goto malformed;
+    if (*q == '/') {
+        q++;
+        if (*q != '/') {
+            if (!(q = mn_obj_parse_index(q, &it)))
+                goto malformed;
+            has_t = true;
+        }
+        if (*q == '/') {
+            if (!(q = mn_obj_parse_index(q + 1, &in)))
+                goto malformed;
+            has_n = true;
+        }
+    }
+    if (!mn_obj_ends_token(*q)) {
+        if (mn_obj_is_continuation(q))
+            return JOIN;
+        goto malformed;
+    }
+    if (!resolve(iv, ps->position_count, &c->v))
+        return index_error(ps, p, "vertex", "v", iv, ps->position_count);
+    c->vt = MN_NONE;
+    if (has_t && !resolve(it, ps->texcoord_count, &c->vt))
+        return index_error(ps, p, "texture coordinate", "vt", it, ps->texcoord_count);
+    c->vn = MN_NONE;
+    if (has_n && !resolve(in, ps->normal_count, &c->vn))
+        return index_error(ps, p, "normal", "vn", in, ps->normal_count);
+    return q;
+malformed:
+    if (mn_obj_is_continuation(p))
+        return JOIN;
+    return fail(ps, MN_INVALID_VALUE, "f", p,
+                "\"%.*s\" is not a corner (v, v/vt, v//vn or v/vt/vn)", shown(p), p);
+}
+
+static bool open_group(obj_parser *ps)
+{
+    if (!mn_obj_vec_reserve(ps->allocator, &ps->groups, sizeof(group_start)))
+        return false;
+    group_start *g = (group_start *)(void *)((char *)ps->groups.data + ps->groups.size);
+    g->material = ps->material;
+    g->first = ps->soup_vertices;
+    ps->groups.size += sizeof(group_start);
+    ps->group_open = true;
+    return true;
+}
+
+MN_OBJ_INLINE float *put_vertex(float *o, const obj_parser *ps, const mn_obj_corner *c, const float *face_normal)
+{
+    const float *p = (const float *)ps->positions->data + 3 * (size_t)c->v;
+    const float *n = c->vn != MN_NONE ? (const float *)ps->normals->data + 3 * (size_t)c->vn : face_normal;
+    o[0] = p[0];
+    o[1] = p[1];
+    o[2] = p[2];
+    o[3] = n[0];
+    o[4] = n[1];
+    o[5] = n[2];
+    if (c->vt != MN_NONE) {
+        const float *t = (const float *)ps->texcoords->data + 2 * (size_t)c->vt;
+        o[6] = t[0];
+        o[7] = t[1];
+    } else {
+        o[6] = 0.0f;
+        o[7] = 0.0f;
+    }
+    return o + 8;
+}
+
+/*
+ * Make room for `bytes` more soup.  Past the first 64 KB the soup grows to
+ * what the faces so far project for the whole file (soup bytes per byte of
+ * text since the first face, times the text left, plus 1/16), never less
+ * than double: a file whose faces look alike is then written into one
+ * allocation instead of being copied at every doubling, and one whose
+ * remaining text holds fewer faces than projected wastes at most its own
+ * size in reserve.
+ */
+static bool grow_soup(obj_parser *ps, size_t bytes, const char *at)
+{
+    mn_obj_vec *soup = ps->soup;
+    size_t extra = bytes;
+    int64_t here = ps->where.offset + (at - ps->where.text);
+    if (soup->size >= 65536 && here > ps->first_face_offset && (uint64_t)here < ps->text_size) {
+        double rate = (double)soup->size / (double)(here - ps->first_face_offset);
+        double projected = rate * (double)(ps->text_size - (uint64_t)here) * 1.0625 + (double)bytes;
+        if (projected > (double)extra && projected < (double)(SIZE_MAX / 4))
+            extra = (size_t)projected;
+    }
+    return mn_obj_vec_grow(ps->allocator, soup, extra);
+}
+
+static const char *face(obj_parser *ps, const char *p)
+{
+    const char *line = p;
+    uint32_t n = 0;
+    bool all_normals = true;
+    ps->corners.size = 0;
+    for (;;) {
+        p = mn_obj_skip_blanks(p);
+        if (*p == '\n')
+            break;
+        if (*p == '#') {
+            p = after_line(ps, p) - 1;
+            break;
+        }
+        if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, sizeof(mn_obj_corner)))
+            return fail_oom(ps);
+        mn_obj_corner *c = (mn_obj_corner *)ps->corners.data + n;
+        const char *q = corner(ps, p, c);
+        if (!q || q == JOIN)
+            return q;
+        all_normals = all_normals && c->vn != MN_NONE;
+        ps->corners.size += sizeof(mn_obj_corner);
+        n++;
+        p = q;
+    }
+    if (n < 3)
+        return fail(ps, MN_INVALID_VALUE, "f", line, "a face needs at least 3 corners, found %u", n);
+    size_t vertices = 3 * ((size_t)n - 2);
+    if (vertices > (size_t)(MN_NONE - 1) - ps->soup_vertices)
+        return fail(ps, MN_OVERFLOW, "f", line, "more than 2^32 - 2 triangle vertices");
+    if (!ps->group_open && !open_group(ps))
+        return fail_oom(ps);
+    if (ps->first_face_offset < 0)
+        ps->first_face_offset = ps->where.offset;
+    size_t soup_bytes = vertices * 8 * sizeof(float);
+    if (ps->soup->cap - ps->soup->size < soup_bytes && !grow_soup(ps, soup_bytes, p))
+        return fail_oom(ps);
+
+    const mn_obj_corner *c = ps->corners.data;
+    float *o = (float *)(void *)((char *)ps->soup->data + ps->soup->size);
+    float face_normal[3];
+    if (n == 3) {
+        if (!all_normals) {
+            const float *pos = ps->positions->data;
+            mn_obj_triangle_normal(pos + 3 * (size_t)c[0].v, pos + 3 * (size_t)c[1].v,
+                                   pos + 3 * (size_t)c[2].v, face_normal);
+        }
+        o = put_vertex(o, ps, &c[0], face_normal);
+        o = put_vertex(o, ps, &c[1], face_normal);
+        put_vertex(o, ps, &c[2], face_normal);
+    } else {
+        ps->tris.size = 0;
+        if (!mn_obj_triangulate(ps->allocator, ps->positions->data, c, n, &ps->tris, &ps->work, face_normal))
+            return fail_oom(ps);
+        const uint32_t *t = ps->tris.data;
+        for (size_t k = 0; k < vertices; k++)
+            o = put_vertex(o, ps, &c[t[k]], face_normal);
+    }
+    ps->soup->size += soup_bytes;
+    ps->soup_vertices += vertices;
+    return p + 1;
+}
+
+/* ---- the other statements ------------------------------------------------------------------ */
+
+static const char *token_end(const char *p)
+{
+    while (!mn_obj_is_blank(*p) && *p != '\n')
+        p++;
+    return p;
+}
+
+static bool keyword_is(const char *k, size_t len, const char *name)
+{
+    return strlen(name) == len && memcmp(k, name, len) == 0;
+}
+
+static const char *usemtl(obj_parser *ps, const char *p)
+{
+    const char *next = skip_statement(ps, p);
+    if (next == JOIN)
+        return JOIN;
+    p = mn_obj_skip_blanks(p);
+    size_t len = mn_obj_rest_length(p);
+    if (len == 0)
+        return fail(ps, MN_INVALID_VALUE, "usemtl", p, "needs a material name");
+    if (ps->material && strlen(ps->material) == len && memcmp(ps->material, p, len) == 0)
+        return next;
+    mn_obj_name_slot *slot = mn_obj_names_add(&ps->usemtl_names, p, len);
+    if (!slot)
+        return fail_oom(ps);
+    ps->material = slot->name;
+    ps->group_open = false;
+    return next;
+}
+
+static const char *mtllib(obj_parser *ps, const char *p)
+{
+    const char *next = skip_statement(ps, p);
+    if (next == JOIN)
+        return JOIN;
+    p = mn_obj_skip_blanks(p);
+    size_t len = mn_obj_rest_length(p);
+    if (len == 0)
+        return fail(ps, MN_INVALID_VALUE, "mtllib", p, "needs a library file name");
+    char *name = mn_arena_strndup(ps->arena, p, len);
+    if (!name || !mn_obj_vec_reserve(ps->allocator, &ps->libraries, sizeof name))
+        return fail_oom(ps);
+    memcpy((char *)ps->libraries.data + ps->libraries.size, &name, sizeof name);
+    ps->libraries.size += sizeof name;
+    return next;
+}
+
+static const char *keyword_statement(obj_parser *ps, const char *p)
+{
+    const char *ke = token_end(p);
+    size_t kl = (size_t)(ke - p);
+    if (keyword_is(p, kl, "v"))
+        return position(ps, ke);
+    if (keyword_is(p, kl, "vt"))
+        return texcoord(ps, ke);
+    if (keyword_is(p, kl, "vn"))
+        return normal(ps, ke);
+    if (keyword_is(p, kl, "f"))
+        return face(ps, ke);
+    if (keyword_is(p, kl, "usemtl"))
+        return usemtl(ps, ke);
+    if (keyword_is(p, kl, "mtllib"))
+        return mtllib(ps, ke);
+    const char *next = skip_statement(ps, ke);
+    if (next == JOIN)
+        return JOIN;
+    if (keyword_is(p, kl, "o") || keyword_is(p, kl, "g") || keyword_is(p, kl, "s") ||
+        keyword_is(p, kl, "mg"))
+        return next;
+    if (!mn_obj_warn_unknown(&ps->warnings, p, kl, ps->where.line, "unknown or unsupported OBJ statement"))
+        return fail_oom(ps);
+    return next;
+}
+
+/* One statement at the start of a line; the next line, JOIN, or NULL on error. */
+static inline const char *statement(obj_parser *ps, const char *p)
+{
+    switch (*p) {
+    case 'v':
+        if (mn_obj_is_blank(p[1]))
+            return position(ps, p + 1);
+        if (p[1] == 't' && mn_obj_is_blank(p[2]))
+            return texcoord(ps, p + 2);
+        if (p[1] == 'n' && mn_obj_is_blank(p[2]))
+            return normal(ps, p + 2);
+        break;
+    case 'f':
+        if (mn_obj_is_blank(p[1]))
+            return face(ps, p + 1);
+        break;
+    case '#':
+        return after_line(ps, p);
+    case '\n':
+        return p + 1;
+    default:
+        break;
+    }
+    p = mn_obj_skip_blanks(p);
+    if (*p == '\n' || *p == '#')
+        return after_line(ps, p);
+    return keyword_statement(ps, p);
+}
+
+/* ---- the pass over the text ------------------------------------------------------------------- */
+
+/* Parse the logical line at p (with its continuations, or the unterminated last line) from scratch. */
+static const char *statement_copied(obj_parser *ps, const char *p, const char *end, int *lines)
+{
+    const char *next;
+    if (!mn_obj_join_line(ps->allocator, &ps->scratch, p, end, &next, lines))
+        return fail_oom(ps);
+    const char *saved_end = ps->region_end;
+    ps->where.text = ps->scratch.data;
+    ps->region_end = (const char *)ps->scratch.data + ps->scratch.size;
+    const char *r = statement(ps, ps->scratch.data);
+    /* The copy holds no continuation, except where the input ended in two backslashes:
+       the one left is text; as a blank it ends the statement as the end of the file does. */
+    while (r == JOIN) {
+        char *text = ps->scratch.data;
+        size_t last = ps->scratch.size - 2;
+        if (text[last] == '\r')
+            last--;
+        text[last] = ' ';
+        r = statement(ps, ps->scratch.data);
+    }
+    ps->region_end = saved_end;
+    return r ? next : NULL;
+}
+
+static mn_status parse_text(obj_parser *ps, const char *text, size_t size)
+{
+    const char *end = text + size;
+    const char *safe_end = end;
+    while (safe_end > text && safe_end[-1] != '\n')
+        safe_end--;
+    ps->region_end = safe_end;
+    const char *p = text;
+    int line = 1;
+    while (p < end) {
+        ps->where.line = line;
+        ps->where.text = p;
+        ps->where.offset = p - text;
+        const char *next = p < safe_end ? statement(ps, p) : JOIN;
+        int lines = 1;
+        if (next == JOIN)
+            next = statement_copied(ps, p, end, &lines);
+        if (!next)
+            return ps->status;
+        line = lines > INT32_MAX - line ? INT32_MAX : line + lines;
+        p = next;
+    }
+    return MN_OK;
+}
+
+/* ---- libraries ------------------------------------------------------------------------------------ */
+
+typedef struct library_context {
+    const mn_obj_options *options;
+    const char *base_dir;
+    mn_arena file_arena;                /* what the default resolver reads */
+    mn_obj_vec materials;               /* mn_obj_material, all libraries */
+    mn_obj_names material_names;        /* name → index into materials */
+    bool all_read;                      /* every library was read and parsed */
+} library_context;
+
+static bool is_unsafe_path(const char *name)
+{
+    if (name[0] == '/' || name[0] == '\\' || (name[0] && name[1] == ':'))
+        return true;
+    for (const char *s = name; *s;) {
+        size_t len = strcspn(s, "/\\");
+        if (len == 2 && s[0] == '.' && s[1] == '.')
+            return true;
+        s += len;
+        if (*s)
+            s++;
+    }
+    return false;
+}
+
+/* Add one library's materials; a name already defined takes the later definition. */
+static mn_status merge_materials(obj_parser *ps, library_context *lc, const mn_obj_vec *lib,
+                                 const char *file)
+{
+    const mn_obj_material *m = lib->data;
+    size_t count = lib->size / sizeof *m;
+    for (size_t i = 0; i < count; i++) {
+        mn_obj_name_slot *slot = mn_obj_names_add(&lc->material_names, m[i].name, strlen(m[i].name));
+        if (!slot)
+            return MN_OUT_OF_MEMORY;
+        if (slot->value != MN_NONE) {
+            ((mn_obj_material *)lc->materials.data)[slot->value] = m[i];
+            if (!mn_obj_warn(&ps->warnings, MN_INVALID_VALUE, "mtllib",
+                             "%s: material \"%s\" was defined by an earlier library; this definition is used",
+                             file, m[i].name))
+                return MN_OUT_OF_MEMORY;
+            continue;
+        }
+        if (!mn_obj_vec_reserve(ps->allocator, &lc->materials, sizeof *m))
+            return MN_OUT_OF_MEMORY;
+        slot->value = (uint32_t)(lc->materials.size / sizeof *m);
+        memcpy((char *)lc->materials.data + lc->materials.size, &m[i], sizeof *m);
+        lc->materials.size += sizeof *m;
+    }
+    return MN_OK;
+}
+
+/*
+ * Read and parse one library file.  MN_OK also when it cannot be read or
+ * parsed (*why says why, *read false); only running out of memory fails.
+ */
+static mn_status read_library(obj_parser *ps, library_context *lc, const char *file, bool *read,
+                              mn_error *why)
+{
+    *read = false;
+    mn_error_clear(why);
+    if (!lc->options->allow_unsafe_paths && is_unsafe_path(file)) {
+        mn_error_set(why, MN_URI, "mtllib", -1, "an absolute path or one with \"..\" is refused "
+                                                "(mn_obj_options.allow_unsafe_paths)");
+        return MN_OK;
+    }
+    const mn_resolver *res = &lc->options->resolver;
+    mn_bytes bytes = {0};
+    mn_status st = res->read ? res->read(res->user, lc->base_dir, file, &bytes, why)
+                             : mn_stdio_resolver_read(&lc->file_arena, lc->base_dir, file, &bytes, why);
+    if (st == MN_OUT_OF_MEMORY)
+        return st;
+    if (st != MN_OK) {
+        if (why->code == MN_OK)
+            mn_error_set(why, st, "mtllib", -1, "the resolver could not read it");
+        return MN_OK;
+    }
+    mn_obj_vec lib = {0};
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "%s: ", file);
+    ps->warnings.prefix = prefix;
+    st = mn_mtl_parse(bytes.size ? (const char *)bytes.data : "", bytes.size, ps->allocator, ps->arena,
+                      &lib, &ps->warnings, why);
+    ps->warnings.prefix = "";
+    if (res->read && res->release)
+        res->release(res->user, &bytes);
+    if (st == MN_OK)
+        st = merge_materials(ps, lc, &lib, file);
+    else if (st != MN_OUT_OF_MEMORY)
+        st = MN_OK; /* a broken library: reported by the caller, its materials unused */
+    else
+        mn_error_clear(why);
+    *read = st == MN_OK && why->code == MN_OK;
+    mn_obj_vec_free(ps->allocator, &lib);
+    return st;
+}
+
+static mn_status warn_unread(obj_parser *ps, const char *file, const mn_error *why)
+{
+    const char *what = why->line ? "cannot be parsed" : "cannot be read";
+    return mn_obj_warn(&ps->warnings, why->code, "mtllib", "mtllib \"%s\" %s (%s); default materials are used",
+                       file, what, why->message)
+               ? MN_OK
+               : MN_OUT_OF_MEMORY;
+}
+
+/*
+ * One mtllib line: the whole text names one file (names may hold blanks);
+ * when that file cannot be read and the text has blanks, it is read as the
+ * list of files the OBJ specification allows instead.
+ */
+static mn_status load_mtllib(obj_parser *ps, library_context *lc, const char *written)
+{
+    bool read;
+    mn_error why;
+    mn_status st = read_library(ps, lc, written, &read, &why);
+    if (st != MN_OK || read)
+        return st;
+    bool list = strpbrk(written, " \t") != NULL && why.code != MN_URI && why.line == 0;
+    if (!list) {
+        lc->all_read = false;
+        return warn_unread(ps, written, &why);
+    }
+    char *copy = mn_arena_strndup(ps->arena, written, strlen(written));
+    if (!copy)
+        return MN_OUT_OF_MEMORY;
+    for (char *s = copy; *s;) {
+        size_t len = strcspn(s, " \t");
+        bool last = s[len] == '\0';
+        s[len] = '\0';
+        if (len) {
+            st = read_library(ps, lc, s, &read, &why);
+            if (st != MN_OK)
+                return st;
+            if (!read) {
+                lc->all_read = false;
+                if ((st = warn_unread(ps, s, &why)) != MN_OK)
+                    return st;
+            }
+        }
+        s += len + (last ? 0 : 1);
+    }
+    return MN_OK;
+}
+
+static mn_status load_libraries(obj_parser *ps, library_context *lc)
+{
+    const char *const *libs = ps->libraries.data;
+    size_t count = ps->libraries.size / sizeof *libs;
+    lc->all_read = count > 0;
+    if (count == 0 || lc->options->skip_libraries) {
+        lc->all_read = false;
+        return MN_OK;
+    }
+    if (!lc->base_dir && !lc->options->resolver.read) {
+        lc->all_read = false;
+        return mn_obj_warn(&ps->warnings, MN_URI, "mtllib",
+                           "mtllib \"%s\" not read: read from memory without a base_dir or resolver "
+                           "(set mn_obj_options.base_dir, resolver or skip_libraries); default materials are used",
+                           libs[0])
+                   ? MN_OK
+                   : MN_OUT_OF_MEMORY;
+    }
+    if (!lc->base_dir)
+        lc->base_dir = "";
+    for (size_t i = 0; i < count; i++) {
+        mn_status st = load_mtllib(ps, lc, libs[i]);
+        if (st != MN_OK)
+            return st;
+    }
+    return MN_OK;
+}
+
+/* Give each group its material, adding default ones for names no library defines. */
+static mn_status assign_materials(obj_parser *ps, library_context *lc, mn_obj_group *groups,
+                                  size_t group_count)
+{
+    for (size_t g = 0; g < group_count; g++) {
+        groups[g].material_index = MN_NONE;
+        const char *name = groups[g].material;
+        if (!name)
+            continue;
+        mn_obj_name_slot *slot = mn_obj_names_add(&lc->material_names, name, strlen(name));
+        if (!slot)
+            return MN_OUT_OF_MEMORY;
+        if (slot->value == MN_NONE) {
+            if (!mn_obj_vec_reserve(ps->allocator, &lc->materials, sizeof(mn_obj_material)))
+                return MN_OUT_OF_MEMORY;
+            mn_obj_material *m = (mn_obj_material *)(void *)((char *)lc->materials.data + lc->materials.size);
+            mn_obj_material_default(m, name);
+            slot->value = (uint32_t)(lc->materials.size / sizeof *m);
+            lc->materials.size += sizeof *m;
+            if (lc->all_read &&
+                !mn_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
+                             "usemtl \"%s\": no library defines it; a default material is used", name))
+                return MN_OUT_OF_MEMORY;
+        }
+        groups[g].material_index = slot->value;
+    }
+    return MN_OK;
+}
+
+/* ---- the result -------------------------------------------------------------------------------------- */
+
+static void holder_free(obj_holder *h)
+{
+    mn_allocator allocator = h->priv.arena.allocator;
+    mn_obj_vec_free(&allocator, &h->priv.positions);
+    mn_obj_vec_free(&allocator, &h->priv.texcoords);
+    mn_obj_vec_free(&allocator, &h->priv.normals);
+    mn_obj_vec_free(&allocator, &h->priv.soup);
+    mn_arena_release(&h->priv.arena);
+    mn_free(&allocator, h, sizeof *h);
+}
+
+static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
+{
+    mn_obj *obj = &h->obj;
+    const group_start *starts = ps->groups.data;
+    size_t group_count = ps->groups.size / sizeof *starts;
+    mn_obj_group *groups = mn_arena_calloc(ps->arena, group_count ? group_count : 1, sizeof *groups, 8);
+    if (!groups)
+        return MN_OUT_OF_MEMORY;
+    const float *soup = h->priv.soup.data;
+    for (size_t g = 0; g < group_count; g++) {
+        size_t last = g + 1 < group_count ? starts[g + 1].first : ps->soup_vertices;
+        groups[g].material = starts[g].material;
+        groups[g].verts = soup + 8 * starts[g].first;
+        groups[g].vertex_count = (uint32_t)(last - starts[g].first);
+    }
+    mn_status st = load_libraries(ps, lc);
+    if (st == MN_OK)
+        st = assign_materials(ps, lc, groups, group_count);
+    if (st != MN_OK)
+        return st;
+    if (lc->materials.size) {
+        mn_obj_material *materials = mn_arena_alloc(ps->arena, lc->materials.size, 8);
+        if (!materials)
+            return MN_OUT_OF_MEMORY;
+        memcpy(materials, lc->materials.data, lc->materials.size);
+        obj->materials = materials;
+        obj->material_count = (uint32_t)(lc->materials.size / sizeof *materials);
+    }
+    size_t lib_count = ps->libraries.size / sizeof(char *);
+    if (lib_count) {
+        const char **libs = mn_arena_alloc(ps->arena, ps->libraries.size, 8);
+        if (!libs)
+            return MN_OUT_OF_MEMORY;
+        memcpy(libs, ps->libraries.data, ps->libraries.size);
+        obj->mtllibs = libs;
+        obj->mtllib_count = (uint32_t)lib_count;
+        obj->mtllib = libs[0];
+    }
+    if (!mn_obj_warnings_finish(&ps->warnings, &obj->warnings, &obj->warning_count))
+        return MN_OUT_OF_MEMORY;
+    obj->groups = groups;
+    obj->group_count = (uint32_t)group_count;
+    obj->positions = h->priv.positions.data;
+    obj->position_count = ps->position_count;
+    obj->texcoords = h->priv.texcoords.data;
+    obj->texcoord_count = ps->texcoord_count;
+    obj->normals = h->priv.normals.data;
+    obj->normal_count = ps->normal_count;
+    memcpy(obj->bounds_min, ps->bounds_min, sizeof obj->bounds_min);
+    memcpy(obj->bounds_max, ps->bounds_max, sizeof obj->bounds_max);
+    obj->priv_ = &h->priv;
+    return MN_OK;
+}
+
+static mn_status read_text(const char *text, size_t size, const mn_obj_options *options,
+                           const char *base_dir, mn_obj **out, mn_error *err)
+{
+    static const mn_obj_options defaults; /* zero: every default */
+    if (!options)
+        options = &defaults;
+    const mn_allocator *caller_allocator = &options->allocator;
+    obj_holder *h = mn_alloc(caller_allocator, sizeof *h);
+    if (!h)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ");
+    memset(h, 0, sizeof *h);
+    mn_arena_init(&h->priv.arena, caller_allocator);
+    const mn_allocator *allocator = &h->priv.arena.allocator;
+
+    obj_parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.allocator = allocator;
+    ps.arena = &h->priv.arena;
+    ps.err = err;
+    ps.positions = &h->priv.positions;
+    ps.texcoords = &h->priv.texcoords;
+    ps.normals = &h->priv.normals;
+    ps.soup = &h->priv.soup;
+    ps.text_size = size;
+    ps.first_face_offset = -1;
+    for (int k = 0; k < 3; k++) {
+        ps.bounds_min[k] = FLT_MAX;
+        ps.bounds_max[k] = -FLT_MAX;
+    }
+    mn_obj_names_init(&ps.usemtl_names, ps.arena);
+    mn_obj_warnings_init(&ps.warnings, ps.arena);
+
+    library_context lc;
+    memset(&lc, 0, sizeof lc);
+    lc.options = options;
+    lc.base_dir = base_dir ? base_dir : options->base_dir;
+    mn_arena_init(&lc.file_arena, allocator);
+    mn_obj_names_init(&lc.material_names, ps.arena);
+
+    mn_status st = parse_text(&ps, text, size);
+    if (st == MN_OK && (st = finish(&ps, &lc, h)) == MN_OUT_OF_MEMORY)
+        mn_error_set(err, st, NULL, -1, "out of memory reading OBJ");
+
+    mn_obj_vec_free(allocator, &ps.corners);
+    mn_obj_vec_free(allocator, &ps.tris);
+    mn_obj_vec_free(allocator, &ps.work);
+    mn_obj_vec_free(allocator, &ps.scratch);
+    mn_obj_vec_free(allocator, &ps.groups);
+    mn_obj_vec_free(allocator, &ps.libraries);
+    mn_obj_vec_free(allocator, &lc.materials);
+    mn_arena_release(&lc.file_arena);
+    if (st != MN_OK) {
+        holder_free(h);
+        return st;
+    }
+    mn_error_clear(err);
+    *out = &h->obj;
+    return MN_OK;
+}
+
+/* ---- entry points --------------------------------------------------------------------------------------- */
+
+mn_status mn_obj_read_memory(const void *text, size_t size, const mn_obj_options *options,
+                             mn_obj **out_obj, mn_error *err)
+{
+    if (out_obj)
+        *out_obj = NULL;
+    if (!out_obj || (!text && size))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+                            "mn_obj_read_memory needs text (or size 0) and out_obj");
+    return read_text(size ? text : "", size, options, NULL, out_obj, err);
+}
+
+/* The folder of path ("" when it has none), in the arena. */
+static const char *folder_of(mn_arena *arena, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *back = strrchr(path, '\\');
+    if (back && (!slash || back > slash))
+        slash = back;
+    if (!slash)
+        return mn_arena_strndup(arena, "", 0);
+    return mn_arena_strndup(arena, path, (size_t)(slash - path) + (slash == path ? 1 : 0));
+}
+
+mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_obj **out_obj,
+                           mn_error *err)
+{
+    if (out_obj)
+        *out_obj = NULL;
+    if (!path || !out_obj)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_obj_read_file needs a path and out_obj");
+    mn_arena file_arena;
+    mn_arena_init(&file_arena, options ? &options->allocator : NULL);
+    const char *base_dir = options && options->base_dir ? options->base_dir : folder_of(&file_arena, path);
+    if (!base_dir) {
+        mn_arena_release(&file_arena);
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading \"%s\"", path);
+    }
+    mn_bytes bytes = {0};
+    bool mapped = false;
+    mn_status st = mn_file_map(path, &bytes, &mapped, err);
+    if (st == MN_OK && !mapped)
+        st = mn_file_read(&file_arena, path, &bytes, err);
+    if (st == MN_OK)
+        st = read_text((const char *)bytes.data, bytes.size, options, base_dir, out_obj, err);
+    if (mapped)
+        mn_file_unmap(bytes);
+    mn_arena_release(&file_arena);
+    return st;
+}
+
+void mn_obj_free(mn_obj *obj)
+{
+    if (obj)
+        holder_free((obj_holder *)(void *)obj);
+}
