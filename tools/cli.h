@@ -8,7 +8,10 @@
 #ifndef MN_TOOLS_CLI_H
 #define MN_TOOLS_CLI_H
 
+#include <marionette/core.h>
+
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit statuses every command keeps: scripts can tell a bad file from a bad call. */
@@ -39,6 +42,23 @@ int cli_usage_error(const char *name, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/*
+ * "marionette: FILE: PATH: MESSAGE (line L, column C) (MN_CODE)" on stderr, for an
+ * error the library returned while reading or posing FILE.  The path is left out
+ * when the message already begins with it, the line and column when the message
+ * already says "line".
+ */
+void cli_report_error(const char *file, const mn_error *err);
+
+/* A name from an untrusted file, for text output: in double quotes, with quotes and
+   backslashes escaped and control bytes and DEL as \xNN, so none reaches the terminal. */
+void cli_put_quoted(FILE *out, const char *s);
+
+/* A number as JSON: %.9g (enough to round-trip a float); JSON has no NaN or infinity, so null. */
+void cli_put_json_number(FILE *out, double v);
+/* n floats as a JSON array of cli_put_json_number. */
+void cli_put_json_floats(FILE *out, const float *v, size_t n);
 
 int cli_info(int argc, char **argv);
 int cli_sample(int argc, char **argv);

@@ -131,26 +131,11 @@ static uint32_t *joint_owners(const mn_model *m)
 
 /* ---- text output --------------------------------------------------------- */
 
-/* Names come from untrusted files: quote them and keep control bytes off the terminal. */
-static void put_quoted(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\x%02x", *p);
-        else if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 static void put_name(FILE *out, const char *s)
 {
     if (s) {
         fputc(' ', out);
-        put_quoted(out, s);
+        cli_put_quoted(out, s);
     }
 }
 
@@ -162,7 +147,7 @@ static void put_ident(FILE *out, const char *s, int width)
     if (*p && p[n] == '\0')
         fprintf(out, "%-*s", width, p);
     else
-        put_quoted(out, p);
+        cli_put_quoted(out, p);
 }
 
 /* Bounds read better without float dust: -1.6e-07 on a 1.5 m figure is 0. */
@@ -196,7 +181,7 @@ static void put_node_line(FILE *out, const mn_model *m, uint32_t n, uint32_t dep
     fprintf(out, "    %*s", (int)(2 * indent), "");
     if (depth > 32)
         fprintf(out, "(depth %u) ", depth);
-    put_quoted(out, node->name);
+    cli_put_quoted(out, node->name);
     fprintf(out, " #%u", n);
     if (node->mesh != MN_NONE) {
         fprintf(out, "  [mesh %u", node->mesh);
@@ -243,14 +228,14 @@ static bool put_tree(FILE *out, const mn_model *m, const uint32_t *roots, uint32
 static void put_header(FILE *out, const char *path, const mn_model *m)
 {
     fputs("file        ", out);
-    put_quoted(out, path);
+    cli_put_quoted(out, path);
     fputs("\nasset       glTF ", out);
     fputs(m->version ? m->version : "?", out);
     if (m->min_version)
         fprintf(out, " (minVersion %s)", m->min_version);
     if (m->generator) {
         fputs(", generator ", out);
-        put_quoted(out, m->generator);
+        cli_put_quoted(out, m->generator);
     }
     fputs("\nextensions  used: ", out);
     put_string_list(out, m->extensions_used, m->extensions_used_count);
@@ -467,7 +452,7 @@ static void put_images(FILE *out, const mn_model *m)
             fputs(", data URI", out);
         else if (img->uri) {
             fputs(", file ", out);
-            put_quoted(out, img->uri);
+            cli_put_quoted(out, img->uri);
         }
         fputc('\n', out);
     }
@@ -909,22 +894,6 @@ static bool print_json(FILE *out, const char *path, const mn_model *m)
 
 /* ---- the command ---------------------------------------------------------- */
 
-/*
- * "marionette: FILE: PATH: MESSAGE (MN_CODE)".  The reader's message usually
- * begins with the path already; do not say it twice.
- */
-static void report_error(const char *file, const mn_error *err)
-{
-    fprintf(stderr, "marionette: %s: ", file);
-    size_t plen = strlen(err->path);
-    if (plen > 0 && strncmp(err->message, err->path, plen) != 0)
-        fprintf(stderr, "%s: ", err->path);
-    fputs(err->message[0] ? err->message : mn_status_message(err->code), stderr);
-    if (err->line > 0 && !strstr(err->message, "line"))
-        fprintf(stderr, " (line %d, column %d)", err->line, err->column);
-    fprintf(stderr, " (%s)\n", mn_status_name(err->code));
-}
-
 int cli_info(int argc, char **argv)
 {
     const char *file = NULL;
@@ -952,7 +921,7 @@ int cli_info(int argc, char **argv)
     mn_error err;
     memset(&err, 0, sizeof err);
     if (mn_gltf_read_file(file, NULL, &model, &err) != MN_OK) {
-        report_error(file, &err);
+        cli_report_error(file, &err);
         return CLI_EXIT_FAILED;
     }
     bool ok = as_json ? print_json(stdout, file, model) : print_text(stdout, file, model);

@@ -571,26 +571,6 @@ static void put_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* Enough digits to round-trip a float; JSON has no NaN or infinity, so those print as null. */
-static void put_json_float(FILE *out, float v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.9g", (double)v);
-    else
-        fputs("null", out);
-}
-
-static void put_json_floats(FILE *out, const float *v, size_t n)
-{
-    fputc('[', out);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            fputc(',', out);
-        put_json_float(out, v[i]);
-    }
-    fputc(']', out);
-}
-
 static long long index_or_minus_one(uint32_t i)
 {
     return i == MN_NONE ? -1 : (long long)i;
@@ -620,7 +600,7 @@ static void json_begin(FILE *out, const char *file, const mn_model *m)
         fprintf(out, "%s\n    {\"index\": %u, \"name\": ", i ? "," : "", i);
         put_json_string(out, m->animations[i].name);
         fputs(", \"duration\": ", out);
-        put_json_float(out, m->animations[i].duration);
+        cli_put_json_number(out, m->animations[i].duration);
         fputc('}', out);
     }
     fputs(m->animation_count ? "\n  ],\n  \"samples\": [" : "],\n  \"samples\": [", out);
@@ -631,13 +611,13 @@ static mn_status json_sample(FILE *out, poser *p, long clip, const float *t, boo
 {
     fprintf(out, "%s\n    {\n      \"clip\": %ld,\n      \"time\": ", first ? "" : ",", clip);
     if (t)
-        put_json_float(out, *t);
+        cli_put_json_number(out, *t);
     else
         fputs("null", out);
     fputs(",\n      \"world_matrices\": [", out);
     for (uint32_t i = 0; i < p->n; i++) {
         fputs(i ? ",\n        " : "\n        ", out);
-        put_json_floats(out, p->worlds + 16 * (size_t)i, 16);
+        cli_put_json_floats(out, p->worlds + 16 * (size_t)i, 16);
     }
     fputs(p->n ? "\n      ],\n      \"morph_weights\": [" : "],\n      \"morph_weights\": [", out);
     bool any = false;
@@ -646,7 +626,7 @@ static mn_status json_sample(FILE *out, poser *p, long clip, const float *t, boo
             continue;
         fprintf(out, "%s\n        {\"node\": %u, \"mesh\": %u, \"weights\": ", any ? "," : "", i,
                 p->m->nodes[i].mesh);
-        put_json_floats(out, p->weights + p->weight_at[i], p->weight_count[i]);
+        cli_put_json_floats(out, p->weights + p->weight_at[i], p->weight_count[i]);
         fputc('}', out);
         any = true;
     }
@@ -661,7 +641,7 @@ static mn_status json_sample(FILE *out, poser *p, long clip, const float *t, boo
                 "\"morphed\": %s, \"vertex_count\": %u,\n         \"positions\": ",
                 j ? "," : "", job->node, job->mesh, job->primitive, job->skinned ? "true" : "false",
                 job->morphed ? "true" : "false", job->dm->vertex_count);
-        put_json_floats(out, p->positions, 3 * (size_t)job->dm->vertex_count);
+        cli_put_json_floats(out, p->positions, 3 * (size_t)job->dm->vertex_count);
         fputc('}', out);
     }
     fputs(p->job_count ? "\n      ]\n    }" : "]\n    }", out);
@@ -676,20 +656,6 @@ static double tidy(float v)
     return fabsf(v) < 1e-6f ? 0.0 : (double)v;
 }
 
-static void put_text_quoted(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c < 0x20 || *c == 0x7f)
-            fprintf(out, "\\x%02x", *c);
-        else if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
-
 static void put_vec3(FILE *out, const float v[3])
 {
     fprintf(out, "(%.4g, %.4g, %.4g)", tidy(v[0]), tidy(v[1]), tidy(v[2]));
@@ -698,11 +664,11 @@ static void put_vec3(FILE *out, const float v[3])
 static void text_begin(FILE *out, const char *file, const mn_model *m)
 {
     fputs("file   ", out);
-    put_text_quoted(out, file);
+    cli_put_quoted(out, file);
     fprintf(out, "\nnodes  %u\nclips  %u", m->node_count, m->animation_count);
     for (uint32_t i = 0; i < m->animation_count; i++) {
         fprintf(out, "%s%u ", i ? ", " : ": ", i);
-        put_text_quoted(out, m->animations[i].name);
+        cli_put_quoted(out, m->animations[i].name);
         fprintf(out, " %.4g s", (double)m->animations[i].duration);
     }
     fputc('\n', out);
@@ -720,7 +686,7 @@ static mn_status text_sample(FILE *out, poser *p, long clip, const float *t, mn_
         fputs("\nrest pose\n", out);
     else {
         fprintf(out, "\nclip %ld ", clip);
-        put_text_quoted(out, m->animations[clip].name);
+        cli_put_quoted(out, m->animations[clip].name);
         fprintf(out, " at t = %.9g s\n", (double)*t);
     }
     fprintf(out, "  %4s  %-24s  %-30s  %-38s  %s\n", "node", "name", "world translation",
@@ -775,19 +741,6 @@ static mn_status text_sample(FILE *out, poser *p, long clip, const float *t, mn_
 }
 
 /* ---- the command -------------------------------------------------------------------- */
-
-/* "marionette: FILE: PATH: MESSAGE (MN_CODE)", the path not said twice (as `info` does). */
-static void report_error(const char *file, const mn_error *err)
-{
-    fprintf(stderr, "marionette: %s: ", file);
-    size_t plen = strlen(err->path);
-    if (plen > 0 && strncmp(err->message, err->path, plen) != 0)
-        fprintf(stderr, "%s: ", err->path);
-    fputs(err->message[0] ? err->message : mn_status_message(err->code), stderr);
-    if (err->line > 0 && !strstr(err->message, "line"))
-        fprintf(stderr, " (line %d, column %d)", err->line, err->column);
-    fprintf(stderr, " (%s)\n", mn_status_name(err->code));
-}
 
 typedef struct emitter {
     FILE *out;
@@ -863,7 +816,7 @@ int cli_sample(int argc, char **argv)
     mn_error err;
     memset(&err, 0, sizeof err);
     if (mn_gltf_read_file(a.file, NULL, &model, &err) != MN_OK) {
-        report_error(a.file, &err);
+        cli_report_error(a.file, &err);
         return CLI_EXIT_FAILED;
     }
 
@@ -891,7 +844,7 @@ int cli_sample(int argc, char **argv)
             fputs(e.first ? "]\n}\n" : "\n  ]\n}\n", stdout);
     }
     if (st != MN_OK)
-        report_error(a.file, &err);
+        cli_report_error(a.file, &err);
     poser_free(&p);
     mn_model_free(model);
     return st == MN_OK ? CLI_EXIT_OK : CLI_EXIT_FAILED;

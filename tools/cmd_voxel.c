@@ -44,25 +44,13 @@
 
 /* ---- shared --------------------------------------------------------------------------- */
 
-static void report_error(const char *file, const mn_error *err)
-{
-    fprintf(stderr, "marionette: %s: ", file);
-    size_t plen = strlen(err->path);
-    if (plen > 0 && strncmp(err->message, err->path, plen) != 0)
-        fprintf(stderr, "%s: ", err->path);
-    fputs(err->message[0] ? err->message : mn_status_message(err->code), stderr);
-    if (err->line > 0 && !strstr(err->message, "line"))
-        fprintf(stderr, " (line %d, column %d)", err->line, err->column);
-    fprintf(stderr, " (%s)\n", mn_status_name(err->code));
-}
-
 static mn_voxel_rig *read_rig(const char *path)
 {
     mn_voxel_rig *rig = NULL;
     mn_error err;
     memset(&err, 0, sizeof err);
     if (mn_voxel_rig_read_file(path, NULL, &rig, &err) != MN_OK) {
-        report_error(path, &err);
+        cli_report_error(path, &err);
         return NULL;
     }
     return rig;
@@ -81,26 +69,6 @@ static void put_json_string(FILE *out, const char *s)
             fputc(*p, out);
     }
     fputc('"', out);
-}
-
-/* A number as %.9g; JSON has no NaN or infinity, so null. */
-static void put_number(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.9g", v);
-    else
-        fputs("null", out);
-}
-
-static void put_numbers(FILE *out, const float *v, int n)
-{
-    fputc('[', out);
-    for (int i = 0; i < n; i++) {
-        if (i)
-            fputc(',', out);
-        put_number(out, v[i]);
-    }
-    fputc(']', out);
 }
 
 static const char *kind_name(mn_voxel_kind kind)
@@ -287,7 +255,7 @@ static void print_info_json(FILE *out, const char *path, const mn_voxel_rig *rig
     fprintf(out, "{\"format\":\"" INFO_FORMAT "\",\"file\":");
     put_json_string(out, path);
     fprintf(out, ",\"kind\":\"%s\",\"voxel_size\":", kind_name(rig->kind));
-    put_number(out, rig->voxel_size);
+    cli_put_json_number(out, rig->voxel_size);
 
     fprintf(out, ",\"parts\":[");
     for (uint32_t p = 0; p < rig->part_count; p++) {
@@ -300,7 +268,7 @@ static void print_info_json(FILE *out, const char *path, const mn_voxel_rig *rig
         else
             put_json_string(out, rig->parts[part->parent].name);
         fprintf(out, ",\"pivot\":");
-        put_numbers(out, part->pivot, 3);
+        cli_put_json_floats(out, part->pivot, 3);
         fprintf(out, ",\"joints\":[");
         for (uint32_t k = 0; k < part->joint_count; k++) {
             if (k)
@@ -319,19 +287,19 @@ static void print_info_json(FILE *out, const char *path, const mn_voxel_rig *rig
         put_json_string(out, rig->parts[jt->part].name);
         fprintf(out, ",\"type\":\"%s\",\"drive\":\"%s\",\"axis\":", type_name(jt->type),
                 drive_name(jt->drive));
-        put_numbers(out, jt->axis, 3);
+        cli_put_json_floats(out, jt->axis, 3);
         fprintf(out, ",\"min\":");
-        put_number(out, jt->min);
+        cli_put_json_number(out, jt->min);
         fprintf(out, ",\"max\":");
-        put_number(out, jt->max);
+        cli_put_json_number(out, jt->max);
         fprintf(out, ",\"rest\":");
-        put_number(out, jt->rest);
+        cli_put_json_number(out, jt->rest);
         fprintf(out, ",\"mount\":");
         if (jt->has_mount) {
             fprintf(out, "{\"orient\":");
-            put_numbers(out, jt->orient, 3);
+            cli_put_json_floats(out, jt->orient, 3);
             fprintf(out, ",\"offset\":");
-            put_numbers(out, jt->offset, 3);
+            cli_put_json_floats(out, jt->offset, 3);
             fprintf(out, "}");
         } else {
             fputs("null", out);
@@ -346,7 +314,7 @@ static void print_info_json(FILE *out, const char *path, const mn_voxel_rig *rig
         put_json_string(out, an->name);
         fprintf(out, ",\"loop\":%s,\"auto_play\":%s,\"duration_ms\":", an->loop ? "true" : "false",
                 an->auto_play ? "true" : "false");
-        put_number(out, an->duration_ms);
+        cli_put_json_number(out, an->duration_ms);
         fprintf(out, ",\"tracks\":[");
         for (uint32_t k = 0; k < an->track_count; k++) {
             fprintf(out, "%s{\"joint\":", k ? "," : "");
@@ -536,21 +504,21 @@ static void print_sample_json(FILE *out, const mn_voxel_rig *rig, const sample_a
     else
         fputs("null", out);
     fprintf(out, ",\"time_ms\":");
-    put_number(out, a->time_ms);
+    cli_put_json_number(out, a->time_ms);
     fprintf(out, ",\"joints\":{");
     for (uint32_t j = 0; j < rig->joint_count; j++) {
         if (j)
             fputc(',', out);
         put_json_string(out, rig->joints[j].name);
         fputc(':', out);
-        put_number(out, values[j]);
+        cli_put_json_number(out, values[j]);
     }
     fprintf(out, "},\"parts\":[");
     for (uint32_t p = 0; p < rig->part_count; p++) {
         fprintf(out, "%s{\"name\":", p ? "," : "");
         put_json_string(out, rig->parts[p].name);
         fprintf(out, ",\"world\":");
-        put_numbers(out, &worlds[(size_t)p * 16], 16);
+        cli_put_json_floats(out, &worlds[(size_t)p * 16], 16);
         fputc('}', out);
     }
     fprintf(out, "]}\n");

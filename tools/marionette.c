@@ -1,6 +1,8 @@
 /*
- * marionette — the command-line tool.  This file holds the command table and
- * the dispatch; each command lives in a file of its own (cmd_info.c).
+ * marionette — the command-line tool.  This file holds the command table, the
+ * dispatch, and what every command prints alike (usage errors, the library's
+ * errors, quoted names, JSON numbers); each command lives in a file of its own
+ * (cmd_info.c).
  *
  *     marionette info FILE [--json]
  *     marionette sample FILE [--clip C] [--times LIST] [--rest] [--vertices V] [--json]
@@ -11,6 +13,7 @@
 
 #include <marionette/marionette.h>
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -93,6 +96,52 @@ int cli_usage_error(const char *name, const char *fmt, ...)
         fprintf(stderr, "usage: marionette %s %s\n", cmd->name, cmd->args);
     fprintf(stderr, "Run 'marionette help%s%s' for more.\n", cmd ? " " : "", cmd ? cmd->name : "");
     return CLI_EXIT_USAGE;
+}
+
+/* The reader's message usually begins with the path already: do not say it twice. */
+void cli_report_error(const char *file, const mn_error *err)
+{
+    fprintf(stderr, "marionette: %s: ", file);
+    size_t plen = strlen(err->path);
+    if (plen > 0 && strncmp(err->message, err->path, plen) != 0)
+        fprintf(stderr, "%s: ", err->path);
+    fputs(err->message[0] ? err->message : mn_status_message(err->code), stderr);
+    if (err->line > 0 && !strstr(err->message, "line"))
+        fprintf(stderr, " (line %d, column %d)", err->line, err->column);
+    fprintf(stderr, " (%s)\n", mn_status_name(err->code));
+}
+
+void cli_put_quoted(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+void cli_put_json_number(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.9g", v);
+    else
+        fputs("null", out);
+}
+
+void cli_put_json_floats(FILE *out, const float *v, size_t n)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        cli_put_json_number(out, v[i]);
+    }
+    fputc(']', out);
 }
 
 static void print_overview(FILE *out)

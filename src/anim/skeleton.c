@@ -661,10 +661,9 @@ MN_TARGET_AVX2 static void palette_avx2(const mn_skeleton *sk, const float *worl
     }
 }
 
-/* cpuid, as cached by the compiler's runtime: a load and a test per call. */
 static bool have_avx2_fma(void)
 {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return mn_cpu_level() == MN_CPU_AVX2_FMA;
 }
 
 #endif /* MN_SKELETON_SSE2 */

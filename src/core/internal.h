@@ -1,7 +1,7 @@
 /*
  * Private core helpers shared by every layer: allocation through the
  * caller's hooks, the arena that owns a loaded object, checked size
- * arithmetic, and filling an mn_error.  Not installed.
+ * arithmetic, what the CPU can run, and filling an mn_error.  Not installed.
  */
 #ifndef MN_CORE_INTERNAL_H
 #define MN_CORE_INTERNAL_H
@@ -64,6 +64,36 @@ void *mn_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align);
 char *mn_arena_strndup(mn_arena *arena, const char *s, size_t len);
 /* Give every block back to the hooks; the arena is then empty and reusable. */
 void mn_arena_release(mn_arena *arena);
+
+/*
+ * Release the arena and then free `holder`, the block of `holder_size` bytes
+ * that contains it (an object allocated together with the arena that owns
+ * its data), through the arena's hooks.  The hooks are copied first: they
+ * live inside the block being freed.
+ */
+static inline void mn_arena_release_holder(mn_arena *arena, void *holder, size_t holder_size)
+{
+    mn_allocator allocator = arena->allocator;
+    mn_arena_release(arena);
+    mn_free(&allocator, holder, holder_size);
+}
+
+/* ---- the CPU -------------------------------------------------------------- */
+
+/* The vector instructions the running CPU offers, in increasing order. */
+typedef enum mn_cpu_simd {
+    MN_CPU_SCALAR = 0,   /* none that a kernel here uses (not x86, or not GCC/clang) */
+    MN_CPU_SSE2,         /* x86 SSE2 (every x86-64 CPU) */
+    MN_CPU_AVX2_FMA      /* x86 AVX2 and FMA, with the OS saving the YMM registers */
+} mn_cpu_simd;
+
+/*
+ * What this CPU runs, asked of cpuid through the compiler's runtime, which
+ * caches the answer: cheap enough to call each time a kernel is chosen.  It
+ * says nothing of the build: a kernel compiled out (MN_NO_SIMD, another
+ * architecture) is for the caller to rule out.
+ */
+mn_cpu_simd mn_cpu_level(void);
 
 /* ---- errors --------------------------------------------------------------- */
 

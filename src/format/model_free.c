@@ -49,8 +49,6 @@ void mn_model_free(mn_model *model)
         if (priv->resolver.release)
             priv->resolver.release(priv->resolver.user, &r->bytes);
     mn_file_unmap(priv->mapping);
-    mn_allocator allocator = priv->arena.allocator;
-    mn_arena_release(&priv->arena);
     /* model is the first member of its holder, so this is the holder's address. */
-    mn_free(&allocator, (model_holder *)(void *)model, sizeof(model_holder));
+    mn_arena_release_holder(&priv->arena, (model_holder *)(void *)model, sizeof(model_holder));
 }

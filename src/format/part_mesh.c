@@ -447,9 +447,7 @@ static mn_status build(mesh_builder *b, bool skinned, mn_part_mesh *mesh)
 
 static void free_holder(mesh_holder *h)
 {
-    mn_allocator allocator = h->priv.arena.allocator;
-    mn_arena_release(&h->priv.arena);
-    mn_free(&allocator, h, sizeof *h);
+    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 mn_status mn_part_mesh_from_model(const mn_model *model, bool skinned, const mn_allocator *allocator,

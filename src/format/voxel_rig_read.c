@@ -814,9 +814,7 @@ static mn_status parse(const uint8_t *data, size_t size, mn_error *err, json_t *
 
 static void free_holder(rig_holder *h)
 {
-    mn_allocator allocator = h->priv.arena.allocator;
-    mn_arena_release(&h->priv.arena);
-    mn_free(&allocator, h, sizeof *h);
+    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel_rig_options *options,

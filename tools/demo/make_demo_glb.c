@@ -22,90 +22,21 @@
  * the whole GLB layout in one place: header, JSON chunk padded with spaces,
  * BIN chunk padded with zeros, every buffer view on a 4-byte boundary.
  */
+#define GLB_WRITE_PROGRAM "make_demo_glb"
+#include "glb_write.h"
+
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a growable byte buffer -------------------------------------------------- */
-
-typedef struct bytes {
-    uint8_t *data;
-    size_t size, cap;
-} bytes;
-
-static void die(const char *what)
-{
-    fprintf(stderr, "make_demo_glb: %s\n", what);
-    exit(1);
-}
-
-static void put_bytes(bytes *b, const void *src, size_t n)
-{
-    if (b->size + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->size + n)
-            cap *= 2;
-        uint8_t *grown = realloc(b->data, cap);
-        if (!grown)
-            die("out of memory");
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->size, src, n);
-    b->size += n;
-}
-
-static void put_u8(bytes *b, uint8_t v) { put_bytes(b, &v, 1); }
-
-static void put_u16(bytes *b, uint16_t v)
-{
-    uint8_t le[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-    put_bytes(b, le, 2);
-}
-
-static void put_u32(bytes *b, uint32_t v)
-{
-    uint8_t le[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    put_bytes(b, le, 4);
-}
-
+/* PNG's integers are big-endian (the GLB's, in glb_write.h, little-endian). */
 static void put_u32_be(bytes *b, uint32_t v)
 {
     uint8_t be[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
     put_bytes(b, be, 4);
-}
-
-/* glTF stores little-endian IEEE floats: write the bits, whatever the host order. */
-static void put_f32(bytes *b, float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    put_u32(b, bits);
-}
-
-static void pad_to_4(bytes *b, uint8_t fill)
-{
-    while (b->size % 4 != 0)
-        put_u8(b, fill);
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void put_text(bytes *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        die("internal: JSON fragment too long");
-    put_bytes(b, tmp, (size_t)n);
 }
 
 /* ---- the BIN chunk: buffer views and accessors as they are written ----------- */
@@ -431,19 +362,7 @@ static void write_glb(const char *path, bool joints_u8)
     put_text(&j, "\n  ],\n  \"bufferViews\": [");
     put_bytes(&j, g.views.data, g.views.size);
     put_text(&j, "\n  ],\n  \"buffers\": [{\"byteLength\": %zu}]\n}\n", g.bin.size);
-    pad_to_4(&j, ' ');
-    pad_to_4(&g.bin, 0);
-
-    bytes glb = {0};
-    put_u32(&glb, 0x46546C67u);                      /* "glTF" */
-    put_u32(&glb, 2);
-    put_u32(&glb, (uint32_t)(12 + 8 + j.size + 8 + g.bin.size));
-    put_u32(&glb, (uint32_t)j.size);
-    put_u32(&glb, 0x4E4F534Au);                      /* "JSON" */
-    put_bytes(&glb, j.data, j.size);
-    put_u32(&glb, (uint32_t)g.bin.size);
-    put_u32(&glb, 0x004E4942u);                      /* "BIN\0" */
-    put_bytes(&glb, g.bin.data, g.bin.size);
+    bytes glb = glb_pack(&j, &g.bin);
 
     FILE *f = fopen(path, "wb");
     if (!f) {

@@ -37,8 +37,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#define GLB_WRITE_PROGRAM "make_voxel_model"
+#include "glb_write.h"
+
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,74 +48,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* ---- a growable byte buffer -------------------------------------------------- */
-
-typedef struct bytes {
-    uint8_t *data;
-    size_t size, cap;
-} bytes;
+/* ---- files and folders ----------------------------------------------------------- */
 
 static void die(const char *what, const char *detail)
 {
     fprintf(stderr, "make_voxel_model: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
     exit(1);
-}
-
-static void put_bytes(bytes *b, const void *src, size_t n)
-{
-    if (b->size + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->size + n)
-            cap *= 2;
-        uint8_t *grown = realloc(b->data, cap);
-        if (!grown)
-            die("out of memory", NULL);
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->size, src, n);
-    b->size += n;
-}
-
-static void put_u8(bytes *b, uint8_t v) { put_bytes(b, &v, 1); }
-
-static void put_u16(bytes *b, uint16_t v)
-{
-    uint8_t le[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-    put_bytes(b, le, 2);
-}
-
-static void put_u32(bytes *b, uint32_t v)
-{
-    uint8_t le[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    put_bytes(b, le, 4);
-}
-
-/* IEEE-754 single, little-endian, whatever the host's byte order. */
-static void put_f32(bytes *b, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    put_u32(b, u);
-}
-
-static void put_text(bytes *b, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf)
-        die("a line of JSON is too long", NULL);
-    put_bytes(b, buf, (size_t)n);
-}
-
-/* Pad with `fill` to a multiple of 4 (glTF aligns every view and chunk to 4 bytes). */
-static void pad4(bytes *b, uint8_t fill)
-{
-    while (b->size % 4)
-        put_u8(b, fill);
 }
 
 static void write_file(const char *dir, const char *name, const void *data, size_t size)
@@ -135,24 +75,10 @@ static void make_dir(const char *dir, const char *name)
         die("cannot create the folder", path);
 }
 
-/* A GLB: header, the JSON chunk padded with spaces, the BIN chunk (when there is one) padded with zeros. */
+/* Write the GLB of json and bin (glb_pack) as dir/name, and empty both for the next file. */
 static void write_glb(const char *dir, const char *name, bytes *json, bytes *bin)
 {
-    pad4(json, ' ');
-    pad4(bin, 0);
-    bytes glb = {0};
-    uint32_t total = 12 + 8 + (uint32_t)json->size + (bin->size ? 8 + (uint32_t)bin->size : 0);
-    put_u32(&glb, 0x46546C67u); /* "glTF" */
-    put_u32(&glb, 2);
-    put_u32(&glb, total);
-    put_u32(&glb, (uint32_t)json->size);
-    put_u32(&glb, 0x4E4F534Au); /* "JSON" */
-    put_bytes(&glb, json->data, json->size);
-    if (bin->size) {
-        put_u32(&glb, (uint32_t)bin->size);
-        put_u32(&glb, 0x004E4942u); /* "BIN\0" */
-        put_bytes(&glb, bin->data, bin->size);
-    }
+    bytes glb = glb_pack(json, bin);
     write_file(dir, name, glb.data, glb.size);
     free(glb.data);
     free(json->data);

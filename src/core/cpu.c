@@ -1,0 +1,17 @@
+/*
+ * What the running CPU can do, asked in one place for every layer that picks
+ * a SIMD kernel at run time (anim/skeleton.c, deform/skin.c).
+ */
+#include "internal.h"
+
+mn_cpu_simd mn_cpu_level(void)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    /* libgcc's (and compiler-rt's) cpu model also checks that the OS saves the YMM state. */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return MN_CPU_AVX2_FMA;
+    if (__builtin_cpu_supports("sse2"))
+        return MN_CPU_SSE2;
+#endif
+    return MN_CPU_SCALAR;
+}
