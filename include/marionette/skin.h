@@ -7,8 +7,8 @@
  * column-major matrices.  Positions go through the full matrix, normals
  * through its 3x3 (renormalised), tangents' xyz through its 3x3
  * (renormalised, w copied).  Three implementations give the same results
- * within 1e-6 relative: the scalar reference (always built), SSE2, and
- * AVX2+FMA; mn_skin_run picks the best the CPU has at run time
+ * within 1e-6 relative: the scalar reference (always built), SSE2 and
+ * AVX2+FMA on x86-64, NEON on AArch64; mn_skin_run picks the best the CPU has at run time
  * (MN_NO_SIMD builds the reference alone).  Nothing allocates.
  *
  * Details every implementation shares: the blend uses the affine part of
@@ -41,7 +41,7 @@ extern "C" {
  * (3: the SIMD kernels peel up to three vertices to reach a 16-byte boundary;
  * a second 3-float stream streams when it reaches the boundary at the same
  * vertex), and a tangent stream that starts 16-byte aligned with a stride
- * that is a multiple of 4.  Other streams, and the scalar reference, store
+ * that is a multiple of 4.  Other streams, the scalar reference and the NEON kernel store
  * through the cache whatever is asked.
  */
 typedef enum mn_skin_store {
@@ -86,7 +86,8 @@ typedef struct mn_skin_job {
 typedef enum mn_simd_level {
     MN_SIMD_SCALAR = 0,
     MN_SIMD_SSE2,
-    MN_SIMD_AVX2_FMA
+    MN_SIMD_AVX2_FMA,
+    MN_SIMD_NEON        /* AArch64 Advanced SIMD; appended last so the x86 levels keep their numbers */
 } mn_simd_level;
 
 /* The best level this CPU and build support. */

@@ -18,6 +18,16 @@
 #endif
 
 /*
+ * The AArch64 kernel (Advanced SIMD is part of every AArch64 CPU, so it needs
+ * no run-time check; 32-bit ARM runs the reference, see skin_neon.c).
+ */
+#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(MN_NO_SIMD)
+#define MN_SKIN_NEON 1
+#else
+#define MN_SKIN_NEON 0
+#endif
+
+/*
  * A checked job, strides resolved to floats (never 0).  normals / tangents
  * are NULL when they are not skinned, and then their outputs are NULL too.
  * Every kernel reads all of a vertex's inputs before it writes any of that
@@ -73,6 +83,10 @@ void mn_skin_scalar(const mn_skin_streams *s);
 void mn_skin_sse2(const mn_skin_streams *s);
 /* Call only when the CPU has AVX2 and FMA (mn_simd_detect says so). */
 void mn_skin_avx2(const mn_skin_streams *s);
+#endif
+
+#if MN_SKIN_NEON
+void mn_skin_neon(const mn_skin_streams *s);
 #endif
 
 /*

@@ -101,10 +101,9 @@ void mn_skin_scalar(const mn_skin_streams *s)
 mn_simd_level mn_simd_detect(void)
 {
 #if MN_SKIN_X86
-    /* libgcc's cpu model checks that the OS saves the YMM state too. */
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return MN_SIMD_AVX2_FMA;
-    return MN_SIMD_SSE2;
+    return mn_cpu_level() == MN_CPU_AVX2_FMA ? MN_SIMD_AVX2_FMA : MN_SIMD_SSE2;
+#elif MN_SKIN_NEON
+    return MN_SIMD_NEON; /* every AArch64 CPU has Advanced SIMD */
 #else
     return MN_SIMD_SCALAR;
 #endif
@@ -261,6 +260,13 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
     }
     if (level == MN_SIMD_SSE2) {
         mn_skin_sse2(&s);
+        return MN_OK;
+    }
+#endif
+#if MN_SKIN_NEON
+    /* NEON is the one SIMD kernel here: any SIMD level asked for falls back to it */
+    if (level != MN_SIMD_SCALAR) {
+        mn_skin_neon(&s);
         return MN_OK;
     }
 #endif

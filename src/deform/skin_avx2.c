@@ -6,15 +6,47 @@
  * baseline x86-64 and runs on any x86-64 CPU, and this file's code is only
  * entered after the CPU said it has both extensions.
  *
- * The shape is the SSE2 kernel's (see skin_sse2.c): per vertex, the blended
- * matrix as columns, then each stream by broadcast-multiply-add; normals and
- * tangents normalised four at a time.  What AVX2+FMA changes is the blend,
- * the bulk of the work: a palette matrix is two 256-bit loads (columns 0-1,
- * columns 2-3), so an influence is two loads, one broadcast and two FMAs.
- * The columns are split into 128-bit halves once per vertex and shared by
- * every stream.  Fused multiply-adds round once where the reference rounds
- * twice, so results agree with it within float rounding (1e-6 relative).
- * Streaming stores and prefetching in large calls are the SSE2 kernel's.
+ * Two vertices share each 256-bit register, vertex a in the low 128-bit
+ * lane and vertex b in the high one (the pair layout), so that every
+ * transform, normalisation and store instruction does two vertices' work:
+ *
+ *   - Blend: a palette matrix is two 256-bit loads (columns 0-1, columns
+ *     2-3), so an influence costs one broadcast and two FMAs with their loads
+ *     folded in; four lane permutes then regroup two vertices' blends into
+ *     the pair layout, column c of a beside column c of b.
+ *   - Transform: a vertex's x y z is one 16-byte load into its lane, and an
+ *     in-lane permute broadcasts each coordinate across its lane, so three
+ *     FMAs transform both vertices (one vertex per 128-bit register needs six
+ *     FMAs and six broadcast loads for the same work).
+ *   - Normalise: the squared components of four vertices (two pairs) are
+ *     interleaved so that one add chain gives their four squared lengths in
+ *     the reference's order, (x² + y²) + z²; one sqrt and one division serve
+ *     all four, correctly rounded as the reference's 1 / sqrtf is, and two
+ *     in-lane permutes bring each 1/length back to its vertex.  (rsqrt with
+ *     a Newton-Raphson step was measured no faster: the divider is not the
+ *     limit here, and it costs three more instructions and ~2e-7 of error.)
+ *   - Store: a group of four vertices of a packed 3-float stream is packed by
+ *     two lane-crossing permutes and a blend into its 48 contiguous bytes,
+ *     one 32-byte and one 16-byte store, or three aligned 16-byte streaming
+ *     stores.
+ *   - The loop: pointers advance group by group (no index times stride), a
+ *     group's normalisation and stores are issued after the next group's
+ *     blends (software pipelining: their long dependency chain then overlaps
+ *     independent work), and the streaming choice is made once per call,
+ *     not per group.
+ *
+ * A 16-byte load of a vertex's x y z also reads the float after it: the next
+ * vertex's x, or a float of the stride's gap.  That float exists whenever a
+ * vertex follows, so the full groups stop before the last vertex and the
+ * group that ends the call (one to four vertices) takes exact 12-byte reads
+ * instead (skin_partial).  Nothing uses the extra lane.
+ *
+ * Fused multiply-adds round once where the reference rounds twice, so
+ * results agree with it within float rounding (1e-6 relative).  Every value
+ * is computed lane by lane by the same instructions whichever lane or group a
+ * vertex falls in, so the full groups, the partial ones at the ends and the
+ * peel before a streaming boundary give a vertex the same bits, and
+ * streaming stores the same bytes as caching.
  */
 #include "deform/deform_internal.h"
 
@@ -24,35 +56,131 @@
 
 #define AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma")))
 
-typedef struct cols4 {
-    __m128 c0, c1, c2, c3;
-} cols4;
+/*
+ * The layout of a call: strides in floats.  With `packed` (every stride the
+ * default, the glTF layout) they are compile-time constants, which frees
+ * registers in the hot loop and allows the packed stores below.
+ */
+typedef struct layout {
+    bool packed, has_n, has_t;
+    size_t ic;
+} layout;
 
-/* M = Σ w_k · palette[j_k] as two 8-float halves, split into four columns. */
-AVX2_INLINE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
+#define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
+
+/* M = Σ w_k · palette[j_k] of one vertex, as columns 0-1 (c01) and 2-3 (c23). */
+AVX2_INLINE void blend(const float *pal, const uint16_t *j, const float *w, size_t ic,
+                       __m256 *c01, __m256 *c23)
 {
     const float *m = pal + 16 * (size_t)j[0];
     __m256 wk = _mm256_broadcast_ss(w);
-    __m256 c01 = _mm256_mul_ps(_mm256_loadu_ps(m), wk);
-    __m256 c23 = _mm256_mul_ps(_mm256_loadu_ps(m + 8), wk);
+    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(m), wk);
+    __m256 b = _mm256_mul_ps(_mm256_loadu_ps(m + 8), wk);
     for (size_t k = 1; k < ic; k++) {
         m = pal + 16 * (size_t)j[k];
         wk = _mm256_broadcast_ss(w + k);
-        c01 = _mm256_fmadd_ps(_mm256_loadu_ps(m), wk, c01);
-        c23 = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8), wk, c23);
+        a = _mm256_fmadd_ps(_mm256_loadu_ps(m), wk, a);
+        b = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8), wk, b);
     }
-    cols4 c;
-    c.c0 = _mm256_castps256_ps128(c01);
-    c.c1 = _mm256_extractf128_ps(c01, 1);
-    c.c2 = _mm256_castps256_ps128(c23);
-    c.c3 = _mm256_extractf128_ps(c23, 1);
+    *c01 = a;
+    *c23 = b;
+}
+
+/*
+ * Where a group's inputs start: pointers advanced group by group, so the loop
+ * adds a constant to each instead of multiplying a vertex index by strides.
+ */
+typedef struct cursor {
+    const uint16_t *j;
+    const float *w, *p, *n, *t;
+} cursor;
+
+AVX2_INLINE cursor cursor_at(const mn_skin_streams *s, layout L, size_t v)
+{
+    cursor c = {s->joints + v * L.ic, s->weights + v * L.ic,
+                s->positions + v * STRIDE(L, s, position_stride, 3), NULL, NULL};
+    if (L.has_n)
+        c.n = s->normals + v * STRIDE(L, s, normal_stride, 3);
+    if (L.has_t)
+        c.t = s->tangents + v * STRIDE(L, s, tangent_stride, 4);
     return c;
 }
 
-/* (c0·x + c1·y) + c2·z, fused. */
-AVX2_INLINE __m128 apply3(const cols4 *c, __m128 x, __m128 y, __m128 z)
+AVX2_INLINE void cursor_advance(cursor *c, const mn_skin_streams *s, layout L, size_t by)
 {
-    return _mm_fmadd_ps(c->c2, z, _mm_fmadd_ps(c->c1, y, _mm_mul_ps(c->c0, x)));
+    c->j += by * L.ic;
+    c->w += by * L.ic;
+    c->p += by * STRIDE(L, s, position_stride, 3);
+    if (L.has_n)
+        c->n += by * STRIDE(L, s, normal_stride, 3);
+    if (L.has_t)
+        c->t += by * STRIDE(L, s, tangent_stride, 4);
+}
+
+/* The blended matrices of a pair: column c of vertex a in the low lane of cc, of vertex b in the high. */
+typedef struct pair_cols {
+    __m256 c0, c1, c2, c3;
+} pair_cols;
+
+/* The blends of the cursor's vertices a and b, in the pair layout. */
+AVX2_INLINE pair_cols blend_pair(const mn_skin_streams *s, layout L, const cursor *at, size_t a,
+                                 size_t b)
+{
+    __m256 a01, a23, b01, b23;
+    blend(s->palette, at->j + a * L.ic, at->w + a * L.ic, L.ic, &a01, &a23);
+    blend(s->palette, at->j + b * L.ic, at->w + b * L.ic, L.ic, &b01, &b23);
+    pair_cols c;
+    c.c0 = _mm256_permute2f128_ps(a01, b01, 0x20);
+    c.c1 = _mm256_permute2f128_ps(a01, b01, 0x31);
+    c.c2 = _mm256_permute2f128_ps(a23, b23, 0x20);
+    c.c3 = _mm256_permute2f128_ps(a23, b23, 0x31);
+    return c;
+}
+
+/*
+ * Two vertices' x y z, each in lanes 0-2 of its half.  `exact`: read their 3
+ * floats only (the unused lanes are 0); otherwise one 16-byte load each,
+ * which also reads the float that follows (see the top of the file).
+ */
+AVX2_INLINE __m256 load3_pair(const float *pa, const float *pb, bool exact)
+{
+    if (exact)
+        return _mm256_setr_ps(pa[0], pa[1], pa[2], 0.0f, pb[0], pb[1], pb[2], 0.0f);
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(pa)), _mm_loadu_ps(pb), 1);
+}
+
+/* M3x3 · d for both vertices of a pair: (c0·x + c1·y) + c2·z, fused, x y z broadcast from d's lanes 0-2. */
+AVX2_INLINE __m256 xform_dir(const pair_cols *c, __m256 d)
+{
+    __m256 x = _mm256_permute_ps(d, 0x00), y = _mm256_permute_ps(d, 0x55);
+    __m256 z = _mm256_permute_ps(d, 0xAA);
+    return _mm256_fmadd_ps(c->c2, z, _mm256_fmadd_ps(c->c1, y, _mm256_mul_ps(c->c0, x)));
+}
+
+/* M · (p, 1) for both vertices of a pair: ((c3 + c0·x) + c1·y) + c2·z, fused. */
+AVX2_INLINE __m256 xform_point(const pair_cols *c, __m256 p)
+{
+    __m256 x = _mm256_permute_ps(p, 0x00), y = _mm256_permute_ps(p, 0x55);
+    __m256 z = _mm256_permute_ps(p, 0xAA);
+    return _mm256_fmadd_ps(c->c2, z, _mm256_fmadd_ps(c->c1, y, _mm256_fmadd_ps(c->c0, x, c->c3)));
+}
+
+/*
+ * Normalise the x y z of the four vertices of two pairs (v01: vertices 0 and
+ * 1, v23: 2 and 3); a vector whose squared length is zero becomes zero.  The
+ * fourth float of each lane comes out as whatever it was times 1/length.
+ */
+AVX2_INLINE void normalize_pairs(__m256 *v01, __m256 *v23)
+{
+    __m256 s01 = _mm256_mul_ps(*v01, *v01), s23 = _mm256_mul_ps(*v23, *v23);
+    __m256 lo = _mm256_unpacklo_ps(s01, s23); /* x0 x2 y0 y2 | x1 x3 y1 y3 */
+    __m256 hi = _mm256_unpackhi_ps(s01, s23); /* z0 z2 .. .. | z1 z3 .. .. */
+    __m256 ys = _mm256_permute_ps(lo, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 len2 = _mm256_add_ps(_mm256_add_ps(lo, ys), hi); /* l0 l2 .. .. | l1 l3 .. .. */
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
+    inv = _mm256_and_ps(inv, _mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ));
+    *v01 = _mm256_mul_ps(*v01, _mm256_permute_ps(inv, _MM_SHUFFLE(0, 0, 0, 0)));
+    *v23 = _mm256_mul_ps(*v23, _mm256_permute_ps(inv, _MM_SHUFFLE(1, 1, 1, 1)));
 }
 
 /* Store lanes 0..2 (x y z) and nothing else. */
@@ -62,155 +190,184 @@ AVX2_INLINE void store3(float *out, __m128 v)
     _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
 }
 
-/* v[i] = v[i] / |v[i].xyz| for four vectors, zero when the squared length is zero. */
-AVX2_INLINE void normalize4(__m128 v[4])
+/*
+ * A group's x y z (v01: vertices 0 and 1, v23: 2 and 3) packed into the 12
+ * floats x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3: `head` holds the first 8,
+ * `tail` the last 4.
+ */
+AVX2_INLINE void pack_xyz4(__m256 v01, __m256 v23, __m256 *head, __m128 *tail)
 {
-    __m128 s0 = _mm_mul_ps(v[0], v[0]), s1 = _mm_mul_ps(v[1], v[1]);
-    __m128 s2 = _mm_mul_ps(v[2], v[2]), s3 = _mm_mul_ps(v[3], v[3]);
-    __m128 t0 = _mm_unpacklo_ps(s0, s1);    /* x0 x1 y0 y1 */
-    __m128 t1 = _mm_unpacklo_ps(s2, s3);    /* x2 x3 y2 y3 */
-    __m128 t2 = _mm_unpackhi_ps(s0, s1);    /* z0 z1 .. .. */
-    __m128 t3 = _mm_unpackhi_ps(s2, s3);    /* z2 z3 .. .. */
-    __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_movelh_ps(t0, t1), _mm_movehl_ps(t1, t0)),
-                             _mm_movelh_ps(t2, t3));
-    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
-    inv = _mm_and_ps(inv, _mm_cmpgt_ps(len2, _mm_setzero_ps()));
-    v[0] = _mm_mul_ps(v[0], _mm_permute_ps(inv, _MM_SHUFFLE(0, 0, 0, 0)));
-    v[1] = _mm_mul_ps(v[1], _mm_permute_ps(inv, _MM_SHUFFLE(1, 1, 1, 1)));
-    v[2] = _mm_mul_ps(v[2], _mm_permute_ps(inv, _MM_SHUFFLE(2, 2, 2, 2)));
-    v[3] = _mm_mul_ps(v[3], _mm_permute_ps(inv, _MM_SHUFFLE(3, 3, 3, 3)));
+    const __m256i first = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
+    const __m256i second = _mm256_setr_epi32(2, 4, 5, 6, 0, 0, 0, 1);
+    __m256 a = _mm256_permutevar8x32_ps(v01, first);  /* x0 y0 z0 x1 y1 z1 .. .. */
+    __m256 b = _mm256_permutevar8x32_ps(v23, second); /* z2 x3 y3 z3 .. .. x2 y2 */
+    *head = _mm256_blend_ps(a, b, 0xC0);
+    *tail = _mm256_castps256_ps128(b);
 }
 
 /*
- * The layout of a call: strides in floats.  With `packed` (every stride the
- * default, the glTF layout) they are compile-time constants, which frees
- * registers in the hot loop and allows the overlapping stores below.
+ * Write x y z of a group's vertices 0 .. n-1 (v01: vertices 0 and 1, v23: 2
+ * and 3).  A full group of a packed stream is 48 contiguous bytes: two
+ * stores, or, with `stream` (out on a 16-byte boundary), three aligned
+ * non-temporal ones.  Otherwise vertex by vertex, exactly 12 bytes each.
  */
-typedef struct layout {
-    bool packed, has_n, has_t;
-    size_t ic;
-} layout;
+AVX2_INLINE void store_xyz_group(float *out, size_t stride, __m256 v01, __m256 v23, size_t n,
+                                 bool packed_full, bool stream)
+{
+    if (packed_full) {
+        __m256 head;
+        __m128 tail;
+        pack_xyz4(v01, v23, &head, &tail);
+        if (stream) {
+            _mm_stream_ps(out, _mm256_castps256_ps128(head));
+            _mm_stream_ps(out + 4, _mm256_extractf128_ps(head, 1));
+            _mm_stream_ps(out + 8, tail);
+        } else {
+            _mm256_storeu_ps(out, head);
+            _mm_storeu_ps(out + 8, tail);
+        }
+        return;
+    }
+    __m128 v[4] = {_mm256_castps256_ps128(v01), _mm256_extractf128_ps(v01, 1),
+                   _mm256_castps256_ps128(v23), _mm256_extractf128_ps(v23, 1)};
+    for (size_t b = 0; b < n; b++)
+        store3(out + b * stride, v[b]);
+}
 
-#define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
-
-/* What a group of four vertices carries from its reads to its writes. */
+/* What a group of four vertices carries from its reads to its writes: pairs (0, 1) and (2, 3). */
 typedef struct group {
-    __m128 pos[4], nv[4], tv[4], tw[4];
+    __m256 pos[2], nv[2], tv[2], tin[2];
 } group;
 
-/* Read and compute vertex v into slot b of g (nothing is written to the outputs yet). */
-AVX2_INLINE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
+/*
+ * Read and compute pair h of a group: the cursor's vertices a and b (b may
+ * repeat a in a partial group).  `exact`: see load3_pair.
+ */
+AVX2_INLINE void skin_pair(const mn_skin_streams *s, layout L, const cursor *at, size_t a,
+                           size_t b, bool exact, group *g, size_t h)
 {
-    cols4 c = blend(s->palette, s->joints + v * L.ic, s->weights + v * L.ic, L.ic);
-    const float *p = s->positions + v * STRIDE(L, s, position_stride, 3);
-    g->pos[b] = _mm_fmadd_ps(c.c2, _mm_broadcast_ss(p + 2),
-                             _mm_fmadd_ps(c.c1, _mm_broadcast_ss(p + 1),
-                                          _mm_fmadd_ps(c.c0, _mm_broadcast_ss(p), c.c3)));
+    pair_cols c = blend_pair(s, L, at, a, b);
+    size_t ps = STRIDE(L, s, position_stride, 3);
+    g->pos[h] = xform_point(&c, load3_pair(at->p + a * ps, at->p + b * ps, exact));
     if (L.has_n) {
-        const float *q = s->normals + v * STRIDE(L, s, normal_stride, 3);
-        g->nv[b] = apply3(&c, _mm_broadcast_ss(q), _mm_broadcast_ss(q + 1), _mm_broadcast_ss(q + 2));
+        size_t ns = STRIDE(L, s, normal_stride, 3);
+        g->nv[h] = xform_dir(&c, load3_pair(at->n + a * ns, at->n + b * ns, exact));
     }
     if (L.has_t) {
-        const float *q = s->tangents + v * STRIDE(L, s, tangent_stride, 4);
-        g->tw[b] = _mm_loadu_ps(q);
-        g->tv[b] = apply3(&c, _mm_broadcast_ss(q), _mm_broadcast_ss(q + 1), _mm_broadcast_ss(q + 2));
+        size_t ts = STRIDE(L, s, tangent_stride, 4);
+        __m256 t = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(at->t + a * ts)),
+                                        _mm_loadu_ps(at->t + b * ts), 1);
+        g->tin[h] = t;
+        g->tv[h] = xform_dir(&c, t);
     }
-}
-
-/*
- * Store x y z of vertex b of a group.  In a packed stream of 3 floats, a
- * 16-byte store of vertex b (< 3) spills its fourth lane onto vertex b+1's x,
- * which the group has already read and which vertex b+1's own store then
- * overwrites; the group's last vertex stores exactly 12 bytes, so nothing
- * outside the group is touched.  One store instead of two.
- */
-AVX2_INLINE void store_xyz(float *out, __m128 v, bool packed_full, size_t b)
-{
-    if (packed_full && b < 3)
-        _mm_storeu_ps(out, v);
-    else
-        store3(out, v);
-}
-
-/*
- * A full group's x y z into a packed 3-float stream with streaming stores:
- * four vertices are 48 bytes, three aligned 16-byte stores
- * (x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3), `out` on a 16-byte boundary.
- */
-AVX2_INLINE void stream_xyz4(float *out, const __m128 v[4])
-{
-    __m128 z0x1 = _mm_shuffle_ps(v[0], v[1], _MM_SHUFFLE(0, 0, 2, 2)); /* z0 z0 x1 x1 */
-    __m128 z2x3 = _mm_shuffle_ps(v[2], v[3], _MM_SHUFFLE(0, 0, 2, 2)); /* z2 z2 x3 x3 */
-    _mm_stream_ps(out, _mm_shuffle_ps(v[0], z0x1, _MM_SHUFFLE(2, 0, 1, 0)));
-    _mm_stream_ps(out + 4, _mm_shuffle_ps(v[1], v[2], _MM_SHUFFLE(1, 0, 2, 1)));
-    _mm_stream_ps(out + 8, _mm_shuffle_ps(z2x3, v[3], _MM_SHUFFLE(2, 1, 2, 0)));
 }
 
 /*
  * Normalise, then write the outputs of vertices first .. first+n-1 (every
- * input already read).  `stream`: a full group from stream_first on, whose
- * streamed outputs take non-temporal stores (same values, other route).
+ * input already read).  `full`: n is 4; `stream`: a full group from
+ * stream_first on, whose streamed outputs take non-temporal stores (same
+ * values, other route).
  */
 AVX2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
                               bool full, bool stream, group *g)
 {
     size_t ps = STRIDE(L, s, out_position_stride, 3);
-    if (stream && s->stream_positions)
-        stream_xyz4(s->out_positions + first * 3, g->pos);
-    else
-        for (size_t b = 0; b < n; b++)
-            store_xyz(s->out_positions + (first + b) * ps, g->pos[b], L.packed && full, b);
+    store_xyz_group(s->out_positions + first * ps, ps, g->pos[0], g->pos[1], n, L.packed && full,
+                    stream && s->stream_positions);
     if (L.has_n) {
-        normalize4(g->nv);
+        normalize_pairs(&g->nv[0], &g->nv[1]);
         size_t ns = STRIDE(L, s, out_normal_stride, 3);
-        if (stream && s->stream_normals)
-            stream_xyz4(s->out_normals + first * 3, g->nv);
-        else
-            for (size_t b = 0; b < n; b++)
-                store_xyz(s->out_normals + (first + b) * ns, g->nv[b], L.packed && full, b);
+        store_xyz_group(s->out_normals + first * ns, ns, g->nv[0], g->nv[1], n, L.packed && full,
+                        stream && s->stream_normals);
     }
     if (L.has_t) {
-        normalize4(g->tv);
+        normalize_pairs(&g->tv[0], &g->tv[1]);
         size_t ts = STRIDE(L, s, out_tangent_stride, 4);
-        for (size_t b = 0; b < n; b++) { /* x y z skinned, w (handedness) from the input */
-            __m128 t = _mm_blend_ps(g->tv[b], g->tw[b], 8);
+        float *out = s->out_tangents + first * ts;
+        __m128 t[4];
+        for (size_t h = 0; h < 2; h++) { /* x y z skinned, w (handedness) from the input */
+            __m256 v = _mm256_blend_ps(g->tv[h], g->tin[h], 0x88);
+            t[2 * h] = _mm256_castps256_ps128(v);
+            t[2 * h + 1] = _mm256_extractf128_ps(v, 1);
+        }
+        for (size_t b = 0; b < n; b++) {
             if (stream && s->stream_tangents)
-                _mm_stream_ps(s->out_tangents + (first + b) * ts, t);
+                _mm_stream_ps(out + b * ts, t[b]);
             else
-                _mm_storeu_ps(s->out_tangents + (first + b) * ts, t);
+                _mm_storeu_ps(out + b * ts, t[b]);
         }
     }
 }
 
-/*
- * Ask for the inputs of vertex v (clamped to the last) to be brought into the
- * cache: in a large call the loop then meets them there instead of waiting
- * for memory (MN_SKIN_PREFETCH_AHEAD vertices are about half a microsecond
- * of work, a few times the latency of memory).  A hint: it never faults and
- * changes nothing.
- */
-AVX2_INLINE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
+/* `bytes` after p, as an address only (it may lie past the stream: see prefetch_ahead). */
+AVX2_INLINE const char *ahead_of(const void *p, size_t bytes)
 {
-    if (v >= s->count)
-        v = s->count - 1;
-    _mm_prefetch((const char *)(s->positions + v * STRIDE(L, s, position_stride, 3)), _MM_HINT_T0);
-    if (L.has_n)
-        _mm_prefetch((const char *)(s->normals + v * STRIDE(L, s, normal_stride, 3)), _MM_HINT_T0);
-    if (L.has_t)
-        _mm_prefetch((const char *)(s->tangents + v * STRIDE(L, s, tangent_stride, 4)), _MM_HINT_T0);
-    _mm_prefetch((const char *)(s->joints + v * L.ic), _MM_HINT_T0);
-    _mm_prefetch((const char *)(s->weights + v * L.ic), _MM_HINT_T0);
+    return (const char *)((uintptr_t)p + bytes);
 }
 
-/* Vertices first .. first+n-1 (n < 4) as one partial group, through the cache. */
+/*
+ * Ask for the inputs MN_SKIN_PREFETCH_AHEAD vertices after the cursor to be
+ * brought into the cache: in a large call the loop then meets them there
+ * instead of waiting for memory (that many vertices are about half a
+ * microsecond of work, a few times the latency of memory).  A prefetch is a
+ * hint that never faults, so addresses past the end of a stream are harmless
+ * and need no clamp.
+ */
+AVX2_INLINE void prefetch_ahead(const mn_skin_streams *s, layout L, const cursor *at)
+{
+    const size_t a = MN_SKIN_PREFETCH_AHEAD * sizeof(float);
+    _mm_prefetch(ahead_of(at->p, a * STRIDE(L, s, position_stride, 3)), _MM_HINT_T0);
+    if (L.has_n)
+        _mm_prefetch(ahead_of(at->n, a * STRIDE(L, s, normal_stride, 3)), _MM_HINT_T0);
+    if (L.has_t)
+        _mm_prefetch(ahead_of(at->t, a * STRIDE(L, s, tangent_stride, 4)), _MM_HINT_T0);
+    _mm_prefetch(ahead_of(at->j, MN_SKIN_PREFETCH_AHEAD * sizeof(uint16_t) * L.ic), _MM_HINT_T0);
+    _mm_prefetch(ahead_of(at->w, a * L.ic), _MM_HINT_T0);
+}
+
+/*
+ * Vertices first .. first+n-1 (1 ≤ n ≤ 4) as one group with exact reads,
+ * stored vertex by vertex through the cache; a missing vertex of a pair
+ * repeats the pair's first (computed, not stored).
+ */
 AVX2_INLINE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
 {
     group g;
-    for (size_t b = 0; b < 4; b++) /* unused lanes hold zeros, which normalise to zeros */
-        g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = _mm_setzero_ps();
-    for (size_t b = 0; b < n; b++)
-        skin_vertex(s, L, first + b, &g, b);
+    cursor at = cursor_at(s, L, first);
+    skin_pair(s, L, &at, 0, n > 1 ? 1 : 0, true, &g, 0);
+    if (n > 2)
+        skin_pair(s, L, &at, 2, n > 3 ? 3 : 2, true, &g, 1);
+    else
+        g.pos[1] = g.nv[1] = g.tv[1] = g.tin[1] = _mm256_setzero_ps(); /* normalise to zeros */
     finish_group(s, L, first, n, false, false, &g);
+}
+
+/*
+ * The full groups from vertex v to `end` (a multiple of 4 further, with at
+ * least one vertex after it), software pipelined: a group's normalisation
+ * and stores, a long dependency chain, are issued after the next group's
+ * reads and blends, which do not depend on them.  In place stays safe: a
+ * group's stores touch only its own vertices, all read before, and come
+ * after the reads of the group that follows.
+ */
+AVX2_INLINE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
+{
+    if (v == end)
+        return;
+    cursor at = cursor_at(s, L, v);
+    group prev, g;
+    skin_pair(s, L, &at, 0, 1, false, &prev, 0);
+    skin_pair(s, L, &at, 2, 3, false, &prev, 1);
+    for (v += 4; v < end; v += 4) {
+        cursor_advance(&at, s, L, 4);
+        if (s->prefetch)
+            prefetch_ahead(s, L, &at);
+        skin_pair(s, L, &at, 0, 1, false, &g, 0);
+        skin_pair(s, L, &at, 2, 3, false, &g, 1);
+        finish_group(s, L, v - 4, 4, true, stream, &prev);
+        prev = g;
+    }
+    finish_group(s, L, v - 4, 4, true, stream, &prev);
 }
 
 AVX2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
@@ -224,19 +381,14 @@ AVX2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
         v = s->stream_first < s->count ? s->stream_first : s->count;
         skin_partial(s, L, 0, v);
     }
-    group g;
-    for (; v + 4 <= s->count; v += 4) {
-        if (s->prefetch)
-            prefetch_vertex(s, L, v + MN_SKIN_PREFETCH_AHEAD);
-        /* four calls, not a loop: the group's vectors stay in registers */
-        skin_vertex(s, L, v, &g, 0);
-        skin_vertex(s, L, v + 1, &g, 1);
-        skin_vertex(s, L, v + 2, &g, 2);
-        skin_vertex(s, L, v + 3, &g, 3);
-        finish_group(s, L, v, 4, true, stream, &g);
-    }
-    if (v < s->count)
-        skin_partial(s, L, v, s->count - v);
+    /* full groups while a vertex follows them (their 16-byte reads stay inside the streams) */
+    size_t end = s->count - v > 4 ? v + (s->count - v - 1) / 4 * 4 : v;
+    if (stream) /* two instances: the loop tests no flag per group */
+        skin_groups(s, L, v, end, true);
+    else
+        skin_groups(s, L, v, end, false);
+    if (end < s->count) /* the last 1..4 vertices */
+        skin_partial(s, L, end, s->count - end);
     if (stream)
         _mm_sfence(); /* streaming stores are weakly ordered: make them visible before returning */
 }
