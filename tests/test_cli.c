@@ -28,60 +28,16 @@
 
 /* ---- running the tool -------------------------------------------------------- */
 
-typedef struct run_result {
-    int status;        /* exit status, -1 when it did not exit normally */
-    char *out;         /* what the captured stream received, NUL-terminated */
-    size_t size;
-} run_result;
+#include "run_tool.h"
 
-static const char *build_dir(void)
-{
-    const char *dir = getenv("MN_BUILD_DIR");
-    assert_non_null(dir);   /* CTest sets it; run through ctest */
-    return dir;
-}
-
-/*
- * Run `<build>/<program> <args>` through the shell.  capture_stderr selects
- * which stream comes back; the other goes to /dev/null.  Arguments are
- * written by the tests themselves (asset paths, temp files), never by users.
- */
 static run_result run_tool(const char *program, const char *args, int capture_stderr)
 {
-    char cmd[4096];
-    int n = snprintf(cmd, sizeof cmd, "'%s/%s' %s %s", build_dir(), program, args,
-                     capture_stderr ? "2>&1 >/dev/null" : "2>/dev/null");
-    assert_true(n > 0 && (size_t)n < sizeof cmd);
-    FILE *pipe = popen(cmd, "r");
-    assert_non_null(pipe);
-    run_result r = {-1, NULL, 0};
-    size_t cap = 0;
-    for (;;) {
-        if (r.size + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            r.out = realloc(r.out, cap);
-            assert_non_null(r.out);
-        }
-        size_t got = fread(r.out + r.size, 1, 4096, pipe);
-        r.size += got;
-        if (got == 0)
-            break;
-    }
-    r.out[r.size] = '\0';
-    int ws = pclose(pipe);
-    if (ws != -1 && WIFEXITED(ws))
-        r.status = WEXITSTATUS(ws);
-    return r;
+    return mn_run_tool(program, args, capture_stderr);
 }
 
 static run_result marionette(const char *args) { return run_tool("marionette", args, 0); }
 static run_result marionette_stderr(const char *args) { return run_tool("marionette", args, 1); }
 
-static void run_free(run_result *r)
-{
-    free(r->out);
-    r->out = NULL;
-}
 
 static json_t *parse_json(const run_result *r)
 {

@@ -37,48 +37,14 @@
 
 /* ---- running the tool -------------------------------------------------------- */
 
-typedef struct run_result {
-    int status;        /* exit status, -1 when it did not exit normally */
-    char *out;         /* what the captured stream received, NUL-terminated */
-    size_t size;
-} run_result;
+#include "run_tool.h"
 
 /* `marionette <args>`; capture_stderr selects the stream that comes back, the other is dropped. */
 static run_result run_marionette(const char *args, int capture_stderr)
 {
-    const char *dir = getenv("MN_BUILD_DIR");
-    assert_non_null(dir);   /* CTest sets it; run through ctest */
-    char cmd[4096];
-    int n = snprintf(cmd, sizeof cmd, "'%s/marionette' %s %s", dir, args,
-                     capture_stderr ? "2>&1 >/dev/null" : "2>/dev/null");
-    assert_true(n > 0 && (size_t)n < sizeof cmd);
-    FILE *pipe = popen(cmd, "r");
-    assert_non_null(pipe);
-    run_result r = {-1, NULL, 0};
-    size_t cap = 0;
-    for (;;) {
-        if (r.size + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            r.out = realloc(r.out, cap);
-            assert_non_null(r.out);
-        }
-        size_t got = fread(r.out + r.size, 1, 65536, pipe);
-        r.size += got;
-        if (got == 0)
-            break;
-    }
-    r.out[r.size] = '\0';
-    int ws = pclose(pipe);
-    if (ws != -1 && WIFEXITED(ws))
-        r.status = WEXITSTATUS(ws);
-    return r;
+    return mn_run_tool("marionette", args, capture_stderr);
 }
 
-static void run_free(run_result *r)
-{
-    free(r->out);
-    r->out = NULL;
-}
 
 /* Run `marionette sample <args> --json`, expect exit 0 and one JSON object. */
 static json_t *sample_json(const char *args)
