@@ -6,6 +6,7 @@
  *
  *     marionette info FILE [--json]
  *     marionette sample FILE [--clip C] [--times LIST] [--rest] [--vertices V] [--json]
+ *     marionette render FILE [--clip C] [--time T | --frames N] [--turntable N] [--sheet] -o OUT.png
  *     marionette help [COMMAND]
  *     marionette --version
  */
@@ -65,6 +66,38 @@ static const cli_command commands[] = {
      "prints every joint's value after overlay and clamping and every part's world\n"
      "matrix (marionette-voxel-sample/1 with --json).\n",
      cli_sample},
+    {"render", "FILE [--clip NAME] [--time T | --frames N [--sheet]] [--size WxH] "
+               "[--yaw DEG --pitch DEG] [--view front|side|top] [--turntable N [--sheet]] -o OUT.png",
+     "draw a posed model into a PNG (a frame, a sequence, a turntable or a contact sheet)",
+     "Loads FILE (.glb/.gltf, .obj, or a voxel rig.json), poses it and draws it with the\n"
+     "library's software rasteriser (no GPU): lit, depth-tested, textured, supersampled.\n"
+     "The camera frames the model automatically; for a clip it frames the whole clip, so\n"
+     "frames of one clip line up.\n"
+     "\n"
+     "  --clip C         a clip by name, or by index when no clip has that name (glTF), or\n"
+     "                   an animation by name (rig.json); default: the rest pose, or clip\n"
+     "                   0 when --time or --frames ask for one\n"
+     "  --time T         seconds into the clip (clamped to its length)\n"
+     "  --frames N       N frames from the clip's start to its end: OUT_000.png ... or,\n"
+     "                   with --sheet, one labelled grid in OUT.png\n"
+     "  --turntable N    N views round the model (yaw steps of 360/N), numbered or --sheet\n"
+     "  --size WxH       image (or sheet cell) size, default 800x600\n"
+     "  --yaw DEG        camera yaw about +y, default 30 (0 looks from the front, +z)\n"
+     "  --pitch DEG      camera height, -90..90, default 20\n"
+     "  --distance D     camera distance from the bounds' centre (default: framed)\n"
+     "  --fov DEG        vertical field of view, default 40\n"
+     "  --view V         front, side or top: orthographic views; orbit: the default\n"
+     "  --supersample N  N x N samples a pixel, 1..4, default 2\n"
+     "  --background C   #rrggbb, #rrggbbaa or none (transparent); default #2e333b\n"
+     "  --threads N      rendering threads, default one per CPU\n"
+     "  --quiet          no progress bar and no list of files written\n"
+     "  -o, --out OUT    the PNG to write (required)\n"
+     "\n"
+     "A progress bar goes to stderr for several frames when stderr is a terminal.\n"
+     "Exit status: 0 when written; 1 when the file cannot be read or posed, or the PNG\n"
+     "cannot be written (the error names the file and item); 2 for a wrong command\n"
+     "line, including a --clip the file does not have (stderr lists its clips).\n",
+     cli_render},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -16,6 +16,8 @@
  *   instance.h  model instances (a shared rig, placed instances) and the crowd thread pool
  *   voxel_rig.h voxel rigs: rig.json, part meshes, F-curves, posing, skinning matrices
  *   voxel.h     the voxel rig controller (VoxelRig / SkinnedVoxelRig without three.js)
+ *   model_build.h building an mn_model in code (for writers, exporters, converters)
+ *   render.h    the headless rasteriser: scenes, cameras, PNGs, contact sheets
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -34,5 +36,7 @@
 #include "instance.h"
 #include "voxel_rig.h"
 #include "voxel.h"
+#include "model_build.h"
+#include "render.h"
 
 #endif /* MARIONETTE_H */

@@ -1,0 +1,77 @@
+/*
+ * Private to the rasteriser (renderer.c, setup.c, shade.c): set-up triangles,
+ * the renderer's state, and the shading and colour helpers.
+ */
+#ifndef MN_RASTER_INTERNAL_H
+#define MN_RASTER_INTERNAL_H
+
+#include "render/render_internal.h"
+
+#include <stdatomic.h>
+
+/* Interpolated per vertex: view-space normal (3), linear colour (4), base-colour uv (2),
+   emissive uv (2). */
+#define MN_ATTRS 11
+
+/* A triangle after projection, clipping and culling, wound so its screen area is positive. */
+typedef struct mn_rtri {
+    float x[3], y[3];            /* sample-grid coordinates, y down */
+    float z[3];                  /* NDC depth */
+    float iw[3];                 /* 1 / clip w, for perspective-correct weights */
+    float attr[3][MN_ATTRS];
+    uint32_t material;           /* scene material, MN_NONE for the default */
+    bool back;                   /* seen from behind (a double-sided back face) */
+} mn_rtri;
+
+struct mn_renderer {
+    mn_allocator allocator;
+    uint32_t width, height, ss;  /* output size, samples per axis */
+    uint32_t sw, sh;             /* the sample grid */
+    uint8_t background[4];       /* sRGB bytes */
+    uint8_t *color;              /* sw × sh × 4: sRGB, straight alpha */
+    float *depth;                /* sw × sh */
+    size_t max_triangles;        /* what a scene may have */
+    size_t capacity;             /* set-up triangles: twice max_triangles (near clipping) */
+    mn_rtri *tris;
+    int32_t *spans;              /* 2 a triangle: first and last sample row */
+    uint32_t *order;             /* opaque triangles in scene order, then BLEND ones far to near */
+    float *keys;                 /* BLEND sort keys (mean NDC depth), by triangle */
+    uint32_t tri_count, opaque_count;
+    uint32_t band_rows, band_count;   /* output rows a band, bands */
+    atomic_uint next_band;
+    const mn_render_scene *scene;     /* during a draw */
+    mn_rgba_image *out;
+    mn_workers *workers;
+    float srgb_to_linear[256];
+    uint8_t linear_to_srgb[4096];
+};
+
+/* Fill the colour tables. */
+void mn_raster_tables(mn_renderer *r);
+
+/* linear [0,1] → sRGB byte through the table. */
+static inline uint8_t mn_raster_encode(const mn_renderer *r, float v)
+{
+    if (!(v > 0.0f))
+        return 0;
+    if (v >= 1.0f)
+        return 255;
+    return r->linear_to_srgb[(int)(v * 4095.0f + 0.5f)];
+}
+
+/*
+ * Project, clip, cull and classify every triangle of the scene into r->tris,
+ * r->spans, r->order (opaque first, then BLEND sorted far to near).  The scene
+ * was checked by the caller (indices into materials and textures in range).
+ */
+void mn_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera);
+
+/*
+ * Shade one fragment: the material's colour × vertex colour × texture, lit.
+ * attr holds the interpolated attributes.  Writes linear RGB and alpha into
+ * out[4]; returns false when MASK discards it.
+ */
+bool mn_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
+                     const float attr[MN_ATTRS], float out[4]);
+
+#endif /* MN_RASTER_INTERNAL_H */

@@ -1,0 +1,103 @@
+/*
+ * render/source_obj: a scene from an OBJ.  Each group's triangle soup is drawn
+ * in place (stride 8: position, normal, uv); materials take Kd and d, and
+ * map_Kd read from the OBJ's folder.  OBJ files say nothing about culling and
+ * often mix windings, so their materials are double-sided.
+ */
+#include "render/render_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Read a map_Kd file into a texture (a warning when it cannot be read or decoded). */
+static mn_status load_map(mn_render_source *s, const char *base_dir, const mn_obj_material *m,
+                          uint32_t index, mn_render_texture *tex)
+{
+    char path[4096], what[160];
+    snprintf(what, sizeof what, "materials[%u] (%s).map_Kd", index, m->name ? m->name : "");
+    int n = snprintf(path, sizeof path, "%s%s%s", base_dir ? base_dir : "",
+                     base_dir && *base_dir ? "/" : "", m->map_kd_file);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        mn_source_warn(s, MN_IO, what, "%s: path too long", what);
+        return MN_OK;
+    }
+    mn_rgba_image img;
+    mn_error err;
+    mn_status st = mn_rgba_image_read_file(path, &s->arena.allocator, &img, &err);
+    if (st == MN_OUT_OF_MEMORY)
+        return st;
+    if (st != MN_OK) {
+        mn_source_warn(s, st, what, "%s: %s; drawn untextured", what, err.message);
+        return MN_OK;
+    }
+    size_t bytes = (size_t)img.width * img.height * 4u;
+    uint8_t *pixels = mn_arena_alloc(&s->arena, bytes, 16);
+    if (pixels)
+        memcpy(pixels, img.pixels, bytes);
+    *tex = (mn_render_texture){img.width, img.height, pixels, MN_WRAP_REPEAT, MN_WRAP_REPEAT, false};
+    mn_rgba_image_free(&img);
+    return pixels ? MN_OK : MN_OUT_OF_MEMORY;
+}
+
+mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
+                               const mn_allocator *allocator, mn_render_source **out, mn_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!obj || !out)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL obj or out");
+    mn_render_source *s = mn_source_new(allocator, MN_SOURCE_OBJ);
+    if (!s)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+    mn_status st = MN_OK;
+    uint32_t nm = obj->material_count, ng = obj->group_count;
+    if (nm) {
+        s->materials = mn_arena_calloc(&s->arena, nm, sizeof *s->materials, 16);
+        s->textures = mn_arena_calloc(&s->arena, nm, sizeof *s->textures, 16);
+        st = s->materials && s->textures ? MN_OK : MN_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; st == MN_OK && i < nm; i++) {
+        const mn_obj_material *m = &obj->materials[i];
+        mn_render_material *rm = &s->materials[i];
+        memcpy(rm->base_color, m->diffuse, 3 * sizeof(float));
+        rm->base_color[3] = m->opacity;
+        memcpy(rm->emissive, m->emissive, sizeof rm->emissive);
+        rm->alpha_mode = m->opacity < 1.0f ? MN_ALPHA_BLEND : MN_ALPHA_OPAQUE;
+        rm->alpha_cutoff = 0.5f;
+        rm->double_sided = true;
+        rm->texture = MN_NONE;
+        rm->emissive_texture = MN_NONE;
+        /* OBJ's v runs up the image, glTF's (and the sampler's) down it: v' = 1 − v. */
+        const float flip[6] = {1.0f, 0.0f, 0.0f, -1.0f, 0.0f, 1.0f};
+        memcpy(rm->uv_transform, flip, sizeof flip);
+        s->textures[i] = (mn_render_texture){0, 0, NULL, MN_WRAP_REPEAT, MN_WRAP_REPEAT, false};
+        if (m->map_kd_file) {
+            st = load_map(s, base_dir, m, i, &s->textures[i]);
+            if (st == MN_OK && s->textures[i].rgba)
+                rm->texture = i;
+        }
+    }
+    if (st == MN_OK && ng) {
+        s->meshes = mn_arena_calloc(&s->arena, ng, sizeof *s->meshes, 16);
+        st = s->meshes ? MN_OK : MN_OUT_OF_MEMORY;
+    }
+    if (st != MN_OK) {
+        mn_render_source_free(s);
+        return mn_error_set(err, st, NULL, -1, "render source: out of memory");
+    }
+    for (uint32_t g = 0; g < ng; g++) {
+        const mn_obj_group *group = &obj->groups[g];
+        mn_render_mesh *mesh = &s->meshes[g];
+        mesh->vertex_count = group->vertex_count;
+        mesh->positions = group->verts;
+        mesh->position_stride = 8;
+        mesh->normals = group->verts + 3;
+        mesh->normal_stride = 8;
+        mesh->uv[0] = group->verts + 6;
+        mesh->uv_stride[0] = 8;
+        mesh->material = group->material_index < nm ? group->material_index : MN_NONE;
+    }
+    s->scene = (mn_render_scene){s->meshes, ng, s->materials, nm, s->textures, nm};
+    *out = s;
+    return MN_OK;
+}

@@ -1,0 +1,638 @@
+/*
+ * `marionette render FILE [--clip NAME] [--time T | --frames N [--sheet]] [--size WxH]
+ *                         [--yaw DEG] [--pitch DEG] [--view front|side|top] [--turntable N]
+ *                         -o out.png`
+ *
+ * A posed model as a PNG, without a GPU: glTF/GLB (posed by a model
+ * instance's mixer), OBJ (as read) and voxel rigs (rig.json, posed by the
+ * controller) go through the library's render sources into one renderer.
+ * A clip's frames are framed with the bounds of the whole clip, so a
+ * sequence or a sheet does not jump.  Several frames are written as a
+ * numbered sequence (out_000.png, ...) or, with --sheet, one labelled grid.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <marionette/marionette.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_FRAMES 1024u
+#define BOUNDS_SAMPLES 48u   /* poses a clip's framing bounds are taken over, besides the frames */
+#define PI_F 3.14159265f
+
+typedef struct render_args {
+    const char *file, *out, *clip;
+    bool has_time, sheet, quiet;
+    float time;
+    uint32_t frames, turntable, width, height, supersample, threads;
+    bool has_yaw, has_pitch;
+    float yaw, pitch, distance, fov;          /* degrees, as given */
+    mn_render_view_kind view;
+    float background[4];
+} render_args;
+
+/* ---- the command line ----------------------------------------------------------- */
+
+static bool parse_float(const char *s, float *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(d) || fabs(d) > 1e30)
+        return false;
+    *out = (float)d;
+    return true;
+}
+
+static bool parse_count(const char *s, uint32_t max, uint32_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v == 0 || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_size(const char *s, uint32_t *w, uint32_t *h)
+{
+    char buf[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf)
+        return false;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    return parse_count(buf, 8192, w) && parse_count(x + 1, 8192, h);
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* "#rrggbb", "#rrggbbaa" or "none" (transparent). */
+static bool parse_color(const char *s, float out[4])
+{
+    if (strcmp(s, "none") == 0 || strcmp(s, "transparent") == 0) {
+        out[0] = out[1] = out[2] = out[3] = 0.0f;
+        return true;
+    }
+    size_t n = strlen(s);
+    if (s[0] != '#' || (n != 7 && n != 9))
+        return false;
+    out[3] = 1.0f;
+    for (size_t i = 0; i < (n - 1) / 2; i++) {
+        int hi = hex_digit(s[1 + 2 * i]), lo = hex_digit(s[2 + 2 * i]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = (float)(hi * 16 + lo) / 255.0f;
+    }
+    return true;
+}
+
+static int parse_args(int argc, char **argv, render_args *a, bool *help)
+{
+    memset(a, 0, sizeof *a);
+    a->width = 800;
+    a->height = 600;
+    a->supersample = 2;
+    a->background[0] = 0x2e / 255.0f;
+    a->background[1] = 0x33 / 255.0f;
+    a->background[2] = 0x3b / 255.0f;
+    a->background[3] = 1.0f;
+    *help = false;
+    static const char *const valued[] = {"--clip", "--time", "--frames", "--size", "--yaw",
+                                         "--pitch", "--distance", "--fov", "--view",
+                                         "--turntable", "--supersample", "--threads",
+                                         "--background", "-o", "--out"};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool takes = false;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            takes = takes || strcmp(arg, valued[k]) == 0;
+        if (takes && i + 1 >= argc)
+            return cli_usage_error("render", "render: %s needs a value", arg);
+        const char *v = takes ? argv[++i] : NULL;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            *help = true;
+            return CLI_EXIT_OK;
+        } else if (strcmp(arg, "--sheet") == 0) {
+            a->sheet = true;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            a->quiet = true;
+        } else if (strcmp(arg, "--clip") == 0) {
+            a->clip = v;
+        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--out") == 0) {
+            a->out = v;
+        } else if (strcmp(arg, "--time") == 0) {
+            if (!parse_float(v, &a->time) || a->time < 0.0f)
+                return cli_usage_error("render", "render: --time: '%s' is not a time in seconds "
+                                                 "(0 or more)", v);
+            a->has_time = true;
+        } else if (strcmp(arg, "--frames") == 0) {
+            if (!parse_count(v, MAX_FRAMES, &a->frames))
+                return cli_usage_error("render", "render: --frames: '%s' is not a count from 1 "
+                                                 "to %u", v, MAX_FRAMES);
+        } else if (strcmp(arg, "--turntable") == 0) {
+            if (!parse_count(v, MAX_FRAMES, &a->turntable))
+                return cli_usage_error("render", "render: --turntable: '%s' is not a count from "
+                                                 "1 to %u", v, MAX_FRAMES);
+        } else if (strcmp(arg, "--size") == 0) {
+            if (!parse_size(v, &a->width, &a->height))
+                return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT "
+                                                 "(1 to 8192 each)", v);
+        } else if (strcmp(arg, "--supersample") == 0) {
+            if (!parse_count(v, 4, &a->supersample))
+                return cli_usage_error("render", "render: --supersample: '%s' is not 1, 2, 3 "
+                                                 "or 4", v);
+        } else if (strcmp(arg, "--threads") == 0) {
+            if (!parse_count(v, 64, &a->threads))
+                return cli_usage_error("render", "render: --threads: '%s' is not a count from 1 "
+                                                 "to 64", v);
+        } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
+            bool yaw = arg[2] == 'y';
+            float *dst = yaw ? &a->yaw : &a->pitch;
+            if (!parse_float(v, dst) || (!yaw && fabsf(*dst) > 90.0f))
+                return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
+                                       arg, v, yaw ? "" : " from -90 to 90");
+            *(yaw ? &a->has_yaw : &a->has_pitch) = true;
+        } else if (strcmp(arg, "--distance") == 0) {
+            if (!parse_float(v, &a->distance) || !(a->distance > 0.0f))
+                return cli_usage_error("render", "render: --distance: '%s' is not a positive "
+                                                 "number", v);
+        } else if (strcmp(arg, "--fov") == 0) {
+            if (!parse_float(v, &a->fov) || !(a->fov > 0.0f && a->fov < 179.0f))
+                return cli_usage_error("render", "render: --fov: '%s' is not an angle in degrees "
+                                                 "between 0 and 179", v);
+        } else if (strcmp(arg, "--view") == 0) {
+            if (strcmp(v, "front") == 0)
+                a->view = MN_VIEW_FRONT;
+            else if (strcmp(v, "side") == 0)
+                a->view = MN_VIEW_SIDE;
+            else if (strcmp(v, "top") == 0)
+                a->view = MN_VIEW_TOP;
+            else if (strcmp(v, "orbit") == 0)
+                a->view = MN_VIEW_ORBIT;
+            else
+                return cli_usage_error("render", "render: --view takes front, side, top or orbit, "
+                                                 "not '%s'", v);
+        } else if (strcmp(arg, "--background") == 0) {
+            if (!parse_color(v, a->background))
+                return cli_usage_error("render", "render: --background: '%s' is not #rrggbb, "
+                                                 "#rrggbbaa or none", v);
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_usage_error("render", "render: unknown option '%s'", arg);
+        } else if (a->file) {
+            return cli_usage_error("render", "render: one FILE at a time ('%s' and '%s')", a->file,
+                                   arg);
+        } else {
+            a->file = arg;
+        }
+    }
+    if (!a->file)
+        return cli_usage_error("render", "render: which file?");
+    if (!a->out)
+        return cli_usage_error("render", "render: where to? (-o out.png)");
+    if (a->has_time && a->frames)
+        return cli_usage_error("render", "render: --time and --frames exclude each other");
+    if (a->turntable && (a->frames || a->has_time))
+        return cli_usage_error("render", "render: --turntable renders views of one pose; it "
+                                         "takes no --frames or --time");
+    if (a->turntable && a->view != MN_VIEW_ORBIT)
+        return cli_usage_error("render", "render: --turntable orbits; it takes no --view");
+    if (a->sheet && !a->frames && !a->turntable)
+        return cli_usage_error("render", "render: --sheet lays out --frames N or --turntable N");
+    return CLI_EXIT_OK;
+}
+
+/* ---- the model -------------------------------------------------------------------- */
+
+typedef struct scene_model {
+    mn_model *model;
+    mn_rig *rig;
+    mn_instance *instance;
+    mn_obj *obj;
+    mn_voxel_controller *voxel;
+    mn_render_source *source;
+    bool animated;          /* a clip is chosen */
+    uint32_t clip;          /* glTF clip or voxel animation index */
+    float duration;         /* seconds */
+    const char *clip_name;
+} scene_model;
+
+static void model_free(scene_model *m)
+{
+    mn_render_source_free(m->source);
+    mn_instance_free(m->instance);
+    mn_rig_free(m->rig);
+    mn_model_free(m->model);
+    mn_obj_free(m->obj);
+    mn_voxel_controller_free(m->voxel);
+    memset(m, 0, sizeof *m);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n < k)
+        return false;
+    for (size_t i = 0; i < k; i++) {
+        char c = s[n - k + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != suffix[i])
+            return false;
+    }
+    return true;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+static void list_gltf_clips(const mn_model *model)
+{
+    if (model->animation_count == 0) {
+        fputs("the file has no animations\n", stderr);
+        return;
+    }
+    fputs("its clips:", stderr);
+    for (uint32_t i = 0; i < model->animation_count; i++) {
+        fprintf(stderr, "%s %u ", i ? "," : "", i);
+        cli_put_quoted(stderr, model->animations[i].name);
+    }
+    fputc('\n', stderr);
+}
+
+/* Choose the glTF clip: --clip by name then index; clip 0 when a time or frames ask for one. */
+static int choose_gltf_clip(const render_args *a, scene_model *m)
+{
+    const mn_model *model = m->model;
+    bool wants = a->clip || a->has_time || a->frames;
+    if (!wants)
+        return CLI_EXIT_OK;
+    uint32_t pick = MN_NONE;
+    if (a->clip) {
+        for (uint32_t i = 0; i < model->animation_count && pick == MN_NONE; i++)
+            if (model->animations[i].name && strcmp(model->animations[i].name, a->clip) == 0)
+                pick = i;
+        if (pick == MN_NONE && all_digits(a->clip)) {
+            unsigned long v = strtoul(a->clip, NULL, 10);
+            if (v < model->animation_count)
+                pick = (uint32_t)v;
+        }
+    } else if (model->animation_count) {
+        pick = 0;
+    }
+    if (pick == MN_NONE) {
+        if (a->clip)
+            fprintf(stderr, "marionette: %s: no clip '%s'\n", a->file, a->clip);
+        else
+            fprintf(stderr, "marionette: %s: --time and --frames need a clip\n", a->file);
+        list_gltf_clips(model);
+        return cli_usage_error("render", "render: choose a clip the file has");
+    }
+    m->animated = true;
+    m->clip = pick;
+    m->duration = mn_clip_duration(mn_rig_clip(m->rig, pick));
+    m->clip_name = model->animations[pick].name;
+    return CLI_EXIT_OK;
+}
+
+static int load_gltf(const render_args *a, scene_model *m)
+{
+    mn_error err;
+    if (mn_gltf_read_file(a->file, NULL, &m->model, &err) != MN_OK ||
+        mn_rig_create(m->model, NULL, &m->rig, &err) != MN_OK ||
+        mn_instance_create(m->rig, NULL, &m->instance, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    int rc = choose_gltf_clip(a, m);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (mn_render_source_gltf(m->instance, NULL, &m->source, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int load_obj(const render_args *a, scene_model *m)
+{
+    mn_error err;
+    if (a->clip || a->has_time || a->frames) {
+        fprintf(stderr, "marionette: %s: an OBJ has no animations\n", a->file);
+        return cli_usage_error("render", "render: --clip, --time and --frames need an animated "
+                                         "model");
+    }
+    if (mn_obj_read_file(a->file, NULL, &m->obj, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", a->file);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (mn_render_source_obj(m->obj, dir, NULL, &m->source, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int load_voxel(const render_args *a, scene_model *m)
+{
+    mn_error err;
+    if (mn_voxel_controller_load(a->file, NULL, &m->voxel, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    const mn_voxel_rig *rig = mn_voxel_controller_rig(m->voxel);
+    if (a->clip) {
+        uint32_t pick = mn_voxel_rig_find_animation(rig, a->clip);
+        if (pick == MN_NONE) {
+            fprintf(stderr, "marionette: %s: no animation '%s'; its animations:", a->file, a->clip);
+            for (uint32_t i = 0; i < rig->animation_count; i++) {
+                fputc(' ', stderr);
+                cli_put_quoted(stderr, rig->animations[i].name);
+            }
+            fputc('\n', stderr);
+            return cli_usage_error("render", "render: choose an animation the rig has");
+        }
+        m->animated = true;
+        m->clip = pick;
+        m->clip_name = rig->animations[pick].name;
+        m->duration = (float)(rig->animations[pick].duration_ms / 1000.0);
+    } else if (a->has_time || a->frames) {
+        /* The auto-play animations alone: as long as the longest of them. */
+        for (uint32_t i = 0; i < rig->animation_count; i++)
+            if (rig->animations[i].auto_play)
+                m->duration = fmaxf(m->duration, (float)(rig->animations[i].duration_ms / 1000.0));
+        m->animated = true;
+        m->clip = MN_NONE;
+        m->clip_name = "auto";
+    }
+    if (mn_render_source_voxel(m->voxel, NULL, &m->source, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Pose the model at t seconds into its clip (rest or as read when none) and refresh the scene. */
+static void pose_at(scene_model *m, float t)
+{
+    if (m->instance && m->animated) {
+        mn_mixer_play(mn_instance_mixer(m->instance), m->clip,
+                      &(mn_play_options){.once = true, .at = t}, NULL);
+        mn_instance_update(m->instance, 0.0f);
+    } else if (m->voxel && m->animated) {
+        if (m->clip != MN_NONE)
+            mn_voxel_controller_play_animation(m->voxel, m->clip_name);
+        mn_voxel_controller_seek(m->voxel, (double)t * 1000.0);
+    }
+    mn_render_source_refresh(m->source);
+}
+
+/* ---- frames, progress and output -------------------------------------------------- */
+
+typedef struct progress {
+    bool on;
+    uint32_t total;
+} progress;
+
+static void progress_show(const progress *p, uint32_t done)
+{
+    if (!p->on)
+        return;
+    enum { BAR = 30 };
+    uint32_t fill = p->total ? done * BAR / p->total : BAR;
+    char bar[BAR + 1];
+    for (uint32_t i = 0; i < BAR; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[BAR] = '\0';
+    fprintf(stderr, "\rrendering [%s] %u/%u", bar, done, p->total);
+    if (done == p->total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* out.png → out_007.png (4 digits when there are more than 1000 frames). */
+static bool numbered_name(char *buf, size_t size, const char *out, uint32_t index, uint32_t count)
+{
+    size_t len = strlen(out);
+    int stem = (int)(ends_with(out, ".png") ? len - 4 : len);
+    int n = count > 1000 ? snprintf(buf, size, "%.*s_%04u.png", stem, out, index % 10000u)
+                         : snprintf(buf, size, "%.*s_%03u.png", stem, out, index % 1000u);
+    return n > 0 && (size_t)n < size;
+}
+
+static float frame_time(const scene_model *m, uint32_t i, uint32_t n)
+{
+    return n > 1 ? m->duration * (float)i / (float)(n - 1) : 0.0f;
+}
+
+static mn_render_view base_view(const render_args *a)
+{
+    mn_render_view v = {.kind = a->view,
+                        .yaw = a->has_yaw ? a->yaw * PI_F / 180.0f : MN_RENDER_DEFAULT_YAW,
+                        .pitch = a->has_pitch ? a->pitch * PI_F / 180.0f : MN_RENDER_DEFAULT_PITCH,
+                        .distance = a->distance,
+                        .fov_y = a->fov * PI_F / 180.0f};
+    return v;
+}
+
+static int write_png(const mn_rgba_image *img, const char *path)
+{
+    mn_error err;
+    if (mn_rgba_image_write_png(img, path, &err) != MN_OK) {
+        fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Bounds over the frames to render, and for a clip over the whole clip. */
+static void framing_bounds(scene_model *m, const render_args *a, uint32_t frames, float lo[3],
+                           float hi[3])
+{
+    mn_render_bounds_reset(lo, hi);
+    if (!m->animated) {
+        pose_at(m, 0.0f);
+        mn_render_scene_bounds(mn_render_source_scene(m->source), lo, hi);
+        return;
+    }
+    for (uint32_t i = 0; i <= BOUNDS_SAMPLES; i++) {
+        pose_at(m, m->duration * (float)i / (float)BOUNDS_SAMPLES);
+        mn_render_scene_bounds(mn_render_source_scene(m->source), lo, hi);
+    }
+    for (uint32_t i = 0; i < frames; i++) {
+        pose_at(m, a->has_time ? a->time : frame_time(m, i, frames));
+        mn_render_scene_bounds(mn_render_source_scene(m->source), lo, hi);
+    }
+}
+
+typedef struct job {
+    const render_args *a;
+    scene_model *m;
+    mn_renderer *renderer;
+    mn_rgba_image image;
+    mn_sheet sheet;
+    float lo[3], hi[3];
+    progress bar;
+} job;
+
+/* Render cell i (a frame of the clip or a turntable view) into job->image; label it. */
+static int render_cell(job *j, uint32_t i, uint32_t count, char *label, size_t label_size)
+{
+    const render_args *a = j->a;
+    mn_render_view view = base_view(a);
+    float t = a->has_time ? a->time : frame_time(j->m, i, count);
+    if (a->turntable) {
+        view.yaw += 2.0f * PI_F * (float)i / (float)count;
+        snprintf(label, label_size, "yaw %.0f", (double)(view.yaw * 180.0f / PI_F));
+        t = 0.0f;
+    } else {
+        snprintf(label, label_size, "%s t=%.2fs", j->m->clip_name ? j->m->clip_name : "",
+                 (double)t);
+    }
+    pose_at(j->m, t);
+    mn_render_camera cam;
+    mn_error err;
+    if (mn_render_camera_frame(j->lo, j->hi, &view, (float)a->width / (float)a->height, &cam,
+                               &err) != MN_OK ||
+        mn_renderer_draw(j->renderer, mn_render_source_scene(j->m->source), &cam, &j->image,
+                         &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int render_all(job *j)
+{
+    const render_args *a = j->a;
+    uint32_t count = a->turntable ? a->turntable : a->frames ? a->frames : 1;
+    j->bar.on = count > 1 && !a->quiet && isatty(STDERR_FILENO);
+    j->bar.total = count;
+    if (a->sheet) {
+        uint8_t bg[4];
+        for (int i = 0; i < 4; i++)
+            bg[i] = (uint8_t)(a->background[i] * 255.0f + 0.5f);
+        mn_error err;
+        if (mn_sheet_create(count, a->width, a->height, bg, NULL, &j->sheet, &err) != MN_OK) {
+            fprintf(stderr, "marionette: %s: %s\n", a->out, err.message);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    progress_show(&j->bar, 0);
+    for (uint32_t i = 0; i < count; i++) {
+        char label[96], name[4200];
+        int rc = render_cell(j, i, count, label, sizeof label);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (a->sheet) {
+            mn_sheet_put(&j->sheet, i, &j->image, label);
+        } else {
+            if (count > 1 ? !numbered_name(name, sizeof name, a->out, i, count)
+                          : snprintf(name, sizeof name, "%s", a->out) >= (int)sizeof name) {
+                fprintf(stderr, "marionette: %s: path too long\n", a->out);
+                return CLI_EXIT_USAGE;
+            }
+            rc = write_png(&j->image, name);
+            if (rc != CLI_EXIT_OK)
+                return rc;
+        }
+        progress_show(&j->bar, i + 1);
+    }
+    if (a->sheet)
+        return write_png(&j->sheet.image, a->out);
+    /* The files of a sequence, listed once the bar is done (not interleaved with it). */
+    for (uint32_t i = 0; count > 1 && !a->quiet && i < count; i++) {
+        char name[4200];
+        if (numbered_name(name, sizeof name, a->out, i, count))
+            printf("%s\n", name);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int run_render(const render_args *a)
+{
+    scene_model m = {0};
+    int rc;
+    if (cli_is_rig_json(a->file))
+        rc = load_voxel(a, &m);
+    else if (ends_with(a->file, ".obj"))
+        rc = load_obj(a, &m);
+    else
+        rc = load_gltf(a, &m);
+    if (rc != CLI_EXIT_OK) {
+        model_free(&m);
+        return rc;
+    }
+    for (uint32_t i = 0; i < mn_render_source_warning_count(m.source); i++) {
+        const mn_warning *w = mn_render_source_warning(m.source, i);
+        fprintf(stderr, "marionette: %s: warning: %s\n", a->file, w->message);
+    }
+    job j = {.a = a, .m = &m};
+    mn_error err;
+    const mn_render_scene *scene = mn_render_source_scene(m.source);
+    mn_render_options opt = {.width = a->width, .height = a->height,
+                             .supersample = a->supersample, .threads = a->threads,
+                             .max_triangles = mn_render_scene_triangle_count(scene)};
+    memcpy(opt.background, a->background, sizeof opt.background);
+    if (mn_renderer_create(&opt, &j.renderer, &err) != MN_OK ||
+        mn_rgba_image_create(a->width, a->height, NULL, &j.image, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        rc = CLI_EXIT_FAILED;
+    } else {
+        framing_bounds(&m, a, a->frames, j.lo, j.hi);
+        rc = render_all(&j);
+    }
+    mn_sheet_free(&j.sheet);
+    mn_rgba_image_free(&j.image);
+    mn_renderer_free(j.renderer);
+    model_free(&m);
+    return rc;
+}
+
+int cli_render(int argc, char **argv)
+{
+    render_args a;
+    bool help;
+    int rc = parse_args(argc, argv, &a, &help);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (help) {
+        const cli_command *cmd = cli_find_command("render");
+        printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
+        return CLI_EXIT_OK;
+    }
+    return run_render(&a);
+}
