@@ -18,6 +18,7 @@
  *   voxel.h     the voxel rig controller (VoxelRig / SkinnedVoxelRig without three.js)
  *   model_build.h building an mn_model in code (for writers, exporters, converters)
  *   render.h    the headless rasteriser: scenes, cameras, PNGs, contact sheets
+ *   aosrig.h    .aosrig expression-head packs: read (views), write (byte-identical)
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -38,5 +39,6 @@
 #include "voxel.h"
 #include "model_build.h"
 #include "render.h"
+#include "aosrig.h"
 
 #endif /* MARIONETTE_H */
