@@ -19,6 +19,10 @@
  *   model_build.h building an mn_model in code (for writers, exporters, converters)
  *   render.h    the headless rasteriser: scenes, cameras, PNGs, contact sheets
  *   aosrig.h    .aosrig expression-head packs: read (views), write (byte-identical)
+ *   ik.h        two-bone IK with pole, soften, weight; aim chains
+ *   root_motion.h root motion extracted across loop wraps, and stripped
+ *   spring.h    springs and spring chains as pure functions of time
+ *   retarget.h  retargeting a pose between skeletons by joint name
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -40,5 +44,9 @@
 #include "model_build.h"
 #include "render.h"
 #include "aosrig.h"
+#include "ik.h"
+#include "root_motion.h"
+#include "spring.h"
+#include "retarget.h"
 
 #endif /* MARIONETTE_H */

@@ -1,0 +1,401 @@
+/*
+ * Inverse kinematics: ozz-animation's two-bone and aim jobs, written from
+ * their published behaviour, with exact arithmetic (double, true square
+ * roots and divisions) where ozz uses SIMD estimates.  Rules and their
+ * reasons: animation-decisions.md §13 (two-bone) and §14 (aim chain).
+ */
+#include <marionette/ik.h>
+#include <marionette/math.h>
+
+#include "anim/motion_internal.h"
+#include "core/internal.h"
+
+#include <string.h>
+
+static double clamp01(double x)
+{
+    return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0;
+}
+
+void mn_ik_two_bone_init(mn_ik_two_bone *job)
+{
+    if (!job)
+        return;
+    memset(job, 0, sizeof *job);
+    job->pole[1] = 1.0f;
+    job->mid_axis[2] = 1.0f;
+    job->soften = 1.0f;
+    job->weight = 1.0f;
+}
+
+void mn_ik_apply_correction(mn_pose *pose, uint32_t joint, const float correction[4])
+{
+    if (!pose || !correction || joint >= pose->joint_count)
+        return;
+    float *r = pose->rotations + 4u * joint;
+    mn_quat_mul(r, r, correction);
+    mn_quat_normalize(r, r);
+}
+
+/* ---- two-bone ------------------------------------------------------------- */
+
+/* What the solve needs, expressed in the start joint's space (_ss) and the mid joint's (_ms). */
+typedef struct two_bone_setup {
+    mq_affine start, mid, inv_start;
+    double mid_axis[3];             /* unit, mid space */
+    double start_mid_ms[3], mid_end_ms[3];
+    double start_mid_ss[3];
+    double l1, l2;                  /* bone lengths, start space */
+    double start_end_ss_len2;
+} two_bone_setup;
+
+static mn_status two_bone_validate(const mn_ik_two_bone *job, mn_error *err)
+{
+    if (!job->start_world || !job->mid_world || !job->end_world)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "two-bone IK: the start, mid and end matrices are required");
+    if (!mq_finite_floats(job->start_world, 16) || !mq_finite_floats(job->mid_world, 16) ||
+        !mq_finite_floats(job->end_world, 16))
+        return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+                            "two-bone IK: a joint matrix holds a NaN or infinity");
+    if (!mq_finite_floats(job->target, 3) || !mq_finite_floats(job->pole, 3) ||
+        !mq_finite_floats(job->mid_axis, 3) || !isfinite(job->twist) || !isfinite(job->soften) ||
+        !isfinite(job->weight))
+        return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+                            "two-bone IK: target, pole, mid_axis, twist, soften or weight is not finite");
+    double axis[3];
+    mq_from_float3(axis, job->mid_axis);
+    double len = sqrt(mq_len2(axis));
+    if (fabs(len - 1.0) > 1e-3)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "two-bone IK: mid_axis (%g %g %g) is not unit length",
+                            (double)job->mid_axis[0], (double)job->mid_axis[1],
+                            (double)job->mid_axis[2]);
+    return MN_OK;
+}
+
+static mn_status two_bone_prepare(const mn_ik_two_bone *job, two_bone_setup *s, mn_error *err)
+{
+    mq_affine end, inv_mid;
+    mq_affine_from_mat4(&s->start, job->start_world);
+    mq_affine_from_mat4(&s->mid, job->mid_world);
+    mq_affine_from_mat4(&end, job->end_world);
+    if (!mq_affine_invert(&s->inv_start, &s->start) || !mq_affine_invert(&inv_mid, &s->mid))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "two-bone IK: the start or mid matrix is singular");
+    mq_from_float3(s->mid_axis, job->mid_axis);
+    double n = sqrt(mq_len2(s->mid_axis));
+    for (int i = 0; i < 3; i++)
+        s->mid_axis[i] /= n;
+
+    double start_ms[3], end_ss[3], mid_end_ss[3];
+    mq_affine_point(start_ms, &inv_mid, s->start.m + 9);
+    mq_affine_point(s->mid_end_ms, &inv_mid, end.m + 9);
+    mq_affine_point(s->start_mid_ss, &s->inv_start, s->mid.m + 9);
+    mq_affine_point(end_ss, &s->inv_start, end.m + 9);
+    for (int i = 0; i < 3; i++)
+        s->start_mid_ms[i] = -start_ms[i];
+    mq_sub(mid_end_ss, end_ss, s->start_mid_ss);
+    s->l1 = sqrt(mq_len2(s->start_mid_ss));
+    s->l2 = sqrt(mq_len2(mid_end_ss));
+    s->start_end_ss_len2 = mq_len2(end_ss);
+    if (!(s->l1 > 0.0) || !(s->l2 > 0.0))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "two-bone IK: the %s bone has zero length",
+                            s->l1 > 0.0 ? "mid-end" : "start-mid");
+    return MN_OK;
+}
+
+/*
+ * ozz's soften curve: past da = soften·L the reachable distance follows
+ * da + ds·(1 − 81/(α+3)⁴), which leaves the line with slope 1 and never
+ * reaches L, so a leg approaches straight without the snap of a hard clamp.
+ */
+static double soften_distance(double len, double da, double ds)
+{
+    if (len > da && ds > 0.0) {
+        double alpha = (len - da) / ds;
+        double a3 = alpha + 3.0;
+        double a3_2 = a3 * a3;
+        return da + ds * (1.0 - 81.0 / (a3_2 * a3_2));
+    }
+    return len;
+}
+
+/*
+ * The mid correction: the change of the interior angle at the mid joint (law
+ * of cosines) that makes |start→end| equal the softened target distance, as a
+ * rotation about the hinge, its sign chosen by which side the chain bends.
+ */
+static void two_bone_mid(const two_bone_setup *s, double target_len2, double out[4])
+{
+    double sum2 = s->l1 * s->l1 + s->l2 * s->l2;
+    double denom = 2.0 * s->l1 * s->l2;
+    double cos_corrected = (sum2 - target_len2) / denom;
+    double cos_initial = (sum2 - s->start_end_ss_len2) / denom;
+    cos_corrected = cos_corrected < -1.0 ? -1.0 : (cos_corrected > 1.0 ? 1.0 : cos_corrected);
+    cos_initial = cos_initial < -1.0 ? -1.0 : (cos_initial > 1.0 ? 1.0 : cos_initial);
+    double opening = acos(cos_corrected) - acos(cos_initial);
+    double side_ref[3];
+    mq_cross(side_ref, s->start_mid_ms, s->mid_axis);
+    if (mq_dot(side_ref, s->mid_end_ms) < 0.0)
+        opening = -opening;
+    mq_quat_axis_angle(out, s->mid_axis, opening);
+}
+
+/*
+ * The start correction: swing the (mid-corrected) start→end onto
+ * start→target, then turn about that line until the chain's plane normal
+ * (the hinge) lines up with start→target × pole, then twist.
+ */
+static void two_bone_start(const mn_ik_two_bone *job, const two_bone_setup *s,
+                           const double mid_rot[4], const double target_ss[3], double out[4])
+{
+    double v[3], mid_end_final[3], start_end_final[3], swing[4];
+    mq_quat_rotate(v, mid_rot, s->mid_end_ms);
+    mq_affine_dir(v, &s->mid, v);
+    mq_affine_dir(mid_end_final, &s->inv_start, v);
+    for (int i = 0; i < 3; i++)
+        start_end_final[i] = s->start_mid_ss[i] + mid_end_final[i];
+    mq_quat_from_vectors(swing, start_end_final, target_ss);
+
+    double pole_world[3], pole_ss[3], ref_normal[3], axis_ss[3], joint_normal[3];
+    mq_from_float3(pole_world, job->pole);
+    mq_affine_dir(pole_ss, &s->inv_start, pole_world);
+    mq_cross(ref_normal, target_ss, pole_ss);
+    mq_affine_dir(v, &s->mid, s->mid_axis);
+    mq_affine_dir(axis_ss, &s->inv_start, v);
+    mq_quat_rotate(joint_normal, swing, axis_ss);
+
+    double target_len = sqrt(mq_len2(target_ss));
+    double axis[3] = {target_ss[0] / target_len, target_ss[1] / target_len, target_ss[2] / target_len};
+    double plane[4];
+    double nn = sqrt(mq_len2(ref_normal) * mq_len2(joint_normal));
+    if (nn > 0.0) {
+        double flip = mq_dot(joint_normal, pole_ss) < 0.0 ? -1.0 : 1.0;
+        double flipped[3] = {flip * axis[0], flip * axis[1], flip * axis[2]};
+        mq_quat_axis_cos(plane, flipped, mq_dot(ref_normal, joint_normal) / nn);
+    } else {
+        mq_quat_identity(plane); /* no pole plane: keep the chain's own */
+    }
+    mq_quat_mul(out, plane, swing);
+    if (job->twist != 0.0f) {
+        double twist[4];
+        mq_quat_axis_angle(twist, axis, job->twist);
+        mq_quat_mul(out, twist, out);
+    }
+    mq_quat_normalize(out, out);
+}
+
+mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_result *out,
+                               mn_error *err)
+{
+    if (!job || !out)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "two-bone IK: job or out is NULL");
+    mn_status st = two_bone_validate(job, err);
+    if (st != MN_OK)
+        return st;
+    two_bone_setup s;
+    st = two_bone_prepare(job, &s, err);
+    if (st != MN_OK)
+        return st;
+
+    double weight = clamp01(job->weight);
+    double target_world[3], target_ss[3];
+    mq_from_float3(target_world, job->target);
+    mq_affine_point(target_ss, &s.inv_start, target_world);
+    double len = sqrt(mq_len2(target_ss));
+    double chain = s.l1 + s.l2;
+    double start_q[4], mid_q[4];
+    mq_quat_identity(start_q);
+    mq_quat_identity(mid_q);
+    bool reached = false;
+    if (weight > 0.0 && len >= 1e-6 * chain) {
+        double da = chain * clamp01(job->soften), ds = chain - da;
+        reached = len <= da && len > fabs(s.l1 - s.l2) && weight >= 1.0;
+        double softened = soften_distance(len, da, ds);
+        for (int i = 0; i < 3; i++)
+            target_ss[i] *= softened / len;
+        two_bone_mid(&s, softened * softened, mid_q);
+        two_bone_start(job, &s, mid_q, target_ss, start_q);
+        mq_quat_scale(start_q, start_q, weight);
+        mq_quat_scale(mid_q, mid_q, weight);
+    }
+    mq_to_float4(out->start_correction, start_q);
+    mq_to_float4(out->mid_correction, mid_q);
+    out->reached = reached;
+    return MN_OK;
+}
+
+/* ---- aim chain ------------------------------------------------------------ */
+
+static mn_status aim_validate(const mn_ik_aim_chain *job, float *corrections, mn_error *err)
+{
+    if (!job || !corrections || !job->worlds || !job->joints)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "aim chain: job, worlds, joints and corrections are required");
+    if (job->joint_count == 0)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: joint_count is 0");
+    if (!mq_finite_floats(job->target, 3) || !mq_finite_floats(job->forward, 3) ||
+        !mq_finite_floats(job->offset, 3) || !mq_finite_floats(job->up, 3) ||
+        !mq_finite_floats(job->pole, 3) || !isfinite(job->weight))
+        return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+                            "aim chain: target, forward, offset, up, pole or weight is not finite");
+    double f[3], u[3];
+    mq_from_float3(f, job->forward);
+    mq_from_float3(u, job->up);
+    if (!(mq_len2(f) > 0.0))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: forward is zero");
+    if (job->use_up && !(mq_len2(u) > 0.0))
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: up is zero");
+    for (uint32_t k = 0; k < job->joint_count; k++) {
+        const float *w = job->joint_weights;
+        if (w && !(w[k] >= 0.0f && w[k] <= 1.0f))
+            return mn_error_set(err, isfinite(w[k]) ? MN_INVALID_ARGUMENT : MN_NOT_FINITE, NULL,
+                                -1, "aim chain: joint_weights[%u] = %g is outside [0, 1]", k,
+                                (double)w[k]);
+        if (job->limits && !(job->limits[k] >= 0.0f))
+            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                                "aim chain: limits[%u] = %g is negative or NaN", k,
+                                (double)job->limits[k]);
+        if (!mq_finite_floats(job->worlds + 16u * job->joints[k], 16))
+            return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+                                "aim chain: the matrix of joint %u holds a NaN or infinity",
+                                job->joints[k]);
+    }
+    return MN_OK;
+}
+
+/*
+ * The direction from joint origin through the point where the ray
+ * (offset, forward) meets the sphere of radius |target| about the joint:
+ * rotating that direction onto the target puts the target on the ray.
+ * False when the ray misses the sphere (the target is inside the circle the
+ * offset sweeps), which no rotation can fix.
+ */
+static bool offsetted_forward(const double fwd[3], const double off[3], const double target[3],
+                              double out[3])
+{
+    double ao = mq_dot(fwd, off);
+    double ac2 = mq_len2(off) - ao * ao;
+    double r2 = mq_len2(target);
+    if (ac2 > r2 || !(r2 > 0.0))
+        return false;
+    double ai = sqrt(r2 - ac2);
+    for (int i = 0; i < 3; i++)
+        out[i] = off[i] + fwd[i] * (ai - ao);
+    return true;
+}
+
+/* Turn the aim about the joint→target line so that `up` lies in the plane of the target and the pole. */
+static void aim_twist(const double aim[4], const double up[3], const double pole_js[3],
+                      const double target_js[3], double out[4])
+{
+    double up_c[3], ref_n[3], joint_n[3];
+    mq_quat_rotate(up_c, aim, up);
+    mq_cross(ref_n, pole_js, target_js);
+    mq_cross(joint_n, up_c, target_js);
+    double nn = sqrt(mq_len2(ref_n) * mq_len2(joint_n));
+    memcpy(out, aim, 4 * sizeof(double));
+    if (!(nn > 0.0))
+        return;
+    double tl = sqrt(mq_len2(target_js));
+    double flip = mq_dot(ref_n, up_c) < 0.0 ? -1.0 : 1.0;
+    double axis[3] = {flip * target_js[0] / tl, flip * target_js[1] / tl, flip * target_js[2] / tl};
+    double plane[4];
+    mq_quat_axis_cos(plane, axis, mq_dot(joint_n, ref_n) / nn);
+    mq_quat_mul(out, plane, aim);
+    mq_quat_normalize(out, out);
+}
+
+/* Weight the correction from identity, then cap its angle (same axis). */
+static void aim_weight_and_limit(double c[4], double weight, const float *limit)
+{
+    mq_quat_scale(c, c, weight);
+    if (!limit)
+        return;
+    double angle = mq_quat_angle(c);
+    if (angle > (double)*limit) {
+        double s = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        double axis[3] = {c[0] / s, c[1] / s, c[2] / s};
+        mq_quat_axis_angle(c, axis, *limit);
+    }
+}
+
+static void normalize3(double v[3])
+{
+    double n = sqrt(mq_len2(v));
+    if (n > 0.0)
+        for (int i = 0; i < 3; i++)
+            v[i] /= n;
+}
+
+mn_status mn_ik_aim_chain_solve(const mn_ik_aim_chain *job, float *corrections, bool *reached,
+                                mn_error *err)
+{
+    mn_status st = aim_validate(job, corrections, err);
+    if (st != MN_OK)
+        return st;
+    /* Check every matrix inverts before writing anything. */
+    for (uint32_t k = 0; k < job->joint_count; k++) {
+        mq_affine a, inv;
+        mq_affine_from_mat4(&a, job->worlds + 16u * job->joints[k]);
+        if (!mq_affine_invert(&inv, &a))
+            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                                "aim chain: the matrix of joint %u is singular", job->joints[k]);
+    }
+    double fwd[3], off[3], up[3], target[3], pole[3];
+    mq_from_float3(fwd, job->forward);
+    mq_from_float3(off, job->offset);
+    mq_from_float3(up, job->up);
+    mq_from_float3(target, job->target);
+    mq_from_float3(pole, job->pole);
+    normalize3(fwd);
+    double weight = clamp01(job->weight);
+
+    mq_affine corrected; /* the last joint's frame with its correction applied */
+    mq_affine_identity(&corrected);
+    for (uint32_t k = 0; k < job->joint_count; k++) {
+        mq_affine frame, inv;
+        mq_affine_from_mat4(&frame, job->worlds + 16u * job->joints[k]);
+        mq_affine_invert(&inv, &frame);
+        if (k > 0) {
+            /* Carry the ray from the corrected previous joint into this joint's space. */
+            mq_affine rel;
+            mq_affine_mul(&rel, &inv, &corrected);
+            mq_affine_dir(fwd, &rel, fwd);
+            mq_affine_point(off, &rel, off);
+            mq_affine_dir(up, &rel, up);
+            normalize3(fwd);
+        }
+        double target_js[3], aimed[3], c[4];
+        mq_affine_point(target_js, &inv, target);
+        mq_quat_identity(c);
+        if (offsetted_forward(fwd, off, target_js, aimed)) {
+            mq_quat_from_vectors(c, aimed, target_js);
+            if (job->use_up) {
+                double pole_js[3];
+                mq_affine_dir(pole_js, &inv, pole);
+                aim_twist(c, up, pole_js, target_js, c);
+            }
+        }
+        double w = weight * (job->joint_weights ? (double)job->joint_weights[k] : 1.0);
+        aim_weight_and_limit(c, w, job->limits ? job->limits + k : NULL);
+        mq_to_float4(corrections + 4u * k, c);
+
+        mq_affine rot;
+        mq_affine_from_quat(&rot, c);
+        mq_affine_mul(&corrected, &frame, &rot);
+    }
+
+    if (reached) {
+        double p[3], d[3], to[3];
+        mq_affine_point(p, &corrected, off);
+        mq_affine_dir(d, &corrected, fwd);
+        mq_sub(to, target, p);
+        double nn = sqrt(mq_len2(d) * mq_len2(to));
+        double angle = nn > 0.0 ? acos(fmax(-1.0, fmin(1.0, mq_dot(d, to) / nn))) : 0.0;
+        *reached = angle <= 1e-3;
+    }
+    return MN_OK;
+}
