@@ -351,7 +351,9 @@ static void weight_scales_each_correction_from_identity(void **state)
     job.weight = 0.25f;
     assert_int_equal(mn_ik_two_bone_solve(&job, &quarter, NULL), MN_OK);
     assert_false(quarter.reached); /* weight < 1 never reaches */
-    /* Slerp from identity: a quarter of the angle, the same axis. */
+    /* Slerp from identity: a quarter of the angle, the same axis (a normalised lerp
+       would be off by degrees at this size of turn). */
+    assert_true(quat_angle(full.start_correction) > 1.0f);
     assert_float_near(quat_angle(quarter.start_correction), 0.25f * quat_angle(full.start_correction), 1e-5);
     assert_float_near(quat_angle(quarter.mid_correction), 0.25f * quat_angle(full.mid_correction), 1e-5);
     float a_full[3], a_quarter[3], angle;
@@ -490,6 +492,7 @@ static mn_ik_aim_chain aim_job(const chain *c, const uint32_t *joints, uint32_t 
     mn_ik_aim_chain job;
     memset(&job, 0, sizeof job);
     job.worlds = c->worlds;
+    job.world_count = c->pose.joint_count;
     job.joints = joints;
     job.joint_count = n;
     memcpy(job.target, target, sizeof job.target);
@@ -686,6 +689,10 @@ static void aim_errors(void **state)
     const float bad_limits[] = {-0.1f, 1.0f};
     job.limits = bad_limits;
     assert_int_equal(mn_ik_aim_chain_solve(&job, corr, &reached, &err), MN_INVALID_ARGUMENT);
+    job = aim_job(&c, joints, 2, target);
+    job.world_count = 2; /* joints[0] = 2 is past it */
+    assert_int_equal(mn_ik_aim_chain_solve(&job, corr, &reached, &err), MN_INDEX_RANGE);
+    assert_non_null(strstr(err.message, "joints[0]"));
     job = aim_job(&c, joints, 2, target);
     job.target[0] = NAN;
     assert_int_equal(mn_ik_aim_chain_solve(&job, corr, &reached, &err), MN_NOT_FINITE);

@@ -447,6 +447,11 @@ static void apply_errors_leave_the_destination_alone(void **state)
     assert_int_equal(mn_retarget_apply(map, &f->figure.pose, &small, &err), MN_INVALID_ARGUMENT);
     assert_true(small.translations[0] == 7.0f);
     assert_int_equal(mn_retarget_apply(NULL, &f->figure.pose, &small, &err), MN_INVALID_ARGUMENT);
+    /* Source and destination in one pose would be read after being written. */
+    mn_retarget_options self = legs_options();
+    mn_retarget *onto_self = build(f->man.sk, f->man.sk, &self);
+    assert_int_equal(mn_retarget_apply(onto_self, &f->man.pose, &f->man.pose, &err), MN_INVALID_ARGUMENT);
+    mn_retarget_free(onto_self);
     mn_pose_free(&small);
     mn_retarget_free(map);
 }

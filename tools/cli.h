@@ -63,6 +63,8 @@ void cli_put_json_floats(FILE *out, const float *v, size_t n);
 int cli_info(int argc, char **argv);
 int cli_sample(int argc, char **argv);
 int cli_render(int argc, char **argv);
+int cli_export(int argc, char **argv);
+int cli_convert(int argc, char **argv);
 
 /* Voxel rigs (cmd_voxel.c): `info` and `sample` hand a ".json" FILE to these.
    mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */

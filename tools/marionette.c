@@ -98,6 +98,50 @@ static const cli_command commands[] = {
      "cannot be written (the error names the file and item); 2 for a wrong command\n"
      "line, including a --clip the file does not have (stderr lists its clips).\n",
      cli_render},
+    {"convert", "IN OUT [--quantize] [--scale S] [--rate HZ]",
+     "write a glTF/GLB, OBJ (+MTL) or voxel rig.json as GLB or .gltf",
+     "Reads IN with the library and writes it to OUT: GLB when OUT ends in .glb,\n"
+     "a .gltf with its .bin beside it when OUT ends in .gltf.\n"
+     "  IN .glb/.gltf  everything the reader exposes is written back (extras included)\n"
+     "  IN .obj        with its MTL libraries: one mesh whose primitives are the OBJ's\n"
+     "                 groups (one per usemtl) with their materials (Kd, d/Tr, Ke, Ns;\n"
+     "                 map_Kd as a texture referenced by URI); uv v flipped for glTF\n"
+     "  IN .json       a voxel rig with its meshes beside it, through `export` (also\n"
+     "                 writes OUT.interface.json)\n"
+     "\n"
+     "  --quantize     KHR_mesh_quantization for positions, normals and uvs (glTF/OBJ input)\n"
+     "  --scale S, --rate HZ   as for `export` (rig input)\n"
+     "\n"
+     "Exit status: 0 when written; 1 when IN cannot be read or OUT cannot be written\n"
+     "(the error names the file and item; no partial file is left); 2 for a wrong\n"
+     "command line.\n",
+     cli_convert},
+    {"export", "[--rig RIG.json] [--meshes PATH] --out OUT [--scale S] [--rate HZ] [--name N]",
+     "a voxel model (rig.json + part meshes, or mesh.glb) as one glTF",
+     "Packs a voxel model into one glTF 2.0 file a game engine loads: one node per\n"
+     "part (named after it, children as the part tree, origin at its pivot, default\n"
+     "transform the rest pose), one vertex-coloured mesh per part (or, for the\n"
+     "*-skinned kinds, one skinned mesh with the parts as its skeleton), empty\n"
+     "attach-socket nodes (extras {\"socket\": true}) for parts without geometry, and\n"
+     "every rig animation baked into a LINEAR clip of the same name (extras loop and\n"
+     "autoPlay).  Beside OUT it writes OUT.interface.json: every caller joint with its\n"
+     "node, kind, axis and range, the animations and the sockets, also mirrored into\n"
+     "the driven nodes' extras.  Without --rig, --meshes names one static mesh.glb.\n"
+     "\n"
+     "  --rig RIG.json   the rig: a produced rig.json, or a run record holding it as \"rig\"\n"
+     "  --meshes PATH    the part meshes: a folder of <part>.glb (rigged kinds), or\n"
+     "                   mesh.glb / a folder holding it (skinned and static kinds);\n"
+     "                   default: beside the rig (meshes/ or mesh.glb)\n"
+     "  --out OUT        .glb, or .gltf (+ .bin beside it); -o also works\n"
+     "  --scale S        world units per voxel (default: the rig's voxel_size; 1 without a rig)\n"
+     "  --rate HZ        animation samples per second (default 60), plus every key time;\n"
+     "                   more are added where LINEAR keys would stray from the curves\n"
+     "  --name N         the model name interface.json records (default: OUT's file name)\n"
+     "\n"
+     "Exit status: 0 when written; 1 when an input is missing or invalid or the output\n"
+     "cannot be written (the error names the file and item, and no partial output is\n"
+     "left behind); 2 for a wrong command line.\n",
+     cli_export},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

@@ -111,6 +111,7 @@ MN_API mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_
  */
 typedef struct mn_ik_aim_chain {
     const float *worlds;         /* model-space matrices, 16 floats per joint, indexed by joint */
+    uint32_t world_count;        /* matrices in worlds: every joints[k] must be below it */
     const uint32_t *joints;      /* joint_count indices into worlds, tip first; each joint's
                                     matrix must be an ancestor's of the one before (or the same
                                     rigid frame), as in a skeleton */
@@ -139,7 +140,8 @@ typedef struct mn_ik_aim_chain {
  * MN_OK.  Allocates nothing.
  * Errors: MN_INVALID_ARGUMENT (NULL job, worlds, joints or corrections;
  * joint_count 0; a zero forward or, with use_up, a zero up; a weight outside
- * [0, 1]; a negative limit; a singular matrix), MN_NOT_FINITE.
+ * [0, 1]; a negative limit; a singular matrix), MN_INDEX_RANGE (a joint
+ * index ≥ world_count), MN_NOT_FINITE.
  */
 MN_API mn_status mn_ik_aim_chain_solve(const mn_ik_aim_chain *job, float *corrections,
                                        bool *reached, mn_error *err);

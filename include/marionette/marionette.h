@@ -23,6 +23,8 @@
  *   root_motion.h root motion extracted across loop wraps, and stripped
  *   spring.h    springs and spring chains as pure functions of time
  *   retarget.h  retargeting a pose between skeletons by joint name
+ *   obj_model.h an OBJ (with its MTL) as an mn_model: groups become primitives
+ *   voxel_export.h voxel rigs to glTF: part nodes, baked clips, interface.json
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -48,5 +50,7 @@
 #include "root_motion.h"
 #include "spring.h"
 #include "retarget.h"
+#include "obj_model.h"
+#include "voxel_export.h"
 
 #endif /* MARIONETTE_H */

@@ -99,10 +99,9 @@ MN_API void mn_retarget_free(mn_retarget *map);
  * Retarget src_pose (a pose of the source skeleton) into dst_pose (a pose
  * of the destination skeleton).  Every channel of the destination's joints is
  * written.  Allocation-free; a pure function of the map and src_pose (the
- * scratch is overwritten each call).  src_pose and dst_pose must not be the
- * same pose.
+ * scratch is overwritten each call).
  * Errors: MN_INVALID_ARGUMENT (NULL argument; a pose with fewer joints than
- * its skeleton), dst_pose untouched.
+ * its skeleton; src_pose and dst_pose the same storage), dst_pose untouched.
  */
 MN_API mn_status mn_retarget_apply(mn_retarget *map, const mn_pose *src_pose, mn_pose *dst_pose,
                                    mn_error *err);

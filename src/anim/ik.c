@@ -250,6 +250,10 @@ static mn_status aim_validate(const mn_ik_aim_chain *job, float *corrections, mn
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: up is zero");
     for (uint32_t k = 0; k < job->joint_count; k++) {
         const float *w = job->joint_weights;
+        if (job->joints[k] >= job->world_count)
+            return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+                                "aim chain: joints[%u] = %u is outside worlds (%u matrices)", k,
+                                job->joints[k], job->world_count);
         if (w && !(w[k] >= 0.0f && w[k] <= 1.0f))
             return mn_error_set(err, isfinite(w[k]) ? MN_INVALID_ARGUMENT : MN_NOT_FINITE, NULL,
                                 -1, "aim chain: joint_weights[%u] = %g is outside [0, 1]", k,

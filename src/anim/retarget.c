@@ -388,6 +388,9 @@ mn_status mn_retarget_apply(mn_retarget *map, const mn_pose *src_pose, mn_pose *
     if (!map || !src_pose || !dst_pose)
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: map, source and destination poses are required");
+    if (src_pose == dst_pose || src_pose->rotations == dst_pose->rotations)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "retarget: the source and destination poses are the same storage");
     if (src_pose->joint_count < map->src_count || dst_pose->joint_count < map->dst_count)
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: poses of %u and %u joints for skeletons of %u and %u",

@@ -1,0 +1,136 @@
+/*
+ * `marionette convert IN OUT [--quantize] [--scale S] [--rate HZ]`: anything
+ * the library reads, written as GLB or .gltf (+ .bin) by OUT's extension.
+ *
+ *   IN .glb / .gltf   read and written back (mn_gltf_read_file, mn_gltf_write_file)
+ *   IN .obj           with its MTL libraries: groups become primitives with
+ *                     their materials (mn_model_from_obj, obj_model.h)
+ *   IN .json          a voxel rig with its meshes beside it, through the
+ *                     exporter (mn_voxel_export_file: OUT.interface.json too)
+ *
+ * Exit status: 0 written; 1 IN cannot be read or OUT written (the error names
+ * the file and item; nothing partial is left); 2 a wrong command line.
+ */
+#include "cli.h"
+
+#include <marionette/marionette.h>
+#include <marionette/obj_model.h>
+#include <marionette/voxel_export.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool has_extension(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    if (n <= k)
+        return false;
+    for (size_t i = 0; i < k; i++) {
+        char c = path[n - k + i];
+        if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) != ext[i])
+            return false;
+    }
+    return true;
+}
+
+/* The file name of path without folder and extension, into out. */
+static void stem_of(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    size_t n = dot && dot > name ? (size_t)(dot - name) : strlen(name);
+    snprintf(out, size, "%.*s", (int)n, name);
+}
+
+/* Read IN (glTF or OBJ) into a model; prints the error and returns NULL when it cannot. */
+static mn_model *read_input(const char *in)
+{
+    mn_error err;
+    memset(&err, 0, sizeof err);
+    mn_model *model = NULL;
+    if (!has_extension(in, ".obj")) {
+        if (mn_gltf_read_file(in, NULL, &model, &err) != MN_OK) {
+            cli_report_error(in, &err);
+            return NULL;
+        }
+        return model;
+    }
+    mn_obj *obj = NULL;
+    if (mn_obj_read_file(in, NULL, &obj, &err) != MN_OK) {
+        cli_report_error(in, &err);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < obj->warning_count; i++)
+        fprintf(stderr, "marionette: %s: warning: %s\n", in, obj->warnings[i].message);
+    char name[256];
+    stem_of(in, name, sizeof name);
+    if (mn_model_from_obj(obj, name, NULL, &model, &err) != MN_OK)
+        cli_report_error(in, &err);
+    mn_obj_free(obj);
+    return model;
+}
+
+int cli_convert(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    mn_gltf_write_options wo;
+    memset(&wo, 0, sizeof wo);
+    mn_voxel_export_options vo;
+    memset(&vo, 0, sizeof vo);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--quantize") == 0) {
+            wo.quantize = true;
+        } else if (strcmp(a, "--scale") == 0 || strcmp(a, "--rate") == 0) {
+            float *dst = strcmp(a, "--scale") == 0 ? &vo.scale : &vo.rate;
+            char *end = NULL;
+            double d = i + 1 < argc ? strtod(argv[i + 1], &end) : 0.0;
+            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || !(d > 0.0) || !isfinite((float)d) ||
+                (dst == &vo.rate && d < 1.0))
+                return cli_usage_error("convert", "%s needs a positive number", a);
+            *dst = (float)d;
+            i++;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage_error("convert", "unknown option '%s'", a);
+        } else if (!in) {
+            in = a;
+        } else if (!out) {
+            out = a;
+        } else {
+            return cli_usage_error("convert", "unexpected argument '%s'", a);
+        }
+    }
+    if (!in || !out)
+        return cli_usage_error("convert", "give an input and an output file");
+    if (!has_extension(out, ".glb") && !has_extension(out, ".gltf"))
+        return cli_usage_error("convert", "the output must end in .glb or .gltf, not '%s'", out);
+    bool rig = has_extension(in, ".json");
+    if (!rig && (vo.scale != 0.0f || vo.rate != 0.0f))
+        return cli_usage_error("convert", "--scale and --rate apply to a voxel rig (.json) input only");
+
+    mn_error err;
+    memset(&err, 0, sizeof err);
+    if (rig) {
+        if (wo.quantize)
+            return cli_usage_error("convert", "--quantize does not apply to a voxel rig input");
+        if (mn_voxel_export_file(in, NULL, out, &vo, &err) != MN_OK) {
+            cli_report_error(in, &err);
+            return CLI_EXIT_FAILED;
+        }
+        printf("wrote %s and its interface.json\n", out);
+        return CLI_EXIT_OK;
+    }
+    mn_model *model = read_input(in);
+    if (!model)
+        return CLI_EXIT_FAILED;
+    mn_status st = mn_gltf_write_file(model, out, &wo, &err);
+    if (st != MN_OK)
+        cli_report_error(out, &err);
+    else
+        printf("wrote %s (%u nodes, %u meshes, %u materials, %u animations)\n", out, model->node_count,
+               model->mesh_count, model->material_count, model->animation_count);
+    mn_model_free(model);
+    return st == MN_OK ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+}
