@@ -25,6 +25,10 @@
  *   retarget.h  retargeting a pose between skeletons by joint name
  *   obj_model.h an OBJ (with its MTL) as an mn_model: groups become primitives
  *   voxel_export.h voxel rigs to glTF: part nodes, baked clips, interface.json
+ *   blend.h     pose blending, additive layers, masks, additive clips
+ *   blend_tree.h blend trees: clip leaves with clocks, lerp, 1D sets, 2D spaces, phase sync
+ *   events.h    named clip events reported across loop wraps
+ *   state_machine.h the crossfading state machine over blend-tree states
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -52,5 +56,9 @@
 #include "retarget.h"
 #include "obj_model.h"
 #include "voxel_export.h"
+#include "blend.h"
+#include "blend_tree.h"
+#include "events.h"
+#include "state_machine.h"
 
 #endif /* MARIONETTE_H */

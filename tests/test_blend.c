@@ -1,0 +1,695 @@
+/*
+ * Pose blending and additive layers (src/anim/blend.c, src/anim/additive.c):
+ * blend endpoints, clamping and slerp (animation-decisions.md §19), alias
+ * safety, masks (§20), the additive layer and its delta (§6), the checked
+ * joint write (§22), scale-from-identity, additive clips (§18) including
+ * cubic tangents, and zero allocations per call.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <marionette/blend.h>
+#include <marionette/clip.h>
+#include <marionette/math.h>
+#include <marionette/pose.h>
+
+#include "assert_near.h"
+#include "counting_alloc.h"
+
+#include <math.h>
+#include <string.h>
+
+#define JOINTS 4u
+#define PI_F 3.14159265358979f
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static void must(mn_status st, const mn_error *err)
+{
+    if (st != MN_OK)
+        fail_msg("%s: %s", mn_status_name(st), err->message);
+}
+
+static mn_pose make_pose(uint32_t joints)
+{
+    mn_pose p;
+    mn_error err;
+    must(mn_pose_create(&p, joints, NULL, &err), &err);
+    return p;
+}
+
+static void quat_axis_angle(float out[4], float x, float y, float z, float angle)
+{
+    float axis[3] = {x, y, z};
+    mn_quat_from_axis_angle(out, axis, angle);
+}
+
+/* Distinct, non-trivial values on every joint of a pose; `seed` varies them. */
+static void fill_pose(mn_pose *p, float seed)
+{
+    for (uint32_t j = 0; j < p->joint_count; j++) {
+        float k = seed + (float)j;
+        float t[3] = {0.5f * k, -0.25f * k + 1.0f, 2.0f - k};
+        float s[3] = {1.0f + 0.1f * k, 0.8f + 0.05f * k, 1.5f};
+        float r[4];
+        quat_axis_angle(r, 1.0f, 0.5f * k, -0.3f, 0.4f * k + 0.2f);
+        mn_pose_set_joint(p, j, t, r, s);
+    }
+}
+
+static bool poses_bit_equal(const mn_pose *a, const mn_pose *b)
+{
+    size_t n = a->joint_count;
+    return a->joint_count == b->joint_count &&
+           memcmp(a->translations, b->translations, n * 3 * sizeof(float)) == 0 &&
+           memcmp(a->rotations, b->rotations, n * 4 * sizeof(float)) == 0 &&
+           memcmp(a->scales, b->scales, n * 3 * sizeof(float)) == 0;
+}
+
+static void assert_poses_near(const mn_pose *a, const mn_pose *b, double tol)
+{
+    assert_int_equal(a->joint_count, b->joint_count);
+    for (uint32_t j = 0; j < a->joint_count; j++) {
+        assert_vec_near(a->translations + 3 * j, b->translations + 3 * j, 3, tol);
+        assert_vec_near(a->scales + 3 * j, b->scales + 3 * j, 3, tol);
+        /* q and −q are one rotation */
+        const float *qa = a->rotations + 4 * j, *qb = b->rotations + 4 * j;
+        float d = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+        float flipped[4] = {-qb[0], -qb[1], -qb[2], -qb[3]};
+        assert_vec_near(qa, d < 0 ? flipped : qb, 4, tol);
+    }
+}
+
+/* Reference slerp in double along the short arc (the rule of §19). */
+static void slerp_ref(float out[4], const float a[4], const float b_in[4], double t)
+{
+    double b[4] = {b_in[0], b_in[1], b_in[2], b_in[3]};
+    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if (d < 0) {
+        d = -d;
+        for (int i = 0; i < 4; i++)
+            b[i] = -b[i];
+    }
+    double wa = 1 - t, wb = t;
+    if (d <= 0.9995) {
+        double th = acos(d);
+        wa = sin((1 - t) * th) / sin(th);
+        wb = sin(t * th) / sin(th);
+    }
+    double r[4], n = 0;
+    for (int i = 0; i < 4; i++) {
+        r[i] = a[i] * wa + b[i] * wb;
+        n += r[i] * r[i];
+    }
+    for (int i = 0; i < 4; i++)
+        out[i] = (float)(r[i] / sqrt(n));
+}
+
+/* ---- blend ---------------------------------------------------------------------- */
+
+static void blend_endpoints_copy_inputs_bit_exactly(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(JOINTS), b = make_pose(JOINTS), out = make_pose(JOINTS);
+    fill_pose(&a, 0.1f);
+    fill_pose(&b, 2.3f);
+    mn_error err;
+    const float to_a[] = {0.0f, -0.5f, -INFINITY, NAN};
+    const float to_b[] = {1.0f, 1.5f, INFINITY};
+    for (size_t i = 0; i < sizeof to_a / sizeof to_a[0]; i++) {
+        fill_pose(&out, 9.0f);
+        must(mn_pose_blend(&a, &b, to_a[i], &out, &err), &err);
+        assert_true(poses_bit_equal(&out, &a));
+    }
+    for (size_t i = 0; i < sizeof to_b / sizeof to_b[0]; i++) {
+        fill_pose(&out, 9.0f);
+        must(mn_pose_blend(&a, &b, to_b[i], &out, &err), &err);
+        assert_true(poses_bit_equal(&out, &b));
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+}
+
+static void blend_interpolates_translation_scale_and_slerps_rotation(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(JOINTS), b = make_pose(JOINTS), out = make_pose(JOINTS);
+    fill_pose(&a, 0.1f);
+    fill_pose(&b, 2.3f);
+    mn_error err;
+    const float ts[] = {0.25f, 0.5f, 0.9f};
+    for (size_t i = 0; i < 3; i++) {
+        must(mn_pose_blend(&a, &b, ts[i], &out, &err), &err);
+        for (uint32_t j = 0; j < JOINTS; j++)
+            for (int c = 0; c < 3; c++) {
+                float ta = a.translations[3 * j + c], tb = b.translations[3 * j + c];
+                float sa = a.scales[3 * j + c], sb = b.scales[3 * j + c];
+                assert_float_near(out.translations[3 * j + c], ta + (tb - ta) * ts[i], 1e-6);
+                assert_float_near(out.scales[3 * j + c], sa + (sb - sa) * ts[i], 1e-6);
+            }
+        for (uint32_t j = 0; j < JOINTS; j++) {
+            float expect[4];
+            slerp_ref(expect, a.rotations + 4 * j, b.rotations + 4 * j, ts[i]);
+            assert_vec_near(out.rotations + 4 * j, expect, 4, 1e-6);
+        }
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+}
+
+static void blend_takes_the_short_arc_and_nlerps_when_nearly_parallel(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(1), b = make_pose(1), out = make_pose(1);
+    float qa[4], qb[4];
+    /* 10° and 170° about Z, b stored as its negation: the short arc still passes 90°. */
+    quat_axis_angle(qa, 0, 0, 1, 10.0f * PI_F / 180.0f);
+    quat_axis_angle(qb, 0, 0, 1, 170.0f * PI_F / 180.0f);
+    for (int i = 0; i < 4; i++)
+        qb[i] = -qb[i];
+    mn_pose_set_joint(&a, 0, NULL, qa, NULL);
+    mn_pose_set_joint(&b, 0, NULL, qb, NULL);
+    mn_error err;
+    must(mn_pose_blend(&a, &b, 0.5f, &out, &err), &err);
+    float expect[4];
+    quat_axis_angle(expect, 0, 0, 1, PI_F / 2);
+    assert_vec_near(out.rotations, expect, 4, 1e-6);
+
+    /* every width of arc: the fixed series (d >= 0.5), the summed one (d < 0.5), and b negated */
+    for (int deg = 5; deg < 180; deg += 7) {
+        float qc[4], want[4];
+        quat_axis_angle(qc, 0.3f, -0.5f, 0.8f, (float)deg * PI_F / 180.0f);
+        if (deg % 2)
+            for (int i = 0; i < 4; i++)
+                qc[i] = -qc[i];
+        mn_pose_set_joint(&b, 0, NULL, qc, NULL);
+        for (float w = 0.1f; w < 1.0f; w += 0.2f) {
+            must(mn_pose_blend(&a, &b, w, &out, &err), &err);
+            slerp_ref(want, qa, qc, w);
+            assert_vec_near(out.rotations, want, 4, 1e-6);
+        }
+    }
+
+    /* Nearly parallel (0.02 rad apart): the normalised lerp, within float of slerp. */
+    quat_axis_angle(qb, 0, 0, 1, 10.0f * PI_F / 180.0f + 0.02f);
+    mn_pose_set_joint(&b, 0, NULL, qb, NULL);
+    must(mn_pose_blend(&a, &b, 0.3f, &out, &err), &err);
+    slerp_ref(expect, qa, qb, 0.3);
+    assert_vec_near(out.rotations, expect, 4, 1e-6);
+    float n = sqrtf(out.rotations[0] * out.rotations[0] + out.rotations[1] * out.rotations[1] +
+                    out.rotations[2] * out.rotations[2] + out.rotations[3] * out.rotations[3]);
+    assert_float_near(n, 1.0f, 1e-6);
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+}
+
+static void blend_is_safe_when_out_is_a_or_b(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(JOINTS), b = make_pose(JOINTS), expect = make_pose(JOINTS);
+    mn_error err;
+    fill_pose(&a, 0.1f);
+    fill_pose(&b, 2.3f);
+    must(mn_pose_blend(&a, &b, 0.4f, &expect, &err), &err);
+    must(mn_pose_blend(&a, &b, 0.4f, &a, &err), &err);
+    assert_true(poses_bit_equal(&a, &expect));
+    fill_pose(&a, 0.1f);
+    must(mn_pose_blend(&a, &b, 0.4f, &b, &err), &err);
+    assert_true(poses_bit_equal(&b, &expect));
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&expect);
+}
+
+static void blend_refuses_mismatched_counts_and_leaves_out_untouched(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(JOINTS), b = make_pose(JOINTS - 1), out = make_pose(JOINTS),
+            keep = make_pose(JOINTS);
+    fill_pose(&out, 5.0f);
+    mn_pose_copy(&keep, &out);
+    mn_error err;
+    assert_int_equal(mn_pose_blend(&a, &b, 0.5f, &out, &err), MN_COUNT_MISMATCH);
+    assert_int_equal(err.code, MN_COUNT_MISMATCH);
+    assert_int_equal(mn_pose_add(&a, &b, 0.5f, &out, &err), MN_COUNT_MISMATCH);
+    assert_int_equal(mn_pose_blend(&a, NULL, 0.5f, &out, &err), MN_INVALID_ARGUMENT);
+    assert_true(poses_bit_equal(&out, &keep));
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+    mn_pose_free(&keep);
+}
+
+/* ---- masks ------------------------------------------------------------------------ */
+
+static void mask_weights_each_joint_by_layer_times_mask(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(JOINTS), b = make_pose(JOINTS), out = make_pose(JOINTS),
+            one = make_pose(1), oa = make_pose(1), ob = make_pose(1);
+    fill_pose(&a, 0.1f);
+    fill_pose(&b, 2.3f);
+    const float mask[JOINTS] = {0.0f, 0.5f, 1.0f, 7.0f}; /* 7 clamps to 1 */
+    const float t = 0.6f;
+    mn_error err;
+    must(mn_pose_blend_masked(&a, &b, t, mask, JOINTS, &out, &err), &err);
+    /* joint 0: mask 0 copies a exactly */
+    assert_memory_equal(out.translations, a.translations, 3 * sizeof(float));
+    assert_memory_equal(out.rotations, a.rotations, 4 * sizeof(float));
+    assert_memory_equal(out.scales, a.scales, 3 * sizeof(float));
+    /* other joints: a single-joint blend at t·clamp01(mask) */
+    for (uint32_t j = 1; j < JOINTS; j++) {
+        float m = mask[j] > 1.0f ? 1.0f : mask[j];
+        mn_pose_set_joint(&oa, 0, a.translations + 3 * j, a.rotations + 4 * j, a.scales + 3 * j);
+        mn_pose_set_joint(&ob, 0, b.translations + 3 * j, b.rotations + 4 * j, b.scales + 3 * j);
+        must(mn_pose_blend(&oa, &ob, t * m, &one, &err), &err);
+        assert_memory_equal(out.translations + 3 * j, one.translations, 3 * sizeof(float));
+        assert_memory_equal(out.rotations + 4 * j, one.rotations, 4 * sizeof(float));
+        assert_memory_equal(out.scales + 3 * j, one.scales, 3 * sizeof(float));
+    }
+    /* NULL mask is the plain blend */
+    mn_pose plain = make_pose(JOINTS);
+    must(mn_pose_blend(&a, &b, t, &plain, &err), &err);
+    must(mn_pose_blend_masked(&a, &b, t, NULL, 0, &out, &err), &err);
+    assert_true(poses_bit_equal(&out, &plain));
+    /* a mask of the wrong length is refused */
+    assert_int_equal(mn_pose_blend_masked(&a, &b, t, mask, JOINTS - 1, &out, &err),
+                     MN_COUNT_MISMATCH);
+    assert_int_equal(mn_pose_add_masked(&a, &b, t, mask, JOINTS + 1, &out, &err), MN_COUNT_MISMATCH);
+    assert_true(poses_bit_equal(&out, &plain));
+    mn_pose_free(&plain);
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+    mn_pose_free(&one);
+    mn_pose_free(&oa);
+    mn_pose_free(&ob);
+}
+
+static void masked_add_layers_only_the_masked_joints(void **state)
+{
+    (void)state;
+    /* An upper-body layer: joints 2 and 3 take the delta, 0 and 1 keep the base exactly. */
+    mn_pose base = make_pose(JOINTS), delta = make_pose(JOINTS), out = make_pose(JOINTS),
+            full = make_pose(JOINTS);
+    fill_pose(&base, 0.1f);
+    fill_pose(&delta, 1.7f);
+    const float upper[JOINTS] = {0, 0, 1, 1};
+    mn_error err;
+    must(mn_pose_add_masked(&base, &delta, 0.8f, upper, JOINTS, &out, &err), &err);
+    must(mn_pose_add(&base, &delta, 0.8f, &full, &err), &err);
+    for (uint32_t j = 0; j < JOINTS; j++) {
+        const mn_pose *expect = upper[j] > 0 ? &full : &base;
+        assert_memory_equal(out.translations + 3 * j, expect->translations + 3 * j, 3 * sizeof(float));
+        assert_memory_equal(out.rotations + 4 * j, expect->rotations + 4 * j, 4 * sizeof(float));
+        assert_memory_equal(out.scales + 3 * j, expect->scales + 3 * j, 3 * sizeof(float));
+    }
+    mn_pose_free(&base);
+    mn_pose_free(&delta);
+    mn_pose_free(&out);
+    mn_pose_free(&full);
+}
+
+/* ---- additive ------------------------------------------------------------------------ */
+
+static void scale_from_identity_follows_the_short_arc(void **state)
+{
+    (void)state;
+    float q[4], half[4], out[4];
+    quat_axis_angle(q, 0, 0, 1, PI_F / 2);
+    quat_axis_angle(half, 0, 0, 1, PI_F / 4);
+    mn_quat_scale_from_identity(out, q, 0.5f);
+    assert_vec_near(out, half, 4, 1e-6);
+    float neg[4] = {-q[0], -q[1], -q[2], -q[3]};
+    mn_quat_scale_from_identity(out, neg, 0.5f);
+    assert_vec_near(out, half, 4, 1e-6);
+    mn_quat_scale_from_identity(out, q, 0.0f);
+    assert_vec_near(out, ((float[4]){0, 0, 0, 1}), 4, 1e-7);
+    mn_quat_scale_from_identity(out, q, 1.0f);
+    assert_vec_near(out, q, 4, 1e-6);
+    /* a wide arc (q.w < 0.5, summed to convergence) and one the fixed series covers, through
+       the additive layer too (base identity, so the result is S itself) */
+    const float angles[] = {2.97f, 1.9f, 0.6f};
+    const float ws[] = {0.3f, 0.77f, 0.5f};
+    mn_pose base = make_pose(1), delta = make_pose(1), sum = make_pose(1);
+    for (int i = 0; i < 3; i++) {
+        float big[4], want[4];
+        quat_axis_angle(big, 1, 0, 0, angles[i]);
+        quat_axis_angle(want, 1, 0, 0, ws[i] * angles[i]);
+        mn_quat_scale_from_identity(out, big, ws[i]);
+        assert_vec_near(out, want, 4, 1e-6);
+        mn_pose_set_joint(&delta, 0, NULL, big, NULL);
+        mn_error err;
+        must(mn_pose_add(&base, &delta, ws[i], &sum, &err), &err);
+        assert_vec_near(sum.rotations, want, 4, 1e-6);
+    }
+    mn_pose_free(&base);
+    mn_pose_free(&delta);
+    mn_pose_free(&sum);
+    /* near identity (q.w > 0.9995): the normalised lerp from identity */
+    float small[4], expect[4];
+    quat_axis_angle(small, 1, 0, 0, 0.01f);
+    quat_axis_angle(expect, 1, 0, 0, 0.0025f);
+    mn_quat_scale_from_identity(out, small, 0.25f);
+    assert_vec_near(out, expect, 4, 1e-6);
+}
+
+static void add_weight_zero_is_the_base_bit_exactly(void **state)
+{
+    (void)state;
+    mn_pose base = make_pose(JOINTS), delta = make_pose(JOINTS), out = make_pose(JOINTS);
+    fill_pose(&base, 0.1f);
+    fill_pose(&delta, 1.7f);
+    mn_error err;
+    const float zeroes[] = {0.0f, -3.0f, NAN};
+    for (size_t i = 0; i < 3; i++) {
+        fill_pose(&out, 9.0f);
+        must(mn_pose_add(&base, &delta, zeroes[i], &out, &err), &err);
+        assert_true(poses_bit_equal(&out, &base));
+    }
+    mn_pose_free(&base);
+    mn_pose_free(&delta);
+    mn_pose_free(&out);
+}
+
+static void add_of_a_zero_delta_is_exact(void **state)
+{
+    (void)state;
+    mn_pose base = make_pose(JOINTS), zero = make_pose(JOINTS), out = make_pose(JOINTS);
+    fill_pose(&base, 0.1f); /* zero stays at identity: T 0, R I, S 1 */
+    mn_error err;
+    const float ws[] = {0.3f, 1.0f, 0.77f};
+    for (size_t i = 0; i < 3; i++) {
+        must(mn_pose_add(&base, &zero, ws[i], &out, &err), &err);
+        assert_true(poses_bit_equal(&out, &base));
+    }
+    mn_pose_free(&base);
+    mn_pose_free(&zero);
+    mn_pose_free(&out);
+}
+
+static void add_composes_in_the_joint_frame_and_scale_multiplies(void **state)
+{
+    (void)state;
+    mn_pose base = make_pose(1), delta = make_pose(1), out = make_pose(1);
+    float rb[4], rd[4];
+    quat_axis_angle(rb, 1, 0, 0, PI_F / 2);
+    quat_axis_angle(rd, 0, 0, 1, 0.8f);
+    mn_pose_set_joint(&base, 0, (float[3]){1, 2, 3}, rb, (float[3]){2, 2, 2});
+    mn_pose_set_joint(&delta, 0, (float[3]){0.5f, -1, 4}, rd, (float[3]){3, 1, 0.5f});
+    mn_error err;
+    const float w = 0.5f;
+    must(mn_pose_add(&base, &delta, w, &out, &err), &err);
+    assert_vec_near(out.translations, ((float[3]){1.25f, 1.5f, 5.0f}), 3, 1e-6);
+    /* S ⊙ (1 + (ΔS − 1)·w): 2·2, 2·1, 2·0.75 */
+    assert_vec_near(out.scales, ((float[3]){4.0f, 2.0f, 1.5f}), 3, 1e-6);
+    /* base · S(ΔR, w): 0.4 rad about the base's local Z */
+    float half[4], expect[4];
+    quat_axis_angle(half, 0, 0, 1, 0.4f);
+    mn_quat_mul(expect, rb, half);
+    assert_vec_near(out.rotations, expect, 4, 1e-6);
+    /* weight past 1 clamps to 1 */
+    mn_pose one = make_pose(1);
+    must(mn_pose_add(&base, &delta, 1.0f, &one, &err), &err);
+    must(mn_pose_add(&base, &delta, 4.0f, &out, &err), &err);
+    assert_true(poses_bit_equal(&out, &one));
+    mn_pose_free(&one);
+    mn_pose_free(&base);
+    mn_pose_free(&delta);
+    mn_pose_free(&out);
+}
+
+static void add_of_a_made_delta_returns_the_pose(void **state)
+{
+    (void)state;
+    mn_pose q = make_pose(JOINTS), ref = make_pose(JOINTS), delta = make_pose(JOINTS),
+            out = make_pose(JOINTS);
+    fill_pose(&q, 2.3f);
+    fill_pose(&ref, 0.1f);
+    mn_error err;
+    must(mn_pose_make_additive(&q, &ref, &delta, &err), &err);
+    must(mn_pose_add(&ref, &delta, 1.0f, &out, &err), &err);
+    assert_poses_near(&out, &q, 1e-6);
+    /* the delta of a pose against itself is the zero delta */
+    must(mn_pose_make_additive(&ref, &ref, &delta, &err), &err);
+    for (uint32_t j = 0; j < JOINTS; j++) {
+        assert_vec_near(delta.translations + 3 * j, ((float[3]){0, 0, 0}), 3, 1e-6);
+        assert_vec_near(delta.scales + 3 * j, ((float[3]){1, 1, 1}), 3, 1e-6);
+        assert_float_near(fabsf(delta.rotations[4 * j + 3]), 1.0f, 1e-6);
+    }
+    /* alias: the delta written over the pose it came from */
+    fill_pose(&delta, 2.3f);
+    must(mn_pose_make_additive(&delta, &ref, &delta, &err), &err);
+    must(mn_pose_add(&ref, &delta, 1.0f, &delta, &err), &err);
+    assert_poses_near(&delta, &q, 1e-6);
+    mn_pose_free(&q);
+    mn_pose_free(&ref);
+    mn_pose_free(&delta);
+    mn_pose_free(&out);
+}
+
+static void make_additive_refuses_a_zero_reference_scale(void **state)
+{
+    (void)state;
+    mn_pose q = make_pose(2), ref = make_pose(2), delta = make_pose(2), keep = make_pose(2);
+    mn_pose_set_joint(&ref, 1, NULL, NULL, (float[3]){1, 0, 1});
+    fill_pose(&delta, 3.0f);
+    mn_pose_copy(&keep, &delta);
+    mn_error err;
+    assert_int_equal(mn_pose_make_additive(&q, &ref, &delta, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "joint 1"));
+    assert_true(poses_bit_equal(&delta, &keep));
+    mn_pose_free(&q);
+    mn_pose_free(&ref);
+    mn_pose_free(&delta);
+    mn_pose_free(&keep);
+}
+
+/* ---- write_joint ------------------------------------------------------------------------ */
+
+static void write_joint_stores_verbatim_and_refuses_bad_input(void **state)
+{
+    (void)state;
+    mn_pose p = make_pose(3), keep = make_pose(3);
+    mn_error err;
+    const float t[3] = {1, 2, 3}, r[4] = {0, 0, 0, 2} /* not unit: stored as given */;
+    must(mn_pose_write_joint(&p, 1, t, r, NULL, &err), &err);
+    assert_memory_equal(p.translations + 3, t, sizeof t);
+    assert_memory_equal(p.rotations + 4, r, sizeof r);
+    assert_vec_near(p.scales + 3, ((float[3]){1, 1, 1}), 3, 0); /* NULL: left alone */
+    mn_pose_copy(&keep, &p);
+    assert_int_equal(mn_pose_write_joint(&p, 3, t, NULL, NULL, &err), MN_INDEX_RANGE);
+    assert_int_equal(mn_pose_write_joint(&p, 0, t, NULL, (float[3]){1, NAN, 1}, &err),
+                     MN_NOT_FINITE);
+    assert_non_null(strstr(err.message, "scale[1]"));
+    assert_int_equal(mn_pose_write_joint(&p, 0, (float[3]){INFINITY, 0, 0}, NULL, NULL, &err),
+                     MN_NOT_FINITE);
+    assert_int_equal(mn_pose_write_joint(NULL, 0, t, NULL, NULL, &err), MN_INVALID_ARGUMENT);
+    assert_true(poses_bit_equal(&p, &keep));
+    mn_pose_free(&p);
+    mn_pose_free(&keep);
+}
+
+/* ---- additive clips ----------------------------------------------------------------------- */
+
+static mn_track track(uint32_t target, mn_anim_path path, mn_interpolation interp,
+                      const float *times, uint32_t keys, const float *values, uint32_t comps)
+{
+    mn_track t;
+    memset(&t, 0, sizeof t);
+    t.target = target;
+    t.path = path;
+    t.interpolation = interp;
+    t.times = times;
+    t.key_count = keys;
+    t.values = values;
+    t.components = comps;
+    return t;
+}
+
+/* A clip on joints 0..2: linear, step and cubic translation/rotation/scale, and a weights track. */
+static mn_clip *mixed_clip(void)
+{
+    static const float times[3] = {0.0f, 0.5f, 1.25f};
+    static const float lin_t[9] = {0, 0, 0, 1, 2, 0, -1, 0.5f, 3};
+    static float lin_r[12];
+    static const float step_s[9] = {1, 1, 1, 2, 0.5f, 1, 1.5f, 1.5f, 1.5f};
+    /* cubic: [in, value, out] per key */
+    static const float cub_t[27] = {0, 0, 0, 0, 1, 0, 1, 0, 0, 0.5f, 0, 0, 1, 1, 1, -1, 0, 2,
+                                    0, 1, 0, 2, 0, -1, 0, 0, 0};
+    static float cub_r[36];
+    static const float cub_s[27] = {0, 0, 0, 1, 1, 1, 0.5f, 0, 0, 0, 1, 0, 2, 1.5f, 1, 0, 0, 1,
+                                    0, 0, 0, 0.5f, 2, 1, 0, 0, 0};
+    static const float weights[6] = {0, 1, 0.5f, 0.5f, 1, 0};
+    for (int k = 0; k < 3; k++) {
+        quat_axis_angle(lin_r + 4 * k, 0.3f, 1, 0, 0.7f * (float)k - 0.2f);
+        quat_axis_angle(cub_r + 12 * k + 4, 1, 0.2f, 0.1f, 0.9f * (float)k);
+        for (int c = 0; c < 4; c++) {
+            cub_r[12 * k + c] = 0.1f * (float)(c - k);          /* in-tangent */
+            cub_r[12 * k + 8 + c] = -0.05f * (float)(c + k);    /* out-tangent */
+        }
+    }
+    mn_track tracks[] = {
+        track(0, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, times, 3, lin_t, 3),
+        track(0, MN_PATH_ROTATION, MN_INTERP_LINEAR, times, 3, lin_r, 4),
+        track(1, MN_PATH_SCALE, MN_INTERP_STEP, times, 3, step_s, 3),
+        track(1, MN_PATH_TRANSLATION, MN_INTERP_CUBICSPLINE, times, 3, cub_t, 3),
+        track(2, MN_PATH_ROTATION, MN_INTERP_CUBICSPLINE, times, 3, cub_r, 4),
+        track(2, MN_PATH_SCALE, MN_INTERP_CUBICSPLINE, times, 3, cub_s, 3),
+        track(3, MN_PATH_WEIGHTS, MN_INTERP_LINEAR, times, 3, weights, 2),
+    };
+    mn_clip *clip = NULL;
+    mn_error err;
+    must(mn_clip_create(tracks, sizeof tracks / sizeof tracks[0], "mixed", NULL, &clip, &err), &err);
+    return clip;
+}
+
+static void additive_clip_samples_to_the_delta_of_the_original(void **state)
+{
+    (void)state;
+    mn_clip *clip = mixed_clip();
+    mn_pose ref = make_pose(JOINTS), sampled = make_pose(JOINTS), expect = make_pose(JOINTS),
+            got = make_pose(JOINTS);
+    fill_pose(&ref, 0.4f);
+    mn_error err;
+    mn_clip *additive = NULL;
+    must(mn_clip_create_additive(clip, &ref, NULL, &additive, &err), &err);
+    assert_string_equal(mn_clip_name(additive), "mixed");
+    assert_int_equal(mn_clip_track_count(additive), mn_clip_track_count(clip));
+    assert_float_equal(mn_clip_duration(additive), mn_clip_duration(clip), 0);
+    for (float t = -0.2f; t < 1.5f; t += 0.0625f) {
+        mn_pose_copy(&sampled, &ref);        /* untracked channels: ref, so their delta is zero */
+        mn_clip_sample(clip, t, &sampled);
+        must(mn_pose_make_additive(&sampled, &ref, &expect, &err), &err);
+        mn_pose_set_identity(&got);          /* the reset the header asks for */
+        mn_clip_sample(additive, t, &got);
+        assert_poses_near(&got, &expect, 1e-5);
+        float w0[2], w1[2];
+        assert_true(mn_clip_sample_weights(clip, t, 3, w0, 2));
+        assert_true(mn_clip_sample_weights(additive, t, 3, w1, 2));
+        assert_memory_equal(w0, w1, sizeof w0);
+    }
+    /* and laying it back over the reference gives the original's sample */
+    mn_pose_set_identity(&got);
+    mn_clip_sample(additive, 0.8f, &got);
+    must(mn_pose_add(&ref, &got, 1.0f, &got, &err), &err);
+    mn_pose_copy(&sampled, &ref);
+    mn_clip_sample(clip, 0.8f, &sampled);
+    assert_poses_near(&got, &sampled, 1e-5);
+    mn_clip_free(additive);
+    mn_clip_free(clip);
+    mn_pose_free(&ref);
+    mn_pose_free(&sampled);
+    mn_pose_free(&expect);
+    mn_pose_free(&got);
+}
+
+static void additive_clip_refuses_bad_references(void **state)
+{
+    (void)state;
+    mn_clip *clip = mixed_clip(), *additive = (mn_clip *)&additive;
+    mn_pose small = make_pose(2), zero_scale = make_pose(JOINTS);
+    mn_error err;
+    assert_int_equal(mn_clip_create_additive(clip, &small, NULL, &additive, &err), MN_INDEX_RANGE);
+    assert_null(additive);
+    mn_pose_set_joint(&zero_scale, 2, NULL, NULL, (float[3]){1, 1, 0});
+    assert_int_equal(mn_clip_create_additive(clip, &zero_scale, NULL, &additive, &err),
+                     MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "joint 2"));
+    /* a zero scale on a joint no scale track drives is fine */
+    mn_pose_set_joint(&zero_scale, 2, NULL, NULL, (float[3]){1, 1, 1});
+    mn_pose_set_joint(&zero_scale, 0, NULL, NULL, (float[3]){0, 1, 1});
+    must(mn_clip_create_additive(clip, &zero_scale, NULL, &additive, &err), &err);
+    mn_clip_free(additive);
+    assert_int_equal(mn_clip_create_additive(NULL, &small, NULL, &additive, &err),
+                     MN_INVALID_ARGUMENT);
+    mn_clip_free(clip);
+    mn_pose_free(&small);
+    mn_pose_free(&zero_scale);
+}
+
+static void additive_clip_frees_everything_and_survives_out_of_memory(void **state)
+{
+    (void)state;
+    mn_clip *clip = mixed_clip();
+    mn_pose ref = make_pose(JOINTS);
+    mn_error err;
+    for (long fail = 0;; fail++) {
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        counter.fail_after = fail;
+        mn_clip_options options = {.allocator = mn_counting_allocator(&counter)};
+        mn_clip *additive = NULL;
+        mn_status st = mn_clip_create_additive(clip, &ref, &options, &additive, &err);
+        mn_clip_free(additive);
+        assert_int_equal(counter.live_bytes, 0);
+        if (st == MN_OK)
+            break;
+        assert_int_equal(st, MN_OUT_OF_MEMORY);
+        assert_true(fail < 10);
+    }
+    mn_clip_free(clip);
+    mn_pose_free(&ref);
+}
+
+/* ---- allocation ----------------------------------------------------------------------------- */
+
+static void blending_allocates_nothing(void **state)
+{
+    (void)state;
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_pose a, b, out;
+    mn_error err;
+    must(mn_pose_create(&a, JOINTS, &hooks, &err), &err);
+    must(mn_pose_create(&b, JOINTS, &hooks, &err), &err);
+    must(mn_pose_create(&out, JOINTS, &hooks, &err), &err);
+    fill_pose(&a, 0.2f);
+    fill_pose(&b, 1.1f);
+    const float mask[JOINTS] = {1, 0.5f, 0, 1};
+    size_t before = counter.allocs;
+    for (int i = 0; i < 100; i++) {
+        float w = (float)i / 99.0f;
+        must(mn_pose_blend(&a, &b, w, &out, &err), &err);
+        must(mn_pose_blend_masked(&a, &b, w, mask, JOINTS, &out, &err), &err);
+        must(mn_pose_add(&out, &b, w, &out, &err), &err);
+        must(mn_pose_add_masked(&a, &b, w, mask, JOINTS, &out, &err), &err);
+        must(mn_pose_make_additive(&a, &b, &out, &err), &err);
+        must(mn_pose_write_joint(&out, 1, a.translations, NULL, NULL, &err), &err);
+    }
+    assert_int_equal(counter.allocs, before);
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+    assert_int_equal(counter.live_bytes, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(blend_endpoints_copy_inputs_bit_exactly),
+        cmocka_unit_test(blend_interpolates_translation_scale_and_slerps_rotation),
+        cmocka_unit_test(blend_takes_the_short_arc_and_nlerps_when_nearly_parallel),
+        cmocka_unit_test(blend_is_safe_when_out_is_a_or_b),
+        cmocka_unit_test(blend_refuses_mismatched_counts_and_leaves_out_untouched),
+        cmocka_unit_test(mask_weights_each_joint_by_layer_times_mask),
+        cmocka_unit_test(masked_add_layers_only_the_masked_joints),
+        cmocka_unit_test(scale_from_identity_follows_the_short_arc),
+        cmocka_unit_test(add_weight_zero_is_the_base_bit_exactly),
+        cmocka_unit_test(add_of_a_zero_delta_is_exact),
+        cmocka_unit_test(add_composes_in_the_joint_frame_and_scale_multiplies),
+        cmocka_unit_test(add_of_a_made_delta_returns_the_pose),
+        cmocka_unit_test(make_additive_refuses_a_zero_reference_scale),
+        cmocka_unit_test(write_joint_stores_verbatim_and_refuses_bad_input),
+        cmocka_unit_test(additive_clip_samples_to_the_delta_of_the_original),
+        cmocka_unit_test(additive_clip_refuses_bad_references),
+        cmocka_unit_test(additive_clip_frees_everything_and_survives_out_of_memory),
+        cmocka_unit_test(blending_allocates_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
