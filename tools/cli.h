@@ -66,6 +66,11 @@ int cli_render(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 
+/* Expression-head packs: true when FILE ends in ".aosrig" (defined in cmd_sample_head.c);
+   `info` hands such a FILE to mn_cli_aosrig_info (cmd_info_aosrig.c). */
+bool mn_cli_is_aosrig(const char *path);
+int mn_cli_aosrig_info(const char *path, bool json);
+
 /* Voxel rigs (cmd_voxel.c): `info` and `sample` hand a ".json" FILE to these.
    mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */
 int mn_cli_voxel_info(const char *path, bool json);

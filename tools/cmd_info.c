@@ -916,6 +916,8 @@ int cli_info(int argc, char **argv)
         return cli_usage_error("info", "info: which file?");
     if (cli_is_rig_json(file))
         return mn_cli_voxel_info(file, as_json);
+    if (mn_cli_is_aosrig(file))
+        return mn_cli_aosrig_info(file, as_json);
 
     mn_model *model = NULL;
     mn_error err;

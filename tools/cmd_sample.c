@@ -796,8 +796,15 @@ static mn_status run_samples(emitter *e, poser *p, const sample_args *a, uint32_
     return st;
 }
 
+/* Expression heads (cmd_sample_head.c): checked first, since a head's --table FILE may end in .json. */
+bool mn_cli_is_aosrig(const char *path);
+int mn_cli_head_sample(int argc, char **argv);
+
 int cli_sample(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] != '-' && mn_cli_is_aosrig(argv[i]))
+            return mn_cli_head_sample(argc, argv);
     for (int i = 1; i < argc; i++)
         if (argv[i][0] != '-' && cli_is_rig_json(argv[i]))
             return mn_cli_voxel_sample(argc, argv);

@@ -15,9 +15,11 @@
  *
  * Reading validates everything section 11 lists ("The reader's checks, in
  * order"), in that order, and stops at the first flaw with an mn_error whose
- * path names the field or blob ("headExt.regions[2]", "blobs.skinIndex") and
- * whose message says what is wrong.  Every blob is a VIEW into the pack's bytes
- * (no copy), except skinWeight, which is widened from f16 to f32 on load.
+ * path names the field or blob ("headExt.regions[2]", "buffers[7]") and
+ * whose message says what is wrong, naming the blob ("buffers[7]: blob
+ * \"skinWeight\": half 3 (0x7e00) is not finite").  Every blob is a VIEW
+ * into the pack's bytes (no copy), except skinWeight, which is widened from
+ * f16 to f32 on load.
  *
  * Writing (mn_aosrig_write) takes the same header struct the reader fills and
  * a list of blobs, and produces the byte-exact container of section 11: the
@@ -47,7 +49,8 @@ MN_API float mn_f16_to_float(uint16_t half);
 
 /*
  * Decode n halves into n floats (exactly as mn_f16_to_float), with F16C when
- * the CPU has it.  src and dst must not overlap.  Allocation-free.
+ * the CPU has it (asked of cpuid on each call: decode in large batches).
+ * src and dst must not overlap.  Allocation-free.
  */
 MN_API void mn_f16_decode(const uint16_t *src, float *dst, size_t n);
 
@@ -210,13 +213,16 @@ typedef struct mn_aosrig_read_options {
  *                      gazeDim ≠ 4, dim ≠ exprDim + gazeDim, a region twice or
  *                      with a count ≤ 0, a reduced count outside 0..size or
  *                      naming no region); a duplicate joint or blob name; an
- *                      unknown dtype; a known blob's wrong dtype; a misaligned
- *                      blob; two blobs that overlap
+ *                      unknown dtype; a shape, offset or byteLength that is not
+ *                      an integer below 2^53; a known blob's wrong dtype; more
+ *                      than 2^32-1 faces or quads; a misaligned blob; two blobs
+ *                      that overlap
  *   MN_JSON_SYNTAX     the header is not JSON text (err->line/column set)
  *   MN_JSON_TYPE       a header member of the wrong JSON type
  *   MN_MISSING_PROPERTY a required header member or required blob is absent
- *   MN_COUNT_MISMATCH  names not E long; a blob's shape not what V, E, K, J
- *                      say; byteLength ≠ elements × dtype size; a file length
+ *   MN_COUNT_MISMATCH  names not E long; bindTransform not 16 numbers; a blob's
+ *                      shape not what V, E, K, J say (or of the wrong rank);
+ *                      byteLength ≠ elements × dtype size; a file length
  *                      that is not the end of its last blob (path "length")
  *   MN_BUFFER_VIEW_BOUNDS the preamble or the header (16 + H bytes) runs past
  *                      the end of the file; a blob outside [align8(16 + H), length)
@@ -273,7 +279,7 @@ typedef struct mn_aosrig_write_options {
  *                        region name, or blobs NULL with a count, a blob
  *                        without a name, an unknown dtype, data NULL with a
  *                        size, a shape entry ≥ 2^53, a string that is not
- *                        UTF-8 or holds NUL, a region count of 0
+ *                        well-formed UTF-8
  *   MN_NOT_FINITE        a non-finite bindTransform number
  *   MN_JSON_SYNTAX       mouth_json or source_json that is not JSON text, or
  *                        is null

@@ -29,6 +29,8 @@
  *   blend_tree.h blend trees: clip leaves with clocks, lerp, 1D sets, 2D spaces, phase sync
  *   events.h    named clip events reported across loop wraps
  *   state_machine.h the crossfading state machine over blend-tree states
+ *   head.h      the expression head: forward, pose, gaze, joint overrides, head_ext, colourings
+ *   arkit.h     ARKit-52 face channels mapped to a head: table and fitted maps
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -60,5 +62,7 @@
 #include "blend_tree.h"
 #include "events.h"
 #include "state_machine.h"
+#include "head.h"
+#include "arkit.h"
 
 #endif /* MARIONETTE_H */

@@ -199,8 +199,7 @@ static mn_status check_placement(mn_aosrig_reader *r)
     for (uint32_t i = 0; i < pack->blob_count; i++) {
         const mn_aosrig_blob *b = &pack->blobs[i];
         /* offset and size are each below 2^53: the sum cannot overflow */
-        if (b->offset < first || b->offset + b->size > r->size ||
-            (b->size > 0 && b->offset >= r->size))
+        if (b->offset < first || b->offset + b->size > r->size)
             return blob_fail(r, i, "offset", MN_BUFFER_VIEW_BOUNDS, (int64_t)b->offset,
                              "bytes %llu..%llu are outside the blob area %llu..%zu",
                              (unsigned long long)b->offset,
@@ -295,18 +294,55 @@ static mn_status check_forest(blob_checks *c)
     return MN_OK;
 }
 
+/*
+ * The first element of n whose exponent bits are all ones (a non-finite f32
+ * or f16: `mask` 0x7f800000 or 0x7c00), or n.  Chunks of a branch-free OR
+ * that the compiler vectorises, so a clean 55 MB basis is scanned at memory
+ * speed; only a chunk that holds a flaw is searched element by element.
+ */
+#define SCAN_CHUNK 4096u
+
+static uint64_t first_non_finite_u32(const uint32_t *v, uint64_t n, uint32_t mask)
+{
+    for (uint64_t at = 0; at < n; at += SCAN_CHUNK) {
+        uint64_t end = n - at < SCAN_CHUNK ? n : at + SCAN_CHUNK;
+        uint32_t any = 0;
+        for (uint64_t i = at; i < end; i++)
+            any |= (uint32_t)((v[i] & mask) == mask);
+        if (any)
+            for (uint64_t i = at; i < end; i++)
+                if ((v[i] & mask) == mask)
+                    return i;
+    }
+    return n;
+}
+
+static uint64_t first_non_finite_u16(const uint16_t *v, uint64_t n, uint16_t mask)
+{
+    for (uint64_t at = 0; at < n; at += SCAN_CHUNK) {
+        uint64_t end = n - at < SCAN_CHUNK ? n : at + SCAN_CHUNK;
+        unsigned any = 0;
+        for (uint64_t i = at; i < end; i++)
+            any |= (unsigned)((v[i] & mask) == mask);
+        if (any)
+            for (uint64_t i = at; i < end; i++)
+                if ((v[i] & mask) == mask)
+                    return i;
+    }
+    return n;
+}
+
 static mn_status check_finite_f32(blob_checks *c)
 {
     for (int k = 0; k < KNOWN_BLOB_COUNT; k++) {
         const mn_aosrig_blob *b = c->known[k];
         if (!b || rules[k].dtype != MN_AOSRIG_F32)
             continue;
-        const float *v = b->data;
-        for (uint64_t e = 0; e < c->elements[k]; e++)
-            if (!isfinite(v[e]))
-                return blob_fail(c->r, c->known_index[k], NULL, MN_NOT_FINITE,
-                                 (int64_t)(b->offset + 4 * e), "element %llu is not finite",
-                                 (unsigned long long)e);
+        uint64_t e = first_non_finite_u32(b->data, c->elements[k], 0x7f800000u);
+        if (e < c->elements[k])
+            return blob_fail(c->r, c->known_index[k], NULL, MN_NOT_FINITE,
+                             (int64_t)(b->offset + 4 * e), "element %llu is not finite",
+                             (unsigned long long)e);
     }
     return MN_OK;
 }
@@ -317,12 +353,12 @@ static mn_status check_finite_f16(blob_checks *c)
     for (int h = 0; h < 2; h++) {
         int k = halves[h];
         const uint16_t *v = c->known[k]->data;
-        for (uint64_t e = 0; e < c->elements[k]; e++)
-            if ((v[e] & 0x7c00u) == 0x7c00u)
-                return blob_fail(c->r, c->known_index[k], NULL, MN_NOT_FINITE,
-                                 (int64_t)(c->known[k]->offset + 2 * e),
-                                 "half %llu (0x%04x) is not finite", (unsigned long long)e,
-                                 (unsigned)v[e]);
+        uint64_t e = first_non_finite_u16(v, c->elements[k], 0x7c00u);
+        if (e < c->elements[k])
+            return blob_fail(c->r, c->known_index[k], NULL, MN_NOT_FINITE,
+                             (int64_t)(c->known[k]->offset + 2 * e),
+                             "half %llu (0x%04x) is not finite", (unsigned long long)e,
+                             (unsigned)v[e]);
     }
     return MN_OK;
 }

@@ -355,14 +355,22 @@ static mn_status assemble(writer *w, mn_jstext *text, uint8_t **out_data, size_t
     if (!bytes)
         return mn_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
                             "out of memory for a %zu-byte pack", size);
-    memset(bytes, 0, size); /* the padding */
     memcpy(bytes, MN_AOSRIG_MAGIC, 8);
     mn_store_u32le(bytes + 8, (uint32_t)header_length);
     mn_store_u32le(bytes + 12, 0);
     memcpy(bytes + MN_AOSRIG_PREAMBLE, text->data, text->len);
-    for (uint32_t i = 0; i < w->blob_count; i++)
+    /* each blob, and zeros from the end of what precedes it (the padding): every byte
+       written once, so packing costs about a copy */
+    size_t filled = MN_AOSRIG_PREAMBLE + text->len;
+    for (uint32_t i = 0; i < w->blob_count; i++) {
+        size_t at = (size_t)w->offsets[i];
+        if (at > filled)
+            memset(bytes + filled, 0, at - filled);
         if (w->blobs[i].size)
-            memcpy(bytes + w->offsets[i], w->blobs[i].data, (size_t)w->blobs[i].size);
+            memcpy(bytes + at, w->blobs[i].data, (size_t)w->blobs[i].size);
+        if (at + (size_t)w->blobs[i].size > filled)
+            filled = at + (size_t)w->blobs[i].size;
+    }
     *out_data = bytes;
     *out_size = size;
     return MN_OK;

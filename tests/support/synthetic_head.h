@@ -45,7 +45,7 @@ typedef struct synthetic_head_options {
     bool mouth;              /* add a "mouth" header object */
 } synthetic_head_options;
 
-/* Synthetic head blob indices in synthetic_head.blobs (optional ones may be absent). */
+/* The most blobs a synthetic head has (13: every optional one present). */
 #define SYNTHETIC_HEAD_MAX_BLOBS 13
 
 typedef struct synthetic_head {
