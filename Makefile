@@ -1,6 +1,7 @@
 SHELL := /bin/bash
 # marionette — two commands:
-#   make demo    install what is missing, build, run the tool on a built-in example
+#   make demo    install what is missing, build, run `marionette demo` (a voxel character built,
+#                exported, played back and rendered into build/marionette-demo)
 #   make check   build and run every test: Release, then ASan+UBSan, then each fuzz target
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECS ?= 30
@@ -20,8 +21,7 @@ build: deps
 	cmake --build $(BUILD)/release -j $(JOBS)
 
 demo: build
-	$(BUILD)/release/make_demo_glb $(BUILD)/demo.glb
-	$(BUILD)/release/marionette info $(BUILD)/demo.glb
+	$(BUILD)/release/marionette demo --out $(BUILD)/marionette-demo
 
 test: build
 	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS) | tee ctest.log; exit $${PIPESTATUS[0]}

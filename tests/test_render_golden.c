@@ -2,8 +2,8 @@
  * Golden images: small renders of real assets through the whole path (reader,
  * rig and instance or OBJ or voxel controller, render source, camera framing,
  * renderer) compared with PNGs stored in tests/data/golden/.  A pixel differs
- * when a channel is more than CHANNEL_TOLERANCE away; a render matches when
- * at most MAX_DIFFERING of its pixels differ.  So a last-bit change in the
+ * when a channel is more than a tolerance away; a render matches when
+ * few enough of its pixels differ (tests/support/golden.h).  So a last-bit change in the
  * maths passes, while a wrong pose does not: the skinned figure at another
  * time of its clip is checked to fail against the stored frame.
  *
@@ -21,44 +21,16 @@
 #include <marionette/marionette.h>
 
 #include "counting_alloc.h"
+#include "golden.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SIZE 128
-#define CHANNEL_TOLERANCE 8
-#define MAX_DIFFERING 0.005   /* share of the pixels */
 #define ASSETS "../shared/assets/"
 
 static const float background[4] = {0.18f, 0.2f, 0.23f, 1.0f};
-
-typedef struct diff {
-    size_t differing, total;
-} diff;
-
-static diff compare(const mn_rgba_image *a, const mn_rgba_image *b)
-{
-    diff d = {0, (size_t)a->width * a->height};
-    if (a->width != b->width || a->height != b->height) {
-        d.differing = d.total;
-        return d;
-    }
-    for (size_t i = 0; i < d.total; i++) {
-        const uint8_t *p = a->pixels + 4 * i, *q = b->pixels + 4 * i;
-        for (int c = 0; c < 4; c++)
-            if (abs((int)p[c] - (int)q[c]) > CHANNEL_TOLERANCE) {
-                d.differing++;
-                break;
-            }
-    }
-    return d;
-}
-
-static bool matches(diff d)
-{
-    return (double)d.differing <= MAX_DIFFERING * (double)d.total;
-}
 
 /* Frame the bounds with the command line's default view, draw at SIZE × SIZE (2×2 samples). */
 static mn_rgba_image render_scene(mn_render_source *src, const float lo[3], const float hi[3])
@@ -78,32 +50,6 @@ static mn_rgba_image render_scene(mn_render_source *src, const float lo[3], cons
     assert_int_equal(mn_renderer_draw(r, scene, &cam, &img, &err), MN_OK);
     mn_renderer_free(r);
     return img;
-}
-
-/* Compare with (or, with MN_UPDATE_GOLDEN set, store as) tests/data/golden/<name>.png. */
-static void check_golden(const char *name, const mn_rgba_image *img)
-{
-    char path[256];
-    snprintf(path, sizeof path, "tests/data/golden/%s.png", name);
-    mn_error err;
-    const char *update = getenv("MN_UPDATE_GOLDEN");
-    if (update && *update && strcmp(update, "0") != 0) {
-        assert_int_equal(mn_rgba_image_write_png(img, path, &err), MN_OK);
-        return;
-    }
-    mn_rgba_image want;
-    if (mn_rgba_image_read_file(path, NULL, &want, &err) != MN_OK)
-        fail_msg("%s: %s", path, err.message);
-    diff d = compare(img, &want);
-    if (!matches(d)) {
-        const char *build = getenv("MN_BUILD_DIR");
-        char out[512];
-        snprintf(out, sizeof out, "%s/golden_%s.png", build ? build : "/tmp", name);
-        mn_rgba_image_write_png(img, out, &err);
-        fail_msg("%s: %zu of %zu pixels differ (render written to %s)", name, d.differing,
-                 d.total, out);
-    }
-    mn_rgba_image_free(&want);
 }
 
 /* ---- glTF ---------------------------------------------------------------------------- */
@@ -151,7 +97,7 @@ static void render_rest(const char *path, const char *name)
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(mn_render_source_scene(g.source), lo, hi);
     mn_rgba_image img = render_scene(g.source, lo, hi);
-    check_golden(name, &img);
+    mn_golden_check(name, &img);
     mn_rgba_image_free(&img);
     free_gltf(&g);
 }
@@ -188,7 +134,7 @@ static void test_skinned_mid_clip(void **state)
     (void)state;
     gltf_scene g = load_gltf(ASSETS "gltf/CesiumMan/glTF-Binary/CesiumMan.glb");
     mn_rgba_image img = render_cesium(&g, 1.0f);
-    check_golden("cesium_man_t1", &img);
+    mn_golden_check("cesium_man_t1", &img);
     mn_rgba_image_free(&img);
 
     /* The comparison is strict enough to catch a wrong pose: a quarter second off fails. */
@@ -198,7 +144,7 @@ static void test_skinned_mid_clip(void **state)
         mn_error err;
         assert_int_equal(mn_rgba_image_read_file("tests/data/golden/cesium_man_t1.png", NULL,
                                                  &want, &err), MN_OK);
-        assert_false(matches(compare(&other, &want)));
+        assert_false(mn_golden_matches(mn_golden_compare(&other, &want)));
         mn_rgba_image_free(&other);
         mn_rgba_image_free(&want);
     }
@@ -252,7 +198,7 @@ static void test_obj(void **state)
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(mn_render_source_scene(src), lo, hi);
     mn_rgba_image img = render_scene(src, lo, hi);
-    check_golden("pirate_obj", &img);
+    mn_golden_check("pirate_obj", &img);
     mn_rgba_image_free(&img);
     mn_render_source_free(src);
     mn_obj_free(obj);
@@ -272,7 +218,7 @@ static void render_voxel(const char *path, const char *name)
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(mn_render_source_scene(src), lo, hi);
     mn_rgba_image img = render_scene(src, lo, hi);
-    check_golden(name, &img);
+    mn_golden_check(name, &img);
     mn_rgba_image_free(&img);
     mn_render_source_free(src);
     mn_voxel_controller_free(c);

@@ -65,6 +65,8 @@ int cli_sample(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_convert(int argc, char **argv);
+int cli_demo(int argc, char **argv);
+int cli_bench(int argc, char **argv);
 
 /* Expression-head packs: true when FILE ends in ".aosrig" (defined in cmd_sample_head.c);
    `info` hands such a FILE to mn_cli_aosrig_info (cmd_info_aosrig.c). */

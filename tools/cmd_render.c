@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "progress.h"
 
 #include <marionette/marionette.h>
 
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_FRAMES 1024u
 #define BOUNDS_SAMPLES 48u   /* poses a clip's framing bounds are taken over, besides the frames */
@@ -422,27 +422,6 @@ static void pose_at(scene_model *m, float t)
 
 /* ---- frames, progress and output -------------------------------------------------- */
 
-typedef struct progress {
-    bool on;
-    uint32_t total;
-} progress;
-
-static void progress_show(const progress *p, uint32_t done)
-{
-    if (!p->on)
-        return;
-    enum { BAR = 30 };
-    uint32_t fill = p->total ? done * BAR / p->total : BAR;
-    char bar[BAR + 1];
-    for (uint32_t i = 0; i < BAR; i++)
-        bar[i] = i < fill ? '#' : '.';
-    bar[BAR] = '\0';
-    fprintf(stderr, "\rrendering [%s] %u/%u", bar, done, p->total);
-    if (done == p->total)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
-
 /* out.png → out_007.png (4 digits when there are more than 1000 frames). */
 static bool numbered_name(char *buf, size_t size, const char *out, uint32_t index, uint32_t count)
 {
@@ -505,7 +484,7 @@ typedef struct job {
     mn_rgba_image image;
     mn_sheet sheet;
     float lo[3], hi[3];
-    progress bar;
+    cli_progress bar;
 } job;
 
 /* Render cell i (a frame of the clip or a turntable view) into job->image; label it. */
@@ -539,8 +518,7 @@ static int render_all(job *j)
 {
     const render_args *a = j->a;
     uint32_t count = a->turntable ? a->turntable : a->frames ? a->frames : 1;
-    j->bar.on = count > 1 && !a->quiet && isatty(STDERR_FILENO);
-    j->bar.total = count;
+    j->bar = cli_progress_start("rendering", count, a->quiet);
     if (a->sheet) {
         uint8_t bg[4];
         for (int i = 0; i < 4; i++)
@@ -551,7 +529,7 @@ static int render_all(job *j)
             return CLI_EXIT_USAGE;
         }
     }
-    progress_show(&j->bar, 0);
+    cli_progress_show(&j->bar, 0);
     for (uint32_t i = 0; i < count; i++) {
         char label[96], name[4200];
         int rc = render_cell(j, i, count, label, sizeof label);
@@ -569,7 +547,7 @@ static int render_all(job *j)
             if (rc != CLI_EXIT_OK)
                 return rc;
         }
-        progress_show(&j->bar, i + 1);
+        cli_progress_show(&j->bar, i + 1);
     }
     if (a->sheet)
         return write_png(&j->sheet.image, a->out);
