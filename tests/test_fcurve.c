@@ -8,7 +8,10 @@
  * segment, continuity of value and slope across the wrap), negative key
  * times, and the edge cases (one key, no keys, NaN); and mn_fcurve_resolve:
  * its record of each segment, and sampling with it giving exactly (to the
- * bit) what sampling without it gives.
+ * bit) what sampling without it gives.  The fast paths: a loop's wrap without
+ * fmod gives fmod's result to the bit, the eases' starting tables
+ * (fcurve_ease.h) hold the exact solutions, and the eases stay on the CSS
+ * definition near both ends and at every table knot.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,7 @@
 #include <marionette/voxel_rig.h>
 
 #include "assert_near.h"
+#include "anim/fcurve_ease.h"
 
 #include <math.h>
 #include <string.h>
@@ -516,6 +520,120 @@ static void sampling_with_the_resolved_record_is_sampling_without_it(void **stat
     assert_resolved_samples_alike(k, 1, true, 100);
 }
 
+/* ---- the fast paths ------------------------------------------------------------------------ */
+
+/* floor-mod the slow, plain way: fmod, then into [0, period). */
+static double floor_mod_reference(double x, double period)
+{
+    double r = fmod(x, period);
+    if (r < 0)
+        r += period;
+    if (!(r < period))
+        r = 0;
+    return r;
+}
+
+static void a_loops_wrap_is_fmods_to_the_bit(void **state)
+{
+    (void)state;
+    /* Linear segments turn any difference in the wrapped time into a different value. */
+    static const double periods[] = {1000.0 / 3.0, 800, 0.1, 12345.678901, 1e-3 * 7};
+    uint32_t rng = 0x9e3779b9u;
+    for (size_t p = 0; p < sizeof periods / sizeof periods[0]; p++) {
+        double period = periods[p], t0 = -period * 0.37;
+        mn_fcurve_key k[] = {key(t0, 1, MN_FCURVE_LINEAR), key(t0 + period * 0.3, -4, MN_FCURVE_LINEAR),
+                             key(t0 + period * 0.9, 2.5, MN_FCURVE_LINEAR)};
+        mn_fcurve c = curve_of(k, 3, true, period);
+        for (int i = 0; i < 20000; i++) {
+            rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
+            /* Times a few periods on up to 2^30 periods on, and exact multiples of the period. */
+            double scale = ldexp(period, (int)(rng % 31));
+            double t = i % 4 == 0 ? t0 + (double)(rng % 100000) * period
+                                  : t0 + scale * ((rng >> 8) * (1.0 / 16777216.0));
+            double wrapped = t0 + floor_mod_reference(t - t0, period);
+            double want = mn_fcurve_sample(&c, wrapped);
+            double got = mn_fcurve_sample(&c, t);
+            assert_memory_equal(&got, &want, sizeof got);
+        }
+    }
+}
+
+/* x(s) of a unit time curve with inner control times x1, x2, and its slope. */
+static double unit_x(double x1, double x2, double s)
+{
+    return bez(0, x1, x2, 1, s);
+}
+
+static double unit_dx(double x1, double x2, double s)
+{
+    double r = 1 - s;
+    return 3 * r * r * x1 + 6 * r * s * (x2 - x1) + 3 * s * s * (1 - x2);
+}
+
+static void the_ease_tables_hold_the_exact_solutions(void **state)
+{
+    (void)state;
+    static const struct {
+        const ease_knot *knots;
+        double x1, x2;
+        int warp;   /* 0: v = u, 1: v = sqrt(u), 2: v = 1 - sqrt(1 - u) */
+    } tables[] = {{ease_in_knots, 0.42, 1, 2}, {ease_out_knots, 0, 0.58, 1},
+                  {ease_in_out_knots, 0.42, 0.58, 0}};
+    for (size_t e = 0; e < 3; e++) {
+        for (int k = 0; k <= EASE_KNOTS; k++) {
+            double v = (double)k / EASE_KNOTS;
+            double u = tables[e].warp == 0 ? v : tables[e].warp == 1 ? v * v : 1 - (1 - v) * (1 - v);
+            double dudv = tables[e].warp == 0 ? 1 : tables[e].warp == 1 ? 2 * v : 2 * (1 - v);
+            const ease_knot *kn = &tables[e].knots[k];
+            /* The solution, to a few units in the last place of x. */
+            assert_float_near(unit_x(tables[e].x1, tables[e].x2, kn->s), u, 1e-15);
+            assert_true(kn->s >= 0 && kn->s <= 1);
+            /* The slope: ds/dv = (du/dv) / x'(s), or at a flat end its limit, by a difference. */
+            double dx = unit_dx(tables[e].x1, tables[e].x2, kn->s);
+            double slope, tolerance = 1e-9;
+            if (dx > 1e-6) {
+                slope = dudv / dx / EASE_KNOTS;
+            } else {   /* a one-sided difference: good to a few parts in a million */
+                tolerance = 2e-5;
+                double h = 1e-6, v2 = k == 0 ? v + h : v - h;
+                double u2 = tables[e].warp == 1 ? v2 * v2 : 1 - (1 - v2) * (1 - v2);
+                double s2 = bisect(0, tables[e].x1, tables[e].x2, 1, u2);
+                slope = fabs(s2 - kn->s) / h / EASE_KNOTS;
+            }
+            assert_float_near(kn->slope, slope, tolerance * fabs(slope));
+        }
+    }
+}
+
+static void eases_stay_on_the_css_definition_near_the_ends_and_at_the_knots(void **state)
+{
+    (void)state;
+    static const struct {
+        mn_fcurve_interp interp;
+        double x1, y1, x2, y2;
+    } eases[] = {{MN_FCURVE_EASE_IN, 0.42, 0, 1, 1},
+                 {MN_FCURVE_EASE_OUT, 0, 0, 0.58, 1},
+                 {MN_FCURVE_EASE_IN_OUT, 0.42, 0, 0.58, 1}};
+    static const double near_ends[] = {1e-15, 1e-12, 1e-9, 1e-6, 1e-4, 1e-3};
+    for (size_t e = 0; e < 3; e++) {
+        mn_fcurve_key k[] = {key(0, 0, eases[e].interp), key(1000, 1, MN_FCURVE_LINEAR)};
+        mn_fcurve c = curve_of(k, 2, false, 1000);
+        for (int i = 0; i < 6 + 6 + 4 * EASE_KNOTS + 1; i++) {
+            double u;
+            if (i < 6)
+                u = near_ends[i];
+            else if (i < 12)
+                u = 1 - near_ends[i - 6];
+            else   /* at, and just beside, the knots in u, sqrt(u) and 1 - sqrt(1 - u) */
+                u = (double)(i - 12) / (4 * EASE_KNOTS) + (i % 3 - 1) * 1e-9;
+            if (!(u > 0 && u < 1))
+                continue;
+            double want = css_cubic_bezier(eases[e].x1, eases[e].y1, eases[e].x2, eases[e].y2, u);
+            assert_float_near(mn_fcurve_sample(&c, 1000 * u), want, 1e-9);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +659,9 @@ int main(void)
         cmocka_unit_test(loop_neighbours_across_the_wrap_shape_the_auto_handles),
         cmocka_unit_test(resolve_records_each_bezier_segments_control_points),
         cmocka_unit_test(sampling_with_the_resolved_record_is_sampling_without_it),
+        cmocka_unit_test(a_loops_wrap_is_fmods_to_the_bit),
+        cmocka_unit_test(the_ease_tables_hold_the_exact_solutions),
+        cmocka_unit_test(eases_stay_on_the_css_definition_near_the_ends_and_at_the_knots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -872,6 +872,117 @@ static void test_number_parser_matches_strtod(void **state)
     assert_true(parse("1e-300") == 0.0f);
 }
 
+/* The token in a buffer with room for the fast parsers' 24-byte reads after it. */
+static const char *padded(char buf[96], const char *token, const char *after)
+{
+    memset(buf, 'x', 96);
+    size_t n = strlen(token), m = strlen(after);
+    memcpy(buf, token, n);
+    memcpy(buf + n, after, m);
+    buf[95] = '\n';
+    return buf;
+}
+
+static void test_fast_number_parsers_match_the_general_ones_and_strtod(void **state)
+{
+    (void)state;
+    setlocale(LC_NUMERIC, "C");
+#if MN_OBJ_SWAR
+    /* Tricky forms: zeros and signs, 9 and more digits, exponents, denormals, long mantissas,
+       and what may follow a number (blank, comment, line end, a byte past ASCII). */
+    static const char *const tricky[] = {
+        "0", "-0", "+0", "-0.0", "-.0", "0.", "5.", ".5", "+.25", "1234567", "12345678",
+        "1234567.1234567", "9999999.9999999", "-9999999.9999999", "0.1234567", "0.12345678",
+        "1.17549435", "3.4028235e38", "1e5", "1E-5", "2.5e+3", "1.4e-45", "-2.5e-40",
+        "1e-50", "123456789012345678901234", "0.1000000000000000055511151231257827",
+        "0000000000000000000000012.5", "00000012.5", "0000001.5", "16777217", "16777216.5",
+        "0.33333333", "1.00000005960464477539", "7.0000001", "-", ".", "-.", "e5", "1e", "+-1"};
+    static const char *const afters[] = {" ", "\n", "#c", "\t", "\r\n", "\xff\xfa", "/", "e"};
+    for (size_t i = 0; i < sizeof tricky / sizeof tricky[0]; i++) {
+        for (size_t a = 0; a < sizeof afters / sizeof afters[0]; a++) {
+            char buf[96];
+            const char *text = padded(buf, tricky[i], afters[a]);
+            float fast, general;
+            const char *qf = mn_obj_parse_float_fast(text, &fast);
+            const char *qg = mn_obj_parse_float(text, &general);
+            if (!qf)
+                continue;   /* not a fast form: the general parser reads it */
+            assert_ptr_equal(qf, qg);
+            assert_memory_equal(&fast, &general, sizeof fast);
+            float want = (float)strtod(tricky[i], NULL);
+            assert_memory_equal(&fast, &want, sizeof fast);   /* -0 stays -0 */
+        }
+    }
+    /* The typical OBJ decimals all take the fast path, to the bit what strtod gives. */
+    srand(11);
+    for (int i = 0; i < 200000; i++) {
+        char token[48], buf[96];
+        double value = ((double)rand() / RAND_MAX - 0.5) * pow(10.0, rand() % 13 - 6);
+        snprintf(token, sizeof token, "%.*f", rand() % 8, value);
+        if (strlen(token) - (token[0] == '-') - (strchr(token, '.') != NULL) > 14 ||
+            fabs(value) >= 1e7)
+            continue;
+        float fast, general;
+        const char *text = padded(buf, token, " ");
+        const char *qf = mn_obj_parse_float_fast(text, &fast);
+        if (!qf)
+            fail_msg("%s: not taken by the fast parser", token);
+        assert_ptr_equal(qf, mn_obj_parse_float(text, &general));
+        float want = (float)strtod(token, NULL);
+        if (memcmp(&fast, &general, sizeof fast) != 0 || memcmp(&fast, &want, sizeof fast) != 0)
+            fail_msg("%s: fast %.9g general %.9g strtod %.9g", token, fast, general, want);
+    }
+    /* Indices: up to 7 digits fast, as the general parser reads them; more go to it. */
+    for (uint32_t i = 0; i < 100000; i++) {
+        char token[24], buf[96];
+        uint32_t v = (uint32_t)rand() % (i % 2 ? 100000000u : 1000u);
+        snprintf(token, sizeof token, "%s%u", i % 3 == 0 ? "0" : "", v);
+        const char *text = padded(buf, token, i % 4 == 0 ? "/" : " ");
+        int64_t fast, general;
+        const char *qf = mn_obj_parse_index_fast(text, &fast);
+        const char *qg = mn_obj_parse_index(text, &general);
+        if (strlen(token) >= 8) {
+            assert_null(qf);
+            continue;
+        }
+        assert_ptr_equal(qf, qg);
+        assert_true(fast == general);
+    }
+#endif
+    /* A corner whose long first index goes to the general parser, and whose last index ends
+       the text: the fast parsers must not read past the end (an exact-size buffer, for ASan). */
+    {
+        char text[256];
+        int len = snprintf(text, sizeof text, "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 %s3//1\n",
+                           "0000000000000000000000000000000000000000000000000000000000000000000000000000000");
+        char *exact = malloc((size_t)len);
+        assert_non_null(exact);
+        memcpy(exact, text, (size_t)len);
+        mn_obj *obj = NULL;
+        mn_error err;
+        assert_int_equal(mn_obj_read_memory(exact, (size_t)len, NULL, &obj, &err), MN_OK);
+        assert_int_equal(obj->groups[0].vertex_count, 3);
+        mn_obj_free(obj);
+        free(exact);
+    }
+    /* Through the reader: numbers far from the end of the text (fast) and on its last line
+       (too close to the end for the fast parsers' reads) come out the same. */
+    static const char *const values[] = {"-0.000001", "1234567.1234567", "0.1", "-3.25", "7", "-0"};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "v %s %s %s\n# padding padding padding padding padding\nv %s %s %s",
+                 values[i], values[i], values[i], values[i], values[i], values[i]);
+        mn_obj *obj = NULL;
+        mn_error err;
+        assert_int_equal(mn_obj_read_memory(text, strlen(text), NULL, &obj, &err), MN_OK);
+        assert_int_equal(obj->position_count, 2);
+        assert_memory_equal(&obj->positions[0], &obj->positions[3], 3 * sizeof(float));
+        float want = (float)strtod(values[i], NULL);
+        assert_memory_equal(&obj->positions[0], &want, sizeof want);
+        mn_obj_free(obj);
+    }
+}
+
 /* ---- sweeps --------------------------------------------------------------------------------- */
 
 static const char sample[] =
@@ -1051,6 +1162,7 @@ int main(void)
         cmocka_unit_test(test_malformed_lines_fail_with_line_and_column),
         cmocka_unit_test(test_bad_arguments_and_missing_files),
         cmocka_unit_test(test_number_parser_matches_strtod),
+        cmocka_unit_test(test_fast_number_parsers_match_the_general_ones_and_strtod),
         cmocka_unit_test(test_truncated_sample_fails_cleanly_at_every_length),
         cmocka_unit_test(test_mutated_sample_loads_or_fails_cleanly),
         cmocka_unit_test(test_oversized_inputs_load_or_fail_cleanly),

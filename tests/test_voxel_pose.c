@@ -522,6 +522,203 @@ static void a_rig_with_many_joints_poses_the_same_without_out_values(void **stat
     free(parts), free(joints), free(pj), free(caller), free(values);
 }
 
+/* ---- the fast paths against a plain reference ------------------------------------------------- */
+
+/* out = a · b, 4x4 column-major doubles (out may not alias). */
+static void mul4(double out[16], const double a[16], const double b[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            out[c * 4 + r] = a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] +
+                             a[12 + r] * b[c * 4 + 3];
+}
+
+static void translation4(double out[16], double x, double y, double z)
+{
+    memset(out, 0, 16 * sizeof *out);
+    out[0] = out[5] = out[10] = out[15] = 1;
+    out[12] = x, out[13] = y, out[14] = z;
+}
+
+/* Rotation by angle about a unit axis (Rodrigues), in double with the library's sin and cos. */
+static void rotation4(double out[16], const float axis[3], double angle)
+{
+    double x = axis[0], y = axis[1], z = axis[2], c = cos(angle), s = sin(angle), t = 1 - c;
+    translation4(out, 0, 0, 0);
+    out[0] = t * x * x + c, out[4] = t * x * y - s * z, out[8] = t * x * z + s * y;
+    out[1] = t * x * y + s * z, out[5] = t * y * y + c, out[9] = t * y * z - s * x;
+    out[2] = t * x * z - s * y, out[6] = t * y * z + s * x, out[10] = t * z * z + c;
+}
+
+/* M = T(pivot) · M · T(-pivot). */
+static void about4(double m[16], const float pivot[3])
+{
+    double a[16], b[16], tmp[16];
+    translation4(a, pivot[0], pivot[1], pivot[2]);
+    translation4(b, -pivot[0], -pivot[1], -pivot[2]);
+    mul4(tmp, a, m);
+    mul4(m, tmp, b);
+}
+
+/* The spec's formula read literally: world = world(parent) · Π Mount · Driven, all in double. */
+static void reference_pose(const mn_voxel_rig *rig, const float *values, double *worlds)
+{
+    for (uint32_t k = 0; k < rig->part_count; k++) {
+        uint32_t p = rig->part_order[k];
+        const mn_voxel_part *pt = &rig->parts[p];
+        double w[16], tmp[16], m[16];
+        if (pt->parent == MN_NONE)
+            translation4(w, 0, 0, 0);
+        else
+            memcpy(w, &worlds[pt->parent * 16], sizeof w);
+        for (uint32_t i = 0; i < pt->joint_count; i++) {
+            const mn_voxel_joint *jt = &rig->joints[pt->joints[i]];
+            if (jt->has_mount) {
+                static const float ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, ez[3] = {0, 0, 1};
+                double rx[16], ry[16], rz[16], rxy[16], off[16];
+                rotation4(rx, ex, jt->orient[0]);
+                rotation4(ry, ey, jt->orient[1]);
+                rotation4(rz, ez, jt->orient[2]);
+                mul4(rxy, rx, ry);
+                mul4(m, rxy, rz);
+                about4(m, pt->pivot);
+                translation4(off, jt->offset[0], jt->offset[1], jt->offset[2]);
+                mul4(tmp, off, m);
+                mul4(m, w, tmp);
+                memcpy(w, m, sizeof w);
+            }
+            double v = values[pt->joints[i]];
+            if (jt->type == MN_VOXEL_ROTATION) {
+                rotation4(m, jt->axis, v);
+                about4(m, pt->pivot);
+            } else {
+                translation4(m, jt->axis[0] * v, jt->axis[1] * v, jt->axis[2] * v);
+            }
+            mul4(tmp, w, m);
+            memcpy(w, tmp, sizeof w);
+        }
+        memcpy(&worlds[p * 16], w, sizeof w);
+    }
+}
+
+static uint32_t rng_next(uint32_t *state)
+{
+    *state ^= *state << 13, *state ^= *state >> 17, *state ^= *state << 5;
+    return *state;
+}
+
+static float rng_float(uint32_t *state, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)(rng_next(state) >> 8) * (1.0f / 16777216.0f);
+}
+
+static void posing_matches_the_formula_in_double_within_a_millionth_of_the_size(void **state)
+{
+    (void)state;
+    /* 30 parts in a random tree (depth up to 12), 1-3 joints each, a third with mounts, angles
+       over every quadrant; the posed worlds against the formula read literally in double. */
+    enum { PARTS = 30, MAX_JOINTS = 90 };
+    mn_voxel_part parts[PARTS];
+    mn_voxel_joint joints[MAX_JOINTS];
+    uint32_t pj[MAX_JOINTS], order[PARTS], depth[PARTS], rng = 0x1234567u, nj = 0;
+    float caller[MAX_JOINTS], values[MAX_JOINTS];
+    for (uint32_t p = 0; p < PARTS; p++) {
+        uint32_t parent = p == 0 ? MN_NONE : rng_next(&rng) % p;
+        if (parent != MN_NONE && depth[parent] >= 11)
+            parent = 0;
+        depth[p] = parent == MN_NONE ? 0 : depth[parent] + 1;
+        order[p] = p;
+        uint32_t n = 1 + rng_next(&rng) % 3;
+        parts[p] = part("p", parent, rng_float(&rng, -40, 40), rng_float(&rng, -40, 40),
+                        rng_float(&rng, -40, 40), &pj[nj], n);
+        for (uint32_t i = 0; i < n; i++, nj++) {
+            pj[nj] = nj;
+            joints[nj] = joint("j", p, nj % 4 == 3 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION,
+                               rng_float(&rng, -1, 1), rng_float(&rng, -1, 1),
+                               rng_float(&rng, -1, 1), -7, 7, 0);
+            if (nj % 3 == 1) {
+                joints[nj].has_mount = true;
+                for (int c = 0; c < 3; c++) {
+                    joints[nj].orient[c] = rng_float(&rng, -3.2f, 3.2f);
+                    joints[nj].offset[c] = rng_float(&rng, -5, 5);
+                }
+            }
+        }
+    }
+    mn_voxel_rig rig = rig_of(parts, PARTS, order, joints, nj);
+    float worlds[16 * PARTS];
+    double want[16 * PARTS];
+    for (int trial = 0; trial < 50; trial++) {
+        for (uint32_t j = 0; j < nj; j++)
+            caller[j] = rng_float(&rng, -7, 7);
+        mn_voxel_pose_input in = {.caller = caller};
+        assert_int_equal(mn_voxel_pose(&rig, &in, worlds, values), MN_OK);
+        reference_pose(&rig, values, want);
+        for (uint32_t p = 0; p < PARTS; p++)
+            for (int i = 0; i < 16; i++)   /* rotations 1e-6, translations 1e-6 of ~500 voxels */
+                assert_float_near(worlds[p * 16 + i], want[p * 16 + i], i >= 12 ? 5e-4 : 1e-6);
+    }
+}
+
+static void a_rotation_at_any_angle_is_the_exact_rotation(void **state)
+{
+    (void)state;
+    /* Every quadrant, both signs, the reduction's edges, and angles beyond where it is used. */
+    static const float angles[] = {0.0f, 1e-8f, -1e-8f, 0.3f, -0.3f, 0.78539816f, -0.78539819f,
+                                   1.5707964f, -1.5707963f, 2.0f, 3.1415927f, -3.1415925f, 4.0f,
+                                   -5.5f, 6.2831855f, 10.0f, -100.5f, 1234.5f, -65535.5f,
+                                   65536.0f, 70000.25f, -1e6f, 3e7f};
+    const uint32_t j0[] = {0};
+    mn_voxel_part parts[] = {part("spin", MN_NONE, 0, 0, 0, j0, 1)};
+    mn_voxel_joint joints[] = {joint("z", 0, MN_VOXEL_ROTATION, 0, 0, 1, -1e9f, 1e9f, 0)};
+    const uint32_t order[] = {0};
+    mn_voxel_rig rig = rig_of(parts, 1, order, joints, 1);
+    for (size_t a = 0; a < sizeof angles / sizeof angles[0]; a++) {
+        float worlds[16], caller[1] = {angles[a]};
+        mn_voxel_pose_input in = {.caller = caller};
+        assert_int_equal(mn_voxel_pose(&rig, &in, worlds, NULL), MN_OK);
+        double c = cos((double)angles[a]), s = sin((double)angles[a]);
+        /* float output: within a unit in the last place of 1 */
+        assert_float_near(worlds[0], c, 1.2e-7);
+        assert_float_near(worlds[1], s, 1.2e-7);
+        assert_float_near(worlds[4], -s, 1.2e-7);
+        assert_float_near(worlds[5], c, 1.2e-7);
+        assert_true(worlds[10] == 1.0f);
+    }
+}
+
+static void sines_taken_joint_by_joint_are_the_batched_ones(void **state)
+{
+    (void)state;
+    /* Posing takes every joint's sine and cosine in one batch when the rig fits its stack
+       table (512 joints), and joint by joint when it does not: the same bits either way.  A
+       big rig's first parts must pose exactly as a small rig made of just those parts. */
+    enum { BIG = 600, SMALL = 101 };
+    mn_voxel_part *parts = calloc(BIG, sizeof *parts);
+    mn_voxel_joint *joints = calloc(BIG, sizeof *joints);
+    uint32_t *pj = calloc(BIG, sizeof *pj), *order = calloc(BIG, sizeof *order);
+    float *caller = calloc(BIG, sizeof *caller), *values = calloc(BIG, sizeof *values);
+    float *big = calloc(16 * BIG, sizeof *big), small[16 * SMALL];
+    assert_non_null(parts), assert_non_null(joints), assert_non_null(pj), assert_non_null(order);
+    assert_non_null(caller), assert_non_null(values), assert_non_null(big);
+    uint32_t rng = 0xabcdefu;
+    for (uint32_t p = 0; p < BIG; p++) {
+        order[p] = p, pj[p] = p;
+        parts[p] = part("p", p == 0 ? MN_NONE : (p - 1) / 2, rng_float(&rng, -9, 9),
+                        rng_float(&rng, -9, 9), rng_float(&rng, -9, 9), &pj[p], 1);
+        joints[p] = joint("j", p, MN_VOXEL_ROTATION, rng_float(&rng, -1, 1),
+                          rng_float(&rng, -1, 1), rng_float(&rng, -1, 1), -1e5f, 1e5f, 0);
+        caller[p] = p % 9 == 0 ? 70000.5f : rng_float(&rng, -20, 20);
+    }
+    mn_voxel_pose_input in = {.caller = caller};
+    mn_voxel_rig rig_big = rig_of(parts, BIG, order, joints, BIG);
+    mn_voxel_rig rig_small = rig_of(parts, SMALL, order, joints, SMALL);
+    assert_int_equal(mn_voxel_pose(&rig_big, &in, big, values), MN_OK);
+    assert_int_equal(mn_voxel_pose(&rig_small, &in, small, NULL), MN_OK);
+    assert_memory_equal(big, small, sizeof small);
+    free(parts), free(joints), free(pj), free(order), free(caller), free(values), free(big);
+}
+
 /* ---- what the reader resolves at load ------------------------------------------------------ */
 
 static void mount_affine_is_the_mount_of_the_formula(void **state)
@@ -697,6 +894,9 @@ int main(void)
         cmocka_unit_test(a_rig_read_poses_exactly_as_without_what_it_resolved),
         cmocka_unit_test(overlaying_backwards_gives_what_overlaying_in_order_gives),
         cmocka_unit_test(skinning_matrices_are_part_worlds_and_unmatched_bones_hold_bind),
+        cmocka_unit_test(posing_matches_the_formula_in_double_within_a_millionth_of_the_size),
+        cmocka_unit_test(a_rotation_at_any_angle_is_the_exact_rotation),
+        cmocka_unit_test(sines_taken_joint_by_joint_are_the_batched_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,33 +43,39 @@
 #include <marionette/voxel_rig.h>
 
 #include <math.h>
+#include <stdint.h>
 
-/* Starting points of the x(s) = u solve of the CSS presets: s at u = k / GUESS_STEPS. */
-#define GUESS_STEPS 16
+#include "anim/fcurve_ease.h"
 
-/*
- * A CSS preset: its inner control points (x1, y1, x2, y2) and where its
- * solve starts: s(u) at u = 0, 1/16, …, 1 (to 6 digits: only a start, the
- * solve's accuracy does not depend on it), interpolated, is within ~1e-3 of
- * the root, which saves the solve one or two Newton steps.
- */
+/* How a preset's table is indexed (fcurve_ease.h): v = u, sqrt(u) or 1 - sqrt(1 - u). */
+typedef enum ease_warp { WARP_NONE, WARP_FLAT_START, WARP_FLAT_END } ease_warp;
+
+/* A CSS preset: its inner control points (x1, y1, x2, y2) and where its solve starts. */
 typedef struct css_ease {
     double x1, y1, x2, y2;
-    double guess[GUESS_STEPS + 1];
+    ease_warp warp;
+    const ease_knot *knots;
 } css_ease;
 
-static const css_ease ease_in = {
-    0.42, 0.0, 1.0, 1.0,
-    {0.000000, 0.048765, 0.096204, 0.142755, 0.188787, 0.234630, 0.280600, 0.327022, 0.374253,
-     0.422718, 0.472950, 0.525678, 0.581976, 0.643617, 0.714017, 0.801951, 1.000000}};
-static const css_ease ease_out = {
-    0.0, 0.0, 0.58, 1.0,
-    {0.000000, 0.198049, 0.285983, 0.356383, 0.418024, 0.474322, 0.527050, 0.577282, 0.625747,
-     0.672978, 0.719400, 0.765370, 0.811213, 0.857245, 0.903796, 0.951235, 1.000000}};
-static const css_ease ease_in_out = {
-    0.42, 0.0, 0.58, 1.0,
-    {0.000000, 0.051169, 0.105627, 0.163565, 0.225065, 0.290017, 0.358032, 0.428380, 0.500000,
-     0.571620, 0.641968, 0.709983, 0.774935, 0.836435, 0.894373, 0.948831, 1.000000}};
+static const css_ease ease_in = {0.42, 0.0, 1.0, 1.0, WARP_FLAT_END, ease_in_knots};
+static const css_ease ease_out = {0.0, 0.0, 0.58, 1.0, WARP_FLAT_START, ease_out_knots};
+static const css_ease ease_in_out = {0.42, 0.0, 0.58, 1.0, WARP_NONE, ease_in_out_knots};
+
+/* The preset's s(u) by cubic Hermite interpolation of its table, 0 < u < 1: within 6e-8. */
+static inline double ease_guess(const css_ease *e, double u)
+{
+    double v = e->warp == WARP_NONE         ? u
+               : e->warp == WARP_FLAT_START ? sqrt(u)
+                                            : 1.0 - sqrt(1.0 - u);
+    double f = v * EASE_KNOTS;
+    int k = (int)f;
+    k = k < 0 ? 0 : k > EASE_KNOTS - 1 ? EASE_KNOTS - 1 : k;
+    double t = f - k;
+    const ease_knot *p = &e->knots[k], *q = p + 1;
+    double ds = q->s - p->s;
+    return p->s + t * (p->slope + t * ((3.0 * ds - 2.0 * p->slope - q->slope) +
+                                       t * (p->slope + q->slope - 2.0 * ds)));
+}
 
 /* A key as the segment code sees it: time and value (a neighbour may be a moved copy). */
 typedef struct point {
@@ -91,28 +97,27 @@ static inline double bezier01(double c1, double c2, double s)
 /*
  * The s in [0, 1] with x(s) = u, for x = bezier01(x1, x2, ·) with x1, x2 in
  * [0, 1] (then x is non-decreasing, so the root is unique up to a flat
- * spot).  Newton from s = u (or from `guess`, a CSS preset's table of s at
- * u = k / GUESS_STEPS, interpolated) on x in power form, x(s) = ((a·s + b)·s + c)·s
- * (cheaper than the Bernstein form, and its slope comes with it),
- * safeguarded: every step narrows a bracket [lo, hi] around the root, and a
- * Newton step that would leave it (or a vanishing slope, as at the flat end
- * of ease-in) is replaced by bisecting it, so the solve always converges and
- * usually takes three or four steps.  The bracket moves without branches
+ * spot).  Halley's method from s = u, or Newton's for a CSS preset from
+ * its table in fcurve_ease.h (close enough that one step nearly always ends
+ * it), on x in power form, x(s) = ((a·s + b)·s + c)·s (cheaper than the Bernstein
+ * form, and its derivatives come with it), safeguarded: every step narrows a
+ * bracket [lo, hi] around the root, and a step that would leave it (or a
+ * vanishing slope, as at the flat end of ease-in) is replaced by bisecting
+ * it, so the solve always converges.  The bracket moves without branches
  * (the sign of the error is a coin toss to a branch predictor).
  */
-static double solve_x(double x1, double x2, double u, const double *guess)
+static double solve_x(double x1, double x2, double u, const css_ease *preset)
 {
     if (!(u > 0.0))   /* NaN too (a segment of infinite length): the start */
         return 0.0;
     if (u >= 1.0)
         return 1.0;
     double c = 3.0 * x1, b = 3.0 * (x2 - x1) - c, a = 1.0 - c - b;
-    double a3 = 3.0 * a, b2 = 2.0 * b;
+    double a3 = 3.0 * a, a6 = 6.0 * a, b2 = 2.0 * b;
     double lo = 0.0, hi = 1.0, s = u;
-    if (guess != NULL) {   /* a CSS preset: start from its table */
-        double f = u * GUESS_STEPS;
-        int k = (int)f;
-        s = guess[k] + (guess[k + 1] - guess[k]) * (f - k);
+    if (preset != NULL) {   /* a CSS preset: start from its table */
+        s = ease_guess(preset, u);
+        s = s > 0.0 && s < 1.0 ? s : u;
     }
     for (int i = 0; i < 100; i++) {
         double e = ((a * s + b) * s + c) * s - u;
@@ -123,8 +128,12 @@ static double solve_x(double x1, double x2, double u, const double *guess)
         hi = below ? hi : s;
         if (hi - lo < 1e-15)
             break;
-        double d = (a3 * s + b2) * s + c;
-        double next = d > 0.0 ? s - e / d : lo;
+        /* From a preset's table (within 6e-8) one Newton step is enough; from s = u,
+           Halley's step (cubic convergence, x'' nearly free) saves one evaluation. */
+        double d = (a3 * s + b2) * s + c, d2 = a6 * s + b2;
+        double den = 2.0 * d * d - e * d2;
+        double next = preset != NULL ? (d > 0.0 ? s - e / d : lo)
+                                     : (d > 0.0 && den > 0.0 ? s - 2.0 * e * d / den : lo);
         s = next > lo && next < hi ? next : 0.5 * (lo + hi);
     }
     return s;
@@ -243,7 +252,7 @@ static inline double bezier_segment(const double ctl[4], point a, point b, doubl
 
 static double ease_segment(const css_ease *e, point a, point b, double t)
 {
-    double s = solve_x(e->x1, e->x2, (t - a.t) / (b.t - a.t), e->guess);
+    double s = solve_x(e->x1, e->x2, (t - a.t) / (b.t - a.t), e);
     return a.v + (b.v - a.v) * bezier01(e->y1, e->y2, s);
 }
 
@@ -295,11 +304,42 @@ static uint32_t find_segment(const mn_fcurve_key *keys, uint32_t n, double t)
     return (uint32_t)(base - keys);
 }
 
-/* floor-mod of x by period > 0, into [0, period) (-250 mod 2000 is 1750). */
+/*
+ * floor-mod of x by period > 0, into [0, period) (-250 mod 2000 is 1750).
+ *
+ * The common case, x a few periods on (a looping animation's clock), is done
+ * without fmod, exactly: q = floor(x / period) (corrected by one if the
+ * division rounded across an integer), then x - q·period with the period
+ * split into halves of 26 bits (Veltkamp), so q·hi and q·lo are exact for
+ * q < 2^26; x - q·hi is exact too (q·hi is a multiple of x's last-place unit
+ * and not far from x), and the last subtraction lands on x - q·period
+ * itself, which is representable (it is fmod's result).  So the value is
+ * fmod's to the bit (a test checks it over 2^30 periods), at a fraction of
+ * its cost; anything the checks do not vouch for goes to fmod.
+ */
+#define SPLIT_FACTOR 134217729.0   /* 2^27 + 1 */
+#define QUOTIENT_EXACT 67108864.0  /* 2^26 */
+
 static inline double floor_mod(double x, double period)
 {
     if (x >= 0.0 && x < period)   /* already in range: fmod would return x itself */
         return x;
+    double d = x / period;
+    if (x > 0.0 && d < QUOTIENT_EXACT) {
+        double q = (double)(int64_t)d;   /* floor, for d >= 0 */
+        double c = SPLIT_FACTOR * period;
+        double hi = c - (c - period), lo = period - hi;
+        double r = (x - q * hi) - q * lo;
+        if (r < 0.0) {   /* the division rounded up across an integer */
+            q -= 1.0;
+            r = (x - q * hi) - q * lo;
+        } else if (r >= period) {
+            q += 1.0;
+            r = (x - q * hi) - q * lo;
+        }
+        if (r >= 0.0 && r < period)
+            return r;
+    }
     double r = fmod(x, period);
     if (r < 0.0)
         r += period;

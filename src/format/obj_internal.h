@@ -27,6 +27,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The inner-loop helpers must inline even where the compiler's size heuristics say no. */
 #if defined(__GNUC__)
@@ -187,6 +188,97 @@ MN_OBJ_INLINE const char *mn_obj_parse_float(const char *p, float *out)
     return p;
 }
 
+/* ---- eight digits at a time --------------------------------------------------------- */
+
+/*
+ * The common numbers of an OBJ file ("-0.123456", "42", "1.5") are read
+ * eight characters at a time (SWAR) on little-endian machines, by the fast
+ * parsers below; they take only the forms whose value the general parsers
+ * above would compute with the very same operations (so the results are the
+ * same bits), and hand anything else back (NULL) to the general parsers.
+ * They read MN_OBJ_FAST_READ bytes at p without looking for the line end:
+ * callers use them only when that many bytes of text remain.
+ */
+#define MN_OBJ_FAST_READ 24
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+#define MN_OBJ_SWAR 1
+
+/* Powers of ten as integers, for joining the digits before and after the point. */
+static const uint32_t mn_obj_pow10_u32[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+
+/*
+ * How many of the 8 bytes at p are leading decimal digits (0..8); their
+ * value in *value.  A byte is a digit when its high nibble is 3 and adding 6
+ * to it leaves the high nibble 3 (a carry out of a non-digit byte can only
+ * disturb the bytes after it, which do not count).  The digits are then
+ * moved to the top of the word (the zero bytes below them read as leading
+ * zeros) and combined pairwise: 8 digits in three multiplications.
+ */
+MN_OBJ_INLINE unsigned mn_obj_digits8(const char *p, uint32_t *value)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    uint64_t high = (v & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u;
+    uint64_t low = ((v + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u;
+    uint64_t bad = high | low;
+    unsigned n = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8u;
+    if (n == 0) {
+        *value = 0;
+        return 0;
+    }
+    v = (v << (8 * (8 - n))) & 0x0F0F0F0F0F0F0F0Fu;
+    v = (v * 2561u) >> 8;
+    v = ((v & 0x00FF00FF00FF00FFu) * 6553601u) >> 16;
+    v = ((v & 0x0000FFFF0000FFFFu) * 42949672960001u) >> 32;
+    *value = (uint32_t)v;
+    return n;
+}
+
+/*
+ * [+-] digits [. digits], at most 7 digits on either side, no exponent: the
+ * value is m / 10^f with m < 10^14 < 2^53, exactly what mn_obj_parse_float
+ * computes on its fast path (same m, same power, same division).  NULL for
+ * any other form (the caller then uses mn_obj_parse_float).
+ */
+MN_OBJ_INLINE const char *mn_obj_parse_float_fast(const char *p, float *out)
+{
+    bool negative = *p == '-';
+    p += *p == '-' || *p == '+';
+    uint32_t whole, fraction = 0;
+    unsigned nw = mn_obj_digits8(p, &whole), nf = 0;
+    if (nw == 8)
+        return NULL;
+    p += nw;
+    if (*p == '.') {
+        nf = mn_obj_digits8(p + 1, &fraction);
+        if (nf == 8)
+            return NULL;
+        p += 1 + nf;
+    }
+    if (nw + nf == 0 || (*p | 0x20) == 'e')
+        return NULL;
+    uint64_t m = (uint64_t)whole * mn_obj_pow10_u32[nf] + fraction;
+    double d = m == 0 ? 0.0 : (double)m / mn_obj_pow10[nf];
+    float f = (float)d;
+    *out = negative ? -f : f;
+    return p;
+}
+
+/* digits (at most 7, no sign): an index as mn_obj_parse_index reads it; NULL for other forms. */
+MN_OBJ_INLINE const char *mn_obj_parse_index_fast(const char *p, int64_t *out)
+{
+    uint32_t v;
+    unsigned n = mn_obj_digits8(p, &v);
+    if (n == 0 || n == 8)
+        return NULL;
+    *out = (int64_t)v;
+    return p + n;
+}
+#else
+#define MN_OBJ_SWAR 0
+#endif
+
 /*
  * Parse an OBJ index ([+-] digits) at p.  Returns the character after it,
  * or NULL when there are no digits.  Magnitudes are clamped to 2^40, which
@@ -339,7 +431,8 @@ typedef struct mn_obj_corner {
  * Triangulate the polygon of `n` >= 3 corners: appends (n − 2) triangles as
  * corner-index triples (uint32_t) to `tris`, winding as authored, and writes
  * the unit flat normal of the polygon ((0, 0, 1) when it has no area) into
- * normal[3].  `work` is scratch memory.  False when out of memory.
+ * normal[3] (normal may be NULL: the same triangles, without working the
+ * normal out).  `work` is scratch memory.  False when out of memory.
  */
 bool mn_obj_triangulate(const mn_allocator *allocator, const float *positions,
                         const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,

@@ -143,7 +143,13 @@ MN_OBJ_INLINE const char *read_numbers(obj_parser *ps, const char *keyword, cons
             break;
         }
         float x;
-        const char *q = mn_obj_parse_float(p, &x);
+        const char *q = NULL;
+#if MN_OBJ_SWAR
+        if (ps->region_end - p >= MN_OBJ_FAST_READ)
+            q = mn_obj_parse_float_fast(p, &x);
+#endif
+        if (!q)
+            q = mn_obj_parse_float(p, &x);
         if (!q || !mn_obj_ends_token(*q)) {
             if (mn_obj_is_continuation(q ? q : p))
                 return JOIN;
@@ -174,11 +180,43 @@ static bool push_floats(obj_parser *ps, mn_obj_vec *vec, const float *v, int n)
 
 /* ---- v / vt / vn ------------------------------------------------------------------------- */
 
+/*
+ * The common shape of a v, vt or vn line, " x y z\n" with single blanks and
+ * numbers the fast parser takes, read without the general loop's checks
+ * (each of which such a line passes: at most `max` numbers, all finite, no
+ * comment).  Returns the line end ('\n'), or NULL for any other shape, which
+ * the general read_numbers then reads from the start: the same values.
+ */
+MN_OBJ_INLINE const char *read_numbers_fast(const obj_parser *ps, const char *p, float *out,
+                                            int min, int max, int *count)
+{
+#if MN_OBJ_SWAR
+    if (ps->region_end - p < (ptrdiff_t)(max + 1) * MN_OBJ_FAST_READ)
+        return NULL;
+    int n = 0;
+    while (n < max && *p == ' ') {
+        const char *q = mn_obj_parse_float_fast(p + 1, &out[n]);
+        if (!q)
+            return NULL;
+        n++;
+        p = q;
+    }
+    if (*p != '\n' || n < min)
+        return NULL;
+    *count = n;
+    return p;
+#else
+    (void)ps, (void)p, (void)out, (void)min, (void)max, (void)count;
+    return NULL;
+#endif
+}
+
 static const char *position(obj_parser *ps, const char *p)
 {
     float v[7];
     int n;
-    const char *next = read_numbers(ps, "v", p, v, 3, 7, &n);
+    const char *next = read_numbers_fast(ps, p, v, 3, 7, &n);
+    next = next ? next + 1 : read_numbers(ps, "v", p, v, 3, 7, &n);
     if (!next || next == JOIN)
         return next;
     if (ps->position_count >= MN_NONE - 1)
@@ -199,7 +237,8 @@ static const char *texcoord(obj_parser *ps, const char *p)
 {
     float v[3] = {0.0f, 0.0f, 0.0f};
     int n;
-    const char *next = read_numbers(ps, "vt", p, v, 1, 3, &n);
+    const char *next = read_numbers_fast(ps, p, v, 1, 3, &n);
+    next = next ? next + 1 : read_numbers(ps, "vt", p, v, 1, 3, &n);
     if (!next || next == JOIN)
         return next;
     if (ps->texcoord_count >= MN_NONE - 1)
@@ -214,7 +253,8 @@ static const char *normal(obj_parser *ps, const char *p)
 {
     float v[3];
     int n;
-    const char *next = read_numbers(ps, "vn", p, v, 3, 3, &n);
+    const char *next = read_numbers_fast(ps, p, v, 3, 3, &n);
+    next = next ? next + 1 : read_numbers(ps, "vn", p, v, 3, 3, &n);
     if (!next || next == JOIN)
         return next;
     if (ps->normal_count >= MN_NONE - 1)
@@ -251,23 +291,38 @@ static const char *index_error(obj_parser *ps, const char *at, const char *what,
                 (long long)index, count, kind);
 }
 
+/* An index at p: eight digits at a time when enough text is left for that, else the general way. */
+MN_OBJ_INLINE const char *parse_index(const obj_parser *ps, const char *p, int64_t *out)
+{
+#if MN_OBJ_SWAR
+    if (ps->region_end - p >= MN_OBJ_FAST_READ) {
+        const char *q = mn_obj_parse_index_fast(p, out);
+        if (q)
+            return q;
+    }
+#else
+    (void)ps;
+#endif
+    return mn_obj_parse_index(p, out);
+}
+
 /* One corner `v`, `v/vt`, `v//vn` or `v/vt/vn` at p; the character after it, JOIN or NULL. */
 MN_OBJ_INLINE const char *corner(obj_parser *ps, const char *p, mn_obj_corner *c)
 {
     int64_t iv, it = 0, in = 0;
     bool has_t = false, has_n = false;
-    const char *q = mn_obj_parse_index(p, &iv);
+    const char *q = parse_index(ps, p, &iv);
     if (!q)
         goto malformed;
     if (*q == '/') {
         q++;
         if (*q != '/') {
-            if (!(q = mn_obj_parse_index(q, &it)))
+            if (!(q = parse_index(ps, q, &it)))
                 goto malformed;
             has_t = true;
         }
         if (*q == '/') {
-            if (!(q = mn_obj_parse_index(q + 1, &in)))
+            if (!(q = parse_index(ps, q + 1, &in)))
                 goto malformed;
             has_n = true;
         }
@@ -355,6 +410,10 @@ static const char *face(obj_parser *ps, const char *p)
     uint32_t n = 0;
     bool all_normals = true;
     ps->corners.size = 0;
+    /* Room for the usual polygon up front; a bigger one grows the corners as it goes. */
+    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, 8 * sizeof(mn_obj_corner)))
+        return fail_oom(ps);
+    size_t room = ps->corners.cap / sizeof(mn_obj_corner);
     for (;;) {
         p = mn_obj_skip_blanks(p);
         if (*p == '\n')
@@ -363,8 +422,11 @@ static const char *face(obj_parser *ps, const char *p)
             p = after_line(ps, p) - 1;
             break;
         }
-        if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, sizeof(mn_obj_corner)))
-            return fail_oom(ps);
+        if (n == room) {
+            if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, sizeof(mn_obj_corner)))
+                return fail_oom(ps);
+            room = ps->corners.cap / sizeof(mn_obj_corner);
+        }
         mn_obj_corner *c = (mn_obj_corner *)ps->corners.data + n;
         const char *q = corner(ps, p, c);
         if (!q || q == JOIN)
@@ -400,8 +462,10 @@ static const char *face(obj_parser *ps, const char *p)
         o = put_vertex(o, ps, &c[1], face_normal);
         put_vertex(o, ps, &c[2], face_normal);
     } else {
+        /* With every corner's own normal the face normal is not needed, only the split. */
         ps->tris.size = 0;
-        if (!mn_obj_triangulate(ps->allocator, ps->positions->data, c, n, &ps->tris, &ps->work, face_normal))
+        if (!mn_obj_triangulate(ps->allocator, ps->positions->data, c, n, &ps->tris, &ps->work,
+                                all_normals ? NULL : face_normal))
             return fail_oom(ps);
         const uint32_t *t = ps->tris.data;
         for (size_t k = 0; k < vertices; k++)

@@ -3,12 +3,44 @@
  * through the caller's allocator, continued lines joined into one, the
  * warning list, the name table, and error filling with line and column.
  */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE under -std=c11 */
+
 #include "obj_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 /* ---- growable buffers ------------------------------------------------------------- */
+
+/* Buffers from this size on get the huge-page hint. */
+#define HUGE_HINT_BYTES ((size_t)4 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/*
+ * Ask Linux to back a big buffer with transparent huge pages (where the
+ * system leaves that to madvise): a 100 MB OBJ makes about 140 MB of arrays
+ * and soup, all written once, and taking them in 4 KB page faults cost about
+ * a fifth of the whole read.  Only for the default allocator (malloc): a
+ * caller's allocator keeps its memory as it likes.  A hint: when it is not
+ * taken, nothing changes but the speed.
+ */
+static void hint_huge_pages(const mn_allocator *allocator, void *data, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if ((allocator != NULL && allocator->alloc != NULL) || size < HUGE_HINT_BYTES)
+        return;
+    uintptr_t first = ((uintptr_t)data + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t last = ((uintptr_t)data + size) & ~(HUGE_PAGE - 1);
+    if (last > first)
+        (void)madvise((void *)first, last - first, MADV_HUGEPAGE);
+#else
+    (void)allocator, (void)data, (void)size;
+#endif
+}
 
 bool mn_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra)
 {
@@ -25,6 +57,7 @@ bool mn_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extr
     void *data = mn_alloc(allocator, cap);
     if (!data)
         return false;
+    hint_huge_pages(allocator, data, cap);
     if (vec->size)
         memcpy(data, vec->data, vec->size);
     mn_free(allocator, vec->data, vec->cap);

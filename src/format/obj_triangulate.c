@@ -22,8 +22,11 @@
 
 #include <string.h>
 
+/* normal = n / |n|, or (0, 0, 1) when n has no length; nothing when normal is NULL. */
 static void unit_or_up(const double n[3], float normal[3])
 {
+    if (normal == NULL)
+        return;
     double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     if (!(len > 0.0) || !isfinite(len)) {
         normal[0] = 0.0f;
