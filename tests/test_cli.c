@@ -413,6 +413,23 @@ static void validator_sample_is_refused_with_a_code(void **state)
     run_free(&r);
 }
 
+/* The short spellings print exactly what the long ones do. */
+static void sample_time_and_skinned_are_the_long_flags(void **state)
+{
+    (void)state;
+    const char *file = "../shared/assets/gltf/SimpleSkin/glTF/SimpleSkin.gltf";
+    char a[512], b[512];
+    snprintf(a, sizeof a, "sample %s --time 0.5 --skinned --json", file);
+    snprintf(b, sizeof b, "sample %s --times 0.5 --vertices skinned --json", file);
+    run_result ra = marionette(a), rb = marionette(b);
+    assert_int_equal(ra.status, 0);
+    assert_int_equal(rb.status, 0);
+    assert_true(ra.size > 100);
+    assert_string_equal(ra.out, rb.out);
+    run_free(&ra);
+    run_free(&rb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +448,7 @@ int main(void)
         cmocka_unit_test(out_of_range_accessor_names_the_json_path),
         cmocka_unit_test(json_syntax_error_names_its_code),
         cmocka_unit_test(validator_sample_is_refused_with_a_code),
+        cmocka_unit_test(sample_time_and_skinned_are_the_long_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,7 +110,10 @@ static int parse_args(int argc, char **argv, sample_args *a, bool *help)
     *help = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        bool takes_value = strcmp(arg, "--clip") == 0 || strcmp(arg, "--times") == 0 ||
+        /* --time T is --times with one value, --skinned is --vertices skinned: the
+           spellings `render` and the issue's synopsis use, so flags read alike. */
+        bool is_times = strcmp(arg, "--times") == 0 || strcmp(arg, "--time") == 0;
+        bool takes_value = strcmp(arg, "--clip") == 0 || is_times ||
                            strcmp(arg, "--vertices") == 0;
         if (takes_value && i + 1 >= argc)
             return cli_usage_error("sample", "sample: %s needs a value", arg);
@@ -120,7 +123,9 @@ static int parse_args(int argc, char **argv, sample_args *a, bool *help)
             a->rest = true;
         } else if (strcmp(arg, "--clip") == 0) {
             a->clip = argv[++i];
-        } else if (strcmp(arg, "--times") == 0) {
+        } else if (strcmp(arg, "--skinned") == 0) {
+            a->vertices = VERTICES_SKINNED;
+        } else if (is_times) {
             a->times = argv[++i];
             int rc = check_times(a->times);
             if (rc != CLI_EXIT_OK)

@@ -34,7 +34,7 @@ static const cli_command commands[] = {
      "Exit status: 0 when the file loads, 1 when the reader refuses it (the error,\n"
      "with its JSON path and code, goes to stderr), 2 for a wrong command line.\n",
      cli_info},
-    {"sample", "FILE [--clip NAME|INDEX|all] [--times LIST] [--rest] "
+    {"sample", "FILE [--clip NAME|INDEX|all] [--times LIST | --time T] [--rest] [--skinned] "
                "[--vertices deformed|skinned|all|none] [--json]",
      "pose a model at given times: node world matrices, morph weights, vertex positions",
      "Loads FILE and poses it with the library, at the rest pose and at each asked\n"
@@ -50,10 +50,12 @@ static const cli_command commands[] = {
      "                 distinct key time of the clip), or 'keys+mid' (the keys, the\n"
      "                 midpoints between them, and 0.25 s before the first and after\n"
      "                 the last); the kinds may be mixed: 0,keys,2.5\n"
+     "  --time T       the same as --times T (one time, as render spells it)\n"
      "  --rest         also sample the rest pose (clip -1, time null); a file without\n"
      "                 animations always has it\n"
      "  --vertices V   which primitives get positions: 'deformed' (the default:\n"
      "                 skinned or morphed), 'skinned', 'all', or 'none'\n"
+     "  --skinned      the same as --vertices skinned\n"
      "  --json         one JSON object (marionette-sample/1) instead of a table\n"
      "\n"
      "Exit status: 0 when done; 1 when the reader refuses the file or posing it\n"
