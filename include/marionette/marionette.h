@@ -31,6 +31,10 @@
  *   state_machine.h the crossfading state machine over blend-tree states
  *   head.h      the expression head: forward, pose, gaze, joint overrides, head_ext, colourings
  *   arkit.h     ARKit-52 face channels mapped to a head: table and fitted maps
+ *   soma.h      SOMA skeletons and clips (version-2 bodies), shared clip files, the twist-helper poser
+ *   corrective.h pose correctives: index, arm elevation, smoothstep weights
+ *   mouth.h     mouth_hidden.bin: the mouth interior list, opacity and plug push
+ *   slots.h     the slot allocator
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -64,5 +68,9 @@
 #include "state_machine.h"
 #include "head.h"
 #include "arkit.h"
+#include "soma.h"
+#include "corrective.h"
+#include "mouth.h"
+#include "slots.h"
 
 #endif /* MARIONETTE_H */
