@@ -9,6 +9,7 @@
  * A clip's frames are framed with the bounds of the whole clip, so a
  * sequence or a sheet does not jump.  Several frames are written as a
  * numbered sequence (out_000.png, ...) or, with --sheet, one labelled grid.
+ * An expression head (.aosrig) has options of its own: cmd_render_head.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -600,8 +601,14 @@ static int run_render(const render_args *a)
     return rc;
 }
 
+/* Expression heads (cmd_render_head.c), with their own options (--arkit, --expr, --colour). */
+int mn_cli_render_head(int argc, char **argv);
+
 int cli_render(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] != '-' && mn_cli_is_aosrig(argv[i]))
+            return mn_cli_render_head(argc, argv);
     render_args a;
     bool help;
     int rc = parse_args(argc, argv, &a, &help);

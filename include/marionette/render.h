@@ -333,7 +333,44 @@ MN_API mn_status mn_render_source_voxel(mn_voxel_controller *controller,
                                         const mn_allocator *allocator, mn_render_source **out,
                                         mn_error *err);
 
-/* Re-read the posed vertices and matrices.  Allocation-free. */
+/* How a head source colours its vertices (head.h's debug colourings, or a skin tone). */
+typedef enum mn_head_colouring {
+    MN_HEAD_COLOUR_SKIN = 0,     /* a flat skin tone, the eyes (eye weight ≥ 0.5) dark */
+    MN_HEAD_COLOUR_FLAT,         /* mn_flat_tint with options->rgb (all zero: its light neutral) */
+    MN_HEAD_COLOUR_JOINT,        /* mn_head_joint_tint: the dominant joint, the eyes cyan */
+    MN_HEAD_COLOUR_UV,           /* mn_uv_tint of the pack's uv (the pack must have one) */
+    MN_HEAD_COLOUR_HEIGHT        /* mn_height_tint of the neutral mesh */
+} mn_head_colouring;
+
+/* Options of mn_render_source_head.  A zeroed struct (or NULL) means skin colour, malloc/free. */
+typedef struct mn_render_head_options {
+    mn_head_colouring colouring;
+    float rgb[3];                /* MN_HEAD_COLOUR_FLAT's colour, each in [0, 1] */
+    mn_allocator allocator;
+} mn_render_head_options;
+
+/*
+ * From an expression head: one mesh of the pack's triangles (faces; quads
+ * are not drawn twice) whose positions are `posed`, the V × 3 floats the
+ * caller hands mn_head_pose (or mn_head_pose_arkit, or mn_head_forward),
+ * read where they lie.  Normals are computed from the posed triangles
+ * (area-weighted, per vertex) by every refresh, into the source's own
+ * buffer; the colours are computed once here (the debug colourings' packed
+ * sRGB bytes decoded to the renderer's linear colour).  The material is
+ * double-sided, since a pack's winding is not fixed.  Pose, then call
+ * mn_render_source_refresh, then draw.  head (for its pack) and posed are
+ * borrowed and must outlive the source.  Errors: MN_INVALID_ARGUMENT (NULL
+ * head, posed or out; a colouring out of range; a non-finite or out of
+ * [0, 1] rgb), MN_MISSING_PROPERTY (MN_HEAD_COLOUR_UV for a pack without
+ * uv), MN_OVERFLOW, MN_OUT_OF_MEMORY.
+ */
+struct mn_head;
+MN_API mn_status mn_render_source_head(const struct mn_head *head, const float *posed,
+                                       const mn_render_head_options *options,
+                                       mn_render_source **out, mn_error *err);
+
+/* Re-read the posed vertices and matrices (a head source also recomputes its normals).
+   Allocation-free. */
 MN_API void mn_render_source_refresh(mn_render_source *source);
 
 /* The scene, owned by the source (valid until it is freed). */

@@ -31,7 +31,8 @@ void mn_workers_run(mn_workers *workers, mn_worker_job job, void *context);
 typedef enum mn_source_kind {
     MN_SOURCE_GLTF,
     MN_SOURCE_OBJ,
-    MN_SOURCE_VOXEL
+    MN_SOURCE_VOXEL,
+    MN_SOURCE_HEAD
 } mn_source_kind;
 
 struct mn_render_source {
@@ -44,6 +45,7 @@ struct mn_render_source {
     const mn_instance *instance;     /* MN_SOURCE_GLTF */
     const uint32_t *part_of;         /* the rig part (glTF) or voxel part each mesh draws */
     mn_voxel_controller *controller; /* MN_SOURCE_VOXEL */
+    struct mn_head_source *head;     /* MN_SOURCE_HEAD (source_head.c) */
     mn_warning warnings[MN_SOURCE_MAX_WARNINGS];
     uint32_t warning_count;
 };

@@ -1,0 +1,599 @@
+/*
+ * `marionette render HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO BIN)] [--expr LIST]
+ *                               [--colour skin|flat|joint|uv|height] [--sheet] [--size WxH]
+ *                               [--yaw DEG] [--pitch DEG] [--view front|side|top|orbit]
+ *                               [--supersample N] [--threads N] -o OUT.png`
+ *
+ * An expression head posed with the library (mn_aosrig_read_file,
+ * mn_head_create, a control vector, mn_head_pose) and drawn through its
+ * render source (mn_render_source_head) by the software renderer.
+ *
+ * The control vector: --arkit weights mapped through the table --table or
+ * --fitted gives (a pack carries no ARKit map, so --arkit without one is
+ * refused with the library's own error, exit 1), then --expr "i=v,..." sets
+ * raw control-vector entries by index (the expression coefficients, then the
+ * four gaze angles), after the map, so they override it.
+ *
+ * --sheet draws a labelled grid instead: the neutral head, then each --arkit
+ * channel alone at its value and each --expr entry alone at its value, then
+ * all of them together ("all", when there are two or more).  With neither
+ * option the sheet shows the neutral head and the first coefficient of each
+ * of the pack's regions at 1.  Every cell is framed by the bounds of all the
+ * cells, so the heads line up.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <marionette/aosrig.h>
+#include <marionette/arkit.h>
+#include <marionette/head.h>
+#include <marionette/render.h>
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmd_render.c hands a .aosrig FILE (anywhere on the command line) to this. */
+int mn_cli_render_head(int argc, char **argv);
+
+#define MAX_ITEMS 64u             /* --arkit and --expr entries each */
+#define MAX_REGION_CELLS 15u      /* the default sheet's region cells */
+#define PI_F 3.14159265f
+
+typedef struct item {
+    uint32_t index;               /* ARKit channel, or control-vector index */
+    float value;
+    char text[48];                /* as given, for a sheet label */
+} item;
+
+typedef struct head_render_args {
+    const char *file, *out, *arkit_list, *expr_list, *table, *fitted_info, *fitted_bin;
+    mn_head_colouring colouring;
+    bool sheet, has_size;
+    uint32_t width, height, supersample, threads;
+    mn_render_view view;
+    item arkit[MAX_ITEMS], expr[MAX_ITEMS];
+    uint32_t arkit_count, expr_count;
+} head_render_args;
+
+/* ---- the command line ------------------------------------------------------------ */
+
+static bool parse_number(const char *s, size_t n, float *out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (end != buf + n || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
+        return false;
+    *out = (float)d;
+    return true;
+}
+
+static bool parse_count(const char *s, uint32_t max, uint32_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v == 0 || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_size(const char *s, uint32_t *w, uint32_t *h)
+{
+    char buf[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf)
+        return false;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    return parse_count(buf, 8192, w) && parse_count(x + 1, 8192, h);
+}
+
+/*
+ * "NAME=NUMBER,..." into items: an ARKit channel name (arkit) or a control
+ * index (which is range-checked once the pack says how many there are).  A
+ * repeated name keeps its last value.
+ */
+static int parse_items(const char *option, const char *list, bool arkit, item *items,
+                       uint32_t *count)
+{
+    for (const char *s = list; *s;) {
+        size_t len = strcspn(s, ","), name_len = strcspn(s, "=");
+        char name[48];
+        item it = {0};
+        if (name_len >= len || name_len == 0 || name_len >= sizeof name ||
+            !parse_number(s + name_len + 1, len - name_len - 1, &it.value))
+            return cli_usage_error("render", "render: %s: '%.*s' is not %s=NUMBER", option,
+                                   (int)(len < 60 ? len : 60), s, arkit ? "CHANNEL" : "INDEX");
+        memcpy(name, s, name_len);
+        name[name_len] = '\0';
+        char *end = NULL;
+        unsigned long index = arkit ? 0 : strtoul(name, &end, 10);
+        int32_t channel = arkit ? mn_arkit_channel_index(name) : 0;
+        if (arkit ? channel < 0 : (name[0] < '0' || name[0] > '9' || *end || index > UINT32_MAX))
+            return cli_usage_error("render", arkit ? "render: %s: '%s' is not an ARKit-52 channel"
+                                                   : "render: %s: '%s' is not an index",
+                                   option, name);
+        it.index = arkit ? (uint32_t)channel : (uint32_t)index;
+        snprintf(it.text, sizeof it.text, "%.*s", (int)(len < 47 ? len : 47), s);
+        uint32_t k = 0;
+        while (k < *count && items[k].index != it.index)
+            k++;
+        if (k == MAX_ITEMS)
+            return cli_usage_error("render", "render: %s: more than %u entries", option,
+                                   MAX_ITEMS);
+        items[k] = it;
+        *count += k == *count;
+        s += len + (s[len] == ',');
+    }
+    return CLI_EXIT_OK;
+}
+
+static int parse_colouring(const char *v, mn_head_colouring *out)
+{
+    static const char *const names[] = {"skin", "flat", "joint", "uv", "height"};
+    for (int i = 0; i < 5; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = (mn_head_colouring)i;
+            return CLI_EXIT_OK;
+        }
+    return cli_usage_error("render", "render: --colour takes skin, flat, joint, uv or height, "
+                                     "not '%s'", v);
+}
+
+static int parse_view(const char *v, mn_render_view_kind *out)
+{
+    static const char *const names[] = {"orbit", "front", "side", "top"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = (mn_render_view_kind)i;
+            return CLI_EXIT_OK;
+        }
+    return cli_usage_error("render", "render: --view takes front, side, top or orbit, not '%s'", v);
+}
+
+/* One option and its value; *i moves past what it took. */
+static int parse_option(int argc, char **argv, int *i, head_render_args *a)
+{
+    const char *arg = argv[*i];
+    static const char *const valued[] = {"--arkit", "--table", "--expr", "--colour", "--color",
+                                         "--size", "--yaw", "--pitch", "--view", "--supersample",
+                                         "--threads", "-o", "--out"};
+    bool takes = false;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+        takes = takes || strcmp(arg, valued[k]) == 0;
+    if (strcmp(arg, "--fitted") == 0) {
+        if (*i + 2 >= argc)
+            return cli_usage_error("render", "render: --fitted needs INFO.json and TABLE.bin");
+        a->fitted_info = argv[++*i];
+        a->fitted_bin = argv[++*i];
+        return CLI_EXIT_OK;
+    }
+    if (!takes && strcmp(arg, "--sheet") == 0) {
+        a->sheet = true;
+        return CLI_EXIT_OK;
+    }
+    /* A head prints nothing but errors; --quiet is taken so scripts can pass it to any FILE. */
+    if (!takes && (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0))
+        return CLI_EXIT_OK;
+    if (!takes)
+        return cli_usage_error("render", "render: unknown option '%s' for a .aosrig head", arg);
+    if (*i + 1 >= argc)
+        return cli_usage_error("render", "render: %s needs a value", arg);
+    const char *v = argv[++*i];
+    float angle;
+    if (strcmp(arg, "--arkit") == 0) {
+        a->arkit_list = v;
+        return parse_items(arg, v, true, a->arkit, &a->arkit_count);
+    } else if (strcmp(arg, "--expr") == 0) {
+        a->expr_list = v;
+        return parse_items(arg, v, false, a->expr, &a->expr_count);
+    } else if (strcmp(arg, "--table") == 0) {
+        a->table = v;
+    } else if (strcmp(arg, "--colour") == 0 || strcmp(arg, "--color") == 0) {
+        return parse_colouring(v, &a->colouring);
+    } else if (strcmp(arg, "--view") == 0) {
+        return parse_view(v, &a->view.kind);
+    } else if (strcmp(arg, "--size") == 0) {
+        a->has_size = true;
+        if (!parse_size(v, &a->width, &a->height))
+            return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT (1 to "
+                                             "8192 each)", v);
+    } else if (strcmp(arg, "--supersample") == 0 || strcmp(arg, "--threads") == 0) {
+        bool ss = arg[2] == 's';
+        if (!parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
+            return cli_usage_error("render", "render: %s: '%s' is not a count from 1 to %d", arg,
+                                   v, ss ? 4 : 64);
+    } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
+        bool yaw = arg[2] == 'y';
+        if (!parse_number(v, strlen(v), &angle) || (!yaw && fabsf(angle) > 90.0f))
+            return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
+                                   arg, v, yaw ? "" : " from -90 to 90");
+        *(yaw ? &a->view.yaw : &a->view.pitch) = angle * PI_F / 180.0f;
+    } else {
+        a->out = v;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, head_render_args *a, bool *help)
+{
+    memset(a, 0, sizeof *a);
+    a->supersample = 2;
+    a->view = (mn_render_view){.yaw = MN_RENDER_DEFAULT_YAW, .pitch = MN_RENDER_DEFAULT_PITCH};
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc = CLI_EXIT_OK;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            *help = true;
+            return CLI_EXIT_OK;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            rc = parse_option(argc, argv, &i, a);
+        } else if (a->file) {
+            rc = cli_usage_error("render", "render: one FILE at a time ('%s' and '%s')", a->file,
+                                 arg);
+        } else {
+            a->file = arg;
+        }
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    if (!a->out)
+        return cli_usage_error("render", "render: where to? (-o out.png)");
+    if (a->table && a->fitted_info)
+        return cli_usage_error("render", "render: --table and --fitted are two maps: give one");
+    if ((a->table || a->fitted_info) && !a->arkit_list)
+        return cli_usage_error("render", "render: --table and --fitted map ARKit weights: give "
+                                         "--arkit too");
+    if (!a->has_size)
+        a->width = a->height = a->sheet ? 256 : 512;
+    return CLI_EXIT_OK;
+}
+
+/* ---- the ARKit map ----------------------------------------------------------------- */
+
+/* A whole file into memory (the map builders copy what they keep); NULL after saying why. */
+static char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "marionette: %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t cap = 0, n = 0, got = 1;
+    while (got) {
+        if (n == cap) {
+            char *p = realloc(data, cap ? 2 * cap : 65536);
+            if (!p) {
+                free(data);
+                fclose(f);
+                fprintf(stderr, "marionette: %s: out of memory\n", path);
+                return NULL;
+            }
+            data = p;
+            cap = cap ? 2 * cap : 65536;
+        }
+        got = fread(data + n, 1, cap - n, f);
+        n += got;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(data);
+        fprintf(stderr, "marionette: %s: read error\n", path);
+        return NULL;
+    }
+    *size = n;
+    return data;
+}
+
+/* The map --table or --fitted names, or NULL after saying why. */
+static mn_arkit_map *load_map(const head_render_args *a, const mn_aosrig *pack)
+{
+    size_t size = 0, bin_size = 0;
+    const char *json_path = a->table ? a->table : a->fitted_info;
+    char *json = read_all(json_path, &size), *bin = NULL;
+    mn_arkit_map *map = NULL;
+    mn_error err;
+    const mn_aosrig_head_ext *layout = &pack->header.head_ext;
+    if (json && a->table) {
+        if (mn_arkit_table_map_create(layout, json, size, NULL, &map, &err) != MN_OK)
+            cli_report_error(json_path, &err);
+    } else if (json && (bin = read_all(a->fitted_bin, &bin_size)) != NULL) {
+        if (mn_arkit_fitted_map_create(layout, json, size, bin, bin_size, NULL, &map, &err) !=
+            MN_OK)
+            cli_report_error(json_path, &err);
+    }
+    free(json);
+    free(bin);
+    for (uint32_t i = 0; map && i < map->drop_count; i++) {
+        fprintf(stderr, "marionette: warning: ARKit map: dropped ");
+        cli_put_quoted(stderr, map->drops[i].name);
+        fprintf(stderr, " (%s)\n", mn_status_name(map->drops[i].code));
+    }
+    return map;
+}
+
+/* ---- cells: what each image shows ---------------------------------------------------- */
+
+typedef enum cell_kind { CELL_NEUTRAL, CELL_ARKIT, CELL_EXPR, CELL_ALL, CELL_REGION } cell_kind;
+
+typedef struct cell {
+    cell_kind kind;
+    uint32_t index;               /* the item (CELL_ARKIT, CELL_EXPR) or region (CELL_REGION) */
+} cell;
+
+typedef struct head_scene {
+    const head_render_args *a;
+    mn_aosrig *pack;
+    mn_head *head;
+    mn_arkit_map *map;
+    float *controls, *posed;
+    mn_render_source *source;
+    cell cells[1 + 2 * MAX_ITEMS + 1 + MAX_REGION_CELLS];
+    uint32_t cell_count;
+} head_scene;
+
+/* The cells to draw: one (everything given) without --sheet; see the file's comment with it. */
+static void plan_cells(head_scene *h)
+{
+    const head_render_args *a = h->a;
+    uint32_t n = 0;
+    if (!a->sheet) {
+        h->cells[n++] = (cell){CELL_ALL, 0};
+    } else {
+        h->cells[n++] = (cell){CELL_NEUTRAL, 0};
+        for (uint32_t i = 0; i < a->arkit_count; i++)
+            h->cells[n++] = (cell){CELL_ARKIT, i};
+        for (uint32_t i = 0; i < a->expr_count; i++)
+            h->cells[n++] = (cell){CELL_EXPR, i};
+        if (a->arkit_count + a->expr_count >= 2)
+            h->cells[n++] = (cell){CELL_ALL, 0};
+        const mn_aosrig_head_ext *layout = &h->pack->header.head_ext;
+        bool none_given = n == 1;
+        for (uint32_t r = 0; none_given && r < layout->region_count && r < MAX_REGION_CELLS; r++)
+            h->cells[n++] = (cell){CELL_REGION, r};
+    }
+    h->cell_count = n;
+}
+
+static void cell_label(const head_scene *h, const cell *c, char *buf, size_t size)
+{
+    const head_render_args *a = h->a;
+    const mn_aosrig_head_ext *layout = &h->pack->header.head_ext;
+    char name[64];
+    switch (c->kind) {
+    case CELL_NEUTRAL:
+        snprintf(buf, size, "neutral");
+        break;
+    case CELL_ARKIT:
+        snprintf(buf, size, "%s", a->arkit[c->index].text);
+        break;
+    case CELL_EXPR:
+        mn_head_ext_control_name(layout, a->expr[c->index].index, name, sizeof name);
+        snprintf(buf, size, "%s=%g", name, (double)a->expr[c->index].value);
+        break;
+    case CELL_ALL:
+        snprintf(buf, size, "all");
+        break;
+    case CELL_REGION:
+        mn_head_ext_control_name(layout, layout->regions[c->index].start, name, sizeof name);
+        snprintf(buf, size, "%s=1", name);
+        break;
+    }
+}
+
+/* The control vector a cell shows: the ARKit map first, then the raw entries over it. */
+static void cell_controls(head_scene *h, const cell *c)
+{
+    const head_render_args *a = h->a;
+    const mn_aosrig_head_ext *layout = &h->pack->header.head_ext;
+    memset(h->controls, 0, layout->dim * sizeof *h->controls);
+    if (h->map && (c->kind == CELL_ARKIT || c->kind == CELL_ALL)) {
+        float weights[MN_ARKIT_CHANNEL_COUNT] = {0};
+        for (uint32_t i = 0; i < a->arkit_count; i++)
+            if (c->kind == CELL_ALL || i == c->index)
+                weights[a->arkit[i].index] = a->arkit[i].value;
+        mn_arkit_map_apply(h->map, weights, h->controls);
+    }
+    for (uint32_t i = 0; i < a->expr_count; i++)
+        if ((c->kind == CELL_EXPR && i == c->index) || c->kind == CELL_ALL)
+            h->controls[a->expr[i].index] = a->expr[i].value;
+    if (c->kind == CELL_REGION)
+        h->controls[layout->regions[c->index].start] = 1.0f;
+}
+
+static int pose_cell(head_scene *h, const cell *c)
+{
+    mn_error err;
+    cell_controls(h, c);
+    if (mn_head_pose(h->head, h->controls, h->pack->header.head_ext.dim, h->posed, &err) !=
+        MN_OK) {
+        cli_report_error(h->a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    mn_render_source_refresh(h->source);
+    return CLI_EXIT_OK;
+}
+
+/* ---- loading, checking, drawing ------------------------------------------------------ */
+
+/* The pack, the head, the map, the buffers and the source; checks that need the pack. */
+static int load(head_scene *h)
+{
+    const head_render_args *a = h->a;
+    mn_error err;
+    if (mn_aosrig_read_file(a->file, NULL, &h->pack, &err) != MN_OK ||
+        mn_head_create(h->pack, NULL, &h->head, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    const mn_aosrig_header *hd = &h->pack->header;
+    for (uint32_t i = 0; i < a->expr_count; i++)
+        if (a->expr[i].index >= hd->head_ext.dim)
+            return cli_usage_error("render", "render: --expr: index %u is past the head's %u "
+                                             "controls (0 to %u)", a->expr[i].index,
+                                   hd->head_ext.dim, hd->head_ext.dim - 1);
+    h->controls = calloc(hd->head_ext.dim, sizeof *h->controls);
+    h->posed = calloc((size_t)hd->vertex_count * 3, sizeof *h->posed);
+    if (!h->controls || !h->posed) {
+        fprintf(stderr, "marionette: %s: out of memory\n", a->file);
+        return CLI_EXIT_FAILED;
+    }
+    if (a->arkit_list) {
+        if ((a->table || a->fitted_info) && !(h->map = load_map(a, h->pack)))
+            return CLI_EXIT_FAILED;
+        if (h->map && mn_head_set_arkit_map(h->head, h->map, &err) != MN_OK) {
+            cli_report_error(a->file, &err);
+            return CLI_EXIT_FAILED;
+        }
+        /* With no map the library refuses an ARKit vector, and says why. */
+        float weights[MN_ARKIT_CHANNEL_COUNT] = {0};
+        if (mn_head_pose_arkit(h->head, weights, MN_ARKIT_CHANNEL_COUNT, h->posed, &err) != MN_OK) {
+            cli_report_error(a->file, &err);
+            fprintf(stderr, "marionette: give --table FILE or --fitted INFO BIN: a .aosrig "
+                            "carries no ARKit map\n");
+            return CLI_EXIT_FAILED;
+        }
+    }
+    mn_render_head_options ro = {.colouring = a->colouring};
+    if (mn_render_source_head(h->head, h->posed, &ro, &h->source, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    plan_cells(h);
+    return CLI_EXIT_OK;
+}
+
+static void head_scene_free(head_scene *h)
+{
+    mn_render_source_free(h->source);
+    mn_arkit_map_free(h->map);
+    mn_head_free(h->head);
+    mn_aosrig_free(h->pack);
+    free(h->controls);
+    free(h->posed);
+}
+
+static int write_png(const mn_rgba_image *img, const char *path)
+{
+    mn_error err;
+    if (mn_rgba_image_write_png(img, path, &err) != MN_OK) {
+        fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Every cell drawn with one camera framing the bounds of all of them; one PNG or one sheet. */
+static int draw(head_scene *h, mn_renderer *r, mn_rgba_image *img, mn_sheet *sheet)
+{
+    const head_render_args *a = h->a;
+    const mn_render_scene *scene = mn_render_source_scene(h->source);
+    float lo[3], hi[3];
+    mn_render_bounds_reset(lo, hi);
+    for (uint32_t i = 0; i < h->cell_count; i++) {
+        if (pose_cell(h, &h->cells[i]) != CLI_EXIT_OK)
+            return CLI_EXIT_FAILED;
+        mn_render_scene_bounds(scene, lo, hi);
+    }
+    mn_render_camera cam;
+    mn_error err;
+    if (mn_render_camera_frame(lo, hi, &a->view, (float)a->width / (float)a->height, &cam,
+                               &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    for (uint32_t i = 0; i < h->cell_count; i++) {
+        if (pose_cell(h, &h->cells[i]) != CLI_EXIT_OK)
+            return CLI_EXIT_FAILED;
+        if (mn_renderer_draw(r, scene, &cam, img, &err) != MN_OK) {
+            cli_report_error(a->file, &err);
+            return CLI_EXIT_FAILED;
+        }
+        if (sheet) {
+            char label[96];
+            cell_label(h, &h->cells[i], label, sizeof label);
+            mn_sheet_put(sheet, i, img, label);
+        }
+    }
+    return write_png(sheet ? &sheet->image : img, a->out);
+}
+
+static int render_head(const head_render_args *a)
+{
+    head_scene h = {.a = a};
+    int rc = load(&h);
+    mn_renderer *r = NULL;
+    mn_rgba_image img = {0};
+    mn_sheet sheet = {0};
+    mn_error err;
+    /* The command line's background, #2e333b. */
+    const uint8_t bg[4] = {0x2e, 0x33, 0x3b, 0xff};
+    mn_render_options opt = {.width = a->width, .height = a->height,
+                             .supersample = a->supersample, .threads = a->threads,
+                             .background = {bg[0] / 255.0f, bg[1] / 255.0f, bg[2] / 255.0f, 1}};
+    if (rc == CLI_EXIT_OK) {
+        opt.max_triangles = mn_render_scene_triangle_count(mn_render_source_scene(h.source));
+        rc = CLI_EXIT_FAILED;
+        if (mn_renderer_create(&opt, &r, &err) != MN_OK ||
+            mn_rgba_image_create(a->width, a->height, NULL, &img, &err) != MN_OK ||
+            (a->sheet && mn_sheet_create(h.cell_count, a->width, a->height, bg, NULL, &sheet,
+                                         &err) != MN_OK))
+            cli_report_error(a->file, &err);
+        else
+            rc = draw(&h, r, &img, a->sheet ? &sheet : NULL);
+    }
+    mn_sheet_free(&sheet);
+    mn_rgba_image_free(&img);
+    mn_renderer_free(r);
+    head_scene_free(&h);
+    return rc;
+}
+
+int mn_cli_render_head(int argc, char **argv)
+{
+    head_render_args a;
+    bool help;
+    int rc = parse_args(argc, argv, &a, &help);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (help) {
+        printf("usage: marionette render HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO "
+               "BIN)]\n"
+               "                         [--expr LIST] [--colour skin|flat|joint|uv|height] "
+               "[--sheet]\n"
+               "                         [--size WxH] [--yaw DEG] [--pitch DEG] [--view V] -o "
+               "OUT.png\n\n"
+               "Poses an expression head and draws it (default 512x512; sheet cells 256x256).\n"
+               "  --arkit LIST   ARKit-52 weights, \"jawOpen=0.8,eyeBlinkLeft=1\", mapped through\n"
+               "                 --table FILE (a JSON table) or --fitted INFO BIN (face.arkit and\n"
+               "                 its table); a pack has no map of its own, so one is required\n"
+               "  --expr LIST    control-vector entries by index, \"3=0.5,17=-1\" (expression\n"
+               "                 coefficients, then the four gaze angles), set after the map\n"
+               "  --colour C     skin (default; dark eyes), flat, joint (dominant joint, eyes\n"
+               "                 cyan), uv, height\n"
+               "  --sheet        a labelled grid: neutral, each --arkit/--expr entry alone, all\n"
+               "                 together; with neither, each region's first coefficient at 1\n"
+               "  --yaw, --pitch, --view, --size, --supersample, --threads: as for any FILE\n"
+               "Exit status: 0 when written; 1 when the pack or map cannot be read, --arkit has\n"
+               "no map, or the PNG cannot be written; 2 for a wrong command line.\n");
+        return CLI_EXIT_OK;
+    }
+    return render_head(&a);
+}
