@@ -104,8 +104,10 @@ MN_API void mn_soma_apply_twist(const mn_soma_skeleton *skeleton, mn_pose *pose)
 /*
  * The poser: mn_soma_apply_twist, then every joint's rig-space world
  * (worlds, 16 floats a joint, column-major) and skin matrix (skin = world ·
- * inverseBind, 16 floats a joint).  worlds and skin are caller storage of
- * 16 × joint_count floats; skin may be NULL.  Allocation-free.
+ * inverseBind, 16 floats a joint).  The products are affine (§11): the
+ * last rows are ignored and written as 0 0 0 1.  worlds and skin are caller
+ * storage of 16 × joint_count floats that do not overlap; skin may be NULL.
+ * Allocation-free.
  */
 MN_API void mn_soma_pose(const mn_soma_skeleton *skeleton, mn_pose *pose, float *worlds,
                          float *skin);

@@ -52,6 +52,22 @@ void mn_soma_apply_twist(const mn_soma_skeleton *skeleton, mn_pose *pose)
     }
 }
 
+/*
+ * out = a · b for affine column-major matrices (§11: every 4×4 here is
+ * affine, the last row is ignored and written as 0 0 0 1).  out must not
+ * alias a or b.
+ */
+static inline void affine_mul(float *restrict out, const float *restrict a, const float *restrict b)
+{
+    for (int c = 0; c < 4; c++) {
+        const float *bc = b + 4 * c;
+        for (int r = 0; r < 3; r++)
+            out[4 * c + r] = a[r] * bc[0] + a[4 + r] * bc[1] + a[8 + r] * bc[2] +
+                             (c == 3 ? a[12 + r] : 0.0f);
+        out[4 * c + 3] = c == 3 ? 1.0f : 0.0f;
+    }
+}
+
 void mn_soma_pose(const mn_soma_skeleton *skeleton, mn_pose *pose, float *worlds, float *skin)
 {
     mn_soma_apply_twist(skeleton, pose);
@@ -63,8 +79,8 @@ void mn_soma_pose(const mn_soma_skeleton *skeleton, mn_pose *pose, float *worlds
         if (p < 0)
             memcpy(worlds + 16 * j, local, sizeof local);
         else
-            mn_mat4_mul(worlds + 16 * j, worlds + 16 * (size_t)p, local);
+            affine_mul(worlds + 16 * j, worlds + 16 * (size_t)p, local);
         if (skin)
-            mn_mat4_mul(skin + 16 * j, worlds + 16 * j, skeleton->inverse_bind + 16 * j);
+            affine_mul(skin + 16 * j, worlds + 16 * j, skeleton->inverse_bind + 16 * j);
     }
 }
