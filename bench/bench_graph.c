@@ -30,6 +30,13 @@
  *   blend_space          step 1 alone
  *   blend_space_additive steps 1 and 2
  *   graph                steps 1, 2 and 3: the whole graph
+ *   sampling_floor       the sampling alone that the graph cannot avoid: three
+ *                        locomotion clips (a triangle of the space) each from
+ *                        the rest pose, and the additive wave into an
+ *                        identity pose: no blending, no layer, no IK.  Its
+ *                        ratio is the least the graph's could be with every
+ *                        other stage free (three clips and 55 of 64 joints'
+ *                        more tracks: about 3.9).
  * Each prints ns_per_frame, joints_per_second (64 × frames / time) and
  * ratio_to_sampling (its time per frame over sample_single_clip's, from the
  * same run); the graph line adds target_ratio 4 and within_target.  Lines
@@ -355,6 +362,25 @@ static bool run_sample(void *ctx)
     return true;
 }
 
+/* The graph's unavoidable sampling, one frame: see sampling_floor above. */
+static bool run_floor(void *ctx)
+{
+    graph_run *r = ctx;
+    graph *g = r->g;
+    static const uint32_t triangle[3] = {3, 4, 7};
+    for (uint32_t f = 0; f < FRAMES_PER_RUN; f++) {
+        g->t += DT;
+        for (int c = 0; c < 3; c++) {
+            const mn_clip *clip = g->clips[triangle[c]];
+            mn_pose_copy(&g->pose, &g->rest);
+            mn_clip_sample(clip, (float)fmod(g->t, (double)mn_clip_duration(clip)), &g->pose);
+        }
+        mn_pose_set_identity(&g->delta);
+        mn_clip_sample(g->wave_additive, (float)fmod(g->t, (double)g->wave_duration), &g->delta);
+    }
+    return true;
+}
+
 static bool pose_finite(const mn_pose *p)
 {
     for (uint32_t i = 0; i < 3 * p->joint_count; i++)
@@ -492,6 +518,12 @@ int main(int argc, char **argv)
         ok = ok && t.ok && pose_finite(&g.pose);
         print_case(cases[i].name, t, sample_t.best_ms, memcpy_t, cases[i].steps == STEP_IK);
     }
+    graph_run fr = {&g, 0};
+    run_floor(&fr); /* warm up */
+    bench_timing floor_t = bench_run(runs, run_floor, NULL, &fr);
+    ok = ok && floor_t.ok && pose_finite(&g.pose) && pose_finite(&g.delta);
+    print_case("sampling_floor", floor_t, sample_t.best_ms, memcpy_t, false);
+
     bench_line line;
     bench_line_begin(&line, "graph", "checks");
     bench_line_bool(&line, "matches_reference", ok);

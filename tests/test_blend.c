@@ -3,7 +3,8 @@
  * blend endpoints, clamping and slerp (animation-decisions.md §19), alias
  * safety, masks (§20), the additive layer and its delta (§6), the checked
  * joint write (§22), scale-from-identity, additive clips (§18) including
- * cubic tangents, and zero allocations per call.
+ * cubic tangents, zero allocations per call, and the SIMD blend and add
+ * against their scalar reference (bit for bit where the reference copies).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <marionette/math.h>
 #include <marionette/pose.h>
 
+#include "anim/blend_internal.h"
 #include "assert_near.h"
 #include "counting_alloc.h"
 
@@ -637,6 +639,232 @@ static void additive_clip_frees_everything_and_survives_out_of_memory(void **sta
     mn_pose_free(&ref);
 }
 
+/* ---- SIMD against the scalar reference ------------------------------------------------------ */
+
+/*
+ * 71 joints: two SIMD calls (64 + 4) and a scalar tail of 3.  Rotations
+ * cycle through the cases the kernels pick between lane by lane: near
+ * parallel (nlerp), apart within the fixed series, wider than 120° (the
+ * reference's summed series, whole groups handed back), the long way round
+ * (short-arc flip), equal, an identity (delta) and a non-finite one.
+ */
+#define SIMD_JOINTS 71u
+
+static void fill_cases(mn_pose *a, mn_pose *b)
+{
+    static const float angle_b[] = {0.0001f, 0.6f, 2.6f, 0.3f, 0.0f, 1.2f, 0.9f, 0.05f};
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
+        float k = (float)j;
+        float ta[3] = {0.1f * k, 1.0f - 0.2f * k, -0.0f}, tb[3] = {-0.3f * k, 0.5f, 0.25f * k};
+        float sa[3] = {1.0f, 1.0f + 0.01f * k, 0.5f}, sb[3] = {1.0f, 2.0f - 0.01f * k, 0.5f};
+        float ra[4], rb[4];
+        float ax = 0.3f + 0.1f * (float)(j % 5), ay = 1.0f - 0.05f * (float)(j % 7);
+        quat_axis_angle(ra, ax, ay, 0.2f, 0.3f + 0.01f * k);
+        quat_axis_angle(rb, ax, ay, 0.2f, 0.3f + 0.01f * k + angle_b[j % 8]);
+        uint32_t kind = (j / 8) % 4;
+        if (kind == 1 && j % 3 == 0)
+            for (int i = 0; i < 4; i++)
+                rb[i] = -rb[i]; /* the long way round */
+        if (kind == 2 && j % 4 == 1)
+            rb[0] = rb[1] = rb[2] = 0.0f, rb[3] = j % 8 == 1 ? 1.0f : -1.0f; /* identity, ±w */
+        if (j == 45)
+            rb[1] = NAN;
+        mn_pose_set_joint(a, j, ta, ra, sa);
+        mn_pose_set_joint(b, j, tb, rb, sb);
+    }
+}
+
+/* Masks: weights 0 and 1 (copies), fractions, out-of-range and NaN (clamped); NULL too. */
+static const float *simd_mask(int which, float *mask)
+{
+    if (which == 0)
+        return NULL;
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
+        static const float cycle[] = {0.0f, 1.0f, 0.25f, 0.75f, 2.0f, -1.0f, 0.5f, 0.0f};
+        mask[j] = which == 1 ? cycle[j % 8] : (j < 12 || j > 60 ? 0.0f : 1.0f);
+    }
+    if (which == 1)
+        mask[20] = NAN;
+    return mask;
+}
+
+/*
+ * Every component within 1e-6 of the reference, NaN where it is NaN, and
+ * the same bits on every joint whose weight is 0 or 1 (copies) or whose
+ * data are copied or kept by rule.
+ */
+static void assert_matches_reference(const mn_pose *got, const mn_pose *want, const float *mask,
+                                     float layer)
+{
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
+        float w = mask ? mn_clamp01(layer) * mn_clamp01(mask[j]) : mn_clamp01(layer);
+        const float *g[3] = {got->translations + 3 * j, got->rotations + 4 * j, got->scales + 3 * j};
+        const float *e[3] = {want->translations + 3 * j, want->rotations + 4 * j, want->scales + 3 * j};
+        for (int c = 0; c < 3; c++)
+            for (int i = 0; i < (c == 1 ? 4 : 3); i++) {
+                if (w == 0.0f || w == 1.0f)
+                    assert_memory_equal(&g[c][i], &e[c][i], sizeof(float));
+                else if (isnan(e[c][i]))
+                    assert_true(isnan(g[c][i]));
+                else
+                    assert_float_near(g[c][i], e[c][i], 1e-6);
+            }
+    }
+}
+
+static void simd_blend_matches_the_scalar_reference(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(SIMD_JOINTS), b = make_pose(SIMD_JOINTS), sse2 = make_pose(SIMD_JOINTS);
+    mn_pose out = make_pose(SIMD_JOINTS), ref = make_pose(SIMD_JOINTS);
+    fill_cases(&a, &b);
+    static const float layers[] = {0.0f, 0.3f, 0.5f, 0.9f, 1.0f};
+    float storage[SIMD_JOINTS];
+    for (int m = 0; m < 3; m++)
+        for (size_t l = 0; l < sizeof layers / sizeof layers[0]; l++) {
+            const float *mask = simd_mask(m, storage);
+            mn_blend_poses_reference(&a, &b, layers[l], mask, &ref);
+            for (mn_cpu_simd level = MN_CPU_SSE2; level <= MN_CPU_AVX2_FMA; level++) {
+                mn_blend_poses_at(&a, &b, layers[l], mask, &out, level);
+                assert_matches_reference(&out, &ref, mask, layers[l]);
+                if (level == MN_CPU_SSE2)
+                    mn_pose_copy(&sse2, &out);
+                else /* the same operations lane for lane: the same bits */
+                    assert_true(poses_bit_equal(&out, &sse2));
+            }
+            mn_blend_poses(&a, &b, layers[l], mask, &out);
+            /* out aliasing a: the same result */
+            mn_pose alias = make_pose(SIMD_JOINTS);
+            mn_pose_copy(&alias, &a);
+            mn_blend_poses(&alias, &b, layers[l], mask, &alias);
+            assert_true(poses_bit_equal(&alias, &out));
+            mn_pose_free(&alias);
+        }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&sse2);
+    mn_pose_free(&out);
+    mn_pose_free(&ref);
+}
+
+/* An add against the reference: within 1e-6, and the base's bits where the rule keeps them. */
+static void assert_add_matches(const mn_pose *out, const mn_pose *base, const mn_pose *delta,
+                               const mn_pose *ref, const float *mask, float layer)
+{
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
+        float w = mask ? mn_clamp01(layer) * mn_clamp01(mask[j]) : mn_clamp01(layer);
+        const float *rd = delta->rotations + 4 * j;
+        bool identity = rd[0] == 0.0f && rd[1] == 0.0f && rd[2] == 0.0f;
+        if (w == 0.0f)
+            assert_memory_equal(out->translations + 3 * j, base->translations + 3 * j, 12);
+        if (w == 0.0f || identity)
+            assert_memory_equal(out->rotations + 4 * j, base->rotations + 4 * j, 16);
+        for (int i = 0; i < 4; i++) {
+            float g = out->rotations[4 * j + i], e = ref->rotations[4 * j + i];
+            if (isnan(e))
+                assert_true(isnan(g));
+            else
+                assert_float_near(g, e, 1e-6);
+        }
+        for (int i = 0; i < 3; i++) {
+            assert_float_near(out->translations[3 * j + i], ref->translations[3 * j + i], 1e-6);
+            assert_float_near(out->scales[3 * j + i], ref->scales[3 * j + i], 1e-6);
+        }
+    }
+}
+
+static void simd_add_matches_the_scalar_reference(void **state)
+{
+    (void)state;
+    mn_pose base = make_pose(SIMD_JOINTS), delta = make_pose(SIMD_JOINTS), sse2 = make_pose(SIMD_JOINTS);
+    mn_pose out = make_pose(SIMD_JOINTS), ref = make_pose(SIMD_JOINTS);
+    fill_cases(&base, &delta);
+    static const float layers[] = {0.0f, 0.3f, 0.5f, 0.9f, 1.0f};
+    float storage[SIMD_JOINTS];
+    for (int m = 0; m < 3; m++)
+        for (size_t l = 0; l < sizeof layers / sizeof layers[0]; l++) {
+            const float *mask = simd_mask(m, storage);
+            mn_add_poses_reference(&base, &delta, layers[l], mask, &ref);
+            mn_add_poses_at(&base, &delta, layers[l], mask, &sse2, MN_CPU_SSE2);
+            assert_add_matches(&sse2, &base, &delta, &ref, mask, layers[l]);
+            mn_add_poses_at(&base, &delta, layers[l], mask, &out, MN_CPU_AVX2_FMA);
+            assert_true(poses_bit_equal(&out, &sse2)); /* lane for lane the same operations */
+            mn_add_poses(&base, &delta, layers[l], mask, &out);
+            assert_add_matches(&out, &base, &delta, &ref, mask, layers[l]);
+            /* out aliasing base (how a layer is applied in place): the same result */
+            mn_pose alias = make_pose(SIMD_JOINTS);
+            mn_pose_copy(&alias, &base);
+            mn_add_poses(&alias, &delta, layers[l], mask, &alias);
+            assert_true(poses_bit_equal(&alias, &out));
+            mn_pose_free(&alias);
+        }
+    mn_pose_free(&base);
+    mn_pose_free(&delta);
+    mn_pose_free(&sse2);
+    mn_pose_free(&out);
+    mn_pose_free(&ref);
+}
+
+/*
+ * Translations and scales equal on both sides (a bind translation, a unit
+ * scale) are skipped by the SIMD blend: still the reference's bits, −0 and
+ * infinities (which the formula turns into +0 and NaN) included.
+ */
+static void blend_of_equal_channels_matches_the_reference_exactly(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(SIMD_JOINTS), b = make_pose(SIMD_JOINTS);
+    mn_pose out = make_pose(SIMD_JOINTS), ref = make_pose(SIMD_JOINTS);
+    fill_cases(&a, &b);
+    memcpy(b.translations, a.translations, SIMD_JOINTS * 3 * sizeof(float));
+    memcpy(b.scales, a.scales, SIMD_JOINTS * 3 * sizeof(float));
+    a.translations[3 * 5 + 1] = b.translations[3 * 5 + 1] = -0.0f;
+    a.translations[3 * 9] = b.translations[3 * 9] = 0.0f;
+    a.scales[3 * 17 + 2] = b.scales[3 * 17 + 2] = INFINITY;
+    for (int alias = 0; alias < 2; alias++) {
+        mn_pose *dst = alias ? &a : &out;
+        mn_blend_poses_reference(&a, &b, 0.35f, NULL, &ref);
+        mn_blend_poses_at(&a, &b, 0.35f, NULL, dst, alias ? MN_CPU_AVX2_FMA : MN_CPU_SSE2);
+        for (uint32_t i = 0; i < 3 * SIMD_JOINTS; i++) {
+            const float *pairs[2][2] = {{dst->translations, ref.translations}, {dst->scales, ref.scales}};
+            for (int c = 0; c < 2; c++) {
+                if (isnan(pairs[c][1][i]))
+                    assert_true(isnan(pairs[c][0][i]));
+                else
+                    assert_memory_equal(&pairs[c][0][i], &pairs[c][1][i], sizeof(float));
+            }
+        }
+        assert_true(signbit(ref.translations[3 * 5 + 1]) == 0); /* the formula's +0 */
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+    mn_pose_free(&ref);
+}
+
+/* A masked layer's zero region: nothing computed, the first operand's bits left in place. */
+static void zero_mask_regions_are_left_untouched(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(SIMD_JOINTS), b = make_pose(SIMD_JOINTS), before = make_pose(SIMD_JOINTS);
+    fill_cases(&a, &b);
+    mn_pose_copy(&before, &a);
+    float storage[SIMD_JOINTS];
+    const float *mask = simd_mask(2, storage); /* joints 0..11 and 61..70 at 0 */
+    mn_blend_poses(&a, &b, 0.4f, mask, &a);
+    mn_add_poses(&a, &b, 0.7f, mask, &a);
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
+        if (mask[j] != 0.0f)
+            continue;
+        assert_memory_equal(a.translations + 3 * j, before.translations + 3 * j, 12);
+        assert_memory_equal(a.rotations + 4 * j, before.rotations + 4 * j, 16);
+        assert_memory_equal(a.scales + 3 * j, before.scales + 3 * j, 12);
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&before);
+}
+
 /* ---- allocation ----------------------------------------------------------------------------- */
 
 static void blending_allocates_nothing(void **state)
@@ -689,6 +917,10 @@ int main(void)
         cmocka_unit_test(additive_clip_samples_to_the_delta_of_the_original),
         cmocka_unit_test(additive_clip_refuses_bad_references),
         cmocka_unit_test(additive_clip_frees_everything_and_survives_out_of_memory),
+        cmocka_unit_test(simd_blend_matches_the_scalar_reference),
+        cmocka_unit_test(simd_add_matches_the_scalar_reference),
+        cmocka_unit_test(blend_of_equal_channels_matches_the_reference_exactly),
+        cmocka_unit_test(zero_mask_regions_are_left_untouched),
         cmocka_unit_test(blending_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
 #include <marionette/pose.h>
 #include <marionette/skeleton.h>
 
+#include "anim/blend_internal.h"
 #include "assert_near.h"
 #include "counting_alloc.h"
 
@@ -1080,6 +1081,107 @@ static void evaluation_is_a_pure_function_of_parameters_and_time(void **state)
     mn_pose_free(&later);
 }
 
+/* ---- SIMD blends inside a tree ------------------------------------------------------------- */
+
+#define WIDE_JOINTS 10u /* two SIMD groups of four and a scalar tail of two */
+
+/* Every joint turned about its own axis by angle·(1 + j/10), one key; joint 0 also moved. */
+static mn_clip *wide_clip(float angle)
+{
+    static const float time0 = 0.0f;
+    float q[WIDE_JOINTS][4], t[3] = {angle, 0.5f, -angle};
+    mn_track tracks[WIDE_JOINTS + 1];
+    for (uint32_t j = 0; j < WIDE_JOINTS; j++) {
+        float axis[3] = {0.3f, 1.0f - 0.1f * (float)j, 0.2f * (float)j};
+        float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+        for (int i = 0; i < 3; i++)
+            axis[i] /= len;
+        mn_quat_from_axis_angle(q[j], axis, angle * (1.0f + 0.1f * (float)j));
+        tracks[j] = (mn_track){.target = j, .path = MN_PATH_ROTATION, .interpolation = MN_INTERP_LINEAR,
+                               .key_count = 1, .components = 4, .times = &time0, .values = q[j]};
+    }
+    tracks[WIDE_JOINTS] = (mn_track){.target = 0, .path = MN_PATH_TRANSLATION,
+                                     .interpolation = MN_INTERP_LINEAR, .key_count = 1,
+                                     .components = 3, .times = &time0, .values = t};
+    return clip_from(tracks, WIDE_JOINTS + 1);
+}
+
+static void assert_wide_near(const mn_pose *a, const mn_pose *b)
+{
+    for (uint32_t i = 0; i < 3 * WIDE_JOINTS; i++) {
+        assert_float_near(a->translations[i], b->translations[i], 1e-6);
+        assert_float_near(a->scales[i], b->scales[i], 1e-6);
+    }
+    for (uint32_t i = 0; i < 4 * WIDE_JOINTS; i++)
+        assert_float_near(a->rotations[i], b->rotations[i], 1e-6);
+}
+
+/*
+ * A lerp and a 2D space over ten joints (so the SIMD blend runs): within
+ * 1e-6 of the children blended by the scalar reference; children of zero
+ * weight are not evaluated, which leaves exactly the weighted child's pose.
+ */
+static void tree_blends_match_the_scalar_reference_and_skip_zero_weights(void **state)
+{
+    (void)state;
+    mn_clip *clips[3] = {wide_clip(0.1f), wide_clip(0.9f), wide_clip(-0.6f)};
+    static const uint32_t children[3] = {0, 1, 2};
+    static const float positions[6] = {0, 0, 1, 0, 0, 1};
+    mn_blend_node nodes[5] = {
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[0]},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[1]},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[2]},
+        {.kind = MN_BLEND_NODE_LERP, .a = 0, .b = 1, .parameter = "w"},
+        {.kind = MN_BLEND_NODE_2D, .parameter = "x", .parameter_y = "y", .children = children,
+         .child_count = 3, .positions = positions},
+    };
+    mn_blend_tree_desc desc = {.nodes = nodes, .node_count = 5, .root = 3, .joint_count = WIDE_JOINTS};
+    mn_blend_tree *tree = NULL;
+    mn_error err;
+    must(mn_blend_tree_create(&desc, &tree, &err), &err);
+    mn_pose out = make_pose(WIDE_JOINTS), leaf[3], expect = make_pose(WIDE_JOINTS);
+    for (int c = 0; c < 3; c++) {
+        leaf[c] = make_pose(WIDE_JOINTS);
+        mn_clip_sample(clips[c], 0.0f, &leaf[c]);
+    }
+    /* the lerp: the reference blend at interior weights, the child itself at 0 and 1 */
+    static const float ws[] = {0.0f, 0.2f, 0.5f, 0.85f, 1.0f};
+    for (size_t i = 0; i < COUNT_OF(ws); i++) {
+        set(tree, "w", ws[i]);
+        must(mn_blend_tree_evaluate_node(tree, 3, 0.0f, NULL, &out, &err), &err);
+        mn_blend_poses_reference(&leaf[0], &leaf[1], ws[i], NULL, &expect);
+        if (ws[i] == 0.0f || ws[i] == 1.0f)
+            assert_true(poses_bit_equal(&out, &leaf[ws[i] == 0.0f ? 0 : 1]));
+        else
+            assert_wide_near(&out, &expect);
+    }
+    /* the space: at a vertex the child alone, bit for bit; on an edge the pair's blend */
+    set(tree, "x", 0.0f);
+    set(tree, "y", 1.0f);
+    must(mn_blend_tree_evaluate_node(tree, 4, 0.0f, NULL, &out, &err), &err);
+    assert_true(poses_bit_equal(&out, &leaf[2]));
+    set(tree, "x", 0.25f);
+    set(tree, "y", 0.0f);
+    must(mn_blend_tree_evaluate_node(tree, 4, 0.0f, NULL, &out, &err), &err);
+    mn_blend_poses_reference(&leaf[0], &leaf[1], 0.25f, NULL, &expect);
+    assert_wide_near(&out, &expect);
+    /* inside: the three in the set's order, each by its share so far (w0 = w1 = w2 = 1/3) */
+    set(tree, "x", 1.0f / 3.0f);
+    set(tree, "y", 1.0f / 3.0f);
+    must(mn_blend_tree_evaluate_node(tree, 4, 0.0f, NULL, &out, &err), &err);
+    mn_blend_poses_reference(&leaf[0], &leaf[1], 0.5f, NULL, &expect);
+    mn_blend_poses_reference(&expect, &leaf[2], 1.0f / 3.0f, NULL, &expect);
+    for (uint32_t i = 0; i < 4 * WIDE_JOINTS; i++)
+        assert_float_near(out.rotations[i], expect.rotations[i], 1e-5);
+    mn_blend_tree_free(tree);
+    for (int c = 0; c < 3; c++) {
+        mn_pose_free(&leaf[c]);
+        mn_clip_free(clips[c]);
+    }
+    mn_pose_free(&out);
+    mn_pose_free(&expect);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1105,6 +1207,7 @@ int main(void)
         cmocka_unit_test(a_humanoid_clip_through_a_tree_matches_plain_sampling),
         cmocka_unit_test(evaluation_allocates_nothing_and_free_returns_everything),
         cmocka_unit_test(evaluation_is_a_pure_function_of_parameters_and_time),
+        cmocka_unit_test(tree_blends_match_the_scalar_reference_and_skip_zero_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

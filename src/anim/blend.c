@@ -6,6 +6,12 @@
  * which is what makes `out` safe to alias either input.  A weight of exactly
  * 0 or 1 copies one side bit-exactly rather than computing a + (b − a)·w,
  * whose rounding would otherwise leak into poses that should be untouched.
+ *
+ * The code here is the scalar reference.  On x86-64 mn_blend_poses and
+ * mn_add_poses hand whole groups of four joints to the SSE2 kernels of
+ * blend_simd.c (SSE2 is the baseline there, so no runtime dispatch; there is
+ * no AVX2 path yet) and run the reference on the tail and on any group with
+ * a wide arc.  MN_NO_SIMD builds the reference alone.
  */
 #include <marionette/blend.h>
 #include <marionette/math.h>
@@ -17,7 +23,7 @@
 #include <string.h>
 
 /* The short-arc threshold below which slerp's sin() denominator is degenerate. */
-#define NEARLY_PARALLEL 0.9995f
+#define NEARLY_PARALLEL MN_NEARLY_PARALLEL
 
 static void quat_normalize4(float q[4])
 {
@@ -35,7 +41,7 @@ static void quat_normalize4(float q[4])
 }
 
 /* 1/(i(2i + 1)) for the series below. */
-static const float SERIES_K[40] = {
+const float mn_slerp_series_k[40] = {
     1.0f / 3,    1.0f / 10,   1.0f / 21,   1.0f / 36,   1.0f / 55,   1.0f / 78,   1.0f / 105,
     1.0f / 136,  1.0f / 171,  1.0f / 210,  1.0f / 253,  1.0f / 300,  1.0f / 351,  1.0f / 406,
     1.0f / 465,  1.0f / 528,  1.0f / 595,  1.0f / 666,  1.0f / 741,  1.0f / 820,  1.0f / 903,
@@ -56,8 +62,8 @@ static const float SERIES_K[40] = {
  * This is what keeps a blend near the cost of sampling: acosf and three
  * sinf a joint were most of a blend tree's frame.
  */
-#define SERIES_FIXED_TERMS 8
-#define SERIES_FIXED_FROM 0.5f
+#define SERIES_FIXED_TERMS MN_SERIES_FIXED_TERMS
+#define SERIES_FIXED_FROM MN_SERIES_FIXED_FROM
 
 static void slerp_weights(float d, float t, float *wa, float *wb)
 {
@@ -67,8 +73,8 @@ static void slerp_weights(float d, float t, float *wa, float *wb)
         for (int i = 1; i <= SERIES_FIXED_TERMS; i++) {
             float i2 = (float)(i * i);
             p *= x;
-            ba *= (u * u - i2) * SERIES_K[i - 1];
-            bb *= (t * t - i2) * SERIES_K[i - 1];
+            ba *= (u * u - i2) * mn_slerp_series_k[i - 1];
+            bb *= (t * t - i2) * mn_slerp_series_k[i - 1];
             sa += ba * p;
             sb += bb * p;
         }
@@ -76,8 +82,8 @@ static void slerp_weights(float d, float t, float *wa, float *wb)
         for (int i = 1; i <= 40; i++) {
             float i2 = (float)(i * i);
             p *= x;
-            ba *= (u * u - i2) * SERIES_K[i - 1];
-            bb *= (t * t - i2) * SERIES_K[i - 1];
+            ba *= (u * u - i2) * mn_slerp_series_k[i - 1];
+            bb *= (t * t - i2) * mn_slerp_series_k[i - 1];
             float ta = ba * p, tb = bb * p;
             sa += ta;
             sb += tb;
@@ -102,7 +108,7 @@ static void series_weights(const float *d, const float *t, float *wa, float *wb,
         float x = d[i] - 1.0f, v = t[i], u = 1.0f - v;
         float u2 = u * u, v2 = v * v, acc_u = 1.0f, acc_v = 1.0f;
         for (int k = SERIES_FIXED_TERMS; k >= 1; k--) {
-            float kx = SERIES_K[k - 1] * x, k2 = (float)(k * k);
+            float kx = mn_slerp_series_k[k - 1] * x, k2 = (float)(k * k);
             acc_u = 1.0f + (u2 - k2) * kx * acc_u;
             acc_v = 1.0f + (v2 - k2) * kx * acc_v;
         }
@@ -262,13 +268,59 @@ static void blend_run(const mn_pose *a, const mn_pose *b, float layer, const flo
     normalize_marked(out->rotations, first, marks);
 }
 
-void mn_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out)
+/* Whole groups of `width` joints from joint j on, at most `most` (one SIMD call's worth). */
+static inline uint32_t simd_groups(uint32_t j, uint32_t joint_count, uint32_t width, uint32_t most)
 {
-    float layer = mn_clamp01(t);
-    for (uint32_t first = 0; first < out->joint_count; first += RUN) {
-        uint32_t end = out->joint_count - first < RUN ? out->joint_count : first + RUN;
+    uint32_t groups = (joint_count - j) / width;
+    return groups < most ? groups : most;
+}
+
+/* Joints [from, to) by the reference, in runs. */
+static void blend_range(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+                        mn_pose *out, uint32_t from, uint32_t to)
+{
+    for (uint32_t first = from; first < to; first += RUN) {
+        uint32_t end = to - first < RUN ? to : first + RUN;
         blend_run(a, b, layer, mask, out, first, end);
     }
+}
+
+/*
+ * The kernels' loop: groups of `width` joints a call, then the reference on
+ * each group a call handed back (bit g of its answer).  Advances j past
+ * every joint it covered; the narrower kernels and the reference take the
+ * rest.
+ */
+#define SIMD_LOOP(kernel, reference, width, most, first_op, second_op)                             \
+    for (uint32_t groups; (groups = simd_groups(j, out->joint_count, width, most)) > 0;             \
+         j += (width) * groups) {                                                                   \
+        uint32_t refer = kernel(first_op, second_op, layer, mask, out, j, groups);                  \
+        for (uint32_t g = 0; refer >> g != 0; g++) /* groups with a wide arc */                     \
+            if (refer >> g & 1u)                                                                    \
+                reference(first_op, second_op, layer, mask, out, j + (width) * g,                  \
+                          j + (width) * (g + 1));                                                   \
+    }
+
+void mn_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
+                       mn_cpu_simd level)
+{
+    float layer = mn_clamp01(t);
+    uint32_t j = 0;
+#ifdef MN_BLEND_AVX2
+    if (level == MN_CPU_AVX2_FMA && mn_cpu_level() == MN_CPU_AVX2_FMA)
+        SIMD_LOOP(mn_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b)
+#endif
+#ifdef MN_BLEND_SSE2
+    if (level >= MN_CPU_SSE2)
+        SIMD_LOOP(mn_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b)
+#endif
+    (void)level;
+    blend_range(a, b, layer, mask, out, j, out->joint_count);
+}
+
+void mn_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out)
+{
+    mn_blend_poses_at(a, b, t, mask, out, mn_cpu_level());
 }
 
 /* One run of the additive layer, its S(ΔR, w) weights batched as blend_run's are. */
@@ -334,14 +386,36 @@ static void add_run(const mn_pose *base, const mn_pose *delta, float layer, cons
     normalize_marked(out->rotations, first, marks);
 }
 
+static void add_range(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+                      mn_pose *out, uint32_t from, uint32_t to)
+{
+    for (uint32_t first = from; first < to; first += RUN) {
+        uint32_t end = to - first < RUN ? to : first + RUN;
+        add_run(base, delta, layer, mask, out, first, end);
+    }
+}
+
+void mn_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
+                     mn_pose *out, mn_cpu_simd level)
+{
+    float layer = mn_clamp01(weight);
+    uint32_t j = 0;
+#ifdef MN_BLEND_AVX2
+    if (level == MN_CPU_AVX2_FMA && mn_cpu_level() == MN_CPU_AVX2_FMA)
+        SIMD_LOOP(mn_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta)
+#endif
+#ifdef MN_BLEND_SSE2
+    if (level >= MN_CPU_SSE2)
+        SIMD_LOOP(mn_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta)
+#endif
+    (void)level;
+    add_range(base, delta, layer, mask, out, j, out->joint_count);
+}
+
 void mn_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                   mn_pose *out)
 {
-    float layer = mn_clamp01(weight);
-    for (uint32_t first = 0; first < out->joint_count; first += RUN) {
-        uint32_t end = out->joint_count - first < RUN ? out->joint_count : first + RUN;
-        add_run(base, delta, layer, mask, out, first, end);
-    }
+    mn_add_poses_at(base, delta, weight, mask, out, mn_cpu_level());
 }
 
 /* NULL poses, mismatched counts, a mask of the wrong length: the shared checks. */

@@ -28,6 +28,58 @@ void mn_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *ma
 void mn_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                   mn_pose *out);
 
+/*
+ * Either at a chosen kernel level: MN_CPU_SCALAR is the scalar reference
+ * (what MN_NO_SIMD builds use alone), MN_CPU_SSE2 and MN_CPU_AVX2_FMA the
+ * SIMD kernels below, each falling back to the narrower ones (and the
+ * reference) where it is not built or the CPU lacks it.  mn_blend_poses and
+ * mn_add_poses use the CPU's level; tests/test_blend.c holds every level to
+ * the reference.
+ */
+void mn_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
+                       mn_cpu_simd level);
+void mn_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
+                     mn_pose *out, mn_cpu_simd level);
+#define mn_blend_poses_reference(a, b, t, mask, out) mn_blend_poses_at(a, b, t, mask, out, MN_CPU_SCALAR)
+#define mn_add_poses_reference(base, delta, w, mask, out) \
+    mn_add_poses_at(base, delta, w, mask, out, MN_CPU_SCALAR)
+
+/* Slerp weights (blend.c): nlerp above this cos θ (§19). */
+#define MN_NEARLY_PARALLEL 0.9995f
+/* The series sin(uθ)/sin θ has a fixed eight terms for cos θ >= 0.5; below, it is summed on. */
+#define MN_SERIES_FIXED_TERMS 8
+#define MN_SERIES_FIXED_FROM 0.5f
+/* 1/(i(2i + 1)), i = 1.., the series' coefficients. */
+extern const float mn_slerp_series_k[40];
+
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MN_NO_SIMD)
+#define MN_BLEND_SSE2 1
+/* Groups of four joints one SSE2 call handles: a run of 64. */
+#define MN_SIMD_GROUPS 16u
+/*
+ * Joints [first, first + 4·groups) of mn_blend_poses / mn_add_poses at
+ * weight `layer` (already clamped) with SSE2 (blend_simd.c), groups <=
+ * MN_SIMD_GROUPS.  Returns a bit per group (1 << g) left unwritten because
+ * one of its joints needs the wide-arc series: the caller runs the
+ * reference on those four joints.
+ */
+uint32_t mn_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+                       mn_pose *out, uint32_t first, uint32_t groups);
+uint32_t mn_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+                     mn_pose *out, uint32_t first, uint32_t groups);
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#define MN_BLEND_AVX2 1
+/* Groups of eight joints one AVX2 call handles: a run of 64. */
+#define MN_AVX2_GROUPS 8u
+/* The SSE2 kernels' contract at eight joints a group (blend_avx2.c); AVX2 CPUs only. */
+uint32_t mn_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+                       mn_pose *out, uint32_t first, uint32_t groups);
+uint32_t mn_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+                     mn_pose *out, uint32_t first, uint32_t groups);
+#endif
+#endif
+
 /* ---- 2D blend spaces (blend_space.c) ---------------------------------------- */
 
 /* A triangulated set of points in a plane, laid out at build. */
