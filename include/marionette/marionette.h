@@ -35,6 +35,8 @@
  *   corrective.h pose correctives: index, arm elevation, smoothstep weights
  *   mouth.h     mouth_hidden.bin: the mouth interior list, opacity and plug push
  *   slots.h     the slot allocator
+ *   splat.h     3DGS splats: PLY and bindings read, CPU skinning of centres and rotations
+ *   character.h character packages: character.json, hashed files, optional parts
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -72,5 +74,7 @@
 #include "corrective.h"
 #include "mouth.h"
 #include "slots.h"
+#include "splat.h"
+#include "character.h"
 
 #endif /* MARIONETTE_H */
