@@ -462,6 +462,7 @@ static void a_listed_file_fails_the_load(void **state)
     mn_error err;
     assert_int_equal(load(p, &c, &err), MN_IO);
     assert_non_null(strstr(err.message, "clips.json"));
+    assert_string_equal(err.path, "clips.json");
 }
 
 static void the_descriptor_is_validated(void **state)

@@ -77,6 +77,8 @@ static mn_status fetch(loader *l, const char *src, mn_bytes *out, mn_error *err)
             l->o.resolver.release(l->o.resolver.user, &got);
     } else if (err && err->code == MN_OK) {
         mn_error_set(err, st, src, -1, "cannot read \"%s\"", src);
+    } else if (err) {
+        snprintf(err->path, sizeof err->path, "%s", src);  /* the resolver's message, our file */
     }
     mn_arena_release(&scratch);
     return st;
