@@ -19,6 +19,7 @@
 #include <marionette/arkit.h>
 #include <marionette/head.h>
 
+#include "files.h"
 #include "run_tool.h"
 #include "synthetic_head.h"
 
@@ -43,14 +44,6 @@ typedef struct scene {
     mn_head *head;
 } scene;
 
-static void write_file(const char *path, const void *data, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, size, f), size);
-    assert_int_equal(fclose(f), 0);
-}
-
 static int setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
@@ -64,9 +57,9 @@ static int setup(void **state)
     snprintf(s->pack_path, sizeof s->pack_path, "%s/head.aosrig", s->dir);
     snprintf(s->table_path, sizeof s->table_path, "%s/table.json", s->dir);
     snprintf(s->bad_path, sizeof s->bad_path, "%s/bad.aosrig", s->dir);
-    write_file(s->pack_path, s->bytes, s->size);
-    write_file(s->table_path, table_json, strlen(table_json));
-    write_file(s->bad_path, s->bytes, 40);
+    mn_test_write_file(s->pack_path, s->bytes, s->size);
+    mn_test_write_file(s->table_path, table_json, strlen(table_json));
+    mn_test_write_file(s->bad_path, s->bytes, 40);
     assert_int_equal(mn_aosrig_read_memory(s->bytes, s->size, NULL, &s->pack, &err), MN_OK);
     assert_int_equal(mn_head_create(s->pack, NULL, &s->head, &err), MN_OK);
     *state = s;

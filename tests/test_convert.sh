@@ -17,20 +17,7 @@
 # Needs node and the pinned npm package gltf-validator in tests/reference/node_modules.
 # usage: test_convert.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-cd "$src"
-
-fail() { echo "test_convert: FAILED: $*"; exit 1; }
-command -v node >/dev/null 2>&1 || fail "node is not installed (run scripts/deps)"
-[ -f tests/reference/node_modules/gltf-validator/package.json ] ||
-  fail "the npm package gltf-validator is missing from tests/reference/node_modules (run: npm ci --prefix tests/reference)"
-mn=$build/marionette
-[ -x "$mn" ] || mn=$build/tools/marionette
-[ -x "$mn" ] || fail "marionette is not built in $build"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$2/tests/support/cli_test.sh" test_convert "$1" "$2" gltf-validator
 out=$work/out
 mkdir -p "$out" "$work/obj"
 

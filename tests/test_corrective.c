@@ -22,6 +22,7 @@
 #include <marionette/soma.h>
 
 #include "counting_alloc.h"
+#include "replaced.h"
 
 static const char *const NAMES[] = {"Hips", "Spine", "LeftArm", "LeftForeArm", "RightArm", "RightForeArm"};
 enum { J = 6, SPLATS = 5000 };
@@ -37,19 +38,6 @@ enum { J = 6, SPLATS = 5000 };
 static const char INDEX[] = "{\"format\":\"aosrig-corrective\",\"version\":1,\"splatCount\":5000,"
                             "\"corrections\":[" CORRECTION("raise", 300) "," CORRECTION("reach", 200)
                             "]}";
-
-static char *replaced(const char *src, const char *from, const char *to)
-{
-    const char *at = strstr(src, from);
-    if (!at)
-        fail_msg("\"%s\" not in the template", from);
-    char *out = malloc(strlen(src) - strlen(from) + strlen(to) + 1);
-    size_t head = (size_t)(at - src);
-    memcpy(out, src, head);
-    strcpy(out + head, to);
-    strcat(out, at + strlen(from));
-    return out;
-}
 
 static mn_corrective_index *read_ok(const char *json)
 {
@@ -136,7 +124,7 @@ static void test_refusals(void **state)
         {"\"version\":1", "\"version\":1e999", MN_JSON_SYNTAX},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        char *bad = replaced(INDEX, cases[c].from, cases[c].to);
+        char *bad = mn_test_replaced(INDEX, cases[c].from, cases[c].to);
         mn_corrective_index *ix = (mn_corrective_index *)bad;
         mn_error err;
         mn_status st = mn_corrective_index_read(bad, strlen(bad), SPLATS, NAMES, J, NULL, &ix, &err);

@@ -19,22 +19,7 @@
 # Missing, the test FAILS.
 # usage: test_export.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-cd "$src"
-
-fail() { echo "test_export: FAILED: $*"; exit 1; }
-command -v node >/dev/null 2>&1 || fail "node is not installed (run scripts/deps)"
-for pkg in three gltf-validator; do
-  [ -f "tests/reference/node_modules/$pkg/package.json" ] ||
-    fail "the npm package $pkg is missing from tests/reference/node_modules (run: npm ci --prefix tests/reference)"
-done
-mn=$build/marionette
-[ -x "$mn" ] || mn=$build/tools/marionette
-[ -x "$mn" ] || fail "marionette is not built in $build"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$2/tests/support/cli_test.sh" test_export "$1" "$2" three gltf-validator
 out=$work/out
 mkdir "$out"
 arm=tests/data/voxel_arm

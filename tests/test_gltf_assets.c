@@ -33,27 +33,12 @@
 #include <marionette/model.h>
 
 #include "counting_alloc.h"
+#include "files.h"
 
 #define GLTF_DIR "../shared/assets/gltf/"
 #define INVALID_DIR "../shared/assets/invalid/"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static void *read_whole(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *data = malloc(n > 0 ? (size_t)n : 1);
-    assert_non_null(data);
-    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
 
 static mn_model *load_file(const char *path)
 {
@@ -276,7 +261,7 @@ static void test_every_asset_reads_the_same_from_memory(void **state)
         snprintf(path, sizeof path, GLTF_DIR "%s", ASSETS[i].path);
         folder_of(path, dir, sizeof dir);
         size_t size;
-        void *data = read_whole(path, &size);
+        void *data = mn_test_read_file(path, &size);
         mn_gltf_options opts;
         memset(&opts, 0, sizeof opts);
         opts.base_dir = dir;
@@ -456,7 +441,7 @@ static void test_images_in_three_storages_are_the_same_png(void **state)
 {
     (void)state;
     size_t png_size;
-    void *png = read_whole(GLTF_DIR "BoxTextured/glTF/CesiumLogoFlat.png", &png_size);
+    void *png = mn_test_read_file(GLTF_DIR "BoxTextured/glTF/CesiumLogoFlat.png", &png_size);
     const char *variants[] = {GLTF_DIR "BoxTextured/glTF-Binary/BoxTextured.glb",
                               GLTF_DIR "BoxTextured/glTF/BoxTextured.gltf",
                               GLTF_DIR "BoxTextured/glTF-Embedded/BoxTextured.gltf"};
@@ -569,7 +554,7 @@ static void test_skins_and_animation_of_cesium_man(void **state)
 {
     (void)state;
     size_t size;
-    void *data = read_whole(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb", &size);
+    void *data = mn_test_read_file(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb", &size);
     mn_model *m = NULL;
     mn_error err;
     assert_int_equal(mn_gltf_read_memory(data, size, NULL, &m, &err), MN_OK);
@@ -630,7 +615,7 @@ static void test_glb_bin_is_a_view_unless_copied(void **state)
 {
     (void)state;
     size_t size;
-    void *data = read_whole(GLTF_DIR "Box/glTF-Binary/Box.glb", &size);
+    void *data = mn_test_read_file(GLTF_DIR "Box/glTF-Binary/Box.glb", &size);
     const uint8_t *lo = data, *hi = lo + size;
     mn_model *m = NULL;
     assert_int_equal(mn_gltf_read_memory(data, size, NULL, &m, NULL), MN_OK);
@@ -656,7 +641,7 @@ static void test_external_buffer_from_memory_needs_a_base_dir(void **state)
 {
     (void)state;
     size_t size;
-    void *data = read_whole(GLTF_DIR "Box/glTF/Box.gltf", &size);
+    void *data = mn_test_read_file(GLTF_DIR "Box/glTF/Box.gltf", &size);
     mn_model *m = NULL;
     mn_error err;
     assert_int_equal(mn_gltf_read_memory(data, size, NULL, &m, &err), MN_URI);
@@ -732,7 +717,7 @@ static void test_invalid_assets_from_memory_have_the_same_outcome(void **state)
         snprintf(path, sizeof path, INVALID_DIR "%s", INVALID[i].path);
         folder_of(path, dir, sizeof dir);
         size_t size;
-        void *data = read_whole(path, &size);
+        void *data = mn_test_read_file(path, &size);
         mn_gltf_options opts;
         memset(&opts, 0, sizeof opts);
         opts.base_dir = dir;
@@ -754,7 +739,7 @@ static void test_every_truncation_of_real_files_is_refused(void **state)
                            GLTF_DIR "SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf"};
     for (size_t f = 0; f < 3; f++) {
         size_t size;
-        uint8_t *data = read_whole(files[f], &size);
+        uint8_t *data = mn_test_read_file(files[f], &size);
         for (size_t n = 0; n < size; n++) {
             /* An exact-size copy, so ASan sees a read one past the prefix. */
             uint8_t *cut = malloc(n ? n : 1);
@@ -781,7 +766,7 @@ static void test_corrupted_bytes_of_a_real_file_fail_cleanly(void **state)
 {
     (void)state;
     size_t size;
-    uint8_t *data = read_whole(GLTF_DIR "BoxMeshopt/BoxMeshopt.glb", &size);
+    uint8_t *data = mn_test_read_file(GLTF_DIR "BoxMeshopt/BoxMeshopt.glb", &size);
     uint8_t *copy = malloc(size);
     assert_non_null(copy);
     static const uint8_t values[] = {0x00, 0xFF, 0x7F, '9', '"'};

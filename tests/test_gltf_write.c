@@ -25,7 +25,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,6 +39,7 @@
 
 #include "assert_near.h"
 #include "counting_alloc.h"
+#include "files.h"
 
 #define GLTF_DIR "../shared/assets/gltf/"
 
@@ -882,6 +882,7 @@ static void test_flawed_models_are_refused_with_their_path(void **state)
     a->meshes[0].name = "bad \xff byte";
     assert_int_equal(write_status(a, &err), MN_INVALID_ARGUMENT);
     assert_string_equal(err.path, "meshes[0]");
+    assert_non_null(strstr(err.message, "(byte 255 at offset 4)"));
     a->meshes[0].name = NULL;
 
     uint32_t acc = a->meshes[0].primitives[0].indices;
@@ -898,24 +899,6 @@ static void test_flawed_models_are_refused_with_their_path(void **state)
     mn_model_free(a);
 }
 
-/* Names in a folder other than "." and ".." (sorted), joined with ' '. */
-static void list_folder(const char *dir, char *out, size_t size)
-{
-    char names[16][256];
-    int n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 16)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++)
-        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "", names[i]);
-}
-
 static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void **state)
 {
     (void)state;
@@ -929,7 +912,7 @@ static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void 
     mn_error err;
     assert_int_equal(mn_gltf_write_file(a, glb, NULL, &err), MN_OK);
     assert_int_equal(mn_gltf_write_file(a, gltf, NULL, &err), MN_OK);
-    list_folder(dir, listing, sizeof listing);
+    mn_test_list_dir(dir, listing, sizeof listing);
     assert_string_equal(listing, "Man Two.GLTF Man Two.bin man.glb");
     mn_model *b = load(glb);
     models_eq(a, b, false);
@@ -950,7 +933,7 @@ static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void 
     signal(SIGXFSZ, previous);
     assert_int_equal(st, MN_IO);
     print_message("expected failure: %s\n", err.message);
-    list_folder(dir, listing, sizeof listing);
+    mn_test_list_dir(dir, listing, sizeof listing);
     assert_string_equal(listing, "Man Two.GLTF Man Two.bin man.glb");
 
     /* A folder that does not exist. */

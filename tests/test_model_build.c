@@ -32,6 +32,7 @@
 #include <marionette/model_build.h>
 
 #include "counting_alloc.h"
+#include "oom_walk.h"
 
 /* A 1x1 PNG (a valid file: signature, IHDR, IDAT, IEND). */
 static const unsigned char PNG[] = {
@@ -467,29 +468,16 @@ static void test_errors_are_sticky_and_name_the_element(void **state)
     mn_model_build_discard(b);
 }
 
+static mn_status make_full(const mn_allocator *hooks, void *ctx, mn_model **out, mn_error *err)
+{
+    (void)ctx;
+    return build_full(hooks, out, err);
+}
+
 static void test_out_of_memory_at_every_allocation(void **state)
 {
     (void)state;
-    long failures = 0;
-    for (long n = 0;; n++) {
-        mn_counting_alloc counter = mn_counting_alloc_make();
-        counter.fail_after = n;
-        mn_allocator hooks = mn_counting_allocator(&counter);
-        mn_model *m = NULL;
-        mn_error err;
-        mn_status st = build_full(&hooks, &m, &err);
-        if (st == MN_OK) {
-            assert_int_equal(counter.failures, 0);
-            mn_model_free(m);
-            assert_int_equal(counter.live_bytes, 0);
-            break;
-        }
-        assert_int_equal(st, MN_OUT_OF_MEMORY);
-        assert_null(m);
-        assert_int_equal(counter.live_bytes, 0);
-        failures++;
-    }
-    assert_true(failures > 0);
+    mn_test_model_oom_walk(make_full, NULL);
 }
 
 int main(void)

@@ -25,6 +25,7 @@
 #include <marionette/obj_model.h>
 
 #include "counting_alloc.h"
+#include "oom_walk.h"
 
 static const char OBJ[] =
     "mtllib parts.mtl\n"
@@ -163,6 +164,11 @@ static void test_pirate_without_its_mtl_converts_with_default_materials(void **s
     mn_obj_free(obj);
 }
 
+static mn_status make_parts(const mn_allocator *hooks, void *ctx, mn_model **out, mn_error *err)
+{
+    return mn_model_from_obj(ctx, "parts", hooks, out, err);
+}
+
 static void test_out_of_memory_and_bad_arguments(void **state)
 {
     (void)state;
@@ -171,23 +177,7 @@ static void test_out_of_memory_and_bad_arguments(void **state)
     mn_error err;
     assert_int_equal(mn_model_from_obj(NULL, NULL, NULL, &m, &err), MN_INVALID_ARGUMENT);
     assert_int_equal(mn_model_from_obj(obj, NULL, NULL, NULL, &err), MN_INVALID_ARGUMENT);
-    long failures = 0;
-    for (long n = 0;; n++) {
-        mn_counting_alloc counter = mn_counting_alloc_make();
-        counter.fail_after = n;
-        mn_allocator hooks = mn_counting_allocator(&counter);
-        mn_status st = mn_model_from_obj(obj, "parts", &hooks, &m, &err);
-        if (st == MN_OK) {
-            mn_model_free(m);
-            assert_int_equal(counter.live_bytes, 0);
-            break;
-        }
-        assert_int_equal(st, MN_OUT_OF_MEMORY);
-        assert_null(m);
-        assert_int_equal(counter.live_bytes, 0);
-        failures++;
-    }
-    assert_true(failures > 0);
+    mn_test_model_oom_walk(make_parts, obj);
     mn_obj_free(obj);
 }
 

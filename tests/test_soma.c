@@ -30,6 +30,7 @@
 #include <marionette/soma.h>
 
 #include "counting_alloc.h"
+#include "replaced.h"
 
 /* Joints: 0 Hips, 1 Spine, 2 UpperArm, 3 ForeArm (the segment's child), 4 Twist1, 5 Twist2, 6 Hand. */
 static const char *const NAMES[] = {"Hips", "Spine", "UpperArm", "ForeArm", "Twist1", "Twist2", "Hand"};
@@ -67,21 +68,6 @@ static void skeleton_json(char *out)
     }
     append(p, "],\"twist\":[{\"bone\":\"UpperArm\",\"child\":\"ForeArm\",\"helpers\":"
               "[{\"joint\":\"Twist1\",\"fraction\":0.25},{\"joint\":\"Twist2\",\"fraction\":0.75}]}]}");
-}
-
-/* A copy of src with the first `from` replaced by `to` (the test fails when from is absent). */
-static char *replaced(const char *src, const char *from, const char *to)
-{
-    const char *at = strstr(src, from);
-    if (!at)
-        fail_msg("\"%s\" not in the template", from);
-    size_t n = strlen(src) - strlen(from) + strlen(to) + 1;
-    char *out = malloc(n);
-    size_t head = (size_t)(at - src);
-    memcpy(out, src, head);
-    strcpy(out + head, to);
-    strcat(out, at + strlen(from));
-    return out;
 }
 
 static mn_soma_skeleton *read_skeleton(const char *json)
@@ -155,7 +141,7 @@ static void test_skeleton_refusals(void **state)
         {"{\"format\"", "[{\"format\"", MN_JSON_SYNTAX},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        char *bad = replaced(json, cases[c].from, cases[c].to);
+        char *bad = mn_test_replaced(json, cases[c].from, cases[c].to);
         mn_soma_skeleton *sk = (mn_soma_skeleton *)bad;
         mn_error err;
         mn_status st = mn_soma_skeleton_read(bad, strlen(bad), NAMES, J, NULL, &sk, &err);
@@ -165,7 +151,7 @@ static void test_skeleton_refusals(void **state)
         free(bad);
     }
     /* A zero-length child offset gives the twist no axis. */
-    char *bad = replaced(json, "\"localPosition\":[0.29999999999999999,0,0]", "\"localPosition\":[0,0,0]");
+    char *bad = mn_test_replaced(json, "\"localPosition\":[0.29999999999999999,0,0]", "\"localPosition\":[0,0,0]");
     mn_soma_skeleton *sk;
     mn_error err;
     assert_int_equal(mn_soma_skeleton_read(bad, strlen(bad), NAMES, J, NULL, &sk, &err), MN_INVALID_VALUE);
@@ -308,7 +294,7 @@ static void test_clips_dropped(void **state)
         {"0,0,0,2,", "0,0,\"x\",2,", MN_JSON_TYPE},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        char *bad = replaced(CLIPS, cases[c].from, cases[c].to);
+        char *bad = mn_test_replaced(CLIPS, cases[c].from, cases[c].to);
         mn_soma_clips *clips = read_clips(sk, bad);
         assert_int_equal(clips->clip_count, 1);
         assert_string_equal(clips->clips[0].name, "wave");
@@ -323,7 +309,7 @@ static void test_clips_dropped(void **state)
         free(bad);
     }
     /* A later clip with an earlier kept clip's name is dropped; the first stays. */
-    char *dup = replaced(CLIPS, "\"name\":\"wave\"", "\"name\":\"walk\"");
+    char *dup = mn_test_replaced(CLIPS, "\"name\":\"wave\"", "\"name\":\"walk\"");
     mn_soma_clips *clips = read_clips(sk, dup);
     assert_int_equal(clips->clip_count, 1);
     assert_int_equal(clips->dropped[0].index, 1);
@@ -339,7 +325,7 @@ static void test_clips_dropped(void **state)
         {"{\"format\"", "{{\"format\"", MN_JSON_SYNTAX},
     };
     for (size_t c = 0; c < sizeof whole / sizeof *whole; c++) {
-        char *bad = replaced(CLIPS, whole[c].from, whole[c].to);
+        char *bad = mn_test_replaced(CLIPS, whole[c].from, whole[c].to);
         mn_soma_clips *out = (mn_soma_clips *)bad;
         mn_error err;
         assert_int_equal(mn_soma_clips_read(bad, strlen(bad), sk, NULL, &out, &err), whole[c].code);
@@ -393,7 +379,7 @@ static void test_shared_clip_cache(void **state)
     assert_true(mn_soma_clips_shadowed(own, s1, 1));
     mn_soma_clips_free(own);
     /* Other joints: refused.  Unknown key without bytes: refused. */
-    char *other = replaced(json, "\"Hand\"", "\"Palm\"");
+    char *other = mn_test_replaced(json, "\"Hand\"", "\"Palm\"");
     mn_soma_skeleton *c = NULL;
     assert_int_equal(mn_soma_skeleton_read(other, strlen(other), NULL, 0, NULL, &c, &err), MN_OK);
     const mn_soma_clips *s3;

@@ -46,6 +46,8 @@
 #include <marionette/voxel_rig.h>
 
 #include "counting_alloc.h"
+#include "oom_walk.h"
+#include "files.h"
 
 #define ARM "tests/data/voxel_arm/"
 
@@ -79,55 +81,11 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Names in a folder, sorted, space-separated. */
-static void list_dir(const char *dir, char *out, size_t size)
-{
-    char names[32][256];
-    int n = 0;
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < 32)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-    out[0] = '\0';
-    for (int i = 0; i < n; i++)
-        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "", names[i]);
-}
-
-static char *read_text(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    if (size)
-        *size = (size_t)n;
-    return text;
-}
-
-static void write_text(const char *path, const char *text, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, size, f), size);
-    fclose(f);
-}
-
 static void copy_file(const char *from, const char *to)
 {
     size_t n;
-    char *text = read_text(from, &n);
-    write_text(to, text, n);
+    char *text = mn_test_read_file(from, &n);
+    mn_test_write_file(to, text, n);
     free(text);
 }
 
@@ -652,7 +610,7 @@ static void test_static_mesh_is_one_scaled_node_without_interface(void **state)
     o.scale = 0.5f;
     mn_error err;
     assert_int_equal(mn_voxel_export_file(NULL, ARM "meshes/upper.glb", out, &o, &err), MN_OK);
-    list_dir(dir, listing, sizeof listing);
+    mn_test_list_dir(dir, listing, sizeof listing);
     assert_string_equal(listing, "static.glb");
     mn_model *m = read_model(out);
     mn_part_mesh *pm = NULL;
@@ -675,12 +633,12 @@ static void test_resolved_rig_form_and_reruns_give_the_same_bytes(void **state)
     char dir[64], path[160];
     make_temp_dir(dir, sizeof dir);
     size_t n;
-    char *raw = read_text(ARM "rig.json", &n);
+    char *raw = mn_test_read_file(ARM "rig.json", &n);
     char *resolved = malloc(n + 64);
     assert_non_null(resolved);
     int len = snprintf(resolved, n + 64, "{\"run\": 7, \"rig\": %s}", raw);
     snprintf(path, sizeof path, "%s/record.json", dir);
-    write_text(path, resolved, (size_t)len);
+    mn_test_write_file(path, resolved, (size_t)len);
     char a[160], b[160], c[160];
     snprintf(a, sizeof a, "%s/a.glb", dir);
     snprintf(b, sizeof b, "%s/b.glb", dir);
@@ -690,7 +648,7 @@ static void test_resolved_rig_form_and_reruns_give_the_same_bytes(void **state)
     assert_int_equal(mn_voxel_export_file(ARM "rig.json", ARM "meshes", b, NULL, &err), MN_OK);
     assert_int_equal(mn_voxel_export_file(path, ARM "meshes/", c, NULL, &err), MN_OK);
     size_t na, nb, nc;
-    char *ta = read_text(a, &na), *tb = read_text(b, &nb), *tc = read_text(c, &nc);
+    char *ta = mn_test_read_file(a, &na), *tb = mn_test_read_file(b, &nb), *tc = mn_test_read_file(c, &nc);
     assert_int_equal(na, nb);
     assert_int_equal(na, nc);
     assert_memory_equal(ta, tb, na);
@@ -700,9 +658,9 @@ static void test_resolved_rig_form_and_reruns_give_the_same_bytes(void **state)
     free(tc);
     /* The interfaces differ only in the model's name. */
     snprintf(path, sizeof path, "%s/a.interface.json", dir);
-    ta = read_text(path, &na);
+    ta = mn_test_read_file(path, &na);
     snprintf(path, sizeof path, "%s/c.interface.json", dir);
-    tc = read_text(path, &nc);
+    tc = mn_test_read_file(path, &nc);
     assert_int_equal(na, nc);
     assert_non_null(strstr(ta, "\"model\": \"a\""));
     free(ta);
@@ -744,7 +702,7 @@ static void expect_failure(const char *dir, const char *rig, mn_status code, con
         assert_non_null(strstr(err.message, needle2));
     char outdir[128];
     snprintf(outdir, sizeof outdir, "%s/out", dir);
-    list_dir(outdir, listing, sizeof listing);
+    mn_test_list_dir(outdir, listing, sizeof listing);
     assert_string_equal(listing, "");   /* nothing left behind */
 }
 
@@ -766,17 +724,17 @@ static void test_errors_name_the_file_and_leave_nothing_behind(void **state)
 
     /* A part's mesh is not a GLB. */
     snprintf(path, sizeof path, "%s/meshes/fore.glb", dir);
-    write_text(path, "\x01\x02\x03\x04 not a glb", 14);
+    mn_test_write_file(path, "\x01\x02\x03\x04 not a glb", 14);
     expect_failure(dir, rig, MN_GLB_MAGIC, "fore.glb", "part \"fore\"");
     copy_file(ARM "meshes/fore.glb", path);
 
     /* The rig does not validate: the file and the JSON path. */
     size_t n;
-    char *text = read_text(ARM "rig.json", &n);
+    char *text = mn_test_read_file(ARM "rig.json", &n);
     char *bad = strstr(text, "\"rest\": 0.5");
     assert_non_null(bad);
     memcpy(bad, "\"rest\": 9.5", 11);   /* elbow: rest above max */
-    write_text(rig, text, n);
+    mn_test_write_file(rig, text, n);
     free(text);
     expect_failure(dir, rig, MN_INVALID_VALUE, "rig.json", "joints[2]");
 
@@ -849,35 +807,23 @@ static void test_edge_clips_and_forests_export(void **state)
     mn_voxel_rig_free(rig);
 }
 
+static mn_status make_export(const mn_allocator *hooks, void *ctx, mn_model **out, mn_error *err)
+{
+    const fixture *f = ctx;
+    mn_voxel_export_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator = *hooks;
+    return mn_voxel_export_model(f->rig, (const mn_part_mesh *const *)f->parts, NULL, &o, out, err);
+}
+
 /* Every allocation of an export failing in turn: MN_OUT_OF_MEMORY, nothing leaked. */
 static void test_out_of_memory_at_every_allocation(void **state)
 {
     (void)state;
     fixture f;
     fixture_make(&f, ARM "rig.json", "arm.glb", 0.0f);
-    long failures = 0;
-    for (long n = 0;; n++) {
-        mn_counting_alloc counter = mn_counting_alloc_make();
-        counter.fail_after = n;
-        mn_voxel_export_options o;
-        memset(&o, 0, sizeof o);
-        o.allocator = mn_counting_allocator(&counter);
-        mn_model *m = NULL;
-        mn_error err;
-        mn_status st = mn_voxel_export_model(f.rig, (const mn_part_mesh *const *)f.parts, NULL, &o, &m, &err);
-        if (st == MN_OK) {
-            assert_int_equal(counter.failures, 0);
-            mn_model_free(m);
-            assert_int_equal(counter.live_bytes, 0);
-            break;
-        }
-        assert_int_equal(st, MN_OUT_OF_MEMORY);
-        assert_null(m);
-        assert_int_equal(counter.live_bytes, 0);
-        failures++;
-    }
+    long failures = mn_test_model_oom_walk(make_export, &f);
     print_message("%ld allocations failed in turn\n", failures);
-    assert_true(failures > 0);
     fixture_free(&f);
 }
 

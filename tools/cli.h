@@ -36,6 +36,12 @@ const cli_command *cli_find_command(const char *name);
 /* True when FILE names a voxel rig (".json"): info and sample hand it to cmd_voxel.c. */
 bool cli_is_rig_json(const char *path);
 
+/* True when path ends in ext (".glb", lower case), whatever the case of path's letters. */
+bool cli_has_extension(const char *path, const char *ext);
+
+/* A command-line number that must be positive and finite as a float: false otherwise. */
+bool cli_parse_positive(const char *s, float *out);
+
 /* Print "usage: marionette NAME ARGS" and a hint to `stream`; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *name, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -17,22 +17,7 @@
 #include <marionette/obj_model.h>
 #include <marionette/voxel_export.h>
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
-
-static bool has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    if (n <= k)
-        return false;
-    for (size_t i = 0; i < k; i++) {
-        char c = path[n - k + i];
-        if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) != ext[i])
-            return false;
-    }
-    return true;
-}
 
 /* The file name of path without folder and extension, into out. */
 static void stem_of(const char *path, char *out, size_t size)
@@ -50,7 +35,7 @@ static mn_model *read_input(const char *in)
     mn_error err;
     memset(&err, 0, sizeof err);
     mn_model *model = NULL;
-    if (!has_extension(in, ".obj")) {
+    if (!cli_has_extension(in, ".obj")) {
         if (mn_gltf_read_file(in, NULL, &model, &err) != MN_OK) {
             cli_report_error(in, &err);
             return NULL;
@@ -85,12 +70,8 @@ int cli_convert(int argc, char **argv)
             wo.quantize = true;
         } else if (strcmp(a, "--scale") == 0 || strcmp(a, "--rate") == 0) {
             float *dst = strcmp(a, "--scale") == 0 ? &vo.scale : &vo.rate;
-            char *end = NULL;
-            double d = i + 1 < argc ? strtod(argv[i + 1], &end) : 0.0;
-            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0' || !(d > 0.0) || !isfinite((float)d) ||
-                (dst == &vo.rate && d < 1.0))
+            if (i + 1 >= argc || !cli_parse_positive(argv[i + 1], dst) || (dst == &vo.rate && *dst < 1.0f))
                 return cli_usage_error("convert", "%s needs a positive number", a);
-            *dst = (float)d;
             i++;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage_error("convert", "unknown option '%s'", a);
@@ -104,9 +85,9 @@ int cli_convert(int argc, char **argv)
     }
     if (!in || !out)
         return cli_usage_error("convert", "give an input and an output file");
-    if (!has_extension(out, ".glb") && !has_extension(out, ".gltf"))
+    if (!cli_has_extension(out, ".glb") && !cli_has_extension(out, ".gltf"))
         return cli_usage_error("convert", "the output must end in .glb or .gltf, not '%s'", out);
-    bool rig = has_extension(in, ".json");
+    bool rig = cli_has_extension(in, ".json");
     if (!rig && (vo.scale != 0.0f || vo.rate != 0.0f))
         return cli_usage_error("convert", "--scale and --rate apply to a voxel rig (.json) input only");
 

@@ -17,33 +17,7 @@
 #include <marionette/marionette.h>
 #include <marionette/voxel_export.h>
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* A positive finite number. */
-static bool parse_positive(const char *s, float *out)
-{
-    char *end = NULL;
-    double d = strtod(s, &end);
-    if (end == s || *end != '\0' || !(d > 0.0) || !isfinite((float)d))
-        return false;
-    *out = (float)d;
-    return true;
-}
-
-static bool has_extension(const char *path, const char *ext)
-{
-    size_t n = strlen(path), k = strlen(ext);
-    if (n <= k)
-        return false;
-    for (size_t i = 0; i < k; i++) {
-        char c = path[n - k + i];
-        if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) != ext[i])
-            return false;
-    }
-    return true;
-}
 
 int cli_export(int argc, char **argv)
 {
@@ -69,14 +43,14 @@ int cli_export(int argc, char **argv)
             out = v;
         else if (strcmp(a, "--name") == 0)
             o.model_name = v;
-        else if (!parse_positive(v, strcmp(a, "--scale") == 0 ? &o.scale : &o.rate) ||
+        else if (!cli_parse_positive(v, strcmp(a, "--scale") == 0 ? &o.scale : &o.rate) ||
                  (strcmp(a, "--rate") == 0 && o.rate < 1.0f))
             return cli_usage_error("export", "%s needs a positive number%s, not '%s'", a,
                                    strcmp(a, "--rate") == 0 ? " (at least 1)" : "", v);
     }
     if (!out)
         return cli_usage_error("export", "--out is required");
-    if (!has_extension(out, ".glb") && !has_extension(out, ".gltf"))
+    if (!cli_has_extension(out, ".glb") && !cli_has_extension(out, ".gltf"))
         return cli_usage_error("export", "--out must end in .glb or .gltf, not '%s'", out);
     if (!rig && !meshes)
         return cli_usage_error("export", "give --rig (a rigged model) or --meshes mesh.glb (a static one)");
@@ -89,7 +63,7 @@ int cli_export(int argc, char **argv)
     }
     printf("wrote %s", out);
     if (rig) {
-        size_t stem = strlen(out) - (has_extension(out, ".gltf") ? 5 : 4);
+        size_t stem = strlen(out) - (cli_has_extension(out, ".gltf") ? 5 : 4);
         printf(" and %.*s.interface.json", (int)stem, out);
     }
     putchar('\n');

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const cli_command commands[] = {
@@ -197,6 +198,29 @@ bool cli_is_rig_json(const char *path)
 {
     size_t n = strlen(path);
     return n > 5 && strcmp(path + n - 5, ".json") == 0;
+}
+
+bool cli_has_extension(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    if (n <= k)
+        return false;
+    for (size_t i = 0; i < k; i++) {
+        char c = path[n - k + i];
+        if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) != ext[i])
+            return false;
+    }
+    return true;
+}
+
+bool cli_parse_positive(const char *s, float *out)
+{
+    char *end = NULL;
+    double d = strtod(s, &end);
+    if (end == s || *end != '\0' || !(d > 0.0) || !isfinite((float)d))
+        return false;
+    *out = (float)d;
+    return true;
 }
 
 const cli_command *cli_find_command(const char *name)

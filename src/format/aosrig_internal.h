@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "json.h"
+
 #define MN_AOSRIG_MAGIC "AOSRIG\0\0"
 #define MN_AOSRIG_PREAMBLE 16u
 /* Header numbers are doubles: integers beyond 2^53 do not survive them. */
@@ -38,20 +40,6 @@ static inline void mn_store_u32le(uint8_t *p, uint32_t v)
 
 /* ---- JSON text as JSON.stringify prints it (aosrig_json.c) ------------------------- */
 
-/* A growing run of bytes from the allocator hooks.  `failed` sticks after the first error. */
-typedef struct mn_jstext {
-    const mn_allocator *allocator;
-    char *data;
-    size_t len, cap;
-    bool failed;
-} mn_jstext;
-
-void mn_jstext_init(mn_jstext *t, const mn_allocator *allocator);
-void mn_jstext_free(mn_jstext *t);
-/* Append n bytes; false (and failed set) when memory runs out. */
-bool mn_jstext_put(mn_jstext *t, const char *s, size_t n);
-bool mn_jstext_puts(mn_jstext *t, const char *s);
-
 /*
  * Number::toString of a finite double into out (at least 32 bytes): the
  * shortest digits that read back to the same double, plain notation for
@@ -73,7 +61,6 @@ json_t *mn_js_parse(const char *text, size_t size, json_error_t *error);
 
 /* ---- the reader's shared state (aosrig_read.c, aosrig_header.c) -------------------- */
 
-#include "json.h"
 
 typedef struct mn_aosrig_reader {
     mn_aosrig *pack;          /* being filled; its header strings live in `arena` */

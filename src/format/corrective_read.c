@@ -8,6 +8,7 @@
 #include "format/json.h"
 #include "format/soma_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 struct mn_corrective_private {
@@ -151,16 +152,10 @@ static mn_status read_correction(mn_json *j, json_t *c, const char *const *names
 static mn_status read_index(mn_json *j, json_t *root, uint32_t splat_count,
                             const char *const *names, uint32_t n, mn_corrective_index *out)
 {
-    if (!json_is_object(root))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "index.json: expected an object, found %s",
-                            mn_json_type_name(root));
-    const char *format;
     uint32_t version;
-    mn_status st = mn_json_string_ref(j, root, "format", true, &format, NULL);
+    mn_status st = mn_soma_json_format(j, root, "index.json", "aosrig-corrective");
     if (st != MN_OK)
         return st;
-    if (strcmp(format, "aosrig-corrective") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"aosrig-corrective\"", format);
     if ((st = mn_json_u32(j, root, "version", true, 0, UINT32_MAX, &version)) != MN_OK)
         return st;
     if (version != 1)
@@ -192,6 +187,24 @@ static mn_status read_index(mn_json *j, json_t *root, uint32_t splat_count,
     return MN_OK;
 }
 
+typedef struct index_rig {
+    uint32_t splat_count;
+    const char *const *joint_names;
+    uint32_t joint_count;
+} index_rig;
+
+static mn_status read_index_holder(void *holder, mn_json *j, json_t *root, const void *ctx)
+{
+    index_holder *h = holder;
+    const index_rig *rig = ctx;
+    h->pub.priv_ = &h->priv;
+    return read_index(j, root, rig->splat_count, rig->joint_names, rig->joint_count, &h->pub);
+}
+
+static const mn_soma_holder_kind index_kind = {"corrective index", sizeof(index_holder),
+                                               offsetof(index_holder, priv.arena),
+                                               read_index_holder, NULL};
+
 mn_status mn_corrective_index_read(const void *json, size_t size, uint32_t splat_count,
                                    const char *const *joint_names, uint32_t joint_count,
                                    const mn_allocator *allocator, mn_corrective_index **out,
@@ -204,27 +217,12 @@ mn_status mn_corrective_index_read(const void *json, size_t size, uint32_t splat
     if (!out || (!json && size) || (!joint_names && joint_count))
         return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "corrective index: NULL argument");
     *out = NULL;
-    mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    index_holder *h = mn_alloc(&a, sizeof *h);
-    if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "corrective index: out of memory");
-    memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, &a);
-    h->pub.priv_ = &h->priv;
-    json_t *root;
-    mn_status st = mn_soma_json_load(json, size, &root, err);
-    if (st == MN_OK) {
-        mn_json j;
-        mn_json_init(&j, &h->priv.arena, err);
-        st = read_index(&j, root, splat_count, joint_names, joint_count, &h->pub);
-        json_decref(root);
-    }
-    if (st != MN_OK) {
-        mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
-        return st;
-    }
-    *out = &h->pub;
-    return MN_OK;
+    index_rig rig = {splat_count, joint_names, joint_count};
+    void *h = NULL;
+    mn_status st = mn_soma_holder_read(&index_kind, json, size, allocator, &rig, &h, err);
+    if (st == MN_OK)
+        *out = &((index_holder *)h)->pub;
+    return st;
 }
 
 void mn_corrective_index_free(mn_corrective_index *index)

@@ -229,12 +229,12 @@ mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *opti
         w.options = *options;
     w.err = err;
     mn_arena_init(&w.arena, &w.options.allocator);
-    w.json.allocator = &w.options.allocator;
+    mn_jstext_init(&w.json, &w.options.allocator);
 
     mn_status st = mn_gltf_write_plan(&w);
     if (st == MN_OK)
         st = write_outputs(&w, sink);
-    mn_wtext_free(&w.json);
+    mn_jstext_free(&w.json);
     mn_arena_release(&w.arena);
     return st;
 }

@@ -22,6 +22,7 @@
 #include <marionette/gltf.h>
 
 #include "core/internal.h"
+#include "format/json.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the glTF writer copies floats and integers as they lie in memory: glTF is little-endian"
@@ -86,13 +87,6 @@ typedef struct mn_wsampler {
 } mn_wsampler;
 
 /* A growing text (the JSON document); `failed` sticks after an allocation failure. */
-typedef struct mn_wtext {
-    char *data;
-    size_t len, cap;
-    bool failed;
-    const mn_allocator *allocator;
-} mn_wtext;
-
 typedef struct mn_gltf_writer {
     const mn_model *model;
     mn_gltf_write_options options;   /* defaults filled in */
@@ -122,7 +116,7 @@ typedef struct mn_gltf_writer {
     bool uses_texture_transform;     /* KHR_texture_transform */
     bool uses_emissive_strength;     /* KHR_materials_emissive_strength */
 
-    mn_wtext json;
+    mn_jstext json;
 } mn_gltf_writer;
 
 /* ---- gltf_write_plan.c --------------------------------------------------------------------- */
@@ -158,11 +152,5 @@ mn_status mn_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, siz
 
 /* Print the document into w->json; bin_uri is the .bin's URI (NULL in a GLB). */
 mn_status mn_gltf_write_json(mn_gltf_writer *w, const char *bin_uri);
-
-/* ---- text helpers (gltf_write_json.c) ------------------------------------------------------- */
-
-/* Append n bytes; false (and failed set) when the text cannot grow. */
-bool mn_wtext_append(mn_wtext *t, const char *s, size_t n);
-void mn_wtext_free(mn_wtext *t);
 
 #endif /* MN_FORMAT_GLTF_WRITE_INTERNAL_H */

@@ -20,57 +20,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- the growing text ------------------------------------------------------------------------- */
-
-bool mn_wtext_append(mn_wtext *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return false;
-    if (t->cap - t->len < n + 1) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap - t->len < n + 1) {
-            if (cap > SIZE_MAX / 2) {
-                t->failed = true;
-                return false;
-            }
-            cap *= 2;
-        }
-        char *grown = mn_alloc(t->allocator, cap);
-        if (!grown) {
-            t->failed = true;
-            return false;
-        }
-        if (t->len)
-            memcpy(grown, t->data, t->len);
-        mn_free(t->allocator, t->data, t->cap);
-        t->data = grown;
-        t->cap = cap;
-    }
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-    t->data[t->len] = '\0';
-    return true;
-}
-
-void mn_wtext_free(mn_wtext *t)
-{
-    mn_free(t->allocator, t->data, t->cap);
-    t->data = NULL;
-    t->len = t->cap = 0;
-}
-
 /* ---- the printer -------------------------------------------------------------------------------- */
 
 typedef struct printer {
     mn_gltf_writer *w;
-    mn_wtext *t;
+    mn_jstext *t;
     bool comma;          /* the next member or element needs a ',' first */
     mn_status status;    /* the first error; printing goes on harmlessly after it */
 } printer;
 
 static void raw(printer *p, const char *s)
 {
-    mn_wtext_append(p->t, s, strlen(s));
+    mn_jstext_put(p->t, s, strlen(s));
 }
 
 #if defined(__GNUC__)
@@ -84,7 +45,7 @@ static void rawf(printer *p, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n > 0)
-        mn_wtext_append(p->t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+        mn_jstext_put(p->t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 #if defined(__GNUC__)
@@ -148,52 +109,30 @@ static void v_float(printer *p, float v, const char *path)
     rawf(p, "%.9g", (double)v);
 }
 
-/* Length of the UTF-8 sequence starting at s (1..4), 0 when it is not well formed. */
-static size_t utf8_length(const unsigned char *s)
-{
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || (n == 3 && c > 0xEF))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    unsigned c1 = s[1];
-    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) ||
-        (c == 0xF4 && c1 > 0x8F))
-        return 0;   /* overlong, surrogate, or beyond U+10FFFF */
-    return n;
-}
-
 /* A JSON string: quotes, backslashes and control characters escaped; UTF-8 checked. */
 static void v_str(printer *p, const char *s, const char *path)
 {
+    size_t n = strlen(s);
+    size_t good = mn_json_utf8_prefix(s, n);
+    if (good < n)
+        failp(p, MN_INVALID_ARGUMENT, path, "the text is not valid UTF-8 (byte %u at offset %zu)",
+              (unsigned)(unsigned char)s[good], good);
     raw(p, "\"");
-    const unsigned char *c = (const unsigned char *)s;
+    const unsigned char *c = (const unsigned char *)s, *end = c + good;
     const unsigned char *run = c;
-    while (*c) {
-        if (*c == '"' || *c == '\\' || *c < 0x20) {
-            mn_wtext_append(p->t, (const char *)run, (size_t)(c - run));
-            if (*c == '"' || *c == '\\') {
-                char esc[3] = {'\\', (char)*c, '\0'};
-                raw(p, esc);
-            } else {
-                rawf(p, "\\u%04x", *c);
-            }
-            run = ++c;
-            continue;
+    for (; c < end; c++) {
+        if (*c != '"' && *c != '\\' && *c >= 0x20)
+            continue;   /* bytes of multi-byte sequences are all >= 0x80: never escaped */
+        mn_jstext_put(p->t, (const char *)run, (size_t)(c - run));
+        if (*c == '"' || *c == '\\') {
+            char esc[3] = {'\\', (char)*c, '\0'};
+            raw(p, esc);
+        } else {
+            rawf(p, "\\u%04x", *c);
         }
-        size_t n = utf8_length(c);
-        if (n == 0) {
-            failp(p, MN_INVALID_ARGUMENT, path, "the text is not valid UTF-8 (byte %u at offset %zu)", *c,
-                  (size_t)(c - (const unsigned char *)s));
-            break;
-        }
-        c += n;
+        run = c + 1;
     }
-    mn_wtext_append(p->t, (const char *)run, (size_t)(c - run));
+    mn_jstext_put(p->t, (const char *)run, (size_t)(c - run));
     raw(p, "\"");
 }
 

@@ -382,3 +382,100 @@ mn_status mn_json_extras(mn_json *j, json_t *obj, const char **out)
     mn_json_pop(j, mark);
     return st;
 }
+
+/* ---- JSON text being printed ------------------------------------------------ */
+
+void mn_jstext_init(mn_jstext *t, const mn_allocator *allocator)
+{
+    t->allocator = allocator;
+    t->data = NULL;
+    t->len = t->cap = 0;
+    t->failed = false;
+}
+
+void mn_jstext_free(mn_jstext *t)
+{
+    mn_free(t->allocator, t->data, t->cap);
+    mn_jstext_init(t, t->allocator);
+}
+
+bool mn_jstext_put(mn_jstext *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return false;
+    if (n > t->cap - t->len) {
+        size_t need;
+        if (!mn_checked_add(t->len, n, &need)) {
+            t->failed = true;
+            return false;
+        }
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < need) {
+            if (cap > SIZE_MAX / 2) {
+                t->failed = true;
+                return false;
+            }
+            cap *= 2;
+        }
+        char *grown = mn_alloc(t->allocator, cap);
+        if (!grown) {
+            t->failed = true;
+            return false;
+        }
+        if (t->len)
+            memcpy(grown, t->data, t->len);
+        mn_free(t->allocator, t->data, t->cap);
+        t->data = grown;
+        t->cap = cap;
+    }
+    if (n)
+        memcpy(t->data + t->len, s, n);
+    t->len += n;
+    return true;
+}
+
+bool mn_jstext_puts(mn_jstext *t, const char *s)
+{
+    return mn_jstext_put(t, s, strlen(s));
+}
+
+size_t mn_json_utf8_prefix(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t extra;
+        uint32_t cp;
+        if (c == 0)
+            return i;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            extra = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            extra = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            extra = 3;
+            cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (n - i <= extra)
+            return i;
+        for (size_t e = 1; e <= extra; e++) {
+            if ((p[i + e] & 0xc0) != 0x80)
+                return i;
+            cp = cp << 6 | (p[i + e] & 0x3f);
+        }
+        /* overlong forms, surrogates and code points past U+10FFFF */
+        if ((extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return i;
+        i += extra + 1;
+    }
+    return n;
+}

@@ -118,4 +118,30 @@ mn_status mn_json_extras(mn_json *j, json_t *obj, const char **out);
 /* Compact JSON text of any value, in the arena. */
 mn_status mn_json_dump(mn_json *j, const json_t *value, const char **out);
 
+/* ---- JSON text being printed ---------------------------------------------
+ * The writers (glTF, .aosrig headers) print JSON by hand into one growing run
+ * of bytes from the allocator hooks.  `failed` sticks after the first error, so
+ * a printer appends on and checks once at the end.  The text is not
+ * NUL-terminated: data[0..len) is all of it (data is NULL while empty).
+ */
+typedef struct mn_jstext {
+    const mn_allocator *allocator;
+    char *data;
+    size_t len, cap;
+    bool failed;
+} mn_jstext;
+
+void mn_jstext_init(mn_jstext *t, const mn_allocator *allocator);
+void mn_jstext_free(mn_jstext *t);
+/* Append n bytes; false (and failed set) when memory runs out. */
+bool mn_jstext_put(mn_jstext *t, const char *s, size_t n);
+bool mn_jstext_puts(mn_jstext *t, const char *s);
+
+/*
+ * How much of s[0..n) is text a JSON string may hold: well-formed UTF-8 (no
+ * overlong forms, surrogates or code points past U+10FFFF) without NUL.
+ * Returns n when all of it is, else the offset of the first bad sequence.
+ */
+size_t mn_json_utf8_prefix(const char *s, size_t n);
+
 #endif /* MN_FORMAT_JSON_H */

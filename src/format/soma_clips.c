@@ -10,6 +10,7 @@
 #include "format/soma_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 struct mn_soma_clips_private {
@@ -22,7 +23,7 @@ typedef struct clips_holder {
 } clips_holder;
 
 typedef struct clip_reader {
-    mn_json j;                      /* paths and strings into the clips' arena */
+    mn_json *j;                     /* paths and strings into the clips' arena */
     mn_arena *scratch;              /* per-clip key buffers, released after each clip */
     const mn_soma_skeleton *sk;
     mn_allocator allocator;
@@ -78,7 +79,7 @@ static mn_status normalise_keys(mn_json *j, const char *key, uint32_t frames, fl
 /* The header members of a clip: name, fps, frames, loop, locomotion, speed. */
 static mn_status read_header(clip_reader *r, json_t *c, mn_soma_clip *out)
 {
-    mn_json *j = &r->j;
+    mn_json *j = r->j;
     mn_status st = mn_json_string(j, c, "name", true, &out->name);
     if (st != MN_OK)
         return st;
@@ -115,7 +116,7 @@ static mn_status read_header(clip_reader *r, json_t *c, mn_soma_clip *out)
 /* Validate one clip and build its mn_clip; MN_OUT_OF_MEMORY is the only failure that is not a drop. */
 static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
 {
-    mn_json *j = &r->j;
+    mn_json *j = r->j;
     const mn_soma_skeleton *sk = r->sk;
     if (!json_is_object(c))
         return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
@@ -178,16 +179,10 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
 
 static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
 {
-    mn_json *j = &r->j;
-    if (!json_is_object(root))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "clips.json: expected an object, found %s",
-                            mn_json_type_name(root));
-    const char *format;
-    mn_status st = mn_json_string_ref(j, root, "format", true, &format, NULL);
+    mn_json *j = r->j;
+    mn_status st = mn_soma_json_format(j, root, "clips.json", "soma-clips");
     if (st != MN_OK)
         return st;
-    if (strcmp(format, "soma-clips") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"soma-clips\"", format);
     json_t *clips;
     uint32_t n;
     if ((st = mn_json_array_count(j, root, "clips", true, &clips, &n)) != MN_OK)
@@ -237,6 +232,24 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
     return MN_OK;
 }
 
+static mn_status read_clips_holder(void *holder, mn_json *j, json_t *root, const void *ctx)
+{
+    clips_holder *h = holder;
+    h->pub.priv_ = &h->priv;
+    clip_reader r = {.j = j, .sk = ctx, .allocator = h->priv.arena.allocator};
+    return read_clips(&r, root, &h->pub);
+}
+
+/* A failed read may have built some clips already: they are freed with the rest. */
+static void release_clips_holder(void *holder)
+{
+    mn_soma_clips_free(&((clips_holder *)holder)->pub);
+}
+
+static const mn_soma_holder_kind clips_kind = {"clips.json", sizeof(clips_holder),
+                                               offsetof(clips_holder, priv.arena),
+                                               read_clips_holder, release_clips_holder};
+
 mn_status mn_soma_clips_read(const void *json, size_t size, const mn_soma_skeleton *skeleton,
                              const mn_allocator *allocator, mn_soma_clips **out, mn_error *err)
 {
@@ -247,27 +260,11 @@ mn_status mn_soma_clips_read(const void *json, size_t size, const mn_soma_skelet
     if (!out || !skeleton || (!json && size))
         return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clips.json: NULL argument");
     *out = NULL;
-    mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    clips_holder *h = mn_alloc(&a, sizeof *h);
-    if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "clips.json: out of memory");
-    memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, &a);
-    h->pub.priv_ = &h->priv;
-    json_t *root;
-    mn_status st = mn_soma_json_load(json, size, &root, err);
-    if (st == MN_OK) {
-        clip_reader r = {.sk = skeleton, .allocator = a};
-        mn_json_init(&r.j, &h->priv.arena, err);
-        st = read_clips(&r, root, &h->pub);
-        json_decref(root);
-    }
-    if (st != MN_OK) {
-        mn_soma_clips_free(&h->pub);
-        return st;
-    }
-    *out = &h->pub;
-    return MN_OK;
+    void *h = NULL;
+    mn_status st = mn_soma_holder_read(&clips_kind, json, size, allocator, skeleton, &h, err);
+    if (st == MN_OK)
+        *out = &((clips_holder *)h)->pub;
+    return st;
 }
 
 void mn_soma_clips_free(mn_soma_clips *clips)

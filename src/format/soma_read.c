@@ -10,6 +10,7 @@
 #include "format/soma_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 struct mn_soma_skeleton_private {
@@ -20,30 +21,6 @@ typedef struct skeleton_holder {
     mn_soma_skeleton pub;
     struct mn_soma_skeleton_private priv;
 } skeleton_holder;
-
-mn_status mn_soma_json_load(const void *json, size_t size, json_t **root, mn_error *err)
-{
-    json_error_t jerr;
-    *root = json_loadb((const char *)json, size, 0, &jerr);
-    if (*root)
-        return MN_OK;
-    mn_status st = mn_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
-                                "JSON syntax error at line %d, column %d: %s", jerr.line,
-                                jerr.column, jerr.text);
-    if (err) {
-        err->line = jerr.line;
-        err->column = jerr.column;
-    }
-    return st;
-}
-
-uint32_t mn_soma_find_name(const char *const *names, uint32_t count, const char *name)
-{
-    for (uint32_t i = 0; i < count; i++)
-        if (strcmp(names[i], name) == 0)
-            return i;
-    return UINT32_MAX;
-}
 
 /* Read a quaternion member and normalise it; zero length is refused. */
 static mn_status read_rotation(mn_json *j, json_t *obj, const char *key, float out[4])
@@ -61,7 +38,7 @@ static mn_status read_rotation(mn_json *j, json_t *obj, const char *key, float o
 }
 
 typedef struct reader {
-    mn_json j;
+    mn_json *j;
     mn_soma_skeleton *sk;
     const char **names;
     int32_t *parents;
@@ -71,7 +48,7 @@ typedef struct reader {
 
 static mn_status read_joint(reader *r, json_t *joint, uint32_t i)
 {
-    mn_json *j = &r->j;
+    mn_json *j = r->j;
     if (!json_is_object(joint))
         return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
                             mn_json_type_name(joint));
@@ -113,18 +90,18 @@ static mn_status read_joint(reader *r, json_t *joint, uint32_t i)
 static mn_status joint_ref(reader *r, json_t *obj, const char *key, uint32_t *out)
 {
     const char *name;
-    mn_status st = mn_json_string_ref(&r->j, obj, key, true, &name, NULL);
+    mn_status st = mn_json_string_ref(r->j, obj, key, true, &name, NULL);
     if (st != MN_OK)
         return st;
     *out = mn_soma_find_name(r->names, r->sk->joint_count, name);
     if (*out == UINT32_MAX)
-        return mn_json_fail(&r->j, MN_INDEX_RANGE, key, "\"%s\" names no joint", name);
+        return mn_json_fail(r->j, MN_INDEX_RANGE, key, "\"%s\" names no joint", name);
     return MN_OK;
 }
 
 static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_t *segment_of)
 {
-    mn_json *j = &r->j;
+    mn_json *j = r->j;
     if (!json_is_object(seg))
         return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
                             mn_json_type_name(seg));
@@ -183,18 +160,11 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
 static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint_names,
                                uint32_t joint_name_count)
 {
-    mn_json *j = &r->j;
+    mn_json *j = r->j;
     mn_soma_skeleton *sk = r->sk;
-    if (!json_is_object(root))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "skeleton.json: expected an object, found %s",
-                            mn_json_type_name(root));
-    const char *format;
-    mn_status st = mn_json_string_ref(j, root, "format", true, &format, NULL);
+    mn_status st = mn_soma_json_format(j, root, "skeleton.json", "aosrig-v2-skeleton");
     if (st != MN_OK)
         return st;
-    if (strcmp(format, "aosrig-v2-skeleton") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "format",
-                            "\"%s\" is not \"aosrig-v2-skeleton\"", format);
     if ((st = mn_json_float(j, root, "floorY", false, &sk->floor_y)) != MN_OK ||
         (st = mn_json_float(j, root, "groundOffset", false, &sk->ground_offset)) != MN_OK)
         return st;
@@ -265,6 +235,24 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
     return MN_OK;
 }
 
+typedef struct skeleton_names {
+    const char *const *names;   /* the package's jointNames, NULL when it has none */
+    uint32_t count;
+} skeleton_names;
+
+static mn_status read_skeleton_holder(void *holder, mn_json *j, json_t *root, const void *ctx)
+{
+    skeleton_holder *h = holder;
+    const skeleton_names *names = ctx;
+    h->pub.priv_ = &h->priv;
+    reader r = {.j = j, .sk = &h->pub};
+    return read_skeleton(&r, root, names->names, names->count);
+}
+
+static const mn_soma_holder_kind skeleton_kind = {"skeleton.json", sizeof(skeleton_holder),
+                                                  offsetof(skeleton_holder, priv.arena),
+                                                  read_skeleton_holder, NULL};
+
 mn_status mn_soma_skeleton_read(const void *json, size_t size, const char *const *joint_names,
                                 uint32_t joint_name_count, const mn_allocator *allocator,
                                 mn_soma_skeleton **out, mn_error *err)
@@ -276,27 +264,12 @@ mn_status mn_soma_skeleton_read(const void *json, size_t size, const char *const
     if (!out || (!json && size))
         return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "skeleton.json: NULL argument");
     *out = NULL;
-    mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    skeleton_holder *h = mn_alloc(&a, sizeof *h);
-    if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "skeleton.json: out of memory");
-    memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, &a);
-    h->pub.priv_ = &h->priv;
-    json_t *root;
-    mn_status st = mn_soma_json_load(json, size, &root, err);
-    if (st == MN_OK) {
-        reader r = {.sk = &h->pub};
-        mn_json_init(&r.j, &h->priv.arena, err);
-        st = read_skeleton(&r, root, joint_names, joint_name_count);
-        json_decref(root);
-    }
-    if (st != MN_OK) {
-        mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
-        return st;
-    }
-    *out = &h->pub;
-    return MN_OK;
+    skeleton_names names = {joint_names, joint_name_count};
+    void *h = NULL;
+    mn_status st = mn_soma_holder_read(&skeleton_kind, json, size, allocator, &names, &h, err);
+    if (st == MN_OK)
+        *out = &((skeleton_holder *)h)->pub;
+    return st;
 }
 
 void mn_soma_skeleton_free(mn_soma_skeleton *skeleton)

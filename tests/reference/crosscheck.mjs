@@ -55,9 +55,9 @@
 // a GLB built in memory, so the loader needs no fetch.
 
 import fs from 'node:fs';
-import path from 'node:path';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { packGlb, readGltf } from './glb.mjs';
 
 const TOLERANCE = 1e-5;
 
@@ -67,39 +67,6 @@ function die(message) {
 }
 
 // ---- the model, made loadable in Node ---------------------------------------
-
-function readGltf(file) {
-  const bytes = fs.readFileSync(file);
-  let json;
-  let bin = null;
-  if (bytes.length >= 12 && bytes.readUInt32LE(0) === 0x46546c67) { // "glTF"
-    let at = 12;
-    while (at + 8 <= bytes.length) {
-      const length = bytes.readUInt32LE(at);
-      const type = bytes.readUInt32LE(at + 4);
-      const chunk = bytes.subarray(at + 8, at + 8 + length);
-      if (type === 0x4e4f534a) json = JSON.parse(chunk.toString('utf8')); // "JSON"
-      else if (type === 0x004e4942 && bin === null) bin = chunk; // "BIN\0"
-      at += 8 + length;
-    }
-    if (!json) die(`${file}: GLB without a JSON chunk`);
-  } else {
-    json = JSON.parse(bytes.toString('utf8'));
-  }
-  const buffers = (json.buffers || []).map((b, i) => {
-    if (b.uri === undefined) {
-      if (i !== 0 || bin === null) die(`${file}: buffers[${i}] has no uri and no GLB BIN chunk`);
-      return bin.subarray(0, b.byteLength);
-    }
-    if (b.uri.startsWith('data:')) {
-      const comma = b.uri.indexOf(',');
-      if (!b.uri.slice(0, comma).endsWith(';base64')) die(`${file}: buffers[${i}] data: URI is not base64`);
-      return Buffer.from(b.uri.slice(comma + 1), 'base64');
-    }
-    return fs.readFileSync(path.join(path.dirname(file), decodeURIComponent(b.uri)));
-  });
-  return { json, buffers };
-}
 
 const align = (n, a) => Math.ceil(n / a) * a;
 
@@ -158,22 +125,7 @@ function buildGlb(json, buffers, counts) {
   json.buffers = merged.length ? [{ byteLength: merged.length }] : [];
   clampSignedAnimationOutputs(json, merged, counts);
 
-  let text = Buffer.from(JSON.stringify(json), 'utf8');
-  text = Buffer.concat([text, Buffer.alloc(align(text.length, 4) - text.length, 0x20)]);
-  const size = 12 + 8 + text.length + (merged.length ? 8 + merged.length : 0);
-  const glb = Buffer.alloc(size);
-  glb.writeUInt32LE(0x46546c67, 0);
-  glb.writeUInt32LE(2, 4);
-  glb.writeUInt32LE(size, 8);
-  glb.writeUInt32LE(text.length, 12);
-  glb.writeUInt32LE(0x4e4f534a, 16);
-  text.copy(glb, 20);
-  if (merged.length) {
-    glb.writeUInt32LE(merged.length, 20 + text.length);
-    glb.writeUInt32LE(0x004e4942, 24 + text.length);
-    glb.set(merged, 28 + text.length);
-  }
-  return glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength);
+  return packGlb(json, merged);
 }
 
 // ---- what marionette must have sampled ----------------------------------------
@@ -227,7 +179,7 @@ async function main() {
   if (sample.format !== 'marionette-sample/1') die(`${samplePath}: format is ${sample.format}`);
 
   const counts = { offUnit: 0, offUnitMax: 0, zeroedTargets: 0, skippedPrimitives: [], clampedMinima: 0 };
-  const { json, buffers } = readGltf(modelPath);
+  const { json, buffers } = readGltf(modelPath, die);
   const glb = buildGlb(json, buffers, counts);
   const gltf = await new GLTFLoader().parseAsync(glb, '');
   const parser = gltf.parser;

@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { packGlb, readGltf } from './glb.mjs';
 
 const TOLERANCE = 1e-4;
 
@@ -36,45 +37,12 @@ function die(message) {
 
 // A GLB or .gltf (+ external .bin) as one in-memory GLB the loader parses without fetch.
 function loadableGlb(file) {
-  const bytes = fs.readFileSync(file);
-  let json, bin = null;
-  if (bytes.readUInt32LE(0) === 0x46546c67) {
-    let at = 12;
-    while (at + 8 <= bytes.length) {
-      const length = bytes.readUInt32LE(at), type = bytes.readUInt32LE(at + 4);
-      const chunk = bytes.subarray(at + 8, at + 8 + length);
-      if (type === 0x4e4f534a) json = JSON.parse(chunk.toString('utf8'));
-      else if (type === 0x004e4942) bin = chunk;
-      at += 8 + length;
-    }
-  } else {
-    json = JSON.parse(bytes.toString('utf8'));
-    const b = json.buffers && json.buffers[0];
-    if (b && b.uri) {
-      bin = fs.readFileSync(path.join(path.dirname(file), decodeURIComponent(b.uri)));
-      delete b.uri;
-    }
-  }
+  const { json, buffers } = readGltf(file, die);
   delete json.images;
   delete json.textures;
   delete json.samplers;
-  let text = Buffer.from(JSON.stringify(json), 'utf8');
-  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
-  const binPadded = bin ? Buffer.concat([bin, Buffer.alloc((4 - (bin.length % 4)) % 4, 0)]) : null;
-  const size = 20 + text.length + (binPadded ? 8 + binPadded.length : 0);
-  const glb = Buffer.alloc(size);
-  glb.writeUInt32LE(0x46546c67, 0);
-  glb.writeUInt32LE(2, 4);
-  glb.writeUInt32LE(size, 8);
-  glb.writeUInt32LE(text.length, 12);
-  glb.writeUInt32LE(0x4e4f534a, 16);
-  text.copy(glb, 20);
-  if (binPadded) {
-    glb.writeUInt32LE(binPadded.length, 20 + text.length);
-    glb.writeUInt32LE(0x004e4942, 24 + text.length);
-    binPadded.copy(glb, 28 + text.length);
-  }
-  return { json, buffer: glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength) };
+  for (const b of json.buffers || []) delete b.uri;
+  return { json, buffer: packGlb(json, buffers[0] || null) };
 }
 
 async function load(file) {
