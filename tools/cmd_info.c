@@ -894,6 +894,10 @@ static bool print_json(FILE *out, const char *path, const mn_model *m)
 
 /* ---- the command ---------------------------------------------------------- */
 
+/* Character packages (cmd_info_character.c says which .json files are ones). */
+bool mn_cli_is_character(const char *path);
+int mn_cli_character_info(const char *path, bool json);
+
 int cli_info(int argc, char **argv)
 {
     const char *file = NULL;
@@ -914,6 +918,8 @@ int cli_info(int argc, char **argv)
     }
     if (!file)
         return cli_usage_error("info", "info: which file?");
+    if (mn_cli_is_character(file))
+        return mn_cli_character_info(file, as_json);
     if (cli_is_rig_json(file))
         return mn_cli_voxel_info(file, as_json);
     if (mn_cli_is_aosrig(file))

@@ -603,12 +603,17 @@ static int run_render(const render_args *a)
 
 /* Expression heads (cmd_render_head.c), with their own options (--arkit, --expr, --colour). */
 int mn_cli_render_head(int argc, char **argv);
+/* Character packages (cmd_render_character.c; the rule in cmd_info_character.c). */
+bool mn_cli_is_character(const char *path);
+int mn_cli_render_character(int argc, char **argv);
 
 int cli_render(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (argv[i][0] != '-' && mn_cli_is_aosrig(argv[i]))
             return mn_cli_render_head(argc, argv);
+        else if (argv[i][0] != '-' && mn_cli_is_character(argv[i]))
+            return mn_cli_render_character(argc, argv);
     render_args a;
     bool help;
     int rc = parse_args(argc, argv, &a, &help);

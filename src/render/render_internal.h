@@ -32,7 +32,8 @@ typedef enum mn_source_kind {
     MN_SOURCE_GLTF,
     MN_SOURCE_OBJ,
     MN_SOURCE_VOXEL,
-    MN_SOURCE_HEAD
+    MN_SOURCE_HEAD,
+    MN_SOURCE_SPLAT
 } mn_source_kind;
 
 struct mn_render_source {
@@ -46,6 +47,7 @@ struct mn_render_source {
     const uint32_t *part_of;         /* the rig part (glTF) or voxel part each mesh draws */
     mn_voxel_controller *controller; /* MN_SOURCE_VOXEL */
     struct mn_head_source *head;     /* MN_SOURCE_HEAD (source_head.c) */
+    struct mn_splat_source *splat;   /* MN_SOURCE_SPLAT (source_splat.c) */
     mn_warning warnings[MN_SOURCE_MAX_WARNINGS];
     uint32_t warning_count;
 };

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Each kind's refresh (source_gltf.c, source_voxel.c, source_head.c; an OBJ never moves). */
+/* Each kind's refresh (source_gltf.c, source_voxel.c, source_head.c, source_splat.c; an OBJ
+   never moves). */
 void mn_source_gltf_refresh(mn_render_source *source);
 void mn_source_voxel_refresh(mn_render_source *source);
 void mn_source_head_refresh(mn_render_source *source);
+void mn_source_splat_refresh(mn_render_source *source);
 
 mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_kind kind)
 {
@@ -89,6 +91,8 @@ void mn_render_source_refresh(mn_render_source *s)
         mn_source_voxel_refresh(s);
     else if (s->kind == MN_SOURCE_HEAD)
         mn_source_head_refresh(s);
+    else if (s->kind == MN_SOURCE_SPLAT)
+        mn_source_splat_refresh(s);
 }
 
 const mn_render_scene *mn_render_source_scene(const mn_render_source *s)

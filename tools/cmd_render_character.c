@@ -1,0 +1,345 @@
+/*
+ * `marionette render character.json [--clip NAME] [--time T] [--size WxH] [--yaw DEG]
+ *                                  [--pitch DEG] [--radius S] [--supersample N]
+ *                                  [--threads N] -o OUT.png`
+ *
+ * A character package loaded with the library (mn_character_load), its
+ * SOMA skeleton posed with a clip at T (mn_clip_sample, then mn_soma_pose
+ * for the skin matrices), its splats deformed on the CPU (mn_splat_skin_run)
+ * and drawn as coloured camera-facing discs through the splat render source.
+ * The camera frames the splats over the whole clip (17 poses from its start
+ * to its end), so two times of one clip line up.  Without --clip and
+ * --time the rest pose is drawn; --time alone takes the package's first
+ * clip (then the shared pack's).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <marionette/character.h>
+#include <marionette/render.h>
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cmd_render.c hands a character package (mn_cli_is_character) to this. */
+int mn_cli_render_character(int argc, char **argv);
+/* cmd_info_character.c: the package's folder and descriptor name from FILE. */
+void mn_cli_character_split(const char *path, char *dir, size_t dir_size, const char **name);
+
+#define PI_F 3.14159265f
+#define FRAMING_POSES 17u
+
+typedef struct character_render_args {
+    const char *file, *out, *clip;
+    bool has_time;
+    float time, radius;
+    uint32_t width, height, supersample, threads;
+    mn_render_view view;
+} character_render_args;
+
+/* ---- the command line ------------------------------------------------------------ */
+
+static bool parse_float(const char *s, float *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
+        return false;
+    *out = (float)d;
+    return true;
+}
+
+static bool parse_count(const char *s, uint32_t max, uint32_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v == 0 || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_size(const char *s, uint32_t *w, uint32_t *h)
+{
+    char buf[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf)
+        return false;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    return parse_count(buf, 8192, w) && parse_count(x + 1, 8192, h);
+}
+
+/* One option and its value; *i moves past what it took. */
+static int parse_option(int argc, char **argv, int *i, character_render_args *a)
+{
+    const char *arg = argv[*i];
+    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)
+        return CLI_EXIT_OK; /* nothing is printed but errors; taken so scripts may pass it */
+    static const char *const valued[] = {"--clip", "--time", "--size", "--yaw", "--pitch",
+                                         "--radius", "--supersample", "--threads", "-o",
+                                         "--out"};
+    bool takes = false;
+    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+        takes = takes || strcmp(arg, valued[k]) == 0;
+    if (!takes)
+        return cli_usage_error("render", "render: unknown option '%s' for a character package",
+                               arg);
+    if (*i + 1 >= argc)
+        return cli_usage_error("render", "render: %s needs a value", arg);
+    const char *v = argv[++*i];
+    float f;
+    if (strcmp(arg, "--clip") == 0) {
+        a->clip = v;
+    } else if (strcmp(arg, "--time") == 0) {
+        if (!parse_float(v, &a->time))
+            return cli_usage_error("render", "render: --time: '%s' is not a number of seconds", v);
+        a->has_time = true;
+    } else if (strcmp(arg, "--size") == 0) {
+        if (!parse_size(v, &a->width, &a->height))
+            return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT (1 to "
+                                             "8192 each)", v);
+    } else if (strcmp(arg, "--radius") == 0) {
+        if (!cli_parse_positive(v, &a->radius))
+            return cli_usage_error("render", "render: --radius: '%s' is not a positive number", v);
+    } else if (strcmp(arg, "--supersample") == 0 || strcmp(arg, "--threads") == 0) {
+        bool ss = arg[2] == 's';
+        if (!parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
+            return cli_usage_error("render", "render: %s: '%s' is not a count from 1 to %d", arg,
+                                   v, ss ? 4 : 64);
+    } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
+        bool yaw = arg[2] == 'y';
+        if (!parse_float(v, &f) || (!yaw && fabsf(f) > 90.0f))
+            return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
+                                   arg, v, yaw ? "" : " from -90 to 90");
+        *(yaw ? &a->view.yaw : &a->view.pitch) = f * PI_F / 180.0f;
+    } else {
+        a->out = v;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, character_render_args *a, bool *help)
+{
+    memset(a, 0, sizeof *a);
+    a->width = a->height = 512;
+    a->supersample = 2;
+    a->radius = 1.0f;
+    a->view = (mn_render_view){.yaw = MN_RENDER_DEFAULT_YAW, .pitch = MN_RENDER_DEFAULT_PITCH};
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc = CLI_EXIT_OK;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            *help = true;
+            return CLI_EXIT_OK;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            rc = parse_option(argc, argv, &i, a);
+        } else if (a->file) {
+            rc = cli_usage_error("render", "render: one FILE at a time ('%s' and '%s')", a->file,
+                                 arg);
+        } else {
+            a->file = arg;
+        }
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    if (!a->file)
+        return cli_usage_error("render", "render: which file?");
+    if (!a->out)
+        return cli_usage_error("render", "render: where to? (-o out.png)");
+    return CLI_EXIT_OK;
+}
+
+/* ---- posing ------------------------------------------------------------------------ */
+
+typedef struct character_scene {
+    mn_character *character;
+    const mn_soma_clip *clip;     /* NULL: the rest pose */
+    mn_pose pose;
+    float *worlds, *skin;         /* 16 × joints each */
+    float *centres, *rotations;   /* the deformed splats */
+    mn_splat_skin_job job;
+    mn_render_source *source;
+} character_scene;
+
+static void scene_free(character_scene *s)
+{
+    mn_render_source_free(s->source);
+    free(s->worlds);
+    free(s->skin);
+    free(s->centres);
+    free(s->rotations);
+    mn_pose_free(&s->pose);
+    mn_character_free(s->character);
+}
+
+/* The clip --clip names, or the first there is when only --time was given; exit 2 for a name
+   the package lacks, with its clips listed. */
+static int choose_clip(const character_render_args *a, character_scene *s)
+{
+    const mn_character *c = s->character;
+    if (a->clip) {
+        s->clip = mn_soma_clips_lookup(c->clips, c->shared_clips, a->clip);
+        if (s->clip)
+            return CLI_EXIT_OK;
+        fprintf(stderr, "marionette: render: %s has no clip ", a->file);
+        cli_put_quoted(stderr, a->clip);
+        fprintf(stderr, "; its clips:");
+        const mn_soma_clips *sets[2] = {c->clips, c->shared_clips};
+        for (int k = 0; k < 2; k++)
+            for (uint32_t i = 0; sets[k] && i < sets[k]->clip_count; i++) {
+                fputc(' ', stderr);
+                cli_put_quoted(stderr, sets[k]->clips[i].name);
+            }
+        fputc('\n', stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (a->has_time) {
+        if (c->clips && c->clips->clip_count)
+            s->clip = &c->clips->clips[0];
+        else if (c->shared_clips && c->shared_clips->clip_count)
+            s->clip = &c->shared_clips->clips[0];
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The skeleton posed with the clip at t (clamped to the clip), and the splats deformed. */
+static void pose_at(character_scene *s, float t)
+{
+    const mn_soma_skeleton *sk = s->character->skeleton;
+    mn_soma_rest_pose(sk, &s->pose);
+    if (s->clip) {
+        float d = s->clip->duration;
+        mn_clip_sample(s->clip->clip, t < 0.0f ? 0.0f : (t > d ? d : t), &s->pose);
+    }
+    mn_soma_pose(sk, &s->pose, s->worlds, s->skin);
+    (void)mn_splat_skin_run(&s->job, MN_SPLAT_SIMD_BEST); /* the job was validated at load */
+}
+
+static int load(const character_render_args *a, character_scene *s)
+{
+    char dir[4096];
+    const char *name = NULL;
+    mn_cli_character_split(a->file, dir, sizeof dir, &name);
+    mn_error err;
+    memset(&err, 0, sizeof err);
+    if (mn_character_load(dir, name, NULL, &s->character, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    for (uint32_t i = 0; i < s->character->warning_count; i++) {
+        const mn_character_warning *w = &s->character->warnings[i];
+        fprintf(stderr, "marionette: warning: %s: %s\n", a->file, w->message);
+    }
+    int rc = choose_clip(a, s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const mn_character *c = s->character;
+    uint32_t joints = c->skeleton->joint_count, n = c->splats.count;
+    s->worlds = malloc((size_t)joints * 16 * sizeof(float));
+    s->skin = malloc((size_t)joints * 16 * sizeof(float));
+    s->centres = malloc((size_t)(n ? n : 1) * 3 * sizeof(float));
+    s->rotations = malloc((size_t)(n ? n : 1) * 4 * sizeof(float));
+    if (!s->worlds || !s->skin || !s->centres || !s->rotations ||
+        mn_pose_create(&s->pose, joints, NULL, &err) != MN_OK) {
+        fprintf(stderr, "marionette: %s: out of memory\n", a->file);
+        return CLI_EXIT_FAILED;
+    }
+    s->job = (mn_splat_skin_job){
+        .count = n, .influences = c->bindings.influences, .joints = c->bindings.joints,
+        .weights = c->bindings.weights, .palette = s->skin, .palette_count = joints,
+        .centres = c->splats.centres, .rotations = c->splats.rotations,
+        .translation = {c->ply_translation[0], c->ply_translation[1], c->ply_translation[2]},
+        .out_centres = s->centres, .out_rotations = s->rotations};
+    mn_render_splat_options so = {
+        .radius_scale = a->radius,
+        .linear_colours = strcmp(c->descriptor->color_space, "linear") == 0};
+    if (mn_splat_skin_job_validate(&s->job, &err) != MN_OK ||
+        mn_render_source_splat(&c->splats, s->centres, &so, &s->source, &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- drawing ------------------------------------------------------------------------- */
+
+/* The bounds of the splats over the clip (or at rest), so any time of it is framed alike. */
+static void clip_bounds(character_scene *s, float lo[3], float hi[3])
+{
+    mn_render_bounds_reset(lo, hi);
+    uint32_t poses = s->clip ? FRAMING_POSES : 1u;
+    for (uint32_t i = 0; i < poses; i++) {
+        float t = s->clip ? s->clip->duration * (float)i / (float)(poses - 1) : 0.0f;
+        pose_at(s, t);
+        mn_render_source_refresh(s->source);
+        mn_render_scene_bounds(mn_render_source_scene(s->source), lo, hi);
+    }
+}
+
+static int draw(const character_render_args *a, character_scene *s)
+{
+    float lo[3], hi[3];
+    clip_bounds(s, lo, hi);
+    mn_render_camera cam;
+    mn_error err;
+    memset(&err, 0, sizeof err);
+    if (mn_render_camera_frame(lo, hi, &a->view, (float)a->width / (float)a->height, &cam,
+                               &err) != MN_OK) {
+        cli_report_error(a->file, &err);
+        return CLI_EXIT_FAILED;
+    }
+    pose_at(s, a->time);
+    mn_render_source_splat_face(s->source, &cam);
+    mn_render_source_refresh(s->source);
+    const mn_render_scene *scene = mn_render_source_scene(s->source);
+    mn_renderer *r = NULL;
+    mn_rgba_image img = {0};
+    mn_render_options ro = {.width = a->width, .height = a->height,
+                            .supersample = a->supersample, .threads = a->threads,
+                            .max_triangles = mn_render_scene_triangle_count(scene),
+                            .background = {0x2e / 255.0f, 0x33 / 255.0f, 0x3b / 255.0f, 1.0f}};
+    int rc = CLI_EXIT_FAILED;
+    if (mn_renderer_create(&ro, &r, &err) == MN_OK &&
+        mn_rgba_image_create(a->width, a->height, NULL, &img, &err) == MN_OK &&
+        mn_renderer_draw(r, scene, &cam, &img, &err) == MN_OK &&
+        mn_rgba_image_write_png(&img, a->out, &err) == MN_OK)
+        rc = CLI_EXIT_OK;
+    else
+        fprintf(stderr, "marionette: %s: %s (%s)\n", a->file, err.message,
+                mn_status_name(err.code));
+    mn_rgba_image_free(&img);
+    mn_renderer_free(r);
+    return rc;
+}
+
+int mn_cli_render_character(int argc, char **argv)
+{
+    character_render_args a;
+    bool help;
+    int rc = parse_args(argc, argv, &a, &help);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (help) {
+        const cli_command *cmd = cli_find_command("render");
+        printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
+        return CLI_EXIT_OK;
+    }
+    character_scene s;
+    memset(&s, 0, sizeof s);
+    rc = load(&a, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = draw(&a, &s);
+    scene_free(&s);
+    return rc;
+}
