@@ -4,7 +4,7 @@ SHELL := /bin/bash
 #                exported, played back and rendered into build/marionette-demo)
 #   make check   build and run every test: Release, then ASan+UBSan, then each fuzz target
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
-FUZZ_SECS ?= 30
+FUZZ_SECS ?= 15
 BUILD     ?= build
 
 CMAKE_COMMON = -DMN_WERROR=ON

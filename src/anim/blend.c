@@ -8,10 +8,10 @@
  * whose rounding would otherwise leak into poses that should be untouched.
  *
  * The code here is the scalar reference.  On x86-64 mn_blend_poses and
- * mn_add_poses hand whole groups of four joints to the SSE2 kernels of
- * blend_simd.c (SSE2 is the baseline there, so no runtime dispatch; there is
- * no AVX2 path yet) and run the reference on the tail and on any group with
- * a wide arc.  MN_NO_SIMD builds the reference alone.
+ * mn_add_poses hand whole groups of joints to the SIMD kernels: eight at a
+ * time to blend_avx2.c when mn_cpu_level() reports AVX2+FMA, else four at a
+ * time to blend_simd.c (SSE2, the x86-64 baseline); the reference runs on the
+ * tail and on any group with a wide arc.  MN_NO_SIMD builds the reference alone.
  */
 #include <marionette/blend.h>
 #include <marionette/math.h>
