@@ -22,11 +22,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <marionette/arkit.h>
 #include <marionette/character.h>
+#include <marionette/head.h>
 
 #include "counting_alloc.h"
 #include "synthetic_head.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -758,11 +761,57 @@ static void sha256_known_answers(void **state)
     assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+/* The package's head pack drives the face through the heads code: its face
+   map posed through mn_head_pose_arkit equals the map applied by hand and
+   posed by control vector, and jawOpen moves the face. */
+static void the_package_head_is_driven_by_its_face_map(void **state)
+{
+    package *p = *state;
+    write_package(p, &(tweak){0});
+    mn_character *c = NULL;
+    mn_error err;
+    if (mn_character_load(p->pkg, "character.json", NULL, &c, &err) != MN_OK)
+        fail_msg("%s", err.message);
+    mn_head *head = NULL;
+    assert_int_equal(mn_head_create(c->head, NULL, &head, &err), MN_OK);
+    float arkit[MN_ARKIT_CHANNEL_COUNT] = {0};
+    size_t n = (size_t)c->head->header.vertex_count * 3;
+    float *neutral = calloc(n, sizeof(float)), *posed = calloc(n, sizeof(float));
+    float *by_hand = calloc(n, sizeof(float));
+    float *controls = calloc(c->face_map->dim, sizeof(float));
+    assert_non_null(neutral);
+    assert_non_null(posed);
+    assert_non_null(by_hand);
+    assert_non_null(controls);
+    /* without the map an ARKit vector is refused */
+    assert_int_equal(mn_head_pose_arkit(head, arkit, MN_ARKIT_CHANNEL_COUNT, posed, &err),
+                     MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_head_set_arkit_map(head, c->face_map, &err), MN_OK);
+    assert_int_equal(mn_head_pose_arkit(head, arkit, MN_ARKIT_CHANNEL_COUNT, neutral, &err), MN_OK);
+    arkit[mn_arkit_channel_index("jawOpen")] = 0.8f;
+    assert_int_equal(mn_head_pose_arkit(head, arkit, MN_ARKIT_CHANNEL_COUNT, posed, &err), MN_OK);
+    mn_arkit_map_apply(c->face_map, arkit, controls);
+    assert_int_equal(mn_head_pose(head, controls, c->face_map->dim, by_hand, &err), MN_OK);
+    assert_memory_equal(posed, by_hand, n * sizeof(float));
+    double moved = 0;
+    for (size_t i = 0; i < n; i++)
+        moved = fmax(moved, fabs((double)posed[i] - neutral[i]));
+    assert_true(moved > 0);
+    free(neutral);
+    free(posed);
+    free(by_hand);
+    free(controls);
+    mn_head_free(head);
+    mn_character_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha256_known_answers),
         cmocka_unit_test_setup_teardown(loads_the_whole_package, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_package_head_is_driven_by_its_face_map, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_listed_file_fails_the_load, setup, teardown),
         cmocka_unit_test_setup_teardown(the_descriptor_is_validated, setup, teardown),
         cmocka_unit_test_setup_teardown(optional_parts_are_dropped_with_a_warning, setup,
