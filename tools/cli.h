@@ -42,6 +42,15 @@ bool cli_has_extension(const char *path, const char *ext);
 /* A command-line number that must be positive and finite as a float: false otherwise. */
 bool cli_parse_positive(const char *s, float *out);
 
+/* A finite float written whole (no trailing text), as the render commands take --time, --yaw... */
+bool cli_parse_float(const char *s, float *out);
+
+/* A decimal count in [1, max] written whole (no sign, no trailing text). */
+bool cli_parse_count(const char *s, uint32_t max, uint32_t *out);
+
+/* An image size "WxH", each in [1, 8192]. */
+bool cli_parse_size(const char *s, uint32_t *w, uint32_t *h);
+
 /* Print "usage: marionette NAME ARGS" and a hint to `stream`; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *name, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -41,41 +41,6 @@ typedef struct render_args {
 
 /* ---- the command line ----------------------------------------------------------- */
 
-static bool parse_float(const char *s, float *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(d) || fabs(d) > 1e30)
-        return false;
-    *out = (float)d;
-    return true;
-}
-
-static bool parse_count(const char *s, uint32_t max, uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-        return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v == 0 || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-static bool parse_size(const char *s, uint32_t *w, uint32_t *h)
-{
-    char buf[32];
-    const char *x = strchr(s, 'x');
-    if (!x || (size_t)(x - s) >= sizeof buf)
-        return false;
-    memcpy(buf, s, (size_t)(x - s));
-    buf[x - s] = '\0';
-    return parse_count(buf, 8192, w) && parse_count(x + 1, 8192, h);
-}
-
 static int hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
@@ -142,43 +107,43 @@ static int parse_args(int argc, char **argv, render_args *a, bool *help)
         } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--out") == 0) {
             a->out = v;
         } else if (strcmp(arg, "--time") == 0) {
-            if (!parse_float(v, &a->time) || a->time < 0.0f)
+            if (!cli_parse_float(v, &a->time) || a->time < 0.0f)
                 return cli_usage_error("render", "render: --time: '%s' is not a time in seconds "
                                                  "(0 or more)", v);
             a->has_time = true;
         } else if (strcmp(arg, "--frames") == 0) {
-            if (!parse_count(v, MAX_FRAMES, &a->frames))
+            if (!cli_parse_count(v, MAX_FRAMES, &a->frames))
                 return cli_usage_error("render", "render: --frames: '%s' is not a count from 1 "
                                                  "to %u", v, MAX_FRAMES);
         } else if (strcmp(arg, "--turntable") == 0) {
-            if (!parse_count(v, MAX_FRAMES, &a->turntable))
+            if (!cli_parse_count(v, MAX_FRAMES, &a->turntable))
                 return cli_usage_error("render", "render: --turntable: '%s' is not a count from "
                                                  "1 to %u", v, MAX_FRAMES);
         } else if (strcmp(arg, "--size") == 0) {
-            if (!parse_size(v, &a->width, &a->height))
+            if (!cli_parse_size(v, &a->width, &a->height))
                 return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT "
                                                  "(1 to 8192 each)", v);
         } else if (strcmp(arg, "--supersample") == 0) {
-            if (!parse_count(v, 4, &a->supersample))
+            if (!cli_parse_count(v, 4, &a->supersample))
                 return cli_usage_error("render", "render: --supersample: '%s' is not 1, 2, 3 "
                                                  "or 4", v);
         } else if (strcmp(arg, "--threads") == 0) {
-            if (!parse_count(v, 64, &a->threads))
+            if (!cli_parse_count(v, 64, &a->threads))
                 return cli_usage_error("render", "render: --threads: '%s' is not a count from 1 "
                                                  "to 64", v);
         } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
             bool yaw = arg[2] == 'y';
             float *dst = yaw ? &a->yaw : &a->pitch;
-            if (!parse_float(v, dst) || (!yaw && fabsf(*dst) > 90.0f))
+            if (!cli_parse_float(v, dst) || (!yaw && fabsf(*dst) > 90.0f))
                 return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
                                        arg, v, yaw ? "" : " from -90 to 90");
             *(yaw ? &a->has_yaw : &a->has_pitch) = true;
         } else if (strcmp(arg, "--distance") == 0) {
-            if (!parse_float(v, &a->distance) || !(a->distance > 0.0f))
+            if (!cli_parse_float(v, &a->distance) || !(a->distance > 0.0f))
                 return cli_usage_error("render", "render: --distance: '%s' is not a positive "
                                                  "number", v);
         } else if (strcmp(arg, "--fov") == 0) {
-            if (!parse_float(v, &a->fov) || !(a->fov > 0.0f && a->fov < 179.0f))
+            if (!cli_parse_float(v, &a->fov) || !(a->fov > 0.0f && a->fov < 179.0f))
                 return cli_usage_error("render", "render: --fov: '%s' is not an angle in degrees "
                                                  "between 0 and 179", v);
         } else if (strcmp(arg, "--view") == 0) {

@@ -44,41 +44,6 @@ typedef struct character_render_args {
 
 /* ---- the command line ------------------------------------------------------------ */
 
-static bool parse_float(const char *s, float *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
-        return false;
-    *out = (float)d;
-    return true;
-}
-
-static bool parse_count(const char *s, uint32_t max, uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-        return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v == 0 || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-static bool parse_size(const char *s, uint32_t *w, uint32_t *h)
-{
-    char buf[32];
-    const char *x = strchr(s, 'x');
-    if (!x || (size_t)(x - s) >= sizeof buf)
-        return false;
-    memcpy(buf, s, (size_t)(x - s));
-    buf[x - s] = '\0';
-    return parse_count(buf, 8192, w) && parse_count(x + 1, 8192, h);
-}
-
 /* One option and its value; *i moves past what it took. */
 static int parse_option(int argc, char **argv, int *i, character_render_args *a)
 {
@@ -101,11 +66,11 @@ static int parse_option(int argc, char **argv, int *i, character_render_args *a)
     if (strcmp(arg, "--clip") == 0) {
         a->clip = v;
     } else if (strcmp(arg, "--time") == 0) {
-        if (!parse_float(v, &a->time))
+        if (!cli_parse_float(v, &a->time))
             return cli_usage_error("render", "render: --time: '%s' is not a number of seconds", v);
         a->has_time = true;
     } else if (strcmp(arg, "--size") == 0) {
-        if (!parse_size(v, &a->width, &a->height))
+        if (!cli_parse_size(v, &a->width, &a->height))
             return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT (1 to "
                                              "8192 each)", v);
     } else if (strcmp(arg, "--radius") == 0) {
@@ -113,12 +78,12 @@ static int parse_option(int argc, char **argv, int *i, character_render_args *a)
             return cli_usage_error("render", "render: --radius: '%s' is not a positive number", v);
     } else if (strcmp(arg, "--supersample") == 0 || strcmp(arg, "--threads") == 0) {
         bool ss = arg[2] == 's';
-        if (!parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
+        if (!cli_parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
             return cli_usage_error("render", "render: %s: '%s' is not a count from 1 to %d", arg,
                                    v, ss ? 4 : 64);
     } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
         bool yaw = arg[2] == 'y';
-        if (!parse_float(v, &f) || (!yaw && fabsf(f) > 90.0f))
+        if (!cli_parse_float(v, &f) || (!yaw && fabsf(f) > 90.0f))
             return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
                                    arg, v, yaw ? "" : " from -90 to 90");
         *(yaw ? &a->view.yaw : &a->view.pitch) = f * PI_F / 180.0f;

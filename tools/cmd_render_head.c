@@ -78,30 +78,6 @@ static bool parse_number(const char *s, size_t n, float *out)
     return true;
 }
 
-static bool parse_count(const char *s, uint32_t max, uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-        return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v == 0 || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-static bool parse_size(const char *s, uint32_t *w, uint32_t *h)
-{
-    char buf[32];
-    const char *x = strchr(s, 'x');
-    if (!x || (size_t)(x - s) >= sizeof buf)
-        return false;
-    memcpy(buf, s, (size_t)(x - s));
-    buf[x - s] = '\0';
-    return parse_count(buf, 8192, w) && parse_count(x + 1, 8192, h);
-}
-
 /*
  * "NAME=NUMBER,..." into items: an ARKit channel name (arkit) or a control
  * index (which is range-checked once the pack says how many there are).  A
@@ -209,12 +185,12 @@ static int parse_option(int argc, char **argv, int *i, head_render_args *a)
         return parse_view(v, &a->view.kind);
     } else if (strcmp(arg, "--size") == 0) {
         a->has_size = true;
-        if (!parse_size(v, &a->width, &a->height))
+        if (!cli_parse_size(v, &a->width, &a->height))
             return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT (1 to "
                                              "8192 each)", v);
     } else if (strcmp(arg, "--supersample") == 0 || strcmp(arg, "--threads") == 0) {
         bool ss = arg[2] == 's';
-        if (!parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
+        if (!cli_parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
             return cli_usage_error("render", "render: %s: '%s' is not a count from 1 to %d", arg,
                                    v, ss ? 4 : 64);
     } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {

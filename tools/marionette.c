@@ -14,6 +14,8 @@
 
 #include <marionette/marionette.h>
 
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -228,6 +230,41 @@ bool cli_parse_positive(const char *s, float *out)
         return false;
     *out = (float)d;
     return true;
+}
+
+bool cli_parse_float(const char *s, float *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
+        return false;
+    *out = (float)d;
+    return true;
+}
+
+bool cli_parse_count(const char *s, uint32_t max, uint32_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return false;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v == 0 || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool cli_parse_size(const char *s, uint32_t *w, uint32_t *h)
+{
+    char buf[32];
+    const char *x = strchr(s, 'x');
+    if (!x || (size_t)(x - s) >= sizeof buf)
+        return false;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    return cli_parse_count(buf, 8192, w) && cli_parse_count(x + 1, 8192, h);
 }
 
 const cli_command *cli_find_command(const char *name)
