@@ -610,6 +610,63 @@ static void deform_reflection_takes_the_trace_maximiser(void **state)
     }
 }
 
+/*
+ * Degenerate blends: two joints turned 180° apart, weighted half and half
+ * (a rank-one 3×3), the same with a third joint's sliver (nearly singular),
+ * and an all-zero blend (a joint scaled to nothing, which once gave 0/0 =
+ * NaN rotations).  Every level gives a finite unit quaternion with w ≥ 0
+ * and the centre the blend puts it at.
+ */
+static void deform_degenerate_blends_stay_unit(void **state)
+{
+    (void)state;
+    /* joint 0: identity; joint 1: half turn about z; joint 2: quarter turn about x; joint 3: zero */
+    float palette[64] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                         -1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+                         1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1,
+                         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    enum { N = 11 };
+    uint16_t joint[3 * N];
+    float weight[3 * N], centres[3 * N], rotations[4 * N], out_c[3 * N], out_r[4 * N];
+    for (int i = 0; i < N; i++) {
+        int kind = i % 3;
+        joint[3 * i] = kind == 2 ? 3 : 0, joint[3 * i + 1] = kind == 2 ? 3 : 1;
+        joint[3 * i + 2] = kind == 2 ? 3 : 2;
+        weight[3 * i] = kind == 1 ? 0.4999f : 0.5f, weight[3 * i + 1] = kind == 1 ? 0.4999f : 0.5f;
+        weight[3 * i + 2] = kind == 1 ? 0.0002f : 0.0f;
+        centres[3 * i] = (float)i, centres[3 * i + 1] = 1, centres[3 * i + 2] = -2;
+        rotations[4 * i] = 0.1f * (float)i, rotations[4 * i + 1] = 0;
+        rotations[4 * i + 2] = 0, rotations[4 * i + 3] = 1;
+    }
+    mn_splat_skin_job job = {.count = N, .influences = 3, .joints = joint, .weights = weight,
+                             .palette = palette, .palette_count = 4, .centres = centres,
+                             .rotations = rotations, .out_centres = out_c,
+                             .out_rotations = out_r};
+    assert_int_equal(mn_splat_skin_job_validate(&job, NULL), MN_OK);
+    for (size_t l = 0; l < 3; l++) {
+        memset(out_r, 0xff, sizeof out_r); /* NaNs: every lane must be written */
+        assert_int_equal(mn_splat_skin_run(&job, levels[l]), MN_OK);
+        for (int i = 0; i < N; i++) {
+            float n2 = 0;
+            for (int k = 0; k < 4; k++) {
+                if (!isfinite(out_r[4 * i + k]))
+                    fail_msg("level %d splat %d: component %d is %g", (int)levels[l], i, k,
+                             (double)out_r[4 * i + k]);
+                n2 += out_r[4 * i + k] * out_r[4 * i + k];
+            }
+            assert_true(fabsf(n2 - 1.0f) < 1e-5f);
+            assert_true(out_r[4 * i + 3] >= 0.0f);
+            /* half and half keeps z and drops x and y: the centre (i, 1, -2) goes to (0, 0, -2) */
+            if (i % 3 == 0) {
+                assert_true(fabsf(out_c[3 * i]) < 1e-6f && fabsf(out_c[3 * i + 1]) < 1e-6f);
+                assert_true(fabsf(out_c[3 * i + 2] + 2.0f) < 1e-6f);
+            }
+            if (i % 3 == 2)
+                assert_true(out_c[3 * i] == 0.0f && out_c[3 * i + 2] == 0.0f);
+        }
+    }
+}
+
 static void simd_matches_scalar(void **state)
 {
     (void)state;
@@ -727,6 +784,7 @@ int main(void)
         cmocka_unit_test(ply_to_character_checks),
         cmocka_unit_test(deform_matches_double_reference),
         cmocka_unit_test(deform_reflection_takes_the_trace_maximiser),
+        cmocka_unit_test(deform_degenerate_blends_stay_unit),
         cmocka_unit_test(simd_matches_scalar),
         cmocka_unit_test(large_jobs_stream_the_same_values),
         cmocka_unit_test(threads_match_one_thread_and_allocate_nothing),

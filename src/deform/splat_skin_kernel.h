@@ -32,6 +32,14 @@
  */
 #define SK_SQUARINGS 8
 
+/*
+ * Added to B's w diagonal: far below float rounding for any blend of
+ * ordinary scale (B's entries are about |M|), yet its square (1e-36) is
+ * still a normal float, so an all-zero B becomes diag(1e-18, 0, 0, 0),
+ * settles at once and yields the identity rather than NaN.
+ */
+#define SK_ZERO_BIAS 1e-18f
+
 
 /*
  * Expects: SK_NAME, SK_ATTR, SK_W, SK_V (lane type), SK_SET1(x),
@@ -60,8 +68,9 @@ SK_ATTR static void SK_NAME(const mn_splat_skin_job *a, size_t first, size_t end
         SK_V f2 = m00 * m00 + m10 * m10 + m20 * m20 + m01 * m01 + m11 * m11 + m21 * m21 +
                   m02 * m02 + m12 * m12 + m22 * m22;
         SK_V s = SK_SQRT(f2 * SK_SET1(1.0f / 3.0f));
-        /* B = N + s·I, order w x y z */
-        SK_V b00 = m00 + m11 + m22 + s, b11 = m00 - m11 - m22 + s;
+        /* B = N + s·I, order w x y z; SK_ZERO_BIAS on B's w entry gives an all-zero blend
+           (every joint scaled to nothing: B = 0, whose powers would be 0/0) the identity */
+        SK_V b00 = m00 + m11 + m22 + s + SK_SET1(SK_ZERO_BIAS), b11 = m00 - m11 - m22 + s;
         SK_V b22 = m11 - m00 - m22 + s, b33 = m22 - m00 - m11 + s;
         SK_V b01 = m21 - m12, b02 = m02 - m20, b03 = m10 - m01;
         SK_V b12 = m01 + m10, b13 = m02 + m20, b23 = m12 + m21;
