@@ -211,19 +211,36 @@ MN_OBJ_INLINE const char *read_numbers_fast(const obj_parser *ps, const char *p,
 #endif
 }
 
+/*
+ * One v/vt/vn line: read between min and max numbers into v (the fast
+ * reader first, the general one for anything unusual), then keep `stored`
+ * of them in vec and count the element.  Returns the next line, NULL on an
+ * error, or JOIN, as read_numbers does.
+ */
+static const char *vertex_record(obj_parser *ps, const char *p, const char *tag, float *v, int min,
+                                 int max, int stored, mn_obj_vec *vec, uint32_t *count,
+                                 const char *too_many)
+{
+    int n;
+    const char *next = read_numbers_fast(ps, p, v, min, max, &n);
+    next = next ? next + 1 : read_numbers(ps, tag, p, v, min, max, &n);
+    if (!next || next == JOIN)
+        return next;
+    if (*count >= MN_NONE - 1)
+        return fail(ps, MN_OVERFLOW, tag, p, too_many);
+    if (!push_floats(ps, vec, v, stored))
+        return fail_oom(ps);
+    (*count)++;
+    return next;
+}
+
 static const char *position(obj_parser *ps, const char *p)
 {
     float v[7];
-    int n;
-    const char *next = read_numbers_fast(ps, p, v, 3, 7, &n);
-    next = next ? next + 1 : read_numbers(ps, "v", p, v, 3, 7, &n);
+    const char *next = vertex_record(ps, p, "v", v, 3, 7, 3, ps->positions, &ps->position_count,
+                                     "too many positions");
     if (!next || next == JOIN)
         return next;
-    if (ps->position_count >= MN_NONE - 1)
-        return fail(ps, MN_OVERFLOW, "v", p, "too many positions");
-    if (!push_floats(ps, ps->positions, v, 3))
-        return fail_oom(ps);
-    ps->position_count++;
     for (int k = 0; k < 3; k++) {
         if (v[k] < ps->bounds_min[k])
             ps->bounds_min[k] = v[k];
@@ -236,33 +253,15 @@ static const char *position(obj_parser *ps, const char *p)
 static const char *texcoord(obj_parser *ps, const char *p)
 {
     float v[3] = {0.0f, 0.0f, 0.0f};
-    int n;
-    const char *next = read_numbers_fast(ps, p, v, 1, 3, &n);
-    next = next ? next + 1 : read_numbers(ps, "vt", p, v, 1, 3, &n);
-    if (!next || next == JOIN)
-        return next;
-    if (ps->texcoord_count >= MN_NONE - 1)
-        return fail(ps, MN_OVERFLOW, "vt", p, "too many texture coordinates");
-    if (!push_floats(ps, ps->texcoords, v, 2))
-        return fail_oom(ps);
-    ps->texcoord_count++;
-    return next;
+    return vertex_record(ps, p, "vt", v, 1, 3, 2, ps->texcoords, &ps->texcoord_count,
+                         "too many texture coordinates");
 }
 
 static const char *normal(obj_parser *ps, const char *p)
 {
     float v[3];
-    int n;
-    const char *next = read_numbers_fast(ps, p, v, 3, 3, &n);
-    next = next ? next + 1 : read_numbers(ps, "vn", p, v, 3, 3, &n);
-    if (!next || next == JOIN)
-        return next;
-    if (ps->normal_count >= MN_NONE - 1)
-        return fail(ps, MN_OVERFLOW, "vn", p, "too many normals");
-    if (!push_floats(ps, ps->normals, v, 3))
-        return fail_oom(ps);
-    ps->normal_count++;
-    return next;
+    return vertex_record(ps, p, "vn", v, 3, 3, 3, ps->normals, &ps->normal_count,
+                         "too many normals");
 }
 
 /* ---- f ------------------------------------------------------------------------------------ */
