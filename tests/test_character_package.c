@@ -27,6 +27,7 @@
 #include <marionette/head.h>
 
 #include "counting_alloc.h"
+#include "files.h"
 #include "synthetic_head.h"
 
 #include <math.h>
@@ -270,8 +271,7 @@ static void write_package(package *p, const tweak *t)
 static int setup(void **state)
 {
     package *p = calloc(1, sizeof *p);
-    snprintf(p->dir, sizeof p->dir, "/tmp/mn_test_character_XXXXXX");
-    assert_non_null(mkdtemp(p->dir));
+    mn_test_make_temp_dir(p->dir, sizeof p->dir, "character");
     snprintf(p->pkg, sizeof p->pkg, "%s/pkg", p->dir);
     char sub[400];
     assert_int_equal(mkdir(p->pkg, 0700), 0);
@@ -311,9 +311,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     package *p = *state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
-    assert_int_equal(system(cmd), 0);
+    mn_test_remove_tree(p->dir);
     for (int i = 0; i < FILES; i++)
         free(p->files[i].data);
     free(p);

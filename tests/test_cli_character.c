@@ -116,8 +116,7 @@ static int setup(void **state)
 {
     package *p = calloc(1, sizeof *p);
     assert_non_null(p);
-    snprintf(p->dir, sizeof p->dir, "/tmp/mn_test_cli_character_XXXXXX");
-    assert_non_null(mkdtemp(p->dir));
+    mn_test_make_temp_dir(p->dir, sizeof p->dir, "cli_character");
     snprintf(p->pkg, sizeof p->pkg, "%s/pkg", p->dir);
     assert_int_equal(mkdir(p->pkg, 0700), 0);
     snprintf(p->descriptor, sizeof p->descriptor, "%s/character.json", p->pkg);
@@ -155,9 +154,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     package *p = *state;
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
-    assert_int_equal(system(cmd), 0);
+    mn_test_remove_tree(p->dir);
     for (int i = 0; i < 4; i++)
         free(p->files[i].data);
     free(p);

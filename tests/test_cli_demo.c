@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "golden.h"
+#include "files.h"
 #include "run_tool.h"
 
 static char dir[64];
@@ -46,9 +47,7 @@ static bool exists(const char *fmt, ...)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/mn_test_cli_demo_XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
+    mn_test_make_temp_dir(dir, sizeof dir, "cli_demo");
     snprintf(out, sizeof out, "%s/demo", dir);
     char args[256];
     snprintf(args, sizeof args, "demo --out '%s' --size 64x80", out);
@@ -60,9 +59,8 @@ static int teardown(void **state)
 {
     (void)state;
     run_free(&first_run);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    mn_test_remove_tree(dir);
+    return 0;
 }
 
 /* The run succeeded and said what it wrote, every path of it. */

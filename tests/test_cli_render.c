@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "run_tool.h"
 
 #define BOX "../shared/assets/gltf/Box/glTF-Binary/Box.glb"
@@ -34,16 +35,15 @@ static char dir[64];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/mn_test_cli_render_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    mn_test_make_temp_dir(dir, sizeof dir, "cli_render");
+    return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    mn_test_remove_tree(dir);
+    return 0;
 }
 
 /* `marionette render <args>`, args formatted; capture_stderr picks the stream. */

@@ -1,5 +1,5 @@
 /* Test support: whole files and folder listings (see files.h). */
-#define _POSIX_C_SOURCE 200809L /* opendir, readdir */
+#define _POSIX_C_SOURCE 200809L /* opendir, readdir, mkdtemp */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,4 +60,19 @@ void mn_test_list_dir(const char *dir, char *out, size_t size)
     out[0] = '\0';
     for (int i = 0; i < n; i++)
         snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? " " : "", names[i]);
+}
+
+void mn_test_make_temp_dir(char *out, size_t size, const char *name)
+{
+    int n = snprintf(out, size, "/tmp/mn_test_%s_XXXXXX", name);
+    assert_true(n > 0 && (size_t)n < size);
+    assert_non_null(mkdtemp(out));
+}
+
+void mn_test_remove_tree(const char *dir)
+{
+    char cmd[600];
+    int n = snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_true(n > 0 && (size_t)n < sizeof cmd);
+    assert_int_equal(system(cmd), 0);
 }

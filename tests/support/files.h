@@ -19,4 +19,10 @@ void mn_test_write_file(const char *path, const void *data, size_t size);
    joined with ' ' into out. */
 void mn_test_list_dir(const char *dir, char *out, size_t size);
 
+/* A new empty folder /tmp/mn_test_<name>_XXXXXX (mkdtemp), its path into out. */
+void mn_test_make_temp_dir(char *out, size_t size, const char *name);
+
+/* Remove folder `dir` and everything under it. */
+void mn_test_remove_tree(const char *dir);
+
 #endif /* MN_TEST_FILES_H */
