@@ -227,7 +227,7 @@ static const char *vertex_record(obj_parser *ps, const char *p, const char *tag,
     if (!next || next == JOIN)
         return next;
     if (*count >= MN_NONE - 1)
-        return fail(ps, MN_OVERFLOW, tag, p, too_many);
+        return fail(ps, MN_OVERFLOW, tag, p, "%s", too_many);
     if (!push_floats(ps, vec, v, stored))
         return fail_oom(ps);
     (*count)++;
