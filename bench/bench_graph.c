@@ -17,8 +17,9 @@
  *   2. the additive wave sampled into an identity pose and added with an
  *      upper-body mask (spine and everything above it: 55 joints at 1,
  *      hips and legs at 0);
- *   3. world matrices of the hips and legs (what IK reads), then two-bone
- *      IK on each leg toward a foot target and the corrections applied.
+ *   3. world matrices of the hips and the two leg chains (what IK reads:
+ *      seven joints, not the toes), then two-bone IK on each leg toward a
+ *      foot target and the corrections applied.
  *      (The whole skeleton's local-to-world, which skinning needs after the
  *      graph, is bench_anim's local_to_world case.)
  * Parameters sweep the space along a smooth path at 60 Hz, so most frames
@@ -73,7 +74,6 @@
 
 /* The legs: start (upper leg), mid (knee), end (ankle). */
 static const uint32_t LEGS[2][3] = {{1, 2, 3}, {5, 6, 7}};
-#define LEG_JOINTS 9u                /* hips and both legs: joints 0..8 */
 
 typedef struct graph {
     int32_t parents[JOINTS];
@@ -261,18 +261,28 @@ static void graph_free(graph *g)
 enum { STEP_BLEND = 1, STEP_ADDITIVE = 2, STEP_IK = 3 };
 
 /*
- * World matrices of the hips and legs (joints [0, LEG_JOINTS), parents
- * first): all that two-bone IK on the legs reads.  The whole skeleton's
- * local-to-world, which skinning needs afterwards, is a later stage of the
- * frame, timed by bench_anim's local_to_world case.
+ * World matrices of the hips and the joints of both leg chains (start, mid,
+ * end), parents first: all that two-bone IK on the legs reads (the toes are
+ * not).  The whole skeleton's local-to-world, which skinning needs after the
+ * graph, is a later stage of the frame, timed by bench_anim's local_to_world
+ * case.
  */
 static bool leg_worlds(graph *g, float *worlds)
 {
-    mn_error err;
-    for (uint32_t j = 0; j < LEG_JOINTS; j++)
-        mn_mat4_compose(g->locals + 16 * j, g->pose.translations + 3 * j, g->pose.rotations + 4 * j,
+    const uint32_t chain[] = {0,          LEGS[0][0], LEGS[0][1], LEGS[0][2],
+                              LEGS[1][0], LEGS[1][1], LEGS[1][2]};
+    for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
+        uint32_t j = chain[i];
+        int32_t parent = g->parents[j];
+        float *local = g->locals + 16 * j;
+        mn_mat4_compose(local, g->pose.translations + 3 * j, g->pose.rotations + 4 * j,
                         g->pose.scales + 3 * j);
-    return mn_compose_worlds(g->parents, LEG_JOINTS, g->locals, worlds, &err) == MN_OK;
+        if (parent < 0)
+            memcpy(worlds + 16 * j, local, 16 * sizeof(float));
+        else
+            mn_mat4_mul(worlds + 16 * j, worlds + 16 * (uint32_t)parent, local);
+    }
+    return true;
 }
 
 /* Step 3: leg worlds, then each ankle toward a target a little above and ahead of it. */

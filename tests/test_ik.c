@@ -136,6 +136,40 @@ static void reachable_target_is_reached(void **state)
     assert_float_near(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0f, 1e-6);
 }
 
+/*
+ * §13's mid correction, written out: the interior angle at the mid joint goes
+ * from acos(c₀) to acos(c₁) (law of cosines, now and at the target distance),
+ * so the correction turns acos(c₁) − acos(c₀) about the hinge (+Z here, where
+ * a positive turn opens the leg).  The solver gets there without acos; this
+ * holds it to the formula, opening and closing, from nearly folded to nearly
+ * straight.
+ */
+static void mid_correction_is_the_law_of_cosines_angle_change(void **state)
+{
+    (void)state;
+    static const float fracs[] = {0.15f, 0.3f, 0.5f, 0.62f, 0.8f, 0.95f, 0.99f};
+    for (size_t i = 0; i < sizeof fracs / sizeof fracs[0]; i++) {
+        chain c;
+        make_leg(&c);
+        float target[3];
+        target_at(&c, fracs[i], target);
+        mn_ik_two_bone job = leg_job(&c, target);
+        mn_ik_two_bone_result res;
+        mn_error err;
+        assert_int_equal(mn_ik_two_bone_solve(&job, &res, &err), MN_OK);
+        double l1 = 1.0, l2 = 0.8, goal = fracs[i] * 1.8;
+        double now = dist3(position(&c, 0), position(&c, 2));
+        double c0 = (l1 * l1 + l2 * l2 - now * now) / (2.0 * l1 * l2);
+        double c1 = (l1 * l1 + l2 * l2 - goal * goal) / (2.0 * l1 * l2);
+        double opening = acos(c1) - acos(c0);
+        const float *m = res.mid_correction;
+        assert_float_near(m[0], 0.0f, 1e-6);
+        assert_float_near(m[1], 0.0f, 1e-6);
+        assert_float_near(m[2], (float)sin(0.5 * opening), 1e-5);
+        assert_float_near(m[3], (float)cos(0.5 * opening), 1e-5);
+    }
+}
+
 static void unreachable_target_straightens_toward_it(void **state)
 {
     (void)state;
@@ -717,6 +751,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reachable_target_is_reached),
+        cmocka_unit_test(mid_correction_is_the_law_of_cosines_angle_change),
         cmocka_unit_test(unreachable_target_straightens_toward_it),
         cmocka_unit_test(too_close_target_folds_toward_it),
         cmocka_unit_test(reached_holds_strictly_inside_its_edges),

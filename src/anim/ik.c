@@ -122,25 +122,40 @@ static double soften_distance(double len, double da, double ds)
     return len;
 }
 
+/* cos and sin of half the angle whose cosine is c (clamped to [-1, 1]): both in [0, 1]. */
+static void half_angle(double c, double *cos_half, double *sin_half)
+{
+    c = c < -1.0 ? -1.0 : (c > 1.0 ? 1.0 : c);
+    *cos_half = sqrt(0.5 * (1.0 + c));
+    *sin_half = sqrt(0.5 * (1.0 - c));
+}
+
 /*
  * The mid correction: the change of the interior angle at the mid joint (law
  * of cosines) that makes |start→end| equal the softened target distance, as a
  * rotation about the hinge, its sign chosen by which side the chain bends.
+ *
+ * The rotation by opening = acos(c₁) − acos(c₀) is (sin(opening/2)·axis,
+ * cos(opening/2)); with a = acos(c₁)/2 and b = acos(c₀)/2 the half angles'
+ * sines and cosines come from c by the half-angle identities and their
+ * difference by the subtraction formulas: the same rotation with four
+ * square roots instead of two acos, a sin and a cos.
  */
 static void two_bone_mid(const two_bone_setup *s, double target_len2, double out[4])
 {
     double sum2 = s->l1 * s->l1 + s->l2 * s->l2;
     double denom = 2.0 * s->l1 * s->l2;
-    double cos_corrected = (sum2 - target_len2) / denom;
-    double cos_initial = (sum2 - s->start_end_ss_len2) / denom;
-    cos_corrected = cos_corrected < -1.0 ? -1.0 : (cos_corrected > 1.0 ? 1.0 : cos_corrected);
-    cos_initial = cos_initial < -1.0 ? -1.0 : (cos_initial > 1.0 ? 1.0 : cos_initial);
-    double opening = acos(cos_corrected) - acos(cos_initial);
+    double ca, sa, cb, sb;
+    half_angle((sum2 - target_len2) / denom, &ca, &sa);
+    half_angle((sum2 - s->start_end_ss_len2) / denom, &cb, &sb);
+    double half_sin = sa * cb - ca * sb, half_cos = ca * cb + sa * sb;
     double side_ref[3];
     mq_cross(side_ref, s->start_mid_ms, s->mid_axis);
     if (mq_dot(side_ref, s->mid_end_ms) < 0.0)
-        opening = -opening;
-    mq_quat_axis_angle(out, s->mid_axis, opening);
+        half_sin = -half_sin;
+    for (int i = 0; i < 3; i++)
+        out[i] = s->mid_axis[i] * half_sin;
+    out[3] = half_cos;
 }
 
 /*
@@ -167,8 +182,8 @@ static void two_bone_start(const mn_ik_two_bone *job, const two_bone_setup *s,
     mq_affine_dir(axis_ss, &s->inv_start, v);
     mq_quat_rotate(joint_normal, swing, axis_ss);
 
-    double target_len = sqrt(mq_len2(target_ss));
-    double axis[3] = {target_ss[0] / target_len, target_ss[1] / target_len, target_ss[2] / target_len};
+    double inv_len = 1.0 / sqrt(mq_len2(target_ss));
+    double axis[3] = {target_ss[0] * inv_len, target_ss[1] * inv_len, target_ss[2] * inv_len};
     double plane[4];
     double nn = sqrt(mq_len2(ref_normal) * mq_len2(joint_normal));
     if (nn > 0.0) {

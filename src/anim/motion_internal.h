@@ -111,8 +111,9 @@ static inline void mq_quat_normalize(double out[4], const double q[4])
         mq_quat_identity(out);
         return;
     }
+    double inv = 1.0 / n; /* one division, four products: the solvers normalise often */
     for (int i = 0; i < 4; i++)
-        out[i] = q[i] / n;
+        out[i] = q[i] * inv;
 }
 
 /* out = v rotated by unit q.  out may alias v. */
@@ -208,6 +209,12 @@ static inline void mq_quat_scale(double out[4], const double q_in[4], double w)
     if (q[3] < 0.0)
         for (int i = 0; i < 4; i++)
             q[i] = -q[i];
+    if (w >= 1.0) {
+        /* The whole arc: both branches give q (the sine ratio is 1, cos(acos(q.w)) is q.w),
+           so q itself, normalised as the near-identity branch would be, without the trig. */
+        mq_quat_normalize(out, q);
+        return;
+    }
     if (q[3] > 0.9995) {
         double r[4] = {w * q[0], w * q[1], w * q[2], (1.0 - w) + w * q[3]};
         mq_quat_normalize(out, r);
