@@ -15,8 +15,8 @@
  * counter, the calling thread working too, and the chunks streaming their
  * outputs as the whole job would.  Each splat figure is checked against
  * the scalar kernel (2e-6) first, and mesh skinning on every core against
- * its one-thread output, so a time for wrong work is never printed; exits 1
- * when a check fails.
+ * its one-thread output, so a time for wrong work is never printed; a last
+ * "checks" line sums the checks up, and the bench exits 1 when one fails.
  *
  * Traffic a splat: reads 12 (centre) + 16 (rotation) + K·(2 + 4) bindings,
  * writes 12 + 16; K = 4: 80 bytes.  The palette (64 joints) stays in L1.
@@ -374,6 +374,11 @@ int main(int argc, char **argv)
     bench_line_num(&line, "splat_to_mesh_like_for_like_ratio", all / mesh_all);
     bench_line_bool(&line, "meets_one_third_vs_one_thread", all * 3.0 >= mesh_rate);
     bench_line_bool(&line, "meets_one_third_like_for_like", all * 3.0 >= mesh_all);
+    bench_line_print(&line);
+
+    bench_line_begin(&line, "splat", "checks");
+    bench_line_bool(&line, "splats_match_scalar", ok);
+    bench_line_bool(&line, "mesh_threads_match_one_thread", mesh_right);
     bench_line_print(&line);
 
     mn_splat_skinner_free(skinner);

@@ -718,6 +718,78 @@ static void large_jobs_stream_the_same_values(void **state)
     free_scene(&s);
 }
 
+/*
+ * Four influences (the AVX2 kernel's straight-line blend) on a job large
+ * enough to stream, with its outputs 16-byte aligned (streaming stores) and
+ * one float off (ordinary stores), a short last batch included: the values
+ * of the scalar kernel either way.
+ */
+static void four_influences_stream_or_not_the_same_values(void **state)
+{
+    (void)state;
+    scene s = make_scene(150003, 4, 24, 1.0, 13u);
+    mn_splat_skin_job job = job_of(&s, NULL);
+    assert_int_equal(mn_splat_skin_run(&job, MN_SPLAT_SIMD_SCALAR), MN_OK);
+    float *out_c = malloc(sizeof(float) * (3 * (size_t)s.count + 4));
+    float *out_r = malloc(sizeof(float) * (4 * (size_t)s.count + 4));
+    for (size_t off = 0; off < 2; off++) {
+        for (size_t l = 1; l < 3; l++) {
+            mn_splat_skin_job shifted = job;
+            shifted.out_centres = out_c + off, shifted.out_rotations = out_r + off;
+            memset(out_c, 0, sizeof(float) * (3 * (size_t)s.count + 4));
+            memset(out_r, 0, sizeof(float) * (4 * (size_t)s.count + 4));
+            assert_int_equal(mn_splat_skin_run(&shifted, levels[l]), MN_OK);
+            for (uint32_t i = 0; i < s.count; i++) {
+                for (int a = 0; a < 3; a++)
+                    assert_true(fabsf(shifted.out_centres[3 * i + a] - s.out_c[3 * i + a]) <=
+                                2e-6f);
+                double r[4] = {s.out_r[4 * i], s.out_r[4 * i + 1], s.out_r[4 * i + 2],
+                               s.out_r[4 * i + 3]};
+                assert_true(quat_distance(shifted.out_rotations + 4 * i, r) <= 2e-6);
+            }
+        }
+    }
+    free(out_c), free(out_r);
+    free_scene(&s);
+}
+
+/*
+ * The rotation does not depend on the blend's scale: skin matrices scaled
+ * by 2^-40 and 2^40 (exact in float, so the blends scale exactly) give the
+ * rotations of the unscaled ones, at every level.
+ */
+static void rotations_do_not_depend_on_scale(void **state)
+{
+    (void)state;
+    scene s = make_scene(203, 4, 10, 1.2, 17u);
+    mn_splat_skin_job job = job_of(&s, NULL);
+    float *ref_r = malloc(sizeof(float) * 4 * s.count);
+    const float scales[2] = {0x1p-40f, 0x1p40f};
+    for (size_t l = 0; l < 3; l++) {
+        assert_int_equal(mn_splat_skin_run(&job, levels[l]), MN_OK);
+        memcpy(ref_r, s.out_r, sizeof(float) * 4 * s.count);
+        for (size_t f = 0; f < 2; f++) {
+            for (uint32_t j = 0; j < s.joints; j++)
+                for (int c = 0; c < 3; c++)
+                    for (int row = 0; row < 3; row++)
+                        s.palette[16 * j + 4 * c + row] *= scales[f];
+            assert_int_equal(mn_splat_skin_run(&job, levels[l]), MN_OK);
+            for (uint32_t j = 0; j < s.joints; j++)
+                for (int c = 0; c < 3; c++)
+                    for (int row = 0; row < 3; row++)
+                        s.palette[16 * j + 4 * c + row] /= scales[f];
+            for (uint32_t i = 0; i < s.count; i++) {
+                double r[4] = {ref_r[4 * i], ref_r[4 * i + 1], ref_r[4 * i + 2], ref_r[4 * i + 3]};
+                if (!(quat_distance(s.out_r + 4 * i, r) <= 2e-6))
+                    fail_msg("level %d scale %g splat %u: rotation %g off", (int)levels[l],
+                             (double)scales[f], i, quat_distance(s.out_r + 4 * i, r));
+            }
+        }
+    }
+    free(ref_r);
+    free_scene(&s);
+}
+
 static void threads_match_one_thread_and_allocate_nothing(void **state)
 {
     (void)state;
@@ -787,6 +859,8 @@ int main(void)
         cmocka_unit_test(deform_degenerate_blends_stay_unit),
         cmocka_unit_test(simd_matches_scalar),
         cmocka_unit_test(large_jobs_stream_the_same_values),
+        cmocka_unit_test(four_influences_stream_or_not_the_same_values),
+        cmocka_unit_test(rotations_do_not_depend_on_scale),
         cmocka_unit_test(threads_match_one_thread_and_allocate_nothing),
         cmocka_unit_test(job_checks),
     };

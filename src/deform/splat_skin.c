@@ -2,28 +2,24 @@
  * deform/splat_skin: the CPU deform of splats bound to a skeleton
  * (character-formats.md sections 9 and 11), on the calling thread.
  *
- * Three widths of one kernel (splat_skin_kernel.h): the scalar reference,
- * SSE2 and AVX2+FMA, chosen at run time as mesh skinning chooses.  Each
- * splat's blend is done on its own (a __m128 per matrix column on x86: a
- * splat's joints differ from its neighbours', so there is nothing to share
- * across lanes); the rotation maths, which is most of the work, then runs
- * across lanes.  The blend and the centre use the affine part of each skin
- * matrix; its fourth row is never read.
+ * Three widths of one rotation kernel (splat_skin_kernel.h): the scalar
+ * reference and SSE2 here, AVX2+FMA in splat_skin_avx2.c, chosen at run
+ * time as mesh skinning chooses.  Each splat's blend is done on its own (a
+ * __m128 per matrix column for SSE2: a splat's joints differ from its
+ * neighbours', so there is nothing to share across lanes); the rotation
+ * maths, which is most of the work, then runs across lanes.  The blend and
+ * the centre use the affine part of each skin matrix; its fourth row is
+ * never read.
  */
 #include "deform/splat_internal.h"
 
 #include "core/internal.h"
 
-#include <marionette/skin.h> /* MN_SKIN_STREAM_MIN_BYTES */
-
 #include <math.h>
 #include <string.h>
 
-#if defined(__x86_64__) && !defined(MN_NO_SIMD)
-#define MN_SPLAT_X86 1
+#if MN_SPLAT_X86
 #include <immintrin.h>
-#else
-#define MN_SPLAT_X86 0
 #endif
 
 /* ---- the scalar reference ------------------------------------------------------ */
@@ -67,6 +63,7 @@ static inline void scatter_scalar(const mn_splat_skin_job *a, size_t i, float rq
 }
 
 #define SK_NAME splat_skin_scalar
+#define SK_ROTATE rotate_scalar
 #define SK_ATTR
 #define SK_W 1
 #define SK_V float
@@ -78,11 +75,13 @@ static inline void scatter_scalar(const mn_splat_skin_job *a, size_t i, float rq
 #define SK_ALL_GT(a, b) ((a) > (b))
 #define SK_MADD(a, b, c) ((a) * (b) + (c))
 #define SK_RCP(v) (1.0f / (v))
+#define SK_RSQRT(v) (1.0f / sqrtf(v))
+#define SK_FLIPSIGN(x, s) (signbit(s) ? -(x) : (x))
 #define SK_GATHER(a, base, end, m, rq) gather_scalar((a), (base), (m), (rq))
 #define SK_SCATTER(a, base, end, rq) scatter_scalar((a), (base), (rq))
-#define SK_FINISH() ((void)0)
 #include "deform/splat_skin_kernel.h"
 #undef SK_NAME
+#undef SK_ROTATE
 #undef SK_ATTR
 #undef SK_W
 #undef SK_V
@@ -94,13 +93,14 @@ static inline void scatter_scalar(const mn_splat_skin_job *a, size_t i, float rq
 #undef SK_ALL_GT
 #undef SK_MADD
 #undef SK_RCP
+#undef SK_RSQRT
+#undef SK_FLIPSIGN
 #undef SK_GATHER
 #undef SK_SCATTER
-#undef SK_FINISH
 
 #if MN_SPLAT_X86
 
-/* ---- SSE2 (and the blend the AVX2 kernel shares) ---------------------------------- */
+/* ---- SSE2 ------------------------------------------------------------------------ */
 
 /* Splat i's blend with a __m128 per column (rows 0..3; row 3 is carried and never used); its centre when asked. */
 static inline void blend_m128(const mn_splat_skin_job *a, size_t i, bool write_centre,
@@ -181,6 +181,7 @@ static inline __m128 sel_gt_m128(__m128 a, __m128 b, __m128 x, __m128 y)
 }
 
 #define SK_NAME splat_skin_sse2
+#define SK_ROTATE rotate_sse2
 #define SK_ATTR
 #define SK_W 4
 #define SK_V __m128
@@ -192,11 +193,13 @@ static inline __m128 sel_gt_m128(__m128 a, __m128 b, __m128 x, __m128 y)
 #define SK_ALL_GT(a, b) (_mm_movemask_ps(_mm_cmpgt_ps((a), (b))) == 0xf)
 #define SK_MADD(a, b, c) ((a) * (b) + (c))
 #define SK_RCP(v) _mm_rcp_ps(v)
+#define SK_RSQRT(v) _mm_rsqrt_ps(v)
+#define SK_FLIPSIGN(x, s) _mm_xor_ps((x), _mm_and_ps((s), _mm_set1_ps(-0.0f)))
 #define SK_GATHER(a, base, end, m, rq) gather_m128((a), (base), (end), &(m)[0][0], &(rq)[0][0], 4)
 #define SK_SCATTER(a, base, end, rq) scatter_m128((a), (base), (end), &(rq)[0][0], 4)
-#define SK_FINISH() ((void)0)
 #include "deform/splat_skin_kernel.h"
 #undef SK_NAME
+#undef SK_ROTATE
 #undef SK_ATTR
 #undef SK_W
 #undef SK_V
@@ -208,178 +211,10 @@ static inline __m128 sel_gt_m128(__m128 a, __m128 b, __m128 x, __m128 y)
 #undef SK_ALL_GT
 #undef SK_MADD
 #undef SK_RCP
+#undef SK_RSQRT
+#undef SK_FLIPSIGN
 #undef SK_GATHER
 #undef SK_SCATTER
-#undef SK_FINISH
-
-/* ---- AVX2 + FMA: entered only after the CPU said it has both ------------------------ */
-
-#define SPLAT_AVX2 __attribute__((target("avx2,fma")))
-
-/*
- * Splat i's blend with FMAs on column pairs: columns 0-1 of a skin matrix
- * are one 256-bit load, columns 2-3 the next, so an influence costs one
- * broadcast and two FMAs.  The centre is formed the same way, x and y
- * against the first pair, z and 1 against the second.  Same outputs as
- * blend_m128 within float rounding (the FMAs round once).
- */
-SPLAT_AVX2 static inline void blend_m256(const mn_splat_skin_job *a, size_t i, __m128 col[3],
-                                         __m128 *centre)
-{
-    const uint16_t *j = a->joints + i * a->influences;
-    const float *w = a->weights + i * a->influences;
-    __m256 c01 = _mm256_setzero_ps(), c23 = c01;
-    for (size_t k = 0; k < a->influences; k++) {
-        const float *p = a->palette + 16 * (size_t)j[k];
-        __m256 wk = _mm256_set1_ps(w[k]);
-        c01 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(p), c01);
-        c23 = _mm256_fmadd_ps(wk, _mm256_loadu_ps(p + 8), c23);
-    }
-    col[0] = _mm256_castps256_ps128(c01), col[1] = _mm256_extractf128_ps(c01, 1);
-    col[2] = _mm256_castps256_ps128(c23);
-    const float *c = a->centres + 3 * i;
-    __m256 xy = _mm256_setr_m128(_mm_set1_ps(c[0] + a->translation[0]),
-                                 _mm_set1_ps(c[1] + a->translation[1]));
-    __m256 z1 = _mm256_setr_m128(_mm_set1_ps(c[2] + a->translation[2]), _mm_set1_ps(1.0f));
-    __m256 t = _mm256_fmadd_ps(c23, z1, _mm256_mul_ps(c01, xy));
-    *centre = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-}
-
-/*
- * Four splats' centres (x y z _ each) out: a whole group is packed into its
- * 48 contiguous bytes, three 16-byte stores (streaming when asked and
- * aligned); a partial group is written splat by splat.
- */
-SPLAT_AVX2 static inline void store_centres(const mn_splat_skin_job *a, size_t first,
-                                            size_t valid, const __m128 c[4], bool stream)
-{
-    float *out = a->out_centres + 3 * first;
-    if (valid == 4) {
-        __m128 v0 = _mm_blend_ps(c[0], _mm_shuffle_ps(c[1], c[1], 0x00), 0x8);
-        __m128 v1 = _mm_shuffle_ps(c[1], c[2], _MM_SHUFFLE(1, 0, 2, 1));
-        __m128 v2 = _mm_blend_ps(_mm_shuffle_ps(c[2], c[2], 0x02),
-                                 _mm_shuffle_ps(c[3], c[3], _MM_SHUFFLE(2, 1, 0, 0)), 0xe);
-        if (stream && ((uintptr_t)out & 15) == 0) {
-            _mm_stream_ps(out, v0), _mm_stream_ps(out + 4, v1), _mm_stream_ps(out + 8, v2);
-        } else {
-            _mm_storeu_ps(out, v0), _mm_storeu_ps(out + 4, v1), _mm_storeu_ps(out + 8, v2);
-        }
-        return;
-    }
-    for (size_t l = 0; l < valid; l++) {
-        _Alignas(16) float v[4];
-        _mm_store_ps(v, c[l]);
-        out[3 * l] = v[0], out[3 * l + 1] = v[1], out[3 * l + 2] = v[2];
-    }
-}
-
-/*
- * Whether a job's outputs go out with streaming stores: as mesh skinning
- * decides (skin.h), when they come to MN_SKIN_STREAM_MIN_BYTES or more.
- */
-static inline bool streams(const mn_splat_skin_job *a)
-{
-    return (size_t)a->count * 28u >= MN_SKIN_STREAM_MIN_BYTES;
-}
-
-/* How far ahead the AVX2 gather prefetches its inputs, in splats (as mesh skinning does). */
-#define SPLAT_PREFETCH_AHEAD 64u
-
-/* gather_m128 with the pair blend, the centres written four at a time, inputs prefetched. */
-SPLAT_AVX2 static inline void gather_m256(const mn_splat_skin_job *a, size_t base, size_t end,
-                                          float *m, float *rq)
-{
-    bool stream = streams(a);
-    for (size_t g = 0; g < 8; g += 4) {
-        size_t ahead = base + g + SPLAT_PREFETCH_AHEAD;
-        if (ahead < end) {
-            _mm_prefetch((const char *)(a->rotations + 4 * ahead), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a->centres + 3 * ahead), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a->joints + a->influences * ahead), _MM_HINT_T0);
-            _mm_prefetch((const char *)(a->weights + a->influences * ahead), _MM_HINT_T0);
-        }
-        __m128 col[3][4], rot[4], centre[4];
-        for (size_t l = 0; l < 4; l++) {
-            size_t i = base + g + l < end ? base + g + l : end - 1;
-            __m128 c[3];
-            blend_m256(a, i, c, &centre[l]);
-            col[0][l] = c[0], col[1][l] = c[1], col[2][l] = c[2];
-            rot[l] = _mm_loadu_ps(a->rotations + 4 * i);
-        }
-        if (base + g < end)
-            store_centres(a, base + g, end - (base + g) < 4 ? end - (base + g) : 4, centre,
-                          stream);
-        for (int c = 0; c < 3; c++) {
-            _MM_TRANSPOSE4_PS(col[c][0], col[c][1], col[c][2], col[c][3]);
-            for (int r = 0; r < 3; r++)
-                _mm_store_ps(m + (size_t)(c * 3 + r) * 8 + g, col[c][r]);
-        }
-        _MM_TRANSPOSE4_PS(rot[0], rot[1], rot[2], rot[3]);
-        for (int k = 0; k < 4; k++)
-            _mm_store_ps(rq + (size_t)k * 8 + g, rot[k]);
-    }
-}
-
-/* scatter_m128 with streaming stores for a large job's aligned groups. */
-SPLAT_AVX2 static inline void scatter_m256(const mn_splat_skin_job *a, size_t base, size_t end,
-                                           const float *rq)
-{
-    bool stream = streams(a);
-    for (size_t g = 0; g < 8 && base + g < end; g += 4) {
-        __m128 v0 = _mm_load_ps(rq + g), v1 = _mm_load_ps(rq + 8 + g);
-        __m128 v2 = _mm_load_ps(rq + 16 + g), v3 = _mm_load_ps(rq + 24 + g);
-        _MM_TRANSPOSE4_PS(v0, v1, v2, v3);
-        __m128 v[4] = {v0, v1, v2, v3};
-        float *out = a->out_rotations + 4 * (base + g);
-        bool whole = end - (base + g) >= 4;
-        if (whole && stream && ((uintptr_t)out & 15) == 0) {
-            for (size_t l = 0; l < 4; l++)
-                _mm_stream_ps(out + 4 * l, v[l]);
-            continue;
-        }
-        for (size_t l = 0; l < 4 && base + g + l < end; l++)
-            _mm_storeu_ps(out + 4 * l, v[l]);
-    }
-}
-
-SPLAT_AVX2 static inline __m256 sel_gt_m256(__m256 a, __m256 b, __m256 x, __m256 y)
-{
-    return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ));
-}
-
-#define SK_NAME splat_skin_avx2
-#define SK_ATTR SPLAT_AVX2
-#define SK_W 8
-#define SK_V __m256
-#define SK_SET1(x) _mm256_set1_ps(x)
-/* two halves: each reads what one of gather_m128's 16-byte stores wrote */
-#define SK_LOAD(p) _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(p)), \
-                                        _mm_load_ps((p) + 4), 1)
-#define SK_STORE(p, v) _mm256_store_ps((p), (v))
-#define SK_SQRT(v) _mm256_sqrt_ps(v)
-#define SK_SEL_GT(a, b, x, y) sel_gt_m256((a), (b), (x), (y))
-#define SK_ALL_GT(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_GT_OQ)) == 0xff)
-#define SK_MADD(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define SK_RCP(v) _mm256_rcp_ps(v)
-#define SK_GATHER(a, base, end, m, rq) gather_m256((a), (base), (end), &(m)[0][0], &(rq)[0][0])
-#define SK_SCATTER(a, base, end, rq) scatter_m256((a), (base), (end), &(rq)[0][0])
-#define SK_FINISH() _mm_sfence()
-#include "deform/splat_skin_kernel.h"
-#undef SK_NAME
-#undef SK_ATTR
-#undef SK_W
-#undef SK_V
-#undef SK_SET1
-#undef SK_LOAD
-#undef SK_STORE
-#undef SK_SQRT
-#undef SK_SEL_GT
-#undef SK_ALL_GT
-#undef SK_MADD
-#undef SK_RCP
-#undef SK_GATHER
-#undef SK_SCATTER
-#undef SK_FINISH
 
 #endif /* MN_SPLAT_X86 */
 
@@ -406,7 +241,7 @@ void mn_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size
         return;
 #if MN_SPLAT_X86
     if (level == MN_SPLAT_SIMD_AVX2_FMA) {
-        splat_skin_avx2(job, first, end);
+        mn_splat_skin_avx2(job, first, end);
         return;
     }
     if (level == MN_SPLAT_SIMD_SSE2) {
