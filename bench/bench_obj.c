@@ -10,10 +10,17 @@
  * Cases (JSON lines, bench.h):
  *   obj_text      the generated text: bytes, elements, faces (nothing timed)
  *   parse_memory  mn_obj_read_memory on the text: parse, triangulate (fan
- *                 after the convexity test), write the stride-8 soup; the
- *                 `bytes` are the OBJ text, beside memcpy of as many bytes;
- *                 target_ratio 0.1 and within_target say whether the issue's
- *                 goal was met in this run
+ *                 after the convexity test), write the stride-8 soup, with
+ *                 the default options (the text split over one thread per
+ *                 CPU, `threads`); the `bytes` are the OBJ text, beside
+ *                 memcpy of as many bytes; target_ratio 0.1 and
+ *                 within_target say whether the issue's goal was met in
+ *                 this run
+ *   parse_one_thread  the same with mn_obj_options.threads = 1: the one-pass
+ *                 reader, the reference the split read must equal
+ *   checks        the default read and the one-thread read give the same
+ *                 object, bit for bit (groups, soup, arrays, bounds,
+ *                 warnings); the bench fails when they differ
  *   read_file     mn_obj_read_file of the same text written to $TMPDIR (page
  *                 cache warm: this is the library, not the disk)
  *   peak_memory   one parse through a counting allocator: the library's peak
@@ -28,6 +35,33 @@
 #include <marionette/obj.h>
 
 #include <unistd.h>
+
+static bool same_floats(const float *a, const float *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+/* Whether two reads of the same text gave the same object, bit for bit. */
+static bool same_obj(const mn_obj *a, const mn_obj *b)
+{
+    if (a->group_count != b->group_count || a->position_count != b->position_count ||
+        a->texcoord_count != b->texcoord_count || a->normal_count != b->normal_count ||
+        a->warning_count != b->warning_count || a->mtllib_count != b->mtllib_count ||
+        memcmp(a->bounds_min, b->bounds_min, sizeof a->bounds_min) != 0 ||
+        memcmp(a->bounds_max, b->bounds_max, sizeof a->bounds_max) != 0)
+        return false;
+    for (uint32_t g = 0; g < a->group_count; g++)
+        if (strcmp(a->groups[g].material, b->groups[g].material) != 0 ||
+            a->groups[g].vertex_count != b->groups[g].vertex_count ||
+            !same_floats(a->groups[g].verts, b->groups[g].verts, 8 * (size_t)a->groups[g].vertex_count))
+            return false;
+    for (uint32_t w = 0; w < a->warning_count; w++)
+        if (strcmp(a->warnings[w].message, b->warnings[w].message) != 0)
+            return false;
+    return same_floats(a->positions, b->positions, 3 * (size_t)a->position_count) &&
+           same_floats(a->texcoords, b->texcoords, 2 * (size_t)a->texcoord_count) &&
+           same_floats(a->normals, b->normals, 3 * (size_t)a->normal_count);
+}
 
 #define COLUMNS 1000u
 #define TARGET_BYTES 100000000u
@@ -278,6 +312,8 @@ int main(int argc, char **argv)
     bench_timing t = bench_run(runs, parse_body, check_and_free, &ctx);
     bench_line_begin(&line, "obj", "parse_memory");
     bench_line_bool(&line, "ok", t.ok);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    bench_line_i64(&line, "threads", cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
     bench_line_throughput(&line, text.size, t, memcpy_t);
     double ratio = t.ok && memcpy_t.best_ms > 0.0 ? memcpy_t.best_ms / t.best_ms : NAN;
     bench_line_num(&line, "target_ratio", 0.1);
@@ -286,6 +322,29 @@ int main(int argc, char **argv)
     bench_line_print(&line);
     if (!t.ok) {
         fprintf(stderr, "bench_obj: parse_memory failed or gave a wrong result\n");
+        return 1;
+    }
+
+    /* The one-pass reader, and the proof that the split read equals it. */
+    parse_ctx one = {.text = &text, .grid = &g, .options = {.skip_libraries = true, .threads = 1}};
+    bench_timing t1 = bench_run(runs, parse_body, check_and_free, &one);
+    bench_line_begin(&line, "obj", "parse_one_thread");
+    bench_line_bool(&line, "ok", t1.ok);
+    bench_line_throughput(&line, text.size, t1, memcpy_t);
+    bench_line_num(&line, "split_speedup", t.ok && t1.ok ? t1.best_ms / t.best_ms : NAN);
+    bench_line_print(&line);
+    mn_obj *split = NULL, *whole = NULL;
+    mn_error err;
+    bool same = mn_obj_read_memory(text.data, text.size, &ctx.options, &split, &err) == MN_OK &&
+                mn_obj_read_memory(text.data, text.size, &one.options, &whole, &err) == MN_OK &&
+                same_obj(split, whole);
+    mn_obj_free(split);
+    mn_obj_free(whole);
+    bench_line_begin(&line, "obj", "checks");
+    bench_line_bool(&line, "split_equals_one_thread", same);
+    bench_line_print(&line);
+    if (!t1.ok || !same) {
+        fprintf(stderr, "bench_obj: the split read differs from the one-thread read\n");
         return 1;
     }
 

@@ -6,13 +6,18 @@
  * no object; an accepted one must hold non-empty groups of whole triangles
  * that tile one soup in file order, finite soup values, positions inside the
  * bounds, material indices that name the group's material, and well-formed
- * warnings.  Any broken promise aborts, under ASan
- * and UBSan.
+ * warnings.  The same bytes are then read split into pieces (2 to 8, the
+ * count taken from the input's size, parsed one after another: the split
+ * read's code, not its threads), which must give exactly the one-pass
+ * result: the same object, or the same first error with its line, column
+ * and message.  Any broken promise aborts, under ASan and UBSan.
  *
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/obj)
  *     build/fuzz/fuzz_obj -dict=fuzz/dict/obj.dict CORPUS_DIR fuzz/corpus/obj
  */
 #include <marionette/obj.h>
+
+#include "../src/format/obj_pieces.h" /* the split read, for the comparison */
 
 #include <math.h>
 #include <stdint.h>
@@ -53,6 +58,62 @@ static void check_obj(const mn_obj *obj)
         check(obj->warnings[w].message != NULL && obj->warnings[w].path != NULL);
 }
 
+static bool same_string(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_floats(const float *a, const float *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+/* The split read's object must be the one pass's, bit for bit. */
+static void check_same(const mn_obj *a, const mn_obj *b)
+{
+    check(a->group_count == b->group_count && a->mtllib_count == b->mtllib_count &&
+          a->material_count == b->material_count && a->warning_count == b->warning_count &&
+          a->position_count == b->position_count && a->texcoord_count == b->texcoord_count &&
+          a->normal_count == b->normal_count);
+    for (uint32_t g = 0; g < a->group_count; g++)
+        check(same_string(a->groups[g].material, b->groups[g].material) &&
+              a->groups[g].material_index == b->groups[g].material_index &&
+              a->groups[g].vertex_count == b->groups[g].vertex_count &&
+              same_floats(a->groups[g].verts, b->groups[g].verts, 8 * (size_t)a->groups[g].vertex_count));
+    for (uint32_t i = 0; i < a->mtllib_count; i++)
+        check(strcmp(a->mtllibs[i], b->mtllibs[i]) == 0);
+    for (uint32_t m = 0; m < a->material_count; m++)
+        check(strcmp(a->materials[m].name, b->materials[m].name) == 0);
+    for (uint32_t w = 0; w < a->warning_count; w++)
+        check(a->warnings[w].code == b->warnings[w].code &&
+              strcmp(a->warnings[w].path, b->warnings[w].path) == 0 &&
+              strcmp(a->warnings[w].message, b->warnings[w].message) == 0);
+    check(memcmp(a->bounds_min, b->bounds_min, sizeof a->bounds_min) == 0 &&
+          memcmp(a->bounds_max, b->bounds_max, sizeof a->bounds_max) == 0);
+    check(same_floats(a->positions, b->positions, 3 * (size_t)a->position_count) &&
+          same_floats(a->texcoords, b->texcoords, 2 * (size_t)a->texcoord_count) &&
+          same_floats(a->normals, b->normals, 3 * (size_t)a->normal_count));
+}
+
+/* Read the bytes again in pieces; compare with the one pass's status, error and object. */
+static void check_split(const uint8_t *data, size_t size, const mn_obj_options *options, mn_status status,
+                        const mn_error *err, const mn_obj *obj)
+{
+    mn_obj *split = NULL;
+    mn_error split_err;
+    mn_status st = mn_obj_read_memory_pieces(data, size, options, 2 + (uint32_t)(size % 7), 1, &split,
+                                             &split_err, NULL);
+    check(st == status);
+    if (st != MN_OK) {
+        check(split == NULL && split_err.code == err->code && split_err.line == err->line &&
+              split_err.column == err->column && split_err.offset == err->offset &&
+              strcmp(split_err.message, err->message) == 0);
+        return;
+    }
+    check_same(obj, split);
+    mn_obj_free(split);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -64,9 +125,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (status != MN_OK) {
         check(obj == NULL && err.code == status && memchr(err.message, '\0', sizeof err.message) != NULL);
         check(status == MN_OUT_OF_MEMORY || err.line >= 1);
+        check_split(data, size, &options, status, &err, NULL);
     } else {
         check(obj != NULL && err.code == MN_OK);
         check_obj(obj);
+        check_split(data, size, &options, status, &err, obj);
         mn_obj_free(obj);
     }
     mn_mtl_library *lib = NULL;

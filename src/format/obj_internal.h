@@ -7,6 +7,8 @@
  *                      the name table
  *   obj_triangulate.c  polygons to triangles (fan, ear clipping), face normals
  *   obj_read.c         the OBJ statements, groups, libraries, entry points
+ *   obj_pieces.c       the parallel read: pieces parsed on several threads,
+ *                      joined into exactly the one-thread result
  *   mtl_read.c         the MTL statements and mn_mtl_read_memory
  *
  * Every line the parsers look at ends in '\n': the input's own, or the one a
@@ -347,6 +349,9 @@ typedef struct mn_obj_warning_node {
 
 #define MN_OBJ_UNKNOWN_KEYWORDS 16
 
+/* How the OBJ reader's warnings name a statement it does not read. */
+#define MN_OBJ_UNKNOWN_WHAT "unknown or unsupported OBJ statement"
+
 typedef struct mn_obj_warnings {
     mn_arena *arena;
     mn_obj_warning_node *head, *tail;
@@ -440,6 +445,195 @@ bool mn_obj_triangulate(const mn_allocator *allocator, const float *positions,
 
 /* The unit normal of triangle a b c ((0, 0, 1) when it has no area). */
 void mn_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3]);
+
+/* ---- writing triangles ------------------------------------------------------------- */
+
+/* One soup vertex (position, normal, uv) for corner c at o; the vertex after it. */
+MN_OBJ_INLINE float *mn_obj_put_vertex(float *o, const float *positions, const float *texcoords,
+                                       const float *normals, const mn_obj_corner *c,
+                                       const float *face_normal)
+{
+    const float *p = positions + 3 * (size_t)c->v;
+    const float *n = c->vn != MN_NONE ? normals + 3 * (size_t)c->vn : face_normal;
+    o[0] = p[0];
+    o[1] = p[1];
+    o[2] = p[2];
+    o[3] = n[0];
+    o[4] = n[1];
+    o[5] = n[2];
+    if (c->vt != MN_NONE) {
+        const float *t = texcoords + 2 * (size_t)c->vt;
+        o[6] = t[0];
+        o[7] = t[1];
+    } else {
+        o[6] = 0.0f;
+        o[7] = 0.0f;
+    }
+    return o + 8;
+}
+
+/*
+ * Write the 3 (n − 2) soup vertices of a polygon of n >= 3 resolved corners
+ * at o: a triangle as it is, a bigger polygon through mn_obj_triangulate; a
+ * corner without its own normal gets the face's flat one (all_normals: every
+ * corner has one, so the face normal is not worked out).  The one routine
+ * both the one-thread reader and the parallel join write faces with, so
+ * their soups are the same bits.  False when out of memory.
+ */
+MN_OBJ_INLINE bool mn_obj_emit_face(const mn_allocator *allocator, const float *positions,
+                                    const float *texcoords, const float *normals,
+                                    const mn_obj_corner *c, uint32_t n, bool all_normals,
+                                    mn_obj_vec *tris, mn_obj_vec *work, float *o)
+{
+    float face_normal[3];
+    if (n == 3) {
+        if (!all_normals)
+            mn_obj_triangle_normal(positions + 3 * (size_t)c[0].v, positions + 3 * (size_t)c[1].v,
+                                   positions + 3 * (size_t)c[2].v, face_normal);
+        o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[0], face_normal);
+        o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[1], face_normal);
+        mn_obj_put_vertex(o, positions, texcoords, normals, &c[2], face_normal);
+        return true;
+    }
+    /* With every corner's own normal the face normal is not needed, only the split. */
+    tris->size = 0;
+    if (!mn_obj_triangulate(allocator, positions, c, n, tris, work, all_normals ? NULL : face_normal))
+        return false;
+    const uint32_t *t = tris->data;
+    size_t vertices = 3 * ((size_t)n - 2);
+    for (size_t k = 0; k < vertices; k++)
+        o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[t[k]], face_normal);
+    return true;
+}
+
+/* ---- the OBJ parser (obj_read.c), shared with the parallel read (obj_pieces.c) ----- */
+
+/* A group while parsing: its material and where its soup vertices start. */
+typedef struct mn_obj_group_start {
+    const char *material;
+    size_t first;
+} mn_obj_group_start;
+
+/*
+ * What a piece of a parallel read keeps, in file order, of the statements
+ * that shape groups, libraries and warnings; the join replays them through
+ * the one-thread reader's own state (mn_obj_use_material, ...).
+ */
+typedef enum mn_obj_event_kind {
+    MN_OBJ_EVENT_USEMTL,        /* name: the material name */
+    MN_OBJ_EVENT_MTLLIB,        /* name: the library as written */
+    MN_OBJ_EVENT_UNKNOWN,       /* name: the keyword; line: the piece's line */
+    MN_OBJ_EVENT_FACES,         /* vertices: soup vertices of a run of faces */
+} mn_obj_event_kind;
+
+typedef struct mn_obj_event {
+    mn_obj_event_kind kind;
+    int line;
+    const char *name;           /* in the piece's arena */
+    size_t len;
+    size_t vertices;
+} mn_obj_event;
+
+/*
+ * A piece's faces are recorded, not written: the positions they name may be
+ * in an earlier piece, read at the same time.  Each face is a run of
+ * uint32_t words: the corner count n, the face's flags, n corners of three
+ * words (v, vt, vn) and, when the corners differ in form (MN_OBJ_FACE_MIXED),
+ * n words of flags, one per corner.  An absolute index is stored resolved
+ * (0-based); a relative one as its distance from the piece's first element
+ * (modulo 2^32: negative when it reaches into an earlier piece), resolved
+ * when the join knows how many elements come before the piece.
+ */
+#define MN_OBJ_FACE_VT 1u       /* the corner has a texture coordinate */
+#define MN_OBJ_FACE_VN 2u       /* the corner has a normal */
+#define MN_OBJ_FACE_V_REL 4u    /* its v index is relative */
+#define MN_OBJ_FACE_VT_REL 8u
+#define MN_OBJ_FACE_VN_REL 16u
+#define MN_OBJ_FACE_MIXED 32u   /* per-corner flags follow the corners */
+
+/* Enough first uses of unknown keywords per piece to place the join's once-per-keyword warnings. */
+#define MN_OBJ_PIECE_KEYWORDS (2 * MN_OBJ_UNKNOWN_KEYWORDS + 1)
+
+/* A checkpoint every this many soup vertices of a piece: the join writes the soup in such chunks. */
+#define MN_OBJ_CHUNK_VERTICES 49152u
+
+/* A face-record offset (in words) and the piece's soup vertices before it. */
+typedef struct mn_obj_checkpoint {
+    size_t word;
+    size_t vertex;
+} mn_obj_checkpoint;
+
+/* The state of one piece of a parallel read (obj_pieces.c), owned by it. */
+typedef struct mn_obj_piece {
+    mn_arena arena;             /* event names */
+    mn_obj_vec faces;           /* the face records (uint32_t words) */
+    mn_obj_vec events;          /* mn_obj_event */
+    mn_obj_vec checkpoints;     /* mn_obj_checkpoint, one per MN_OBJ_CHUNK_VERTICES */
+    size_t checkpoint_vertex;   /* soup vertices at the newest checkpoint */
+    /* Per kind (v, vt, vn): how many elements before the piece its indices need. */
+    uint64_t need[3];
+    char unknown[MN_OBJ_PIECE_KEYWORDS][16];
+    uint32_t unknown_count;
+} mn_obj_piece;
+
+typedef struct mn_obj_parser {
+    const mn_allocator *allocator;
+    mn_arena *arena;
+    mn_error *err;
+    mn_status status;                   /* the error a handler returned NULL for */
+    mn_obj_where where;
+    const char *region_end;             /* the text being parsed ends in '\n' just before this */
+    mn_obj_piece *piece;                /* NULL: the whole text in one pass */
+
+    mn_obj_vec *positions, *texcoords, *normals, *soup;  /* floats */
+    uint32_t position_count, texcoord_count, normal_count;
+    size_t soup_vertices;
+    size_t text_size;                   /* of the text parsed, for size projections */
+    int64_t first_face_offset;          /* where the first face starts, -1 before it */
+    float bounds_min[3], bounds_max[3];
+
+    mn_obj_vec corners, tris, work, scratch;
+    mn_obj_vec groups;                  /* mn_obj_group_start */
+    mn_obj_vec libraries;               /* const char * (arena), as written */
+    mn_obj_names usemtl_names;          /* interned usemtl names */
+    const char *material;               /* the usemtl in force (interned), NULL before any */
+    bool group_open;                    /* the newest group has `material` */
+    mn_obj_warnings warnings;
+    int lines;                          /* after a pass: 1 + the newlines read (saturating) */
+} mn_obj_parser;
+
+/*
+ * Set up a parser for `size` bytes of text: elements go to the vectors
+ * given (the soup may be NULL for a piece), names and warnings to `arena`.
+ */
+void mn_obj_parser_init(mn_obj_parser *ps, const mn_allocator *allocator, mn_arena *arena,
+                        mn_error *err, mn_obj_vec *positions, mn_obj_vec *texcoords,
+                        mn_obj_vec *normals, mn_obj_vec *soup, size_t size);
+
+/* Free the parser's working buffers (not the vectors it was given, not the arena). */
+void mn_obj_parser_release(mn_obj_parser *ps);
+
+/* Parse the whole text (or a piece: ps->piece set) statement by statement. */
+mn_status mn_obj_parse_text(mn_obj_parser *ps, const char *text, size_t size);
+
+/* usemtl NAME, mtllib NAME and a run of faces, as the one pass applies them.  False: out of memory. */
+bool mn_obj_use_material(mn_obj_parser *ps, const char *name, size_t len);
+bool mn_obj_add_library(mn_obj_parser *ps, const char *name, size_t len);
+bool mn_obj_add_faces(mn_obj_parser *ps, size_t vertices);
+
+/*
+ * The parallel read (obj_pieces.c): split the text into `pieces` pieces at
+ * line ends, parse them on up to `threads` threads (1: one after another on
+ * the caller's), join them into ps (made by mn_obj_parser_init over the
+ * result's vectors and arena, soup included): the groups, libraries,
+ * warnings, bounds, counts and soup the one-pass read would make.  Anything
+ * but MN_OK means "read it in one pass instead": an error in the text (the
+ * one pass reports the first one, with its line), a limit crossed, or
+ * memory running out; ps's vectors and arena then hold partial data for the
+ * caller to release.  *joined: how many pieces were joined (on MN_OK).
+ */
+mn_status mn_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
+                              uint32_t threads, uint32_t *joined);
 
 /* ---- MTL (mtl_read.c) -------------------------------------------------------------- */
 

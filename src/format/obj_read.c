@@ -19,12 +19,16 @@
  * be read or parsed is a warning, and every usemtl name no library defines
  * gets a default material, so the geometry always loads.
  */
+#define _POSIX_C_SOURCE 200809L /* sysconf under -std=c11 */
+
 #include "obj_internal.h"
+#include "obj_pieces.h"
 
 #include "gltf_internal.h" /* mn_file_map, mn_file_read, mn_stdio_resolver_read */
 
 #include <float.h>
 #include <string.h>
+#include <unistd.h>
 
 struct mn_obj_private {
     mn_arena arena;                     /* strings, groups, materials, warnings */
@@ -36,35 +40,8 @@ typedef struct obj_holder {
     struct mn_obj_private priv;
 } obj_holder;
 
-/* A group while parsing: its material and where its soup vertices start. */
-typedef struct group_start {
-    const char *material;
-    size_t first;
-} group_start;
-
-typedef struct obj_parser {
-    const mn_allocator *allocator;
-    mn_arena *arena;
-    mn_error *err;
-    mn_status status;                   /* the error a handler returned NULL for */
-    mn_obj_where where;
-    const char *region_end;             /* the text being parsed ends in '\n' just before this */
-
-    mn_obj_vec *positions, *texcoords, *normals, *soup;  /* floats, in the holder */
-    uint32_t position_count, texcoord_count, normal_count;
-    size_t soup_vertices;
-    size_t text_size;                   /* of the whole input, for the soup's size projection */
-    int64_t first_face_offset;          /* where the first face starts, -1 before it */
-    float bounds_min[3], bounds_max[3];
-
-    mn_obj_vec corners, tris, work, scratch;
-    mn_obj_vec groups;                  /* group_start */
-    mn_obj_vec libraries;               /* const char * (arena), as written */
-    mn_obj_names usemtl_names;          /* interned usemtl names */
-    const char *material;               /* the usemtl in force (interned), NULL before any */
-    bool group_open;                    /* the newest group has `material` */
-    mn_obj_warnings warnings;
-} obj_parser;
+typedef mn_obj_parser obj_parser;
+typedef mn_obj_group_start group_start;
 
 /* Returned by a statement parser whose line goes on after a trailing backslash. */
 static const char join_marker;
@@ -169,9 +146,39 @@ MN_OBJ_INLINE const char *read_numbers(obj_parser *ps, const char *keyword, cons
     return p + 1;
 }
 
+/*
+ * Make room for `bytes` more in vec (the soup, a piece's face records or
+ * arrays).  Past the first 64 KB it grows to what the text so far projects
+ * for the whole text (bytes per byte of text since offset `since`: the
+ * first face, or the start for a piece's arrays; times the text left, plus
+ * 1/16), never less than double: a file whose faces look alike is
+ * then written into one allocation instead of being copied at every
+ * doubling, and one whose remaining text holds fewer faces than projected
+ * wastes at most its own size in reserve.
+ */
+static bool grow_projected(obj_parser *ps, mn_obj_vec *vec, size_t bytes, const char *at, int64_t since)
+{
+    size_t extra = bytes;
+    int64_t here = ps->where.offset + (at - ps->where.text);
+    if (vec->size >= 65536 && here > since && (uint64_t)here < ps->text_size) {
+        double rate = (double)vec->size / (double)(here - since);
+        double projected = rate * (double)(ps->text_size - (uint64_t)here) * 1.0625 + (double)bytes;
+        if (projected > (double)extra && projected < (double)(SIZE_MAX / 4))
+            extra = (size_t)projected;
+    }
+    return mn_obj_vec_grow(ps->allocator, vec, extra);
+}
+
+/*
+ * Append n floats to vec.  A piece's arrays grow by projection (the
+ * elements of a piece's text tend to look alike), saving the copies and
+ * fresh pages of repeated doubling; the one pass keeps doubling.
+ */
 static bool push_floats(obj_parser *ps, mn_obj_vec *vec, const float *v, int n)
 {
-    if (!mn_obj_vec_reserve(ps->allocator, vec, (size_t)n * sizeof(float)))
+    size_t bytes = (size_t)n * sizeof(float);
+    if (vec->cap - vec->size < bytes && !(ps->piece ? grow_projected(ps, vec, bytes, ps->where.text, 0)
+                                                     : mn_obj_vec_grow(ps->allocator, vec, bytes)))
         return false;
     memcpy((char *)vec->data + vec->size, v, (size_t)n * sizeof(float));
     vec->size += (size_t)n * sizeof(float);
@@ -281,6 +288,26 @@ static inline bool resolve(int64_t index, uint32_t count, uint32_t *out)
     return true;
 }
 
+/*
+ * An index read in a piece of a parallel read, where only the `count`
+ * elements of the piece so far are known: an absolute index is stored
+ * 0-based, a relative one from the piece's first element (modulo 2^32,
+ * *relative set), and *need grows to the elements before the piece the
+ * index reaches (the join checks them).  False for index 0, an error wherever it is.
+ */
+static inline bool resolve_in_piece(int64_t index, uint32_t count, uint64_t *need, uint32_t *out,
+                                    bool *relative)
+{
+    if (index == 0)
+        return false;
+    uint64_t magnitude = index > 0 ? (uint64_t)index : (uint64_t)(-index);
+    if (magnitude > count && magnitude - count > *need)
+        *need = magnitude - count;
+    *relative = index < 0;
+    *out = index > 0 ? (uint32_t)(index - 1) : (uint32_t)((int64_t)count + index);
+    return true;
+}
+
 static const char *index_error(obj_parser *ps, const char *at, const char *what, const char *kind,
                                int64_t index, uint32_t count)
 {
@@ -305,25 +332,31 @@ MN_OBJ_INLINE const char *parse_index(const obj_parser *ps, const char *p, int64
     return mn_obj_parse_index(p, out);
 }
 
+/* A corner's indices as written. */
+typedef struct raw_corner {
+    int64_t v, vt, vn;
+    bool has_t, has_n;
+} raw_corner;
+
 /* One corner `v`, `v/vt`, `v//vn` or `v/vt/vn` at p; the character after it, JOIN or NULL. */
-MN_OBJ_INLINE const char *corner(obj_parser *ps, const char *p, mn_obj_corner *c)
+MN_OBJ_INLINE const char *corner_text(obj_parser *ps, const char *p, raw_corner *r)
 {
-    int64_t iv, it = 0, in = 0;
-    bool has_t = false, has_n = false;
-    const char *q = parse_index(ps, p, &iv);
+    r->v = r->vt = r->vn = 0;
+    r->has_t = r->has_n = false;
+    const char *q = parse_index(ps, p, &r->v);
     if (!q)
         goto malformed;
     if (*q == '/') {
         q++;
         if (*q != '/') {
-            if (!(q = parse_index(ps, q, &it)))
+            if (!(q = parse_index(ps, q, &r->vt)))
                 goto malformed;
-            has_t = true;
+            r->has_t = true;
         }
         if (*q == '/') {
-            if (!(q = parse_index(ps, q + 1, &in)))
+            if (!(q = parse_index(ps, q + 1, &r->vn)))
                 goto malformed;
-            has_n = true;
+            r->has_n = true;
         }
     }
     if (!mn_obj_ends_token(*q)) {
@@ -331,20 +364,62 @@ MN_OBJ_INLINE const char *corner(obj_parser *ps, const char *p, mn_obj_corner *c
             return JOIN;
         goto malformed;
     }
-    if (!resolve(iv, ps->position_count, &c->v))
-        return index_error(ps, p, "vertex", "v", iv, ps->position_count);
-    c->vt = MN_NONE;
-    if (has_t && !resolve(it, ps->texcoord_count, &c->vt))
-        return index_error(ps, p, "texture coordinate", "vt", it, ps->texcoord_count);
-    c->vn = MN_NONE;
-    if (has_n && !resolve(in, ps->normal_count, &c->vn))
-        return index_error(ps, p, "normal", "vn", in, ps->normal_count);
     return q;
 malformed:
     if (mn_obj_is_continuation(p))
         return JOIN;
     return fail(ps, MN_INVALID_VALUE, "f", p,
                 "\"%.*s\" is not a corner (v, v/vt, v//vn or v/vt/vn)", shown(p), p);
+}
+
+/* One corner at p resolved against the elements so far; the character after it, JOIN or NULL. */
+MN_OBJ_INLINE const char *corner(obj_parser *ps, const char *p, mn_obj_corner *c)
+{
+    raw_corner r;
+    const char *q = corner_text(ps, p, &r);
+    if (!q || q == JOIN)
+        return q;
+    if (!resolve(r.v, ps->position_count, &c->v))
+        return index_error(ps, p, "vertex", "v", r.v, ps->position_count);
+    c->vt = MN_NONE;
+    if (r.has_t && !resolve(r.vt, ps->texcoord_count, &c->vt))
+        return index_error(ps, p, "texture coordinate", "vt", r.vt, ps->texcoord_count);
+    c->vn = MN_NONE;
+    if (r.has_n && !resolve(r.vn, ps->normal_count, &c->vn))
+        return index_error(ps, p, "normal", "vn", r.vn, ps->normal_count);
+    return q;
+}
+
+/* A corner of a piece's face as recorded: indices (mn_obj_corner) and MN_OBJ_FACE_* flags. */
+typedef struct piece_corner {
+    uint32_t v, vt, vn, flags;
+} piece_corner;
+
+/* One corner at p in a piece (resolve_in_piece); the character after it, JOIN or NULL. */
+MN_OBJ_INLINE const char *piece_corner_at(obj_parser *ps, const char *p, piece_corner *c)
+{
+    raw_corner r;
+    const char *q = corner_text(ps, p, &r);
+    if (!q || q == JOIN)
+        return q;
+    uint64_t *need = ps->piece->need;
+    bool rel = false;
+    c->flags = 0;
+    if (!resolve_in_piece(r.v, ps->position_count, &need[0], &c->v, &rel))
+        return index_error(ps, p, "vertex", "v", r.v, ps->position_count);
+    c->flags |= rel ? MN_OBJ_FACE_V_REL : 0u;
+    c->vt = c->vn = 0;
+    if (r.has_t) {
+        if (!resolve_in_piece(r.vt, ps->texcoord_count, &need[1], &c->vt, &rel))
+            return index_error(ps, p, "texture coordinate", "vt", r.vt, ps->texcoord_count);
+        c->flags |= MN_OBJ_FACE_VT | (rel ? MN_OBJ_FACE_VT_REL : 0u);
+    }
+    if (r.has_n) {
+        if (!resolve_in_piece(r.vn, ps->normal_count, &need[2], &c->vn, &rel))
+            return index_error(ps, p, "normal", "vn", r.vn, ps->normal_count);
+        c->flags |= MN_OBJ_FACE_VN | (rel ? MN_OBJ_FACE_VN_REL : 0u);
+    }
+    return q;
 }
 
 static bool open_group(obj_parser *ps)
@@ -359,58 +434,25 @@ static bool open_group(obj_parser *ps)
     return true;
 }
 
-MN_OBJ_INLINE float *put_vertex(float *o, const obj_parser *ps, const mn_obj_corner *c, const float *face_normal)
+bool mn_obj_add_faces(obj_parser *ps, size_t vertices)
 {
-    const float *p = (const float *)ps->positions->data + 3 * (size_t)c->v;
-    const float *n = c->vn != MN_NONE ? (const float *)ps->normals->data + 3 * (size_t)c->vn : face_normal;
-    o[0] = p[0];
-    o[1] = p[1];
-    o[2] = p[2];
-    o[3] = n[0];
-    o[4] = n[1];
-    o[5] = n[2];
-    if (c->vt != MN_NONE) {
-        const float *t = (const float *)ps->texcoords->data + 2 * (size_t)c->vt;
-        o[6] = t[0];
-        o[7] = t[1];
-    } else {
-        o[6] = 0.0f;
-        o[7] = 0.0f;
-    }
-    return o + 8;
+    if (!ps->group_open && !open_group(ps))
+        return false;
+    ps->soup_vertices += vertices;
+    return true;
 }
 
-/*
- * Make room for `bytes` more soup.  Past the first 64 KB the soup grows to
- * what the faces so far project for the whole file (soup bytes per byte of
- * text since the first face, times the text left, plus 1/16), never less
- * than double: a file whose faces look alike is then written into one
- * allocation instead of being copied at every doubling, and one whose
- * remaining text holds fewer faces than projected wastes at most its own
- * size in reserve.
- */
-static bool grow_soup(obj_parser *ps, size_t bytes, const char *at)
-{
-    mn_obj_vec *soup = ps->soup;
-    size_t extra = bytes;
-    int64_t here = ps->where.offset + (at - ps->where.text);
-    if (soup->size >= 65536 && here > ps->first_face_offset && (uint64_t)here < ps->text_size) {
-        double rate = (double)soup->size / (double)(here - ps->first_face_offset);
-        double projected = rate * (double)(ps->text_size - (uint64_t)here) * 1.0625 + (double)bytes;
-        if (projected > (double)extra && projected < (double)(SIZE_MAX / 4))
-            extra = (size_t)projected;
-    }
-    return mn_obj_vec_grow(ps->allocator, soup, extra);
-}
+/* Room for the usual polygon up front; a bigger one grows the corners as it goes. */
+#define CORNERS_AHEAD 8
 
+/* A face in the one pass: resolved, triangulated and written to the soup at once. */
 static const char *face(obj_parser *ps, const char *p)
 {
     const char *line = p;
     uint32_t n = 0;
     bool all_normals = true;
     ps->corners.size = 0;
-    /* Room for the usual polygon up front; a bigger one grows the corners as it goes. */
-    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, 8 * sizeof(mn_obj_corner)))
+    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, CORNERS_AHEAD * sizeof(mn_obj_corner)))
         return fail_oom(ps);
     size_t room = ps->corners.cap / sizeof(mn_obj_corner);
     for (;;) {
@@ -440,37 +482,122 @@ static const char *face(obj_parser *ps, const char *p)
     size_t vertices = 3 * ((size_t)n - 2);
     if (vertices > (size_t)(MN_NONE - 1) - ps->soup_vertices)
         return fail(ps, MN_OVERFLOW, "f", line, "more than 2^32 - 2 triangle vertices");
-    if (!ps->group_open && !open_group(ps))
-        return fail_oom(ps);
     if (ps->first_face_offset < 0)
         ps->first_face_offset = ps->where.offset;
     size_t soup_bytes = vertices * 8 * sizeof(float);
-    if (ps->soup->cap - ps->soup->size < soup_bytes && !grow_soup(ps, soup_bytes, p))
+    if (ps->soup->cap - ps->soup->size < soup_bytes &&
+        !grow_projected(ps, ps->soup, soup_bytes, p, ps->first_face_offset))
         return fail_oom(ps);
-
-    const mn_obj_corner *c = ps->corners.data;
     float *o = (float *)(void *)((char *)ps->soup->data + ps->soup->size);
-    float face_normal[3];
-    if (n == 3) {
-        if (!all_normals) {
-            const float *pos = ps->positions->data;
-            mn_obj_triangle_normal(pos + 3 * (size_t)c[0].v, pos + 3 * (size_t)c[1].v,
-                                   pos + 3 * (size_t)c[2].v, face_normal);
-        }
-        o = put_vertex(o, ps, &c[0], face_normal);
-        o = put_vertex(o, ps, &c[1], face_normal);
-        put_vertex(o, ps, &c[2], face_normal);
-    } else {
-        /* With every corner's own normal the face normal is not needed, only the split. */
-        ps->tris.size = 0;
-        if (!mn_obj_triangulate(ps->allocator, ps->positions->data, c, n, &ps->tris, &ps->work,
-                                all_normals ? NULL : face_normal))
-            return fail_oom(ps);
-        const uint32_t *t = ps->tris.data;
-        for (size_t k = 0; k < vertices; k++)
-            o = put_vertex(o, ps, &c[t[k]], face_normal);
-    }
+    if (!mn_obj_emit_face(ps->allocator, ps->positions->data, ps->texcoords->data, ps->normals->data,
+                          ps->corners.data, n, all_normals, &ps->tris, &ps->work, o))
+        return fail_oom(ps);
+    if (!mn_obj_add_faces(ps, vertices))
+        return fail_oom(ps);
     ps->soup->size += soup_bytes;
+    return p + 1;
+}
+
+/* Add `vertices` to the piece's newest run of faces (or start one). */
+static bool piece_add_faces(obj_parser *ps, size_t vertices)
+{
+    mn_obj_vec *events = &ps->piece->events;
+    mn_obj_event *last = events->size ? (mn_obj_event *)events->data + events->size / sizeof *last - 1 : NULL;
+    if (last && last->kind == MN_OBJ_EVENT_FACES) {
+        last->vertices += vertices;
+        return true;
+    }
+    if (!mn_obj_vec_reserve(ps->allocator, events, sizeof *last))
+        return false;
+    mn_obj_event *e = (mn_obj_event *)(void *)((char *)events->data + events->size);
+    *e = (mn_obj_event){.kind = MN_OBJ_EVENT_FACES, .vertices = vertices};
+    events->size += sizeof *e;
+    return true;
+}
+
+/* A checkpoint before the face about to be recorded, once a chunk's worth of soup has gone by. */
+static bool piece_checkpoint(obj_parser *ps)
+{
+    mn_obj_piece *piece = ps->piece;
+    if (ps->soup_vertices - piece->checkpoint_vertex < MN_OBJ_CHUNK_VERTICES)
+        return true;
+    if (!mn_obj_vec_reserve(ps->allocator, &piece->checkpoints, sizeof(mn_obj_checkpoint)))
+        return false;
+    char *end = (char *)piece->checkpoints.data + piece->checkpoints.size;
+    mn_obj_checkpoint *c = (mn_obj_checkpoint *)(void *)end;
+    c->word = piece->faces.size / sizeof(uint32_t);
+    c->vertex = ps->soup_vertices;
+    piece->checkpoints.size += sizeof *c;
+    piece->checkpoint_vertex = ps->soup_vertices;
+    return true;
+}
+
+/*
+ * A face in a piece of a parallel read: checked as the one pass checks it
+ * (as far as the piece can: index ranges reaching before the piece are
+ * settled at the join), and recorded (mn_obj_piece) for the join to write.
+ */
+static const char *piece_face(obj_parser *ps, const char *p)
+{
+    const char *line = p;
+    uint32_t n = 0, flags = 0;
+    bool mixed = false;
+    ps->corners.size = 0;
+    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, CORNERS_AHEAD * sizeof(piece_corner)))
+        return fail_oom(ps);
+    size_t room = ps->corners.cap / sizeof(piece_corner);
+    for (;;) {
+        p = mn_obj_skip_blanks(p);
+        if (*p == '\n')
+            break;
+        if (*p == '#') {
+            p = after_line(ps, p) - 1;
+            break;
+        }
+        if (n == room) {
+            if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, sizeof(piece_corner)))
+                return fail_oom(ps);
+            room = ps->corners.cap / sizeof(piece_corner);
+        }
+        piece_corner *c = (piece_corner *)ps->corners.data + n;
+        const char *q = piece_corner_at(ps, p, c);
+        if (!q || q == JOIN)
+            return q;
+        if (n == 0)
+            flags = c->flags;
+        mixed = mixed || c->flags != flags;
+        ps->corners.size += sizeof(piece_corner);
+        n++;
+        p = q;
+    }
+    if (n < 3)
+        return fail(ps, MN_INVALID_VALUE, "f", line, "a face needs at least 3 corners, found %u", n);
+    size_t vertices = 3 * ((size_t)n - 2);
+    if (vertices > (size_t)(MN_NONE - 1) - ps->soup_vertices)
+        return fail(ps, MN_OVERFLOW, "f", line, "more than 2^32 - 2 triangle vertices");
+    if (ps->first_face_offset < 0)
+        ps->first_face_offset = ps->where.offset;
+    mn_obj_vec *faces = &ps->piece->faces;
+    size_t words = 2 + 3 * (size_t)n + (mixed ? n : 0);
+    if (words > SIZE_MAX / sizeof(uint32_t) || !piece_checkpoint(ps))
+        return fail_oom(ps);
+    if (faces->cap - faces->size < words * sizeof(uint32_t) &&
+        !grow_projected(ps, faces, words * sizeof(uint32_t), p, ps->first_face_offset))
+        return fail_oom(ps);
+    uint32_t *w = (uint32_t *)(void *)((char *)faces->data + faces->size);
+    const piece_corner *c = ps->corners.data;
+    *w++ = n;
+    *w++ = mixed ? MN_OBJ_FACE_MIXED : flags;
+    for (uint32_t k = 0; k < n; k++) {
+        *w++ = c[k].v;
+        *w++ = c[k].vt;
+        *w++ = c[k].vn;
+    }
+    for (uint32_t k = 0; mixed && k < n; k++)
+        *w++ = c[k].flags;
+    faces->size += words * sizeof(uint32_t);
+    if (!piece_add_faces(ps, vertices))
+        return fail_oom(ps);
     ps->soup_vertices += vertices;
     return p + 1;
 }
@@ -489,6 +616,69 @@ static bool keyword_is(const char *k, size_t len, const char *name)
     return strlen(name) == len && memcmp(k, name, len) == 0;
 }
 
+bool mn_obj_use_material(obj_parser *ps, const char *name, size_t len)
+{
+    if (ps->material && strlen(ps->material) == len && memcmp(ps->material, name, len) == 0)
+        return true;
+    mn_obj_name_slot *slot = mn_obj_names_add(&ps->usemtl_names, name, len);
+    if (!slot)
+        return false;
+    ps->material = slot->name;
+    ps->group_open = false;
+    return true;
+}
+
+bool mn_obj_add_library(obj_parser *ps, const char *name, size_t len)
+{
+    char *copy = mn_arena_strndup(ps->arena, name, len);
+    if (!copy || !mn_obj_vec_reserve(ps->allocator, &ps->libraries, sizeof copy))
+        return false;
+    memcpy((char *)ps->libraries.data + ps->libraries.size, &copy, sizeof copy);
+    ps->libraries.size += sizeof copy;
+    return true;
+}
+
+/* A piece keeps a usemtl, mtllib or unknown keyword for the join (a usemtl repeated at once: once). */
+static bool piece_event(obj_parser *ps, mn_obj_event_kind kind, const char *name, size_t len)
+{
+    mn_obj_vec *events = &ps->piece->events;
+    size_t count = events->size / sizeof(mn_obj_event);
+    const mn_obj_event *last = count ? (const mn_obj_event *)events->data + count - 1 : NULL;
+    if (kind == MN_OBJ_EVENT_USEMTL && last && last->kind == kind && last->len == len &&
+        memcmp(last->name, name, len) == 0)
+        return true;
+    char *copy = mn_arena_strndup(&ps->piece->arena, name, len);
+    if (!copy || !mn_obj_vec_reserve(ps->allocator, events, sizeof(mn_obj_event)))
+        return false;
+    mn_obj_event *e = (mn_obj_event *)(void *)((char *)events->data + events->size);
+    *e = (mn_obj_event){.kind = kind, .line = ps->where.line, .name = copy, .len = len};
+    events->size += sizeof *e;
+    return true;
+}
+
+/*
+ * An unknown keyword in a piece: its first use there is kept, for the first
+ * MN_OBJ_PIECE_KEYWORDS keywords.  That is enough for the join: at most
+ * MN_OBJ_UNKNOWN_KEYWORDS of them were already reported by earlier pieces,
+ * so the rest reach the point where the warnings stop listing keywords.
+ */
+static bool piece_unknown(obj_parser *ps, const char *keyword, size_t len)
+{
+    mn_obj_piece *piece = ps->piece;
+    /* Keywords compare as mn_obj_warn_unknown compares them: cut to 15 bytes, as C strings. */
+    char key[sizeof piece->unknown[0]];
+    size_t kept = len < sizeof key - 1 ? len : sizeof key - 1;
+    memcpy(key, keyword, kept);
+    key[kept] = '\0';
+    for (uint32_t i = 0; i < piece->unknown_count; i++)
+        if (strcmp(piece->unknown[i], key) == 0)
+            return true;
+    if (piece->unknown_count == MN_OBJ_PIECE_KEYWORDS)
+        return true;
+    memcpy(piece->unknown[piece->unknown_count++], key, kept + 1);
+    return piece_event(ps, MN_OBJ_EVENT_UNKNOWN, keyword, kept);
+}
+
 static const char *usemtl(obj_parser *ps, const char *p)
 {
     const char *next = skip_statement(ps, p);
@@ -498,14 +688,8 @@ static const char *usemtl(obj_parser *ps, const char *p)
     size_t len = mn_obj_rest_length(p);
     if (len == 0)
         return fail(ps, MN_INVALID_VALUE, "usemtl", p, "needs a material name");
-    if (ps->material && strlen(ps->material) == len && memcmp(ps->material, p, len) == 0)
-        return next;
-    mn_obj_name_slot *slot = mn_obj_names_add(&ps->usemtl_names, p, len);
-    if (!slot)
-        return fail_oom(ps);
-    ps->material = slot->name;
-    ps->group_open = false;
-    return next;
+    bool ok = ps->piece ? piece_event(ps, MN_OBJ_EVENT_USEMTL, p, len) : mn_obj_use_material(ps, p, len);
+    return ok ? next : fail_oom(ps);
 }
 
 static const char *mtllib(obj_parser *ps, const char *p)
@@ -517,12 +701,8 @@ static const char *mtllib(obj_parser *ps, const char *p)
     size_t len = mn_obj_rest_length(p);
     if (len == 0)
         return fail(ps, MN_INVALID_VALUE, "mtllib", p, "needs a library file name");
-    char *name = mn_arena_strndup(ps->arena, p, len);
-    if (!name || !mn_obj_vec_reserve(ps->allocator, &ps->libraries, sizeof name))
-        return fail_oom(ps);
-    memcpy((char *)ps->libraries.data + ps->libraries.size, &name, sizeof name);
-    ps->libraries.size += sizeof name;
-    return next;
+    bool ok = ps->piece ? piece_event(ps, MN_OBJ_EVENT_MTLLIB, p, len) : mn_obj_add_library(ps, p, len);
+    return ok ? next : fail_oom(ps);
 }
 
 static const char *keyword_statement(obj_parser *ps, const char *p)
@@ -536,7 +716,7 @@ static const char *keyword_statement(obj_parser *ps, const char *p)
     if (keyword_is(p, kl, "vn"))
         return normal(ps, ke);
     if (keyword_is(p, kl, "f"))
-        return face(ps, ke);
+        return ps->piece ? piece_face(ps, ke) : face(ps, ke);
     if (keyword_is(p, kl, "usemtl"))
         return usemtl(ps, ke);
     if (keyword_is(p, kl, "mtllib"))
@@ -547,7 +727,9 @@ static const char *keyword_statement(obj_parser *ps, const char *p)
     if (keyword_is(p, kl, "o") || keyword_is(p, kl, "g") || keyword_is(p, kl, "s") ||
         keyword_is(p, kl, "mg"))
         return next;
-    if (!mn_obj_warn_unknown(&ps->warnings, p, kl, ps->where.line, "unknown or unsupported OBJ statement"))
+    bool ok = ps->piece ? piece_unknown(ps, p, kl)
+                        : mn_obj_warn_unknown(&ps->warnings, p, kl, ps->where.line, MN_OBJ_UNKNOWN_WHAT);
+    if (!ok)
         return fail_oom(ps);
     return next;
 }
@@ -566,7 +748,7 @@ static inline const char *statement(obj_parser *ps, const char *p)
         break;
     case 'f':
         if (mn_obj_is_blank(p[1]))
-            return face(ps, p + 1);
+            return ps->piece ? piece_face(ps, p + 1) : face(ps, p + 1);
         break;
     case '#':
         return after_line(ps, p);
@@ -607,7 +789,7 @@ static const char *statement_copied(obj_parser *ps, const char *p, const char *e
     return r ? next : NULL;
 }
 
-static mn_status parse_text(obj_parser *ps, const char *text, size_t size)
+mn_status mn_obj_parse_text(obj_parser *ps, const char *text, size_t size)
 {
     const char *end = text + size;
     const char *safe_end = end;
@@ -629,6 +811,7 @@ static mn_status parse_text(obj_parser *ps, const char *text, size_t size)
         line = lines > INT32_MAX - line ? INT32_MAX : line + lines;
         p = next;
     }
+    ps->lines = line;
     return MN_OK;
 }
 
@@ -902,12 +1085,111 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
     return MN_OK;
 }
 
-static mn_status read_text(const char *text, size_t size, const mn_obj_options *options,
-                           const char *base_dir, mn_obj **out, mn_error *err)
+void mn_obj_parser_init(obj_parser *ps, const mn_allocator *allocator, mn_arena *arena, mn_error *err,
+                        mn_obj_vec *positions, mn_obj_vec *texcoords, mn_obj_vec *normals, mn_obj_vec *soup,
+                        size_t size)
 {
-    static const mn_obj_options defaults; /* zero: every default */
-    if (!options)
-        options = &defaults;
+    memset(ps, 0, sizeof *ps);
+    ps->allocator = allocator;
+    ps->arena = arena;
+    ps->err = err;
+    ps->positions = positions;
+    ps->texcoords = texcoords;
+    ps->normals = normals;
+    ps->soup = soup;
+    ps->text_size = size;
+    ps->first_face_offset = -1;
+    for (int k = 0; k < 3; k++) {
+        ps->bounds_min[k] = FLT_MAX;
+        ps->bounds_max[k] = -FLT_MAX;
+    }
+    mn_obj_names_init(&ps->usemtl_names, arena);
+    mn_obj_warnings_init(&ps->warnings, arena);
+}
+
+void mn_obj_parser_release(obj_parser *ps)
+{
+    mn_obj_vec_free(ps->allocator, &ps->corners);
+    mn_obj_vec_free(ps->allocator, &ps->tris);
+    mn_obj_vec_free(ps->allocator, &ps->work);
+    mn_obj_vec_free(ps->allocator, &ps->scratch);
+    mn_obj_vec_free(ps->allocator, &ps->groups);
+    mn_obj_vec_free(ps->allocator, &ps->libraries);
+}
+
+/* Below this many bytes a piece is not worth a thread: the text is read in one pass. */
+#define MIN_PIECE_BYTES ((size_t)4 << 20)
+/* At most this many threads by default (options->threads == 0). */
+#define DEFAULT_MAX_THREADS 8u
+#define MAX_THREADS 16u
+#define PIECES_PER_THREAD 4u
+
+/* How many threads read `size` bytes: the options' (or the CPUs') count, one per MIN_PIECE_BYTES at most. */
+static uint32_t threads_for(size_t size, const mn_obj_options *options)
+{
+    uint32_t threads = options->threads;
+    if (threads == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus < 1 ? 1u : cpus > (long)DEFAULT_MAX_THREADS ? DEFAULT_MAX_THREADS : (uint32_t)cpus;
+    }
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    size_t by_size = size / MIN_PIECE_BYTES;
+    return by_size < threads ? (uint32_t)(by_size ? by_size : 1) : threads;
+}
+
+/*
+ * Pieces for `threads` threads: several each, taken by whichever thread is
+ * free, so that a thread given cheap text (faces are cheaper to read than
+ * vertices) takes more of it and none waits long for the last.
+ */
+static uint32_t pieces_for(uint32_t threads)
+{
+    return threads > 1 ? PIECES_PER_THREAD * threads : 1u;
+}
+
+/* Give back what a failed parallel read left in the result, for the one pass to start afresh. */
+static void holder_reset(obj_holder *h)
+{
+    mn_allocator allocator = h->priv.arena.allocator;
+    mn_obj_vec_free(&allocator, &h->priv.positions);
+    mn_obj_vec_free(&allocator, &h->priv.texcoords);
+    mn_obj_vec_free(&allocator, &h->priv.normals);
+    mn_obj_vec_free(&allocator, &h->priv.soup);
+    mn_arena_release(&h->priv.arena);
+}
+
+/*
+ * Parse the text into h: in `pieces` pieces on up to `threads` threads when
+ * pieces > 1, and in one pass when that read gives up (an error in the text,
+ * whose first one the one pass reports with its line; a limit; memory).
+ */
+static mn_status parse_into(obj_holder *h, obj_parser *ps, const char *text, size_t size, uint32_t pieces,
+                            uint32_t threads, mn_error *err, uint32_t *joined)
+{
+    *joined = 1;
+    const mn_allocator *allocator = &h->priv.arena.allocator;
+    mn_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
+                       &h->priv.normals, &h->priv.soup, size);
+    if (pieces > 1) {
+        if (mn_obj_parse_pieces(ps, text, size, pieces, threads, joined) == MN_OK)
+            return MN_OK;
+        mn_obj_parser_release(ps);
+        holder_reset(h);
+        mn_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
+                           &h->priv.normals, &h->priv.soup, size);
+    }
+    return mn_obj_parse_text(ps, text, size);
+}
+
+static mn_status read_text(const char *text, size_t size, const mn_obj_options *options,
+                           const char *base_dir, uint32_t pieces, uint32_t threads, mn_obj **out,
+                           mn_error *err, uint32_t *joined)
+{
+    uint32_t joined_here;
+    if (!joined)
+        joined = &joined_here;
+    *joined = 1;
     const mn_allocator *caller_allocator = &options->allocator;
     obj_holder *h = mn_alloc(caller_allocator, sizeof *h);
     if (!h)
@@ -917,22 +1199,7 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     const mn_allocator *allocator = &h->priv.arena.allocator;
 
     obj_parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.allocator = allocator;
-    ps.arena = &h->priv.arena;
-    ps.err = err;
-    ps.positions = &h->priv.positions;
-    ps.texcoords = &h->priv.texcoords;
-    ps.normals = &h->priv.normals;
-    ps.soup = &h->priv.soup;
-    ps.text_size = size;
-    ps.first_face_offset = -1;
-    for (int k = 0; k < 3; k++) {
-        ps.bounds_min[k] = FLT_MAX;
-        ps.bounds_max[k] = -FLT_MAX;
-    }
-    mn_obj_names_init(&ps.usemtl_names, ps.arena);
-    mn_obj_warnings_init(&ps.warnings, ps.arena);
+    mn_status st = parse_into(h, &ps, text, size, pieces, threads, err, joined);
 
     library_context lc;
     memset(&lc, 0, sizeof lc);
@@ -941,16 +1208,10 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     mn_arena_init(&lc.file_arena, allocator);
     mn_obj_names_init(&lc.material_names, ps.arena);
 
-    mn_status st = parse_text(&ps, text, size);
     if (st == MN_OK && (st = finish(&ps, &lc, h)) == MN_OUT_OF_MEMORY)
         mn_error_set(err, st, NULL, -1, "out of memory reading OBJ");
 
-    mn_obj_vec_free(allocator, &ps.corners);
-    mn_obj_vec_free(allocator, &ps.tris);
-    mn_obj_vec_free(allocator, &ps.work);
-    mn_obj_vec_free(allocator, &ps.scratch);
-    mn_obj_vec_free(allocator, &ps.groups);
-    mn_obj_vec_free(allocator, &ps.libraries);
+    mn_obj_parser_release(&ps);
     mn_obj_vec_free(allocator, &lc.materials);
     mn_arena_release(&lc.file_arena);
     if (st != MN_OK) {
@@ -960,6 +1221,23 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     mn_error_clear(err);
     *out = &h->obj;
     return MN_OK;
+}
+
+static const mn_obj_options default_options; /* zero: every default */
+
+mn_status mn_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
+                                    uint32_t pieces, uint32_t threads, mn_obj **out_obj, mn_error *err,
+                                    uint32_t *joined)
+{
+    if (joined)
+        *joined = 1;
+    if (out_obj)
+        *out_obj = NULL;
+    if (!out_obj || (!text && size) || pieces == 0 || threads == 0)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+                            "mn_obj_read_memory_pieces needs text (or size 0), out_obj, pieces and threads");
+    return read_text(size ? text : "", size, options ? options : &default_options, NULL, pieces, threads,
+                     out_obj, err, joined);
 }
 
 /* ---- entry points --------------------------------------------------------------------------------------- */
@@ -972,7 +1250,10 @@ mn_status mn_obj_read_memory(const void *text, size_t size, const mn_obj_options
     if (!out_obj || (!text && size))
         return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "mn_obj_read_memory needs text (or size 0) and out_obj");
-    return read_text(size ? text : "", size, options, NULL, out_obj, err);
+    if (!options)
+        options = &default_options;
+    uint32_t threads = threads_for(size, options);
+    return read_text(size ? text : "", size, options, NULL, pieces_for(threads), threads, out_obj, err, NULL);
 }
 
 /* The folder of path ("" when it has none), in the arena. */
@@ -1006,8 +1287,12 @@ mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_o
     mn_status st = mn_file_map(path, &bytes, &mapped, err);
     if (st == MN_OK && !mapped)
         st = mn_file_read(&file_arena, path, &bytes, err);
+    if (!options)
+        options = &default_options;
+    uint32_t threads = threads_for(bytes.size, options);
     if (st == MN_OK)
-        st = read_text((const char *)bytes.data, bytes.size, options, base_dir, out_obj, err);
+        st = read_text((const char *)bytes.data, bytes.size, options, base_dir, pieces_for(threads), threads,
+                       out_obj, err, NULL);
     if (mapped)
         mn_file_unmap(bytes);
     mn_arena_release(&file_arena);
