@@ -10,7 +10,8 @@
  *      in an earlier piece still being read; usemtl, mtllib and the first
  *      use of each unknown keyword are kept as events, in order.
  *   3. Join, on the caller's thread: element counts give each piece its
- *      first index of each kind; the arrays are concatenated; the events
+ *      first index of each kind; the result's arrays are allocated at their
+ *      full size and the threads copy each piece's arrays into place; the events
  *      are replayed through the one pass's own state (mn_obj_use_material,
  *      mn_obj_add_faces, mn_obj_warn_unknown with the piece's lines shifted
  *      by the lines before it), which makes the same groups, libraries and
@@ -137,12 +138,12 @@ typedef struct join {
     atomic_bool failed;                         /* a chunk ran out of memory */
 } join;
 
-static void parse_piece(piece_work *w, const mn_allocator *allocator, mn_obj_vec *positions,
-                        mn_obj_vec *texcoords, mn_obj_vec *normals)
+/* Step 2 for one piece: its elements into its own arrays, its faces and events recorded. */
+static void parse_piece(piece_work *w, const mn_allocator *allocator)
 {
     mn_arena_init(&w->piece.arena, allocator);
-    mn_obj_parser_init(&w->ps, allocator, &w->piece.arena, &w->err, positions, texcoords, normals, NULL,
-                       w->size);
+    mn_obj_parser_init(&w->ps, allocator, &w->piece.arena, &w->err, &w->positions, &w->texcoords,
+                       &w->normals, NULL, w->size);
     w->ps.piece = &w->piece;
     w->status = mn_obj_parse_text(&w->ps, w->text, w->size);
 }
@@ -198,8 +199,7 @@ static void parse_pieces_job(join *j)
         unsigned k = atomic_fetch_add(&j->next_piece, 1u);
         if (k >= j->piece_count)
             return;
-        piece_work *w = &j->pieces[k];
-        parse_piece(w, j->allocator, &w->positions, &w->texcoords, &w->normals);
+        parse_piece(&j->pieces[k], j->allocator);
     }
 }
 
@@ -293,8 +293,9 @@ static bool place_pieces(piece_work *pieces, uint32_t count)
 /* Size the result's array for `count` elements of `width` floats (the pieces copy theirs in). */
 static bool size_array(const mn_allocator *allocator, mn_obj_vec *vec, uint32_t count, int width)
 {
-    size_t bytes = (size_t)count * (size_t)width * sizeof(float);
-    if (bytes && !mn_obj_vec_grow(allocator, vec, bytes))
+    size_t bytes;
+    if (!mn_checked_mul((size_t)count, (size_t)width * sizeof(float), &bytes) ||
+        (bytes && !mn_obj_vec_grow(allocator, vec, bytes)))
         return false;
     vec->size = bytes;
     return true;
@@ -397,8 +398,9 @@ static mn_status join_pieces(mn_obj_parser *ps, join *j, uint32_t threads)
     j->normals = ps->normals->data;
     atomic_store(&j->next_piece, 0u);
     run_on_threads(j, copy_arrays_job, j->piece_count < threads ? j->piece_count : threads);
-    size_t soup_bytes = ps->soup_vertices * 8 * sizeof(float);
-    if (soup_bytes && !mn_obj_vec_grow(ps->allocator, ps->soup, soup_bytes))
+    size_t soup_bytes;
+    if (!mn_checked_mul(ps->soup_vertices, 8 * sizeof(float), &soup_bytes) ||
+        (soup_bytes && !mn_obj_vec_grow(ps->allocator, ps->soup, soup_bytes)))
         return MN_OUT_OF_MEMORY;
     ps->soup->size = soup_bytes;
     if (!make_chunks(j))

@@ -14,6 +14,13 @@
  * newline) are copied into scratch memory, joined and newline-terminated,
  * and parsed again from there: the common path pays nothing for them.
  *
+ * A big text is read in pieces on several threads (obj_pieces.c): the same
+ * statement parsers then run with mn_obj_parser.piece set, which records
+ * faces (piece_face) and the usemtl, mtllib and unknown statements instead
+ * of applying them; the join replays them through the functions the one
+ * pass applies them with (mn_obj_use_material, mn_obj_add_library,
+ * mn_obj_add_faces), so both build groups one way.
+ *
  * After the text, each mtllib library is read through the resolver (files
  * beside the OBJ by default) and parsed by mtl_read.c; a library that cannot
  * be read or parsed is a warning, and every usemtl name no library defines
@@ -180,8 +187,8 @@ static bool push_floats(obj_parser *ps, mn_obj_vec *vec, const float *v, int n)
     if (vec->cap - vec->size < bytes && !(ps->piece ? grow_projected(ps, vec, bytes, ps->where.text, 0)
                                                      : mn_obj_vec_grow(ps->allocator, vec, bytes)))
         return false;
-    memcpy((char *)vec->data + vec->size, v, (size_t)n * sizeof(float));
-    vec->size += (size_t)n * sizeof(float);
+    memcpy((char *)vec->data + vec->size, v, bytes);
+    vec->size += bytes;
     return true;
 }
 
