@@ -54,6 +54,8 @@
 
 #include <immintrin.h>
 
+#include "deform/palette_blend_avx2.h"
+
 #define AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma")))
 
 /*
@@ -67,24 +69,6 @@ typedef struct layout {
 } layout;
 
 #define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
-
-/* M = Σ w_k · palette[j_k] of one vertex, as columns 0-1 (c01) and 2-3 (c23). */
-AVX2_INLINE void blend(const float *pal, const uint16_t *j, const float *w, size_t ic,
-                       __m256 *c01, __m256 *c23)
-{
-    const float *m = pal + 16 * (size_t)j[0];
-    __m256 wk = _mm256_broadcast_ss(w);
-    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(m), wk);
-    __m256 b = _mm256_mul_ps(_mm256_loadu_ps(m + 8), wk);
-    for (size_t k = 1; k < ic; k++) {
-        m = pal + 16 * (size_t)j[k];
-        wk = _mm256_broadcast_ss(w + k);
-        a = _mm256_fmadd_ps(_mm256_loadu_ps(m), wk, a);
-        b = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8), wk, b);
-    }
-    *c01 = a;
-    *c23 = b;
-}
 
 /*
  * Where a group's inputs start: pointers advanced group by group, so the loop
@@ -127,8 +111,8 @@ AVX2_INLINE pair_cols blend_pair(const mn_skin_streams *s, layout L, const curso
                                  size_t b)
 {
     __m256 a01, a23, b01, b23;
-    blend(s->palette, at->j + a * L.ic, at->w + a * L.ic, L.ic, &a01, &a23);
-    blend(s->palette, at->j + b * L.ic, at->w + b * L.ic, L.ic, &b01, &b23);
+    mn_palette_blend_avx2(s->palette, at->j + a * L.ic, at->w + a * L.ic, L.ic, &a01, &a23);
+    mn_palette_blend_avx2(s->palette, at->j + b * L.ic, at->w + b * L.ic, L.ic, &b01, &b23);
     pair_cols c;
     c.c0 = _mm256_permute2f128_ps(a01, b01, 0x20);
     c.c1 = _mm256_permute2f128_ps(a01, b01, 0x31);

@@ -41,6 +41,8 @@
 
 #include <immintrin.h>
 
+#include "deform/palette_blend_avx2.h"
+
 #define SPLAT_AVX2 __attribute__((target("avx2,fma")))
 #define SPLAT_AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma")))
 
@@ -76,24 +78,6 @@ SPLAT_AVX2_INLINE __m256 sel_gt_m256(__m256 a, __m256 b, __m256 x, __m256 y)
 #undef SK_FLIPSIGN
 
 /* ---- into lanes and back ----------------------------------------------------------- */
-
-/* Σ w_k · palette[j_k] of one splat, as columns 0-1 (c01) and 2-3 (c23; column 3 the translation). */
-SPLAT_AVX2_INLINE void blend(const float *pal, const uint16_t *j, const float *w, size_t ic,
-                             __m256 *c01, __m256 *c23)
-{
-    const float *m = pal + 16 * (size_t)j[0];
-    __m256 wk = _mm256_broadcast_ss(w);
-    __m256 a = _mm256_mul_ps(_mm256_loadu_ps(m), wk);
-    __m256 b = _mm256_mul_ps(_mm256_loadu_ps(m + 8), wk);
-    for (size_t k = 1; k < ic; k++) {
-        m = pal + 16 * (size_t)j[k];
-        wk = _mm256_broadcast_ss(w + k);
-        a = _mm256_fmadd_ps(_mm256_loadu_ps(m), wk, a);
-        b = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8), wk, b);
-    }
-    *c01 = a;
-    *c23 = b;
-}
 
 /* Rows 0-2 of the in-lane 4×4 transpose of v[0..3] (row 3 is not needed). */
 SPLAT_AVX2_INLINE void transpose3(const __m256 v[4], __m256 out[3])
@@ -161,7 +145,7 @@ SPLAT_AVX2_INLINE void blend4(const float *pal, const batch_io *io, int first, s
 {
     __m256 c01[4], c23[4];
     for (int l = 0; l < 4; l++)
-        blend(pal, io->joints[first + l], io->weights[first + l], ic, &c01[l], &c23[l]);
+        mn_palette_blend_avx2(pal, io->joints[first + l], io->weights[first + l], ic, &c01[l], &c23[l]);
     transpose3(c01, rows01);
     transpose3(c23, rows23);
 }
