@@ -11,7 +11,14 @@
  * bit) what sampling without it gives.  The fast paths: a loop's wrap without
  * fmod gives fmod's result to the bit, the eases' starting tables
  * (fcurve_ease.h) hold the exact solutions, and the eases stay on the CSS
- * definition near both ends and at every table knot.
+ * definition near both ends and at every table knot.  The baked curves
+ * posing samples (fcurve_bake.c): within FCURVE_BAKE_TOLERANCE of the value
+ * range of the exact curve at dense times, for every interpolation and ease,
+ * one-shot and looping, and the curves they cannot follow left unbaked; a
+ * looping animation's grid (fcurve_grid_bake): within the tolerance over
+ * three periods, every key's cell (a period either side, and just before it)
+ * left to the curve, most cells with a cubic, and no grid for a one-shot or
+ * a curve of another period.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +30,7 @@
 
 #include "assert_near.h"
 #include "anim/fcurve_ease.h"
+#include "anim/fcurve_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -634,6 +642,210 @@ static void eases_stay_on_the_css_definition_near_the_ends_and_at_the_knots(void
     }
 }
 
+/* ---- baked curves -------------------------------------------------------------- */
+
+/* The spread of a curve's keys and bezier handle values, as fcurve_bake measures it. */
+static double keys_range(const mn_fcurve_key *keys, uint32_t n)
+{
+    double lo = keys[0].v, hi = lo;
+    for (uint32_t i = 0; i < n; i++) {
+        double l = keys[i].has_handle_left ? keys[i].handle_left[1] : 0;
+        double r = keys[i].has_handle_right ? keys[i].handle_right[1] : 0;
+        double v[3] = {keys[i].v, keys[i].v + l, keys[i].v + r};
+        for (int e = 0; e < 3; e++)
+            lo = fmin(lo, v[e]), hi = fmax(hi, v[e]);
+    }
+    return hi - lo;
+}
+
+/* Bake the curve and compare with mn_fcurve_sample at dense times and at every key (±1 period). */
+static void check_baked(const mn_fcurve *c)
+{
+    mn_arena arena;
+    mn_allocator none = {0};
+    mn_arena_init(&arena, &none);
+    double record[4 * 16];
+    assert_true(c->key_count <= 16);
+    mn_fcurve_resolve(c, record);
+    const fcurve_baked *b = NULL;
+    assert_true(fcurve_bake(&arena, c, record, &b));
+    assert_non_null(b);
+    double tol = FCURVE_BAKE_TOLERANCE * keys_range(c->keys, c->key_count);
+    double t0 = c->keys[0].t, t1 = c->keys[c->key_count - 1].t;
+    double span = c->loop ? c->duration_ms : t1 - t0;
+    for (int i = 0; i <= 60000; i++) {
+        double t = t0 - span + 3.0 * span * i / 60000.0;
+        assert_float_near(fcurve_baked_sample(b, t), mn_fcurve_sample(c, t), tol);
+    }
+    for (uint32_t k = 0; k < c->key_count; k++)
+        for (int p = -1; p <= 1; p++) {
+            double t = c->keys[k].t + p * span;
+            assert_float_near(fcurve_baked_sample(b, t), mn_fcurve_sample(c, t), tol);
+            t = nextafter(t, -INFINITY);
+            assert_float_near(fcurve_baked_sample(b, t), mn_fcurve_sample(c, t), tol);
+        }
+    assert_true(fcurve_baked_sample(b, NAN) == mn_fcurve_sample(c, NAN));
+    assert_true(fcurve_baked_sample(b, INFINITY) == mn_fcurve_sample(c, INFINITY));
+    assert_true(fcurve_baked_sample(b, -INFINITY) == mn_fcurve_sample(c, -INFINITY));
+    mn_arena_release(&arena);
+}
+
+static void baked_curves_stay_within_the_tolerance_of_the_exact_ones(void **state)
+{
+    (void)state;
+    static const mn_fcurve_interp interps[] = {MN_FCURVE_CONSTANT, MN_FCURVE_LINEAR,
+                                               MN_FCURVE_BEZIER,   MN_FCURVE_EASE_IN,
+                                               MN_FCURVE_EASE_OUT, MN_FCURVE_EASE_IN_OUT};
+    /* Every interp alone, then all mixed; auto handles, then explicit ones (some clamped
+       to the whole segment, which makes a cusp in time); one-shot, loop with a closing
+       segment, loop whose last key closes it. */
+    for (int kind = 0; kind < 7; kind++) {
+        for (int handles = 0; handles < 2; handles++) {
+            for (int mode = 0; mode < 3; mode++) {
+                mn_fcurve_key keys[9];
+                uint32_t n = 9;
+                for (uint32_t i = 0; i < n; i++) {
+                    double t = -300.0 + 125.0 * i + 37.0 * ((i * 7) % 5);
+                    keys[i] = key(t, sin(1.3 * i + kind) * (kind == 6 ? 40.0 : 1.0),
+                                  kind < 6 ? interps[kind] : interps[(i * 5 + 1) % 6]);
+                    if (handles && keys[i].interp == MN_FCURVE_BEZIER) {
+                        keys[i].has_handle_left = keys[i].has_handle_right = true;
+                        keys[i].handle_left[0] = i % 3 == 0 ? -1e4 : -30.0;
+                        keys[i].handle_left[1] = 0.3 * cos(2.0 * i);
+                        keys[i].handle_right[0] = i % 3 == 1 ? 1e4 : 45.0;
+                        keys[i].handle_right[1] = -0.2 * sin(3.0 * i);
+                    }
+                }
+                double last = keys[n - 1].t;
+                mn_fcurve c = {keys, n, mode > 0, mode == 1 ? last - keys[0].t + 140.0
+                                                            : last - keys[0].t};
+                if (mode == 2)
+                    keys[n - 1].v = keys[0].v;   /* a loop closed by its last key */
+                check_baked(&c);
+            }
+        }
+    }
+}
+
+static void curves_the_pieces_cannot_follow_are_left_unbaked(void **state)
+{
+    (void)state;
+    mn_arena arena;
+    mn_allocator none = {0};
+    mn_arena_init(&arena, &none);
+    const fcurve_baked *b = (const fcurve_baked *)&arena;
+    mn_fcurve_key keys[3] = {key(0, 1, MN_FCURVE_BEZIER), key(10, 2, MN_FCURVE_BEZIER),
+                             key(20, 0, MN_FCURVE_BEZIER)};
+    mn_fcurve one = {keys, 1, false, 0};
+    assert_true(fcurve_bake(&arena, &one, NULL, &b));
+    assert_null(b);
+    mn_fcurve past = {keys, 3, true, 15};   /* a key beyond the loop's period */
+    assert_true(fcurve_bake(&arena, &past, NULL, &b));
+    assert_null(b);
+    keys[1].v = INFINITY;
+    mn_fcurve inf = {keys, 3, false, 20};
+    assert_true(fcurve_bake(&arena, &inf, NULL, &b));
+    assert_null(b);
+    keys[1].v = 2;
+    keys[2].t = 10;   /* not increasing */
+    assert_true(fcurve_bake(&arena, &inf, NULL, &b));
+    assert_null(b);
+    assert_true(fcurve_bake(&arena, NULL, NULL, &b));
+    assert_null(b);
+    /* A flat bezier curve is baked as it is: one piece a segment, no halving on rounding. */
+    mn_fcurve_key flat[3] = {key(0, 3, MN_FCURVE_BEZIER), key(10, 3, MN_FCURVE_EASE_IN),
+                             key(20, 3, MN_FCURVE_BEZIER)};
+    mn_fcurve flat_curve = {flat, 3, true, 30};
+    assert_true(fcurve_bake(&arena, &flat_curve, NULL, &b));
+    assert_non_null(b);
+    assert_int_equal(b->piece_count, 3);
+    assert_true(fcurve_baked_sample(b, 17.5) == 3);
+    mn_arena_release(&arena);
+}
+
+/* ---- a looping animation's grid ------------------------------------------------------ */
+
+/* Curve k of a grid at t as posing samples it: the cell's cubic, or the curve where marked. */
+static double grid_sample(const fcurve_grid *g, uint32_t k, const mn_fcurve *c, double t)
+{
+    double f, v;
+    uint32_t cell = fcurve_grid_cell(g, t, &f);
+    return fcurve_grid_cubic(g, k, cell, f, &v) ? v : mn_fcurve_sample(c, t);
+}
+
+static void a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves(void **state)
+{
+    (void)state;
+    /* Eight looping curves of one period, every interp and explicit handles among them, keys at
+       different phases (some before 0, one track's last key closing its loop). */
+    enum { CURVES = 8, KEYS = 7 };
+    static const mn_fcurve_interp interps[] = {MN_FCURVE_CONSTANT, MN_FCURVE_LINEAR,
+                                               MN_FCURVE_BEZIER,   MN_FCURVE_EASE_IN,
+                                               MN_FCURVE_EASE_OUT, MN_FCURVE_EASE_IN_OUT};
+    const double period = 900.0;
+    mn_fcurve_key keys[CURVES][KEYS];
+    mn_fcurve curves[CURVES];
+    const mn_fcurve *list[CURVES];
+    double records[CURVES][4 * KEYS];
+    const double *resolved[CURVES];
+    for (uint32_t k = 0; k < CURVES; k++) {
+        for (uint32_t i = 0; i < KEYS; i++) {
+            double t = -250.0 + 37.0 * k + 120.0 * i + 11.0 * ((i * 5 + k) % 4);
+            keys[k][i] = key(t, sin(0.9 * i + k) * (k == 5 ? 30.0 : 1.0), interps[(i + k) % 6]);
+            if (k % 2 && keys[k][i].interp == MN_FCURVE_BEZIER) {
+                keys[k][i].has_handle_left = keys[k][i].has_handle_right = true;
+                keys[k][i].handle_left[0] = i % 3 == 0 ? -1e4 : -25.0;
+                keys[k][i].handle_left[1] = 0.2 * cos(1.7 * i);
+                keys[k][i].handle_right[0] = 35.0;
+                keys[k][i].handle_right[1] = -0.3 * sin(2.3 * i);
+            }
+        }
+        if (k == 7)   /* a loop its last key closes */
+            keys[k][KEYS - 1].t = keys[k][0].t + period, keys[k][KEYS - 1].v = keys[k][0].v;
+        curves[k] = (mn_fcurve){keys[k], KEYS, true, period};
+        list[k] = &curves[k];
+        mn_fcurve_resolve(&curves[k], records[k]);
+        resolved[k] = records[k];
+    }
+    mn_arena arena;
+    mn_allocator none = {0};
+    mn_arena_init(&arena, &none);
+    const fcurve_grid *g = NULL;
+    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, &g));
+    assert_non_null(g);
+    for (uint32_t k = 0; k < CURVES; k++) {
+        double tol = FCURVE_BAKE_TOLERANCE * keys_range(keys[k], KEYS);
+        for (int i = 0; i <= 20000; i++) {   /* three periods, densely */
+            double t = -1200.0 + 3.0 * period * i / 20000.0;
+            assert_float_near(grid_sample(g, k, &curves[k], t), mn_fcurve_sample(&curves[k], t),
+                              tol);
+        }
+        /* At every key, a period either side, and just before it: the cell is the curve's. */
+        for (uint32_t i = 0; i < KEYS; i++)
+            for (int p = -1; p <= 1; p++) {
+                double t = keys[k][i].t + p * period, f, v;
+                assert_false(fcurve_grid_cubic(g, k, fcurve_grid_cell(g, t, &f), f, &v));
+                t = nextafter(t, -INFINITY);
+                assert_false(fcurve_grid_cubic(g, k, fcurve_grid_cell(g, t, &f), f, &v));
+            }
+    }
+    /* Most cells have a cubic (the grid is there to be used). */
+    uint32_t marked = 0;
+    for (uint32_t i = 0; i < CURVES * g->cell_count; i++)
+        marked += isnan(g->coef[(size_t)i * 4]);
+    assert_true(marked < CURVES * g->cell_count / 10);
+    /* No grid for a one-shot, or a curve of another period. */
+    const fcurve_grid *none_grid = g;
+    curves[3].loop = false;
+    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, &none_grid));
+    assert_null(none_grid);
+    curves[3].loop = true;
+    curves[3].duration_ms = 2 * period;
+    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, &none_grid));
+    assert_null(none_grid);
+    mn_arena_release(&arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -662,6 +874,9 @@ int main(void)
         cmocka_unit_test(a_loops_wrap_is_fmods_to_the_bit),
         cmocka_unit_test(the_ease_tables_hold_the_exact_solutions),
         cmocka_unit_test(eases_stay_on_the_css_definition_near_the_ends_and_at_the_knots),
+        cmocka_unit_test(baked_curves_stay_within_the_tolerance_of_the_exact_ones),
+        cmocka_unit_test(curves_the_pieces_cannot_follow_are_left_unbaked),
+        cmocka_unit_test(a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "anim/fcurve_ease.h"
+#include "anim/fcurve_internal.h"
 
 /* How a preset's table is indexed (fcurve_ease.h): v = u, sqrt(u) or 1 - sqrt(1 - u). */
 typedef enum ease_warp { WARP_NONE, WARP_FLAT_START, WARP_FLAT_END } ease_warp;
@@ -304,56 +305,6 @@ static uint32_t find_segment(const mn_fcurve_key *keys, uint32_t n, double t)
     return (uint32_t)(base - keys);
 }
 
-/*
- * floor-mod of x by period > 0, into [0, period) (-250 mod 2000 is 1750).
- *
- * The common case, x a few periods on (a looping animation's clock), is done
- * without fmod, exactly: q = floor(x / period) (corrected by one if the
- * division rounded across an integer), then x - q·period with the period
- * split into halves of 26 bits (Veltkamp), so q·hi and q·lo are exact for
- * q < 2^26; x - q·hi is exact too (q·hi is a multiple of x's last-place unit
- * and not far from x), and the last subtraction lands on x - q·period
- * itself, which is representable (it is fmod's result).  So the value is
- * fmod's to the bit (a test checks it over 2^30 periods), at a fraction of
- * its cost; anything the checks do not vouch for goes to fmod.
- */
-#define SPLIT_FACTOR 134217729.0   /* 2^27 + 1 */
-#define QUOTIENT_EXACT 67108864.0  /* 2^26 */
-
-static inline double floor_mod(double x, double period)
-{
-    if (x >= 0.0 && x < period)   /* already in range: fmod would return x itself */
-        return x;
-    double d = x / period;
-    if (x > 0.0 && d < QUOTIENT_EXACT) {
-        double q = (double)(int64_t)d;   /* floor, for d >= 0 */
-        double c = SPLIT_FACTOR * period;
-        double hi = c - (c - period), lo = period - hi;
-        double r = (x - q * hi) - q * lo;
-        if (r < 0.0) {   /* the division rounded up across an integer */
-            q -= 1.0;
-            r = (x - q * hi) - q * lo;
-        } else if (r >= period) {
-            q += 1.0;
-            r = (x - q * hi) - q * lo;
-        }
-        if (r >= 0.0 && r < period)
-            return r;
-    }
-    double r = fmod(x, period);
-    if (r < 0.0)
-        r += period;
-    if (!(r < period))   /* -1e-20 + period rounds to period */
-        r = 0.0;
-    return r;
-}
-
-/* Whether the curve samples as a loop: a positive, finite period. */
-static inline bool is_loop(const mn_fcurve *c)
-{
-    return c->loop && c->duration_ms > 0.0 && isfinite(c->duration_ms);
-}
-
 double mn_fcurve_sample_resolved(const mn_fcurve *curve, const double *resolved, double t_ms)
 {
     if (curve == NULL || curve->keys == NULL || curve->key_count == 0)
@@ -362,12 +313,12 @@ double mn_fcurve_sample_resolved(const mn_fcurve *curve, const double *resolved,
     uint32_t n = curve->key_count;
     if (n == 1)
         return keys[0].v;   /* one key: flat, looping or not */
-    bool loop = is_loop(curve);
+    bool loop = fcurve_is_loop(curve);
     double t = t_ms;
     if (loop) {
         if (!isfinite(t))   /* no phase to speak of */
             return keys[0].v;
-        t = keys[0].t + floor_mod(t - keys[0].t, curve->duration_ms);
+        t = keys[0].t + fcurve_floor_mod(t - keys[0].t, curve->duration_ms);
     }
     if (!(t >= keys[0].t))  /* before the first key, or NaN */
         return keys[0].v;
@@ -410,7 +361,7 @@ void mn_fcurve_resolve(const mn_fcurve *curve, double *out)
         if (j < n) {
             b = key_point(curve, j, 0.0);
         } else {
-            if (!is_loop(curve))
+            if (!fcurve_is_loop(curve))
                 continue;
             j = 0;
             b = key_point(curve, 0, 1.0);

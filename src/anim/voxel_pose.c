@@ -11,40 +11,54 @@
  * plus sampling an animation into a value map (sampleAnimation) and the
  * skinning matrices of a skinned voxel mesh (skinningMatrices).
  *
- * Every product is an affine map, and a part's joints all turn about its
- * pivot, so a part is composed in its pivot's frame (see "composing in the
- * pivot's frame"): one 3x3 product a rotation joint, in double (SSE2
- * registers where there are some; a scalar path of the same operations
- * otherwise), and only the world matrices are stored, as float.  The joints'
- * sines and cosines are all taken first, in one batch, in double, without
- * a library call ("sines and cosines").
+ * How a pose is made (mn_voxel_pose, voxel_pose_at):
+ *  1. Every joint's value: caller or rest, the animations overlaid, clamped
+ *     ("joint values").  Animations are sampled last to first, each joint
+ *     only by the animation that wins it.  A looping animation of a rig
+ *     that was read is sampled on its grid (fcurve_bake.c): its phase and
+ *     cell are found once, then each track is one cubic; at a key, and
+ *     where no cubic is close enough, the track's curve baked into cubic
+ *     pieces (or the curve itself) answers, after mn_fcurve_sample's own
+ *     wrap.  With a read rig's plan and AVX2 the caller/rest pick and the
+ *     clamp go eight joints at a time (the same comparisons).
+ *  2. Every joint's motion J' = T(d)·R at its value, seen from its part's
+ *     pivot: R = A + sin·K + (1 - cos)·N is Rodrigues with the mount folded
+ *     in, from the joint's plan ("joint plans": worked out once by the
+ *     reader, joint by joint for a rig built by hand, to the same bits).
+ *     The sines take no library call ("sines and cosines").  With a read
+ *     rig's plan and AVX2 this goes four joints at a time with fused
+ *     multiply-adds; otherwise joint by joint, by the same operations
+ *     ("each joint's motion").
+ *  3. Each part, parents first: world(parent) · T(pivot) · J1' · … · Jn' ·
+ *     T(-pivot), in double (a matrix column a register with AVX2 and FMA,
+ *     chosen at run time by mn_cpu_level; else plain double), the parent's
+ *     world read back from its floats ("composing the parts").  A read
+ *     rig's parts go by depth (voxel_rig_level_order), so consecutive parts
+ *     are seldom parent and child and the CPU overlaps them.  The two
+ *     kernels agree within a few float roundings (in practice to the bit).
  *
- * What a rig read from rig.json brings along is used where present, and
- * worked out on the fly where not (a rig built by hand), to the same
- * numbers: each curve's resolved Bézier segments (mn_voxel_animation.resolved)
- * and each mount's matrix (mn_voxel_joint.mount_affine).  Overlaid
- * animations are sampled last to first, each joint only by the animation
- * that wins it, so a joint two animations drive costs one curve.
- *
- * Nothing here allocates: joint values live in
- * out_values when the caller gives it, else in a stack array of
- * VALUES_ON_STACK floats, and a rig with more joints than that (and no
- * out_values) resolves each joint's value where it is used, by scanning the
- * animations' tracks — the same numbers, found more slowly.  Likewise the
- * sines and cosines of up to TRIG_ON_STACK joints are kept on the stack,
- * and a bigger rig's are taken joint by joint: the same bits.
+ * Nothing here allocates: joint values live in out_values when the caller
+ * gives it, else in a stack array of VALUES_ON_STACK floats, and a rig with
+ * more joints than that (and no out_values) resolves each joint's value
+ * where it is used, by scanning the animations' tracks — the same numbers,
+ * found more slowly.  Likewise the motions of up to MOTIONS_ON_STACK joints
+ * are kept on the stack (24 KiB), and a bigger rig's are worked out joint
+ * by joint as its parts are composed: the same bits.
  */
 #include <marionette/voxel_rig.h>
 
 #include <math.h>
 #include <string.h>
 
-/* SSE2 (every x86-64) for the composing and the sines; MN_NO_SIMD builds the scalar path. */
-#if defined(__SSE2__) && !defined(MN_NO_SIMD)
-#define VOXEL_SSE2 1
-#include <emmintrin.h>
+#include "anim/fcurve_internal.h"
+#include "anim/voxel_pose_internal.h"
+
+/* The AVX2 + FMA composing kernel, compiled through the target attribute, run when the CPU has it. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(MN_NO_SIMD)
+#define VOXEL_AVX2 1
+#include <immintrin.h>
 #else
-#define VOXEL_SSE2 0
+#define VOXEL_AVX2 0
 #endif
 
 /* Joint values kept on the stack when the caller gives no out_values (4 KiB). */
@@ -103,135 +117,12 @@ void mn_voxel_mount_affine(const mn_voxel_rig *rig, uint32_t joint, double out[1
     memcpy(out, m.m, sizeof m.m);
 }
 
-/* ---- composing in the pivot's frame -------------------------------------------- */
-
-/*
- * A part's joints all turn about its pivot p, and a mount conjugated by
- * T(p) is simply T(offset)·R(orient):
- *     T(-p) · Mount · T(p) = T(offset) · R(orient)
- *     T(-p) · Driven · T(p) = R(axis, value)  or  T(axis · value)
- * so world(parent) · J1 · … · Jn = world(parent) · T(p) · J1' · … · Jn' · T(-p),
- * each J' a bare rotation or translation: the pivot is applied twice a part
- * instead of twice a joint, and a joint costs one 3x3 product (rotation) or
- * one matrix-vector product (translation).
- *
- * The running product is a `frame`: rotation columns and translation in
- * double, held in SSE2 registers where there are some (built with MN_NO_SIMD
- * or elsewhere, plain doubles through the same operations in the same order:
- * the same bits).
- */
-#if VOXEL_SSE2
-
-/* Column c as two registers: rows 0-1 in xy[c], row 2 (and a 0) in z[c]. */
-typedef struct frame {
-    __m128d xy[4], z[4];
-} frame;
-
-/* sum of columns 0..2 weighted by w0, w1, w2: ((c0·w0 + c1·w1) + c2·w2), as the scalar path. */
-#define FRAME_COMBINE(half, f, w0, w1, w2)                                                    \
-    _mm_add_pd(_mm_add_pd(_mm_mul_pd((f)->half[0], w0), _mm_mul_pd((f)->half[1], w1)),         \
-               _mm_mul_pd((f)->half[2], w2))
-
-/* f = f · [r | 0], r a column-major 3x3. */
-static inline void frame_rotate(frame *f, const double r[9])
-{
-    __m128d nxy[3], nz[3];
-    for (int j = 0; j < 3; j++) {
-        __m128d w0 = _mm_set1_pd(r[j * 3]), w1 = _mm_set1_pd(r[j * 3 + 1]);
-        __m128d w2 = _mm_set1_pd(r[j * 3 + 2]);
-        nxy[j] = FRAME_COMBINE(xy, f, w0, w1, w2);
-        nz[j] = FRAME_COMBINE(z, f, w0, w1, w2);
-    }
-    for (int j = 0; j < 3; j++)
-        f->xy[j] = nxy[j], f->z[j] = nz[j];
-}
-
-/* f = f · T(d): only the translation moves, by f's rotation applied to d. */
-static inline void frame_translate(frame *f, double d0, double d1, double d2)
-{
-    __m128d w0 = _mm_set1_pd(d0), w1 = _mm_set1_pd(d1), w2 = _mm_set1_pd(d2);
-    f->xy[3] = _mm_add_pd(f->xy[3], FRAME_COMBINE(xy, f, w0, w1, w2));
-    f->z[3] = _mm_add_pd(f->z[3], FRAME_COMBINE(z, f, w0, w1, w2));
-}
-
-/* A float[16] column-major world (last row 0 0 0 1) as a frame. */
-static inline void frame_load(frame *f, const float w[16])
-{
-    for (int c = 0; c < 4; c++) {
-        f->xy[c] = _mm_cvtps_pd(_mm_loadu_ps(&w[c * 4]));   /* rows 0 and 1 */
-        f->z[c] = _mm_cvtss_sd(_mm_setzero_pd(), _mm_load_ss(&w[c * 4 + 2]));
-    }
-}
-
-static inline void frame_identity(frame *f)
-{
-    for (int c = 0; c < 4; c++)
-        f->xy[c] = f->z[c] = _mm_setzero_pd();
-    f->xy[0] = _mm_set_sd(1.0);
-    f->xy[1] = _mm_set_pd(1.0, 0.0);
-    f->z[2] = _mm_set_sd(1.0);
-}
-
-/* The frame as a float[16] world, last row 0 0 0 1. */
-static inline void frame_store(float out[16], const frame *f)
-{
-    for (int c = 0; c < 4; c++) {
-        __m128d zw = _mm_move_sd(_mm_set_pd(c == 3 ? 1.0 : 0.0, 0.0), f->z[c]);
-        _mm_storeu_ps(&out[c * 4], _mm_movelh_ps(_mm_cvtpd_ps(f->xy[c]), _mm_cvtpd_ps(zw)));
-    }
-}
-
-#else   /* the scalar path: the same operations in the same order, so the same bits */
-
-typedef struct frame {
-    double c[4][3];
-} frame;
-
-static inline void frame_rotate(frame *f, const double r[9])
-{
-    double n[3][3];
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            n[j][i] = f->c[0][i] * r[j * 3] + f->c[1][i] * r[j * 3 + 1] + f->c[2][i] * r[j * 3 + 2];
-    memcpy(f->c, n, sizeof n);
-}
-
-static inline void frame_translate(frame *f, double d0, double d1, double d2)
-{
-    for (int i = 0; i < 3; i++)
-        f->c[3][i] += f->c[0][i] * d0 + f->c[1][i] * d1 + f->c[2][i] * d2;
-}
-
-static inline void frame_load(frame *f, const float w[16])
-{
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 3; r++)
-            f->c[c][r] = w[c * 4 + r];
-}
-
-static inline void frame_identity(frame *f)
-{
-    memset(f, 0, sizeof *f);
-    f->c[0][0] = f->c[1][1] = f->c[2][2] = 1.0;
-}
-
-static inline void frame_store(float out[16], const frame *f)
-{
-    for (int c = 0; c < 4; c++) {
-        for (int r = 0; r < 3; r++)
-            out[c * 4 + r] = (float)f->c[c][r];
-        out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
-    }
-}
-#endif
-
 /* ---- sines and cosines ------------------------------------------------------------ */
 
 /*
- * sin and cos of joint angles, in double, with no library call.  They are
- * all taken in one pass before composing (sin_cos_all), two joints at a time
- * in SSE2 registers where there are some: the pass has no dependencies
- * between joints, and the composing loop then has no call in it (a call
+ * sin and cos of joint angles, in double, with no library call: taken with
+ * the joints' motions before composing, four joints at a time with AVX2
+ * (sin_versin_reduced4), so the composing loop has no call in it (a call
  * makes the compiler spill the running matrix).  The angle is reduced by the
  * nearest multiple k of pi/2 (pi/2 split in two so k·PIO2_HI is exact), then
  * Taylor series to the 13th / 14th power on |r| <= pi/4: truncation below
@@ -261,9 +152,6 @@ static inline void frame_store(float out[16], const frame *f)
 #define COS_Q2 (-1.0 / 720.0)
 #define COS_Q1 (1.0 / 24.0)
 #define COS_Q0 (-1.0 / 2.0)
-
-/* Joints whose sines and cosines are kept on the stack (8 KiB); more are worked out in place. */
-#define TRIG_ON_STACK 512u
 
 static inline double flip_sign_if(double x, uint64_t sign_bit)
 {
@@ -295,7 +183,8 @@ static inline void sin_cos_reduced(double x, double out[2])
     out[1] = flip_sign_if(odd ? sr : cr, (uint64_t)((q + 1) & 2) << 62);
 }
 
-static inline void sin_cos(float angle, double out[2])
+/* out = {sin, 1 - cos} of angle: what R = A + sin·K + (1 - cos)·N takes. */
+static inline void sin_versin(float angle, double out[2])
 {
     double x = angle;
     if (fabs(x) <= TRIG_FAST) {
@@ -304,110 +193,48 @@ static inline void sin_cos(float angle, double out[2])
         out[0] = sin(x);
         out[1] = cos(x);
     }
+    out[1] = 1.0 - out[1];
 }
 
-#if VOXEL_SSE2
-/* sin_cos_reduced on two angles at once: lane i of *s, *c is sin, cos of lane i of x. */
-static inline void sin_cos_reduced2(__m128d x, __m128d *s, __m128d *c)
-{
-    const __m128d magic = _mm_set1_pd(ROUND_MAGIC);
-    __m128d k = _mm_sub_pd(_mm_add_pd(_mm_mul_pd(x, _mm_set1_pd(TWO_OVER_PI)), magic), magic);
-    __m128d r = _mm_sub_pd(_mm_sub_pd(x, _mm_mul_pd(k, _mm_set1_pd(PIO2_HI))),
-                           _mm_mul_pd(k, _mm_set1_pd(PIO2_LO)));
-    __m128d z = _mm_mul_pd(r, r);
-    __m128d ps = _mm_set1_pd(SIN_P5), qc = _mm_set1_pd(COS_Q6);
-#define HORNER_STEP(acc, coef) acc = _mm_add_pd(_mm_mul_pd(acc, z), _mm_set1_pd(coef))
-    HORNER_STEP(ps, SIN_P4), HORNER_STEP(qc, COS_Q5);
-    HORNER_STEP(ps, SIN_P3), HORNER_STEP(qc, COS_Q4);
-    HORNER_STEP(ps, SIN_P2), HORNER_STEP(qc, COS_Q3);
-    HORNER_STEP(ps, SIN_P1), HORNER_STEP(qc, COS_Q2);
-    HORNER_STEP(ps, SIN_P0), HORNER_STEP(qc, COS_Q1);
-    HORNER_STEP(qc, COS_Q0);
-#undef HORNER_STEP
-    __m128d sr = _mm_add_pd(r, _mm_mul_pd(_mm_mul_pd(r, z), ps));
-    __m128d cr = _mm_add_pd(_mm_set1_pd(1.0), _mm_mul_pd(z, qc));
-    /* Each lane's k as an int32 twice over, so 32-bit masks fill the 64-bit lane. */
-    __m128i q = _mm_shuffle_epi32(_mm_cvttpd_epi32(k), _MM_SHUFFLE(1, 1, 0, 0));
-    __m128i one = _mm_set1_epi32(1), two = _mm_set1_epi32(2);
-    __m128d odd = _mm_castsi128_pd(_mm_cmpeq_epi32(_mm_and_si128(q, one), one));
-    __m128d sin_neg = _mm_castsi128_pd(_mm_slli_epi64(_mm_and_si128(q, two), 62));
-    __m128d cos_neg = _mm_castsi128_pd(
-        _mm_slli_epi64(_mm_and_si128(_mm_add_epi32(q, one), two), 62));
-    __m128d a = _mm_or_pd(_mm_and_pd(odd, cr), _mm_andnot_pd(odd, sr));
-    __m128d b = _mm_or_pd(_mm_and_pd(odd, sr), _mm_andnot_pd(odd, cr));
-    *s = _mm_xor_pd(a, sin_neg);
-    *c = _mm_xor_pd(b, cos_neg);
-}
-#endif
 
-/* trig[2j], trig[2j + 1] = sin, cos of values[j], every joint (cheaper than telling them apart). */
-static void sin_cos_all(const float *values, uint32_t count, double *trig)
-{
-    bool slow = false;
-    uint32_t j = 0;
-#if VOXEL_SSE2
-    const __m128d fast = _mm_set1_pd(TRIG_FAST);
-    const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
-    for (; j + 2 <= count; j += 2) {
-        __m128i two = _mm_loadl_epi64((const __m128i *)(const void *)&values[j]);
-        __m128d x = _mm_cvtps_pd(_mm_castsi128_ps(two));
-        __m128d ok = _mm_cmple_pd(_mm_and_pd(x, abs_mask), fast);   /* false for NaN */
-        slow |= _mm_movemask_pd(ok) != 3;
-        __m128d s, c;
-        sin_cos_reduced2(_mm_and_pd(ok, x), &s, &c);
-        _mm_storeu_pd(&trig[(size_t)j * 2], _mm_unpacklo_pd(s, c));
-        _mm_storeu_pd(&trig[(size_t)j * 2 + 2], _mm_unpackhi_pd(s, c));
-    }
-#endif
-    for (; j < count; j++) {
-        double x = values[j];
-        slow |= !(fabs(x) <= TRIG_FAST);
-        sin_cos_reduced(fabs(x) <= TRIG_FAST ? x : 0.0, &trig[(size_t)j * 2]);
-    }
-    for (j = 0; slow && j < count; j++)
-        if (!(fabs((double)values[j]) <= TRIG_FAST))
-            sin_cos(values[j], &trig[(size_t)j * 2]);
-}
-
-/* R(axis, angle) from sc = {sin, cos}, column-major: right-handed, three.js makeRotationAxis. */
-static inline void rotation_axis(double r[9], const float axis[3], const double sc[2])
-{
-    double x = axis[0], y = axis[1], z = axis[2];
-    double s = sc[0], c = sc[1], t = 1.0 - c;
-    double tx = t * x, ty = t * y, tz = t * z;
-    r[0] = tx * x + c;     r[3] = tx * y - s * z; r[6] = tx * z + s * y;
-    r[1] = tx * y + s * z; r[4] = ty * y + c;     r[7] = ty * z - s * x;
-    r[2] = tx * z - s * y; r[5] = ty * z + s * x; r[8] = tz * z + c;
-}
-
+#if VOXEL_AVX2
 /*
- * f = f · J' for one joint at a (clamped) value, J' its Mount · Driven in the
- * pivot's frame; sc the value's {sin, cos} (rotation joints).  The mount's
- * rotation comes from the joint's mount_affine when the reader left one (its
- * rotation block is R(orient)), else it is worked out here by the same
- * function, so both give the same bits.
+ * sin_cos_reduced2 four angles at a time, AVX2 without FMA: each lane does
+ * the scalar path's IEEE operations in its order, so the same bits.
  */
-static inline void compose_joint(frame *f, const mn_voxel_joint *joint, float value,
-                                 const double sc[2])
+__attribute__((target("avx2"))) static inline void sin_versin_reduced4(__m256d x, __m256d *s,
+                                                                      __m256d *t)
 {
-    if (joint->has_mount) {
-        affine mount;
-        if (joint->mount_affine != NULL)
-            memcpy(mount.m, joint->mount_affine, 9 * sizeof mount.m[0]);
-        else
-            rotation_euler_xyz(&mount, joint->orient);
-        frame_translate(f, joint->offset[0], joint->offset[1], joint->offset[2]);
-        frame_rotate(f, mount.m);
-    }
-    if (joint->type == MN_VOXEL_ROTATION) {
-        double r[9];
-        rotation_axis(r, joint->axis, sc);
-        frame_rotate(f, r);
-    } else {
-        double v = value;
-        frame_translate(f, joint->axis[0] * v, joint->axis[1] * v, joint->axis[2] * v);
-    }
+    const __m256d magic = _mm256_set1_pd(ROUND_MAGIC);
+    __m256d k = _mm256_sub_pd(_mm256_add_pd(_mm256_mul_pd(x, _mm256_set1_pd(TWO_OVER_PI)), magic),
+                              magic);
+    __m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(k, _mm256_set1_pd(PIO2_HI))),
+                              _mm256_mul_pd(k, _mm256_set1_pd(PIO2_LO)));
+    __m256d z = _mm256_mul_pd(r, r);
+    __m256d ps = _mm256_set1_pd(SIN_P5), qc = _mm256_set1_pd(COS_Q6);
+#define HORNER_STEP4(acc, coef) acc = _mm256_add_pd(_mm256_mul_pd(acc, z), _mm256_set1_pd(coef))
+    HORNER_STEP4(ps, SIN_P4), HORNER_STEP4(qc, COS_Q5);
+    HORNER_STEP4(ps, SIN_P3), HORNER_STEP4(qc, COS_Q4);
+    HORNER_STEP4(ps, SIN_P2), HORNER_STEP4(qc, COS_Q3);
+    HORNER_STEP4(ps, SIN_P1), HORNER_STEP4(qc, COS_Q2);
+    HORNER_STEP4(ps, SIN_P0), HORNER_STEP4(qc, COS_Q1);
+    HORNER_STEP4(qc, COS_Q0);
+#undef HORNER_STEP4
+    __m256d sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), ps));
+    __m256d cr = _mm256_add_pd(_mm256_set1_pd(1.0), _mm256_mul_pd(z, qc));
+    __m256i q = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(k));
+    __m256i one = _mm256_set1_epi64x(1), two = _mm256_set1_epi64x(2);
+    __m256d odd = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(q, one), one));
+    __m256d sin_neg = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_and_si256(q, two), 62));
+    __m256d cos_neg = _mm256_castsi256_pd(
+        _mm256_slli_epi64(_mm256_and_si256(_mm256_add_epi64(q, one), two), 62));
+    __m256d sn = _mm256_xor_pd(_mm256_blendv_pd(sr, cr, odd), sin_neg);
+    __m256d cs = _mm256_xor_pd(_mm256_blendv_pd(cr, sr, odd), cos_neg);
+    *s = sn;
+    *t = _mm256_sub_pd(_mm256_set1_pd(1.0), cs);
 }
+
+#endif
 
 /* ---- joint values ------------------------------------------------------------ */
 
@@ -423,11 +250,62 @@ static inline float caller_or_rest(const mn_voxel_rig *rig, const float *caller,
     return isnan(v) ? rig->joints[j].rest : v;
 }
 
-/* Track k's curve of an animation at t, with its resolved record when the reader left one. */
-static inline double sample_track(const mn_voxel_animation *anim, uint32_t k, double t_ms)
+/*
+ * Track k's curve of an animation at t: its baked pieces when the reader left
+ * them for this very curve (`baked`, the animation's voxel_rig_baked_tracks:
+ * within FCURVE_BAKE_TOLERANCE of the value range), else exactly, with its
+ * resolved record when there is one.
+ */
+static inline double sample_track(const mn_voxel_animation *anim, const fcurve_baked *const *baked,
+                                  uint32_t k, double t_ms)
 {
+    const fcurve_baked *b = baked != NULL ? baked[k] : NULL;
+    if (b != NULL && b->curve == &anim->tracks[k].curve)
+        return fcurve_baked_sample(b, t_ms);
     const double *resolved = anim->resolved != NULL ? anim->resolved[k] : NULL;
     return mn_fcurve_sample_resolved(&anim->tracks[k].curve, resolved, t_ms);
+}
+
+/*
+ * How many periods from its origin the grid places a time: there t's last
+ * place is 2^-32 of a period, far inside the margin the grid keeps around
+ * each key (fcurve_bake.c), so a cell with a cubic never holds a key.
+ */
+#define GRID_PERIODS 1048576.0
+
+/*
+ * An animation at one time, ready to sample track by track: its grid's cell
+ * (the phase worked out once for every track) when the reader left a grid
+ * and t is one it can place, else its baked curves or the exact ones.
+ */
+typedef struct anim_at {
+    const mn_voxel_animation *anim;
+    const fcurve_baked *const *baked;
+    const fcurve_grid *grid;    /* with the cell and f of t, or NULL */
+    uint32_t cell;
+    double f;
+    double t_ms;
+} anim_at;
+
+static anim_at animation_at(const mn_voxel_rig *rig, uint32_t animation, double t_ms)
+{
+    anim_at at = {&rig->animations[animation], voxel_rig_baked_tracks(rig, animation), NULL, 0,
+                  0.0, t_ms};
+    const fcurve_grid *g = voxel_rig_baked_grid(rig, animation);
+    if (g != NULL && fabs(t_ms - g->origin) < GRID_PERIODS * g->period) {
+        at.grid = g;
+        at.cell = fcurve_grid_cell(g, t_ms, &at.f);
+    }
+    return at;
+}
+
+/* Track k of the animation at its time: the grid's cubic where the cell has one. */
+static inline double sample_at(const anim_at *at, uint32_t k)
+{
+    double v;
+    if (at->grid != NULL && fcurve_grid_cubic(at->grid, k, at->cell, at->f, &v))
+        return v;
+    return sample_track(at->anim, at->baked, k, at->t_ms);
 }
 
 void mn_voxel_sample_animation(const mn_voxel_rig *rig, uint32_t animation, double t_ms,
@@ -435,11 +313,11 @@ void mn_voxel_sample_animation(const mn_voxel_rig *rig, uint32_t animation, doub
 {
     if (rig == NULL || values == NULL || animation >= rig->animation_count)
         return;
-    const mn_voxel_animation *anim = &rig->animations[animation];
-    for (uint32_t k = 0; k < anim->track_count; k++) {
-        uint32_t j = anim->tracks[k].joint;
+    anim_at at = animation_at(rig, animation, t_ms);
+    for (uint32_t k = 0; k < at.anim->track_count; k++) {
+        uint32_t j = at.anim->tracks[k].joint;
         if (j < rig->joint_count)
-            values[j] = (float)sample_track(anim, k, t_ms);
+            values[j] = (float)sample_at(&at, k);
     }
 }
 
@@ -464,29 +342,78 @@ static void overlay_animations(const mn_voxel_rig *rig, const mn_voxel_pose_inpu
     uint64_t claimed[CLAIM_WORDS];
     memset(claimed, 0, ((rig->joint_count + 63u) / 64u) * sizeof claimed[0]);
     for (uint32_t a = in->animation_count; a-- > 0;) {
-        const mn_voxel_animation *anim = &rig->animations[in->animations[a]];
-        for (uint32_t k = anim->track_count; k-- > 0;) {
-            uint32_t j = anim->tracks[k].joint;
+        anim_at at = animation_at(rig, in->animations[a], in->time_ms);
+        for (uint32_t k = at.anim->track_count; k-- > 0;) {
+            uint32_t j = at.anim->tracks[k].joint;
             if (j >= rig->joint_count)
                 continue;
             uint64_t bit = (uint64_t)1 << (j % 64u);
             if (claimed[j / 64u] & bit)
                 continue;
             claimed[j / 64u] |= bit;
-            values[j] = (float)sample_track(anim, k, in->time_ms);
+            values[j] = (float)sample_at(&at, k);
         }
     }
 }
 
-/* Every joint's final value into values: caller or rest, animations overlaid in order, clamped. */
-static void resolve_values(const mn_voxel_rig *rig, const mn_voxel_pose_input *in, float *values)
+#if VOXEL_AVX2
+/*
+ * caller_or_rest, then (after the overlay) clampf, eight joints a step from a
+ * read rig's rest and limit arrays: the same comparisons, so the same values.
+ */
+__attribute__((target("avx2"))) static uint32_t callers_or_rests_avx2(const voxel_pose_plan *plan,
+                                                                      const float *caller,
+                                                                      float *values)
+{
+    uint32_t j = 0;
+    for (; j + 8 <= plan->joint_count; j += 8) {
+        __m256 rest = _mm256_loadu_ps(&plan->rest[j]);
+        __m256 v = caller != NULL ? _mm256_loadu_ps(&caller[j]) : rest;
+        __m256 unset = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);   /* NaN: not set */
+        _mm256_storeu_ps(&values[j], _mm256_blendv_ps(v, rest, unset));
+    }
+    return j;
+}
+
+__attribute__((target("avx2"))) static uint32_t clamps_avx2(const voxel_pose_plan *plan,
+                                                            float *values)
+{
+    uint32_t j = 0;
+    for (; j + 8 <= plan->joint_count; j += 8) {
+        __m256 v = _mm256_loadu_ps(&values[j]);
+        __m256 lo = _mm256_loadu_ps(&plan->min[j]), hi = _mm256_loadu_ps(&plan->max[j]);
+        /* v < lo ? lo : v > hi ? hi : v */
+        __m256 r = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
+        _mm256_storeu_ps(&values[j], _mm256_blendv_ps(r, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ)));
+    }
+    return j;
+}
+#endif
+
+/*
+ * Every joint's final value into values: caller or rest, animations overlaid
+ * in order, clamped (eight at a time from a read rig's plan with AVX2).
+ */
+static void resolve_values(const mn_voxel_rig *rig, const mn_voxel_pose_input *in, float *values,
+                           const voxel_pose_plan *plan, bool fused)
 {
     const float *caller = in != NULL ? in->caller : NULL;
-    for (uint32_t j = 0; j < rig->joint_count; j++)
+    uint32_t j = 0;
+#if VOXEL_AVX2
+    if (fused && plan != NULL)
+        j = callers_or_rests_avx2(plan, caller, values);
+#endif
+    for (; j < rig->joint_count; j++)
         values[j] = caller_or_rest(rig, caller, j);
     if (in != NULL)
         overlay_animations(rig, in, values);
-    for (uint32_t j = 0; j < rig->joint_count; j++)
+    j = 0;
+#if VOXEL_AVX2
+    if (fused && plan != NULL)
+        j = clamps_avx2(plan, values);
+#endif
+    (void)plan, (void)fused;
+    for (; j < rig->joint_count; j++)
         values[j] = clampf(values[j], rig->joints[j].min, rig->joints[j].max);
 }
 
@@ -497,11 +424,261 @@ static float resolve_one(const mn_voxel_rig *rig, const mn_voxel_pose_input *in,
     for (uint32_t a = in != NULL ? in->animation_count : 0; a-- > 0;) {
         const mn_voxel_animation *anim = &rig->animations[in->animations[a]];
         for (uint32_t k = anim->track_count; k-- > 0;)
-            if (anim->tracks[k].joint == j)
-                return clampf((float)sample_track(anim, k, in->time_ms), joint->min, joint->max);
+            if (anim->tracks[k].joint == j) {
+                anim_at at = animation_at(rig, in->animations[a], in->time_ms);
+                return clampf((float)sample_at(&at, k), joint->min, joint->max);
+            }
     }
     return clampf(caller_or_rest(rig, in != NULL ? in->caller : NULL, j), joint->min, joint->max);
 }
+
+
+/* ---- joint plans ------------------------------------------------------------------- */
+
+/*
+ * A part's joints all turn about its pivot p, and conjugated by T(p) each
+ * joint is a bare rigid motion:
+ *     T(-p) · Mount · T(p)  = T(offset) · R(orient)
+ *     T(-p) · Driven · T(p) = R(axis, value)  or  T(axis · value)
+ * so world(parent) · J1 · … · Jn = world(parent) · T(p) · J1' · … · Jn' · T(-p),
+ * and J' = T(offset) · R(orient) · R(axis, v)  or  T(offset + v·R(orient)·axis) · R(orient):
+ * always T(d) · R with R = A + sin·K + (1 - cos)·N (Rodrigues, the mount's
+ * rotation A folded in), which voxel_joint_plan_make works out once
+ * (voxel_pose_internal.h).
+ */
+
+/* out = a · b for column-major 3x3 matrices. */
+static void mul3(double out[9], const double a[9], const double b[9])
+{
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++)
+            out[c * 3 + r] = a[r] * b[c * 3] + a[3 + r] * b[c * 3 + 1] + a[6 + r] * b[c * 3 + 2];
+}
+
+void voxel_joint_plan_make(const mn_voxel_joint *joint, double plan[VOXEL_PLAN_ROWS],
+                           uint32_t *flags)
+{
+    double *A = &plan[VOXEL_PLAN_A], *K = &plan[VOXEL_PLAN_K], *N = &plan[VOXEL_PLAN_N];
+    double *off = &plan[VOXEL_PLAN_OFF], *dir = &plan[VOXEL_PLAN_DIR];
+    double own_k[9], own_n[9];
+    bool mounted = joint->has_mount;
+    if (mounted && joint->mount_affine != NULL) {
+        memcpy(A, joint->mount_affine, 9 * sizeof *A);
+    } else if (mounted) {
+        affine m;
+        rotation_euler_xyz(&m, joint->orient);
+        memcpy(A, m.m, 9 * sizeof *A);
+    } else {
+        for (int e = 0; e < 9; e++)
+            A[e] = e % 4 == 0 ? 1.0 : 0.0;
+    }
+    for (int r = 0; r < 3; r++)
+        off[r] = mounted ? joint->offset[r] : 0.0;
+    double x = joint->axis[0], y = joint->axis[1], z = joint->axis[2];
+    if (joint->type == MN_VOXEL_ROTATION) {
+        /* [axis]x and axis·axisT - I, column-major; times A with a mount (without one,
+           the identity's product, to the bit) */
+        double *k = mounted ? own_k : K, *n = mounted ? own_n : N;
+        k[0] = 0, k[1] = z, k[2] = -y, k[3] = -z, k[4] = 0, k[5] = x, k[6] = y, k[7] = -x, k[8] = 0;
+        n[0] = x * x - 1, n[1] = x * y, n[2] = x * z;
+        n[3] = x * y, n[4] = y * y - 1, n[5] = y * z;
+        n[6] = x * z, n[7] = y * z, n[8] = z * z - 1;
+        if (mounted) {
+            mul3(K, A, k);
+            mul3(N, A, n);
+        }
+        dir[0] = dir[1] = dir[2] = 0.0;
+        *flags = VOXEL_PLAN_ROTATES | VOXEL_PLAN_TURNS;
+    } else {
+        for (int e = 0; e < 9; e++)
+            K[e] = N[e] = 0.0;
+        for (int r = 0; r < 3; r++)
+            dir[r] = A[r] * x + A[3 + r] * y + A[6 + r] * z;
+        *flags = VOXEL_PLAN_MOVES;
+    }
+    if (mounted)
+        *flags |= VOXEL_PLAN_TURNS | VOXEL_PLAN_MOVES;
+}
+
+bool voxel_pose_plan_build(mn_arena *arena, const mn_voxel_rig *rig, voxel_pose_plan *out)
+{
+    uint32_t n = rig->joint_count, stride = (n + 3u) & ~3u;
+    double *rows = mn_arena_calloc(arena, (size_t)VOXEL_PLAN_ROWS * (stride ? stride : 4),
+                                   sizeof *rows, 32);
+    uint8_t *flags = mn_arena_calloc(arena, n ? n : 1, 1, 1);
+    float *limits = mn_arena_calloc(arena, 3 * (size_t)(n ? n : 1), sizeof *limits, 32);
+    if (!rows || !flags || !limits)
+        return false;
+    for (uint32_t j = 0; j < n; j++) {
+        double plan[VOXEL_PLAN_ROWS];
+        uint32_t f;
+        voxel_joint_plan_make(&rig->joints[j], plan, &f);
+        for (int e = 0; e < VOXEL_PLAN_ROWS; e++)
+            rows[(size_t)e * stride + j] = plan[e];
+        flags[j] = (uint8_t)f;
+        limits[j] = rig->joints[j].rest;
+        limits[n + j] = rig->joints[j].min;
+        limits[2 * n + j] = rig->joints[j].max;
+    }
+    *out = (voxel_pose_plan){rig->joints, n, stride, rows, flags, limits, limits + n, limits + 2 * n};
+    return true;
+}
+
+/* ---- each joint's motion at its value ------------------------------------------ */
+
+/*
+ * Before composing, every joint's J' = T(d)·R at its value, 12 numbers (R
+ * column-major, then d) a joint, in rows like the plan's: the joint's number
+ * e at x[e·stride + j].  Up to MOTIONS_ON_STACK joints are worked out in one
+ * batch (four at a time with AVX2); a bigger rig's are worked out joint by
+ * joint as they are composed, by the same operations: the same bits.
+ */
+#define MOTION_ROWS 12
+#define MOTIONS_ON_STACK 256u
+
+/* A joint's plan as the motion code reads it: number e at p[e·stride]. */
+typedef struct plan_ref {
+    const double *p;
+    size_t stride;
+} plan_ref;
+
+#define PLAN_AT(ref, e) ((ref).p[(size_t)(e) * (ref).stride])
+
+/* The plain-double motion of one joint (value v, {sin, 1 - cos} sv) into x[e·xs]. */
+static void joint_motion_plain(plan_ref pl, uint32_t flags, double v, const double sv[2],
+                               double *x, size_t xs)
+{
+    bool rotates = (flags & VOXEL_PLAN_ROTATES) != 0;
+    double s = rotates ? sv[0] : 0.0, t = rotates ? sv[1] : 0.0, vt = rotates ? 0.0 : v;
+    for (int e = 0; e < 9; e++)
+        x[e * xs] = PLAN_AT(pl, VOXEL_PLAN_A + e) + s * PLAN_AT(pl, VOXEL_PLAN_K + e) +
+                    t * PLAN_AT(pl, VOXEL_PLAN_N + e);
+    for (int e = 0; e < 3; e++)
+        x[(9 + e) * xs] = PLAN_AT(pl, VOXEL_PLAN_OFF + e) + vt * PLAN_AT(pl, VOXEL_PLAN_DIR + e);
+}
+
+#if VOXEL_AVX2
+#define AVX2_FMA __attribute__((target("avx2,fma")))
+
+/* joint_motion_plain with fused multiply-adds, as each lane of joint_motions_avx2 does them. */
+AVX2_FMA static void joint_motion_fma(plan_ref pl, uint32_t flags, double v, const double sv[2],
+                                      double *x, size_t xs)
+{
+    bool rotates = (flags & VOXEL_PLAN_ROTATES) != 0;
+    __m128d s = _mm_set_sd(rotates ? sv[0] : 0.0), t = _mm_set_sd(rotates ? sv[1] : 0.0);
+    __m128d vt = _mm_set_sd(rotates ? 0.0 : v);
+    for (int e = 0; e < 9; e++) {
+        __m128d r = _mm_fmadd_sd(s, _mm_set_sd(PLAN_AT(pl, VOXEL_PLAN_K + e)),
+                                 _mm_set_sd(PLAN_AT(pl, VOXEL_PLAN_A + e)));
+        r = _mm_fmadd_sd(t, _mm_set_sd(PLAN_AT(pl, VOXEL_PLAN_N + e)), r);
+        x[e * xs] = _mm_cvtsd_f64(r);
+    }
+    for (int e = 0; e < 3; e++)
+        x[(9 + e) * xs] = _mm_cvtsd_f64(_mm_fmadd_sd(
+            vt, _mm_set_sd(PLAN_AT(pl, VOXEL_PLAN_DIR + e)), _mm_set_sd(PLAN_AT(pl, VOXEL_PLAN_OFF + e))));
+}
+
+/* All ones in lane i where flags[i] is a rotation joint's. */
+AVX2_FMA static inline __m256d rotation_mask(const uint8_t flags[4])
+{
+    uint32_t four;
+    memcpy(&four, flags, sizeof four);
+    __m256i f = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128((int)four));
+    __m256i rot = _mm256_set1_epi64x(VOXEL_PLAN_ROTATES);
+    return _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(f, rot), rot));
+}
+
+/*
+ * Joints [0, count) four at a time, their plans in rows of `rs` (the plan's
+ * layout) and their motions into rows of `xs`: their sines
+ * (sin_versin_reduced4, the scalar path's bits) and motions
+ * (joint_motion_fma's bits).  A group with an angle the polynomial does not
+ * take (beyond TRIG_FAST, NaN) is left to the caller: returns a bit mask of
+ * such groups, or 0.  Groups beyond 64 are never flagged (posing batches at
+ * most MOTIONS_ON_STACK joints).
+ */
+AVX2_FMA static uint64_t joint_motions_avx2(const double *rows, size_t rs, const uint8_t *flags,
+                                            const float *values, uint32_t count, double *x,
+                                            size_t xs)
+{
+    const __m256d fast = _mm256_set1_pd(TRIG_FAST);
+    const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+    uint64_t slow = 0;
+    /* First every group's sines into rows 0 and 1 (and its moves into row 2): short
+       iterations, so the CPU runs many of their long polynomial chains at once. */
+    for (uint32_t j = 0; j < count; j += 4) {
+        __m256d v, is_rot;
+        if (j + 4 <= count) {
+            v = _mm256_cvtps_pd(_mm_loadu_ps(&values[j]));
+            is_rot = rotation_mask(&flags[j]);
+        } else {   /* the last, short group: the rest zero (posed as translations by 0) */
+            float four[4] = {0, 0, 0, 0};
+            uint8_t fl[4] = {0, 0, 0, 0};
+            for (uint32_t i = 0; j + i < count; i++)
+                four[i] = values[j + i], fl[i] = flags[j + i];
+            v = _mm256_cvtps_pd(_mm_loadu_ps(four));
+            is_rot = rotation_mask(fl);
+        }
+        /* rotation joints take v as their angle, translation joints as their move */
+        __m256d angle = _mm256_and_pd(is_rot, v);
+        __m256d ok = _mm256_cmp_pd(_mm256_and_pd(angle, abs_mask), fast, _CMP_LE_OQ);
+        if (_mm256_movemask_pd(ok) != 15)
+            slow |= j / 4 < 64 ? (uint64_t)1 << (j / 4) : 0;
+        __m256d sn, t;
+        sin_versin_reduced4(_mm256_and_pd(ok, angle), &sn, &t);   /* 0, 0 for translations */
+        _mm256_store_pd(&x[j], sn);
+        _mm256_store_pd(&x[xs + j], t);
+        _mm256_store_pd(&x[2 * xs + j], _mm256_andnot_pd(is_rot, v));
+    }
+    /* Then R = A + sin·K + (1 - cos)·N and d = off + move·dir, group by group. */
+    for (uint32_t j = 0; j < count; j += 4) {
+        const double *p = &rows[j];
+        double *o = &x[j];
+        __m256d sn = _mm256_load_pd(&o[0]), t = _mm256_load_pd(&o[xs]);
+        __m256d vt = _mm256_load_pd(&o[2 * xs]);
+        for (int e = 0; e < 9; e++) {
+            __m256d r = _mm256_fmadd_pd(sn, _mm256_load_pd(&p[(VOXEL_PLAN_K + e) * rs]),
+                                        _mm256_load_pd(&p[(VOXEL_PLAN_A + e) * rs]));
+            r = _mm256_fmadd_pd(t, _mm256_load_pd(&p[(VOXEL_PLAN_N + e) * rs]), r);
+            _mm256_store_pd(&o[e * xs], r);
+        }
+        for (int e = 0; e < 3; e++)
+            _mm256_store_pd(&o[(9 + e) * xs],
+                            _mm256_fmadd_pd(vt, _mm256_load_pd(&p[(VOXEL_PLAN_DIR + e) * rs]),
+                                            _mm256_load_pd(&p[(VOXEL_PLAN_OFF + e) * rs])));
+    }
+    return slow;
+}
+
+/*
+ * joint_motions_avx2 for a rig with no plan (built by hand): each group of
+ * four planned into a block on the stack first, the same plans (and so the
+ * same bits) the reader would have made.
+ */
+AVX2_FMA static uint64_t joint_motions_unplanned_avx2(const mn_voxel_rig *rig,
+                                                      const float *values, double *x, size_t xs,
+                                                      uint8_t *flags)
+{
+    _Alignas(32) double block[VOXEL_PLAN_ROWS * 4];
+    uint64_t slow = 0;
+    for (uint32_t j = 0; j < rig->joint_count; j += 4) {
+        uint32_t n = rig->joint_count - j < 4 ? rig->joint_count - j : 4;
+        if (n < 4)   /* lanes past the last joint: translations by 0 */
+            memset(block, 0, sizeof block);
+        for (uint32_t i = 0; i < n; i++) {
+            double plan[VOXEL_PLAN_ROWS];
+            uint32_t f;
+            voxel_joint_plan_make(&rig->joints[j + i], plan, &f);
+            for (int e = 0; e < VOXEL_PLAN_ROWS; e++)
+                block[e * 4 + i] = plan[e];
+            flags[j + i] = (uint8_t)f;
+        }
+        if (joint_motions_avx2(block, 4, &flags[j], &values[j], n, &x[j], xs) && j / 4 < 64)
+            slow |= (uint64_t)1 << (j / 4);
+    }
+    return slow;
+}
+#endif
 
 /* ---- composing the parts -------------------------------------------------------- */
 
@@ -509,38 +686,179 @@ static float resolve_one(const mn_voxel_rig *rig, const mn_voxel_pose_input *in,
 typedef struct pose_job {
     const mn_voxel_rig *rig;
     const mn_voxel_pose_input *in;
-    const float *values;        /* every joint's final value, or NULL: resolve_one */
-    const double *trig;         /* {sin, cos} of every value, or NULL: worked out per joint */
+    const float *values;            /* every joint's final value, or NULL: resolve_one */
+    const voxel_pose_plan *plan;    /* the reader's, or NULL: each joint planned as it comes */
+    const double *motions;          /* every joint's motion (rows of mstride), or NULL */
+    size_t mstride;
+    const uint8_t *flags;           /* every joint's plan flags, with motions */
     float *worlds;
 } pose_job;
 
-/* world(part) from its parent's (already written) world and its joints. */
-static void pose_part(const pose_job *job, uint32_t p)
+/*
+ * Joint j's motion worked out now, into buf (stride 1), its flags into
+ * *flags: for a rig too big for the batch.  The batch's operations, so its
+ * bits (`fused`: the AVX2 kernel's).
+ */
+static void joint_motion_now(const pose_job *job, uint32_t j, bool fused, double buf[MOTION_ROWS],
+                             uint32_t *flags)
+{
+    float value = job->values != NULL ? job->values[j] : resolve_one(job->rig, job->in, j);
+    double own[VOXEL_PLAN_ROWS], sv[2];
+    plan_ref pl = {own, 1};
+    if (job->plan != NULL) {
+        pl = (plan_ref){&job->plan->rows[j], job->plan->stride};
+        *flags = job->plan->flags[j];
+    } else {
+        voxel_joint_plan_make(&job->rig->joints[j], own, flags);
+    }
+    sin_versin((*flags & VOXEL_PLAN_ROTATES) ? value : 0.0f, sv);
+#if VOXEL_AVX2
+    if (fused) {
+        joint_motion_fma(pl, *flags, value, sv, buf, 1);
+        return;
+    }
+#endif
+    (void)fused;
+    joint_motion_plain(pl, *flags, value, sv, buf, 1);
+}
+
+/* Joint j's motion (12 numbers at x[e·xs]) and flags, from the batch or worked out in buf. */
+static inline const double *joint_motion(const pose_job *job, uint32_t j, bool fused,
+                                         double buf[MOTION_ROWS], size_t *xs, uint32_t *flags)
+{
+    if (job->motions != NULL) {
+        *xs = job->mstride;
+        *flags = job->flags[j];
+        return &job->motions[j];
+    }
+    joint_motion_now(job, j, fused, buf, flags);
+    *xs = 1;
+    return buf;
+}
+
+/*
+ * The portable kernel: world(part) = world(parent) · T(p) · J1' · … · Jn' · T(-p)
+ * in plain double, m a 3x4 (translation in column 3), the parent's world read
+ * back from its floats.
+ */
+static void pose_part_portable(const pose_job *job, uint32_t p)
 {
     const mn_voxel_rig *rig = job->rig;
     const mn_voxel_part *part = &rig->parts[p];
-    frame f;
-    if (part->parent < rig->part_count)
-        frame_load(&f, &job->worlds[(size_t)part->parent * 16]);
-    else
-        frame_identity(&f);
-    double p0 = part->pivot[0], p1 = part->pivot[1], p2 = part->pivot[2];
-    frame_translate(&f, p0, p1, p2);
-    for (uint32_t k = 0; k < part->joint_count; k++) {
-        uint32_t j = part->joints[k];
+    const double pv[3] = {part->pivot[0], part->pivot[1], part->pivot[2]};
+    double m[4][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, 0}};
+    if (part->parent < rig->part_count) {
+        const float *w = &job->worlds[(size_t)part->parent * 16];
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 3; r++)
+                m[c][r] = w[c * 4 + r];
+    }
+    for (int r = 0; r < 3; r++)   /* m = m · T(p) */
+        m[3][r] += m[0][r] * pv[0] + m[1][r] * pv[1] + m[2][r] * pv[2];
+    for (uint32_t q = 0; q < part->joint_count; q++) {
+        uint32_t j = part->joints[q];
         if (j >= rig->joint_count)
             continue;
-        float v = job->values != NULL ? job->values[j] : resolve_one(rig, job->in, j);
-        double sc[2];
-        if (job->trig != NULL)
-            sc[0] = job->trig[(size_t)j * 2], sc[1] = job->trig[(size_t)j * 2 + 1];
-        else
-            sin_cos(v, sc);
-        compose_joint(&f, &rig->joints[j], v, sc);
+        double buf[MOTION_ROWS];
+        size_t xs;
+        uint32_t flags;
+        const double *x = joint_motion(job, j, false, buf, &xs, &flags);
+        if (flags & VOXEL_PLAN_MOVES)   /* m = m · T(d) */
+            for (int r = 0; r < 3; r++)
+                m[3][r] += m[0][r] * x[9 * xs] + m[1][r] * x[10 * xs] + m[2][r] * x[11 * xs];
+        if (!(flags & VOXEL_PLAN_TURNS))
+            continue;
+        double n[3][3];   /* m = m · R */
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++)
+                n[c][r] = m[0][r] * x[(3 * c) * xs] + m[1][r] * x[(3 * c + 1) * xs] +
+                          m[2][r] * x[(3 * c + 2) * xs];
+        memcpy(m, n, sizeof n);
     }
-    frame_translate(&f, -p0, -p1, -p2);
-    frame_store(&job->worlds[(size_t)p * 16], &f);
+    for (int r = 0; r < 3; r++)   /* m = m · T(-p) */
+        m[3][r] -= m[0][r] * pv[0] + m[1][r] * pv[1] + m[2][r] * pv[2];
+    float *out = &job->worlds[(size_t)p * 16];
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++)
+            out[c * 4 + r] = (float)m[c][r];
+        out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+    }
 }
+
+#if VOXEL_AVX2
+/* s0·x[0] + s1·x[xs] + s2·x[2·xs], the x broadcast from memory: one column of a product. */
+AVX2_FMA static inline __m256d combine3(__m256d s0, __m256d s1, __m256d s2, const double *x,
+                                        size_t xs)
+{
+    __m256d acc = _mm256_mul_pd(s0, _mm256_broadcast_sd(&x[0]));
+    acc = _mm256_fmadd_pd(s1, _mm256_broadcast_sd(&x[xs]), acc);
+    return _mm256_fmadd_pd(s2, _mm256_broadcast_sd(&x[2 * xs]), acc);
+}
+
+/* pose_part_portable with a column of m in a register (the 4th lane the w row) and FMA. */
+AVX2_FMA static inline void pose_part_avx2_inline(const pose_job *job, uint32_t p)
+{
+    const mn_voxel_rig *rig = job->rig;
+    const mn_voxel_part *part = &rig->parts[p];
+    __m256d m0 = _mm256_setr_pd(1, 0, 0, 0), m1 = _mm256_setr_pd(0, 1, 0, 0);
+    __m256d m2 = _mm256_setr_pd(0, 0, 1, 0), mt = _mm256_setr_pd(0, 0, 0, 1);
+    if (part->parent < rig->part_count) {   /* the parent's w row is 0 0 0 1 */
+        const float *w = &job->worlds[(size_t)part->parent * 16];
+        m0 = _mm256_cvtps_pd(_mm_loadu_ps(&w[0]));
+        m1 = _mm256_cvtps_pd(_mm_loadu_ps(&w[4]));
+        m2 = _mm256_cvtps_pd(_mm_loadu_ps(&w[8]));
+        mt = _mm256_cvtps_pd(_mm_loadu_ps(&w[12]));
+    }
+    const __m256d p0 = _mm256_set1_pd(part->pivot[0]), p1 = _mm256_set1_pd(part->pivot[1]);
+    const __m256d p2 = _mm256_set1_pd(part->pivot[2]);
+    mt = _mm256_fmadd_pd(m0, p0, mt);   /* m = m · T(p) */
+    mt = _mm256_fmadd_pd(m1, p1, mt);
+    mt = _mm256_fmadd_pd(m2, p2, mt);
+    for (uint32_t q = 0; q < part->joint_count; q++) {
+        uint32_t j = part->joints[q];
+        if (j >= rig->joint_count)
+            continue;
+        double buf[MOTION_ROWS];
+        size_t xs;
+        uint32_t flags;
+        const double *x = joint_motion(job, j, true, buf, &xs, &flags);
+        if (flags & VOXEL_PLAN_MOVES) {   /* m = m · T(d) */
+            mt = _mm256_fmadd_pd(m0, _mm256_broadcast_sd(&x[9 * xs]), mt);
+            mt = _mm256_fmadd_pd(m1, _mm256_broadcast_sd(&x[10 * xs]), mt);
+            mt = _mm256_fmadd_pd(m2, _mm256_broadcast_sd(&x[11 * xs]), mt);
+        }
+        if (flags & VOXEL_PLAN_TURNS) {   /* m = m · R */
+            __m256d n0 = combine3(m0, m1, m2, &x[0], xs);
+            __m256d n1 = combine3(m0, m1, m2, &x[3 * xs], xs);
+            m2 = combine3(m0, m1, m2, &x[6 * xs], xs);
+            m0 = n0, m1 = n1;
+        }
+    }
+    mt = _mm256_fnmadd_pd(m0, p0, mt);   /* m = m · T(-p) */
+    mt = _mm256_fnmadd_pd(m1, p1, mt);
+    mt = _mm256_fnmadd_pd(m2, p2, mt);
+    float *out = &job->worlds[(size_t)p * 16];
+    _mm_storeu_ps(&out[0], _mm256_cvtpd_ps(m0));
+    _mm_storeu_ps(&out[4], _mm256_cvtpd_ps(m1));
+    _mm_storeu_ps(&out[8], _mm256_cvtpd_ps(m2));
+    _mm_storeu_ps(&out[12], _mm256_cvtpd_ps(mt));
+}
+
+AVX2_FMA static void pose_part_avx2(const pose_job *job, uint32_t p)
+{
+    pose_part_avx2_inline(job, p);
+}
+
+/* Every part in `order`, in one call (the kernel inlined). */
+AVX2_FMA static void pose_parts_avx2(const pose_job *job, const uint32_t *order, uint32_t count)
+{
+    for (uint32_t k = 0; k < count; k++)
+        if (order[k] < job->rig->part_count)
+            pose_part_avx2_inline(job, order[k]);
+}
+#endif
+
+typedef void (*pose_part_fn)(const pose_job *job, uint32_t p);
 
 /*
  * Parents first without a precomputed order (a rig built by hand with
@@ -548,7 +866,7 @@ static void pose_part(const pose_job *job, uint32_t p)
  * is done, a world's w entry (1 once written) marking it done.  O(parts ×
  * depth); a cycle makes a pass with no progress.
  */
-static mn_status pose_unordered(const pose_job *job)
+static mn_status pose_unordered(const pose_job *job, pose_part_fn pose_part)
 {
     const mn_voxel_rig *rig = job->rig;
     float *worlds = job->worlds;
@@ -572,8 +890,37 @@ static mn_status pose_unordered(const pose_job *job)
     return MN_OK;
 }
 
-mn_status mn_voxel_pose(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
-                        float *out_worlds, float *out_values)
+/*
+ * Every joint's motion into the table (rows of job->mstride): four at a time
+ * from a read rig's plan with AVX2, else joint by joint (a group the batch
+ * left, an angle beyond the polynomial's reach, goes joint by joint too).
+ */
+static void batch_motions(pose_job *job, double *table, uint8_t *flags, bool fused)
+{
+    const mn_voxel_rig *rig = job->rig;
+    uint64_t left = ~(uint64_t)0;   /* groups of four still to do */
+#if VOXEL_AVX2
+    const voxel_pose_plan *plan = job->plan;
+    if (fused && plan != NULL)
+        left = joint_motions_avx2(plan->rows, plan->stride, plan->flags, job->values,
+                                  plan->joint_count, table, job->mstride);
+    else if (fused)
+        left = joint_motions_unplanned_avx2(rig, job->values, table, job->mstride, flags);
+#endif
+    for (uint32_t j = 0; j < rig->joint_count; j++) {
+        if (!(left >> ((j / 4) % 64) & 1u))
+            continue;
+        double buf[MOTION_ROWS];
+        uint32_t f;
+        joint_motion_now(job, j, fused, buf, &f);
+        flags[j] = (uint8_t)f;
+        for (int e = 0; e < MOTION_ROWS; e++)
+            table[(size_t)e * job->mstride + j] = buf[e];
+    }
+}
+
+mn_status voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
+                        float *out_worlds, float *out_values, mn_cpu_simd level)
 {
     if (rig == NULL || out_worlds == NULL || (rig->part_count > 0 && rig->parts == NULL) ||
         (rig->joint_count > 0 && rig->joints == NULL))
@@ -584,26 +931,54 @@ mn_status mn_voxel_pose(const mn_voxel_rig *rig, const mn_voxel_pose_input *inpu
         if (input->animations[a] >= rig->animation_count)
             return MN_INDEX_RANGE;
 
+    bool fused = false;
+#if VOXEL_AVX2
+    fused = level == MN_CPU_AVX2_FMA && mn_cpu_level() == MN_CPU_AVX2_FMA;
+#endif
+    (void)level;
     float stack_values[VALUES_ON_STACK];
     float *values = out_values;
     if (values == NULL && rig->joint_count <= VALUES_ON_STACK)
         values = stack_values;
-    double stack_trig[2 * TRIG_ON_STACK];
-    pose_job job = {rig, input, values, NULL, out_worlds};
+    pose_job job = {rig, input, values, voxel_rig_pose_plan(rig), NULL, 0, NULL, out_worlds};
+    _Alignas(32) double motions[MOTION_ROWS * MOTIONS_ON_STACK];
+    uint8_t flags[MOTIONS_ON_STACK];
     if (values != NULL) {
-        resolve_values(rig, input, values);
-        if (rig->joint_count <= TRIG_ON_STACK) {
-            sin_cos_all(values, rig->joint_count, stack_trig);
-            job.trig = stack_trig;
+        resolve_values(rig, input, values, job.plan, fused);
+        if (rig->joint_count <= MOTIONS_ON_STACK) {
+            job.mstride = (rig->joint_count + 3u) & ~(size_t)3u;
+            job.flags = job.plan != NULL ? job.plan->flags : flags;
+            batch_motions(&job, motions, flags, fused);
+            job.motions = motions;
         }
     }
 
+    pose_part_fn pose_part = pose_part_portable;
+#if VOXEL_AVX2
+    if (fused)
+        pose_part = pose_part_avx2;
+#endif
     if (rig->part_order == NULL)
-        return pose_unordered(&job);
+        return pose_unordered(&job, pose_part);
+    /* By depth where the reader worked that out: neighbours are then seldom parent and child. */
+    const uint32_t *order = voxel_rig_level_order(rig);
+    order = order != NULL ? order : rig->part_order;
+#if VOXEL_AVX2
+    if (fused) {
+        pose_parts_avx2(&job, order, rig->part_count);
+        return MN_OK;
+    }
+#endif
     for (uint32_t k = 0; k < rig->part_count; k++)
-        if (rig->part_order[k] < rig->part_count)
-            pose_part(&job, rig->part_order[k]);
+        if (order[k] < rig->part_count)
+            pose_part(&job, order[k]);
     return MN_OK;
+}
+
+mn_status mn_voxel_pose(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
+                        float *out_worlds, float *out_values)
+{
+    return voxel_pose_at(rig, input, out_worlds, out_values, mn_cpu_level());
 }
 
 /* ---- skinned voxel meshes ---------------------------------------------------------- */

@@ -22,6 +22,8 @@
 
 #include "gltf_internal.h" /* mn_file_read */
 #include "json.h"
+#include "anim/fcurve_internal.h"
+#include "anim/voxel_pose_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,9 +40,25 @@ typedef struct name_table {
     uint32_t count;
 } name_table;
 
+/* An animation's tracks baked for posing (fcurve_internal.h); a NULL entry is sampled exactly. */
+typedef struct baked_tracks {
+    const fcurve_baked **tracks;
+    uint32_t count;
+    const fcurve_grid *grid;   /* a looping animation's grid (fcurve_grid_bake), or NULL */
+    const mn_voxel_track *source;   /* the tracks the grid was baked from */
+} baked_tracks;
+
 struct mn_voxel_rig_private {
     mn_arena arena;
     name_table parts, joints, animations;
+    baked_tracks *baked;   /* per animation */
+    uint32_t baked_count;
+    /* Every joint's plan for posing (voxel_pose_internal.h). */
+    voxel_pose_plan plan;
+    bool planned;
+    /* The parts by depth (voxel_rig_level_order), for these very parts and part_order. */
+    const uint32_t *level_order;
+    const mn_voxel_part *leveled_parts;
 };
 
 /* The rig and what only the reader sees, freed together. */
@@ -107,6 +125,7 @@ typedef struct rig_reader {
     mn_voxel_animation *animations;
     uint32_t *claimed_by;               /* per joint: 1 + the animation whose track drives it */
     uint32_t *claimed_track;            /* per joint: that track's index */
+    uint32_t *level_slots;              /* where order_levels puts the parts by depth */
 } rig_reader;
 
 static mn_status out_of_memory(rig_reader *r, const char *what)
@@ -272,6 +291,37 @@ static void describe_cycle(const mn_voxel_part *parts, uint32_t start, char *out
 }
 
 /*
+ * The parts by depth, roots first, each depth in part_order's order: parents
+ * still come first, and parts one after another are mostly not each other's
+ * parent, so posing works on several at once.  Kept in front of part_order
+ * (one allocation), `depth` is scratch (a part count of entries).  O(parts).
+ */
+static mn_status order_levels(rig_reader *r, uint32_t *depth)
+{
+    uint32_t n = r->rig->part_count, top = 0;
+    const uint32_t *order = r->rig->part_order;
+    uint32_t *levels = r->level_slots;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t p = order[k], parent = r->parts[p].parent;
+        depth[p] = parent == MN_NONE ? 0 : depth[parent] + 1;
+        top = depth[p] > top ? depth[p] : top;
+    }
+    /* A counting sort by depth, stable: where each depth starts, then each part in its place. */
+    uint32_t *start = mn_arena_calloc(r->arena, (size_t)top + 2, sizeof *start, _Alignof(uint32_t));
+    if (!start)
+        return out_of_memory(r, "ordering the parts by depth");
+    for (uint32_t p = 0; p < n; p++)
+        start[depth[p] + 1]++;
+    for (uint32_t d = 0; d <= top; d++)
+        start[d + 1] += start[d];
+    for (uint32_t k = 0; k < n; k++)
+        levels[start[depth[order[k]]]++] = order[k];
+    r->priv->level_order = levels;
+    r->priv->leveled_parts = r->parts;
+    return MN_OK;
+}
+
+/*
  * part_order: every part once, parents first, otherwise in declared order.
  * Each part not yet placed walks up its parent chain to a placed part (or a
  * root), then the chain is placed top-down.  Meeting a part of the chain being
@@ -280,8 +330,11 @@ static void describe_cycle(const mn_voxel_part *parts, uint32_t start, char *out
 static mn_status order_parts(rig_reader *r)
 {
     uint32_t n = r->rig->part_count;
-    uint32_t *order = mn_arena_calloc(r->arena, n, sizeof *order, _Alignof(uint32_t));
+    /* level_order (order_levels) then part_order, one after the other */
+    uint32_t *levels = mn_arena_calloc(r->arena, 2 * (size_t)n, sizeof *levels, _Alignof(uint32_t));
+    uint32_t *order = levels != NULL ? levels + n : NULL;
     uint32_t *chain = mn_arena_calloc(r->arena, n, sizeof *chain, _Alignof(uint32_t));
+    r->level_slots = levels;
     uint8_t *state = mn_arena_calloc(r->arena, n, 1, 1); /* 0 new, 1 on the walked chain, 2 placed */
     if (!order || !chain || !state)
         return out_of_memory(r, "ordering the parts");
@@ -311,7 +364,16 @@ static mn_status order_parts(rig_reader *r)
         }
     }
     r->rig->part_order = order;
-    return MN_OK;
+    return order_levels(r, chain);
+}
+
+const uint32_t *voxel_rig_level_order(const mn_voxel_rig *rig)
+{
+    const struct mn_voxel_rig_private *p = rig->priv_;
+    if (p == NULL || p->level_order == NULL || p->leveled_parts != rig->parts ||
+        rig->part_order != p->level_order + rig->part_count)
+        return NULL;
+    return p->level_order;
 }
 
 static mn_status read_parts(rig_reader *r, json_t *rig_obj)
@@ -470,6 +532,15 @@ static mn_status list_part_joints(rig_reader *r)
     return MN_OK;
 }
 
+/* Every joint's plan, once its mount is resolved: posing then only reads it. */
+static mn_status plan_joints(rig_reader *r)
+{
+    if (!voxel_pose_plan_build(r->arena, r->rig, &r->priv->plan))
+        return out_of_memory(r, "planning the joints");
+    r->priv->planned = true;
+    return MN_OK;
+}
+
 static mn_status read_joints(rig_reader *r, json_t *rig_obj)
 {
     json_t *array;
@@ -483,7 +554,18 @@ static mn_status read_joints(rig_reader *r, json_t *rig_obj)
     r->rig->joints = r->joints;
     r->rig->joint_count = n;
     st = for_each(r, "joints", array, n, read_joint);
+    if (st == MN_OK)
+        st = plan_joints(r);
     return st == MN_OK ? list_part_joints(r) : st;
+}
+
+const voxel_pose_plan *voxel_rig_pose_plan(const mn_voxel_rig *rig)
+{
+    const struct mn_voxel_rig_private *p = rig->priv_;
+    if (p == NULL || !p->planned || p->plan.joints != rig->joints ||
+        p->plan.joint_count != rig->joint_count)
+        return NULL;
+    return &p->plan;
 }
 
 /* ---- animations ---------------------------------------------------------------------------------- */
@@ -628,6 +710,58 @@ static mn_status settle_duration(rig_reader *r, json_t *obj, mn_voxel_animation 
 }
 
 /*
+ * Each track's curve baked into cubic pieces (fcurve_bake.c), which posing
+ * samples instead of solving its bezier and eased segments.
+ */
+static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
+{
+    uint32_t i = (uint32_t)(a - r->animations);
+    baked_tracks *bt = &r->priv->baked[i];
+    bt->tracks = mn_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
+                                 sizeof *bt->tracks, _Alignof(fcurve_baked *));
+    if (!bt->tracks)
+        return out_of_memory(r, "baking the curves");
+    for (uint32_t t = 0; t < a->track_count; t++)
+        if (!fcurve_bake(r->arena, &a->tracks[t].curve, a->resolved[t], &bt->tracks[t]))
+            return out_of_memory(r, "baking the curves");
+    bt->count = a->track_count;
+    bt->source = a->tracks;
+    if (!a->loop || a->track_count == 0)
+        return MN_OK;
+    const mn_fcurve **curves = mn_arena_calloc(r->arena, a->track_count, sizeof *curves,
+                                               _Alignof(const mn_fcurve *));
+    if (!curves)
+        return out_of_memory(r, "baking the curves");
+    for (uint32_t t = 0; t < a->track_count; t++)
+        curves[t] = &a->tracks[t].curve;
+    if (!fcurve_grid_bake(r->arena, curves, a->resolved, a->track_count, a->duration_ms,
+                          &bt->grid))
+        return out_of_memory(r, "baking the curves");
+    return MN_OK;
+}
+
+const fcurve_grid *voxel_rig_baked_grid(const mn_voxel_rig *rig, uint32_t animation)
+{
+    if (voxel_rig_baked_tracks(rig, animation) == NULL)
+        return NULL;
+    const baked_tracks *bt = &rig->priv_->baked[animation];
+    const mn_voxel_animation *a = &rig->animations[animation];
+    return bt->grid != NULL && bt->source == a->tracks && a->loop &&
+                   bt->grid->period == a->duration_ms
+               ? bt->grid
+               : NULL;
+}
+
+const fcurve_baked *const *voxel_rig_baked_tracks(const mn_voxel_rig *rig, uint32_t animation)
+{
+    const struct mn_voxel_rig_private *p = rig->priv_;
+    if (p == NULL || animation >= p->baked_count || animation >= rig->animation_count ||
+        p->baked[animation].count != rig->animations[animation].track_count)
+        return NULL;
+    return p->baked[animation].tracks;
+}
+
+/*
  * Each track's mn_fcurve_resolve record (animation.resolved), once loop and
  * duration are settled: sampling then finds every bezier segment's control
  * points ready.  A curve without a bezier key has nothing to resolve (NULL).
@@ -653,7 +787,7 @@ static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
         records[t] = record;
     }
     a->resolved = records;
-    return MN_OK;
+    return bake_curves(r, a);
 }
 
 static mn_status read_tracks(rig_reader *r, json_t *obj, uint32_t i)
@@ -716,9 +850,12 @@ static mn_status read_animations(rig_reader *r, json_t *rig_obj)
     r->animations = mn_arena_calloc(r->arena, n, sizeof *r->animations, _Alignof(mn_voxel_animation));
     r->claimed_by = mn_arena_calloc(r->arena, nj, sizeof *r->claimed_by, _Alignof(uint32_t));
     r->claimed_track = mn_arena_calloc(r->arena, nj, sizeof *r->claimed_track, _Alignof(uint32_t));
-    if (!r->animations || !r->claimed_by || !r->claimed_track ||
+    r->priv->baked = mn_arena_calloc(r->arena, n ? n : 1, sizeof *r->priv->baked,
+                                     _Alignof(baked_tracks));
+    if (!r->animations || !r->claimed_by || !r->claimed_track || !r->priv->baked ||
         !table_init(r->arena, &r->priv->animations, n))
         return out_of_memory(r, "reading the animations");
+    r->priv->baked_count = n;
     r->rig->animations = r->animations;
     r->rig->animation_count = n;
     return for_each(r, "animations", array, n, read_animation);
