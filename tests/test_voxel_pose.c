@@ -619,40 +619,57 @@ static float rng_float(uint32_t *state, float lo, float hi)
     return lo + (hi - lo) * (float)(rng_next(state) >> 8) * (1.0f / 16777216.0f);
 }
 
+/* A random rig: 30 parts in a random tree (depth up to 12), 1-3 joints each (every fourth a
+   translation), a third of them with mounts.  Its arrays live in the struct, so it must stay put. */
+enum { RANDOM_PARTS = 30, RANDOM_MAX_JOINTS = 90 };
+typedef struct random_rig {
+    mn_voxel_part parts[RANDOM_PARTS];
+    mn_voxel_joint joints[RANDOM_MAX_JOINTS];
+    uint32_t part_joints[RANDOM_MAX_JOINTS], order[RANDOM_PARTS];
+    mn_voxel_rig rig;
+} random_rig;
+
+static void random_rig_make(random_rig *r, uint32_t *rng)
+{
+    uint32_t depth[RANDOM_PARTS], nj = 0;
+    for (uint32_t p = 0; p < RANDOM_PARTS; p++) {
+        uint32_t parent = p == 0 ? MN_NONE : rng_next(rng) % p;
+        if (parent != MN_NONE && depth[parent] >= 11)
+            parent = 0;
+        depth[p] = parent == MN_NONE ? 0 : depth[parent] + 1;
+        r->order[p] = p;
+        uint32_t n = 1 + rng_next(rng) % 3;
+        r->parts[p] = part("p", parent, rng_float(rng, -40, 40), rng_float(rng, -40, 40),
+                           rng_float(rng, -40, 40), &r->part_joints[nj], n);
+        for (uint32_t i = 0; i < n; i++, nj++) {
+            r->part_joints[nj] = nj;
+            r->joints[nj] = joint("j", p, nj % 4 == 3 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION,
+                                  rng_float(rng, -1, 1), rng_float(rng, -1, 1),
+                                  rng_float(rng, -1, 1), -7, 7, 0);
+            if (nj % 3 == 1) {
+                r->joints[nj].has_mount = true;
+                for (int c = 0; c < 3; c++) {
+                    r->joints[nj].orient[c] = rng_float(rng, -3.2f, 3.2f);
+                    r->joints[nj].offset[c] = rng_float(rng, -5, 5);
+                }
+            }
+        }
+    }
+    r->rig = rig_of(r->parts, RANDOM_PARTS, r->order, r->joints, nj);
+}
+
 static void posing_matches_the_formula_in_double_within_a_millionth_of_the_size(void **state)
 {
     (void)state;
     /* 30 parts in a random tree (depth up to 12), 1-3 joints each, a third with mounts, angles
        over every quadrant; the posed worlds against the formula read literally in double. */
-    enum { PARTS = 30, MAX_JOINTS = 90 };
-    mn_voxel_part parts[PARTS];
-    mn_voxel_joint joints[MAX_JOINTS];
-    uint32_t pj[MAX_JOINTS], order[PARTS], depth[PARTS], rng = 0x1234567u, nj = 0;
+    enum { PARTS = RANDOM_PARTS, MAX_JOINTS = RANDOM_MAX_JOINTS };
+    uint32_t rng = 0x1234567u;
+    random_rig r;
+    random_rig_make(&r, &rng);
+    const mn_voxel_rig rig = r.rig;
+    uint32_t nj = r.rig.joint_count;
     float caller[MAX_JOINTS], values[MAX_JOINTS];
-    for (uint32_t p = 0; p < PARTS; p++) {
-        uint32_t parent = p == 0 ? MN_NONE : rng_next(&rng) % p;
-        if (parent != MN_NONE && depth[parent] >= 11)
-            parent = 0;
-        depth[p] = parent == MN_NONE ? 0 : depth[parent] + 1;
-        order[p] = p;
-        uint32_t n = 1 + rng_next(&rng) % 3;
-        parts[p] = part("p", parent, rng_float(&rng, -40, 40), rng_float(&rng, -40, 40),
-                        rng_float(&rng, -40, 40), &pj[nj], n);
-        for (uint32_t i = 0; i < n; i++, nj++) {
-            pj[nj] = nj;
-            joints[nj] = joint("j", p, nj % 4 == 3 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION,
-                               rng_float(&rng, -1, 1), rng_float(&rng, -1, 1),
-                               rng_float(&rng, -1, 1), -7, 7, 0);
-            if (nj % 3 == 1) {
-                joints[nj].has_mount = true;
-                for (int c = 0; c < 3; c++) {
-                    joints[nj].orient[c] = rng_float(&rng, -3.2f, 3.2f);
-                    joints[nj].offset[c] = rng_float(&rng, -5, 5);
-                }
-            }
-        }
-    }
-    mn_voxel_rig rig = rig_of(parts, PARTS, order, joints, nj);
     float worlds[16 * PARTS];
     double want[16 * PARTS];
     for (int trial = 0; trial < 50; trial++) {
@@ -800,35 +817,13 @@ static void the_avx2_kernel_stays_within_float_roundings_of_the_portable_one(voi
        angles over every quadrant, posed by the AVX2 + FMA kernel (where the CPU has one) and
        by the portable kernel: the same values, and worlds a few float roundings apart (the
        FMA kernel rounds less; a parent's float world feeds its children). */
-    enum { PARTS = 30, MAX_JOINTS = 90 };
-    mn_voxel_part parts[PARTS];
-    mn_voxel_joint joints[MAX_JOINTS];
-    uint32_t pj[MAX_JOINTS], order[PARTS], depth[PARTS], rng = 0x7654321u, nj = 0;
+    enum { PARTS = RANDOM_PARTS, MAX_JOINTS = RANDOM_MAX_JOINTS };
+    uint32_t rng = 0x7654321u;
+    random_rig r;
+    random_rig_make(&r, &rng);
+    const mn_voxel_rig rig = r.rig;
+    uint32_t nj = r.rig.joint_count;
     float caller[MAX_JOINTS], va[MAX_JOINTS], vb[MAX_JOINTS];
-    for (uint32_t p = 0; p < PARTS; p++) {
-        uint32_t parent = p == 0 ? MN_NONE : rng_next(&rng) % p;
-        if (parent != MN_NONE && depth[parent] >= 11)
-            parent = 0;
-        depth[p] = parent == MN_NONE ? 0 : depth[parent] + 1;
-        order[p] = p;
-        uint32_t n = 1 + rng_next(&rng) % 3;
-        parts[p] = part("p", parent, rng_float(&rng, -40, 40), rng_float(&rng, -40, 40),
-                        rng_float(&rng, -40, 40), &pj[nj], n);
-        for (uint32_t i = 0; i < n; i++, nj++) {
-            pj[nj] = nj;
-            joints[nj] = joint("j", p, nj % 4 == 3 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION,
-                               rng_float(&rng, -1, 1), rng_float(&rng, -1, 1),
-                               rng_float(&rng, -1, 1), -7, 7, 0);
-            if (nj % 3 == 1) {
-                joints[nj].has_mount = true;
-                for (int c = 0; c < 3; c++) {
-                    joints[nj].orient[c] = rng_float(&rng, -3.2f, 3.2f);
-                    joints[nj].offset[c] = rng_float(&rng, -5, 5);
-                }
-            }
-        }
-    }
-    mn_voxel_rig rig = rig_of(parts, PARTS, order, joints, nj);
     float a[16 * PARTS], b[16 * PARTS];
     double worst = 0;
     for (int trial = 0; trial < 50; trial++) {
