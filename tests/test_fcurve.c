@@ -658,6 +658,15 @@ static double keys_range(const mn_fcurve_key *keys, uint32_t n)
     return hi - lo;
 }
 
+/* A budget no test curve comes near. */
+static fcurve_bake_budget *plenty(void)
+{
+    static fcurve_bake_budget b;
+    b.samples = UINT64_C(1) << 40;
+    b.bytes = UINT64_C(1) << 40;
+    return &b;
+}
+
 /* Bake the curve and compare with mn_fcurve_sample at dense times and at every key (±1 period). */
 static void check_baked(const mn_fcurve *c)
 {
@@ -668,7 +677,7 @@ static void check_baked(const mn_fcurve *c)
     assert_true(c->key_count <= 16);
     mn_fcurve_resolve(c, record);
     const fcurve_baked *b = NULL;
-    assert_true(fcurve_bake(&arena, c, record, &b));
+    assert_true(fcurve_bake(&arena, c, record, plenty(), &b));
     assert_non_null(b);
     double tol = FCURVE_BAKE_TOLERANCE * keys_range(c->keys, c->key_count);
     double t0 = c->keys[0].t, t1 = c->keys[c->key_count - 1].t;
@@ -737,26 +746,26 @@ static void curves_the_pieces_cannot_follow_are_left_unbaked(void **state)
     mn_fcurve_key keys[3] = {key(0, 1, MN_FCURVE_BEZIER), key(10, 2, MN_FCURVE_BEZIER),
                              key(20, 0, MN_FCURVE_BEZIER)};
     mn_fcurve one = {keys, 1, false, 0};
-    assert_true(fcurve_bake(&arena, &one, NULL, &b));
+    assert_true(fcurve_bake(&arena, &one, NULL, plenty(), &b));
     assert_null(b);
     mn_fcurve past = {keys, 3, true, 15};   /* a key beyond the loop's period */
-    assert_true(fcurve_bake(&arena, &past, NULL, &b));
+    assert_true(fcurve_bake(&arena, &past, NULL, plenty(), &b));
     assert_null(b);
     keys[1].v = INFINITY;
     mn_fcurve inf = {keys, 3, false, 20};
-    assert_true(fcurve_bake(&arena, &inf, NULL, &b));
+    assert_true(fcurve_bake(&arena, &inf, NULL, plenty(), &b));
     assert_null(b);
     keys[1].v = 2;
     keys[2].t = 10;   /* not increasing */
-    assert_true(fcurve_bake(&arena, &inf, NULL, &b));
+    assert_true(fcurve_bake(&arena, &inf, NULL, plenty(), &b));
     assert_null(b);
-    assert_true(fcurve_bake(&arena, NULL, NULL, &b));
+    assert_true(fcurve_bake(&arena, NULL, NULL, plenty(), &b));
     assert_null(b);
     /* A flat bezier curve is baked as it is: one piece a segment, no halving on rounding. */
     mn_fcurve_key flat[3] = {key(0, 3, MN_FCURVE_BEZIER), key(10, 3, MN_FCURVE_EASE_IN),
                              key(20, 3, MN_FCURVE_BEZIER)};
     mn_fcurve flat_curve = {flat, 3, true, 30};
-    assert_true(fcurve_bake(&arena, &flat_curve, NULL, &b));
+    assert_true(fcurve_bake(&arena, &flat_curve, NULL, plenty(), &b));
     assert_non_null(b);
     assert_int_equal(b->piece_count, 3);
     assert_true(fcurve_baked_sample(b, 17.5) == 3);
@@ -811,7 +820,7 @@ static void a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves(
     mn_allocator none = {0};
     mn_arena_init(&arena, &none);
     const fcurve_grid *g = NULL;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, &g));
+    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &g));
     assert_non_null(g);
     for (uint32_t k = 0; k < CURVES; k++) {
         double tol = FCURVE_BAKE_TOLERANCE * keys_range(keys[k], KEYS);
@@ -837,12 +846,70 @@ static void a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves(
     /* No grid for a one-shot, or a curve of another period. */
     const fcurve_grid *none_grid = g;
     curves[3].loop = false;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, &none_grid));
+    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &none_grid));
     assert_null(none_grid);
     curves[3].loop = true;
     curves[3].duration_ms = 2 * period;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, &none_grid));
+    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &none_grid));
     assert_null(none_grid);
+    mn_arena_release(&arena);
+}
+
+/* Random values with eases and handles: segments the pieces find hard to follow. */
+static void hard_keys(mn_fcurve_key *keys, uint32_t n)
+{
+    static const mn_fcurve_interp kinds[4] = {MN_FCURVE_EASE_IN, MN_FCURVE_EASE_OUT,
+                                             MN_FCURVE_EASE_IN_OUT, MN_FCURVE_BEZIER};
+    uint32_t rng = 0x2468aceu;
+    for (uint32_t i = 0; i < n; i++) {
+        rng = rng * 1664525u + 1013904223u;
+        keys[i] = key(10.0 * i, (double)(rng >> 8) / 16777216.0 - 0.5, kinds[rng % 4]);
+    }
+}
+
+static void a_bake_spends_no_more_than_its_budget(void **state)
+{
+    (void)state;
+    enum { KEYS = 64 };
+    mn_fcurve_key keys[KEYS];
+    hard_keys(keys, KEYS);
+    mn_fcurve c = {keys, KEYS, true, 10.0 * KEYS};
+    double record[4 * KEYS];
+    mn_fcurve_resolve(&c, record);
+    mn_arena arena;
+    mn_allocator none = {0};
+    mn_arena_init(&arena, &none);
+    /* What it costs with room to spare. */
+    fcurve_bake_budget big = {UINT64_C(1) << 40, UINT64_C(1) << 40}, left = big;
+    const fcurve_baked *b = NULL;
+    assert_true(fcurve_bake(&arena, &c, record, &left, &b));
+    assert_non_null(b);
+    uint64_t samples = big.samples - left.samples, bytes = big.bytes - left.bytes;
+    assert_true(samples > 0 && bytes > 0);
+    /* Without the samples or the bytes it needs it is left to be sampled exactly, and it never
+       spends more than it had. */
+    fcurve_bake_budget tight[] = {{0, big.bytes},       {samples / 2, big.bytes},
+                                  {big.samples, 0},     {big.samples, bytes / 2},
+                                  {samples / 2, bytes / 2}};
+    for (size_t i = 0; i < sizeof tight / sizeof tight[0]; i++) {
+        fcurve_bake_budget t = tight[i];
+        b = (const fcurve_baked *)&arena;
+        assert_true(fcurve_bake(&arena, &c, record, &t, &b));
+        assert_null(b);
+        assert_true(t.samples <= tight[i].samples && t.bytes <= tight[i].bytes);
+    }
+    /* A grid needs its whole cost up front: without it, no grid and nothing spent. */
+    const mn_fcurve *list[1] = {&c};
+    const double *resolved[1] = {record};
+    const fcurve_grid *g = NULL;
+    fcurve_bake_budget t = {1000, big.bytes};
+    assert_true(fcurve_grid_bake(&arena, list, resolved, 1, c.duration_ms, &t, &g));
+    assert_null(g);
+    assert_true(t.samples == 1000 && t.bytes == big.bytes);
+    t = big;
+    assert_true(fcurve_grid_bake(&arena, list, resolved, 1, c.duration_ms, &t, &g));
+    assert_non_null(g);
+    assert_true(t.samples < big.samples && t.bytes < big.bytes);
     mn_arena_release(&arena);
 }
 
@@ -877,6 +944,7 @@ int main(void)
         cmocka_unit_test(baked_curves_stay_within_the_tolerance_of_the_exact_ones),
         cmocka_unit_test(curves_the_pieces_cannot_follow_are_left_unbaked),
         cmocka_unit_test(a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves),
+        cmocka_unit_test(a_bake_spends_no_more_than_its_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

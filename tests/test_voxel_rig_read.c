@@ -23,6 +23,7 @@
 #include <marionette/voxel_rig.h>
 
 #include "counting_alloc.h"
+#include "anim/fcurve_internal.h"
 
 /* The example of voxel-rig-format.md, verbatim. */
 static const char spec_example[] =
@@ -987,6 +988,77 @@ static void test_out_of_memory_at_every_allocation(void **state)
     free(t.s);
 }
 
+/*
+ * A rig.json of one looping track of `keys` keys with random values and
+ * eases (segments the baked pieces find hard to follow), malloc'd; *size its
+ * length.
+ */
+static char *hard_rig_text(uint32_t keys, size_t *size)
+{
+    static const char *kinds[4] = {"ease-in", "ease-out", "ease-in-out", "bezier"};
+    size_t cap = 512 + (size_t)keys * 64;
+    char *json = malloc(cap);
+    assert_non_null(json);
+    size_t n = (size_t)snprintf(
+        json, cap,
+        "{\"format\":\"voxel-rig\",\"version\":1,\"kind\":\"cube\",\"voxel_size\":1,"
+        "\"parts\":[{\"name\":\"p\",\"parent\":null,\"pivot\":[0,0,0]}],"
+        "\"joints\":[{\"name\":\"j\",\"part\":\"p\",\"type\":\"rotation\",\"axis\":\"x\","
+        "\"min\":-1,\"max\":1,\"rest\":0,\"drive\":\"auto\"}],"
+        "\"animations\":[{\"name\":\"a\",\"loop\":true,\"auto_play\":true,"
+        "\"duration_ms\":%u,\"tracks\":[{\"joint\":\"j\",\"keys\":[",
+        10u * keys);
+    uint32_t rng = 0x13579bdu;
+    for (uint32_t i = 0; i < keys; i++) {
+        rng = rng * 1664525u + 1013904223u;
+        n += (size_t)snprintf(json + n, cap - n, "%s{\"t\":%u,\"v\":%.6f,\"interp\":\"%s\"}",
+                              i ? "," : "", 10u * i, (double)(rng >> 8) / 16777216.0 - 0.5,
+                              kinds[rng % 4]);
+    }
+    n += (size_t)snprintf(json + n, cap - n, "]}]}]}");
+    assert_true(n < cap);
+    *size = n;
+    return json;
+}
+
+static void a_rig_past_its_baking_budget_is_sampled_exactly(void **state)
+{
+    (void)state;
+    /* Baking costs samples of the exact curves and memory, and a rig.json may only spend a
+       budget in proportion to its size (plus room for any ordinary rig): a small rig of hard
+       keys is baked; one of 12,000 such keys runs past the budget, is left to the exact
+       curves (the same values), and its load stays in proportion to its text. */
+    static const uint32_t counts[2] = {200, 12000};
+    for (int c = 0; c < 2; c++) {
+        size_t size = 0;
+        char *json = hard_rig_text(counts[c], &size);
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        mn_voxel_rig_options options = {.allocator = mn_counting_allocator(&counter)};
+        mn_voxel_rig *rig = NULL;
+        mn_error err;
+        assert_int_equal(mn_voxel_rig_read_memory(json, size, &options, &rig, &err), MN_OK);
+        const fcurve_baked *const *baked = voxel_rig_baked_tracks(rig, 0);
+        assert_non_null(baked);
+        if (c == 0)
+            assert_non_null(baked[0]);
+        else
+            assert_null(baked[0]);
+        assert_true(counter.peak_bytes < ((size_t)8 << 20) + 64 * size);
+        const mn_fcurve *curve = &rig->animations[0].tracks[0].curve;
+        double tol = c == 0 ? 1e-7 : 0.0;   /* baked: within 1e-7 of the range (1); else exact */
+        for (int i = 0; i <= 4000; i++) {
+            double t = -500.0 + 10.0 * counts[c] * 1.5 * i / 4000.0;
+            float value = NAN;
+            mn_voxel_sample_animation(rig, 0, t, &value);
+            assert_true(fabs((double)value - (double)(float)mn_fcurve_sample(curve, t)) <=
+                        tol + 1e-7);
+        }
+        mn_voxel_rig_free(rig);
+        assert_int_equal(counter.live_bytes, 0);
+        free(json);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1010,6 +1082,7 @@ int main(void)
         cmocka_unit_test(test_mutated_example_loads_or_fails_cleanly),
         cmocka_unit_test(test_oversized_inputs_load_or_fail_cleanly),
         cmocka_unit_test(test_out_of_memory_at_every_allocation),
+        cmocka_unit_test(a_rig_past_its_baking_budget_is_sampled_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

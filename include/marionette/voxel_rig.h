@@ -189,7 +189,11 @@ typedef struct mn_voxel_rig_options {
  * 0.5 MB for each of bench_voxel's two).  Posing and mn_voxel_sample_animation
  * on a read rig therefore give each curve's value within 1e-7 of its range
  * (a curve's max - min) of the exact F-curve, which mn_fcurve_sample and a
- * rig built by hand still give exactly.
+ * rig built by hand still give exactly.  Baking spends a budget in
+ * proportion to the text (plus room for an ordinary rig: bench_voxel's
+ * 52 KB rig.json bakes in about 50 ms and 2.3 MB), so a rig.json of
+ * thousands of hard keys still loads in time and memory in proportion to
+ * its size: the curves past the budget are sampled exactly instead.
  */
 MN_API mn_status mn_voxel_rig_read_memory(const void *json, size_t size,
                                           const mn_voxel_rig_options *options,

@@ -63,21 +63,33 @@ static double unwarp(int w, double v)
     return w == 0 ? v : w == 1 ? v * v : 1.0 - (1.0 - v) * (1.0 - v);
 }
 
+/* Samples a fit of n pieces takes at most: four nodes and the checks, a piece. */
+#define FIT_SAMPLES(n) ((uint64_t)(n) * (4u + CHECKS + 1u))
+
+/*
+ * Samples planning and fitting one segment take at most: every warp at 1, 2,
+ * 4, ... MAX_PIECES pieces (2·MAX_PIECES - 1 pieces a warp), then its pieces
+ * fitted again into place.
+ */
+#define SEGMENT_SAMPLES (3u * FIT_SAMPLES(2u * MAX_PIECES - 1u) + FIT_SAMPLES(MAX_PIECES))
+
 typedef struct bake_job {
     const mn_fcurve *curve;
     const double *resolved;
     double tol;
     double lo, hi, v_hi;    /* the segment being baked, and its value at hi (the next key's) */
+    uint64_t samples;       /* exact samples taken so far (the budget's work) */
 } bake_job;
 
 /* The segment's exact value at unit time u in [0, 1] (at 1 its limit, the next key's value). */
-static double seg_value(const bake_job *j, double u)
+static double seg_value(bake_job *j, double u)
 {
     if (u >= 1.0)
         return j->v_hi;
     double t = j->lo + u * (j->hi - j->lo);
     if (!(t < j->hi))   /* rounded onto the next key: the segment's limit there */
         return j->v_hi;
+    j->samples++;
     return mn_fcurve_sample_resolved(j->curve, j->resolved, t);
 }
 
@@ -102,7 +114,7 @@ static void interpolate(const double x[4], const double y[4], double c[4])
  * Fit the segment with n pieces in warp w into coef (4 a piece): false when a
  * piece is off by more than the tolerance (or the numbers broke down).
  */
-static bool fit(const bake_job *j, int w, uint32_t n, double *coef)
+static bool fit(bake_job *j, int w, uint32_t n, double *coef)
 {
     static const double nodes[4] = {0.03806023374435663, 0.30865828381745514,
                                     0.69134171618254486, 0.96193976625564337};
@@ -157,7 +169,7 @@ static unsigned useful_warps(const bake_job *j, uint32_t i)
 }
 
 /* The warp and piece count of smooth segment i: the fewest pieces that fit, warps tried in turn. */
-static bool choose_fit(const bake_job *j, uint32_t i, double *scratch, int *warp_out,
+static bool choose_fit(bake_job *j, uint32_t i, double *scratch, int *warp_out,
                        uint32_t *n_out)
 {
     unsigned tried = useful_warps(j, i);
@@ -285,7 +297,7 @@ static bool make_cells(mn_arena *arena, fcurve_baked *b)
 }
 
 bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved,
-                 const fcurve_baked **out)
+                 fcurve_bake_budget *budget, const fcurve_baked **out)
 {
     *out = NULL;
     bool loop = curve != NULL && fcurve_is_loop(curve);
@@ -300,9 +312,14 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
     for (uint32_t i = 0; i < n; i++)
         magnitude = fmax(magnitude, fabs(curve->keys[i].v));
     double tol = fmax(FCURVE_BAKE_TOLERANCE * range, ROUNDING * magnitude);
-    bake_job j = {curve, resolved, tol, 0, 0, 0};
+    bake_job j = {curve, resolved, tol, 0, 0, 0, 0};
     double scratch[4 * MAX_PIECES];
     uint32_t segs_n = segment_count(curve, loop);
+    /* the curve's segments, their warps and its cells: bytes known before any work */
+    uint64_t frame_bytes = sizeof(fcurve_baked) + ((uint64_t)segs_n + 1) * sizeof(fcurve_segment) +
+                           (uint64_t)segs_n * sizeof(int) + (uint64_t)MAX_CELLS * sizeof(uint32_t);
+    if (budget->bytes < frame_bytes)
+        return true;   /* more than the rig's budget can cover: sampled exactly */
     fcurve_baked *b = mn_arena_calloc(arena, 1, sizeof *b, _Alignof(fcurve_baked));
     fcurve_segment *segs = mn_arena_calloc(arena, (size_t)segs_n + 1, sizeof *segs,
                                            _Alignof(fcurve_segment));
@@ -310,14 +327,27 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
     if (!b || !segs || !warp_of)
         return false;
     uint32_t pieces = 0;
+    uint64_t refit = 0;   /* samples the second pass will take */
+    budget->bytes -= frame_bytes;
     for (uint32_t i = 0; i < segs_n; i++) {   /* each segment's warp and count */
+        if (j.samples + refit + SEGMENT_SAMPLES > budget->samples) {   /* the budget is spent */
+            budget->samples -= j.samples;
+            return true;
+        }
         plan_segment(&j, i, &segs[i], &warp_of[i], scratch);
         segs[i].first = pieces;
         pieces += (uint32_t)segs[i].pieces;
+        refit += warp_of[i] >= 0 ? FIT_SAMPLES(segs[i].pieces) : 0;
+    }
+    uint64_t coef_bytes = (uint64_t)pieces * 4 * sizeof(double);
+    if (budget->bytes < coef_bytes) {   /* the planning's samples are spent all the same */
+        budget->samples -= j.samples;
+        return true;
     }
     double *coef = mn_arena_calloc(arena, (size_t)pieces * 4, sizeof *coef, _Alignof(double));
     if (!coef)
         return false;
+    budget->bytes -= coef_bytes;
     for (uint32_t i = 0; i < segs_n; i++) {   /* and its pieces, fitted again into place */
         double *at = &coef[(size_t)segs[i].first * 4];
         if (warp_of[i] < 0) {
@@ -346,6 +376,7 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
         return false;
     b->coef = coef;
     b->piece_count = pieces;
+    budget->samples -= j.samples;
     *out = b;
     return true;
 }
@@ -418,7 +449,7 @@ static void fit_cells(const fcurve_grid *g, const mn_fcurve *c, const double *re
 
 bool fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
                       const double *const *resolved, uint32_t count, double period,
-                      const fcurve_grid **out)
+                      fcurve_bake_budget *budget, const fcurve_grid **out)
 {
     *out = NULL;
     if (count == 0 || !(period > 0.0) || !isfinite(period))
@@ -438,6 +469,13 @@ bool fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
         cells /= 2;
     if ((uint64_t)count * cells > GRID_MAX_TOTAL)
         return true;
+    /* Every cell of every track fitted (at most FIT_SAMPLES(1) samples) and stored (32 bytes). */
+    uint64_t samples = (uint64_t)count * cells * FIT_SAMPLES(1);
+    uint64_t bytes = sizeof(fcurve_grid) + (uint64_t)count * cells * 4 * sizeof(double);
+    if (budget->samples < samples || budget->bytes < bytes)
+        return true;   /* the budget cannot cover it: the tracks' baked curves serve */
+    budget->samples -= samples;
+    budget->bytes -= bytes;
     fcurve_grid *g = mn_arena_calloc(arena, 1, sizeof *g, _Alignof(fcurve_grid));
     double *coef = mn_arena_calloc(arena, (size_t)count * cells * 4, sizeof *coef, 32);
     if (!g || !coef)

@@ -123,14 +123,28 @@ typedef struct fcurve_baked {
 #define FCURVE_BAKE_TOLERANCE 1e-7
 
 /*
+ * What the bakes of one rig may still spend: samples of the exact curves
+ * (the work: a failed fit of a segment costs thousands) and bytes of baked
+ * data.  The reader sets it in proportion to its text (plus room for any
+ * ordinary rig), so a hostile rig.json cannot make loading take minutes or
+ * gigabytes: a curve or grid the budget cannot cover is simply not baked,
+ * and is sampled exactly (the same values, more slowly).
+ */
+typedef struct fcurve_bake_budget {
+    uint64_t samples;
+    uint64_t bytes;
+} fcurve_bake_budget;
+
+/*
  * Bake `curve` (with its mn_fcurve_resolve record, or NULL) into the arena.
  * *out is the baked curve, or NULL where the curve is one the pieces cannot
  * follow (fewer than two keys, non-finite times or values, keys past a
- * loop's period): sample it exactly.  False: out of memory.  The curve and
+ * loop's period) or that the budget cannot cover: sample it exactly.  What
+ * the bake spends comes off *budget.  False: out of memory.  The curve and
  * record must outlive the arena's use.
  */
 bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved,
-                 const fcurve_baked **out);
+                 fcurve_bake_budget *budget, const fcurve_baked **out);
 
 /* t's cell of the baked curve, t >= start (the same expression baking uses). */
 static inline uint32_t fcurve_baked_cell(const fcurve_baked *b, double t)
@@ -207,11 +221,12 @@ typedef struct fcurve_grid {
  * Bake the `count` curves (one period `period`, all looping) on one grid
  * into the arena; resolved[k] is curve k's mn_fcurve_resolve record or NULL.
  * *out NULL where a grid is no use (no curves, a period that is not finite,
- * a curve that does not loop with that period).  False: out of memory.
+ * a curve that does not loop with that period) or the budget cannot cover
+ * it; what it spends comes off *budget.  False: out of memory.
  */
 bool fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
                       const double *const *resolved, uint32_t count, double period,
-                      const fcurve_grid **out);
+                      fcurve_bake_budget *budget, const fcurve_grid **out);
 
 /* Where t falls on the grid: the cell, and f in [0, 1] across it. */
 static inline uint32_t fcurve_grid_cell(const fcurve_grid *g, double t_ms, double *f)

@@ -126,7 +126,28 @@ typedef struct rig_reader {
     uint32_t *claimed_by;               /* per joint: 1 + the animation whose track drives it */
     uint32_t *claimed_track;            /* per joint: that track's index */
     uint32_t *level_slots;              /* where order_levels puts the parts by depth */
+    fcurve_bake_budget bake;            /* what baking may still spend (bake_budget_for) */
 } rig_reader;
+
+/*
+ * The baking budget of a rig read from `size` bytes of text: room for an
+ * ordinary rig (bench_voxel's 52 KB rig.json takes 1.1 M samples and 2.3 MB
+ * of the budget), plus an amount in proportion to the text, so that however
+ * its keys are laid out a rig.json costs at most a few samples and bytes of
+ * baking for each of its bytes (a hostile 10 MB one: seconds, not minutes;
+ * about 100 MB, not gigabytes).  Past the budget curves are sampled exactly.
+ */
+#define BAKE_MIN_SAMPLES (4u * 1000u * 1000u)
+#define BAKE_SAMPLES_PER_BYTE 4u
+#define BAKE_MIN_BYTES (8u << 20)
+#define BAKE_BYTES_PER_BYTE 8u
+
+static fcurve_bake_budget bake_budget_for(size_t size)
+{
+    fcurve_bake_budget b = {BAKE_MIN_SAMPLES + (uint64_t)size * BAKE_SAMPLES_PER_BYTE,
+                            BAKE_MIN_BYTES + (uint64_t)size * BAKE_BYTES_PER_BYTE};
+    return b;
+}
 
 static mn_status out_of_memory(rig_reader *r, const char *what)
 {
@@ -722,7 +743,8 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
     if (!bt->tracks)
         return out_of_memory(r, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
-        if (!fcurve_bake(r->arena, &a->tracks[t].curve, a->resolved[t], &bt->tracks[t]))
+        if (!fcurve_bake(r->arena, &a->tracks[t].curve, a->resolved[t], &r->bake,
+                         &bt->tracks[t]))
             return out_of_memory(r, "baking the curves");
     bt->count = a->track_count;
     bt->source = a->tracks;
@@ -734,7 +756,7 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
         return out_of_memory(r, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
         curves[t] = &a->tracks[t].curve;
-    if (!fcurve_grid_bake(r->arena, curves, a->resolved, a->track_count, a->duration_ms,
+    if (!fcurve_grid_bake(r->arena, curves, a->resolved, a->track_count, a->duration_ms, &r->bake,
                           &bt->grid))
         return out_of_memory(r, "baking the curves");
     return MN_OK;
@@ -980,6 +1002,7 @@ mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel
     r.arena = &h->priv.arena;
     r.rig = &h->rig;
     r.priv = &h->priv;
+    r.bake = bake_budget_for(size);
     mn_json_init(&r.j, r.arena, &local);
 
     static const uint8_t empty[1] = {0};
