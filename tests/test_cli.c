@@ -29,6 +29,7 @@
 /* ---- running the tool -------------------------------------------------------- */
 
 #include "run_tool.h"
+#include "files.h"
 
 static run_result run_tool(const char *program, const char *args, int capture_stderr)
 {
@@ -90,8 +91,7 @@ typedef struct tmp_dir {
 
 static void tmp_make(tmp_dir *t)
 {
-    snprintf(t->path, sizeof t->path, "/tmp/mn_test_cli_XXXXXX");
-    assert_non_null(mkdtemp(t->path));
+    mn_test_make_temp_dir(t->path, sizeof t->path, "cli");
 }
 
 static void tmp_file(const tmp_dir *t, const char *name, const void *data, size_t size, char *out, size_t cap)

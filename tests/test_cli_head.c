@@ -48,8 +48,7 @@ static int setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    snprintf(s->dir, sizeof s->dir, "/tmp/mn_test_cli_head_XXXXXX");
-    assert_non_null(mkdtemp(s->dir));
+    mn_test_make_temp_dir(s->dir, sizeof s->dir, "cli_head");
     synthetic_head_options o = {.coeff_count = 12, .stitch = true, .bind_transform = true};
     synthetic_head_build(&s->source, &o);
     mn_error err;

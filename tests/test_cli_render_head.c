@@ -24,6 +24,7 @@
 
 #include "run_tool.h"
 #include "synthetic_head.h"
+#include "files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +53,7 @@ static int setup(void **state)
 {
     scene *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    snprintf(s->dir, sizeof s->dir, "/tmp/mn_test_cli_render_head_XXXXXX");
-    assert_non_null(mkdtemp(s->dir));
+    mn_test_make_temp_dir(s->dir, sizeof s->dir, "cli_render_head");
     synthetic_head head;
     synthetic_head_build(&head, &(synthetic_head_options){.coeff_count = 12});
     uint8_t *bytes;

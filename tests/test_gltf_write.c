@@ -903,8 +903,8 @@ static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void 
 {
     (void)state;
     mn_model *a = load(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb");
-    char dir[] = "/tmp/mn_test_gltf_write_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    mn_test_make_temp_dir(dir, sizeof dir, "gltf_write");
     char glb[128], gltf[128], big[128], listing[1024];
     snprintf(glb, sizeof glb, "%s/man.glb", dir);
     snprintf(gltf, sizeof gltf, "%s/Man Two.GLTF", dir);

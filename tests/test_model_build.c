@@ -33,6 +33,7 @@
 
 #include "counting_alloc.h"
 #include "oom_walk.h"
+#include "files.h"
 
 /* A 1x1 PNG (a valid file: signature, IHDR, IDAT, IEND). */
 static const unsigned char PNG[] = {
@@ -302,8 +303,8 @@ static void models_eq(const mn_model *a, const mn_model *b)
 static void round_trip(const char *name)
 {
     mn_model *a = build_ok();
-    char dir[] = "/tmp/mn_test_model_build_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    mn_test_make_temp_dir(dir, sizeof dir, "model_build");
     char path[128];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     mn_error err;

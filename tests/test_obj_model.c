@@ -26,6 +26,7 @@
 
 #include "counting_alloc.h"
 #include "oom_walk.h"
+#include "files.h"
 
 static const char OBJ[] =
     "mtllib parts.mtl\n"
@@ -122,8 +123,8 @@ static void test_groups_become_primitives_with_their_materials(void **state)
     assert_int_equal(mn_model_from_obj(obj, "parts", NULL, &m, &err), MN_OK);
     check_model(m);
     /* Written and read back: the same model (the texture file is not there: a warning, nothing else). */
-    char dir[] = "/tmp/mn_test_obj_model_XXXXXX", path[64];
-    assert_non_null(mkdtemp(dir));
+    char dir[64], path[96];
+    mn_test_make_temp_dir(dir, sizeof dir, "obj_model");
     snprintf(path, sizeof path, "%s/parts.glb", dir);
     assert_int_equal(mn_gltf_write_file(m, path, NULL, &err), MN_OK);
     mn_model *back = NULL;

@@ -7,7 +7,7 @@
  * for what a reader never lets through, out-of-memory at every allocation,
  * and that regenerating tests/data/voxel_arm gives identical bytes.
  */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* rmdir */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,7 @@
 
 #include "counting_alloc.h"
 #include "glb_builder.h"
+#include "files.h"
 
 #define DATA "tests/data/voxel_arm/"
 #define ASSET "'asset':{'version':'2.0'}"
@@ -813,8 +814,8 @@ static void test_regenerating_the_voxel_arm_gives_identical_bytes(void **state)
     }
     static const char *const files[] = {"rig.json", "meshes/base.glb", "meshes/upper.glb", "meshes/fore.glb",
                                         "meshes/tip.glb", "skinned/rig.json", "skinned/mesh.glb"};
-    char dir[] = "/tmp/mn_voxel_arm_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    mn_test_make_temp_dir(dir, sizeof dir, "voxel_arm");
     char command[1024];
     snprintf(command, sizeof command, "'%s/make_voxel_model' '%s/arm'", build, dir);
     assert_int_equal(system(command), 0);

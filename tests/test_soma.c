@@ -31,6 +31,7 @@
 
 #include "counting_alloc.h"
 #include "replaced.h"
+#include "files.h"
 
 /* Joints: 0 Hips, 1 Spine, 2 UpperArm, 3 ForeArm (the segment's child), 4 Twist1, 5 Twist2, 6 Hand. */
 static const char *const NAMES[] = {"Hips", "Spine", "UpperArm", "ForeArm", "Twist1", "Twist2", "Hand"};
@@ -342,8 +343,8 @@ static void test_shared_clip_cache(void **state)
     skeleton_json(json);
     mn_soma_skeleton *a = read_skeleton(json), *b = read_skeleton(json);
     /* The shared pack is a file in a temporary folder, read as bytes by the caller. */
-    char dir[] = "/tmp/mn_soma_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    char dir[64];
+    mn_test_make_temp_dir(dir, sizeof dir, "soma");
     char path[128];
     snprintf(path, sizeof path, "%s/shared_clips.json", dir);
     FILE *f = fopen(path, "wb");

@@ -23,6 +23,7 @@
 #include "assert_near.h"
 #include "counting_alloc.h"
 #include "glb_builder.h"
+#include "files.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -561,8 +562,7 @@ typedef struct model_dir {
 
 static void model_dir_make(model_dir *d)
 {
-    snprintf(d->root, sizeof d->root, "/tmp/mn_test_voxel_XXXXXX");
-    assert_non_null(mkdtemp(d->root));
+    mn_test_make_temp_dir(d->root, sizeof d->root, "voxel");
     snprintf(d->meshes, sizeof d->meshes, "%s/meshes", d->root);
     snprintf(d->rig, sizeof d->rig, "%s/rig.json", d->root);
     snprintf(d->body, sizeof d->body, "%s/body.glb", d->meshes);
@@ -700,8 +700,7 @@ static void load_skins_a_skinned_kinds_mesh_glb(void **state)
 {
     (void)state;
     char root[64], rig[96], mesh[96];
-    snprintf(root, sizeof root, "/tmp/mn_test_voxel_XXXXXX");
-    assert_non_null(mkdtemp(root));
+    mn_test_make_temp_dir(root, sizeof root, "voxel");
     snprintf(rig, sizeof rig, "%s/rig.json", root);
     snprintf(mesh, sizeof mesh, "%s/mesh.glb", root);
     write_file(rig, skinned_rig_json, sizeof skinned_rig_json - 1);
