@@ -58,6 +58,20 @@ int cli_usage_error(const char *name, const char *fmt, ...)
 #endif
     ;
 
+/* One option at argv[*i] of a command's `args`; it moves *i past a value it takes.
+   CLI_EXIT_OK or a usage error (cli_usage_error). */
+typedef int (*cli_option_fn)(int argc, char **argv, int *i, void *args);
+
+/*
+ * The arguments of command `name` that takes options and one FILE: "--help" or
+ * "-h" sets *help and stops; anything else starting with '-' (but "-" alone)
+ * goes to `option`; the FILE into *file (NULL when none; a second is a usage
+ * error).  *help and *file are set before the walk.  CLI_EXIT_OK or the first
+ * usage error.
+ */
+int cli_parse_file_args(const char *name, int argc, char **argv, cli_option_fn option, void *args,
+                        const char **file, bool *help);
+
 /*
  * "marionette: FILE: PATH: MESSAGE (line L, column C) (MN_CODE)" on stderr, for an
  * error the library returned while reading or posing FILE.  The path is left out

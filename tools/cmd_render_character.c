@@ -45,8 +45,9 @@ typedef struct character_render_args {
 /* ---- the command line ------------------------------------------------------------ */
 
 /* One option and its value; *i moves past what it took. */
-static int parse_option(int argc, char **argv, int *i, character_render_args *a)
+static int parse_option(int argc, char **argv, int *i, void *args)
 {
+    character_render_args *a = args;
     const char *arg = argv[*i];
     if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)
         return CLI_EXIT_OK; /* nothing is printed but errors; taken so scripts may pass it */
@@ -100,24 +101,9 @@ static int parse_args(int argc, char **argv, character_render_args *a, bool *hel
     a->supersample = 2;
     a->radius = 1.0f;
     a->view = (mn_render_view){.yaw = MN_RENDER_DEFAULT_YAW, .pitch = MN_RENDER_DEFAULT_PITCH};
-    *help = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int rc = CLI_EXIT_OK;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            *help = true;
-            return CLI_EXIT_OK;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            rc = parse_option(argc, argv, &i, a);
-        } else if (a->file) {
-            rc = cli_usage_error("render", "render: one FILE at a time ('%s' and '%s')", a->file,
-                                 arg);
-        } else {
-            a->file = arg;
-        }
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
+    int rc = cli_parse_file_args("render", argc, argv, parse_option, a, &a->file, help);
+    if (rc != CLI_EXIT_OK || *help)
+        return rc;
     if (!a->file)
         return cli_usage_error("render", "render: which file?");
     if (!a->out)

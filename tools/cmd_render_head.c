@@ -31,7 +31,6 @@
 #include <marionette/render.h>
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +61,7 @@ typedef struct head_render_args {
 
 /* ---- the command line ------------------------------------------------------------ */
 
+/* cli_parse_float of the n bytes at s (a part of a list item), at most 63 of them. */
 static bool parse_number(const char *s, size_t n, float *out)
 {
     char buf[64];
@@ -69,13 +69,7 @@ static bool parse_number(const char *s, size_t n, float *out)
         return false;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(buf, &end);
-    if (end != buf + n || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
-        return false;
-    *out = (float)d;
-    return true;
+    return cli_parse_float(buf, out);
 }
 
 /*
@@ -142,8 +136,9 @@ static int parse_view(const char *v, mn_render_view_kind *out)
 }
 
 /* One option and its value; *i moves past what it took. */
-static int parse_option(int argc, char **argv, int *i, head_render_args *a)
+static int parse_option(int argc, char **argv, int *i, void *args)
 {
+    head_render_args *a = args;
     const char *arg = argv[*i];
     static const char *const valued[] = {"--arkit", "--table", "--expr", "--colour", "--color",
                                          "--size", "--yaw", "--pitch", "--view", "--supersample",
@@ -210,24 +205,9 @@ static int parse_args(int argc, char **argv, head_render_args *a, bool *help)
     memset(a, 0, sizeof *a);
     a->supersample = 2;
     a->view = (mn_render_view){.yaw = MN_RENDER_DEFAULT_YAW, .pitch = MN_RENDER_DEFAULT_PITCH};
-    *help = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int rc = CLI_EXIT_OK;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            *help = true;
-            return CLI_EXIT_OK;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            rc = parse_option(argc, argv, &i, a);
-        } else if (a->file) {
-            rc = cli_usage_error("render", "render: one FILE at a time ('%s' and '%s')", a->file,
-                                 arg);
-        } else {
-            a->file = arg;
-        }
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
+    int rc = cli_parse_file_args("render", argc, argv, parse_option, a, &a->file, help);
+    if (rc != CLI_EXIT_OK || *help)
+        return rc;
     if (!a->out)
         return cli_usage_error("render", "render: where to? (-o out.png)");
     if (a->table && a->fitted_info)

@@ -290,6 +290,30 @@ int cli_usage_error(const char *name, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_parse_file_args(const char *name, int argc, char **argv, cli_option_fn option, void *args,
+                        const char **file, bool *help)
+{
+    *file = NULL;
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc = CLI_EXIT_OK;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            *help = true;
+            return CLI_EXIT_OK;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            rc = option(argc, argv, &i, args);
+        } else if (*file) {
+            rc = cli_usage_error(name, "%s: one FILE at a time ('%s' and '%s')", name, *file, arg);
+        } else {
+            *file = arg;
+        }
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    return CLI_EXIT_OK;
+}
+
 /* The reader's message usually begins with the path already: do not say it twice. */
 void cli_report_error(const char *file, const mn_error *err)
 {
