@@ -98,6 +98,17 @@ static const char *after_line(const obj_parser *ps, const char *p)
     return nl + 1;
 }
 
+/* Past the blanks before a statement's next item: false at the end of its line (a comment
+   ends it too), with *p then on the line's '\n'. */
+MN_OBJ_INLINE bool next_item(const obj_parser *ps, const char **p)
+{
+    const char *q = mn_obj_skip_blanks(*p);
+    if (*q == '#')
+        q = after_line(ps, q) - 1;
+    *p = q;
+    return *q != '\n';
+}
+
 /* The rest of a statement we do not read: skipped, unless a backslash continues it. */
 static const char *skip_statement(const obj_parser *ps, const char *p)
 {
@@ -118,14 +129,7 @@ MN_OBJ_INLINE const char *read_numbers(obj_parser *ps, const char *keyword, cons
                                        int min, int max, int *count)
 {
     int n = 0;
-    for (;;) {
-        p = mn_obj_skip_blanks(p);
-        if (*p == '\n')
-            break;
-        if (*p == '#') {
-            p = after_line(ps, p) - 1;
-            break;
-        }
+    while (next_item(ps, &p)) {
         float x;
         const char *q = NULL;
 #if MN_OBJ_SWAR
@@ -449,8 +453,34 @@ bool mn_obj_add_faces(obj_parser *ps, size_t vertices)
     return true;
 }
 
-/* Room for the usual polygon up front; a bigger one grows the corners as it goes. */
-#define CORNERS_AHEAD 8
+/* Room for one more corner of `size` bytes after the face's corners so far (ps->corners). */
+static inline void *corner_slot(obj_parser *ps, size_t size)
+{
+    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, size))
+        return NULL;
+    return (char *)ps->corners.data + ps->corners.size;
+}
+
+/*
+ * What every face checks once its n corners are read: at least three, and the
+ * soup's vertex count still in range; the first face's offset is noted.  Its
+ * triangle vertices into *vertices; false after failing.
+ */
+static bool face_counted(obj_parser *ps, const char *line, uint32_t n, size_t *vertices)
+{
+    if (n < 3) {
+        fail(ps, MN_INVALID_VALUE, "f", line, "a face needs at least 3 corners, found %u", n);
+        return false;
+    }
+    *vertices = 3 * ((size_t)n - 2);
+    if (*vertices > (size_t)(MN_NONE - 1) - ps->soup_vertices) {
+        fail(ps, MN_OVERFLOW, "f", line, "more than 2^32 - 2 triangle vertices");
+        return false;
+    }
+    if (ps->first_face_offset < 0)
+        ps->first_face_offset = ps->where.offset;
+    return true;
+}
 
 /* A face in the one pass: resolved, triangulated and written to the soup at once. */
 static const char *face(obj_parser *ps, const char *p)
@@ -459,38 +489,20 @@ static const char *face(obj_parser *ps, const char *p)
     uint32_t n = 0;
     bool all_normals = true;
     ps->corners.size = 0;
-    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, CORNERS_AHEAD * sizeof(mn_obj_corner)))
-        return fail_oom(ps);
-    size_t room = ps->corners.cap / sizeof(mn_obj_corner);
-    for (;;) {
-        p = mn_obj_skip_blanks(p);
-        if (*p == '\n')
-            break;
-        if (*p == '#') {
-            p = after_line(ps, p) - 1;
-            break;
-        }
-        if (n == room) {
-            if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, sizeof(mn_obj_corner)))
-                return fail_oom(ps);
-            room = ps->corners.cap / sizeof(mn_obj_corner);
-        }
-        mn_obj_corner *c = (mn_obj_corner *)ps->corners.data + n;
+    for (; next_item(ps, &p); n++) {
+        mn_obj_corner *c = corner_slot(ps, sizeof *c);
+        if (!c)
+            return fail_oom(ps);
         const char *q = corner(ps, p, c);
         if (!q || q == JOIN)
             return q;
         all_normals = all_normals && c->vn != MN_NONE;
-        ps->corners.size += sizeof(mn_obj_corner);
-        n++;
+        ps->corners.size += sizeof *c;
         p = q;
     }
-    if (n < 3)
-        return fail(ps, MN_INVALID_VALUE, "f", line, "a face needs at least 3 corners, found %u", n);
-    size_t vertices = 3 * ((size_t)n - 2);
-    if (vertices > (size_t)(MN_NONE - 1) - ps->soup_vertices)
-        return fail(ps, MN_OVERFLOW, "f", line, "more than 2^32 - 2 triangle vertices");
-    if (ps->first_face_offset < 0)
-        ps->first_face_offset = ps->where.offset;
+    size_t vertices;
+    if (!face_counted(ps, line, n, &vertices))
+        return NULL;
     size_t soup_bytes = vertices * 8 * sizeof(float);
     if (ps->soup->cap - ps->soup->size < soup_bytes &&
         !grow_projected(ps, ps->soup, soup_bytes, p, ps->first_face_offset))
@@ -550,40 +562,22 @@ static const char *piece_face(obj_parser *ps, const char *p)
     uint32_t n = 0, flags = 0;
     bool mixed = false;
     ps->corners.size = 0;
-    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, CORNERS_AHEAD * sizeof(piece_corner)))
-        return fail_oom(ps);
-    size_t room = ps->corners.cap / sizeof(piece_corner);
-    for (;;) {
-        p = mn_obj_skip_blanks(p);
-        if (*p == '\n')
-            break;
-        if (*p == '#') {
-            p = after_line(ps, p) - 1;
-            break;
-        }
-        if (n == room) {
-            if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, sizeof(piece_corner)))
-                return fail_oom(ps);
-            room = ps->corners.cap / sizeof(piece_corner);
-        }
-        piece_corner *c = (piece_corner *)ps->corners.data + n;
+    for (; next_item(ps, &p); n++) {
+        piece_corner *c = corner_slot(ps, sizeof *c);
+        if (!c)
+            return fail_oom(ps);
         const char *q = piece_corner_at(ps, p, c);
         if (!q || q == JOIN)
             return q;
         if (n == 0)
             flags = c->flags;
         mixed = mixed || c->flags != flags;
-        ps->corners.size += sizeof(piece_corner);
-        n++;
+        ps->corners.size += sizeof *c;
         p = q;
     }
-    if (n < 3)
-        return fail(ps, MN_INVALID_VALUE, "f", line, "a face needs at least 3 corners, found %u", n);
-    size_t vertices = 3 * ((size_t)n - 2);
-    if (vertices > (size_t)(MN_NONE - 1) - ps->soup_vertices)
-        return fail(ps, MN_OVERFLOW, "f", line, "more than 2^32 - 2 triangle vertices");
-    if (ps->first_face_offset < 0)
-        ps->first_face_offset = ps->where.offset;
+    size_t vertices;
+    if (!face_counted(ps, line, n, &vertices))
+        return NULL;
     mn_obj_vec *faces = &ps->piece->faces;
     size_t words = 2 + 3 * (size_t)n + (mixed ? n : 0);
     if (words > SIZE_MAX / sizeof(uint32_t) || !piece_checkpoint(ps))
