@@ -247,6 +247,18 @@ static double value_range(const mn_fcurve *c)
     return hi - lo;
 }
 
+/*
+ * The tolerance of a curve's pieces: FCURVE_BAKE_TOLERANCE of its value range,
+ * but never below the rounding of the values themselves (a flat curve).
+ */
+static double curve_tolerance(const mn_fcurve *c)
+{
+    double magnitude = 0.0;
+    for (uint32_t i = 0; i < c->key_count; i++)
+        magnitude = fmax(magnitude, fabs(c->keys[i].v));
+    return fmax(FCURVE_BAKE_TOLERANCE * value_range(c), ROUNDING * magnitude);
+}
+
 /* Whether the pieces can follow the curve: finite, increasing keys inside a loop's period. */
 static bool bakeable(const mn_fcurve *c, bool loop)
 {
@@ -307,12 +319,7 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
     double range = value_range(curve);
     if (!isfinite(range))
         return true;
-    /* The tolerance, but never below the rounding of the values themselves (a flat curve). */
-    double magnitude = 0.0;
-    for (uint32_t i = 0; i < n; i++)
-        magnitude = fmax(magnitude, fabs(curve->keys[i].v));
-    double tol = fmax(FCURVE_BAKE_TOLERANCE * range, ROUNDING * magnitude);
-    bake_job j = {curve, resolved, tol, 0, 0, 0, 0};
+    bake_job j = {curve, resolved, curve_tolerance(curve), 0, 0, 0, 0};
     double scratch[4 * MAX_PIECES];
     uint32_t segs_n = segment_count(curve, loop);
     /* the curve's segments, their warps and its cells: bytes known before any work */
@@ -391,15 +398,6 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
 
 /* How far from a key's phase, as a fraction of the period, a cell must stay to get a cubic. */
 #define GRID_MARGIN 1e-6
-
-/* The tolerance of a curve's pieces (see fcurve_bake). */
-static double curve_tolerance(const mn_fcurve *c)
-{
-    double magnitude = 0.0;
-    for (uint32_t i = 0; i < c->key_count; i++)
-        magnitude = fmax(magnitude, fabs(c->keys[i].v));
-    return fmax(FCURVE_BAKE_TOLERANCE * value_range(c), ROUNDING * magnitude);
-}
 
 /* Mark the cells within the margin of each key's phase (c0 NaN): the baked curve samples there. */
 static void mark_key_cells(const fcurve_grid *g, const mn_fcurve *c, double *coef)
