@@ -1038,15 +1038,18 @@ static void assert_pose_is_each_track_alone(const shared_clip *sc, const mn_pose
     }
 }
 
-static void shared_times_sample_exactly_as_each_track_alone(void **state)
+/*
+ * A clip of `joints` joints samples every track exactly as mn_track_sample,
+ * plainly, through a cursor, and into a pose of `small_joints` (tracks
+ * beyond it skipped).
+ */
+static void check_shared_times(uint32_t seed, uint32_t joints, uint32_t small_joints)
 {
-    (void)state;
-    /* 23 joints: rotation runs of several lengths, so batches of four and a remainder. */
-    shared_clip sc = make_shared_clip(17, 23, NULL);
+    shared_clip sc = make_shared_clip(seed, joints, NULL);
     mn_pose plain, cursored, small;
-    assert_int_equal(mn_pose_create(&plain, 23, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&cursored, 23, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&small, 10, NULL, NULL), MN_OK); /* tracks beyond it are skipped */
+    assert_int_equal(mn_pose_create(&plain, joints, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&cursored, joints, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small, small_joints, NULL, NULL), MN_OK);
     uint32_t spans[2];
     assert_int_equal(mn_clip_cursor_storage_size(sc.clip), sizeof spans);
     mn_clip_cursor cursor;
@@ -1066,16 +1069,29 @@ static void shared_times_sample_exactly_as_each_track_alone(void **state)
         assert_true(pose_bits_equal(&plain, &cursored));
         assert_pose_is_each_track_alone(&sc, &plain, t);
         assert_pose_is_each_track_alone(&sc, &small, t);
-        for (uint32_t j = 0; j < 10; j++)
+        for (uint32_t j = 0; j < small_joints; j++)
             assert_memory_equal(small.rotations + 4 * j, plain.rotations + 4 * j, 4 * sizeof(float));
     }
     /* Zero keys normalise to the identity, however they are reached. */
-    for (uint32_t j = 0; j < 23; j++)
+    for (uint32_t j = 0; j < joints; j++)
         assert_true(fabs(quat_len(plain.rotations + 4 * j) - 1.0) < 1e-6);
     mn_pose_free(&plain);
     mn_pose_free(&cursored);
     mn_pose_free(&small);
     free_shared_clip(&sc);
+}
+
+static void shared_times_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    /*
+     * The linear rotation run on the first time array holds 14 of 23 joints
+     * (eight for AVX2, four for SSE2, two alone); a pose of 10 keeps 7 of
+     * them.  At 70 joints the run holds 42 (five eights and two), a pose of
+     * 20 keeps 12 (an eight and a four): every kernel's width and remainder.
+     */
+    check_shared_times(17, 23, 10);
+    check_shared_times(29, 70, 20);
 }
 
 static void a_later_track_on_the_same_property_wins_across_time_arrays(void **state)

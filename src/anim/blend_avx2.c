@@ -10,70 +10,17 @@
  * its order, so the two agree bit for bit, and both with the scalar
  * reference to within 1e-6 (tests/test_blend.c).
  *
- * Quaternions are transposed eight at a time with in-lane shuffles (see
- * load_quats8); the series, the nlerp picks, the normalisation and the
+ * Quaternions are transposed eight at a time with in-lane shuffles
+ * (quat8_avx2.h); the series, the nlerp picks, the normalisation and the
  * translation and scale lerps then do eight joints an instruction.
  */
 #include "anim/blend_internal.h"
 
 #ifdef MN_BLEND_AVX2
-#include <immintrin.h>
-#include <float.h>
+#include "anim/quat8_avx2.h"
+
 #include <math.h>
 #include <string.h>
-
-#define AVX2 __attribute__((target("avx2")))
-
-AVX2 static inline __m256 select8(__m256 mask, __m256 yes, __m256 no)
-{
-    return _mm256_or_ps(_mm256_and_ps(mask, yes), _mm256_andnot_ps(mask, no));
-}
-
-AVX2 static inline __m256 dot8(const __m256 a[4], const __m256 b[4])
-{
-    __m256 d = _mm256_add_ps(_mm256_mul_ps(a[0], b[0]), _mm256_mul_ps(a[1], b[1]));
-    d = _mm256_add_ps(d, _mm256_mul_ps(a[2], b[2]));
-    return _mm256_add_ps(d, _mm256_mul_ps(a[3], b[3]));
-}
-
-/*
- * Eight quaternions at q into x, y, z, w registers, joints 0-3 in the low
- * half and 4-7 in the high.  Each register is loaded as [q_i | q_i+4] (the
- * high half inserted straight from memory), so the transpose is eight
- * in-lane shuffles, where two 4 × 4 SSE transposes joined cost twenty: on
- * the one shuffle port those were about a fifth of a 64-joint blend.
- */
-AVX2 static inline __m256 load_pair(const float *lo, const float *hi)
-{
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-}
-
-AVX2 static inline void load_quats8(const float *q, __m256 r[4])
-{
-    __m256 t0 = load_pair(q, q + 16), t1 = load_pair(q + 4, q + 20);
-    __m256 t2 = load_pair(q + 8, q + 24), t3 = load_pair(q + 12, q + 28);
-    __m256 xy01 = _mm256_unpacklo_ps(t0, t1), zw01 = _mm256_unpackhi_ps(t0, t1);
-    __m256 xy23 = _mm256_unpacklo_ps(t2, t3), zw23 = _mm256_unpackhi_ps(t2, t3);
-    r[0] = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0));
-    r[1] = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2));
-    r[2] = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(1, 0, 1, 0));
-    r[3] = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-/* The inverse: eight in-lane shuffles, then each half stored where it belongs. */
-AVX2 static inline void store_quats8(float *q, const __m256 r[4])
-{
-    __m256 xy01 = _mm256_unpacklo_ps(r[0], r[1]), xy23 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 zw01 = _mm256_unpacklo_ps(r[2], r[3]), zw23 = _mm256_unpackhi_ps(r[2], r[3]);
-    __m256 t[4] = {_mm256_shuffle_ps(xy01, zw01, _MM_SHUFFLE(1, 0, 1, 0)),
-                   _mm256_shuffle_ps(xy01, zw01, _MM_SHUFFLE(3, 2, 3, 2)),
-                   _mm256_shuffle_ps(xy23, zw23, _MM_SHUFFLE(1, 0, 1, 0)),
-                   _mm256_shuffle_ps(xy23, zw23, _MM_SHUFFLE(3, 2, 3, 2))};
-    for (int i = 0; i < 4; i++) {
-        _mm_storeu_ps(q + 4 * i, _mm256_castps256_ps128(t[i]));
-        _mm_storeu_ps(q + 16 + 4 * i, _mm256_extractf128_ps(t[i], 1));
-    }
-}
 
 /* layer · clamp01(mask[j]) for eight joints (mn_clamp01: NaN gives 0). */
 AVX2 static inline __m256 joint_weights8(float layer, const float *mask, uint32_t j)
@@ -119,18 +66,6 @@ AVX2 static inline int group_terms8(__m256 d, __m256 blended)
     if (_mm256_movemask_ps(_mm256_cmp_ps(dm, _mm256_set1_ps(0.9f), _CMP_GE_OQ)) == 0xFF)
         return 5;
     return MN_SERIES_FIXED_TERMS;
-}
-
-AVX2 static inline void normalize8(__m256 q[4])
-{
-    __m256 n2 = dot8(q, q), zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
-    __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n2, zero, _CMP_GT_OQ),
-                              _mm256_cmp_ps(n2, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ));
-    __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(n2));
-    q[0] = _mm256_and_ps(ok, _mm256_mul_ps(q[0], inv));
-    q[1] = _mm256_and_ps(ok, _mm256_mul_ps(q[1], inv));
-    q[2] = _mm256_and_ps(ok, _mm256_mul_ps(q[2], inv));
-    q[3] = select8(ok, _mm256_mul_ps(q[3], inv), one);
 }
 
 /*

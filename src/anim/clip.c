@@ -27,12 +27,15 @@
  * each run of tracks (one path, one interpolation) is a tight loop.  Every
  * entry point computes s and Δt with the one helper below and interpolates
  * with the same expressions, so a track sampled alone (mn_track_sample) and
- * within a clip give the same bits.  Rotation runs slerp four tracks at a
- * time with SSE2: only exact IEEE operations (add, multiply, divide, square
- * root) in the scalar code's order, so each lane is bit for bit the scalar
- * slerp, which stays the reference (MN_NO_SIMD builds only it).
+ * within a clip give the same bits.  Rotation runs slerp eight tracks at a
+ * time with AVX2 where the CPU has it (clip_avx2.c), then four with SSE2:
+ * only exact IEEE operations (add, multiply, divide, square root, no fused
+ * multiply-add) in the scalar code's order, so each lane is bit for bit the
+ * scalar slerp, which stays the reference (MN_NO_SIMD builds only it).
  */
 #include "anim/clip_internal.h"
+#include "anim/clip_slerp.h"
+#include "core/internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -134,36 +137,6 @@ static inline void quat_normalize_to(float *out, float x, float y, float z, floa
 }
 
 /*
- * sin x for x in [0, π/2], as x·P(x²) with P interpolating sin(√u)/√u at
- * Chebyshev nodes: within 7e-9 of sin there, far below float rounding.  Odd,
- * so sin_poly(0) is exactly 0.
- */
-static inline float sin_poly(float x)
-{
-    float u = x * x;
-    return x * (9.999999957e-01f +
-                u * (-1.666665795e-01f +
-                     u * (8.333050171e-03f + u * (-1.980901741e-04f + u * 2.605107635e-06f))));
-}
-
-/*
- * acos d for d in [0, 1], as √(1-d)·Q(d) with Q interpolating acos(d)/√(1-d)
- * (smooth on the whole interval) at Chebyshev nodes: within 3e-8 of acos.
- */
-static inline float acos_poly(float d)
-{
-    float q = -1.211737770e-03f;
-    q = q * d + 6.491521428e-03f;
-    q = q * d - 1.684105241e-02f;
-    q = q * d + 3.072212242e-02f;
-    q = q * d - 5.011430310e-02f;
-    q = q * d + 8.896885320e-02f;
-    q = q * d - 2.145981556e-01f;
-    q = q * d + 1.570796298e+00f;
-    return sqrtf(1.0f - d) * q;
-}
-
-/*
  * Slerp along the short arc, normalised: mn_quat_slerp's method, inline.
  * Near-parallel keys (|dot| > 0.9995, the common case for keys a frame apart)
  * take the normalised lerp.  Apart, the angle and the sines come from short
@@ -181,7 +154,7 @@ static inline void quat_slerp_to(float *out, const float *a, const float *b, flo
         d = -d;
     }
     float wa, wb;
-    if (d > 0.9995f) {
+    if (d > MN_CLIP_NEARLY_PARALLEL) {
         wa = 1.0f - s;
         wb = s;
     } else {
@@ -294,22 +267,18 @@ void mn_channel_sample(const mn_channel *channel, float t, float *out)
 /* sin_poly on four lanes: the same operations in the same order. */
 static inline __m128 sin_poly4(__m128 x)
 {
-    __m128 u = _mm_mul_ps(x, x);
-    __m128 p = _mm_add_ps(_mm_set1_ps(-1.980901741e-04f), _mm_mul_ps(u, _mm_set1_ps(2.605107635e-06f)));
-    p = _mm_add_ps(_mm_set1_ps(8.333050171e-03f), _mm_mul_ps(u, p));
-    p = _mm_add_ps(_mm_set1_ps(-1.666665795e-01f), _mm_mul_ps(u, p));
-    p = _mm_add_ps(_mm_set1_ps(9.999999957e-01f), _mm_mul_ps(u, p));
+    __m128 u = _mm_mul_ps(x, x), p = _mm_set1_ps(mn_sin_poly[0]);
+    for (int i = 1; i < MN_SIN_POLY_TERMS; i++)
+        p = _mm_add_ps(_mm_set1_ps(mn_sin_poly[i]), _mm_mul_ps(u, p));
     return _mm_mul_ps(x, p);
 }
 
 /* acos_poly on four lanes. */
 static inline __m128 acos_poly4(__m128 d)
 {
-    static const float c[] = {6.491521428e-03f, -1.684105241e-02f, 3.072212242e-02f, -5.011430310e-02f,
-                              8.896885320e-02f, -2.145981556e-01f, 1.570796298e+00f};
-    __m128 q = _mm_set1_ps(-1.211737770e-03f);
-    for (int i = 0; i < 7; i++)
-        q = _mm_add_ps(_mm_mul_ps(q, d), _mm_set1_ps(c[i]));
+    __m128 q = _mm_set1_ps(mn_acos_poly[0]);
+    for (int i = 1; i < MN_ACOS_POLY_TERMS; i++)
+        q = _mm_add_ps(_mm_mul_ps(q, d), _mm_set1_ps(mn_acos_poly[i]));
     return _mm_mul_ps(_mm_sqrt_ps(_mm_sub_ps(_mm_set1_ps(1.0f), d)), q);
 }
 
@@ -349,7 +318,7 @@ static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotati
     __m128 sv = _mm_set1_ps(s), rest = _mm_set1_ps(1.0f - s);
     __m128 theta = acos_poly4(d);
     __m128 sin_theta = sin_poly4(theta);
-    __m128 near = _mm_cmpgt_ps(d, _mm_set1_ps(0.9995f));
+    __m128 near = _mm_cmpgt_ps(d, _mm_set1_ps(MN_CLIP_NEARLY_PARALLEL));
     __m128 wa = select4(near, rest, _mm_div_ps(sin_poly4(_mm_mul_ps(rest, theta)), sin_theta));
     __m128 wb = select4(near, sv, _mm_div_ps(sin_poly4(_mm_mul_ps(sv, theta)), sin_theta));
     wb = _mm_mul_ps(wb, _mm_or_ps(one, flip));
@@ -390,17 +359,23 @@ static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32
     return lo;
 }
 
-/* Sample one run at place p into the pose. */
-static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place p, mn_pose *pose)
+/* Sample one run at place p into the pose; `wide`: the CPU has AVX2 (clip_avx2.c). */
+static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place p, bool wide,
+                              mn_pose *pose)
 {
     const mn_track *tr = clip->tracks + run->first;
     uint32_t n = tracks_in_pose(tr, run->count, pose->joint_count);
     bool lerp = p.span && run->interpolation == MN_INTERP_LINEAR;
     size_t k = p.k;
+    (void)wide;
     if (run->path == MN_PATH_ROTATION) {
         float *rotations = pose->rotations;
         uint32_t i = 0;
         if (lerp) {
+#ifdef MN_CLIP_AVX2
+            if (wide)
+                i = mn_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
+#endif
 #ifdef CLIP_SSE2
             for (; i + 4 <= n; i += 4)
                 slerp4(tr + i, p.k, p.s, rotations);
@@ -430,6 +405,7 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose)
 {
+    bool wide = mn_cpu_level() == MN_CPU_AVX2_FMA;
     for (uint32_t l = 0; l < clip->timeline_count; l++) {
         const mn_clip_timeline *line = &clip->timelines[l];
         if (line->run_count == 0)
@@ -438,7 +414,7 @@ static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn
                         : locate(line->times, line->key_count, t);
         p = with_fraction(p, line->times, t);
         for (uint32_t r = 0; r < line->run_count; r++)
-            sample_run(clip, &clip->runs[line->first_run + r], p, pose);
+            sample_run(clip, &clip->runs[line->first_run + r], p, wide, pose);
     }
 }
 

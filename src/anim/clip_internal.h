@@ -60,4 +60,15 @@ struct mn_clip {
     mn_clip_run *runs;
 };
 
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(MN_NO_SIMD)
+#define MN_CLIP_AVX2 1
+/*
+ * The first 8·⌊count/8⌋ of a linear rotation run's tracks (targets inside
+ * the pose) slerped at span k, fraction s, into rotations (clip_avx2.c);
+ * returns how many.  Bit for bit the scalar slerp; AVX2 CPUs only.
+ */
+uint32_t mn_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
+                            float *rotations);
+#endif
+
 #endif /* MN_ANIM_CLIP_INTERNAL_H */

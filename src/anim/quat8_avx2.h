@@ -1,0 +1,101 @@
+/*
+ * Eight quaternions a register set: the AVX2 helpers shared by the pose
+ * blend (blend_avx2.c) and the clip sampler (clip_avx2.c).  Not installed.
+ *
+ * Include only inside an x86-64 GCC/clang block: every function carries the
+ * AVX2 target attribute (no FMA, so each lane does exactly the IEEE
+ * operations of the SSE2 and scalar code it mirrors), and runs only after
+ * mn_cpu_level() said the CPU has AVX2.
+ *
+ * Layout: x, y, z, w registers with quaternions 0-3 in the low 128-bit half
+ * and 4-7 in the high.  Each register pair is loaded as [q_i | q_i+4] (the
+ * high half inserted straight from memory), so the transpose is eight
+ * in-lane shuffles where two 4 × 4 SSE transposes joined cost twenty: on
+ * the one shuffle port those were about a fifth of a 64-joint blend.
+ */
+#ifndef MN_ANIM_QUAT8_AVX2_H
+#define MN_ANIM_QUAT8_AVX2_H
+
+#include <float.h>
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2")))
+
+AVX2 static inline __m256 select8(__m256 mask, __m256 yes, __m256 no)
+{
+    return _mm256_or_ps(_mm256_and_ps(mask, yes), _mm256_andnot_ps(mask, no));
+}
+
+/* ((a0·b0 + a1·b1) + a2·b2) + a3·b3 per lane: the scalar dot's order. */
+AVX2 static inline __m256 dot8(const __m256 a[4], const __m256 b[4])
+{
+    __m256 d = _mm256_add_ps(_mm256_mul_ps(a[0], b[0]), _mm256_mul_ps(a[1], b[1]));
+    d = _mm256_add_ps(d, _mm256_mul_ps(a[2], b[2]));
+    return _mm256_add_ps(d, _mm256_mul_ps(a[3], b[3]));
+}
+
+/* Four floats at lo in the low half, four at hi in the high. */
+AVX2 static inline __m256 load_pair(const float *lo, const float *hi)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+}
+
+/* Pairs t[i] = [q_i | q_i+4] into x, y, z, w registers. */
+AVX2 static inline void quats8_from_pairs(const __m256 t[4], __m256 r[4])
+{
+    __m256 xy01 = _mm256_unpacklo_ps(t[0], t[1]), zw01 = _mm256_unpackhi_ps(t[0], t[1]);
+    __m256 xy23 = _mm256_unpacklo_ps(t[2], t[3]), zw23 = _mm256_unpackhi_ps(t[2], t[3]);
+    r[0] = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0));
+    r[1] = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2));
+    r[2] = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(1, 0, 1, 0));
+    r[3] = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/* The inverse: x, y, z, w registers into pairs t[i] = [q_i | q_i+4]. */
+AVX2 static inline void pairs_from_quats8(const __m256 r[4], __m256 t[4])
+{
+    __m256 xy01 = _mm256_unpacklo_ps(r[0], r[1]), xy23 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 zw01 = _mm256_unpacklo_ps(r[2], r[3]), zw23 = _mm256_unpackhi_ps(r[2], r[3]);
+    t[0] = _mm256_shuffle_ps(xy01, zw01, _MM_SHUFFLE(1, 0, 1, 0));
+    t[1] = _mm256_shuffle_ps(xy01, zw01, _MM_SHUFFLE(3, 2, 3, 2));
+    t[2] = _mm256_shuffle_ps(xy23, zw23, _MM_SHUFFLE(1, 0, 1, 0));
+    t[3] = _mm256_shuffle_ps(xy23, zw23, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+/* Eight consecutive quaternions at q into x, y, z, w registers. */
+AVX2 static inline void load_quats8(const float *q, __m256 r[4])
+{
+    __m256 t[4] = {load_pair(q, q + 16), load_pair(q + 4, q + 20), load_pair(q + 8, q + 24),
+                   load_pair(q + 12, q + 28)};
+    quats8_from_pairs(t, r);
+}
+
+/* x, y, z, w registers back to eight consecutive quaternions at q. */
+AVX2 static inline void store_quats8(float *q, const __m256 r[4])
+{
+    __m256 t[4];
+    pairs_from_quats8(r, t);
+    for (int i = 0; i < 4; i++) {
+        _mm_storeu_ps(q + 4 * i, _mm256_castps256_ps128(t[i]));
+        _mm_storeu_ps(q + 16 + 4 * i, _mm256_extractf128_ps(t[i], 1));
+    }
+}
+
+/*
+ * q / |q| per lane, the identity where |q| is zero or not finite: the
+ * scalar quat_normalize_to's arithmetic (|q|² ≤ FLT_MAX exactly when |q| is
+ * finite, and 1/√(|q|²) is its 1/|q|).
+ */
+AVX2 static inline void normalize8(__m256 q[4])
+{
+    __m256 n2 = dot8(q, q), zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    __m256 ok = _mm256_and_ps(_mm256_cmp_ps(n2, zero, _CMP_GT_OQ),
+                              _mm256_cmp_ps(n2, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ));
+    __m256 inv = _mm256_div_ps(one, _mm256_sqrt_ps(n2));
+    q[0] = _mm256_and_ps(ok, _mm256_mul_ps(q[0], inv));
+    q[1] = _mm256_and_ps(ok, _mm256_mul_ps(q[1], inv));
+    q[2] = _mm256_and_ps(ok, _mm256_mul_ps(q[2], inv));
+    q[3] = select8(ok, _mm256_mul_ps(q[3], inv), one);
+}
+
+#endif /* MN_ANIM_QUAT8_AVX2_H */
