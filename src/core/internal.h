@@ -108,7 +108,7 @@ __attribute__((format(printf, 5, 6)))
 mn_status mn_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
                        const char *fmt, ...);
 
-/* Reset err to "no error". */
+/* Reset err (when not NULL) to "no error": code MN_OK, empty message and path, offset -1, line and column 0. */
 void mn_error_clear(mn_error *err);
 
 #endif /* MN_CORE_INTERNAL_H */
