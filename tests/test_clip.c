@@ -1094,6 +1094,50 @@ static void shared_times_sample_exactly_as_each_track_alone(void **state)
     check_shared_times(29, 70, 20);
 }
 
+/*
+ * Keys a frame apart (every lane of a SIMD group near-parallel, some keys in
+ * the other hemisphere) take the kernels' nlerp-only path: still exactly
+ * mn_track_sample, track by track.  13 joints: an AVX2 eight, an SSE2 four
+ * and one alone.
+ */
+static void near_parallel_runs_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    enum { JOINTS = 13, KEYS = 11 };
+    static float times[KEYS], values[JOINTS][4 * KEYS];
+    mn_track tracks[JOINTS];
+    for (uint32_t k = 0; k < KEYS; k++)
+        times[k] = 0.1f * (float)k;
+    for (uint32_t j = 0; j < JOINTS; j++) {
+        float axis[3] = {sinf((float)j), cosf((float)j), 0.5f};
+        float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+        for (int c = 0; c < 3; c++)
+            axis[c] /= len;
+        for (uint32_t k = 0; k < KEYS; k++) {
+            float *q = &values[j][4 * k];
+            mn_quat_from_axis_angle(q, axis, 0.3f * (float)j + 0.02f * (float)k);
+            if ((j + k) % 3 == 0) /* the same rotation from the other hemisphere */
+                for (int c = 0; c < 4; c++)
+                    q[c] = -q[c];
+        }
+        tracks[j] = make_track(j, MN_PATH_ROTATION, MN_INTERP_LINEAR, times, KEYS, values[j], 4);
+    }
+    mn_clip *clip = must_create(tracks, JOINTS, NULL);
+    mn_pose pose;
+    assert_int_equal(mn_pose_create(&pose, JOINTS, NULL, NULL), MN_OK);
+    for (int i = 0; i <= 500; i++) {
+        float t = 0.002f * (float)i;
+        mn_clip_sample(clip, t, &pose);
+        for (uint32_t j = 0; j < JOINTS; j++) {
+            float alone[4];
+            mn_track_sample(&tracks[j], t, alone);
+            assert_memory_equal(pose.rotations + 4 * j, alone, sizeof alone);
+        }
+    }
+    mn_pose_free(&pose);
+    mn_clip_free(clip);
+}
+
 static void a_later_track_on_the_same_property_wins_across_time_arrays(void **state)
 {
     (void)state;
@@ -1462,6 +1506,7 @@ int main(void)
         cmocka_unit_test(tracks_with_identical_times_share_one_copy),
         cmocka_unit_test(clip_tracks_keep_input_order_whatever_the_sampling_order),
         cmocka_unit_test(shared_times_sample_exactly_as_each_track_alone),
+        cmocka_unit_test(near_parallel_runs_sample_exactly_as_each_track_alone),
         cmocka_unit_test(a_later_track_on_the_same_property_wins_across_time_arrays),
         cmocka_unit_test(building_a_large_clip_under_failing_allocations_frees_everything),
         cmocka_unit_test(gltf_animation_samples_every_mode_exactly),

@@ -297,9 +297,10 @@ static inline __m128 dot4(__m128 ax, __m128 ay, __m128 az, __m128 aw, __m128 bx,
 
 /*
  * quat_slerp_to for four tracks of one run at span k, lane by lane.  Both
- * weight pairs are computed and the near-parallel test picks one per lane
- * (no branch to mispredict); the lanes a pick discards may hold NaN from
- * acos of a dot above 1 or a zero sin θ, and are never used.
+ * weight pairs are computed and the near-parallel test picks one per lane;
+ * the lanes a pick discards may hold NaN from acos of a dot above 1 or a
+ * zero sin θ, and are never used.  When every lane is near-parallel (keys a
+ * frame apart) the polynomials are skipped.
  */
 static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotations)
 {
@@ -316,11 +317,14 @@ static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotati
     __m128 flip = _mm_and_ps(_mm_cmplt_ps(d, zero), sign_bit);   /* short arc: d = -d, wb *= -1 */
     d = _mm_xor_ps(d, flip);
     __m128 sv = _mm_set1_ps(s), rest = _mm_set1_ps(1.0f - s);
-    __m128 theta = acos_poly4(d);
-    __m128 sin_theta = sin_poly4(theta);
     __m128 near = _mm_cmpgt_ps(d, _mm_set1_ps(MN_CLIP_NEARLY_PARALLEL));
-    __m128 wa = select4(near, rest, _mm_div_ps(sin_poly4(_mm_mul_ps(rest, theta)), sin_theta));
-    __m128 wb = select4(near, sv, _mm_div_ps(sin_poly4(_mm_mul_ps(sv, theta)), sin_theta));
+    __m128 wa = rest, wb = sv;
+    if (_mm_movemask_ps(near) != 0xF) { /* keys a frame apart are all near: no series */
+        __m128 theta = acos_poly4(d);
+        __m128 sin_theta = sin_poly4(theta);
+        wa = select4(near, rest, _mm_div_ps(sin_poly4(_mm_mul_ps(rest, theta)), sin_theta));
+        wb = select4(near, sv, _mm_div_ps(sin_poly4(_mm_mul_ps(sv, theta)), sin_theta));
+    }
     wb = _mm_mul_ps(wb, _mm_or_ps(one, flip));
 
     __m128 x = _mm_add_ps(_mm_mul_ps(wa, ax), _mm_mul_ps(wb, bx));

@@ -45,7 +45,8 @@ AVX2 static inline void load_keys8(const mn_track *tr, size_t at, __m256 r[4])
 /*
  * slerp4 for eight tracks at span k: both weight pairs computed, the
  * near-parallel test picking one per lane (the discarded lanes may hold NaN
- * from acos of a dot above 1 or a zero sin θ, and are never used).
+ * from acos of a dot above 1 or a zero sin θ, and are never used); when
+ * every lane is near-parallel the polynomials are skipped.
  */
 AVX2 static inline void slerp8(const mn_track *tr, size_t k, __m256 sv, __m256 rest, float *rotations)
 {
@@ -56,11 +57,14 @@ AVX2 static inline void slerp8(const mn_track *tr, size_t k, __m256 sv, __m256 r
     __m256 d = dot8(a, b);
     __m256 flip = _mm256_and_ps(_mm256_cmp_ps(d, zero, _CMP_LT_OQ), sign_bit); /* short arc */
     d = _mm256_xor_ps(d, flip);
-    __m256 theta = acos_poly8(d);
-    __m256 sin_theta = sin_poly8(theta);
     __m256 near = _mm256_cmp_ps(d, _mm256_set1_ps(MN_CLIP_NEARLY_PARALLEL), _CMP_GT_OQ);
-    __m256 wa = select8(near, rest, _mm256_div_ps(sin_poly8(_mm256_mul_ps(rest, theta)), sin_theta));
-    __m256 wb = select8(near, sv, _mm256_div_ps(sin_poly8(_mm256_mul_ps(sv, theta)), sin_theta));
+    __m256 wa = rest, wb = sv;
+    if (_mm256_movemask_ps(near) != 0xFF) { /* keys a frame apart are all near: no series */
+        __m256 theta = acos_poly8(d);
+        __m256 sin_theta = sin_poly8(theta);
+        wa = select8(near, rest, _mm256_div_ps(sin_poly8(_mm256_mul_ps(rest, theta)), sin_theta));
+        wb = select8(near, sv, _mm256_div_ps(sin_poly8(_mm256_mul_ps(sv, theta)), sin_theta));
+    }
     wb = _mm256_mul_ps(wb, _mm256_or_ps(one, flip));
     __m256 q[4], t[4];
     for (int i = 0; i < 4; i++)
