@@ -383,6 +383,10 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
 #ifdef CLIP_SSE2
             for (; i + 4 <= n; i += 4)
                 slerp4(tr + i, p.k, p.s, rotations);
+            if (i < n && n >= 4) { /* the last four again: same bits for those already written */
+                slerp4(tr + n - 4, p.k, p.s, rotations);
+                i = n;
+            }
 #endif
             for (; i < n; i++)
                 quat_slerp_to(rotations + 4 * (size_t)tr[i].target, tr[i].values + 4 * k,

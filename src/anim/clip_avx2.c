@@ -84,6 +84,11 @@ AVX2 uint32_t mn_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_
     uint32_t i = 0;
     for (; i + 8 <= count; i += 8)
         slerp8(tracks + i, k, sv, rest, rotations);
+    /* A tail of one to seven: the last eight again, rewriting some with the bits they already hold. */
+    if (i < count && count >= 8) {
+        slerp8(tracks + count - 8, k, sv, rest, rotations);
+        i = count;
+    }
     return i;
 }
 #else

@@ -63,9 +63,10 @@ struct mn_clip {
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(MN_NO_SIMD)
 #define MN_CLIP_AVX2 1
 /*
- * The first 8·⌊count/8⌋ of a linear rotation run's tracks (targets inside
- * the pose) slerped at span k, fraction s, into rotations (clip_avx2.c);
- * returns how many.  Bit for bit the scalar slerp; AVX2 CPUs only.
+ * A linear rotation run's tracks (targets inside the pose) slerped at span
+ * k, fraction s, into rotations (clip_avx2.c), eight at a time, a tail
+ * taken by overlapping the last eight: returns count when count >= 8, else
+ * 0 (nothing done).  Bit for bit the scalar slerp; AVX2 CPUs only.
  */
 uint32_t mn_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
                             float *rotations);
