@@ -347,6 +347,21 @@ static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotati
 }
 #endif
 
+#ifdef CLIP_SSE2
+/*
+ * lerp_to of one 3-float key pair at v0 (v1 = v0 + 3) in one register:
+ * lanes 0-2 do the scalar's subtract, multiply and add, lane 3 (the next
+ * float, in the clip's block: see CLIP_TAIL_PAD) is never stored.
+ */
+static inline void lerp3(float *out, const float *v0, __m128 s)
+{
+    __m128 a = _mm_loadu_ps(v0), b = _mm_loadu_ps(v0 + 3);
+    __m128 r = _mm_add_ps(a, _mm_mul_ps(s, _mm_sub_ps(b, a)));
+    _mm_storel_pi((__m64 *)out, r);
+    _mm_store_ss(out + 2, _mm_movehl_ps(r, r));
+}
+#endif
+
 /* How many of a run's tracks drive joints of the pose: a prefix, targets ascending. */
 static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32_t joint_count)
 {
@@ -401,9 +416,15 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
     /* Translation and scale: three floats a key (checked on build). */
     float *base = run->path == MN_PATH_TRANSLATION ? pose->translations : pose->scales;
     if (lerp) {
+#ifdef CLIP_SSE2
+        __m128 sv = _mm_set1_ps(p.s);
+        for (uint32_t i = 0; i < n; i++)
+            lerp3(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, sv);
+#else
         for (uint32_t i = 0; i < n; i++)
             lerp_to(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, tr[i].values + 3 * k + 3, 3,
                     p.s);
+#endif
         return;
     }
     for (uint32_t i = 0; i < n; i++)

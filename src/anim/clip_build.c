@@ -404,8 +404,9 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
               reserve(&size, (size_t)p.timeline_count * sizeof(mn_clip_timeline), CLIP_ALIGN, &timelines_at) &&
               reserve(&size, (size_t)p.run_count * sizeof(mn_clip_run), CLIP_ALIGN, &runs_at) &&
               reserve(&size, strlen(name) + 1, 1, &name_at);
-    size_t keys_at = size;
-    ok = ok && place_keys(&p, &size, NULL, NULL, NULL, 0);
+    size_t keys_at = size, pad_at;
+    /* The sampler's SSE2 lerp loads four floats at a 3-float key: 16 zero bytes keep the last in the block. */
+    ok = ok && place_keys(&p, &size, NULL, NULL, NULL, 0) && reserve(&size, CLIP_TAIL_PAD, 1, &pad_at);
     char *block = ok ? mn_alloc(&allocator, size) : NULL;
     if (!block) {
         if (scratch)
@@ -431,6 +432,7 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     clip->name = block + name_at;
     /* The same walk as the sizing pass, which proved none of it overflows. */
     (void)place_keys(&p, &keys_at, block, clip, scratch, scratch_keys);
+    memset(block + pad_at, 0, CLIP_TAIL_PAD);
 
     uint32_t w = 0;
     for (uint32_t i = 0; i < track_count; i++)

@@ -23,8 +23,11 @@
  * One allocation holds, in order: this header, the track records, the input
  * order map, the indices of the weights tracks, the timelines, the runs, the
  * name, then each timeline's times and each track's values (in sampling
- * order), 16-byte aligned.
+ * order), 16-byte aligned, then CLIP_TAIL_PAD zero bytes: the sampler loads
+ * a 3-float key as four floats, so the last key of the last track must not
+ * end the block.
  */
+#define CLIP_TAIL_PAD 16u
 #ifndef MN_ANIM_CLIP_INTERNAL_H
 #define MN_ANIM_CLIP_INTERNAL_H
 
