@@ -1138,6 +1138,63 @@ static void near_parallel_runs_sample_exactly_as_each_track_alone(void **state)
     mn_clip_free(clip);
 }
 
+/*
+ * CUBICSPLINE runs of every path (rotations with tangents of every size,
+ * off-unit values) sample exactly as each track alone, at random times and
+ * at every key.  13 joints: an AVX2 eight and a tail; a 6-joint pose keeps
+ * fewer than eight (each track alone).
+ */
+static void cubic_runs_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    enum { JOINTS = 13, KEYS = 7 };
+    static float times[KEYS], values[3][JOINTS][3 * 4 * KEYS];
+    mn_track tracks[3 * JOINTS];
+    uint32_t rng = 41;
+    for (uint32_t k = 0; k < KEYS; k++)
+        times[k] = 0.2f * (float)k + (k > 3 ? 0.07f : 0.0f);
+    for (uint32_t path = 0; path < 3; path++) {
+        uint32_t comps = path == MN_PATH_ROTATION ? 4 : 3;
+        for (uint32_t j = 0; j < JOINTS; j++) {
+            float *v = values[path][j];
+            for (uint32_t e = 0; e < 3 * KEYS; e++) { /* in-tangent, value, out-tangent */
+                if (comps == 4 && e % 3 == 1)
+                    rng_quat(&rng, v + 4 * e);
+                else
+                    for (uint32_t c = 0; c < comps; c++)
+                        v[comps * e + c] = rng_float(&rng, -3.0f, 3.0f);
+            }
+            tracks[path * JOINTS + j] = make_track(j, (mn_anim_path)path, MN_INTERP_CUBICSPLINE, times,
+                                                   KEYS, v, comps);
+        }
+    }
+    mn_clip *clip = must_create(tracks, 3 * JOINTS, NULL);
+    mn_pose pose, small;
+    assert_int_equal(mn_pose_create(&pose, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small, 6, NULL, NULL), MN_OK);
+    for (int i = 0; i < 700; i++) {
+        float t = i < 600 ? rng_float(&rng, -0.2f, 1.6f) : times[i % KEYS];
+        mn_clip_sample(clip, t, &pose);
+        mn_clip_sample(clip, t, &small);
+        for (uint32_t c = 0; c < 3 * JOINTS; c++) {
+            float alone[4];
+            mn_track_sample(&tracks[c], t, alone);
+            const mn_pose *poses[2] = {&pose, &small};
+            for (int q = 0; q < 2; q++) {
+                if (tracks[c].target >= poses[q]->joint_count)
+                    continue;
+                const float *got = pose_property(poses[q], &tracks[c]);
+                if (memcmp(got, alone, tracks[c].components * sizeof(float)) != 0)
+                    fail_msg("cubic track %u (path %d) at t = %.9g differs from mn_track_sample", c,
+                             (int)tracks[c].path, (double)t);
+            }
+        }
+    }
+    mn_pose_free(&pose);
+    mn_pose_free(&small);
+    mn_clip_free(clip);
+}
+
 static void a_later_track_on_the_same_property_wins_across_time_arrays(void **state)
 {
     (void)state;
@@ -1507,6 +1564,7 @@ int main(void)
         cmocka_unit_test(clip_tracks_keep_input_order_whatever_the_sampling_order),
         cmocka_unit_test(shared_times_sample_exactly_as_each_track_alone),
         cmocka_unit_test(near_parallel_runs_sample_exactly_as_each_track_alone),
+        cmocka_unit_test(cubic_runs_sample_exactly_as_each_track_alone),
         cmocka_unit_test(a_later_track_on_the_same_property_wins_across_time_arrays),
         cmocka_unit_test(building_a_large_clip_under_failing_allocations_frees_everything),
         cmocka_unit_test(gltf_animation_samples_every_mode_exactly),

@@ -27,11 +27,13 @@
  * each run of tracks (one path, one interpolation) is a tight loop.  Every
  * entry point computes s and Δt with the one helper below and interpolates
  * with the same expressions, so a track sampled alone (mn_track_sample) and
- * within a clip give the same bits.  Rotation runs slerp eight tracks at a
- * time with AVX2 where the CPU has it (clip_avx2.c), then four with SSE2:
- * only exact IEEE operations (add, multiply, divide, square root, no fused
+ * within a clip give the same bits.  Linear rotation runs slerp eight
+ * tracks at a time with AVX2 where the CPU has it (clip_avx2.c), then four
+ * with SSE2; cubic rotation runs take eight at a time with AVX2; linear and
+ * cubic translation and scale tracks go one to an SSE2 register.  Only
+ * exact IEEE operations (add, multiply, divide, square root, no fused
  * multiply-add) in the scalar code's order, so each lane is bit for bit the
- * scalar slerp, which stays the reference (MN_NO_SIMD builds only it).
+ * scalar code, which stays the reference (MN_NO_SIMD builds only it).
  */
 #include "anim/clip_internal.h"
 #include "anim/clip_slerp.h"
@@ -187,6 +189,22 @@ static inline void lerp_to(float *out, const float *v0, const float *v1, uint32_
 }
 
 /*
+ * The cubic Hermite basis at fraction s of a span Δt long, tangent terms
+ * scaled by Δt: p(s) = h00·v_k + h10·b_k + h01·v_k+1 + h11·a_k+1, summed
+ * in that order by every entry point and kernel.
+ */
+typedef struct hermite {
+    float h00, h10, h01, h11;
+} hermite;
+
+static inline hermite hermite_at(float s, float dt)
+{
+    float s2 = s * s, s3 = s2 * s;
+    return (hermite){2.0f * s3 - 3.0f * s2 + 1.0f, (s3 - 2.0f * s2 + s) * dt, -2.0f * s3 + 3.0f * s2,
+                     (s3 - s2) * dt};
+}
+
+/*
  * Evaluate a track at place p (with its fraction): the shared kernel of
  * every entry point.  `components` is the stride of an element, n_out how
  * many floats to write (<= components).  Rotation tracks (4 components)
@@ -205,23 +223,18 @@ static inline void eval(const float *values, uint32_t components, uint32_t n_out
             return;
         }
         const float *key1 = key0 + 3 * components;
-        float dt = p.dt, s = p.s;
-        float s2 = s * s, s3 = s2 * s;
-        float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f;
-        float h10 = (s3 - 2.0f * s2 + s) * dt;
-        float h01 = -2.0f * s3 + 3.0f * s2;
-        float h11 = (s3 - s2) * dt;
+        hermite h = hermite_at(p.s, p.dt);
         const float *v0 = key0 + components, *b0 = key0 + 2 * components;
         const float *v1 = key1 + components, *a1 = key1;
         if (rotation) {
             float q[4];
             for (uint32_t i = 0; i < 4; i++)
-                q[i] = h00 * v0[i] + h10 * b0[i] + h01 * v1[i] + h11 * a1[i];
+                q[i] = h.h00 * v0[i] + h.h10 * b0[i] + h.h01 * v1[i] + h.h11 * a1[i];
             quat_normalize_to(out, q[0], q[1], q[2], q[3]);
             return;
         }
         for (uint32_t i = 0; i < n_out; i++)
-            out[i] = h00 * v0[i] + h10 * b0[i] + h01 * v1[i] + h11 * a1[i];
+            out[i] = h.h00 * v0[i] + h.h10 * b0[i] + h.h01 * v1[i] + h.h11 * a1[i];
         return;
     }
     const float *v0 = values + (size_t)k * components;
@@ -362,6 +375,25 @@ static inline void lerp3(float *out, const float *v0, __m128 s)
 }
 #endif
 
+#ifdef CLIP_SSE2
+/*
+ * The cubic of one 3-float track at span k (key k at key0: in-tangent,
+ * value, out-tangent; then key k+1) in one register, lanes 0-2 the scalar's
+ * products and sums in its order.  Every four-float load starts inside the
+ * two keys and the last ends at key k+1's out-tangent: nothing outside them.
+ */
+static inline void hermite3(float *out, const float *key0, const __m128 h[4])
+{
+    __m128 v0 = _mm_loadu_ps(key0 + 3), b0 = _mm_loadu_ps(key0 + 6);
+    __m128 a1 = _mm_loadu_ps(key0 + 9), v1 = _mm_loadu_ps(key0 + 12);
+    __m128 r = _mm_add_ps(_mm_mul_ps(h[0], v0), _mm_mul_ps(h[1], b0));
+    r = _mm_add_ps(r, _mm_mul_ps(h[2], v1));
+    r = _mm_add_ps(r, _mm_mul_ps(h[3], a1));
+    _mm_storel_pi((__m64 *)out, r);
+    _mm_store_ss(out + 2, _mm_movehl_ps(r, r));
+}
+#endif
+
 /* How many of a run's tracks drive joints of the pose: a prefix, targets ascending. */
 static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32_t joint_count)
 {
@@ -378,57 +410,83 @@ static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32
     return lo;
 }
 
+/* A linear rotation run: AVX2 eights, then SSE2 fours, then one at a time. */
+static inline void slerp_run(const mn_track *tr, uint32_t n, place p, bool wide, float *rotations)
+{
+    uint32_t i = 0;
+#ifdef MN_CLIP_AVX2
+    if (wide)
+        i = mn_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
+#endif
+#ifdef CLIP_SSE2
+    for (; i + 4 <= n; i += 4)
+        slerp4(tr + i, p.k, p.s, rotations);
+    if (i < n && n >= 4) { /* the last four again: same bits for those already written */
+        slerp4(tr + n - 4, p.k, p.s, rotations);
+        i = n;
+    }
+#endif
+    for (; i < n; i++)
+        quat_slerp_to(rotations + 4 * (size_t)tr[i].target, tr[i].values + 4 * (size_t)p.k,
+                      tr[i].values + 4 * (size_t)p.k + 4, p.s);
+}
+
+/* A rotation run at place p: the linear kernels, the AVX2 cubic, or each track alone. */
+static inline void rotation_run(const mn_track *tr, uint32_t n, mn_interpolation interpolation,
+                                place p, bool wide, float *rotations)
+{
+    if (p.span && interpolation == MN_INTERP_LINEAR) {
+        slerp_run(tr, n, p, wide, rotations);
+        return;
+    }
+    uint32_t i = 0;
+#ifdef MN_CLIP_AVX2
+    if (wide && p.span && interpolation == MN_INTERP_CUBICSPLINE) {
+        hermite h = hermite_at(p.s, p.dt);
+        i = mn_clip_hermite_avx2(tr, n, p.k, (const float[4]){h.h00, h.h10, h.h01, h.h11}, rotations);
+    }
+#endif
+    (void)wide;
+    for (; i < n; i++)
+        eval(tr[i].values, 4, 4, MN_PATH_ROTATION, interpolation, p, rotations + 4 * (size_t)tr[i].target);
+}
+
+/* A translation or scale run (three floats a key, checked on build) at place p. */
+static inline void vector_run(const mn_track *tr, uint32_t n, mn_anim_path path,
+                              mn_interpolation interpolation, place p, float *base)
+{
+    size_t k = p.k;
+#ifdef CLIP_SSE2
+    if (p.span && interpolation == MN_INTERP_LINEAR) {
+        __m128 sv = _mm_set1_ps(p.s);
+        for (uint32_t i = 0; i < n; i++)
+            lerp3(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, sv);
+        return;
+    }
+    if (p.span && interpolation == MN_INTERP_CUBICSPLINE) {
+        hermite h = hermite_at(p.s, p.dt);
+        const __m128 hv[4] = {_mm_set1_ps(h.h00), _mm_set1_ps(h.h10), _mm_set1_ps(h.h01),
+                              _mm_set1_ps(h.h11)};
+        for (uint32_t i = 0; i < n; i++)
+            hermite3(base + 3 * (size_t)tr[i].target, tr[i].values + 9 * k, hv);
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < n; i++)
+        eval(tr[i].values, 3, 3, path, interpolation, p, base + 3 * (size_t)tr[i].target);
+}
+
 /* Sample one run at place p into the pose; `wide`: the CPU has AVX2 (clip_avx2.c). */
 static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place p, bool wide,
                               mn_pose *pose)
 {
     const mn_track *tr = clip->tracks + run->first;
     uint32_t n = tracks_in_pose(tr, run->count, pose->joint_count);
-    bool lerp = p.span && run->interpolation == MN_INTERP_LINEAR;
-    size_t k = p.k;
-    (void)wide;
-    if (run->path == MN_PATH_ROTATION) {
-        float *rotations = pose->rotations;
-        uint32_t i = 0;
-        if (lerp) {
-#ifdef MN_CLIP_AVX2
-            if (wide)
-                i = mn_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
-#endif
-#ifdef CLIP_SSE2
-            for (; i + 4 <= n; i += 4)
-                slerp4(tr + i, p.k, p.s, rotations);
-            if (i < n && n >= 4) { /* the last four again: same bits for those already written */
-                slerp4(tr + n - 4, p.k, p.s, rotations);
-                i = n;
-            }
-#endif
-            for (; i < n; i++)
-                quat_slerp_to(rotations + 4 * (size_t)tr[i].target, tr[i].values + 4 * k,
-                              tr[i].values + 4 * k + 4, p.s);
-            return;
-        }
-        for (; i < n; i++)
-            eval(tr[i].values, 4, 4, MN_PATH_ROTATION, run->interpolation, p,
-                 rotations + 4 * (size_t)tr[i].target);
-        return;
-    }
-    /* Translation and scale: three floats a key (checked on build). */
-    float *base = run->path == MN_PATH_TRANSLATION ? pose->translations : pose->scales;
-    if (lerp) {
-#ifdef CLIP_SSE2
-        __m128 sv = _mm_set1_ps(p.s);
-        for (uint32_t i = 0; i < n; i++)
-            lerp3(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, sv);
-#else
-        for (uint32_t i = 0; i < n; i++)
-            lerp_to(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, tr[i].values + 3 * k + 3, 3,
-                    p.s);
-#endif
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        eval(tr[i].values, 3, 3, run->path, run->interpolation, p, base + 3 * (size_t)tr[i].target);
+    if (run->path == MN_PATH_ROTATION)
+        rotation_run(tr, n, run->interpolation, p, wide, pose->rotations);
+    else
+        vector_run(tr, n, run->path, run->interpolation, p,
+                   run->path == MN_PATH_TRANSLATION ? pose->translations : pose->scales);
 }
 
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */

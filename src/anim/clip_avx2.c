@@ -1,13 +1,14 @@
 /*
- * AVX2 kernel of the clip sampler's linear rotation runs: clip.c's slerp4
- * on eight tracks at a time, chosen at run time (mn_cpu_level) by clip.c.
+ * AVX2 kernels of the clip sampler's rotation runs, eight tracks at a time,
+ * chosen at run time (mn_cpu_level) by clip.c: LINEAR (clip.c's slerp4 at
+ * twice the width) and CUBICSPLINE (the Hermite cubic, then normalised).
  *
- * Only this function is compiled for AVX2, through the target attribute, so
- * the rest of the library stays baseline x86-64.  No fused multiply-add:
- * every lane does the scalar quat_slerp_to's IEEE operations in its order
- * (the polynomials of clip_slerp.h, the same selects as slerp4), so a track
- * sampled here gives the bits mn_track_sample gives (tests/test_clip.c
- * holds every track of a clip to that).
+ * Only these functions are compiled for AVX2, through the target attribute,
+ * so the rest of the library stays baseline x86-64.  No fused multiply-add:
+ * every lane does the scalar code's IEEE operations in its order (the
+ * polynomials of clip_slerp.h, the same selects as slerp4, the Hermite sum
+ * left to right), so a track sampled here gives the bits mn_track_sample
+ * gives (tests/test_clip.c holds every track of a clip to that).
  */
 #include "anim/clip_internal.h"
 
@@ -42,6 +43,17 @@ AVX2 static inline void load_keys8(const mn_track *tr, size_t at, __m256 r[4])
     quats8_from_pairs(t, r);
 }
 
+/* Eight rotations (x, y, z, w registers) stored at their tracks' targets. */
+AVX2 static inline void store_targets8(const mn_track *tr, const __m256 q[4], float *rotations)
+{
+    __m256 t[4];
+    pairs_from_quats8(q, t);
+    for (int i = 0; i < 4; i++) {
+        _mm_storeu_ps(rotations + 4 * (size_t)tr[i].target, _mm256_castps256_ps128(t[i]));
+        _mm_storeu_ps(rotations + 4 * (size_t)tr[i + 4].target, _mm256_extractf128_ps(t[i], 1));
+    }
+}
+
 /*
  * slerp4 for eight tracks at span k: both weight pairs computed, the
  * near-parallel test picking one per lane (the discarded lanes may hold NaN
@@ -66,15 +78,48 @@ AVX2 static inline void slerp8(const mn_track *tr, size_t k, __m256 sv, __m256 r
         wb = select8(near, sv, _mm256_div_ps(sin_poly8(_mm256_mul_ps(sv, theta)), sin_theta));
     }
     wb = _mm256_mul_ps(wb, _mm256_or_ps(one, flip));
-    __m256 q[4], t[4];
+    __m256 q[4];
     for (int i = 0; i < 4; i++)
         q[i] = _mm256_add_ps(_mm256_mul_ps(wa, a[i]), _mm256_mul_ps(wb, b[i]));
     normalize8(q);
-    pairs_from_quats8(q, t);
+    store_targets8(tr, q, rotations);
+}
+
+/*
+ * The cubic of eight rotation tracks at span k: key k at 12k (in-tangent,
+ * value, out-tangent), key k+1 at 12k + 12; summed in the scalar's order,
+ * then normalised.
+ */
+AVX2 static inline void hermite8(const mn_track *tr, size_t k, const __m256 h[4], float *rotations)
+{
+    __m256 v0[4], b0[4], a1[4], v1[4], q[4];
+    size_t at = 12 * k;
+    load_keys8(tr, at + 4, v0);
+    load_keys8(tr, at + 8, b0);
+    load_keys8(tr, at + 12, a1);
+    load_keys8(tr, at + 16, v1);
     for (int i = 0; i < 4; i++) {
-        _mm_storeu_ps(rotations + 4 * (size_t)tr[i].target, _mm256_castps256_ps128(t[i]));
-        _mm_storeu_ps(rotations + 4 * (size_t)tr[i + 4].target, _mm256_extractf128_ps(t[i], 1));
+        __m256 r = _mm256_add_ps(_mm256_mul_ps(h[0], v0[i]), _mm256_mul_ps(h[1], b0[i]));
+        r = _mm256_add_ps(r, _mm256_mul_ps(h[2], v1[i]));
+        q[i] = _mm256_add_ps(r, _mm256_mul_ps(h[3], a1[i]));
     }
+    normalize8(q);
+    store_targets8(tr, q, rotations);
+}
+
+AVX2 uint32_t mn_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
+                                   float *rotations)
+{
+    if (count < 8)
+        return 0;
+    const __m256 hv[4] = {_mm256_set1_ps(h[0]), _mm256_set1_ps(h[1]), _mm256_set1_ps(h[2]),
+                          _mm256_set1_ps(h[3])};
+    uint32_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        hermite8(tracks + i, k, hv, rotations);
+    if (i < count) /* a tail: the last eight again, as mn_clip_slerp_avx2 */
+        hermite8(tracks + count - 8, k, hv, rotations);
+    return count;
 }
 
 AVX2 uint32_t mn_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
