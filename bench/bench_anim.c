@@ -19,6 +19,9 @@
  *   sample_forward_cursor_<J>      forward playback at 60 Hz for 20 s (two
  *                                  loops of the clip) with mn_clip_sample_cursor
  *   sample_forward_no_cursor_<J>   the same times with mn_clip_sample
+ *   sample_*_cubic_64              the four above for 64 joints whose
+ *                                  channels are CUBICSPLINE (tangents: the
+ *                                  central difference of the keys)
  *       ns_per_joint is per joint of the pose (its translation, rotation and
  *       scale: three tracks), joint_samples_per_s its inverse; bytes = the
  *       pose written, 40 per joint sample.
@@ -105,6 +108,7 @@ typedef struct gen_spec {
     uint32_t joints;
     uint32_t keys;
     uint32_t rings, segments;   /* the mesh: rings × segments vertices; 0 rings = no mesh */
+    bool cubic;                 /* CUBICSPLINE samplers (tangents from key_tangent) instead of LINEAR */
 } gen_spec;
 
 /*
@@ -157,6 +161,26 @@ static void key_value(uint32_t j, uint32_t k, int path, float out[4])
     }
 }
 
+/*
+ * The tangent (per second) of channel `path` of joint j at key k: the
+ * central difference of key_value, which is defined at every k.
+ */
+static void key_tangent(uint32_t j, uint32_t k, int path, float out[4])
+{
+    float before[4] = {0}, after[4] = {0};
+    key_value(j, k + 1u, path, after);
+    key_value(j, k > 0 ? k - 1u : 0u, path, before);
+    double span = (k > 0 ? 2.0 : 1.0) / KEYS_PER_SECOND;
+    for (int i = 0; i < 4; i++)
+        out[i] = (float)(((double)after[i] - (double)before[i]) / span);
+}
+
+/* Elements a key holds: 1, or 3 for CUBICSPLINE (in-tangent, value, out-tangent). */
+static uint32_t elements_per_key(const gen_spec *s)
+{
+    return s->cubic ? 3u : 1u;
+}
+
 /* Buffer views, in BIN order; the mesh ones are empty when there is no mesh. */
 enum { V_POSITION, V_NORMAL, V_JOINTS, V_WEIGHTS, V_INDICES, V_IBM, V_TIMES, V_VALUES, V_COUNT };
 
@@ -177,7 +201,7 @@ static bool gen_layout_make(const gen_spec *s, gen_layout *l)
     l->size[V_INDICES] = (size_t)l->indices * 4u;
     l->size[V_IBM] = (size_t)s->joints * 64u;
     l->size[V_TIMES] = (size_t)s->keys * 4u;
-    l->size[V_VALUES] = (size_t)s->joints * s->keys * 40u;   /* T 12, R 16, S 12 per key */
+    l->size[V_VALUES] = (size_t)s->joints * s->keys * 40u * elements_per_key(s);   /* T 12, R 16, S 12 */
     l->total = 0;
     int views = 0;
     for (int v = 0; v < V_COUNT; v++) {
@@ -202,7 +226,7 @@ static bool gen_layout_make(const gen_spec *s, gen_layout *l)
 static size_t values_offset(const gen_spec *s, uint32_t j, int path)
 {
     static const size_t within[3] = {0, 12, 28};
-    return (size_t)j * s->keys * 40u + within[path] * s->keys;
+    return ((size_t)j * s->keys * 40u + within[path] * s->keys) * elements_per_key(s);
 }
 
 /* Vertex v of the cylinder: ring r = v / segments climbs the skeleton. */
@@ -262,11 +286,19 @@ static void write_bin(const gen_spec *s, const gen_layout *l, uint8_t *bin)
     for (uint32_t j = 0; j < s->joints; j++)
         for (int path = 0; path < 3; path++)
             for (uint32_t k = 0; k < s->keys; k++) {
-                float v[4];
-                key_value(j, k, path, v);
+                float v[3][4];   /* the element(s) of key k, in file order */
+                if (s->cubic) {
+                    key_tangent(j, k, path, v[0]);
+                    key_value(j, k, path, v[1]);
+                    memcpy(v[2], v[0], sizeof v[0]);
+                } else {
+                    key_value(j, k, path, v[0]);
+                }
+                uint32_t per_key = elements_per_key(s);
                 uint8_t *dst = bin + l->offset[V_VALUES] + values_offset(s, j, path);
-                for (uint32_t i = 0; i < width[path]; i++)
-                    glb_put_f32(dst + (k * width[path] + i) * 4u, v[i]);
+                for (uint32_t e = 0; e < per_key; e++)
+                    for (uint32_t i = 0; i < width[path]; i++)
+                        glb_put_f32(dst + ((k * per_key + e) * width[path] + i) * 4u, v[e][i]);
             }
 }
 
@@ -314,8 +346,8 @@ static void write_json(const gen_spec *s, const gen_layout *l, glb_text *t)
                         (unsigned)c, (unsigned)(c / 3u + jb), path_name[c % 3u]);
     glb_text_append(t, "],\"samplers\":[");
     for (uint32_t c = 0; c < 3u * s->joints; c++)
-        glb_text_append(t, "%s{\"input\":%u,\"output\":%u,\"interpolation\":\"LINEAR\"}", c ? "," : "",
-                        (unsigned)acc_times, (unsigned)(acc_values + c));
+        glb_text_append(t, "%s{\"input\":%u,\"output\":%u,\"interpolation\":\"%s\"}", c ? "," : "",
+                        (unsigned)acc_times, (unsigned)(acc_values + c), s->cubic ? "CUBICSPLINE" : "LINEAR");
     glb_text_append(t, "]}],\"accessors\":[");
     if (mesh) {
         float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -349,7 +381,7 @@ static void write_json(const gen_spec *s, const gen_layout *l, glb_text *t)
         glb_text_append(t, ",{\"bufferView\":%d,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
                            "\"type\":\"%s\"}",
                         l->index[V_VALUES], values_offset(s, c / 3u, (int)(c % 3u)),
-                        (unsigned)s->keys, c % 3u == 1u ? "VEC4" : "VEC3");
+                        (unsigned)(s->keys * elements_per_key(s)), c % 3u == 1u ? "VEC4" : "VEC3");
     glb_text_append(t, "],\"bufferViews\":[");
     for (int v = 0; v < V_COUNT; v++)
         if (l->index[v] >= 0)   /* glTF forbids empty views: a mesh-less model has no mesh ones */
@@ -661,14 +693,14 @@ static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const f
     size_t bytes = (size_t)samples * POSE_FLOATS * sizeof(float);
     bench_timing mt = bench_memcpy_ms(bytes, runs);
     char name[64];
-    snprintf(name, sizeof name, "sample_%s_%s_%u", random ? "random" : "forward",
-             cursor ? "cursor" : "no_cursor", (unsigned)pose->joint_count);
+    snprintf(name, sizeof name, "sample_%s_%s_%s%u", random ? "random" : "forward",
+             cursor ? "cursor" : "no_cursor", m->spec.cubic ? "cubic_" : "", (unsigned)pose->joint_count);
     bench_line line;
     bench_line_begin(&line, "anim", name);
     bench_line_u64(&line, "joints", pose->joint_count);
     bench_line_u64(&line, "tracks", mn_clip_track_count(m->clip));
     bench_line_u64(&line, "keys_per_track", m->spec.keys);
-    bench_line_str(&line, "interpolation", "LINEAR");
+    bench_line_str(&line, "interpolation", m->spec.cubic ? "CUBICSPLINE" : "LINEAR");
     bench_line_u64(&line, "frames", frames);
     bench_line_str(&line, "times", random ? "random" : "forward 60 Hz");
     bench_line_bool(&line, "cursor", cursor);
@@ -775,10 +807,10 @@ static bool transform_cases(const anim_model *m, mn_pose *pose, const float *sam
 }
 
 /* Sampling, local-to-world and palette for one joint count. */
-static bool skeleton_cases(uint32_t joints, int runs)
+static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
 {
     anim_model m;
-    gen_spec spec = {joints, 300, 0, 0};
+    gen_spec spec = {joints, 300, 0, 0, cubic};
     mn_pose pose;
     memset(&pose, 0, sizeof pose);
     mn_error err;
@@ -801,6 +833,8 @@ static bool skeleton_cases(uint32_t joints, int runs)
         for (uint32_t k = 0; ok && k + 1u < spec.keys; k += 37u) {
             mn_clip_sample(m.clip, key_time(k), &pose);
             ok = pose_matches_keys(&m, &pose, k, false);
+            if (cubic)
+                continue; /* midway, a cubic is not the lerp */
             mn_clip_sample(m.clip, (float)((k + 0.5) / KEYS_PER_SECOND), &pose);
             ok = ok && pose_matches_keys(&m, &pose, k, true);
         }
@@ -816,7 +850,8 @@ static bool skeleton_cases(uint32_t joints, int runs)
         for (int cursor = 1; cursor >= 0; cursor--)
             ok = sample_case(&m, &pose, false, forward_times, FORWARD_FRAMES, forward_refs, cursor,
                              runs) && ok;
-        ok = transform_cases(&m, &pose, random_refs, runs) && ok;
+        if (!cubic)
+            ok = transform_cases(&m, &pose, random_refs, runs) && ok;
     }
     free(random_times), free(forward_times), free(random_refs), free(forward_refs);
     mn_pose_free(&pose);
@@ -948,7 +983,7 @@ static bool crowd_case(const mn_rig *rig, mn_instance **instances, size_t count,
 static bool crowd_cases(int runs)
 {
     anim_model m;
-    gen_spec spec = {50, 61, 50, 100};
+    gen_spec spec = {50, 61, 50, 100, false};
     mn_rig *rig = NULL;
     mn_pool *pool = NULL;
     mn_instance **instances = calloc(CROWD_INSTANCES, sizeof *instances);
@@ -999,8 +1034,9 @@ int main(int argc, char **argv)
         return 2;
     }
     double start = bench_now_ms();
-    bool ok = skeleton_cases(64, runs);
-    ok = skeleton_cases(256, runs) && ok;
+    bool ok = skeleton_cases(64, false, runs);
+    ok = skeleton_cases(256, false, runs) && ok;
+    ok = skeleton_cases(64, true, runs) && ok;
     ok = crowd_cases(runs) && ok;
     bench_line line;
     bench_line_begin(&line, "anim", "total");
