@@ -40,26 +40,18 @@ AVX2 static inline __m256 load_pair(const float *lo, const float *hi)
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
 }
 
-/* Pairs t[i] = [q_i | q_i+4] into x, y, z, w registers. */
-AVX2 static inline void quats8_from_pairs(const __m256 t[4], __m256 r[4])
+/*
+ * The 4 × 4 transpose within each 128-bit half: pairs t[i] = [q_i | q_i+4]
+ * become x, y, z, w registers, and (being its own inverse) back.
+ */
+AVX2 static inline void transpose_halves4(const __m256 in[4], __m256 out[4])
 {
-    __m256 xy01 = _mm256_unpacklo_ps(t[0], t[1]), zw01 = _mm256_unpackhi_ps(t[0], t[1]);
-    __m256 xy23 = _mm256_unpacklo_ps(t[2], t[3]), zw23 = _mm256_unpackhi_ps(t[2], t[3]);
-    r[0] = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(1, 0, 1, 0));
-    r[1] = _mm256_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 2, 3, 2));
-    r[2] = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(1, 0, 1, 0));
-    r[3] = _mm256_shuffle_ps(zw01, zw23, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-/* The inverse: x, y, z, w registers into pairs t[i] = [q_i | q_i+4]. */
-AVX2 static inline void pairs_from_quats8(const __m256 r[4], __m256 t[4])
-{
-    __m256 xy01 = _mm256_unpacklo_ps(r[0], r[1]), xy23 = _mm256_unpackhi_ps(r[0], r[1]);
-    __m256 zw01 = _mm256_unpacklo_ps(r[2], r[3]), zw23 = _mm256_unpackhi_ps(r[2], r[3]);
-    t[0] = _mm256_shuffle_ps(xy01, zw01, _MM_SHUFFLE(1, 0, 1, 0));
-    t[1] = _mm256_shuffle_ps(xy01, zw01, _MM_SHUFFLE(3, 2, 3, 2));
-    t[2] = _mm256_shuffle_ps(xy23, zw23, _MM_SHUFFLE(1, 0, 1, 0));
-    t[3] = _mm256_shuffle_ps(xy23, zw23, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 lo01 = _mm256_unpacklo_ps(in[0], in[1]), hi01 = _mm256_unpackhi_ps(in[0], in[1]);
+    __m256 lo23 = _mm256_unpacklo_ps(in[2], in[3]), hi23 = _mm256_unpackhi_ps(in[2], in[3]);
+    out[0] = _mm256_shuffle_ps(lo01, lo23, _MM_SHUFFLE(1, 0, 1, 0));
+    out[1] = _mm256_shuffle_ps(lo01, lo23, _MM_SHUFFLE(3, 2, 3, 2));
+    out[2] = _mm256_shuffle_ps(hi01, hi23, _MM_SHUFFLE(1, 0, 1, 0));
+    out[3] = _mm256_shuffle_ps(hi01, hi23, _MM_SHUFFLE(3, 2, 3, 2));
 }
 
 /* Eight consecutive quaternions at q into x, y, z, w registers. */
@@ -67,14 +59,14 @@ AVX2 static inline void load_quats8(const float *q, __m256 r[4])
 {
     __m256 t[4] = {load_pair(q, q + 16), load_pair(q + 4, q + 20), load_pair(q + 8, q + 24),
                    load_pair(q + 12, q + 28)};
-    quats8_from_pairs(t, r);
+    transpose_halves4(t, r);
 }
 
 /* x, y, z, w registers back to eight consecutive quaternions at q. */
 AVX2 static inline void store_quats8(float *q, const __m256 r[4])
 {
     __m256 t[4];
-    pairs_from_quats8(r, t);
+    transpose_halves4(r, t);
     for (int i = 0; i < 4; i++) {
         _mm_storeu_ps(q + 4 * i, _mm256_castps256_ps128(t[i]));
         _mm_storeu_ps(q + 16 + 4 * i, _mm256_extractf128_ps(t[i], 1));
