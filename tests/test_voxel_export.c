@@ -28,7 +28,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,34 +51,6 @@
 #define ARM "tests/data/voxel_arm/"
 
 /* ---- files ------------------------------------------------------------------------------------- */
-
-static void make_temp_dir(char *dir, size_t size)
-{
-    snprintf(dir, size, "/tmp/mn_test_voxel_export_XXXXXX");
-    assert_non_null(mkdtemp(dir));
-}
-
-/* Remove a folder and what is in it (one level, plus one level of subfolders). */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[1400];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_dir(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static void copy_file(const char *from, const char *to)
 {
@@ -122,7 +93,7 @@ static mn_model *read_model(const char *path)
 static void fixture_make(fixture *f, const char *rig_path, const char *out_name, float scale)
 {
     memset(f, 0, sizeof *f);
-    make_temp_dir(f->dir, sizeof f->dir);
+    mn_test_make_temp_dir(f->dir, sizeof f->dir, "voxel_export");
     char out[128];
     snprintf(out, sizeof out, "%s/%s", f->dir, out_name);
     mn_voxel_export_options o;
@@ -167,7 +138,7 @@ static void fixture_free(fixture *f)
     mn_part_mesh_free(f->mesh);
     mn_model_free(f->model);
     mn_voxel_rig_free(f->rig);
-    remove_dir(f->dir);
+    mn_test_remove_tree(f->dir);
 }
 
 /* What node p's world must be: S · W · T(pivot) · S⁻¹ (W the part's world from mn_voxel_pose). */
@@ -368,7 +339,7 @@ static void test_rate_sets_the_sample_grid(void **state)
     (void)state;
     fixture f;
     memset(&f, 0, sizeof f);
-    make_temp_dir(f.dir, sizeof f.dir);
+    mn_test_make_temp_dir(f.dir, sizeof f.dir, "voxel_export");
     char out[128];
     snprintf(out, sizeof out, "%s/slow.glb", f.dir);
     mn_voxel_export_options o;
@@ -603,7 +574,7 @@ static void test_static_mesh_is_one_scaled_node_without_interface(void **state)
 {
     (void)state;
     char dir[64], out[128], listing[256];
-    make_temp_dir(dir, sizeof dir);
+    mn_test_make_temp_dir(dir, sizeof dir, "voxel_export");
     snprintf(out, sizeof out, "%s/static.glb", dir);
     mn_voxel_export_options o;
     memset(&o, 0, sizeof o);
@@ -624,14 +595,14 @@ static void test_static_mesh_is_one_scaled_node_without_interface(void **state)
         assert_float_equal(v[i], pm->positions[i] * 0.5f, 1e-6);
     mn_part_mesh_free(pm);
     mn_model_free(m);
-    remove_dir(dir);
+    mn_test_remove_tree(dir);
 }
 
 static void test_resolved_rig_form_and_reruns_give_the_same_bytes(void **state)
 {
     (void)state;
     char dir[64], path[160];
-    make_temp_dir(dir, sizeof dir);
+    mn_test_make_temp_dir(dir, sizeof dir, "voxel_export");
     size_t n;
     char *raw = mn_test_read_file(ARM "rig.json", &n);
     char *resolved = malloc(n + 64);
@@ -667,7 +638,7 @@ static void test_resolved_rig_form_and_reruns_give_the_same_bytes(void **state)
     free(tc);
     free(raw);
     free(resolved);
-    remove_dir(dir);
+    mn_test_remove_tree(dir);
 }
 
 /* ---- errors ---------------------------------------------------------------------------------------- */
@@ -710,7 +681,7 @@ static void test_errors_name_the_file_and_leave_nothing_behind(void **state)
 {
     (void)state;
     char dir[64], path[160], rig[160];
-    make_temp_dir(dir, sizeof dir);
+    mn_test_make_temp_dir(dir, sizeof dir, "voxel_export");
     copy_arm(dir);
     snprintf(path, sizeof path, "%s/out", dir);
     assert_int_equal(mkdir(path, 0755), 0);
@@ -748,7 +719,7 @@ static void test_errors_name_the_file_and_leave_nothing_behind(void **state)
     assert_int_equal(mn_voxel_export_file(NULL, NULL, "model.glb", NULL, &err), MN_INVALID_ARGUMENT);
     snprintf(path, sizeof path, "%s/meshes", dir);
     assert_int_equal(mn_voxel_export_file(NULL, path, "x.glb", NULL, &err), MN_IO);   /* no mesh.glb there */
-    remove_dir(dir);
+    mn_test_remove_tree(dir);
 
     /* Bad options and missing inputs of the model builder. */
     mn_voxel_rig *r = read_rig(ARM "rig.json");
