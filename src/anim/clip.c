@@ -413,6 +413,7 @@ static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32
 /* A linear rotation run: AVX2 eights, then SSE2 fours, then one at a time. */
 static inline void slerp_run(const mn_track *tr, uint32_t n, place p, bool wide, float *rotations)
 {
+    (void)wide;
     uint32_t i = 0;
 #ifdef MN_CLIP_AVX2
     if (wide)
@@ -455,8 +456,8 @@ static inline void rotation_run(const mn_track *tr, uint32_t n, mn_interpolation
 static inline void vector_run(const mn_track *tr, uint32_t n, mn_anim_path path,
                               mn_interpolation interpolation, place p, float *base)
 {
-    size_t k = p.k;
 #ifdef CLIP_SSE2
+    size_t k = p.k;
     if (p.span && interpolation == MN_INTERP_LINEAR) {
         __m128 sv = _mm_set1_ps(p.s);
         for (uint32_t i = 0; i < n; i++)
