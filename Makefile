@@ -2,14 +2,15 @@ SHELL := /bin/bash
 # marionette — two commands:
 #   make demo    install what is missing, build, run `marionette demo` (a voxel character built,
 #                exported, played back and rendered into build/marionette-demo)
-#   make check   build and run every test: Release, then ASan+UBSan, then each fuzz target
+#   make check   build and run every test: Release, then ASan+UBSan, then the scalar-only
+#                build (MN_NO_SIMD), then each fuzz target
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECS ?= 15
 BUILD     ?= build
 
 CMAKE_COMMON = -DMN_WERROR=ON
 
-.PHONY: all deps build demo check test asan fuzz bench install clean
+.PHONY: all deps build demo check test asan scalar fuzz bench install clean
 
 all: build
 
@@ -34,6 +35,12 @@ asan: deps
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) \
 	    | tee ctest.log; exit $${PIPESTATUS[0]}
 
+scalar: deps
+	cmake -S . -B $(BUILD)/scalar -DCMAKE_BUILD_TYPE=Release -DMN_NO_SIMD=ON \
+	      -DMN_BUILD_BENCH=OFF $(CMAKE_COMMON) >/dev/null
+	cmake --build $(BUILD)/scalar -j $(JOBS)
+	cd $(BUILD)/scalar && ctest --output-on-failure -j $(JOBS) | tee ctest.log; exit $${PIPESTATUS[0]}
+
 fuzz: deps
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 	      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMN_FUZZ=ON -DMN_BUILD_TESTS=OFF \
@@ -56,8 +63,9 @@ bench: build
 check: deps
 	$(MAKE) test
 	$(MAKE) asan
+	$(MAKE) scalar
 	$(MAKE) fuzz
-	@scripts/check-summary $(BUILD)/release/ctest.log $(BUILD)/asan/ctest.log
+	@scripts/check-summary $(BUILD)/release/ctest.log $(BUILD)/asan/ctest.log $(BUILD)/scalar/ctest.log
 
 install: build
 	cmake --install $(BUILD)/release
