@@ -332,7 +332,7 @@ static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotati
     __m128 sv = _mm_set1_ps(s), rest = _mm_set1_ps(1.0f - s);
     __m128 near = _mm_cmpgt_ps(d, _mm_set1_ps(MN_CLIP_NEARLY_PARALLEL));
     __m128 wa = rest, wb = sv;
-    if (_mm_movemask_ps(near) != 0xF) { /* keys a frame apart are all near: no series */
+    if (_mm_movemask_ps(near) != 0xF) { /* keys a frame apart: all near, no polynomials */
         __m128 theta = acos_poly4(d);
         __m128 sin_theta = sin_poly4(theta);
         wa = select4(near, rest, _mm_div_ps(sin_poly4(_mm_mul_ps(rest, theta)), sin_theta));

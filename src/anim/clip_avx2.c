@@ -34,7 +34,8 @@ AVX2 static inline __m256 acos_poly8(__m256 d)
     return _mm256_mul_ps(_mm256_sqrt_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), d)), q);
 }
 
-/* Key k + step (0 or 1) of eight tracks as x, y, z, w registers: tracks 0-3 low, 4-7 high. */
+/* The four floats at `at` in eight tracks' values (a key, or one element of a cubic key) as
+   x, y, z, w registers: tracks 0-3 in the low halves, 4-7 in the high. */
 AVX2 static inline void load_keys8(const mn_track *tr, size_t at, __m256 r[4])
 {
     __m256 t[4];
@@ -71,7 +72,7 @@ AVX2 static inline void slerp8(const mn_track *tr, size_t k, __m256 sv, __m256 r
     d = _mm256_xor_ps(d, flip);
     __m256 near = _mm256_cmp_ps(d, _mm256_set1_ps(MN_CLIP_NEARLY_PARALLEL), _CMP_GT_OQ);
     __m256 wa = rest, wb = sv;
-    if (_mm256_movemask_ps(near) != 0xFF) { /* keys a frame apart are all near: no series */
+    if (_mm256_movemask_ps(near) != 0xFF) { /* keys a frame apart: all near, no polynomials */
         __m256 theta = acos_poly8(d);
         __m256 sin_theta = sin_poly8(theta);
         wa = select8(near, rest, _mm256_div_ps(sin_poly8(_mm256_mul_ps(rest, theta)), sin_theta));
