@@ -40,15 +40,15 @@ AVX2 static inline void load_keys8(const mn_track *tr, size_t at, __m256 r[4])
 {
     __m256 t[4];
     for (int i = 0; i < 4; i++)
-        t[i] = load_pair(tr[i].values + at, tr[i + 4].values + at);
-    transpose_halves4(t, r);
+        t[i] = mn_load_halves(tr[i].values + at, tr[i + 4].values + at);
+    mn_transpose_halves4(t, r);
 }
 
 /* Eight rotations (x, y, z, w registers) stored at their tracks' targets. */
 AVX2 static inline void store_targets8(const mn_track *tr, const __m256 q[4], float *rotations)
 {
     __m256 t[4];
-    transpose_halves4(q, t);
+    mn_transpose_halves4(q, t);
     for (int i = 0; i < 4; i++) {
         _mm_storeu_ps(rotations + 4 * (size_t)tr[i].target, _mm256_castps256_ps128(t[i]));
         _mm_storeu_ps(rotations + 4 * (size_t)tr[i + 4].target, _mm256_extractf128_ps(t[i], 1));

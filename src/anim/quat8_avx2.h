@@ -9,12 +9,15 @@
  *
  * Layout: x, y, z, w registers with quaternions 0-3 in the low 128-bit half
  * and 4-7 in the high.  Each register pair is loaded as [q_i | q_i+4] (the
- * high half inserted straight from memory), so the transpose is eight
- * in-lane shuffles where two 4 × 4 SSE transposes joined cost twenty: on
- * the one shuffle port those were about a fifth of a 64-joint blend.
+ * high half inserted straight from memory, mn_load_halves), so the
+ * transpose is eight in-lane shuffles (mn_transpose_halves4) where two
+ * 4 × 4 SSE transposes joined cost twenty: on the one shuffle port those
+ * were about a fifth of a 64-joint blend.
  */
 #ifndef MN_ANIM_QUAT8_AVX2_H
 #define MN_ANIM_QUAT8_AVX2_H
+
+#include "core/avx2_lanes.h"
 
 #include <float.h>
 #include <immintrin.h>
@@ -34,39 +37,20 @@ AVX2 static inline __m256 dot8(const __m256 a[4], const __m256 b[4])
     return _mm256_add_ps(d, _mm256_mul_ps(a[3], b[3]));
 }
 
-/* Four floats at lo in the low half, four at hi in the high. */
-AVX2 static inline __m256 load_pair(const float *lo, const float *hi)
-{
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
-}
-
-/*
- * The 4 × 4 transpose within each 128-bit half: pairs t[i] = [q_i | q_i+4]
- * become x, y, z, w registers, and (being its own inverse) back.
- */
-AVX2 static inline void transpose_halves4(const __m256 in[4], __m256 out[4])
-{
-    __m256 lo01 = _mm256_unpacklo_ps(in[0], in[1]), hi01 = _mm256_unpackhi_ps(in[0], in[1]);
-    __m256 lo23 = _mm256_unpacklo_ps(in[2], in[3]), hi23 = _mm256_unpackhi_ps(in[2], in[3]);
-    out[0] = _mm256_shuffle_ps(lo01, lo23, _MM_SHUFFLE(1, 0, 1, 0));
-    out[1] = _mm256_shuffle_ps(lo01, lo23, _MM_SHUFFLE(3, 2, 3, 2));
-    out[2] = _mm256_shuffle_ps(hi01, hi23, _MM_SHUFFLE(1, 0, 1, 0));
-    out[3] = _mm256_shuffle_ps(hi01, hi23, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
 /* Eight consecutive quaternions at q into x, y, z, w registers. */
 AVX2 static inline void load_quats8(const float *q, __m256 r[4])
 {
-    __m256 t[4] = {load_pair(q, q + 16), load_pair(q + 4, q + 20), load_pair(q + 8, q + 24),
-                   load_pair(q + 12, q + 28)};
-    transpose_halves4(t, r);
+    __m256 t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = mn_load_halves(q + 4 * i, q + 16 + 4 * i);
+    mn_transpose_halves4(t, r);
 }
 
 /* x, y, z, w registers back to eight consecutive quaternions at q. */
 AVX2 static inline void store_quats8(float *q, const __m256 r[4])
 {
     __m256 t[4];
-    transpose_halves4(r, t);
+    mn_transpose_halves4(r, t);
     for (int i = 0; i < 4; i++) {
         _mm_storeu_ps(q + 4 * i, _mm256_castps256_ps128(t[i]));
         _mm_storeu_ps(q + 16 + 4 * i, _mm256_extractf128_ps(t[i], 1));

@@ -41,6 +41,7 @@
 
 #include <immintrin.h>
 
+#include "core/avx2_lanes.h"
 #include "deform/palette_blend_avx2.h"
 
 #define SPLAT_AVX2 __attribute__((target("avx2,fma")))
@@ -79,31 +80,12 @@ SPLAT_AVX2_INLINE __m256 sel_gt_m256(__m256 a, __m256 b, __m256 x, __m256 y)
 
 /* ---- into lanes and back ----------------------------------------------------------- */
 
-/* Rows 0-2 of the in-lane 4×4 transpose of v[0..3] (row 3 is not needed). */
+/* Rows 0-2 of the in-lane 4×4 transpose of v[0..3] (row 3 is not needed: its shuffle is dropped). */
 SPLAT_AVX2_INLINE void transpose3(const __m256 v[4], __m256 out[3])
 {
-    __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-    __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-    out[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    out[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    out[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-}
-
-/* The whole in-lane 4×4 transpose of v[0..3]. */
-SPLAT_AVX2_INLINE void transpose4(__m256 v[4])
-{
-    __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-    __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-    v[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    v[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    v[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    v[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-/* 16 bytes at lo in the low half, 16 at hi in the high half. */
-SPLAT_AVX2_INLINE __m256 load_halves(const float *lo, const float *hi)
-{
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(lo)), _mm_loadu_ps(hi), 1);
+    __m256 all[4];
+    mn_transpose_halves4(v, all);
+    out[0] = all[0], out[1] = all[1], out[2] = all[2];
 }
 
 /* The halves of v to lo and hi: streaming (both 16-byte aligned) or not. */
@@ -172,8 +154,8 @@ SPLAT_AVX2_INLINE void gather_matrices(const float *pal, const batch_io *io, siz
 SPLAT_AVX2_INLINE void load_xyz(const float *p, __m256 xyz[3])
 {
     /* a = x0 y0 z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3 (and splats 4-7 in the high half) */
-    __m256 a = load_halves(p, p + 12), b = load_halves(p + 4, p + 16);
-    __m256 c = load_halves(p + 8, p + 20);
+    __m256 a = mn_load_halves(p, p + 12), b = mn_load_halves(p + 4, p + 16);
+    __m256 c = mn_load_halves(p + 8, p + 20);
     __m256 x = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x44), c, 0x22); /* x0 x3 x2 x1 */
     __m256 y = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x99), c, 0x44); /* y1 y0 y3 y2 */
     __m256 z = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x22), c, 0x99); /* z2 z1 z0 z3 */
@@ -217,10 +199,10 @@ SPLAT_AVX2_INLINE void batch(const mn_splat_skin_job *a, const batch_io *io, siz
     const float *rot = io->rotations;
     __m256 q[4];
     for (int l = 0; l < 4; l++)
-        q[l] = load_halves(rot + 4 * l, rot + 4 * (l + 4));
-    transpose4(q);
+        q[l] = mn_load_halves(rot + 4 * l, rot + 4 * (l + 4));
+    mn_transpose_halves4(q, q);
     rotate_m256(m, q);
-    transpose4(q);
+    mn_transpose_halves4(q, q);
     float *out = io->out_rotations;
     for (int l = 0; l < 4; l++)
         store_halves(out + 4 * l, out + 4 * (l + 4), q[l], io->stream);
