@@ -11,6 +11,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 typedef struct mq_affine {
     double m[12];   /* column-major 3x4: columns x, y, z, translation */
@@ -66,12 +68,17 @@ static inline void mq_to_float4(float out[4], const double q[4])
     out[3] = (float)q[3];
 }
 
+/* Every one of v[0..n) finite: a NaN or infinity has all exponent bits set.  No early exit, so
+   the loop vectorises (the solvers check whole matrices every call). */
 static inline bool mq_finite_floats(const float *v, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(v[i]))
-            return false;
-    return true;
+    uint32_t bad = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &v[i], sizeof bits);
+        bad |= (uint32_t)((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    return bad == 0;
 }
 
 /* ---- quaternions ---------------------------------------------------------- */
