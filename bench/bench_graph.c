@@ -38,7 +38,13 @@
  *                        ratio is the least the graph's could be with every
  *                        other stage free (three clips and 55 of 64 joints'
  *                        more tracks: about 3.9).
- * Each prints ns_per_frame, joints_per_second (64 × frames / time) and
+ *   blend_<level>        mn_blend_poses of two sampled locomotion poses at
+ *                        weight 0.4, no mask, on one kernel level: scalar
+ *                        (the reference), sse2, avx2 (where the CPU has it);
+ *                        ns_per_joint (the figure the two blends of a frame
+ *                        cost a joint each).  sse2 and avx2 must stay
+ *                        within 1e-6 of the scalar reference.
+ * Each graph line prints ns_per_frame, joints_per_second (64 × frames / time) and
  * ratio_to_sampling (its time per frame over sample_single_clip's, from the
  * same run); the graph line adds target_ratio 4 and within_target, and
  * floor_ratio_to_sampling (sampling_floor's ratio: the least the graph's
@@ -57,6 +63,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
+
+#include "anim/blend_internal.h"   /* mn_blend_poses_at: one kernel level at a time */
 
 #include <marionette/blend.h>
 #include <marionette/blend_tree.h>
@@ -404,6 +412,82 @@ static bool pose_finite(const mn_pose *p)
     return true;
 }
 
+/* One kernel level of the pose blend, timed on two sampled poses. */
+typedef struct blend_run {
+    const mn_pose *a, *b;
+    mn_pose *out;
+    mn_cpu_simd level;
+} blend_run;
+
+#define BLENDS_PER_RUN 2000u
+
+static bool run_blend(void *ctx)
+{
+    blend_run *r = ctx;
+    for (uint32_t i = 0; i < BLENDS_PER_RUN; i++)
+        mn_blend_poses_at(r->a, r->b, 0.4f, NULL, r->out, r->level);
+    return true;
+}
+
+/* Every value of a within tol of b's (the kernels' promise to the scalar reference: 1e-6). */
+static bool poses_near(const mn_pose *a, const mn_pose *b, float tol)
+{
+    uint32_t n = a->joint_count;
+    for (uint32_t i = 0; i < 3 * n; i++)
+        if (!(fabsf(a->translations[i] - b->translations[i]) <= tol) ||
+            !(fabsf(a->scales[i] - b->scales[i]) <= tol))
+            return false;
+    for (uint32_t i = 0; i < 4 * n; i++)
+        if (!(fabsf(a->rotations[i] - b->rotations[i]) <= tol))
+            return false;
+    return true;
+}
+
+/*
+ * blend_scalar, blend_sse2, blend_avx2 (the last two where built and the CPU
+ * has them): ns a joint of one blend; false when a kernel strays more than
+ * 1e-6 from the scalar reference.
+ */
+static bool blend_cases(const graph *g, int runs)
+{
+    mn_pose a, b, out, ref;
+    mn_error err;
+    if (mn_pose_create(&a, JOINTS, NULL, &err) != MN_OK || mn_pose_create(&b, JOINTS, NULL, &err) != MN_OK ||
+        mn_pose_create(&out, JOINTS, NULL, &err) != MN_OK || mn_pose_create(&ref, JOINTS, NULL, &err) != MN_OK)
+        return false;
+    mn_pose_copy(&a, &g->rest);
+    mn_pose_copy(&b, &g->rest);
+    mn_clip_sample(g->clips[3], 0.3f, &a);
+    mn_clip_sample(g->clips[4], 0.35f, &b);
+    static const struct { const char *name; mn_cpu_simd level; } levels[] = {
+        {"blend_scalar", MN_CPU_SCALAR}, {"blend_sse2", MN_CPU_SSE2}, {"blend_avx2", MN_CPU_AVX2_FMA}};
+    bool ok = true;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        if (levels[i].level > mn_cpu_level())
+            continue;
+        blend_run r = {&a, &b, &out, levels[i].level};
+        run_blend(&r); /* warm up */
+        bench_timing t = bench_run(runs, run_blend, NULL, &r);
+        ok = ok && t.ok && pose_finite(&out);
+        if (levels[i].level == MN_CPU_SCALAR)
+            mn_pose_copy(&ref, &out);
+        else
+            ok = ok && poses_near(&out, &ref, 1e-6f);
+        bench_line line;
+        bench_line_begin(&line, "graph", levels[i].name);
+        bench_line_u64(&line, "joints", JOINTS);
+        bench_line_u64(&line, "blends_per_run", BLENDS_PER_RUN);
+        bench_line_num(&line, "ns_per_joint", t.best_ms * 1e6 / ((double)BLENDS_PER_RUN * JOINTS));
+        bench_line_bool(&line, "matches_reference", ok);
+        bench_line_print(&line);
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&out);
+    mn_pose_free(&ref);
+    return ok;
+}
+
 /* floor_ms > 0 marks the whole graph's line: it adds the target and the floor beside it. */
 static void print_case(const char *name, bench_timing t, double sample_ms, bench_timing memcpy_t, double floor_ms)
 {
@@ -542,6 +626,7 @@ int main(int argc, char **argv)
                    cases[i].steps == STEP_IK ? floor_t.best_ms : 0.0);
     }
     print_case("sampling_floor", floor_t, sample_t.best_ms, memcpy_t, 0.0);
+    ok = blend_cases(&g, runs) && ok;
 
     bench_line line;
     bench_line_begin(&line, "graph", "checks");
