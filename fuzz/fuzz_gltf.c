@@ -1,6 +1,7 @@
 /*
  * libFuzzer target for the glTF reader: bytes → mn_gltf_read_memory → touch
- * everything the model exposes → mn_model_free.  A refused input must come
+ * everything the model exposes (its animations built into clips and
+ * sampled too) → mn_model_free.  A refused input must come
  * back with an error code; an accepted one must survive every model function
  * (the header promises they cannot fail on a reader's model), under ASan and
  * UBSan.
@@ -103,6 +104,46 @@ static void touch_animations(const mn_model *m)
     }
 }
 
+/*
+ * Every animation built into a runtime clip and sampled, plainly and with a
+ * cursor, into a pose of every node (the sampler's SIMD loads run right up
+ * to the end of a clip's block) and into a short one (runs cut by the pose),
+ * before, inside and past its keys.
+ */
+static void touch_clips(const mn_model *m)
+{
+    if (m->node_count == 0 || m->node_count > 4096)
+        return;
+    mn_pose pose, small;
+    if (mn_pose_create(&pose, m->node_count, NULL, NULL) != MN_OK)
+        return;
+    if (mn_pose_create(&small, (m->node_count + 1) / 2, NULL, NULL) != MN_OK) {
+        mn_pose_free(&pose);
+        return;
+    }
+    for (uint32_t i = 0; i < m->animation_count && i < 8; i++) {
+        mn_clip *clip = NULL;
+        if (mn_clip_from_gltf(m, i, NULL, &clip, NULL) != MN_OK)
+            continue;
+        size_t bytes = mn_clip_cursor_storage_size(clip);
+        void *storage = malloc(bytes > 0 ? bytes : 1);
+        mn_clip_cursor cursor;
+        mn_clip_cursor_init(&cursor, clip, storage);
+        float d = mn_clip_duration(clip);
+        const float times[] = {-1.0f, 0.0f, 0.3f * d, 0.5f * d, 0.77f * d, d, d + 1.0f};
+        for (size_t t = 0; t < sizeof times / sizeof times[0]; t++) {
+            mn_clip_sample(clip, times[t], &pose);
+            mn_clip_sample_cursor(clip, times[t], &cursor, &small);
+            consume(pose.rotations, 4 * (size_t)pose.joint_count);
+            consume(pose.translations, 3 * (size_t)pose.joint_count);
+        }
+        free(storage);
+        mn_clip_free(clip);
+    }
+    mn_pose_free(&pose);
+    mn_pose_free(&small);
+}
+
 static void touch_model(const mn_model *m, float *scratch)
 {
     touch_accessors(m, scratch);
@@ -124,6 +165,7 @@ static void touch_model(const mn_model *m, float *scratch)
     for (uint32_t s = 0; s < m->skin_count; s++)
         consume(m->skins[s].inverse_bind, (size_t)m->skins[s].joint_count * 16);
     touch_animations(m);
+    touch_clips(m);
     for (uint32_t i = 0; i < m->image_count; i++)
         if (m->images[i].size > 0)
             sink = (float)(m->images[i].data[0] + m->images[i].data[m->images[i].size - 1]);
