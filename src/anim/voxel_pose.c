@@ -795,8 +795,13 @@ AVX2_FMA static inline __m256d combine3(__m256d s0, __m256d s1, __m256d s2, cons
     return _mm256_fmadd_pd(s2, _mm256_broadcast_sd(&x[2 * xs]), acc);
 }
 
-/* pose_part_portable with a column of m in a register (the 4th lane the w row) and FMA. */
-AVX2_FMA static inline void pose_part_avx2_inline(const pose_job *job, uint32_t p)
+/*
+ * pose_part_portable with a column of m in a register (the 4th lane the w row) and FMA.
+ * `batched`: every motion is in job->motions (the usual case), so the loop holds no call
+ * and keeps its registers; else a motion may be worked out on the way (joint_motion).
+ */
+AVX2_FMA static inline __attribute__((always_inline)) void pose_part_avx2_with(const pose_job *job, uint32_t p,
+                                                                              bool batched)
 {
     const mn_voxel_rig *rig = job->rig;
     const mn_voxel_part *part = &rig->parts[p];
@@ -819,9 +824,15 @@ AVX2_FMA static inline void pose_part_avx2_inline(const pose_job *job, uint32_t 
         if (j >= rig->joint_count)
             continue;
         double buf[MOTION_ROWS];
-        size_t xs;
+        size_t xs = job->mstride;
         uint32_t flags;
-        const double *x = joint_motion(job, j, true, buf, &xs, &flags);
+        const double *x;
+        if (batched) {
+            x = &job->motions[j];
+            flags = job->flags[j];
+        } else {
+            x = joint_motion(job, j, true, buf, &xs, &flags);
+        }
         if (flags & VOXEL_PLAN_MOVES) {   /* m = m · T(d) */
             mt = _mm256_fmadd_pd(m0, _mm256_broadcast_sd(&x[9 * xs]), mt);
             mt = _mm256_fmadd_pd(m1, _mm256_broadcast_sd(&x[10 * xs]), mt);
@@ -846,15 +857,21 @@ AVX2_FMA static inline void pose_part_avx2_inline(const pose_job *job, uint32_t 
 
 AVX2_FMA static void pose_part_avx2(const pose_job *job, uint32_t p)
 {
-    pose_part_avx2_inline(job, p);
+    pose_part_avx2_with(job, p, false);
 }
 
-/* Every part in `order`, in one call (the kernel inlined). */
+/* Every part in `order`, in one call (the kernel inlined; with the motions batched, no call in it). */
 AVX2_FMA static void pose_parts_avx2(const pose_job *job, const uint32_t *order, uint32_t count)
 {
+    if (job->motions != NULL) {
+        for (uint32_t k = 0; k < count; k++)
+            if (order[k] < job->rig->part_count)
+                pose_part_avx2_with(job, order[k], true);
+        return;
+    }
     for (uint32_t k = 0; k < count; k++)
         if (order[k] < job->rig->part_count)
-            pose_part_avx2_inline(job, order[k]);
+            pose_part_avx2_with(job, order[k], false);
 }
 #endif
 
