@@ -371,6 +371,15 @@ __attribute__((format(printf, 4, 5)))
 #endif
 bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const char *fmt, ...);
 
+/*
+ * The keyword of a statement as the unknown-keyword lists keep it (len bytes
+ * cut to 15, NUL-terminated) into key, its length into *kept; true when it is
+ * already one of list[0..count).  Shared by the one-pass warnings and the
+ * split read's pieces, so both report the same keywords.
+ */
+bool mn_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
+                           char key[16], size_t *kept);
+
 /* Warn about the statement `keyword` (len bytes) at `line` unless its keyword was already reported. */
 bool mn_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
                          const char *what);

@@ -666,14 +666,11 @@ static bool piece_event(obj_parser *ps, mn_obj_event_kind kind, const char *name
 static bool piece_unknown(obj_parser *ps, const char *keyword, size_t len)
 {
     mn_obj_piece *piece = ps->piece;
-    /* Keywords compare as mn_obj_warn_unknown compares them: cut to 15 bytes, as C strings. */
-    char key[sizeof piece->unknown[0]];
-    size_t kept = len < sizeof key - 1 ? len : sizeof key - 1;
-    memcpy(key, keyword, kept);
-    key[kept] = '\0';
-    for (uint32_t i = 0; i < piece->unknown_count; i++)
-        if (strcmp(piece->unknown[i], key) == 0)
-            return true;
+    /* Keywords compare as mn_obj_warn_unknown compares them. */
+    char key[16];
+    size_t kept;
+    if (mn_obj_keyword_listed(piece->unknown, piece->unknown_count, keyword, len, key, &kept))
+        return true;
     if (piece->unknown_count == MN_OBJ_PIECE_KEYWORDS)
         return true;
     memcpy(piece->unknown[piece->unknown_count++], key, kept + 1);
@@ -1021,7 +1018,8 @@ static mn_status assign_materials(obj_parser *ps, library_context *lc, mn_obj_gr
 
 /* ---- the result -------------------------------------------------------------------------------------- */
 
-static void holder_free(obj_holder *h)
+/* Give back what a failed parallel read left in the result, for the one pass to start afresh. */
+static void holder_reset(obj_holder *h)
 {
     mn_allocator allocator = h->priv.arena.allocator;
     mn_obj_vec_free(&allocator, &h->priv.positions);
@@ -1029,6 +1027,12 @@ static void holder_free(obj_holder *h)
     mn_obj_vec_free(&allocator, &h->priv.normals);
     mn_obj_vec_free(&allocator, &h->priv.soup);
     mn_arena_release(&h->priv.arena);
+}
+
+static void holder_free(obj_holder *h)
+{
+    mn_allocator allocator = h->priv.arena.allocator;
+    holder_reset(h);
     mn_free(&allocator, h, sizeof *h);
 }
 
@@ -1149,16 +1153,6 @@ static uint32_t pieces_for(uint32_t threads)
     return threads > 1 ? PIECES_PER_THREAD * threads : 1u;
 }
 
-/* Give back what a failed parallel read left in the result, for the one pass to start afresh. */
-static void holder_reset(obj_holder *h)
-{
-    mn_allocator allocator = h->priv.arena.allocator;
-    mn_obj_vec_free(&allocator, &h->priv.positions);
-    mn_obj_vec_free(&allocator, &h->priv.texcoords);
-    mn_obj_vec_free(&allocator, &h->priv.normals);
-    mn_obj_vec_free(&allocator, &h->priv.soup);
-    mn_arena_release(&h->priv.arena);
-}
 
 /*
  * Parse the text into h: in `pieces` pieces on up to `threads` threads when

@@ -165,16 +165,25 @@ bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const cha
     return ok;
 }
 
+bool mn_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
+                           char key[16], size_t *kept)
+{
+    *kept = len < 15 ? len : 15;
+    memcpy(key, keyword, *kept);
+    key[*kept] = '\0';
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(list[i], key) == 0)
+            return true;
+    return false;
+}
+
 bool mn_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
                          const char *what)
 {
     char key[16];
-    size_t kept = len < sizeof key - 1 ? len : sizeof key - 1;
-    memcpy(key, keyword, kept);
-    key[kept] = '\0';
-    for (uint32_t i = 0; i < w->unknown_count; i++)
-        if (strcmp(w->unknown[i], key) == 0)
-            return true;
+    size_t kept;
+    if (mn_obj_keyword_listed(w->unknown, w->unknown_count, keyword, len, key, &kept))
+        return true;
     if (w->unknown_count == MN_OBJ_UNKNOWN_KEYWORDS) {
         if (w->unknown_overflow)
             return true;
