@@ -21,8 +21,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
-#include <marionette/aosrig.h>
-#include <marionette/head.h>
+#include <marionette/head/aosrig.h>
+#include <marionette/head/head.h>
 
 #define V_COUNT 24000u
 #define E_COUNT 383u

@@ -12,7 +12,7 @@
 
 #include "bench.h"
 
-#include <marionette/soma.h>
+#include <marionette/character/soma.h>
 
 enum { JOINTS = 150, FRAMES = 60, POSES = 2000, RUNS = 15 };
 

@@ -28,7 +28,7 @@
 #include "bench.h"
 
 #include <marionette/skin.h>
-#include <marionette/splat.h>
+#include <marionette/character/splat.h>
 
 #include <math.h>
 #include <pthread.h>

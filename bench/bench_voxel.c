@@ -29,7 +29,7 @@
  * here from the rig built in code, and read with mn_voxel_rig_read_memory,
  * which plans every joint once, orders the parts by depth and bakes every
  * curve into cubic pieces and each looping animation onto a grid of cubic
- * cells, src/anim/fcurve_bake.c), and as built in code (hand_built:
+ * cells, src/voxel/fcurve_bake.c), and as built in code (hand_built:
  * nothing planned or baked, so every joint is planned and every bezier and
  * eased segment solved exactly on every pose).  The two must pose alike
  * (1e-4 voxel).
@@ -46,7 +46,7 @@
 #include <marionette/clip.h>
 #include <marionette/math.h>
 #include <marionette/pose.h>
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #define PARTS 40u
 #define JOINTS 60u

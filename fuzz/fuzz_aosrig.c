@@ -12,7 +12,7 @@
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/aosrig)
  *     build/fuzz/fuzz_aosrig -dict=fuzz/dict/aosrig.dict CORPUS_DIR fuzz/corpus/aosrig
  */
-#include <marionette/aosrig.h>
+#include <marionette/head/aosrig.h>
 
 #include <math.h>
 #include <stdint.h>

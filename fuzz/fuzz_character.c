@@ -9,7 +9,7 @@
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/character)
  *     build/fuzz/fuzz_character CORPUS_DIR fuzz/corpus/character
  */
-#include <marionette/character.h>
+#include <marionette/character/package.h>
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  *
  *     build/fuzz/fuzz_corrective CORPUS_DIR fuzz/corpus/corrective
  */
-#include <marionette/corrective.h>
+#include <marionette/character/corrective.h>
 #include <marionette/math.h>
 
 #include <stdint.h>

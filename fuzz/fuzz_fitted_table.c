@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the ARKit face tables (src/rig/arkit.c): the input is
+ * libFuzzer target for the ARKit face tables (src/head/arkit.c): the input is
  * a face.arkit description (JSON text), a NUL byte, then the table file's
  * bytes.  Both parsers run on it: the fitted map on the description and the
  * bytes, the table map on the same JSON.  A refused input must come back
@@ -12,7 +12,7 @@
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/fitted_table)
  *     build/fuzz/fuzz_fitted_table -dict=fuzz/dict/fitted_table.dict CORPUS_DIR fuzz/corpus/fitted_table
  */
-#include <marionette/arkit.h>
+#include <marionette/head/arkit.h>
 
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  *
  *     build/fuzz/fuzz_mouth CORPUS_DIR fuzz/corpus/mouth
  */
-#include <marionette/mouth.h>
+#include <marionette/character/mouth.h>
 
 #include <math.h>
 #include <stdint.h>

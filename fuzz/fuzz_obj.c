@@ -17,7 +17,7 @@
  */
 #include <marionette/obj.h>
 
-#include "../src/format/obj_pieces.h" /* the split read, for the comparison */
+#include "obj/pieces.h" /* the split read, for the comparison */
 
 #include <math.h>
 #include <stdint.h>

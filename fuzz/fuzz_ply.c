@@ -11,7 +11,7 @@
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/ply)
  *     build/fuzz/fuzz_ply -dict=fuzz/dict/ply.dict CORPUS_DIR fuzz/corpus/ply
  */
-#include <marionette/splat.h>
+#include <marionette/character/splat.h>
 
 #include <math.h>
 #include <stdint.h>

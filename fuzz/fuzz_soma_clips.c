@@ -7,7 +7,7 @@
  *
  *     build/fuzz/fuzz_soma_clips CORPUS_DIR fuzz/corpus/soma_clips
  */
-#include <marionette/soma.h>
+#include <marionette/character/soma.h>
 
 #include <math.h>
 #include <stdint.h>

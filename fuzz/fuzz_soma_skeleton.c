@@ -7,7 +7,7 @@
  *
  *     build/fuzz/fuzz_soma_skeleton CORPUS_DIR fuzz/corpus/soma_skeleton
  */
-#include <marionette/soma.h>
+#include <marionette/character/soma.h>
 
 #include <math.h>
 #include <stdint.h>

@@ -12,7 +12,7 @@
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/voxel_rig)
  *     build/fuzz/fuzz_voxel_rig -dict=fuzz/dict/voxel_rig.dict CORPUS_DIR fuzz/corpus/voxel_rig
  */
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include <math.h>
 #include <stdint.h>

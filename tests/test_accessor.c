@@ -1,5 +1,5 @@
 /*
- * Accessor layout and conversion (src/format/accessor.c), on accessors built
+ * Accessor layout and conversion (src/model/accessor.c), on accessors built
  * by hand: every component type × normalized × SCALAR..MAT4, interleaved
  * strides, the column padding of small matrices, the size protocol, the
  * zero-copy view, reads that end exactly at the end of an allocation (run
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include <marionette/model.h>
-#include "format/model_internal.h"
+#include "model/internal.h"
 
 #include <math.h>
 #include <stdlib.h>

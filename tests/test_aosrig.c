@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <marionette/aosrig.h>
+#include <marionette/head/aosrig.h>
 
 #include "counting_alloc.h"
-#include "format/aosrig_internal.h" /* mn_js_number */
+#include "head/aosrig_internal.h" /* mn_js_number */
 #include "synthetic_head.h"
 
 /* ---- helpers ------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * ARKit-52 maps (src/rig/arkit.c): the channel order and case-insensitive
+ * ARKit-52 maps (src/head/arkit.c): the channel order and case-insensitive
  * names; the table map (terms resolved to slots, sums clamped, case variants
  * both applied, dropped keys and terms reported with their codes, gaze from
  * the eyeLook* channels and without it); the fitted map against values
@@ -14,9 +14,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/aosrig.h>
-#include <marionette/arkit.h>
-#include <marionette/head.h>
+#include <marionette/head/aosrig.h>
+#include <marionette/head/arkit.h>
+#include <marionette/head/head.h>
 
 #include "assert_near.h"
 #include "counting_alloc.h"

@@ -1,5 +1,5 @@
 /*
- * Character packages (src/format/character_read.c, src/rig/character_package.c):
+ * Character packages (src/character/descriptor.c, src/character/package.c):
  * a complete synthetic package written to a temporary folder with real
  * SHA-256s (3,000 splats bound to a five-joint SOMA skeleton, two clips one
  * of them broken, a head pack from the synthetic head, a fitted ARKit
@@ -22,9 +22,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/arkit.h>
-#include <marionette/character.h>
-#include <marionette/head.h>
+#include <marionette/head/arkit.h>
+#include <marionette/character/package.h>
+#include <marionette/head/head.h>
 
 #include "counting_alloc.h"
 #include "files.h"

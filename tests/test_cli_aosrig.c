@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <marionette/aosrig.h>
+#include <marionette/head/aosrig.h>
 
 #include "run_tool.h"
 #include "synthetic_head.h"

@@ -20,7 +20,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/character.h>
+#include <marionette/character/package.h>
 #include <marionette/render.h>
 
 #include "files.h"

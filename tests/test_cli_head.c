@@ -15,9 +15,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/aosrig.h>
-#include <marionette/arkit.h>
-#include <marionette/head.h>
+#include <marionette/head/aosrig.h>
+#include <marionette/head/arkit.h>
+#include <marionette/head/head.h>
 
 #include "files.h"
 #include "run_tool.h"

@@ -17,7 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include <jansson.h>
 #include <math.h>

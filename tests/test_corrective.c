@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <marionette/corrective.h>
+#include <marionette/character/corrective.h>
 #include <marionette/math.h>
-#include <marionette/soma.h>
+#include <marionette/character/soma.h>
 
 #include "counting_alloc.h"
 #include "replaced.h"

@@ -1,5 +1,5 @@
 /*
- * F-curve sampling (src/anim/fcurve.c) against shared/spec/voxel-rig-format.md
+ * F-curve sampling (src/voxel/fcurve.c) against shared/spec/voxel-rig-format.md
  * "F-curve sampling": every interpolation against values worked out by hand,
  * explicit handles with their time offsets clamped, auto handles (the slope
  * rule, its 3·min limit, zero at extrema and at a one-shot's ends), the CSS
@@ -26,11 +26,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include "assert_near.h"
-#include "anim/fcurve_ease.h"
-#include "anim/fcurve_internal.h"
+#include "voxel/fcurve_ease.h"
+#include "voxel/fcurve_internal.h"
 
 #include <math.h>
 #include <string.h>

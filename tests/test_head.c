@@ -1,6 +1,6 @@
 /*
- * The expression head (src/deform/expression*.c, src/rig/head.c,
- * src/rig/head_ext.c, src/rig/head_view.c): forward and pose of the
+ * The expression head (src/deform/expression*.c, src/head/runtime.c,
+ * src/head/ext.c, src/head/view.c): forward and pose of the
  * synthetic head against a straightforward double-precision reference
  * (1e-5), every kernel the CPU has against the scalar one, units, the bind
  * transform and the neck seam, caller joint worlds, joint overrides (their
@@ -13,8 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/aosrig.h>
-#include <marionette/head.h>
+#include <marionette/head/aosrig.h>
+#include <marionette/head/head.h>
 
 #include "assert_near.h"
 #include "counting_alloc.h"

@@ -1,5 +1,5 @@
 /*
- * The pure functions over a loaded model (src/format/model.c), on models
+ * The pure functions over a loaded model (src/model/query.c), on models
  * built by hand: attribute lookup, local and rest world matrices, skin
  * influences, colours, the stride-8 soup (flat normals, the world bake) and
  * the world-space bounds of the default scene.
@@ -16,7 +16,7 @@
 
 #include "assert_near.h"
 #include "counting_alloc.h"
-#include "format/model_internal.h"
+#include "model/internal.h"
 
 #include <float.h>
 #include <math.h>

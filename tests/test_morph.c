@@ -1,6 +1,6 @@
 /*
  * Morph targets (src/deform/morph.c) and morphing through the prepared mesh
- * (src/deform/deform_mesh.c): exact sums, targets of zero weight or without
+ * (src/deform/prepared.c): exact sums, targets of zero weight or without
  * deltas never read, in place, long streams, and the shared morph assets
  * (plain and quantized) against base + Σ w·delta computed here from their
  * accessors.

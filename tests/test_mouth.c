@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include <marionette/mouth.h>
+#include <marionette/character/mouth.h>
 
 #include "counting_alloc.h"
 

@@ -24,7 +24,7 @@
 #include <marionette/obj.h>
 
 #include "counting_alloc.h"
-#include "format/obj_internal.h"
+#include "obj/internal.h"
 
 #define PIRATE "../shared/assets/obj/pirate/pirate.obj"
 

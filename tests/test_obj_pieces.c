@@ -1,5 +1,5 @@
 /*
- * The parallel OBJ read (src/format/obj_pieces.c): a text split into pieces
+ * The parallel OBJ read (src/obj/pieces.c): a text split into pieces
  * at line ends, read on several threads and joined, must give exactly the
  * one-pass result: the same groups in file order with the same materials,
  * the same soup bits (generated normals included), the same arrays, bounds,
@@ -26,7 +26,7 @@
 #include <marionette/obj.h>
 
 #include "counting_alloc.h"
-#include "format/obj_pieces.h"
+#include "obj/pieces.h"
 
 /* ---- comparing results ------------------------------------------------------------------ */
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include <marionette/gltf.h>
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include "counting_alloc.h"
 #include "glb_builder.h"

@@ -1,5 +1,5 @@
 /*
- * The splat render source (src/render/source_splat.c) on a hand-made cloud:
+ * The splat render source (src/character/render_source.c) on a hand-made cloud:
  * each drawn splat is a hexagon of four triangles round its posed centre,
  * its radius the largest exp(scale) times radius_scale, its corners along
  * the camera's right and up axes once the source is turned to a camera;
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include <marionette/render.h>
-#include <marionette/splat.h>
+#include <marionette/character/splat.h>
 
 #include "assert_near.h"
 #include "counting_alloc.h"

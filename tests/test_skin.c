@@ -1,6 +1,6 @@
 /*
  * Linear-blend skinning (src/deform/skin*.c) and the prepared deformable
- * mesh (src/deform/deform_mesh.c): exact small cases run through every
+ * mesh (src/deform/prepared.c): exact small cases run through every
  * implementation the CPU has, the SIMD kernels against the scalar reference
  * on random data (1e-6 relative), influence counts, strides, in place,
  * streaming stores (the same bytes as cached ones, at every alignment), job

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <marionette/slots.h>
+#include <marionette/character/slots.h>
 
 #include "counting_alloc.h"
 

@@ -27,7 +27,7 @@
 #include <marionette/blend_tree.h>
 #include <marionette/clip.h>
 #include <marionette/math.h>
-#include <marionette/soma.h>
+#include <marionette/character/soma.h>
 
 #include "counting_alloc.h"
 #include "replaced.h"

@@ -1,5 +1,5 @@
 /*
- * Splats (src/format/ply_read.c, src/format/splat_bindings_read.c,
+ * Splats (src/character/ply_read.c, src/character/splat_bindings_read.c,
  * src/deform/splat_skin*.c): PLYs and bindings built byte by byte here,
  * read and refused as section 11 of character-formats.md says; the deform
  * against a double-precision reference (polar factor by Higham's
@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <marionette/splat.h>
+#include <marionette/character/splat.h>
 
 #include "counting_alloc.h"
 

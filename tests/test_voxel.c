@@ -1,5 +1,5 @@
 /*
- * The voxel rig controller (src/rig/voxel.c, marionette/voxel.h): auto-play
+ * The voxel rig controller (src/voxel/controller.c, marionette/voxel/controller.h): auto-play
  * animations playing from creation; playing, stopping and replacing an
  * animation; a one-shot ending; an animation overlaying only the joints it
  * drives and winning over auto-play; seek; caller values clamped, unset by
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include <marionette/math.h>
-#include <marionette/voxel.h>
+#include <marionette/voxel/controller.h>
 
 #include "assert_near.h"
 #include "counting_alloc.h"

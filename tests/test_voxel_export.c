@@ -41,8 +41,8 @@
 #include <marionette/math.h>
 #include <marionette/model.h>
 #include <marionette/pose.h>
-#include <marionette/voxel_export.h>
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/export.h>
+#include <marionette/voxel/rig.h>
 
 #include "counting_alloc.h"
 #include "oom_walk.h"

@@ -1,5 +1,5 @@
 /*
- * Posing voxel rigs (src/anim/voxel_pose.c) by voxel-rig-format.md's formula,
+ * Posing voxel rigs (src/voxel/pose.c) by voxel-rig-format.md's formula,
  * on rigs built here as plain structs: rest gives identity worlds; one
  * rotation joint turns the part's vertices about its pivot by exactly the
  * angle; translation joints; mounts with an empty range are static
@@ -22,11 +22,11 @@
 #include <cmocka.h>
 
 #include <marionette/math.h>
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include "assert_near.h"
-#include "anim/fcurve_internal.h"
-#include "anim/voxel_pose_internal.h"
+#include "voxel/fcurve_internal.h"
+#include "voxel/pose_internal.h"
 
 #include <float.h>
 #include <stdio.h>

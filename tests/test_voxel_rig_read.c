@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include "counting_alloc.h"
-#include "anim/fcurve_internal.h"
+#include "voxel/fcurve_internal.h"
 
 /* The example of voxel-rig-format.md, verbatim. */
 static const char spec_example[] =

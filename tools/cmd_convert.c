@@ -15,7 +15,7 @@
 
 #include <marionette/marionette.h>
 #include <marionette/obj_model.h>
-#include <marionette/voxel_export.h>
+#include <marionette/voxel/export.h>
 
 #include <string.h>
 

@@ -15,7 +15,7 @@
 #include "cli.h"
 
 #include <marionette/marionette.h>
-#include <marionette/voxel_export.h>
+#include <marionette/voxel/export.h>
 
 #include <string.h>
 

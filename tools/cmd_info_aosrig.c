@@ -29,7 +29,7 @@
  */
 #include "cli.h"
 
-#include <marionette/aosrig.h>
+#include <marionette/head/aosrig.h>
 
 #include <jansson.h>
 #include <math.h>

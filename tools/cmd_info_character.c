@@ -18,7 +18,7 @@
 
 #include "cli.h"
 
-#include <marionette/character.h>
+#include <marionette/character/package.h>
 
 #include <jansson.h>
 #include <stdio.h>

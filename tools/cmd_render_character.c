@@ -16,7 +16,7 @@
 
 #include "cli.h"
 
-#include <marionette/character.h>
+#include <marionette/character/package.h>
 #include <marionette/render.h>
 
 #include <errno.h>

@@ -25,9 +25,9 @@
 
 #include "cli.h"
 
-#include <marionette/aosrig.h>
-#include <marionette/arkit.h>
-#include <marionette/head.h>
+#include <marionette/head/aosrig.h>
+#include <marionette/head/arkit.h>
+#include <marionette/head/head.h>
 #include <marionette/render.h>
 
 #include <errno.h>

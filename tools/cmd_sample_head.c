@@ -21,9 +21,9 @@
  */
 #include "cli.h"
 
-#include <marionette/aosrig.h>
-#include <marionette/arkit.h>
-#include <marionette/head.h>
+#include <marionette/head/aosrig.h>
+#include <marionette/head/arkit.h>
+#include <marionette/head/head.h>
 
 #include <errno.h>
 #include <float.h>

@@ -27,7 +27,7 @@
 
 #include "cli.h"
 
-#include <marionette/voxel_rig.h>
+#include <marionette/voxel/rig.h>
 
 #include <errno.h>
 #include <math.h>

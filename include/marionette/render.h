@@ -52,7 +52,7 @@
 #include "model.h"
 #include "instance.h"
 #include "obj.h"
-#include "voxel.h"
+#include "voxel/controller.h"
 
 #ifdef __cplusplus
 extern "C" {

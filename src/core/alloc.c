@@ -1,5 +1,5 @@
 /* Allocation through the caller's hooks; a zeroed mn_allocator means malloc/free. */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdlib.h>
 

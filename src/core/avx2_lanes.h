@@ -1,7 +1,7 @@
 /*
  * AVX2 helpers that move data between memory and the two 128-bit halves of
  * a register, shared by the kernels of every layer (anim/quat8_avx2.h, the
- * clip sampler, the pose blends, deform/splat_skin_avx2.c).  Not installed.
+ * clip sampler, the pose blends, character/splat_skin_avx2.c).  Not installed.
  *
  * Include only inside an x86-64 GCC/clang block.  The helpers carry the AVX2
  * target attribute and are always inlined, so a caller compiled for AVX2

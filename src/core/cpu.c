@@ -2,7 +2,7 @@
  * What the running CPU can do, asked in one place for every layer that picks
  * a SIMD kernel at run time (anim/skeleton.c, deform/skin.c).
  */
-#include "internal.h"
+#include "core/internal.h"
 
 mn_cpu_simd mn_cpu_level(void)
 {

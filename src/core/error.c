@@ -1,5 +1,5 @@
 /* Status names and messages from the one X-macro table, and mn_error filling. */
-#include "internal.h"
+#include "core/internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 #include <marionette/morph.h>
 
 #include "core/internal.h"
-#include "deform/deform_internal.h"
+#include "deform/internal.h"
 
 #include <math.h>
 #include <string.h>

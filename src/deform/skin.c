@@ -21,7 +21,7 @@
  * skipped: a branch per influence costs more than the multiply, and every
  * kernel then reads the same matrices.
  */
-#include "deform/deform_internal.h"
+#include "deform/internal.h"
 
 #include "core/internal.h"
 

@@ -48,7 +48,7 @@
  * peel before a streaming boundary give a vertex the same bits, and
  * streaming stores the same bytes as caching.
  */
-#include "deform/deform_internal.h"
+#include "deform/internal.h"
 
 #if MN_SKIN_X86
 

@@ -31,7 +31,7 @@
  * cache lines written in sequence, which is what this loop does.  The values
  * would be the same either way.
  */
-#include "deform/deform_internal.h"
+#include "deform/internal.h"
 
 #if defined(__aarch64__) && defined(__ARM_NEON) && !defined(MN_NO_SIMD)
 

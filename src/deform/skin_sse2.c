@@ -26,7 +26,7 @@
  * values are the cached path's, only their route to memory differs.  Large
  * calls also prefetch their inputs a little ahead (prefetch_vertex).
  */
-#include "deform/deform_internal.h"
+#include "deform/internal.h"
 
 #if MN_SKIN_X86
 

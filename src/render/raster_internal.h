@@ -5,7 +5,7 @@
 #ifndef MN_RASTER_INTERNAL_H
 #define MN_RASTER_INTERNAL_H
 
-#include "render/render_internal.h"
+#include "render/internal.h"
 
 #include <stdatomic.h>
 

@@ -3,13 +3,13 @@
  * holds its scene, texture decoding with warnings instead of failure, and
  * the refresh that each kind implements in its own file.
  */
-#include "render/render_internal.h"
+#include "render/internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Each kind's refresh (source_gltf.c, source_voxel.c, source_head.c, source_splat.c; an OBJ
+/* Each kind's refresh (source_gltf.c, voxel/render_source.c, head/render_source.c, character/render_source.c; an OBJ
    never moves). */
 void mn_source_gltf_refresh(mn_render_source *source);
 void mn_source_voxel_refresh(mn_render_source *source);

@@ -5,7 +5,7 @@
  * and the streams that never move (indices, uv sets, COLOR_0) unpacked into
  * the source at creation.
  */
-#include "render/render_internal.h"
+#include "render/internal.h"
 
 #include <math.h>
 #include <stdio.h>

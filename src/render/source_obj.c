@@ -4,7 +4,7 @@
  * map_Kd read from the OBJ's folder.  OBJ files say nothing about culling and
  * often mix windings, so their materials are double-sided.
  */
-#include "render/render_internal.h"
+#include "render/internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "render/render_internal.h"
+#include "render/internal.h"
 
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 /*
  * An optional manual check of the AArch64 NEON expression kernel
- * (src/deform/expression_neon.c) against the scalar reference, for machines
+ * (src/head/expression_neon.c) against the scalar reference, for machines
  * without ARM hardware.  Not part of the CTest suite: on an AArch64 build
  * tests/test_head.c covers the same ground, since there the SIMD level runs
  * the NEON kernel.
@@ -20,7 +20,7 @@
  * from float precision's limit at that tolerance).  Exit status 0 when every
  * case passes.
  */
-#include "deform/expression_internal.h"
+#include "head/expression_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -26,7 +26,7 @@
 #ifndef MN_TEST_SYNTHETIC_HEAD_H
 #define MN_TEST_SYNTHETIC_HEAD_H
 
-#include <marionette/aosrig.h>
+#include <marionette/head/aosrig.h>
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,111 @@
+/*
+ * marionette/character/corrective.h — pose correctives: the index, arm elevation and
+ * the blend weights of the corrections a character plays.
+ *
+ * A correction adds splats that fix a shoulder at high arm elevation.  Each
+ * has up to two drives (left and right side); a drive's weight rises by
+ * smoothstep from fromDeg to toDeg of its arm's elevation.  At most
+ * MN_CORRECTIONS_PLAYED corrections play (four weights: slot = 2·correction
+ * + side).  Formats and maths: character-formats.md §6 and §11 "Correctives".
+ */
+#ifndef MARIONETTE_CORRECTIVE_H
+#define MARIONETTE_CORRECTIVE_H
+
+#include "../core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Corrections played at most; the rest are read, validated and warned about. */
+#define MN_CORRECTIONS_PLAYED 2u
+
+typedef struct mn_corrective_drive {
+    uint32_t side;        /* 0 or 1 */
+    uint32_t upper;       /* the upper arm joint */
+    uint32_t next;        /* the joint after it (its direction's end) */
+    uint32_t frame;       /* the joint whose turn since rest is discounted (the torso) */
+    float rest_deg, from_deg, to_deg;   /* from_deg < to_deg */
+} mn_corrective_drive;
+
+/* The five files of a correction, relative to corrective/, and their optional SHA-256 (NULL when absent). */
+enum { MN_CORRECTIVE_POINTS, MN_CORRECTIVE_POINTS_SIDE, MN_CORRECTIVE_BINDINGS,
+       MN_CORRECTIVE_SIDE, MN_CORRECTIVE_FADE, MN_CORRECTIVE_FILE_COUNT };
+
+typedef struct mn_correction {
+    const char *name;
+    const char *label;
+    uint32_t points;      /* splats the correction adds */
+    float trained_deg;
+    const char *files[MN_CORRECTIVE_FILE_COUNT];   /* points, pointsSide, bindings, side, fade */
+    const char *sha256[MN_CORRECTIVE_FILE_COUNT];  /* NULL when not given */
+    uint32_t drive_count; /* 1 or 2, distinct sides */
+    mn_corrective_drive drives[2];
+} mn_correction;
+
+typedef struct mn_corrective_index {
+    uint32_t splat_count;
+    uint32_t correction_count;
+    const mn_correction *corrections;  /* in the index's order */
+    uint32_t played_count;             /* min(correction_count, MN_CORRECTIONS_PLAYED) */
+    bool extra_warning;                /* more corrections than are played: the rest are ignored */
+    struct mn_corrective_private *priv_;
+} mn_corrective_index;
+
+/*
+ * Read and validate corrective/index.json.  joint_names[0..joint_count)
+ * resolve the drives' joints; splat_count is the package's.
+ * Errors (err->path names the member):
+ *   MN_JSON_SYNTAX, MN_JSON_TYPE, MN_MISSING_PROPERTY (any of the five files included);
+ *   MN_INVALID_VALUE  format not "aosrig-corrective", version not 1, curve
+ *                     not "smoothstep", side not 0 or 1, two drives on one
+ *                     side, fromDeg ≥ toDeg, a path that is not plain
+ *                     (mn_corrective_path_is_plain), no drives;
+ *   MN_COUNT_MISMATCH splatCount not the package's;
+ *   MN_INDEX_RANGE    a drive that names a joint the rig lacks;
+ *   MN_NOT_FINITE; MN_OUT_OF_MEMORY; MN_INVALID_ARGUMENT.
+ */
+MN_API mn_status mn_corrective_index_read(const void *json, size_t size, uint32_t splat_count,
+                                          const char *const *joint_names, uint32_t joint_count,
+                                          const mn_allocator *allocator,
+                                          mn_corrective_index **out, mn_error *err);
+
+/* Free an index.  NULL is allowed. */
+MN_API void mn_corrective_index_free(mn_corrective_index *index);
+
+/*
+ * Whether path is a plain relative path: non-empty, '/'-separated, not
+ * starting with '/', no '\\', ':', '?', '#', '%' or control character, no
+ * empty, "." or ".." segment.  allow_parent lets it start with "../"
+ * segments (a shared clip pack's src).
+ */
+MN_API bool mn_corrective_path_is_plain(const char *path, bool allow_parent);
+
+/*
+ * The arm's elevation in degrees: M = the 3×3 of the frame joint's skin
+ * matrix (column-major), d = next − upper (rig-space world positions),
+ * d' = Mᵀ·d, angle = acos(clamp(−d'_y/|d'|, −1, 1)); 0 when d = 0.  The
+ * frame's turn since rest is taken out, so a torso lean does not raise the arm.
+ */
+MN_API float mn_corrective_arm_angle_deg(const float frame_skin[16], const float upper[3],
+                                         const float next[3]);
+
+/* 0 up to from_deg, smoothstep to to_deg, 1 from there on (NaN gives 0). */
+MN_API float mn_corrective_blend_weight(float theta_deg, float from_deg, float to_deg);
+
+/*
+ * The four played weights (slot = 2·correction + side; unused slots 0) from
+ * the poser's worlds and skin matrices (16 floats a joint, column-major).
+ * Allocation-free.
+ */
+MN_API void mn_corrective_weights(const mn_corrective_index *index, const float *worlds,
+                                  const float *skin, float out[2 * MN_CORRECTIONS_PLAYED]);
+
+/* The splats the played corrections add (their points summed). */
+MN_API uint64_t mn_corrective_points(const mn_corrective_index *index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARIONETTE_CORRECTIVE_H */

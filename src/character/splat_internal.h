@@ -1,0 +1,36 @@
+/*
+ * Private to the splat deform: choosing a kernel and running it over a
+ * range of splats, shared by the single-thread entry point (splat_skin.c),
+ * the threaded skinner (splat_skinner.c) and the AVX2 kernel
+ * (splat_skin_avx2.c).  Not installed.
+ */
+#ifndef MN_DEFORM_SPLAT_INTERNAL_H
+#define MN_DEFORM_SPLAT_INTERNAL_H
+
+#include <marionette/character/splat.h>
+
+#include <stddef.h>
+
+/* x86-64 builds carry the SSE2 and AVX2+FMA kernels (the latter entered only on a CPU with both). */
+#if defined(__x86_64__) && !defined(MN_NO_SIMD)
+#define MN_SPLAT_X86 1
+#else
+#define MN_SPLAT_X86 0
+#endif
+
+/* The kernel that runs for `wanted` on this CPU and build (BEST: the widest there is). */
+mn_splat_simd mn_splat_level(mn_splat_simd wanted);
+
+/* Deform splats [first, end) with a level mn_splat_level returned.  Each splat alone: any split gives the same bits. */
+void mn_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
+                         size_t end);
+
+#if MN_SPLAT_X86
+/* The AVX2+FMA kernel (splat_skin_avx2.c) over splats [first, end). */
+void mn_splat_skin_avx2(const mn_splat_skin_job *job, size_t first, size_t end);
+#endif
+
+/* Pointers and counts of a job (not joint indices); err may be NULL. */
+mn_status mn_splat_job_check(const mn_splat_skin_job *job, mn_error *err);
+
+#endif /* MN_DEFORM_SPLAT_INTERNAL_H */

@@ -1,0 +1,233 @@
+/*
+ * Private: the glTF reader's shared state and the functions its files share.
+ *
+ * The reader is split by concept; each file reads one part of the document:
+ *
+ *   gltf/read.c           entry points, container detection, asset, extensions,
+ *                         buffers, buffer views, warnings
+ *   glb.c                 the GLB container (header, chunks)
+ *   uri.c                 data: URIs, base64, relative URIs, the stdio resolver
+ *   file.c                reading a whole file into the arena
+ *   meshopt.c             EXT_meshopt_compression buffer views
+ *   gltf/read_accessor.c  accessors (bounds, sparse, zeros)
+ *   gltf/read_material.c  images, samplers, textures, materials
+ *   gltf/read_mesh.c      meshes, primitives, morph targets, strip/fan conversion
+ *   gltf/read_node.c      cameras, nodes, scenes, skins
+ *   gltf/read_anim.c      animations
+ *   gltf/validate.c       the semantic pass over the finished model
+ *   model/owner.c          the model's owner (arena, input copy, resolver releases)
+ *
+ * Not installed.
+ */
+#ifndef MN_FORMAT_GLTF_INTERNAL_H
+#define MN_FORMAT_GLTF_INTERNAL_H
+
+#include <marionette/gltf.h>
+
+#include "io/json.h"
+#include "model/internal.h"
+
+/*
+ * Memory the reader creates from counts alone (zero accessors, sparse
+ * accessors, meshopt output, strip/fan indices) is capped, so a file of a
+ * few bytes cannot ask for gigabytes.  Data converted from bytes the file
+ * really holds is bounded by the file and not counted.
+ */
+#define MN_GLTF_SYNTH_LIMIT ((size_t)1 << 30)
+
+/* Bytes handed out by a custom resolver, given back by mn_model_free. */
+typedef struct mn_resolved {
+    mn_bytes bytes;
+    struct mn_resolved *next;
+} mn_resolved;
+
+/* What mn_model_free needs: everything else lives in the arena. */
+struct mn_model_private {
+    mn_arena arena;
+    mn_resolver resolver;       /* the custom resolver whose bytes are released */
+    mn_resolved *resolved;      /* arena list, newest first */
+    mn_bytes mapping;           /* the model file mapped by mn_gltf_read_file, or nothing */
+};
+
+typedef struct mn_gltf_warning_node {
+    mn_warning warning;
+    struct mn_gltf_warning_node *next;
+} mn_gltf_warning_node;
+
+/* Extra facts about an accessor that the model does not expose. */
+typedef struct mn_gltf_accessor_info {
+    bool sparse;                /* had a sparse section */
+} mn_gltf_accessor_info;
+
+/* One read in progress. */
+typedef struct mn_gltf_reader {
+    mn_json json;               /* path, error, arena */
+    mn_error *err;
+    mn_arena *arena;
+    mn_model *model;
+    struct mn_model_private *priv;
+    mn_gltf_options options;    /* defaults filled in */
+    const char *base_dir;       /* NULL: external URIs are refused */
+    bool default_resolver;
+
+    json_t *root;
+    const uint8_t *glb_bin;     /* the GLB BIN chunk, NULL when none */
+    size_t glb_bin_size;
+    bool is_glb;
+
+    bool uses_quantization;     /* KHR_mesh_quantization in extensionsUsed */
+    uint32_t file_accessor_count;   /* accessors written in the file; synthesized ones follow */
+    uint32_t accessor_capacity;
+    bool *buffer_is_fallback;   /* per buffer: EXT_meshopt_compression fallback without data */
+    size_t synth_bytes;         /* counted against MN_GLTF_SYNTH_LIMIT */
+
+    mn_gltf_warning_node *warnings, **warnings_tail;
+    uint32_t warning_count;
+} mn_gltf_reader;
+
+/* ---- index data ------------------------------------------------------------- */
+
+/*
+ * The little-endian unsigned integer of `size` (1, 2 or 4) bytes at p, at
+ * any alignment: index data (sparse indices, vertex and joint index checks).
+ * Inline because the validator's scalar index scans call it per component.
+ */
+static inline uint32_t mn_gltf_uint_le(const uint8_t *p, uint32_t size)
+{
+    if (size == 1)
+        return p[0];
+    if (size == 2)
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- shared helpers (gltf/read.c) ----------------------------------------- */
+
+/* Record a warning at member `key` of the current JSON path (NULL: the path itself). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+mn_status mn_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, const char *fmt, ...);
+
+/* Count `bytes` against MN_GLTF_SYNTH_LIMIT; MN_OUT_OF_MEMORY (with the path) when over. */
+mn_status mn_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what);
+
+/* Arena allocation that reports MN_OUT_OF_MEMORY at the current path. */
+void *mn_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align, bool zero);
+
+/* Push "[i]" and check that element i of `array` is an object. */
+mn_status mn_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out);
+
+/* A name for an element the file left unnamed: *name = "<prefix><index>" ("node3") unless set. */
+mn_status mn_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index);
+
+/* Reads one element of a top-level array (the path is at "key[i]"). */
+typedef mn_status (*mn_gltf_element_fn)(mn_gltf_reader *r, json_t *obj, uint32_t index);
+
+/* Call fn for each of the first `count` elements of top-level array `key` (each an object). */
+mn_status mn_gltf_read_array(mn_gltf_reader *r, const char *key, uint32_t count, mn_gltf_element_fn fn);
+
+/* extensions.<name> of obj (type-checked), NULL when absent. */
+mn_status mn_gltf_extension(mn_gltf_reader *r, json_t *obj, const char *name, json_t **out);
+
+/* Resolve and load an external or data: URI (buffers and images). */
+typedef enum mn_uri_outcome {
+    MN_URI_LOADED = 0,
+    MN_URI_UNRESOLVED           /* external file could not be read (err filled, status MN_IO) */
+} mn_uri_outcome;
+
+/*
+ * Load the bytes `uri` names: a data: URI is decoded into the arena; any
+ * other URI is percent-decoded, checked, and read through the resolver.
+ * *out_media_type receives a data: URI's media type (arena copy, NULL when
+ * none).  Errors are reported at the current path + "uri".
+ */
+mn_status mn_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
+                           const char **out_media_type);
+
+/* ---- glb.c ------------------------------------------------------------------ */
+
+/* Split a GLB into its JSON chunk and (optional) BIN chunk; unknown chunks skipped. */
+mn_status mn_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_bytes *bin,
+                       bool *has_bin, mn_error *err);
+
+/* ---- uri.c -------------------------------------------------------------------- */
+
+/* True when uri starts with "data:" (any case). */
+bool mn_uri_is_data(const char *uri);
+
+/*
+ * Decode a data: URI.  The payload goes into the arena (16-byte aligned);
+ * *media_type is the media type (arena copy, NULL when empty).
+ * MN_URI for a malformed header, MN_BASE64 for bad base64.
+ */
+mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
+                             const char *path, mn_error *err);
+
+/*
+ * Percent-decode a relative URI into the arena and check that it stays
+ * inside the model's folder (no ".." segment, not absolute, no scheme)
+ * unless allow_unsafe.  MN_URI otherwise.
+ */
+mn_status mn_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
+                         const char *path, mn_error *err);
+
+/* The default resolver: reads base_dir/uri with stdio into the arena passed as `user`. */
+mn_status mn_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
+                                 mn_error *err);
+
+/* ---- file.c -------------------------------------------------------------------- */
+
+/* Read the whole file into one arena block (64-byte aligned).  MN_IO when it cannot. */
+mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err);
+
+/*
+ * Map the whole file read-only.  MN_IO when it cannot be opened; MN_OK with
+ * *mapped = false when it can but mapping is not possible (an empty or
+ * special file): then read it with mn_file_read.  Unmap with mn_file_unmap.
+ */
+mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err);
+void mn_file_unmap(mn_bytes bytes);
+
+/* ---- meshopt.c ------------------------------------------------------------------ */
+
+/*
+ * The bufferView at the current path carries EXT_meshopt_compression `ext`:
+ * decode it into view->data (arena, view->size bytes).
+ */
+mn_status mn_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view *view);
+
+/* ---- the parts of the document ------------------------------------------------------ */
+
+mn_status mn_gltf_read_accessors(mn_gltf_reader *r);     /* gltf/read_accessor.c */
+mn_status mn_gltf_read_images(mn_gltf_reader *r);        /* gltf/read_material.c */
+mn_status mn_gltf_read_samplers(mn_gltf_reader *r);
+mn_status mn_gltf_read_textures(mn_gltf_reader *r);
+mn_status mn_gltf_read_materials(mn_gltf_reader *r);
+mn_status mn_gltf_read_meshes(mn_gltf_reader *r);        /* gltf/read_mesh.c */
+mn_status mn_gltf_read_cameras(mn_gltf_reader *r);       /* gltf/read_node.c */
+mn_status mn_gltf_read_nodes(mn_gltf_reader *r);
+mn_status mn_gltf_read_scenes(mn_gltf_reader *r);
+mn_status mn_gltf_read_skins(mn_gltf_reader *r);
+mn_status mn_gltf_read_animations(mn_gltf_reader *r);    /* gltf/read_anim.c */
+mn_status mn_gltf_validate(mn_gltf_reader *r);           /* gltf/validate.c */
+
+/* Upper bound of the accessors strip/fan conversion may add (gltf/read_mesh.c). */
+uint32_t mn_gltf_count_synth_accessors(json_t *root);
+
+/*
+ * Float data of an accessor: a zero-copy view when it is tightly packed f32,
+ * else a converted arena copy.  *out_count = count × components.
+ */
+mn_status mn_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
+                                  size_t *out_count);
+
+/* ---- model/owner.c ------------------------------------------------------------------- */
+
+/* A new, empty model with its arena; NULL when out of memory. */
+mn_model *mn_model_create(const mn_allocator *allocator);
+
+/* Remember resolver bytes to release when the model is freed. */
+bool mn_model_keep_resolved(mn_model *model, const mn_resolver *resolver, mn_bytes bytes);
+
+#endif /* MN_FORMAT_GLTF_INTERNAL_H */

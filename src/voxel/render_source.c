@@ -1,0 +1,79 @@
+/*
+ * render/source_voxel: a scene from a voxel rig controller.  A rigged kind
+ * draws every part's mesh placed by its part world; a skinned or static kind
+ * draws the controller's one mesh with its posed (skinned) vertices.  Voxel
+ * meshes carry their colour per vertex; the material is the plain default.
+ */
+#include "render/internal.h"
+
+#include <string.h>
+
+void mn_source_voxel_refresh(mn_render_source *s);
+
+static void mesh_from_part(const mn_part_mesh *pm, mn_render_mesh *mesh)
+{
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = pm->vertex_count;
+    mesh->positions = pm->positions;
+    mesh->normals = pm->normals;
+    mesh->colors = pm->colors;
+    mesh->color_components = 3;
+    mesh->indices = pm->indices;
+    mesh->index_count = pm->index_count / 3 * 3;
+    mesh->material = MN_NONE;
+}
+
+mn_status mn_render_source_voxel(mn_voxel_controller *controller, const mn_allocator *allocator,
+                                 mn_render_source **out, mn_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!controller || !out)
+        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "render source: NULL controller or out");
+    mn_render_source *s = mn_source_new(allocator, MN_SOURCE_VOXEL);
+    if (!s)
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+    s->controller = controller;
+    const mn_voxel_rig *rig = mn_voxel_controller_rig(controller);
+    const mn_part_mesh *one = mn_voxel_controller_mesh(controller);
+    uint32_t slots = one ? 1 : rig->part_count;
+    s->meshes = slots ? mn_arena_calloc(&s->arena, slots, sizeof *s->meshes, 16) : NULL;
+    uint32_t *part_of = slots ? mn_arena_calloc(&s->arena, slots, sizeof *part_of, 16) : NULL;
+    if (slots && (!s->meshes || !part_of)) {
+        mn_render_source_free(s);
+        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+    }
+    uint32_t count = 0;
+    if (one) {
+        mesh_from_part(one, &s->meshes[count]);
+        part_of[count++] = MN_NONE;
+    } else {
+        for (uint32_t p = 0; p < rig->part_count; p++) {
+            const mn_part_mesh *pm = mn_voxel_controller_part_mesh(controller, p);
+            if (!pm || pm->vertex_count == 0 || pm->index_count < 3)
+                continue;
+            mesh_from_part(pm, &s->meshes[count]);
+            part_of[count++] = p;
+        }
+    }
+    s->part_of = part_of;
+    s->scene.meshes = s->meshes;
+    s->scene.mesh_count = count;
+    mn_source_voxel_refresh(s);
+    *out = s;
+    return MN_OK;
+}
+
+void mn_source_voxel_refresh(mn_render_source *s)
+{
+    if (s->scene.mesh_count == 1 && s->part_of[0] == MN_NONE) {
+        s->meshes[0].positions = mn_voxel_controller_positions(s->controller);
+        s->meshes[0].normals = mn_voxel_controller_normals(s->controller);
+        s->meshes[0].vertex_count = mn_voxel_controller_vertex_count(s->controller);
+        return;
+    }
+    const float *worlds = mn_voxel_controller_part_worlds(s->controller);
+    for (uint32_t k = 0; k < s->scene.mesh_count; k++)
+        s->meshes[k].matrix = worlds + 16 * (size_t)s->part_of[k];
+}
