@@ -2,8 +2,9 @@ SHELL := /bin/bash
 # marionette — two commands:
 #   make demo    install what is missing, build, run `marionette demo` (a voxel character built,
 #                exported, played back and rendered into build/marionette-demo)
-#   make check   build and run every test: Release, then ASan+UBSan, then the scalar-only
-#                build (MN_NO_SIMD), then each fuzz target
+#   make check   check the include rules (scripts/check-includes), then build and run every
+#                test: Release, then ASan+UBSan, then the scalar-only build (MN_NO_SIMD),
+#                then each fuzz target
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECS ?= 15
 BUILD     ?= build
@@ -61,6 +62,7 @@ bench: build
 	@for b in $(BUILD)/release/bench_*; do $$b; done
 
 check: deps
+	scripts/check-includes
 	$(MAKE) test
 	$(MAKE) asan
 	$(MAKE) scalar

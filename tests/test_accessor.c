@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include <marionette/model.h>
-#include "model/internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 
 #include <marionette/core.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 #include "counting_alloc.h"
 
 #include <string.h>

@@ -16,7 +16,7 @@
 
 #include "assert_near.h"
 #include "counting_alloc.h"
-#include "model/internal.h"
+#include "model/model.h"
 
 #include <float.h>
 #include <math.h>

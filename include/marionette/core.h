@@ -103,6 +103,9 @@ typedef struct mn_allocator {
     void *user;
 } mn_allocator;
 
+/* "No index": the value of every absent uint32_t index into the model's arrays. */
+#define MN_NONE UINT32_MAX
+
 /* A read-only run of bytes. */
 typedef struct mn_bytes {
     const uint8_t *data;

@@ -43,6 +43,7 @@
 
 #include "core.h"
 #include "math.h"
+#include "io.h"
 #include "model.h"
 #include "gltf.h"
 #include "obj.h"

@@ -24,8 +24,6 @@
 extern "C" {
 #endif
 
-#define MN_NONE UINT32_MAX
-
 /* ---- accessors -------------------------------------------------------- */
 
 typedef enum mn_component {

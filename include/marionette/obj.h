@@ -73,7 +73,7 @@
 #define MARIONETTE_OBJ_H
 
 #include "core.h"
-#include "gltf.h"  /* mn_resolver */
+#include "io.h"    /* mn_resolver */
 #include "model.h" /* mn_warning, MN_NONE */
 
 #ifdef __cplusplus

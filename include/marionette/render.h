@@ -19,8 +19,9 @@
  *   A scene is a list of meshes (positions, optional normals, colours, two uv
  *   sets, optional indices, a model matrix) with materials and decoded
  *   textures.  Every source of posed geometry feeds it: the adapters below
- *   build one from a glTF model instance, an OBJ file or a voxel rig
- *   controller, and a caller may fill one by hand.  The renderer only reads
+ *   build one from a glTF model instance or an OBJ file, each product's
+ *   header adds its own (a voxel rig controller, an expression head, a
+ *   character's splats), and a caller may fill one by hand.  The renderer only reads
  *   it.
  *
  * WHAT A PIXEL SHOWS
@@ -52,7 +53,6 @@
 #include "model.h"
 #include "instance.h"
 #include "obj.h"
-#include "voxel/controller.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -321,93 +321,6 @@ MN_API mn_status mn_render_source_gltf(const mn_instance *instance, const mn_all
 MN_API mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
                                       const mn_allocator *allocator, mn_render_source **out,
                                       mn_error *err);
-
-/*
- * From a voxel rig controller: a rigged kind draws each part's mesh with its
- * part world; a skinned or static kind draws the controller's one mesh
- * (skinned vertices).  Vertex colours are the meshes' colours.  The
- * controller is borrowed (refresh asks it for its outputs, which may pose
- * it).  Errors: MN_INVALID_ARGUMENT, MN_OUT_OF_MEMORY.
- */
-MN_API mn_status mn_render_source_voxel(mn_voxel_controller *controller,
-                                        const mn_allocator *allocator, mn_render_source **out,
-                                        mn_error *err);
-
-/* How a head source colours its vertices (head.h's debug colourings, or a skin tone). */
-typedef enum mn_head_colouring {
-    MN_HEAD_COLOUR_SKIN = 0,     /* a flat skin tone, the eyes (eye weight ≥ 0.5) dark */
-    MN_HEAD_COLOUR_FLAT,         /* mn_flat_tint with options->rgb (all zero: its light neutral) */
-    MN_HEAD_COLOUR_JOINT,        /* mn_head_joint_tint: the dominant joint, the eyes cyan */
-    MN_HEAD_COLOUR_UV,           /* mn_uv_tint of the pack's uv (the pack must have one) */
-    MN_HEAD_COLOUR_HEIGHT        /* mn_height_tint of the neutral mesh */
-} mn_head_colouring;
-
-/* Options of mn_render_source_head.  A zeroed struct (or NULL) means skin colour, malloc/free. */
-typedef struct mn_render_head_options {
-    mn_head_colouring colouring;
-    float rgb[3];                /* MN_HEAD_COLOUR_FLAT's colour, each in [0, 1] */
-    mn_allocator allocator;
-} mn_render_head_options;
-
-/*
- * From an expression head: one mesh of the pack's triangles (faces; quads
- * are not drawn twice) whose positions are `posed`, the V × 3 floats the
- * caller hands mn_head_pose (or mn_head_pose_arkit, or mn_head_forward),
- * read where they lie.  Normals are computed from the posed triangles
- * (area-weighted, per vertex) by every refresh, into the source's own
- * buffer; the colours are computed once here (the debug colourings' packed
- * sRGB bytes decoded to the renderer's linear colour).  The material is
- * double-sided, since a pack's winding is not fixed.  Pose, then call
- * mn_render_source_refresh, then draw.  head (for its pack) and posed are
- * borrowed and must outlive the source.  Errors: MN_INVALID_ARGUMENT (NULL
- * head, posed or out; a colouring out of range; a non-finite or out of
- * [0, 1] rgb), MN_MISSING_PROPERTY (MN_HEAD_COLOUR_UV for a pack without
- * uv), MN_OVERFLOW, MN_OUT_OF_MEMORY.
- */
-struct mn_head;
-MN_API mn_status mn_render_source_head(const struct mn_head *head, const float *posed,
-                                       const mn_render_head_options *options,
-                                       mn_render_source **out, mn_error *err);
-
-/* Options of mn_render_source_splat.  A zeroed struct (or NULL) means the defaults given. */
-typedef struct mn_render_splat_options {
-    float radius_scale;          /* disc radius = radius_scale × the largest exp(scale); 0: 1 */
-    float min_opacity;           /* splats whose sigmoid(opacity) is below it are not drawn,
-                                    in [0, 1]; 0 draws every splat */
-    bool linear_colours;         /* the colours are linear already (colorSpace "linear");
-                                    false: sRGB, decoded to linear (colorSpace "srgb") */
-    mn_allocator allocator;
-} mn_render_splat_options;
-
-/*
- * From Gaussian splats (splat.h), drawn as a debug view: each splat a flat
- * hexagon (four triangles) centred on its posed centre, facing the camera,
- * its radius from its scales (3DGS stores their logarithms) and its colour
- * from the SH DC term (0.5 + 0.2820948 × f_dc, clamped to [0, 1]).  No
- * blending, no Gaussian falloff: a picture of the pose, not of the
- * splatting.  posed_centres is cloud->count × 3 floats the caller owns
- * (mn_splat_skin_job's out_centres, or cloud->centres at rest), read where
- * it lies by every refresh; cloud (for its scales, opacities and colours)
- * and posed_centres are borrowed and must outlive the source.  The discs
- * face +z until mn_render_source_splat_face turns them.  Pose, then
- * refresh, then draw.  Errors: MN_INVALID_ARGUMENT (NULL cloud, centres or
- * out; a radius_scale that is negative or not finite; a min_opacity outside
- * [0, 1]), MN_OVERFLOW (more splats than a mesh's vertex count holds),
- * MN_OUT_OF_MEMORY.
- */
-struct mn_splat_cloud;
-MN_API mn_status mn_render_source_splat(const struct mn_splat_cloud *cloud,
-                                        const float *posed_centres,
-                                        const mn_render_splat_options *options,
-                                        mn_render_source **out, mn_error *err);
-
-/*
- * Turn a splat source's discs to face `camera` (its view's right and up
- * axes) from the next refresh on.  Not a splat source, or NULL: nothing.
- * Allocation-free.
- */
-MN_API void mn_render_source_splat_face(mn_render_source *source,
-                                        const mn_render_camera *camera);
 
 /* Re-read the posed vertices and matrices (a head source also recomputes its normals; a
    splat source rebuilds its discs).  Allocation-free. */

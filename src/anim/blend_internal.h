@@ -9,7 +9,7 @@
 #include <marionette/blend.h>
 #include <marionette/blend_tree.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 /* x clamped to [0, 1]; NaN gives 0 (the comparisons are false for it). */
 static inline float mn_clamp01(float x)

@@ -37,7 +37,7 @@
  */
 #include "anim/clip_internal.h"
 #include "anim/clip_slerp.h"
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>

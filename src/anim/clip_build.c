@@ -9,7 +9,7 @@
  */
 #include "anim/clip_internal.h"
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

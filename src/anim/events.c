@@ -14,7 +14,7 @@
 #include <marionette/events.h>
 
 #include "anim/events_internal.h"
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

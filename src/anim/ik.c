@@ -8,7 +8,7 @@
 #include <marionette/math.h>
 
 #include "anim/motion_internal.h"
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

@@ -14,7 +14,7 @@
 #include <marionette/math.h>
 #include <marionette/mixer.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <marionette/root_motion.h>
 
 #include "anim/motion_internal.h"
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

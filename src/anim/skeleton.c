@@ -36,7 +36,7 @@
  * A parent that is the previous joint (the common case along a limb) is taken
  * from registers rather than reloaded from the store just made.
  */
-#include "core/internal.h"
+#include "core/core.h"
 
 #include "anim/skeleton_internal.h"
 

@@ -10,7 +10,7 @@
  */
 #include <marionette/spring.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 #include <marionette/state_machine.h>
 
 #include "anim/events_internal.h"
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  */
 #include <marionette/character/corrective.h>
 
-#include "io/json.h"
+#include "io/io.h"
 #include "character/soma_internal.h"
 
 #include <stddef.h>

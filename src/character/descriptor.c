@@ -5,7 +5,7 @@
  */
 #include <marionette/character/package.h>
 
-#include "io/json.h"
+#include "io/io.h"
 
 #include <ctype.h>
 #include <string.h>

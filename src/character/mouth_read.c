@@ -4,7 +4,7 @@
  */
 #include <marionette/character/mouth.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdlib.h>

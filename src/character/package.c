@@ -11,8 +11,8 @@
  */
 #include <marionette/character/package.h>
 
-#include "core/internal.h"
-#include "gltf/internal.h" /* mn_stdio_resolver_read */
+#include "core/core.h"
+#include "io/io.h"
 
 #include <sha2.h>
 #include <stdio.h>

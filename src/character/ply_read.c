@@ -7,7 +7,7 @@
  */
 #include <marionette/character/splat.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

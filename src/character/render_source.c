@@ -1,5 +1,5 @@
 /*
- * render/source_splat: a scene from Gaussian splats, as flat camera-facing
+ * character/render_source: a scene from Gaussian splats, as flat camera-facing
  * hexagons.  The rasteriser draws opaque triangles, so a splat becomes a
  * small disc of its DC colour: enough to see a pose, without sorting or
  * blending.  What does not move (which splats are drawn, their radii,
@@ -7,14 +7,14 @@
  * corners of each disc round the caller's posed centres, along the camera's
  * right and up axes.
  */
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <marionette/character/splat.h>
 
 #include <math.h>
 #include <string.h>
 
-void mn_source_splat_refresh(mn_render_source *source);
+static void splat_refresh(mn_render_source *source);
 
 enum { DISC_CORNERS = 6, DISC_INDICES = 12 };
 
@@ -139,7 +139,7 @@ mn_status mn_render_source_splat(const mn_splat_cloud *cloud, const float *posed
     mn_status st = check_options(&o, err);
     if (st != MN_OK)
         return st;
-    mn_render_source *s = mn_source_new(&o.allocator, MN_SOURCE_SPLAT);
+    mn_render_source *s = mn_source_new(&o.allocator, splat_refresh);
     if (!s)
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     struct mn_splat_source *h = mn_arena_calloc(&s->arena, 1, sizeof *h, 16);
@@ -153,7 +153,7 @@ mn_status mn_render_source_splat(const mn_splat_cloud *cloud, const float *posed
         mn_render_source_free(s);
         return st;
     }
-    s->splat = h;
+    s->kind_state = h;
     mn_render_material *m = &s->materials[0];
     for (int i = 0; i < 4; i++)
         m->base_color[i] = 1.0f;
@@ -162,7 +162,7 @@ mn_status mn_render_source_splat(const mn_splat_cloud *cloud, const float *posed
     m->alpha_mode = MN_ALPHA_OPAQUE;
     m->double_sided = true; /* the fan's winding depends on the axes the camera gives */
     s->scene = (mn_render_scene){s->meshes, 1, s->materials, 1, NULL, 0};
-    mn_source_splat_refresh(s);
+    splat_refresh(s);
     *out = s;
     return MN_OK;
 }
@@ -170,9 +170,9 @@ mn_status mn_render_source_splat(const mn_splat_cloud *cloud, const float *posed
 /* The camera's right and up axes in world space are the first two rows of the view's rotation. */
 void mn_render_source_splat_face(mn_render_source *source, const mn_render_camera *camera)
 {
-    if (!source || source->kind != MN_SOURCE_SPLAT || !camera)
+    if (!source || source->refresh != splat_refresh || !camera)
         return;
-    struct mn_splat_source *h = source->splat;
+    struct mn_splat_source *h = source->kind_state;
     const float *v = camera->view;
     for (int i = 0; i < 3; i++) {
         h->right[i] = v[4 * i];
@@ -180,9 +180,9 @@ void mn_render_source_splat_face(mn_render_source *source, const mn_render_camer
     }
 }
 
-void mn_source_splat_refresh(mn_render_source *s)
+static void splat_refresh(mn_render_source *s)
 {
-    const struct mn_splat_source *h = s->splat;
+    const struct mn_splat_source *h = s->kind_state;
     float dx[DISC_CORNERS][3];
     for (int j = 0; j < DISC_CORNERS; j++)
         for (int c = 0; c < 3; c++)

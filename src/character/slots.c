@@ -4,7 +4,7 @@
  */
 #include <marionette/character/slots.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  */
 #include <marionette/character/soma.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

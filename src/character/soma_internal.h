@@ -1,11 +1,11 @@
 /*
  * Private: what the SOMA skeleton, clip and corrective readers share.
  */
-#ifndef MN_FORMAT_SOMA_INTERNAL_H
-#define MN_FORMAT_SOMA_INTERNAL_H
+#ifndef MN_CHARACTER_SOMA_INTERNAL_H
+#define MN_CHARACTER_SOMA_INTERNAL_H
 
-#include "core/internal.h"
-#include "io/json.h"
+#include "core/core.h"
+#include "io/io.h"
 
 #include <jansson.h>
 
@@ -45,4 +45,4 @@ mn_status mn_soma_holder_read(const mn_soma_holder_kind *kind, const void *json,
  */
 mn_status mn_soma_json_format(mn_json *j, json_t *root, const char *file, const char *format);
 
-#endif /* MN_FORMAT_SOMA_INTERNAL_H */
+#endif /* MN_CHARACTER_SOMA_INTERNAL_H */

@@ -6,7 +6,7 @@
  */
 #include <marionette/character/soma.h>
 
-#include "io/json.h"
+#include "io/io.h"
 #include "character/soma_internal.h"
 
 #include <math.h>

@@ -4,8 +4,8 @@
  * the threaded skinner (splat_skinner.c) and the AVX2 kernel
  * (splat_skin_avx2.c).  Not installed.
  */
-#ifndef MN_DEFORM_SPLAT_INTERNAL_H
-#define MN_DEFORM_SPLAT_INTERNAL_H
+#ifndef MN_CHARACTER_SPLAT_INTERNAL_H
+#define MN_CHARACTER_SPLAT_INTERNAL_H
 
 #include <marionette/character/splat.h>
 
@@ -33,4 +33,4 @@ void mn_splat_skin_avx2(const mn_splat_skin_job *job, size_t first, size_t end);
 /* Pointers and counts of a job (not joint indices); err may be NULL. */
 mn_status mn_splat_job_check(const mn_splat_skin_job *job, mn_error *err);
 
-#endif /* MN_DEFORM_SPLAT_INTERNAL_H */
+#endif /* MN_CHARACTER_SPLAT_INTERNAL_H */

@@ -13,7 +13,7 @@
  */
 #include "character/splat_internal.h"
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <string.h>

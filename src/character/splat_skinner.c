@@ -11,7 +11,7 @@
 
 #include "character/splat_internal.h"
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* Allocation through the caller's hooks; a zeroed mn_allocator means malloc/free. */
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * geometrically so a model of N bytes costs O(log N) hook calls; a request
  * larger than half a block gets a block of its own so big arrays waste nothing.
  */
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * What the running CPU can do, asked in one place for every layer that picks
  * a SIMD kernel at run time (anim/skeleton.c, deform/skin.c).
  */
-#include "core/internal.h"
+#include "core/core.h"
 
 mn_cpu_simd mn_cpu_level(void)
 {

@@ -1,5 +1,5 @@
 /* Status names and messages from the one X-macro table, and mn_error filling. */
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * formulas read like the textbook ones; they are converted to and from the
  * column-major float[16] at the edges.
  */
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <marionette/math.h>
 

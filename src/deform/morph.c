@@ -14,7 +14,7 @@
  */
 #include <marionette/morph.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 #include "deform/internal.h"
 
 #include <math.h>

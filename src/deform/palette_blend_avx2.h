@@ -8,8 +8,8 @@
  * for AVX2+FMA through its target attribute, so the including file needs no
  * special flags, and it is only called after the CPU check (core/cpu.c).
  */
-#ifndef MN_PALETTE_BLEND_AVX2_H
-#define MN_PALETTE_BLEND_AVX2_H
+#ifndef MN_DEFORM_PALETTE_BLEND_AVX2_H
+#define MN_DEFORM_PALETTE_BLEND_AVX2_H
 
 #include <immintrin.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
 #include <marionette/morph.h>
 #include <marionette/skin.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 #include "deform/internal.h"
 
 #include <float.h>

@@ -23,7 +23,7 @@
  */
 #include "deform/internal.h"
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <string.h>

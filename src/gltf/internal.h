@@ -3,29 +3,29 @@
  *
  * The reader is split by concept; each file reads one part of the document:
  *
- *   gltf/read.c           entry points, container detection, asset, extensions,
- *                         buffers, buffer views, warnings
- *   glb.c                 the GLB container (header, chunks)
- *   uri.c                 data: URIs, base64, relative URIs, the stdio resolver
- *   file.c                reading a whole file into the arena
- *   meshopt.c             EXT_meshopt_compression buffer views
- *   gltf/read_accessor.c  accessors (bounds, sparse, zeros)
- *   gltf/read_material.c  images, samplers, textures, materials
- *   gltf/read_mesh.c      meshes, primitives, morph targets, strip/fan conversion
- *   gltf/read_node.c      cameras, nodes, scenes, skins
- *   gltf/read_anim.c      animations
- *   gltf/validate.c       the semantic pass over the finished model
- *   model/owner.c          the model's owner (arena, input copy, resolver releases)
+ *   read.c           entry points, container detection, asset, extensions,
+ *                    buffers, buffer views, warnings
+ *   glb.c            the GLB container (header, chunks)
+ *   meshopt.c        EXT_meshopt_compression buffer views
+ *   read_accessor.c  accessors (bounds, sparse, zeros)
+ *   read_material.c  images, samplers, textures, materials
+ *   read_mesh.c      meshes, primitives, morph targets, strip/fan conversion
+ *   read_node.c      cameras, nodes, scenes, skins
+ *   read_anim.c      animations
+ *   validate.c       the semantic pass over the finished model
+ *
+ * Files and URIs are read through io/ (io/io.h); the model's owner is
+ * model/owner.c (model/model.h).
  *
  * Not installed.
  */
-#ifndef MN_FORMAT_GLTF_INTERNAL_H
-#define MN_FORMAT_GLTF_INTERNAL_H
+#ifndef MN_GLTF_INTERNAL_H
+#define MN_GLTF_INTERNAL_H
 
 #include <marionette/gltf.h>
 
-#include "io/json.h"
-#include "model/internal.h"
+#include "io/io.h"
+#include "model/model.h"
 
 /*
  * Memory the reader creates from counts alone (zero accessors, sparse
@@ -34,20 +34,6 @@
  * really holds is bounded by the file and not counted.
  */
 #define MN_GLTF_SYNTH_LIMIT ((size_t)1 << 30)
-
-/* Bytes handed out by a custom resolver, given back by mn_model_free. */
-typedef struct mn_resolved {
-    mn_bytes bytes;
-    struct mn_resolved *next;
-} mn_resolved;
-
-/* What mn_model_free needs: everything else lives in the arena. */
-struct mn_model_private {
-    mn_arena arena;
-    mn_resolver resolver;       /* the custom resolver whose bytes are released */
-    mn_resolved *resolved;      /* arena list, newest first */
-    mn_bytes mapping;           /* the model file mapped by mn_gltf_read_file, or nothing */
-};
 
 typedef struct mn_gltf_warning_node {
     mn_warning warning;
@@ -151,44 +137,6 @@ mn_status mn_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
 mn_status mn_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_bytes *bin,
                        bool *has_bin, mn_error *err);
 
-/* ---- uri.c -------------------------------------------------------------------- */
-
-/* True when uri starts with "data:" (any case). */
-bool mn_uri_is_data(const char *uri);
-
-/*
- * Decode a data: URI.  The payload goes into the arena (16-byte aligned);
- * *media_type is the media type (arena copy, NULL when empty).
- * MN_URI for a malformed header, MN_BASE64 for bad base64.
- */
-mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
-                             const char *path, mn_error *err);
-
-/*
- * Percent-decode a relative URI into the arena and check that it stays
- * inside the model's folder (no ".." segment, not absolute, no scheme)
- * unless allow_unsafe.  MN_URI otherwise.
- */
-mn_status mn_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
-                         const char *path, mn_error *err);
-
-/* The default resolver: reads base_dir/uri with stdio into the arena passed as `user`. */
-mn_status mn_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
-                                 mn_error *err);
-
-/* ---- file.c -------------------------------------------------------------------- */
-
-/* Read the whole file into one arena block (64-byte aligned).  MN_IO when it cannot. */
-mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err);
-
-/*
- * Map the whole file read-only.  MN_IO when it cannot be opened; MN_OK with
- * *mapped = false when it can but mapping is not possible (an empty or
- * special file): then read it with mn_file_read.  Unmap with mn_file_unmap.
- */
-mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err);
-void mn_file_unmap(mn_bytes bytes);
-
 /* ---- meshopt.c ------------------------------------------------------------------ */
 
 /*
@@ -222,12 +170,4 @@ uint32_t mn_gltf_count_synth_accessors(json_t *root);
 mn_status mn_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
                                   size_t *out_count);
 
-/* ---- model/owner.c ------------------------------------------------------------------- */
-
-/* A new, empty model with its arena; NULL when out of memory. */
-mn_model *mn_model_create(const mn_allocator *allocator);
-
-/* Remember resolver bytes to release when the model is freed. */
-bool mn_model_keep_resolved(mn_model *model, const mn_resolver *resolver, mn_bytes bytes);
-
-#endif /* MN_FORMAT_GLTF_INTERNAL_H */
+#endif /* MN_GLTF_INTERNAL_H */

@@ -16,13 +16,13 @@
  *
  * Everything the plan holds lives in one arena released at the end.  Not installed.
  */
-#ifndef MN_FORMAT_GLTF_WRITE_INTERNAL_H
-#define MN_FORMAT_GLTF_WRITE_INTERNAL_H
+#ifndef MN_GLTF_WRITE_INTERNAL_H
+#define MN_GLTF_WRITE_INTERNAL_H
 
 #include <marionette/gltf.h>
 
-#include "core/internal.h"
-#include "io/json.h"
+#include "core/core.h"
+#include "io/io.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the glTF writer copies floats and integers as they lie in memory: glTF is little-endian"
@@ -153,4 +153,4 @@ mn_status mn_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, siz
 /* Print the document into w->json; bin_uri is the .bin's URI (NULL in a GLB). */
 mn_status mn_gltf_write_json(mn_gltf_writer *w, const char *bin_uri);
 
-#endif /* MN_FORMAT_GLTF_WRITE_INTERNAL_H */
+#endif /* MN_GLTF_WRITE_INTERNAL_H */

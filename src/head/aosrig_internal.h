@@ -3,16 +3,16 @@
  * numbers, the blobs a pack knows, and the printer that writes JSON exactly
  * as ECMAScript's JSON.stringify does (section 11, "Header bytes").
  */
-#ifndef MN_FORMAT_AOSRIG_INTERNAL_H
-#define MN_FORMAT_AOSRIG_INTERNAL_H
+#ifndef MN_HEAD_AOSRIG_INTERNAL_H
+#define MN_HEAD_AOSRIG_INTERNAL_H
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <marionette/head/aosrig.h>
 
 #include <jansson.h>
 
-#include "io/json.h"
+#include "io/io.h"
 
 #define MN_AOSRIG_MAGIC "AOSRIG\0\0"
 #define MN_AOSRIG_PREAMBLE 16u
@@ -90,4 +90,4 @@ __attribute__((format(printf, 4, 5)))
 mn_status mn_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
                          ...);
 
-#endif /* MN_FORMAT_AOSRIG_INTERNAL_H */
+#endif /* MN_HEAD_AOSRIG_INTERNAL_H */

@@ -10,7 +10,7 @@
  */
 #include "head/aosrig_internal.h"
 
-#include "gltf/internal.h" /* mn_file_map, mn_file_read, mn_file_unmap */
+#include "io/io.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  */
 #include <marionette/head/arkit.h>
 
-#include "core/internal.h"
-#include "io/json.h"
+#include "core/core.h"
+#include "io/io.h"
 
 #include <ctype.h>
 #include <math.h>

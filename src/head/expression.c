@@ -12,7 +12,7 @@
  * one short vector that stays in L1 while the basis streams past.
  */
 #include "head/expression_internal.h"
-#include "core/internal.h"
+#include "core/core.h"
 
 #if MN_EXPR_X86 && defined(__GNUC__)
 #include <cpuid.h>

@@ -6,8 +6,8 @@
  * only in how they sum the basis, so scalar and SIMD give the same eyes, seam
  * and skinning to the bit once the sums agree.  Not installed.
  */
-#ifndef MN_DEFORM_EXPRESSION_INTERNAL_H
-#define MN_DEFORM_EXPRESSION_INTERNAL_H
+#ifndef MN_HEAD_EXPRESSION_INTERNAL_H
+#define MN_HEAD_EXPRESSION_INTERNAL_H
 
 #include <marionette/skin.h> /* mn_simd_level */
 
@@ -150,4 +150,4 @@ static inline void mn_expression_finish(const mn_expr_frame *f, size_t v, float 
     o[2] = m[8] * p[0] + m[9] * p[1] + m[10] * p[2] + m[11];
 }
 
-#endif /* MN_DEFORM_EXPRESSION_INTERNAL_H */
+#endif /* MN_HEAD_EXPRESSION_INTERNAL_H */

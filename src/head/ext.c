@@ -6,7 +6,7 @@
  */
 #include <marionette/head/head.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,18 +1,18 @@
 /*
- * render/source_head: a scene from an expression head.  The head poses into a
+ * head/render_source: a scene from an expression head.  The head poses into a
  * buffer its caller owns; the scene draws the pack's triangles straight from
  * that buffer, so a refresh only has to recompute the normals, which follow
  * the posed surface (a smile's crease shades as a crease).  The colours do
  * not move with the pose and are made once, from head.h's debug colourings.
  */
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <marionette/head/head.h>
 
 #include <math.h>
 #include <string.h>
 
-void mn_source_head_refresh(mn_render_source *source);
+static void head_refresh(mn_render_source *source);
 
 struct mn_head_source {
     const float *posed;          /* V × 3, the caller's */
@@ -121,7 +121,7 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
         return mn_error_set(err, MN_OVERFLOW, "faces", -1,
                             "render source: %u faces are more than a mesh's index count holds",
                             pack->face_count);
-    mn_render_source *s = mn_source_new(&o.allocator, MN_SOURCE_HEAD);
+    mn_render_source *s = mn_source_new(&o.allocator, head_refresh);
     if (!s)
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     struct mn_head_source *h = mn_arena_calloc(&s->arena, 1, sizeof *h, 16);
@@ -133,7 +133,7 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     }
     *h = (struct mn_head_source){posed, normals, pack->faces, v_count, pack->face_count};
-    s->head = h;
+    s->kind_state = h;
     if ((st = make_colours(s, pack, &o, err)) != MN_OK) {
         mn_render_source_free(s);
         return st;
@@ -154,16 +154,16 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
     m->alpha_mode = MN_ALPHA_OPAQUE;
     m->double_sided = true;
     s->scene = (mn_render_scene){s->meshes, 1, s->materials, 1, NULL, 0};
-    mn_source_head_refresh(s);
+    head_refresh(s);
     *out = s;
     return MN_OK;
 }
 
 /* Area-weighted vertex normals of the posed triangles (the cross product's length is twice the
    area).  A vertex no finite triangle touches gets +z, the way the face looks. */
-void mn_source_head_refresh(mn_render_source *s)
+static void head_refresh(mn_render_source *s)
 {
-    const struct mn_head_source *h = s->head;
+    const struct mn_head_source *h = s->kind_state;
     const float *p = h->posed;
     float *n = h->normals;
     memset(n, 0, (size_t)h->vertex_count * 3 * sizeof *n);

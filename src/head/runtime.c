@@ -14,7 +14,7 @@
  */
 #include <marionette/head/head.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 #include "head/expression_internal.h"
 
 #include <math.h>

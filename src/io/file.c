@@ -13,7 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "gltf/internal.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <stdio.h>

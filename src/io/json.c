@@ -2,7 +2,7 @@
  * jansson helpers that track the JSON path as a reader descends, and typed
  * getters whose errors name that path (see json.h).
  */
-#include "io/json.h"
+#include "io/io.h"
 
 #include <float.h>
 #include <math.h>

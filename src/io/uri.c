@@ -4,7 +4,7 @@
  * URI may not leave the model's folder, and the default resolver that reads
  * external files with stdio.
  */
-#include "gltf/internal.h"
+#include "io/io.h"
 
 #include <stdio.h>
 #include <string.h>

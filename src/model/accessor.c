@@ -21,7 +21,7 @@
  * so misaligned data is fine.  glTF data is little-endian and so is every host
  * marionette supports (the zero-copy float view depends on it as well).
  */
-#include "model/internal.h"
+#include "model/model.h"
 
 #include <string.h>
 
@@ -429,7 +429,7 @@ size_t mn_accessor_unpack_floats(const mn_accessor *accessor, float *out, size_t
     return unpack_floats(accessor, out, out_capacity, MN_ACCESSOR_SSE2 != 0);
 }
 
-/* The scalar reference (declared in model/internal.h). */
+/* The scalar reference (declared in model/model.h). */
 size_t mn_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
                                         size_t out_capacity)
 {

@@ -18,7 +18,7 @@
  * the reader's guarantees: indices in range, vertex and joint indices below
  * their counts, finite and ordered key times, a forest of nodes.
  */
-#include "gltf/internal.h"
+#include "model/model.h"
 
 #include <marionette/model_build.h>
 #include <marionette/math.h>

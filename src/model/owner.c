@@ -6,7 +6,8 @@
  * unmapped, and bytes a custom resolver handed out, which are given back
  * through its release callback.  One mn_model_free undoes it all.
  */
-#include "gltf/internal.h"
+#include "model/model.h"
+#include "io/io.h"
 
 #include <string.h>
 

@@ -16,7 +16,7 @@
  * (mn_accessor_float_view), so that a million vertices cost one pass over
  * their bytes and no copy.
  */
-#include "model/internal.h"
+#include "model/model.h"
 
 #include <marionette/math.h>
 

@@ -18,12 +18,12 @@
  *
  * Not installed.
  */
-#ifndef MN_FORMAT_OBJ_INTERNAL_H
-#define MN_FORMAT_OBJ_INTERNAL_H
+#ifndef MN_OBJ_INTERNAL_H
+#define MN_OBJ_INTERNAL_H
 
 #include <marionette/obj.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -657,4 +657,4 @@ mn_status mn_mtl_parse(const char *text, size_t size, const mn_allocator *alloca
 /* A material with every default (Kd 0.7, opacity 1, the rest 0), named `name`. */
 void mn_obj_material_default(mn_obj_material *m, const char *name);
 
-#endif /* MN_FORMAT_OBJ_INTERNAL_H */
+#endif /* MN_OBJ_INTERNAL_H */

@@ -6,8 +6,8 @@
  *
  * Not installed.
  */
-#ifndef MN_FORMAT_OBJ_PIECES_H
-#define MN_FORMAT_OBJ_PIECES_H
+#ifndef MN_OBJ_PIECES_H
+#define MN_OBJ_PIECES_H
 
 #include <marionette/obj.h>
 
@@ -32,4 +32,4 @@ mn_status mn_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_
 }
 #endif
 
-#endif /* MN_FORMAT_OBJ_PIECES_H */
+#endif /* MN_OBJ_PIECES_H */

@@ -31,7 +31,7 @@
 #include "obj/internal.h"
 #include "obj/pieces.h"
 
-#include "gltf/internal.h" /* mn_file_map, mn_file_read, mn_stdio_resolver_read */
+#include "io/io.h"
 
 #include <float.h>
 #include <string.h>

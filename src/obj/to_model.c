@@ -5,7 +5,7 @@
 #include <marionette/model_build.h>
 #include <marionette/obj_model.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  */
 #include <marionette/render.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  */
 #include <marionette/render.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <string.h>
 

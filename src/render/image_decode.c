@@ -8,7 +8,7 @@
 
 #include <marionette/render.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <limits.h>
 #include <stdio.h>

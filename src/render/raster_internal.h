@@ -2,10 +2,10 @@
  * Private to the rasteriser (renderer.c, setup.c, shade.c): set-up triangles,
  * the renderer's state, and the shading and colour helpers.
  */
-#ifndef MN_RASTER_INTERNAL_H
-#define MN_RASTER_INTERNAL_H
+#ifndef MN_RENDER_RASTER_INTERNAL_H
+#define MN_RENDER_RASTER_INTERNAL_H
 
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <stdatomic.h>
 
@@ -74,4 +74,4 @@ void mn_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_rend
 bool mn_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
                      const float attr[MN_ATTRS], float out[4]);
 
-#endif /* MN_RASTER_INTERNAL_H */
+#endif /* MN_RENDER_RASTER_INTERNAL_H */

@@ -4,7 +4,7 @@
  */
 #include <marionette/render.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,20 +3,13 @@
  * holds its scene, texture decoding with warnings instead of failure, and
  * the refresh that each kind implements in its own file.
  */
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Each kind's refresh (source_gltf.c, voxel/render_source.c, head/render_source.c, character/render_source.c; an OBJ
-   never moves). */
-void mn_source_gltf_refresh(mn_render_source *source);
-void mn_source_voxel_refresh(mn_render_source *source);
-void mn_source_head_refresh(mn_render_source *source);
-void mn_source_splat_refresh(mn_render_source *source);
-
-mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_kind kind)
+mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_refresh_fn refresh)
 {
     mn_allocator hooks = {0};
     if (allocator)
@@ -26,7 +19,7 @@ mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_kind ki
         return NULL;
     memset(s, 0, sizeof *s);
     mn_arena_init(&s->arena, &hooks);
-    s->kind = kind;
+    s->refresh = refresh;
     return s;
 }
 
@@ -83,16 +76,8 @@ bool mn_source_decode_texture(mn_render_source *s, const void *bytes, size_t siz
 
 void mn_render_source_refresh(mn_render_source *s)
 {
-    if (!s)
-        return;
-    if (s->kind == MN_SOURCE_GLTF)
-        mn_source_gltf_refresh(s);
-    else if (s->kind == MN_SOURCE_VOXEL)
-        mn_source_voxel_refresh(s);
-    else if (s->kind == MN_SOURCE_HEAD)
-        mn_source_head_refresh(s);
-    else if (s->kind == MN_SOURCE_SPLAT)
-        mn_source_splat_refresh(s);
+    if (s && s->refresh)
+        s->refresh(s);
 }
 
 const mn_render_scene *mn_render_source_scene(const mn_render_source *s)

@@ -5,13 +5,13 @@
  * and the streams that never move (indices, uv sets, COLOR_0) unpacked into
  * the source at creation.
  */
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-void mn_source_gltf_refresh(mn_render_source *s);
+static void gltf_refresh(mn_render_source *s);
 
 /* The unpacked floats of an accessor when it holds `count` elements of `components`, else NULL. */
 static const float *unpack_stream(mn_render_source *s, const mn_model *model, uint32_t accessor,
@@ -171,7 +171,7 @@ mn_status mn_render_source_gltf(const mn_instance *instance, const mn_allocator 
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL instance or out");
     const mn_rig *rig = mn_instance_rig(instance);
     const mn_model *model = mn_rig_model(rig);
-    mn_render_source *s = mn_source_new(allocator, MN_SOURCE_GLTF);
+    mn_render_source *s = mn_source_new(allocator, gltf_refresh);
     if (!s)
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     s->instance = instance;
@@ -210,12 +210,12 @@ mn_status mn_render_source_gltf(const mn_instance *instance, const mn_allocator 
     s->scene.materials = s->materials;
     s->scene.material_count = s->materials ? model->material_count : 0;
     s->part_of = part_of;
-    mn_source_gltf_refresh(s);
+    gltf_refresh(s);
     *out = s;
     return MN_OK;
 }
 
-void mn_source_gltf_refresh(mn_render_source *s)
+static void gltf_refresh(mn_render_source *s)
 {
     for (uint32_t k = 0; k < s->scene.mesh_count; k++) {
         const mn_posed_part *p = mn_instance_part(s->instance, s->part_of[k]);

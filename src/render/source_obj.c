@@ -4,7 +4,7 @@
  * map_Kd read from the OBJ's folder.  OBJ files say nothing about culling and
  * often mix windings, so their materials are double-sided.
  */
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -46,7 +46,7 @@ mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
         *out = NULL;
     if (!obj || !out)
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL obj or out");
-    mn_render_source *s = mn_source_new(allocator, MN_SOURCE_OBJ);
+    mn_render_source *s = mn_source_new(allocator, NULL);
     if (!s)
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     mn_status st = MN_OK;

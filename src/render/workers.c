@@ -7,7 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "render/internal.h"
+#include "render/render.h"
 
 #include <pthread.h>
 

@@ -17,7 +17,7 @@
 
 #include <marionette/instance.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

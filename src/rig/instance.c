@@ -13,7 +13,7 @@
 #include <marionette/instance.h>
 #include <marionette/math.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <string.h>

@@ -19,7 +19,7 @@
 #include <marionette/skin.h>
 #include <marionette/voxel/controller.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,12 +7,12 @@
  *
  * Not installed.
  */
-#ifndef MN_RIG_VOXEL_EXPORT_INTERNAL_H
-#define MN_RIG_VOXEL_EXPORT_INTERNAL_H
+#ifndef MN_VOXEL_EXPORT_INTERNAL_H
+#define MN_VOXEL_EXPORT_INTERNAL_H
 
 #include <marionette/voxel/export.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 /*
  * Text printed into a bounded buffer, snprintf style: `len` counts every
@@ -43,4 +43,4 @@ bool mn_vx_is_socket(const mn_model *model, uint32_t part);
 /* The scale an export uses: options->scale, else the rig's voxel_size, else 1. */
 double mn_vx_scale(const mn_voxel_rig *rig, const mn_voxel_export_options *options);
 
-#endif /* MN_RIG_VOXEL_EXPORT_INTERNAL_H */
+#endif /* MN_VOXEL_EXPORT_INTERNAL_H */

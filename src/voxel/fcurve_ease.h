@@ -19,8 +19,8 @@
  * far below a double's precision, ds/dv = (du/dv) / x'(s); rounded once to
  * double.
  */
-#ifndef MN_FCURVE_EASE_H
-#define MN_FCURVE_EASE_H
+#ifndef MN_VOXEL_FCURVE_EASE_H
+#define MN_VOXEL_FCURVE_EASE_H
 
 #define EASE_KNOTS 64
 
@@ -140,4 +140,4 @@ static const ease_knot ease_in_out_knots[EASE_KNOTS + 1] = {
     {1.0, 0.01240079365079365},
 };
 
-#endif /* MN_FCURVE_EASE_H */
+#endif /* MN_VOXEL_FCURVE_EASE_H */

@@ -3,15 +3,15 @@
  * sampler (fcurve.c) and the baked one use, so a time lands on the same
  * point of a loop in both.
  */
-#ifndef MN_FCURVE_INTERNAL_H
-#define MN_FCURVE_INTERNAL_H
+#ifndef MN_VOXEL_FCURVE_INTERNAL_H
+#define MN_VOXEL_FCURVE_INTERNAL_H
 
 #include <marionette/voxel/rig.h>
 
 #include <math.h>
 #include <stdint.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 /*
  * floor-mod of x by period > 0, into [0, period) (-250 mod 2000 is 1750).

@@ -30,7 +30,7 @@
 #include <marionette/math.h>
 #include <marionette/voxel/rig.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 #include <float.h>
 #include <math.h>

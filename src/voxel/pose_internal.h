@@ -8,7 +8,7 @@
 
 #include <marionette/voxel/rig.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 /* What a joint's plan holds besides its matrices. */
 #define VOXEL_PLAN_ROTATES 1u   /* a rotation joint: R = A + sin·K + (1 - cos)·N */

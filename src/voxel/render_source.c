@@ -1,14 +1,16 @@
 /*
- * render/source_voxel: a scene from a voxel rig controller.  A rigged kind
+ * voxel/render_source: a scene from a voxel rig controller.  A rigged kind
  * draws every part's mesh placed by its part world; a skinned or static kind
  * draws the controller's one mesh with its posed (skinned) vertices.  Voxel
  * meshes carry their colour per vertex; the material is the plain default.
  */
-#include "render/internal.h"
+#include <marionette/voxel/controller.h>
+
+#include "render/render.h"
 
 #include <string.h>
 
-void mn_source_voxel_refresh(mn_render_source *s);
+static void voxel_refresh(mn_render_source *s);
 
 static void mesh_from_part(const mn_part_mesh *pm, mn_render_mesh *mesh)
 {
@@ -31,10 +33,10 @@ mn_status mn_render_source_voxel(mn_voxel_controller *controller, const mn_alloc
     if (!controller || !out)
         return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render source: NULL controller or out");
-    mn_render_source *s = mn_source_new(allocator, MN_SOURCE_VOXEL);
+    mn_render_source *s = mn_source_new(allocator, voxel_refresh);
     if (!s)
         return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
-    s->controller = controller;
+    s->kind_state = controller;
     const mn_voxel_rig *rig = mn_voxel_controller_rig(controller);
     const mn_part_mesh *one = mn_voxel_controller_mesh(controller);
     uint32_t slots = one ? 1 : rig->part_count;
@@ -60,20 +62,20 @@ mn_status mn_render_source_voxel(mn_voxel_controller *controller, const mn_alloc
     s->part_of = part_of;
     s->scene.meshes = s->meshes;
     s->scene.mesh_count = count;
-    mn_source_voxel_refresh(s);
+    voxel_refresh(s);
     *out = s;
     return MN_OK;
 }
 
-void mn_source_voxel_refresh(mn_render_source *s)
+static void voxel_refresh(mn_render_source *s)
 {
     if (s->scene.mesh_count == 1 && s->part_of[0] == MN_NONE) {
-        s->meshes[0].positions = mn_voxel_controller_positions(s->controller);
-        s->meshes[0].normals = mn_voxel_controller_normals(s->controller);
-        s->meshes[0].vertex_count = mn_voxel_controller_vertex_count(s->controller);
+        s->meshes[0].positions = mn_voxel_controller_positions(s->kind_state);
+        s->meshes[0].normals = mn_voxel_controller_normals(s->kind_state);
+        s->meshes[0].vertex_count = mn_voxel_controller_vertex_count(s->kind_state);
         return;
     }
-    const float *worlds = mn_voxel_controller_part_worlds(s->controller);
+    const float *worlds = mn_voxel_controller_part_worlds(s->kind_state);
     for (uint32_t k = 0; k < s->scene.mesh_count; k++)
         s->meshes[k].matrix = worlds + 16 * (size_t)s->part_of[k];
 }

@@ -20,8 +20,8 @@
  */
 #include <marionette/voxel/rig.h>
 
-#include "gltf/internal.h" /* mn_file_read */
-#include "io/json.h"
+#include "io/io.h"
+#include "io/io.h"
 #include "voxel/fcurve_internal.h"
 #include "voxel/pose_internal.h"
 

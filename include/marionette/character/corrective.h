@@ -8,8 +8,8 @@
  * MN_CORRECTIONS_PLAYED corrections play (four weights: slot = 2·correction
  * + side).  Formats and maths: character-formats.md §6 and §11 "Correctives".
  */
-#ifndef MARIONETTE_CORRECTIVE_H
-#define MARIONETTE_CORRECTIVE_H
+#ifndef MARIONETTE_CHARACTER_CORRECTIVE_H
+#define MARIONETTE_CHARACTER_CORRECTIVE_H
 
 #include "../core.h"
 
@@ -108,4 +108,4 @@ MN_API uint64_t mn_corrective_points(const mn_corrective_index *index);
 }
 #endif
 
-#endif /* MARIONETTE_CORRECTIVE_H */
+#endif /* MARIONETTE_CHARACTER_CORRECTIVE_H */

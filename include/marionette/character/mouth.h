@@ -12,8 +12,8 @@
  *     "MHID" u32 version (1) u32 count  f32 up[3]  f32 forward[3]
  *     count × { u32 row, u8 kind (1 plug, 2 inside, 3 band), u8 pad[3], u32 upper, u32 lower }
  */
-#ifndef MARIONETTE_MOUTH_H
-#define MARIONETTE_MOUTH_H
+#ifndef MARIONETTE_CHARACTER_MOUTH_H
+#define MARIONETTE_CHARACTER_MOUTH_H
 
 #include "../core.h"
 
@@ -81,4 +81,4 @@ MN_API float mn_mouth_plug_push(float gap);
 }
 #endif
 
-#endif /* MARIONETTE_MOUTH_H */
+#endif /* MARIONETTE_CHARACTER_MOUTH_H */

@@ -23,14 +23,14 @@
  * its files, the mouth list) that is missing, unreadable, of the wrong size
  * or hash, or invalid; the character loads without it.
  */
-#ifndef MARIONETTE_CHARACTER_H
-#define MARIONETTE_CHARACTER_H
+#ifndef MARIONETTE_CHARACTER_PACKAGE_H
+#define MARIONETTE_CHARACTER_PACKAGE_H
 
 #include "../head/aosrig.h"
 #include "../head/arkit.h"
 #include "../core.h"
 #include "corrective.h"
-#include "../gltf.h" /* mn_resolver */
+#include "../io.h" /* mn_resolver */
 #include "mouth.h"
 #include "soma.h"
 #include "splat.h"
@@ -214,4 +214,4 @@ MN_API void mn_sha256_hex(const void *data, size_t size, char out[65]);
 }
 #endif
 
-#endif /* MARIONETTE_CHARACTER_H */
+#endif /* MARIONETTE_CHARACTER_PACKAGE_H */

@@ -15,8 +15,8 @@
  *     mn_slot_free(slots, head, &err);
  *     mn_slot_allocator_free(slots);
  */
-#ifndef MARIONETTE_SLOTS_H
-#define MARIONETTE_SLOTS_H
+#ifndef MARIONETTE_CHARACTER_SLOTS_H
+#define MARIONETTE_CHARACTER_SLOTS_H
 
 #include "../core.h"
 
@@ -83,4 +83,4 @@ MN_API uint32_t mn_slot_blocks(const mn_slot_allocator *slots, mn_slot_range *ou
 }
 #endif
 
-#endif /* MARIONETTE_SLOTS_H */
+#endif /* MARIONETTE_CHARACTER_SLOTS_H */

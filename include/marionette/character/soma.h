@@ -14,8 +14,8 @@
  * are column vectors, quaternions x y z w.  Reports of dropped clips carry a
  * name and a status code from marionette's table, so tests compare codes.
  */
-#ifndef MARIONETTE_SOMA_H
-#define MARIONETTE_SOMA_H
+#ifndef MARIONETTE_CHARACTER_SOMA_H
+#define MARIONETTE_CHARACTER_SOMA_H
 
 #include "../clip.h"
 #include "../core.h"
@@ -223,4 +223,4 @@ MN_API void mn_soma_clip_cache_free(mn_soma_clip_cache *cache);
 }
 #endif
 
-#endif /* MARIONETTE_SOMA_H */
+#endif /* MARIONETTE_CHARACTER_SOMA_H */

@@ -18,10 +18,11 @@
  * never renormalised.  Quaternions here follow the library: x y z w.  The
  * PLY stores rot_0 = w, rot_1..3 = x y z; the reader reorders them.
  */
-#ifndef MARIONETTE_SPLAT_H
-#define MARIONETTE_SPLAT_H
+#ifndef MARIONETTE_CHARACTER_SPLAT_H
+#define MARIONETTE_CHARACTER_SPLAT_H
 
 #include "../core.h"
+#include "../render.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -200,8 +201,49 @@ MN_API mn_status mn_splat_skinner_run(mn_splat_skinner *skinner, const mn_splat_
 /* Stop the threads and free the skinner.  NULL is a no-op. */
 MN_API void mn_splat_skinner_free(mn_splat_skinner *skinner);
 
+/* ---- drawing it (render.h) ------------------------------------------------------------ */
+
+/* Options of mn_render_source_splat.  A zeroed struct (or NULL) means the defaults given. */
+typedef struct mn_render_splat_options {
+    float radius_scale;          /* disc radius = radius_scale × the largest exp(scale); 0: 1 */
+    float min_opacity;           /* splats whose sigmoid(opacity) is below it are not drawn,
+                                    in [0, 1]; 0 draws every splat */
+    bool linear_colours;         /* the colours are linear already (colorSpace "linear");
+                                    false: sRGB, decoded to linear (colorSpace "srgb") */
+    mn_allocator allocator;
+} mn_render_splat_options;
+
+/*
+ * From Gaussian splats (splat.h), drawn as a debug view: each splat a flat
+ * hexagon (four triangles) centred on its posed centre, facing the camera,
+ * its radius from its scales (3DGS stores their logarithms) and its colour
+ * from the SH DC term (0.5 + 0.2820948 × f_dc, clamped to [0, 1]).  No
+ * blending, no Gaussian falloff: a picture of the pose, not of the
+ * splatting.  posed_centres is cloud->count × 3 floats the caller owns
+ * (mn_splat_skin_job's out_centres, or cloud->centres at rest), read where
+ * it lies by every refresh; cloud (for its scales, opacities and colours)
+ * and posed_centres are borrowed and must outlive the source.  The discs
+ * face +z until mn_render_source_splat_face turns them.  Pose, then
+ * refresh, then draw.  Errors: MN_INVALID_ARGUMENT (NULL cloud, centres or
+ * out; a radius_scale that is negative or not finite; a min_opacity outside
+ * [0, 1]), MN_OVERFLOW (more splats than a mesh's vertex count holds),
+ * MN_OUT_OF_MEMORY.
+ */
+MN_API mn_status mn_render_source_splat(const mn_splat_cloud *cloud,
+                                        const float *posed_centres,
+                                        const mn_render_splat_options *options,
+                                        mn_render_source **out, mn_error *err);
+
+/*
+ * Turn a splat source's discs to face `camera` (its view's right and up
+ * axes) from the next refresh on.  Not a splat source, or NULL: nothing.
+ * Allocation-free.
+ */
+MN_API void mn_render_source_splat_face(mn_render_source *source,
+                                        const mn_render_camera *camera);
+
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* MARIONETTE_SPLAT_H */
+#endif /* MARIONETTE_CHARACTER_SPLAT_H */

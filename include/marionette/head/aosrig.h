@@ -30,8 +30,8 @@
  * Thread safety: a pack is immutable once read; any number of threads may
  * read it.  Nothing here keeps global state.
  */
-#ifndef MARIONETTE_AOSRIG_H
-#define MARIONETTE_AOSRIG_H
+#ifndef MARIONETTE_HEAD_AOSRIG_H
+#define MARIONETTE_HEAD_AOSRIG_H
 
 #include "../core.h"
 
@@ -315,4 +315,4 @@ MN_API mn_status mn_aosrig_repack(const mn_aosrig *pack, const mn_aosrig_write_o
 }
 #endif
 
-#endif /* MARIONETTE_AOSRIG_H */
+#endif /* MARIONETTE_HEAD_AOSRIG_H */

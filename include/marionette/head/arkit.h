@@ -30,8 +30,8 @@
  *
  * Thread safety: a map is immutable once built; apply it from any thread.
  */
-#ifndef MARIONETTE_ARKIT_H
-#define MARIONETTE_ARKIT_H
+#ifndef MARIONETTE_HEAD_ARKIT_H
+#define MARIONETTE_HEAD_ARKIT_H
 
 #include "../core.h"
 #include "aosrig.h"
@@ -133,4 +133,4 @@ MN_API void mn_arkit_map_free(mn_arkit_map *map);
 }
 #endif
 
-#endif /* MARIONETTE_ARKIT_H */
+#endif /* MARIONETTE_HEAD_ARKIT_H */

@@ -46,10 +46,11 @@
  * one head must not overlap.  Distinct heads (even of one pack) are
  * independent.
  */
-#ifndef MARIONETTE_HEAD_H
-#define MARIONETTE_HEAD_H
+#ifndef MARIONETTE_HEAD_HEAD_H
+#define MARIONETTE_HEAD_HEAD_H
 
 #include "../core.h"
+#include "../render.h"
 #include "aosrig.h"
 #include "arkit.h"
 #include "../skin.h" /* mn_simd_level */
@@ -280,8 +281,45 @@ typedef struct mn_fit_view {
 MN_API mn_fit_view mn_fit_verts_transform(const float min[3], const float max[3],
                                           const mn_fit_options *options);
 
+/* ---- drawing it (render.h) ------------------------------------------------------------ */
+
+/* How a head source colours its vertices (head.h's debug colourings, or a skin tone). */
+typedef enum mn_head_colouring {
+    MN_HEAD_COLOUR_SKIN = 0,     /* a flat skin tone, the eyes (eye weight ≥ 0.5) dark */
+    MN_HEAD_COLOUR_FLAT,         /* mn_flat_tint with options->rgb (all zero: its light neutral) */
+    MN_HEAD_COLOUR_JOINT,        /* mn_head_joint_tint: the dominant joint, the eyes cyan */
+    MN_HEAD_COLOUR_UV,           /* mn_uv_tint of the pack's uv (the pack must have one) */
+    MN_HEAD_COLOUR_HEIGHT        /* mn_height_tint of the neutral mesh */
+} mn_head_colouring;
+
+/* Options of mn_render_source_head.  A zeroed struct (or NULL) means skin colour, malloc/free. */
+typedef struct mn_render_head_options {
+    mn_head_colouring colouring;
+    float rgb[3];                /* MN_HEAD_COLOUR_FLAT's colour, each in [0, 1] */
+    mn_allocator allocator;
+} mn_render_head_options;
+
+/*
+ * From an expression head: one mesh of the pack's triangles (faces; quads
+ * are not drawn twice) whose positions are `posed`, the V × 3 floats the
+ * caller hands mn_head_pose (or mn_head_pose_arkit, or mn_head_forward),
+ * read where they lie.  Normals are computed from the posed triangles
+ * (area-weighted, per vertex) by every refresh, into the source's own
+ * buffer; the colours are computed once here (the debug colourings' packed
+ * sRGB bytes decoded to the renderer's linear colour).  The material is
+ * double-sided, since a pack's winding is not fixed.  Pose, then call
+ * mn_render_source_refresh, then draw.  head (for its pack) and posed are
+ * borrowed and must outlive the source.  Errors: MN_INVALID_ARGUMENT (NULL
+ * head, posed or out; a colouring out of range; a non-finite or out of
+ * [0, 1] rgb), MN_MISSING_PROPERTY (MN_HEAD_COLOUR_UV for a pack without
+ * uv), MN_OVERFLOW, MN_OUT_OF_MEMORY.
+ */
+MN_API mn_status mn_render_source_head(const mn_head *head, const float *posed,
+                                       const mn_render_head_options *options,
+                                       mn_render_source **out, mn_error *err);
+
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* MARIONETTE_HEAD_H */
+#endif /* MARIONETTE_HEAD_HEAD_H */

@@ -52,10 +52,11 @@
  *   nothing.  A controller is used from one thread at a time; controllers
  *   sharing one rig may run on different threads.
  */
-#ifndef MARIONETTE_VOXEL_H
-#define MARIONETTE_VOXEL_H
+#ifndef MARIONETTE_VOXEL_CONTROLLER_H
+#define MARIONETTE_VOXEL_CONTROLLER_H
 
 #include "../core.h"
+#include "../render.h"
 #include "rig.h"
 
 #ifdef __cplusplus
@@ -191,8 +192,21 @@ MN_API uint32_t mn_voxel_controller_vertex_count(const mn_voxel_controller *cont
 MN_API const float *mn_voxel_controller_positions(mn_voxel_controller *controller);  /* 3 a vertex */
 MN_API const float *mn_voxel_controller_normals(mn_voxel_controller *controller);    /* 3 a vertex, NULL when the mesh has none */
 
+/* ---- drawing it (render.h) ------------------------------------------------------------ */
+
+/*
+ * From a voxel rig controller: a rigged kind draws each part's mesh with its
+ * part world; a skinned or static kind draws the controller's one mesh
+ * (skinned vertices).  Vertex colours are the meshes' colours.  The
+ * controller is borrowed (refresh asks it for its outputs, which may pose
+ * it).  Errors: MN_INVALID_ARGUMENT, MN_OUT_OF_MEMORY.
+ */
+MN_API mn_status mn_render_source_voxel(mn_voxel_controller *controller,
+                                        const mn_allocator *allocator, mn_render_source **out,
+                                        mn_error *err);
+
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* MARIONETTE_VOXEL_H */
+#endif /* MARIONETTE_VOXEL_CONTROLLER_H */

@@ -3,8 +3,8 @@
  * caller's hooks, the arena that owns a loaded object, checked size
  * arithmetic, what the CPU can run, and filling an mn_error.  Not installed.
  */
-#ifndef MN_CORE_INTERNAL_H
-#define MN_CORE_INTERNAL_H
+#ifndef MN_CORE_CORE_H
+#define MN_CORE_CORE_H
 
 #include <marionette/core.h>
 #include <stdarg.h>
@@ -111,4 +111,4 @@ mn_status mn_error_set(mn_error *err, mn_status code, const char *path, int64_t 
 /* Reset err (when not NULL) to "no error": code MN_OK, empty message and path, offset -1, line and column 0. */
 void mn_error_clear(mn_error *err);
 
-#endif /* MN_CORE_INTERNAL_H */
+#endif /* MN_CORE_CORE_H */

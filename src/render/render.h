@@ -1,14 +1,15 @@
 /*
- * Private to src/render: the worker threads the renderer shares bands over,
- * and the source object the adapters (source_gltf.c, source_obj.c,
- * voxel/render_source.c) fill.
+ * The render folder's interface: the worker threads the renderer shares
+ * bands over, and the source object every adapter fills — the runtime's own
+ * (source_gltf.c, source_obj.c) and each product's render source
+ * (voxel/render_source.c, head/render_source.c, character/render_source.c).
  */
-#ifndef MN_RENDER_INTERNAL_H
-#define MN_RENDER_INTERNAL_H
+#ifndef MN_RENDER_RENDER_H
+#define MN_RENDER_RENDER_H
 
 #include <marionette/render.h>
 
-#include "core/internal.h"
+#include "core/core.h"
 
 /* ---- workers ---------------------------------------------------------------- */
 
@@ -28,32 +29,29 @@ void mn_workers_run(mn_workers *workers, mn_worker_job job, void *context);
 
 #define MN_SOURCE_MAX_WARNINGS 16u
 
-typedef enum mn_source_kind {
-    MN_SOURCE_GLTF,
-    MN_SOURCE_OBJ,
-    MN_SOURCE_VOXEL,
-    MN_SOURCE_HEAD,
-    MN_SOURCE_SPLAT
-} mn_source_kind;
+/*
+ * What a source of one kind does on mn_render_source_refresh: re-read the
+ * posed vertices and matrices into its meshes, allocation-free.  NULL for a
+ * source that never moves (an OBJ).  It also tells the kinds apart.
+ */
+typedef void (*mn_source_refresh_fn)(mn_render_source *source);
 
 struct mn_render_source {
     mn_arena arena;                  /* everything below lives here */
-    mn_source_kind kind;
+    mn_source_refresh_fn refresh;
     mn_render_scene scene;
     mn_render_mesh *meshes;          /* the scene's, writable for refresh */
     mn_render_material *materials;
     mn_render_texture *textures;
-    const mn_instance *instance;     /* MN_SOURCE_GLTF */
+    const mn_instance *instance;     /* a glTF source's instance */
     const uint32_t *part_of;         /* the rig part (glTF) or voxel part each mesh draws */
-    mn_voxel_controller *controller; /* MN_SOURCE_VOXEL */
-    struct mn_head_source *head;     /* MN_SOURCE_HEAD (head/render_source.c) */
-    struct mn_splat_source *splat;   /* MN_SOURCE_SPLAT (character/render_source.c) */
+    void *kind_state;                /* what a product's kind keeps (its controller, head or splats) */
     mn_warning warnings[MN_SOURCE_MAX_WARNINGS];
     uint32_t warning_count;
 };
 
 /* A new, empty source with its arena (NULL on failure). */
-mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_kind kind);
+mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_refresh_fn refresh);
 
 /*
  * Decode `size` bytes into texture slot `out` (pixels in the source's arena).
@@ -72,4 +70,4 @@ void mn_source_warn(mn_render_source *source, mn_status code, const char *path, 
 #endif
     ;
 
-#endif /* MN_RENDER_INTERNAL_H */
+#endif /* MN_RENDER_RENDER_H */

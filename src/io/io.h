@@ -1,18 +1,21 @@
 /*
- * Private: jansson helpers that know where they are.
+ * The io folder's interface: what every reader shares to get bytes and read
+ * JSON — whole files read or mapped, data: and relative URIs with the
+ * stdio resolver, and jansson helpers that know where they are.
  *
+ * JSON:
  * An mn_json walks a document while keeping the JSON path of the current
  * value ("meshes[0].primitives[1].attributes").  Every typed getter checks
  * the value it reads and, when it is wrong, fills the mn_error with the path
  * of the offending member and a message that names it, so readers never
  * format paths by hand.  Strings and extras are copied into the arena.
  */
-#ifndef MN_FORMAT_JSON_H
-#define MN_FORMAT_JSON_H
+#ifndef MN_IO_IO_H
+#define MN_IO_IO_H
 
-#include "core/internal.h"
+#include "core/core.h"
 
-#include <marionette/model.h> /* MN_NONE */
+#include <marionette/io.h>
 
 #include <jansson.h>
 
@@ -144,4 +147,42 @@ bool mn_jstext_puts(mn_jstext *t, const char *s);
  */
 size_t mn_json_utf8_prefix(const char *s, size_t n);
 
-#endif /* MN_FORMAT_JSON_H */
+/* ---- URIs (uri.c) -------------------------------------------------------------------- */
+
+/* True when uri starts with "data:" (any case). */
+bool mn_uri_is_data(const char *uri);
+
+/*
+ * Decode a data: URI.  The payload goes into the arena (16-byte aligned);
+ * *media_type is the media type (arena copy, NULL when empty).
+ * MN_URI for a malformed header, MN_BASE64 for bad base64.
+ */
+mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
+                             const char *path, mn_error *err);
+
+/*
+ * Percent-decode a relative URI into the arena and check that it stays
+ * inside the model's folder (no ".." segment, not absolute, no scheme)
+ * unless allow_unsafe.  MN_URI otherwise.
+ */
+mn_status mn_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
+                         const char *path, mn_error *err);
+
+/* The default resolver: reads base_dir/uri with stdio into the arena passed as `user`. */
+mn_status mn_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
+                                 mn_error *err);
+
+/* ---- files (file.c) -------------------------------------------------------------------- */
+
+/* Read the whole file into one arena block (64-byte aligned).  MN_IO when it cannot. */
+mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err);
+
+/*
+ * Map the whole file read-only.  MN_IO when it cannot be opened; MN_OK with
+ * *mapped = false when it can but mapping is not possible (an empty or
+ * special file): then read it with mn_file_read.  Unmap with mn_file_unmap.
+ */
+mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err);
+void mn_file_unmap(mn_bytes bytes);
+
+#endif /* MN_IO_IO_H */
