@@ -38,7 +38,7 @@
  *                        ratio is the least the graph's could be with every
  *                        other stage free (three clips and 55 of 64 joints'
  *                        more tracks: about 3.9).
- *   blend_<level>        mn_blend_poses of two sampled locomotion poses at
+ *   blend_<level>        mni_blend_poses of two sampled locomotion poses at
  *                        weight 0.4, no mask, on one kernel level: scalar
  *                        (the reference), sse2, avx2 (where the CPU has it);
  *                        ns_per_joint (the figure the two blends of a frame
@@ -64,7 +64,7 @@
 
 #include "bench.h"
 
-#include "anim/blend_internal.h"   /* mn_blend_poses_at: one kernel level at a time */
+#include "anim/blend_internal.h"   /* mni_blend_poses_at: one kernel level at a time */
 
 #include <marionette/blend.h>
 #include <marionette/blend_tree.h>
@@ -425,7 +425,7 @@ static bool run_blend(void *ctx)
 {
     blend_run *r = ctx;
     for (uint32_t i = 0; i < BLENDS_PER_RUN; i++)
-        mn_blend_poses_at(r->a, r->b, 0.4f, NULL, r->out, r->level);
+        mni_blend_poses_at(r->a, r->b, 0.4f, NULL, r->out, r->level);
     return true;
 }
 
@@ -463,7 +463,7 @@ static bool blend_cases(const graph *g, int runs)
         {"blend_scalar", MN_CPU_SCALAR}, {"blend_sse2", MN_CPU_SSE2}, {"blend_avx2", MN_CPU_AVX2_FMA}};
     bool ok = true;
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        if (levels[i].level > mn_cpu_level())
+        if (levels[i].level > mni_cpu_level())
             continue;
         blend_run r = {&a, &b, &out, levels[i].level};
         run_blend(&r); /* warm up */

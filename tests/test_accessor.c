@@ -204,7 +204,7 @@ static void check_layout(mn_component c, mn_accessor_type t, bool normalized, ui
                      (int)c, (int)t, (int)normalized, stride, i, (double)got[i],
                      (double)expected[i]);
     }
-    assert_int_equal(mn_accessor_unpack_floats_scalar(&a, got, (size_t)count * k),
+    assert_int_equal(mni_accessor_unpack_floats_scalar(&a, got, (size_t)count * k),
                      (size_t)count * k);
     assert_memory_equal(got, expected, sizeof(float) * count * k);
     free(buf);
@@ -489,7 +489,7 @@ static void reads_stop_at_the_last_elements_last_byte(void **state)
                     mn_accessor a = make_accessor(buf, n, strides[si], c, t, true);
                     assert_int_equal(mn_accessor_unpack_floats(&a, f, (size_t)n * k),
                                      (size_t)n * k);
-                    assert_int_equal(mn_accessor_unpack_floats_scalar(&a, f, (size_t)n * k),
+                    assert_int_equal(mni_accessor_unpack_floats_scalar(&a, f, (size_t)n * k),
                                      (size_t)n * k);
                     assert_int_equal(mn_accessor_unpack_u32(&a, u, (size_t)n * k), (size_t)n * k);
                     /* a capacity that ends inside the last element */
@@ -536,7 +536,7 @@ static void simd_and_scalar_paths_agree_on_random_data(void **state)
                     assert_non_null(x);
                     assert_non_null(y);
                     mn_accessor_unpack_floats(&a, x, (size_t)n * k);
-                    mn_accessor_unpack_floats_scalar(&a, y, (size_t)n * k);
+                    mni_accessor_unpack_floats_scalar(&a, y, (size_t)n * k);
                     assert_memory_equal(x, y, sizeof(float) * n * k);
                     free(x);
                     free(y);

@@ -21,7 +21,7 @@
 #include <marionette/head/aosrig.h>
 
 #include "counting_alloc.h"
-#include "head/aosrig_internal.h" /* mn_js_number */
+#include "head/aosrig_internal.h" /* mni_js_number */
 #include "synthetic_head.h"
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -1068,7 +1068,7 @@ static void header_numbers_print_as_ecmascript_prints_them(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[40];
-        size_t n = mn_js_number(cases[i].x, out);
+        size_t n = mni_js_number(cases[i].x, out);
         assert_string_equal(out, cases[i].text);
         assert_int_equal(n, strlen(cases[i].text));
     }

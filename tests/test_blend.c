@@ -697,7 +697,7 @@ static void assert_matches_reference(const mn_pose *got, const mn_pose *want, co
                                      float layer)
 {
     for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
-        float w = mask ? mn_clamp01(layer) * mn_clamp01(mask[j]) : mn_clamp01(layer);
+        float w = mask ? mni_clamp01(layer) * mni_clamp01(mask[j]) : mni_clamp01(layer);
         const float *g[3] = {got->translations + 3 * j, got->rotations + 4 * j, got->scales + 3 * j};
         const float *e[3] = {want->translations + 3 * j, want->rotations + 4 * j, want->scales + 3 * j};
         for (int c = 0; c < 3; c++)
@@ -725,18 +725,18 @@ static void simd_blend_matches_the_scalar_reference(void **state)
             const float *mask = simd_mask(m, storage);
             mn_blend_poses_reference(&a, &b, layers[l], mask, &ref);
             for (mn_cpu_simd level = MN_CPU_SSE2; level <= MN_CPU_AVX2_FMA; level++) {
-                mn_blend_poses_at(&a, &b, layers[l], mask, &out, level);
+                mni_blend_poses_at(&a, &b, layers[l], mask, &out, level);
                 assert_matches_reference(&out, &ref, mask, layers[l]);
                 if (level == MN_CPU_SSE2)
                     mn_pose_copy(&sse2, &out);
                 else /* the same operations lane for lane: the same bits */
                     assert_true(poses_bit_equal(&out, &sse2));
             }
-            mn_blend_poses(&a, &b, layers[l], mask, &out);
+            mni_blend_poses(&a, &b, layers[l], mask, &out);
             /* out aliasing a: the same result */
             mn_pose alias = make_pose(SIMD_JOINTS);
             mn_pose_copy(&alias, &a);
-            mn_blend_poses(&alias, &b, layers[l], mask, &alias);
+            mni_blend_poses(&alias, &b, layers[l], mask, &alias);
             assert_true(poses_bit_equal(&alias, &out));
             mn_pose_free(&alias);
         }
@@ -752,7 +752,7 @@ static void assert_add_matches(const mn_pose *out, const mn_pose *base, const mn
                                const mn_pose *ref, const float *mask, float layer)
 {
     for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
-        float w = mask ? mn_clamp01(layer) * mn_clamp01(mask[j]) : mn_clamp01(layer);
+        float w = mask ? mni_clamp01(layer) * mni_clamp01(mask[j]) : mni_clamp01(layer);
         const float *rd = delta->rotations + 4 * j;
         bool identity = rd[0] == 0.0f && rd[1] == 0.0f && rd[2] == 0.0f;
         if (w == 0.0f)
@@ -785,16 +785,16 @@ static void simd_add_matches_the_scalar_reference(void **state)
         for (size_t l = 0; l < sizeof layers / sizeof layers[0]; l++) {
             const float *mask = simd_mask(m, storage);
             mn_add_poses_reference(&base, &delta, layers[l], mask, &ref);
-            mn_add_poses_at(&base, &delta, layers[l], mask, &sse2, MN_CPU_SSE2);
+            mni_add_poses_at(&base, &delta, layers[l], mask, &sse2, MN_CPU_SSE2);
             assert_add_matches(&sse2, &base, &delta, &ref, mask, layers[l]);
-            mn_add_poses_at(&base, &delta, layers[l], mask, &out, MN_CPU_AVX2_FMA);
+            mni_add_poses_at(&base, &delta, layers[l], mask, &out, MN_CPU_AVX2_FMA);
             assert_true(poses_bit_equal(&out, &sse2)); /* lane for lane the same operations */
-            mn_add_poses(&base, &delta, layers[l], mask, &out);
+            mni_add_poses(&base, &delta, layers[l], mask, &out);
             assert_add_matches(&out, &base, &delta, &ref, mask, layers[l]);
             /* out aliasing base (how a layer is applied in place): the same result */
             mn_pose alias = make_pose(SIMD_JOINTS);
             mn_pose_copy(&alias, &base);
-            mn_add_poses(&alias, &delta, layers[l], mask, &alias);
+            mni_add_poses(&alias, &delta, layers[l], mask, &alias);
             assert_true(poses_bit_equal(&alias, &out));
             mn_pose_free(&alias);
         }
@@ -824,7 +824,7 @@ static void blend_of_equal_channels_matches_the_reference_exactly(void **state)
     for (int alias = 0; alias < 2; alias++) {
         mn_pose *dst = alias ? &a : &out;
         mn_blend_poses_reference(&a, &b, 0.35f, NULL, &ref);
-        mn_blend_poses_at(&a, &b, 0.35f, NULL, dst, alias ? MN_CPU_AVX2_FMA : MN_CPU_SSE2);
+        mni_blend_poses_at(&a, &b, 0.35f, NULL, dst, alias ? MN_CPU_AVX2_FMA : MN_CPU_SSE2);
         for (uint32_t i = 0; i < 3 * SIMD_JOINTS; i++) {
             const float *pairs[2][2] = {{dst->translations, ref.translations}, {dst->scales, ref.scales}};
             for (int c = 0; c < 2; c++) {
@@ -851,8 +851,8 @@ static void zero_mask_regions_are_left_untouched(void **state)
     mn_pose_copy(&before, &a);
     float storage[SIMD_JOINTS];
     const float *mask = simd_mask(2, storage); /* joints 0..11 and 61..70 at 0 */
-    mn_blend_poses(&a, &b, 0.4f, mask, &a);
-    mn_add_poses(&a, &b, 0.7f, mask, &a);
+    mni_blend_poses(&a, &b, 0.4f, mask, &a);
+    mni_add_poses(&a, &b, 0.7f, mask, &a);
     for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
         if (mask[j] != 0.0f)
             continue;

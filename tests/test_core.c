@@ -66,7 +66,7 @@ static void test_error_set_formats_message_path_and_offset(void **state)
 {
     (void)state;
     mn_error err;
-    mn_status st = mn_error_set(&err, MN_ACCESSOR_BOUNDS, "accessors[3]", 120,
+    mn_status st = mni_error_set(&err, MN_ACCESSOR_BOUNDS, "accessors[3]", 120,
                                 "accessors[%d]: count %d x stride %d runs past bufferViews[%d]", 3,
                                 10, 12, 1);
     assert_int_equal(st, MN_ACCESSOR_BOUNDS);
@@ -82,7 +82,7 @@ static void test_error_set_without_format_uses_default_message(void **state)
 {
     (void)state;
     mn_error err;
-    mn_error_set(&err, MN_GLB_MAGIC, NULL, -1, NULL);
+    mni_error_set(&err, MN_GLB_MAGIC, NULL, -1, NULL);
     assert_string_equal(err.message, mn_status_message(MN_GLB_MAGIC));
     assert_string_equal(err.path, "");
     assert_int_equal(err.offset, -1);
@@ -92,9 +92,9 @@ static void test_error_set_replaces_an_earlier_error(void **state)
 {
     (void)state;
     mn_error err;
-    mn_error_set(&err, MN_URI, "images[0].uri", 7, "first");
+    mni_error_set(&err, MN_URI, "images[0].uri", 7, "first");
     err.line = 3;
-    mn_error_set(&err, MN_BASE64, NULL, -1, "second");
+    mni_error_set(&err, MN_BASE64, NULL, -1, "second");
     assert_int_equal(err.code, MN_BASE64);
     assert_string_equal(err.message, "second");
     assert_string_equal(err.path, "");
@@ -105,8 +105,8 @@ static void test_error_set_replaces_an_earlier_error(void **state)
 static void test_error_set_with_null_err_returns_code(void **state)
 {
     (void)state;
-    assert_int_equal(mn_error_set(NULL, MN_IO, "x", 0, "ignored %d", 1), MN_IO);
-    mn_error_clear(NULL); /* must not crash */
+    assert_int_equal(mni_error_set(NULL, MN_IO, "x", 0, "ignored %d", 1), MN_IO);
+    mni_error_clear(NULL); /* must not crash */
 }
 
 static void test_error_set_truncates_long_text(void **state)
@@ -118,7 +118,7 @@ static void test_error_set_truncates_long_text(void **state)
     memset(long_path, 'p', sizeof long_path - 1);
     long_path[sizeof long_path - 1] = '\0';
     mn_error err;
-    mn_error_set(&err, MN_JSON_SYNTAX, long_path, 0, "%s", long_text);
+    mni_error_set(&err, MN_JSON_SYNTAX, long_path, 0, "%s", long_text);
     assert_int_equal(strlen(err.message), sizeof err.message - 1);
     assert_int_equal(strlen(err.path), sizeof err.path - 1);
 }
@@ -127,10 +127,10 @@ static void test_error_clear_resets_everything(void **state)
 {
     (void)state;
     mn_error err;
-    mn_error_set(&err, MN_OVERFLOW, "a", 5, "b");
+    mni_error_set(&err, MN_OVERFLOW, "a", 5, "b");
     err.line = 2;
     err.column = 9;
-    mn_error_clear(&err);
+    mni_error_clear(&err);
     assert_int_equal(err.code, MN_OK);
     assert_string_equal(err.message, "");
     assert_string_equal(err.path, "");
@@ -146,21 +146,21 @@ static void test_alloc_goes_through_hooks(void **state)
     (void)state;
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
-    void *p = mn_alloc(&hooks, 100);
-    void *q = mn_alloc(&hooks, 50);
+    void *p = mni_alloc(&hooks, 100);
+    void *q = mni_alloc(&hooks, 50);
     assert_non_null(p);
     assert_non_null(q);
     assert_int_equal(counter.allocs, 2);
     assert_int_equal(counter.live_bytes, 150);
-    mn_free(&hooks, p, 100);
+    mni_free(&hooks, p, 100);
     assert_int_equal(counter.live_bytes, 50);
-    mn_free(&hooks, q, 50);
-    mn_free(&hooks, NULL, 10); /* no-op, not counted */
+    mni_free(&hooks, q, 50);
+    mni_free(&hooks, NULL, 10); /* no-op, not counted */
     assert_int_equal(counter.frees, 2);
     assert_int_equal(counter.live_bytes, 0);
     assert_int_equal(counter.peak_bytes, 150);
     /* Zero bytes is refused without calling the hook. */
-    assert_null(mn_alloc(&hooks, 0));
+    assert_null(mni_alloc(&hooks, 0));
     assert_int_equal(counter.allocs, 2);
 }
 
@@ -168,13 +168,13 @@ static void test_zeroed_allocator_means_malloc(void **state)
 {
     (void)state;
     mn_allocator zeroed = {0};
-    void *p = mn_alloc(&zeroed, 64);
+    void *p = mni_alloc(&zeroed, 64);
     assert_non_null(p);
     memset(p, 1, 64);
-    mn_free(&zeroed, p, 64);
-    p = mn_alloc(NULL, 8);
+    mni_free(&zeroed, p, 64);
+    p = mni_alloc(NULL, 8);
     assert_non_null(p);
-    mn_free(NULL, p, 8);
+    mni_free(NULL, p, 8);
 }
 
 static void test_counting_allocator_fail_after(void **state)
@@ -183,14 +183,14 @@ static void test_counting_allocator_fail_after(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     counter.fail_after = 2;
     mn_allocator hooks = mn_counting_allocator(&counter);
-    void *a = mn_alloc(&hooks, 1), *b = mn_alloc(&hooks, 2);
+    void *a = mni_alloc(&hooks, 1), *b = mni_alloc(&hooks, 2);
     assert_non_null(a);
     assert_non_null(b);
-    assert_null(mn_alloc(&hooks, 3));
+    assert_null(mni_alloc(&hooks, 3));
     assert_int_equal(counter.failures, 1);
     assert_int_equal(counter.allocs, 2);
-    mn_free(&hooks, a, 1);
-    mn_free(&hooks, b, 2);
+    mni_free(&hooks, a, 1);
+    mni_free(&hooks, b, 2);
     assert_int_equal(counter.live_bytes, 0);
 }
 
@@ -208,12 +208,12 @@ static void test_arena_many_small_allocations_stay_intact(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
+    mni_arena_init(&arena, &hooks);
     static uint8_t *ptrs[N];
     size_t total = 0;
     for (size_t i = 0; i < N; i++) {
         size_t size = 1 + i % 97, align = (size_t)1 << (i % 7);
-        ptrs[i] = mn_arena_alloc(&arena, size, align);
+        ptrs[i] = mni_arena_alloc(&arena, size, align);
         assert_non_null(ptrs[i]);
         assert_true(is_aligned(ptrs[i], align));
         memset(ptrs[i], (int)(i & 0xff), size); /* overlap would clobber an earlier pattern */
@@ -227,7 +227,7 @@ static void test_arena_many_small_allocations_stay_intact(void **state)
     assert_true(counter.live_bytes == arena.reserved);
     /* Blocks grow, so 5000 requests cost only a handful of hook calls. */
     assert_true(counter.allocs < 20);
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
     assert_int_equal(counter.live_bytes, 0);
     assert_int_equal(counter.frees, counter.allocs);
 }
@@ -238,25 +238,25 @@ static void test_arena_alignment_up_to_64(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
+    mni_arena_init(&arena, &hooks);
     for (size_t align = 1; align <= 64; align *= 2) {
         for (int n = 0; n < 20; n++) {
-            assert_non_null(mn_arena_alloc(&arena, 3, 1)); /* knock the cursor off alignment */
-            void *p = mn_arena_alloc(&arena, 24, align);
+            assert_non_null(mni_arena_alloc(&arena, 3, 1)); /* knock the cursor off alignment */
+            void *p = mni_arena_alloc(&arena, 24, align);
             assert_non_null(p);
             assert_true(is_aligned(p, align));
         }
     }
     /* A big request is aligned too (it gets a block of its own). */
-    void *big = mn_arena_alloc(&arena, 100000, 64);
+    void *big = mni_arena_alloc(&arena, 100000, 64);
     assert_non_null(big);
     assert_true(is_aligned(big, 64));
     /* Not a power of two, or above 64: refused. */
-    assert_null(mn_arena_alloc(&arena, 8, 3));
-    assert_null(mn_arena_alloc(&arena, 8, 128));
+    assert_null(mni_arena_alloc(&arena, 8, 3));
+    assert_null(mni_arena_alloc(&arena, 8, 128));
     /* 0 means no particular alignment. */
-    assert_non_null(mn_arena_alloc(&arena, 8, 0));
-    mn_arena_release(&arena);
+    assert_non_null(mni_arena_alloc(&arena, 8, 0));
+    mni_arena_release(&arena);
     assert_int_equal(counter.live_bytes, 0);
 }
 
@@ -266,22 +266,22 @@ static void test_arena_big_allocations(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
-    uint8_t *small = mn_arena_alloc(&arena, 16, 8);
+    mni_arena_init(&arena, &hooks);
+    uint8_t *small = mni_arena_alloc(&arena, 16, 8);
     assert_non_null(small);
     const size_t big_size = (size_t)5 << 20; /* above the largest shared block */
-    uint8_t *big = mn_arena_alloc(&arena, big_size, 16);
+    uint8_t *big = mni_arena_alloc(&arena, big_size, 16);
     assert_non_null(big);
     memset(big, 0xab, big_size);
     assert_true(counter.live_bytes >= big_size);
-    uint8_t *big2 = mn_arena_alloc(&arena, big_size, 16);
+    uint8_t *big2 = mni_arena_alloc(&arena, big_size, 16);
     assert_non_null(big2);
     assert_true(big2 + big_size <= big || big + big_size <= big2);
     assert_int_equal(big[big_size - 1], 0xab);
     /* Small requests after a big one keep working. */
     for (int i = 0; i < 100; i++)
-        assert_non_null(mn_arena_alloc(&arena, 32, 8));
-    mn_arena_release(&arena);
+        assert_non_null(mni_arena_alloc(&arena, 32, 8));
+    mni_arena_release(&arena);
     assert_int_equal(counter.live_bytes, 0);
     assert_int_equal(counter.frees, counter.allocs);
 }
@@ -290,10 +290,10 @@ static void test_arena_zero_size_gives_a_valid_pointer(void **state)
 {
     (void)state;
     mn_arena arena;
-    mn_arena_init(&arena, NULL);
-    assert_non_null(mn_arena_alloc(&arena, 0, 8));
-    assert_non_null(mn_arena_calloc(&arena, 0, 4, 4));
-    mn_arena_release(&arena);
+    mni_arena_init(&arena, NULL);
+    assert_non_null(mni_arena_alloc(&arena, 0, 8));
+    assert_non_null(mni_arena_calloc(&arena, 0, 4, 4));
+    mni_arena_release(&arena);
 }
 
 static void test_arena_calloc_zeroes_and_refuses_overflow(void **state)
@@ -302,19 +302,19 @@ static void test_arena_calloc_zeroes_and_refuses_overflow(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
+    mni_arena_init(&arena, &hooks);
     /* Dirty the block first so zeroing is the arena's doing, not malloc's luck. */
-    uint8_t *dirty = mn_arena_alloc(&arena, 256, 8);
+    uint8_t *dirty = mni_arena_alloc(&arena, 256, 8);
     memset(dirty, 0xff, 256);
-    uint32_t *v = mn_arena_calloc(&arena, 100, sizeof(uint32_t), 4);
+    uint32_t *v = mni_arena_calloc(&arena, 100, sizeof(uint32_t), 4);
     assert_non_null(v);
     for (int i = 0; i < 100; i++)
         assert_int_equal(v[i], 0);
     size_t allocs = counter.allocs;
-    assert_null(mn_arena_calloc(&arena, SIZE_MAX / 2, 3, 1));
-    assert_null(mn_arena_calloc(&arena, (size_t)1 << (sizeof(size_t) * 4), (size_t)1 << (sizeof(size_t) * 4), 1));
+    assert_null(mni_arena_calloc(&arena, SIZE_MAX / 2, 3, 1));
+    assert_null(mni_arena_calloc(&arena, (size_t)1 << (sizeof(size_t) * 4), (size_t)1 << (sizeof(size_t) * 4), 1));
     assert_int_equal(counter.allocs, allocs); /* refused before asking the hooks */
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
     assert_int_equal(counter.live_bytes, 0);
 }
 
@@ -324,10 +324,10 @@ static void test_arena_huge_request_fails_cleanly(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
-    assert_null(mn_arena_alloc(&arena, SIZE_MAX, 1));
-    assert_null(mn_arena_alloc(&arena, SIZE_MAX - 8, 8));
-    mn_arena_release(&arena);
+    mni_arena_init(&arena, &hooks);
+    assert_null(mni_arena_alloc(&arena, SIZE_MAX, 1));
+    assert_null(mni_arena_alloc(&arena, SIZE_MAX - 8, 8));
+    mni_arena_release(&arena);
     assert_int_equal(counter.live_bytes, 0);
 }
 
@@ -335,21 +335,21 @@ static void test_arena_strndup_copies_and_terminates(void **state)
 {
     (void)state;
     mn_arena arena;
-    mn_arena_init(&arena, NULL);
+    mni_arena_init(&arena, NULL);
     const char *src = "skeleton root";
-    char *s = mn_arena_strndup(&arena, src, 8);
+    char *s = mni_arena_strndup(&arena, src, 8);
     assert_non_null(s);
     assert_string_equal(s, "skeleton");
     assert_ptr_not_equal(s, src);
-    char *empty = mn_arena_strndup(&arena, src, 0);
+    char *empty = mni_arena_strndup(&arena, src, 0);
     assert_non_null(empty);
     assert_string_equal(empty, "");
     /* Bytes after an embedded NUL are copied too: len decides, not strlen. */
     const char with_nul[4] = {'a', '\0', 'b', 'c'};
-    char *raw = mn_arena_strndup(&arena, with_nul, 4);
+    char *raw = mni_arena_strndup(&arena, with_nul, 4);
     assert_memory_equal(raw, with_nul, 4);
     assert_int_equal(raw[4], '\0');
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 static void test_arena_release_frees_everything_and_allows_reuse(void **state)
@@ -358,20 +358,20 @@ static void test_arena_release_frees_everything_and_allows_reuse(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
+    mni_arena_init(&arena, &hooks);
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < 1000; i++)
-            assert_non_null(mn_arena_alloc(&arena, 100, 16));
-        assert_non_null(mn_arena_alloc(&arena, 2 << 20, 16));
+            assert_non_null(mni_arena_alloc(&arena, 100, 16));
+        assert_non_null(mni_arena_alloc(&arena, 2 << 20, 16));
         assert_true(counter.live_bytes > 0);
-        mn_arena_release(&arena);
+        mni_arena_release(&arena);
         assert_int_equal(counter.live_bytes, 0);
         assert_int_equal(arena.used, 0);
         assert_int_equal(arena.reserved, 0);
         assert_null(arena.head);
     }
     assert_int_equal(counter.frees, counter.allocs);
-    mn_arena_release(&arena); /* releasing an empty arena is fine */
+    mni_arena_release(&arena); /* releasing an empty arena is fine */
 }
 
 static void test_arena_out_of_memory_returns_null_without_leaking(void **state)
@@ -384,14 +384,14 @@ static void test_arena_out_of_memory_returns_null_without_leaking(void **state)
         counter.fail_after = n;
         mn_allocator hooks = mn_counting_allocator(&counter);
         mn_arena arena;
-        mn_arena_init(&arena, &hooks);
+        mni_arena_init(&arena, &hooks);
         size_t got = 0;
-        while (got < 50000 && mn_arena_alloc(&arena, 64 + got % 512, 8))
+        while (got < 50000 && mni_arena_alloc(&arena, 64 + got % 512, 8))
             got++;
         assert_true(got < 50000); /* ~16 MB of requests need more than 11 blocks */
         assert_true(counter.allocs <= (size_t)n);
         assert_int_equal(counter.failures, 1);
-        mn_arena_release(&arena);
+        mni_arena_release(&arena);
         assert_int_equal(counter.live_bytes, 0);
         assert_int_equal(counter.frees, counter.allocs);
     }
@@ -404,12 +404,12 @@ static void test_arena_calloc_and_strndup_report_out_of_memory(void **state)
     counter.fail_after = 0;
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_arena arena;
-    mn_arena_init(&arena, &hooks);
-    assert_null(mn_arena_calloc(&arena, 4, 4, 4));
-    assert_null(mn_arena_strndup(&arena, "abc", 3));
-    assert_null(mn_arena_alloc(&arena, 1, 1));
+    mni_arena_init(&arena, &hooks);
+    assert_null(mni_arena_calloc(&arena, 4, 4, 4));
+    assert_null(mni_arena_strndup(&arena, "abc", 3));
+    assert_null(mni_arena_alloc(&arena, 1, 1));
     assert_int_equal(counter.failures, 3);
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
     assert_int_equal(counter.live_bytes, 0);
 }
 
@@ -419,21 +419,21 @@ static void test_checked_mul_edges(void **state)
 {
     (void)state;
     size_t out;
-    assert_true(mn_checked_mul(0, SIZE_MAX, &out));
+    assert_true(mni_checked_mul(0, SIZE_MAX, &out));
     assert_int_equal(out, 0);
-    assert_true(mn_checked_mul(SIZE_MAX, 0, &out));
+    assert_true(mni_checked_mul(SIZE_MAX, 0, &out));
     assert_int_equal(out, 0);
-    assert_true(mn_checked_mul(SIZE_MAX, 1, &out));
+    assert_true(mni_checked_mul(SIZE_MAX, 1, &out));
     assert_true(out == SIZE_MAX);
-    assert_true(mn_checked_mul(12, 34, &out));
+    assert_true(mni_checked_mul(12, 34, &out));
     assert_int_equal(out, 408);
-    assert_true(mn_checked_mul(SIZE_MAX / 2, 2, &out));
+    assert_true(mni_checked_mul(SIZE_MAX / 2, 2, &out));
     assert_true(out == SIZE_MAX - 1);
-    assert_false(mn_checked_mul(SIZE_MAX / 2 + 1, 2, &out));
+    assert_false(mni_checked_mul(SIZE_MAX / 2 + 1, 2, &out));
     assert_true(out == SIZE_MAX);
     const size_t half = (size_t)1 << (sizeof(size_t) * 4);
-    assert_false(mn_checked_mul(half, half, &out));
-    assert_true(mn_checked_mul(half - 1, half + 1, &out)); /* (h-1)(h+1) = h² - 1 = SIZE_MAX */
+    assert_false(mni_checked_mul(half, half, &out));
+    assert_true(mni_checked_mul(half - 1, half + 1, &out)); /* (h-1)(h+1) = h² - 1 = SIZE_MAX */
     assert_true(out == SIZE_MAX);
 }
 
@@ -441,15 +441,15 @@ static void test_checked_add_edges(void **state)
 {
     (void)state;
     size_t out;
-    assert_true(mn_checked_add(SIZE_MAX, 0, &out));
+    assert_true(mni_checked_add(SIZE_MAX, 0, &out));
     assert_true(out == SIZE_MAX);
-    assert_true(mn_checked_add(SIZE_MAX - 1, 1, &out));
+    assert_true(mni_checked_add(SIZE_MAX - 1, 1, &out));
     assert_true(out == SIZE_MAX);
-    assert_false(mn_checked_add(SIZE_MAX, 1, &out));
+    assert_false(mni_checked_add(SIZE_MAX, 1, &out));
     assert_true(out == SIZE_MAX);
-    assert_false(mn_checked_add(1, SIZE_MAX, &out));
-    assert_false(mn_checked_add(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, &out));
-    assert_true(mn_checked_add(0, 0, &out));
+    assert_false(mni_checked_add(1, SIZE_MAX, &out));
+    assert_false(mni_checked_add(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, &out));
+    assert_true(mni_checked_add(0, 0, &out));
     assert_int_equal(out, 0);
 }
 

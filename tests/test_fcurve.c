@@ -15,7 +15,7 @@
  * posing samples (fcurve_bake.c): within FCURVE_BAKE_TOLERANCE of the value
  * range of the exact curve at dense times, for every interpolation and ease,
  * one-shot and looping, and the curves they cannot follow left unbaked; a
- * looping animation's grid (fcurve_grid_bake): within the tolerance over
+ * looping animation's grid (mni_fcurve_grid_bake): within the tolerance over
  * three periods, every key's cell (a period either side, and just before it)
  * left to the curve, most cells with a cubic, and no grid for a one-shot or
  * a curve of another period.
@@ -644,7 +644,7 @@ static void eases_stay_on_the_css_definition_near_the_ends_and_at_the_knots(void
 
 /* ---- baked curves -------------------------------------------------------------- */
 
-/* The spread of a curve's keys and bezier handle values, as fcurve_bake measures it. */
+/* The spread of a curve's keys and bezier handle values, as mni_fcurve_bake measures it. */
 static double keys_range(const mn_fcurve_key *keys, uint32_t n)
 {
     double lo = keys[0].v, hi = lo;
@@ -672,12 +672,12 @@ static void check_baked(const mn_fcurve *c)
 {
     mn_arena arena;
     mn_allocator none = {0};
-    mn_arena_init(&arena, &none);
+    mni_arena_init(&arena, &none);
     double record[4 * 16];
     assert_true(c->key_count <= 16);
     mn_fcurve_resolve(c, record);
     const fcurve_baked *b = NULL;
-    assert_true(fcurve_bake(&arena, c, record, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, c, record, plenty(), &b));
     assert_non_null(b);
     double tol = FCURVE_BAKE_TOLERANCE * keys_range(c->keys, c->key_count);
     double t0 = c->keys[0].t, t1 = c->keys[c->key_count - 1].t;
@@ -696,7 +696,7 @@ static void check_baked(const mn_fcurve *c)
     assert_true(fcurve_baked_sample(b, NAN) == mn_fcurve_sample(c, NAN));
     assert_true(fcurve_baked_sample(b, INFINITY) == mn_fcurve_sample(c, INFINITY));
     assert_true(fcurve_baked_sample(b, -INFINITY) == mn_fcurve_sample(c, -INFINITY));
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 static void baked_curves_stay_within_the_tolerance_of_the_exact_ones(void **state)
@@ -741,35 +741,35 @@ static void curves_the_pieces_cannot_follow_are_left_unbaked(void **state)
     (void)state;
     mn_arena arena;
     mn_allocator none = {0};
-    mn_arena_init(&arena, &none);
+    mni_arena_init(&arena, &none);
     const fcurve_baked *b = (const fcurve_baked *)&arena;
     mn_fcurve_key keys[3] = {key(0, 1, MN_FCURVE_BEZIER), key(10, 2, MN_FCURVE_BEZIER),
                              key(20, 0, MN_FCURVE_BEZIER)};
     mn_fcurve one = {keys, 1, false, 0};
-    assert_true(fcurve_bake(&arena, &one, NULL, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, &one, NULL, plenty(), &b));
     assert_null(b);
     mn_fcurve past = {keys, 3, true, 15};   /* a key beyond the loop's period */
-    assert_true(fcurve_bake(&arena, &past, NULL, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, &past, NULL, plenty(), &b));
     assert_null(b);
     keys[1].v = INFINITY;
     mn_fcurve inf = {keys, 3, false, 20};
-    assert_true(fcurve_bake(&arena, &inf, NULL, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, &inf, NULL, plenty(), &b));
     assert_null(b);
     keys[1].v = 2;
     keys[2].t = 10;   /* not increasing */
-    assert_true(fcurve_bake(&arena, &inf, NULL, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, &inf, NULL, plenty(), &b));
     assert_null(b);
-    assert_true(fcurve_bake(&arena, NULL, NULL, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, NULL, NULL, plenty(), &b));
     assert_null(b);
     /* A flat bezier curve is baked as it is: one piece a segment, no halving on rounding. */
     mn_fcurve_key flat[3] = {key(0, 3, MN_FCURVE_BEZIER), key(10, 3, MN_FCURVE_EASE_IN),
                              key(20, 3, MN_FCURVE_BEZIER)};
     mn_fcurve flat_curve = {flat, 3, true, 30};
-    assert_true(fcurve_bake(&arena, &flat_curve, NULL, plenty(), &b));
+    assert_true(mni_fcurve_bake(&arena, &flat_curve, NULL, plenty(), &b));
     assert_non_null(b);
     assert_int_equal(b->piece_count, 3);
     assert_true(fcurve_baked_sample(b, 17.5) == 3);
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 /* ---- a looping animation's grid ------------------------------------------------------ */
@@ -818,9 +818,9 @@ static void a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves(
     }
     mn_arena arena;
     mn_allocator none = {0};
-    mn_arena_init(&arena, &none);
+    mni_arena_init(&arena, &none);
     const fcurve_grid *g = NULL;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &g));
+    assert_true(mni_fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &g));
     assert_non_null(g);
     for (uint32_t k = 0; k < CURVES; k++) {
         double tol = FCURVE_BAKE_TOLERANCE * keys_range(keys[k], KEYS);
@@ -846,13 +846,13 @@ static void a_grid_stays_within_the_tolerance_and_leaves_the_keys_to_the_curves(
     /* No grid for a one-shot, or a curve of another period. */
     const fcurve_grid *none_grid = g;
     curves[3].loop = false;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &none_grid));
+    assert_true(mni_fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &none_grid));
     assert_null(none_grid);
     curves[3].loop = true;
     curves[3].duration_ms = 2 * period;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &none_grid));
+    assert_true(mni_fcurve_grid_bake(&arena, list, resolved, CURVES, period, plenty(), &none_grid));
     assert_null(none_grid);
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 /* Random values with eases and handles: segments the pieces find hard to follow. */
@@ -878,11 +878,11 @@ static void a_bake_spends_no_more_than_its_budget(void **state)
     mn_fcurve_resolve(&c, record);
     mn_arena arena;
     mn_allocator none = {0};
-    mn_arena_init(&arena, &none);
+    mni_arena_init(&arena, &none);
     /* What it costs with room to spare. */
     fcurve_bake_budget big = {UINT64_C(1) << 40, UINT64_C(1) << 40}, left = big;
     const fcurve_baked *b = NULL;
-    assert_true(fcurve_bake(&arena, &c, record, &left, &b));
+    assert_true(mni_fcurve_bake(&arena, &c, record, &left, &b));
     assert_non_null(b);
     uint64_t samples = big.samples - left.samples, bytes = big.bytes - left.bytes;
     assert_true(samples > 0 && bytes > 0);
@@ -894,7 +894,7 @@ static void a_bake_spends_no_more_than_its_budget(void **state)
     for (size_t i = 0; i < sizeof tight / sizeof tight[0]; i++) {
         fcurve_bake_budget t = tight[i];
         b = (const fcurve_baked *)&arena;
-        assert_true(fcurve_bake(&arena, &c, record, &t, &b));
+        assert_true(mni_fcurve_bake(&arena, &c, record, &t, &b));
         assert_null(b);
         assert_true(t.samples <= tight[i].samples && t.bytes <= tight[i].bytes);
     }
@@ -903,14 +903,14 @@ static void a_bake_spends_no_more_than_its_budget(void **state)
     const double *resolved[1] = {record};
     const fcurve_grid *g = NULL;
     fcurve_bake_budget t = {1000, big.bytes};
-    assert_true(fcurve_grid_bake(&arena, list, resolved, 1, c.duration_ms, &t, &g));
+    assert_true(mni_fcurve_grid_bake(&arena, list, resolved, 1, c.duration_ms, &t, &g));
     assert_null(g);
     assert_true(t.samples == 1000 && t.bytes == big.bytes);
     t = big;
-    assert_true(fcurve_grid_bake(&arena, list, resolved, 1, c.duration_ms, &t, &g));
+    assert_true(mni_fcurve_grid_bake(&arena, list, resolved, 1, c.duration_ms, &t, &g));
     assert_non_null(g);
     assert_true(t.samples < big.samples && t.bytes < big.bytes);
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 int main(void)

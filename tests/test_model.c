@@ -586,7 +586,7 @@ static void compute_bounds_covers_translated_and_skinned_instances(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     f.model.scene = 0;
-    assert_int_equal(mn_model_compute_bounds(&f.model, &hooks), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, &hooks), MN_OK);
     assert_int_equal(counter.live_bytes, 0);
     /* box at x 9..11; skinned: (0,0,0) by joint 0 → (0,5,0); (1,1,1) half/half → (1,7,1) */
     const float want_min[3] = {0, -1, -1}, want_max[3] = {11, 7, 1};
@@ -595,13 +595,13 @@ static void compute_bounds_covers_translated_and_skinned_instances(void **state)
 
     /* no default scene named: scene 0 is used, so the same box */
     f.model.scene = MN_NONE;
-    assert_int_equal(mn_model_compute_bounds(&f.model, &hooks), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, &hooks), MN_OK);
     assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
     assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
 
     /* no scenes at all: every root, node 4 at x -1001 included */
     f.model.scene_count = 0;
-    assert_int_equal(mn_model_compute_bounds(&f.model, &hooks), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, &hooks), MN_OK);
     const float all_min[3] = {-1001, -1, -1};
     assert_vec_near(f.model.bounds_min, all_min, 3, 0.0);
     assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
@@ -621,14 +621,14 @@ static void compute_bounds_applies_default_morph_weights(void **state)
     float weight = 0.5f;
     f.meshes[0].weights = &weight, f.meshes[0].weight_count = 1;
     /* the box at node 0 moves up z by 0.5 × 10: z 4..6; the skinned mesh keeps z 0..1 */
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_true(f.model.bounds_min[2] == 0.0f);
     assert_true(f.model.bounds_max[2] == 6.0f);
 
     /* the node's own weights override the mesh's */
     float node_weight = 0.0f;
     f.nodes[0].weights = &node_weight, f.nodes[0].weight_count = 1;
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_true(f.model.bounds_min[2] == -1.0f);
     assert_true(f.model.bounds_max[2] == 1.0f);
 }
@@ -658,14 +658,14 @@ static void compute_bounds_transforms_every_quantized_position(void **state)
     mn_model model = make_model(acc, 1);
     model.meshes = &mesh, model.mesh_count = 1;
     model.nodes = nodes, model.node_count = 2;
-    assert_int_equal(mn_model_compute_bounds(&model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&model, NULL), MN_OK);
     const float want_min[3] = {0, 0.5f, 0}, want_max[3] = {499.5f, 500, 0};
     assert_vec_near(model.bounds_min, want_min, 3, 0.0);
     assert_vec_near(model.bounds_max, want_max, 3, 0.0);
 }
 
 /*
- * The placements of mn_model_compute_bounds (a min/max scan when nothing
+ * The placements of mni_model_compute_bounds (a min/max scan when nothing
  * moves the points, one matrix, or the skinning blend) must give the box the
  * blend gives.  These tests build one primitive on node 0, with two root
  * joints (nodes 1 and 2) for a skin, and compare with a reference computed
@@ -813,7 +813,7 @@ static void compute_bounds_scans_unmoved_positions_exactly(void **state)
     box_reset(want_min, want_max);
     for (size_t v = 0; v < N; v++)
         box_grow(want_min, want_max, pos + 3 * v);
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_true(want_min[0] == -500.0f && want_max[0] == 900.0f);
     assert_true(want_max[1] == 600.0f && want_min[1] == -1000.0f);
     assert_true(want_min[2] == -700.0f && want_max[2] == 800.0f);
@@ -826,7 +826,7 @@ static void compute_bounds_scans_unmoved_positions_exactly(void **state)
         box_reset(want_min, want_max);
         for (size_t v = 0; v < count; v++)
             box_grow(want_min, want_max, pos + 3 * v);
-        assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+        assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
         assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
         assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
     }
@@ -850,7 +850,7 @@ static void compute_bounds_identity_palette_matches_the_skinning_blend(void **st
     single_fixture_skin(&f, make_accessor(joints16, SKIN_N, 8, MN_COMPONENT_U16, MN_TYPE_VEC4, false),
                         make_accessor(weights, SKIN_N, 16, MN_COMPONENT_F32, MN_TYPE_VEC4, false),
                         true);
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     float scan_min[3], scan_max[3];
     memcpy(scan_min, f.model.bounds_min, sizeof scan_min);
     memcpy(scan_max, f.model.bounds_max, sizeof scan_max);
@@ -866,7 +866,7 @@ static void compute_bounds_identity_palette_matches_the_skinning_blend(void **st
     joints_bad[4 * 3 + 3] = 9;
     f.acc[1].data = (const uint8_t *)joints_bad;
     f.nodes[0].translation[2] = 50.0f; /* glTF ignores a skinned node's own transform */
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_vec_near(f.model.bounds_min, scan_min, 3, 1e-5);
     assert_vec_near(f.model.bounds_max, scan_max, 3, 1e-5);
 
@@ -874,7 +874,7 @@ static void compute_bounds_identity_palette_matches_the_skinning_blend(void **st
     weights[4 * 3 + 3] = 1.0f;
     const float *w3 = weights + 4 * 3;
     float moved_z = pos[3 * 3 + 2] + 50.0f * (1.0f / (w3[0] + w3[1] + w3[2] + w3[3]));
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_true(f.model.bounds_max[2] >= moved_z - 1e-4f);
     assert_true(f.model.bounds_max[2] > scan_max[2] + 1.0f);
     weights[4 * 3 + 3] = 0.0f;
@@ -888,7 +888,7 @@ static void compute_bounds_identity_palette_matches_the_skinning_blend(void **st
     mn_mat4_identity(palette + 16);
     palette[13] = 5.0f, palette[16 + 12] = 3.0f;
     reference_box(SKIN_N, pos, joints, weights, palette, NULL, want_min, want_max);
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_vec_near(f.model.bounds_min, want_min, 3, 1e-5);
     assert_vec_near(f.model.bounds_max, want_max, 3, 1e-5);
     assert_false(want_max[0] == scan_max[0] && want_max[1] == scan_max[1]);
@@ -913,7 +913,7 @@ static void compute_bounds_of_a_rotated_unskinned_instance(void **state)
     f.nodes[0].translation[0] = 10.0f;
     f.nodes[0].rotation[2] = f.nodes[0].rotation[3] = sqrtf(0.5f);
     f.nodes[0].scale[0] = f.nodes[0].scale[1] = f.nodes[0].scale[2] = 2.0f;
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     const float want_min[3] = {4, -2, -4}, want_max[3] = {10, 2, 4};
     assert_vec_near(f.model.bounds_min, want_min, 3, 1e-5);
     assert_vec_near(f.model.bounds_max, want_max, 3, 1e-5);
@@ -951,7 +951,7 @@ static void compute_bounds_reads_interleaved_positions_without_a_float_view(void
     box_reset(want_min, want_max);
     for (size_t v = 0; v < SKIN_N; v++)
         box_grow(want_min, want_max, pos + 3 * v);
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
     assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
 
@@ -961,7 +961,7 @@ static void compute_bounds_reads_interleaved_positions_without_a_float_view(void
     float world[16];
     mn_node_local_matrix(&f.nodes[0], world);
     reference_box(SKIN_N, pos, NULL, NULL, NULL, world, want_min, want_max);
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_vec_near(f.model.bounds_min, want_min, 3, 0.0);
     assert_vec_near(f.model.bounds_max, want_max, 3, 0.0);
 
@@ -978,7 +978,7 @@ static void compute_bounds_reads_interleaved_positions_without_a_float_view(void
     mn_mat4_identity(palette + 16);
     palette[13] = 5.0f, palette[16 + 12] = 3.0f;
     reference_box(SKIN_N, pos, joints, weights, palette, NULL, want_min, want_max);
-    assert_int_equal(mn_model_compute_bounds(&f.model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&f.model, NULL), MN_OK);
     assert_vec_near(f.model.bounds_min, want_min, 3, 1e-5);
     assert_vec_near(f.model.bounds_max, want_max, 3, 1e-5);
 }
@@ -987,14 +987,14 @@ static void compute_bounds_of_an_empty_model_is_inverted(void **state)
 {
     (void)state;
     mn_model model = make_model(NULL, 0);
-    assert_int_equal(mn_model_compute_bounds(&model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&model, NULL), MN_OK);
     for (int k = 0; k < 3; k++)
         assert_true(model.bounds_min[k] > model.bounds_max[k]);
 
     /* nodes but no meshes: still empty */
     mn_node nodes[1] = {make_node(MN_NONE)};
     model.nodes = nodes, model.node_count = 1;
-    assert_int_equal(mn_model_compute_bounds(&model, NULL), MN_OK);
+    assert_int_equal(mni_model_compute_bounds(&model, NULL), MN_OK);
     for (int k = 0; k < 3; k++)
         assert_true(model.bounds_min[k] > model.bounds_max[k]);
 }
@@ -1008,7 +1008,7 @@ static void compute_bounds_reports_out_of_memory_and_frees_everything(void **sta
         mn_counting_alloc counter = mn_counting_alloc_make();
         counter.fail_after = fail_after;
         mn_allocator hooks = mn_counting_allocator(&counter);
-        mn_status st = mn_model_compute_bounds(&f.model, &hooks);
+        mn_status st = mni_model_compute_bounds(&f.model, &hooks);
         assert_int_equal(counter.live_bytes, 0);
         if (counter.failures > 0) {
             assert_int_equal(st, MN_OUT_OF_MEMORY);

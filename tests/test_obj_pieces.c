@@ -111,14 +111,14 @@ static mn_status check_splits(const char *text, size_t size, uint32_t max_pieces
 {
     mn_obj *whole = NULL;
     mn_error whole_err;
-    mn_status whole_st = mn_obj_read_memory_pieces(text, size, options, 1, 1, &whole, &whole_err, NULL);
+    mn_status whole_st = mni_obj_read_memory_pieces(text, size, options, 1, 1, &whole, &whole_err, NULL);
     for (uint32_t pieces = 2; pieces <= max_pieces; pieces++) {
         for (uint32_t threads = 1; threads <= (pieces % 5 == 2 ? 2u : 1u); threads++) {
             mn_obj *obj = NULL;
             mn_error err;
             uint32_t joined = 0;
             mn_status st =
-                mn_obj_read_memory_pieces(text, size, options, pieces, threads, &obj, &err, &joined);
+                mni_obj_read_memory_pieces(text, size, options, pieces, threads, &obj, &err, &joined);
             assert_int_equal(st, whole_st);
             /* A good text with lines enough is read in pieces, not by falling back to one pass. */
             if (st == MN_OK && lines_in(text, size) >= pieces)
@@ -345,7 +345,7 @@ static void test_usemtl_crossing_every_cut_keeps_groups_and_materials(void **sta
     assert_int_equal(check_splits(obj, sizeof obj - 1, 40, &skip), MN_OK);
     mn_obj *o = NULL;
     mn_error err;
-    assert_int_equal(mn_obj_read_memory_pieces(obj, sizeof obj - 1, &skip, 9, 2, &o, &err, NULL), MN_OK);
+    assert_int_equal(mni_obj_read_memory_pieces(obj, sizeof obj - 1, &skip, 9, 2, &o, &err, NULL), MN_OK);
     assert_int_equal(o->group_count, 5);
     assert_null(o->groups[0].material);
     assert_string_equal(o->groups[1].material, "A");
@@ -369,7 +369,7 @@ static void test_unknown_keywords_warn_as_in_one_pass(void **state)
     assert_int_equal(check_splits(t.data, t.size, 40, &skip), MN_OK);
     mn_obj *o = NULL;
     mn_error err;
-    assert_int_equal(mn_obj_read_memory_pieces(t.data, t.size, &skip, 30, 2, &o, &err, NULL), MN_OK);
+    assert_int_equal(mni_obj_read_memory_pieces(t.data, t.size, &skip, 30, 2, &o, &err, NULL), MN_OK);
     assert_int_equal(o->warning_count, 17); /* 16 keywords, then "more unknown statements" */
     mn_obj_free(o);
     free(t.data);
@@ -467,14 +467,14 @@ static void test_out_of_memory_in_a_split_read(void **state)
     text t = generate(5, 80, 0);
     mn_obj *whole = NULL;
     mn_error err;
-    assert_int_equal(mn_obj_read_memory_pieces(t.data, t.size, &skip, 1, 1, &whole, &err, NULL), MN_OK);
+    assert_int_equal(mni_obj_read_memory_pieces(t.data, t.size, &skip, 1, 1, &whole, &err, NULL), MN_OK);
     for (uint32_t threads = 1; threads <= 2; threads++) {
         for (long k = 0;; k++) {
             mn_counting_alloc counter = mn_counting_alloc_make();
             counter.fail_after = k;
             mn_obj_options options = {.allocator = mn_counting_allocator(&counter), .skip_libraries = true};
             mn_obj *obj = NULL;
-            mn_status st = mn_obj_read_memory_pieces(t.data, t.size, &options, 4, threads, &obj, &err, NULL);
+            mn_status st = mni_obj_read_memory_pieces(t.data, t.size, &options, 4, threads, &obj, &err, NULL);
             if (st == MN_OK) {
                 assert_same_obj(whole, obj);
                 mn_obj_free(obj);

@@ -656,13 +656,13 @@ static void check_kernels_agree(const mn_skeleton *sk, const mn_pose *pose)
 {
     size_t nw = 16 * (size_t)sk->joint_count, np = 16 * (size_t)(sk->skin_joint_count + 1);
     float *ref = floats(nw, 0), *got = floats(nw, 0), *pref = floats(np, 0), *pgot = floats(np, 0);
-    assert_true(mn_skeleton_local_to_world_kernel(MN_SKELETON_KERNEL_SCALAR, sk, pose, 0, ref));
-    assert_true(mn_skeleton_palette_kernel(MN_SKELETON_KERNEL_SCALAR, sk, ref, pref));
+    assert_true(mni_skeleton_local_to_world_kernel(MN_SKELETON_KERNEL_SCALAR, sk, pose, 0, ref));
+    assert_true(mni_skeleton_palette_kernel(MN_SKELETON_KERNEL_SCALAR, sk, ref, pref));
     const mn_skeleton_kernel kernels[] = {MN_SKELETON_KERNEL_SSE2, MN_SKELETON_KERNEL_AVX2,
                                           MN_SKELETON_KERNEL_AUTO};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        if (!mn_skeleton_kernel_available(kernels[k])) {
-            assert_false(mn_skeleton_local_to_world_kernel(kernels[k], sk, pose, 0, got));
+        if (!mni_skeleton_kernel_available(kernels[k])) {
+            assert_false(mni_skeleton_local_to_world_kernel(kernels[k], sk, pose, 0, got));
             continue;
         }
         bool exact = kernels[k] == MN_SKELETON_KERNEL_SSE2;
@@ -671,7 +671,7 @@ static void check_kernels_agree(const mn_skeleton *sk, const mn_pose *pose)
             uint32_t end = from == 0 ? sk->joint_count : sk->subtree_end[from];
             for (size_t i = 16 * (size_t)from; i < 16 * (size_t)end; i++)
                 got[i] = SENTINEL;
-            assert_true(mn_skeleton_local_to_world_kernel(kernels[k], sk, pose, from, got));
+            assert_true(mni_skeleton_local_to_world_kernel(kernels[k], sk, pose, from, got));
             for (uint32_t j = 0; j < sk->joint_count; j++) {
                 if (exact)
                     assert_floats_equal(got + 16 * j, ref + 16 * j, 16);
@@ -679,7 +679,7 @@ static void check_kernels_agree(const mn_skeleton *sk, const mn_pose *pose)
                     assert_mat_near_rel(got + 16 * j, ref + 16 * j, 1e-6);
             }
         }
-        assert_true(mn_skeleton_palette_kernel(kernels[k], sk, ref, pgot));
+        assert_true(mni_skeleton_palette_kernel(kernels[k], sk, ref, pgot));
         for (uint32_t i = 0; i < sk->skin_joint_count; i++) {
             if (exact)
                 assert_floats_equal(pgot + 16 * i, pref + 16 * i, 16);
@@ -696,7 +696,7 @@ static void check_kernels_agree(const mn_skeleton *sk, const mn_pose *pose)
 static void test_simd_kernels_agree_with_the_scalar_reference(void **state)
 {
     (void)state;
-    assert_true(mn_skeleton_kernel_available(MN_SKELETON_KERNEL_SCALAR));
+    assert_true(mni_skeleton_kernel_available(MN_SKELETON_KERNEL_SCALAR));
 
     mn_model *m = load_file(CESIUM_MAN);
     mn_skeleton *sk = skin_skeleton(m, 0, NULL);

@@ -1037,7 +1037,7 @@ static void a_rig_past_its_baking_budget_is_sampled_exactly(void **state)
         mn_voxel_rig *rig = NULL;
         mn_error err;
         assert_int_equal(mn_voxel_rig_read_memory(json, size, &options, &rig, &err), MN_OK);
-        const fcurve_baked *const *baked = voxel_rig_baked_tracks(rig, 0);
+        const fcurve_baked *const *baked = mni_voxel_rig_baked_tracks(rig, 0);
         assert_non_null(baked);
         if (c == 0)
             assert_non_null(baked[0]);

@@ -7,9 +7,9 @@
  * 0 or 1 copies one side bit-exactly rather than computing a + (b − a)·w,
  * whose rounding would otherwise leak into poses that should be untouched.
  *
- * The code here is the scalar reference.  On x86-64 mn_blend_poses and
- * mn_add_poses hand whole groups of joints to the SIMD kernels: eight at a
- * time to blend_avx2.c when mn_cpu_level() reports AVX2+FMA, else four at a
+ * The code here is the scalar reference.  On x86-64 mni_blend_poses and
+ * mni_add_poses hand whole groups of joints to the SIMD kernels: eight at a
+ * time to blend_avx2.c when mni_cpu_level() reports AVX2+FMA, else four at a
  * time to blend_simd.c (SSE2, the x86-64 baseline); the reference runs on the
  * tail and on any group with a wide arc.  MN_NO_SIMD builds the reference alone.
  */
@@ -41,7 +41,7 @@ static void quat_normalize4(float q[4])
 }
 
 /* 1/(i(2i + 1)) for the series below. */
-const float mn_slerp_series_k[40] = {
+const float mni_slerp_series_k[40] = {
     1.0f / 3,    1.0f / 10,   1.0f / 21,   1.0f / 36,   1.0f / 55,   1.0f / 78,   1.0f / 105,
     1.0f / 136,  1.0f / 171,  1.0f / 210,  1.0f / 253,  1.0f / 300,  1.0f / 351,  1.0f / 406,
     1.0f / 465,  1.0f / 528,  1.0f / 595,  1.0f / 666,  1.0f / 741,  1.0f / 820,  1.0f / 903,
@@ -73,8 +73,8 @@ static void slerp_weights(float d, float t, float *wa, float *wb)
         for (int i = 1; i <= SERIES_FIXED_TERMS; i++) {
             float i2 = (float)(i * i);
             p *= x;
-            ba *= (u * u - i2) * mn_slerp_series_k[i - 1];
-            bb *= (t * t - i2) * mn_slerp_series_k[i - 1];
+            ba *= (u * u - i2) * mni_slerp_series_k[i - 1];
+            bb *= (t * t - i2) * mni_slerp_series_k[i - 1];
             sa += ba * p;
             sb += bb * p;
         }
@@ -82,8 +82,8 @@ static void slerp_weights(float d, float t, float *wa, float *wb)
         for (int i = 1; i <= 40; i++) {
             float i2 = (float)(i * i);
             p *= x;
-            ba *= (u * u - i2) * mn_slerp_series_k[i - 1];
-            bb *= (t * t - i2) * mn_slerp_series_k[i - 1];
+            ba *= (u * u - i2) * mni_slerp_series_k[i - 1];
+            bb *= (t * t - i2) * mni_slerp_series_k[i - 1];
             float ta = ba * p, tb = bb * p;
             sa += ta;
             sb += tb;
@@ -108,7 +108,7 @@ static void series_weights(const float *d, const float *t, float *wa, float *wb,
         float x = d[i] - 1.0f, v = t[i], u = 1.0f - v;
         float u2 = u * u, v2 = v * v, acc_u = 1.0f, acc_v = 1.0f;
         for (int k = SERIES_FIXED_TERMS; k >= 1; k--) {
-            float kx = mn_slerp_series_k[k - 1] * x, k2 = (float)(k * k);
+            float kx = mni_slerp_series_k[k - 1] * x, k2 = (float)(k * k);
             acc_u = 1.0f + (u2 - k2) * kx * acc_u;
             acc_v = 1.0f + (v2 - k2) * kx * acc_v;
         }
@@ -190,7 +190,7 @@ static void normalize_marked(float *rotations, uint32_t first, uint64_t marks)
 /* Joint weight: the layer's weight times the mask's, each clamped. */
 static inline float joint_weight(float w, const float *mask, uint32_t j)
 {
-    return mask ? w * mn_clamp01(mask[j]) : w;
+    return mask ? w * mni_clamp01(mask[j]) : w;
 }
 
 static void copy_joint(mn_pose *out, const mn_pose *src, uint32_t j)
@@ -301,26 +301,26 @@ static void blend_range(const mn_pose *a, const mn_pose *b, float layer, const f
                           j + (width) * (g + 1));                                                   \
     }
 
-void mn_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
+void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
                        mn_cpu_simd level)
 {
-    float layer = mn_clamp01(t);
+    float layer = mni_clamp01(t);
     uint32_t j = 0;
 #ifdef MN_BLEND_AVX2
-    if (level == MN_CPU_AVX2_FMA && mn_cpu_level() == MN_CPU_AVX2_FMA)
-        SIMD_LOOP(mn_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b)
+    if (level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA)
+        SIMD_LOOP(mni_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b)
 #endif
 #ifdef MN_BLEND_SSE2
     if (level >= MN_CPU_SSE2)
-        SIMD_LOOP(mn_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b)
+        SIMD_LOOP(mni_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b)
 #endif
     (void)level;
     blend_range(a, b, layer, mask, out, j, out->joint_count);
 }
 
-void mn_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out)
+void mni_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out)
 {
-    mn_blend_poses_at(a, b, t, mask, out, mn_cpu_level());
+    mni_blend_poses_at(a, b, t, mask, out, mni_cpu_level());
 }
 
 /* One run of the additive layer, its S(ΔR, w) weights batched as blend_run's are. */
@@ -395,27 +395,27 @@ static void add_range(const mn_pose *base, const mn_pose *delta, float layer, co
     }
 }
 
-void mn_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
+void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                      mn_pose *out, mn_cpu_simd level)
 {
-    float layer = mn_clamp01(weight);
+    float layer = mni_clamp01(weight);
     uint32_t j = 0;
 #ifdef MN_BLEND_AVX2
-    if (level == MN_CPU_AVX2_FMA && mn_cpu_level() == MN_CPU_AVX2_FMA)
-        SIMD_LOOP(mn_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta)
+    if (level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA)
+        SIMD_LOOP(mni_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta)
 #endif
 #ifdef MN_BLEND_SSE2
     if (level >= MN_CPU_SSE2)
-        SIMD_LOOP(mn_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta)
+        SIMD_LOOP(mni_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta)
 #endif
     (void)level;
     add_range(base, delta, layer, mask, out, j, out->joint_count);
 }
 
-void mn_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
+void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                   mn_pose *out)
 {
-    mn_add_poses_at(base, delta, weight, mask, out, mn_cpu_level());
+    mni_add_poses_at(base, delta, weight, mask, out, mni_cpu_level());
 }
 
 /* NULL poses, mismatched counts, a mask of the wrong length: the shared checks. */
@@ -423,16 +423,16 @@ static mn_status check_three(const char *fn, const mn_pose *a, const mn_pose *b,
                              const float *mask, uint32_t mask_count, mn_error *err)
 {
     if (!a || !b || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s: a pose is NULL", fn);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s: a pose is NULL", fn);
     if (a->joint_count != b->joint_count || a->joint_count != out->joint_count)
-        return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
                             "%s: joint counts differ (%u, %u, out %u)", fn, a->joint_count,
                             b->joint_count, out->joint_count);
     if (mask && mask_count != out->joint_count)
-        return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
                             "%s: the mask has %u weights for %u joints", fn, mask_count,
                             out->joint_count);
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -446,7 +446,7 @@ mn_status mn_pose_blend_masked(const mn_pose *a, const mn_pose *b, float t, cons
 {
     mn_status st = check_three("blend", a, b, out, mask, mask_count, err);
     if (st == MN_OK)
-        mn_blend_poses(a, b, t, mask, out);
+        mni_blend_poses(a, b, t, mask, out);
     return st;
 }
 
@@ -461,7 +461,7 @@ mn_status mn_pose_add_masked(const mn_pose *base, const mn_pose *delta, float we
 {
     mn_status st = check_three("add", base, delta, out, mask, mask_count, err);
     if (st == MN_OK)
-        mn_add_poses(base, delta, weight, mask, out);
+        mni_add_poses(base, delta, weight, mask, out);
     return st;
 }
 
@@ -469,9 +469,9 @@ mn_status mn_pose_write_joint(mn_pose *pose, uint32_t joint, const float t[3], c
                               const float s[3], mn_error *err)
 {
     if (!pose)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "write_joint: pose is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "write_joint: pose is NULL");
     if (joint >= pose->joint_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                             "write_joint: joint %u is out of range (%u joints)", joint,
                             pose->joint_count);
     const struct {
@@ -482,10 +482,10 @@ mn_status mn_pose_write_joint(mn_pose *pose, uint32_t joint, const float t[3], c
     for (int p = 0; p < 3; p++)
         for (int i = 0; parts[p].v && i < parts[p].n; i++)
             if (!isfinite(parts[p].v[i]))
-                return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+                return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
                                     "write_joint: joint %u %s[%d] is not finite", joint,
                                     parts[p].name, i);
     mn_pose_set_joint(pose, joint, t, r, s);
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }

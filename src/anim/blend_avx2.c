@@ -1,7 +1,7 @@
 /*
  * AVX2 kernels of the pose blend and the additive layer, eight joints a
  * register: blend_simd.c's SSE2 kernels at twice the width, chosen at run
- * time (mn_cpu_level) by blend.c.
+ * time (mni_cpu_level) by blend.c.
  *
  * Only the functions here are compiled for AVX2, through the target
  * attribute, so the rest of the library stays baseline x86-64; they run only
@@ -22,7 +22,7 @@
 #include <math.h>
 #include <string.h>
 
-/* layer · clamp01(mask[j]) for eight joints (mn_clamp01: NaN gives 0). */
+/* layer · clamp01(mask[j]) for eight joints (mni_clamp01: NaN gives 0). */
 AVX2 static inline __m256 joint_weights8(float layer, const float *mask, uint32_t j)
 {
     __m256 l = _mm256_set1_ps(layer);
@@ -39,7 +39,7 @@ AVX2 static inline __m256 series8(__m256 x, __m256 u, int terms)
 {
     __m256 u2 = _mm256_mul_ps(u, u), acc = _mm256_set1_ps(1.0f), one = _mm256_set1_ps(1.0f);
     for (int k = terms; k >= 1; k--) {
-        __m256 kx = _mm256_mul_ps(_mm256_set1_ps(mn_slerp_series_k[k - 1]), x);
+        __m256 kx = _mm256_mul_ps(_mm256_set1_ps(mni_slerp_series_k[k - 1]), x);
         __m256 k2 = _mm256_set1_ps((float)(k * k));
         acc = _mm256_add_ps(one, _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(u2, k2), kx), acc));
     }
@@ -111,7 +111,7 @@ static void copy8(mn_pose *dst, const mn_pose *src, uint32_t j)
 
 #define G MN_AVX2_GROUPS
 
-AVX2 uint32_t mn_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+AVX2 uint32_t mni_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
                             mn_pose *out, uint32_t first, uint32_t groups)
 {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), sign_bit = _mm256_set1_ps(-0.0f);
@@ -209,7 +209,7 @@ AVX2 static inline void quat_mul8(__m256 out[4], const __m256 a[4], const __m256
 #undef M
 }
 
-AVX2 uint32_t mn_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+AVX2 uint32_t mni_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                           mn_pose *out, uint32_t first, uint32_t groups)
 {
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), sign_bit = _mm256_set1_ps(-0.0f);

@@ -12,7 +12,7 @@
 #include "core/core.h"
 
 /* x clamped to [0, 1]; NaN gives 0 (the comparisons are false for it). */
-static inline float mn_clamp01(float x)
+static inline float mni_clamp01(float x)
 {
     return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f;
 }
@@ -22,27 +22,27 @@ static inline float mn_clamp01(float x)
  * (mask NULL: clamp01(t) everywhere).  The three poses have the same joint
  * count (unchecked); out may be a or b.
  */
-void mn_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out);
+void mni_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out);
 
-/* out = delta added over base, weights as mn_blend_poses.  Same counts, unchecked. */
-void mn_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
+/* out = delta added over base, weights as mni_blend_poses.  Same counts, unchecked. */
+void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                   mn_pose *out);
 
 /*
  * Either at a chosen kernel level: MN_CPU_SCALAR is the scalar reference
  * (what MN_NO_SIMD builds use alone), MN_CPU_SSE2 and MN_CPU_AVX2_FMA the
  * SIMD kernels below, each falling back to the narrower ones (and the
- * reference) where it is not built or the CPU lacks it.  mn_blend_poses and
- * mn_add_poses use the CPU's level; tests/test_blend.c holds every level to
+ * reference) where it is not built or the CPU lacks it.  mni_blend_poses and
+ * mni_add_poses use the CPU's level; tests/test_blend.c holds every level to
  * the reference.
  */
-void mn_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
+void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
                        mn_cpu_simd level);
-void mn_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
+void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                      mn_pose *out, mn_cpu_simd level);
-#define mn_blend_poses_reference(a, b, t, mask, out) mn_blend_poses_at(a, b, t, mask, out, MN_CPU_SCALAR)
+#define mn_blend_poses_reference(a, b, t, mask, out) mni_blend_poses_at(a, b, t, mask, out, MN_CPU_SCALAR)
 #define mn_add_poses_reference(base, delta, w, mask, out) \
-    mn_add_poses_at(base, delta, w, mask, out, MN_CPU_SCALAR)
+    mni_add_poses_at(base, delta, w, mask, out, MN_CPU_SCALAR)
 
 /* Slerp weights (blend.c): nlerp above this cos θ (§19). */
 #define MN_NEARLY_PARALLEL 0.9995f
@@ -50,22 +50,22 @@ void mn_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, co
 #define MN_SERIES_FIXED_TERMS 8
 #define MN_SERIES_FIXED_FROM 0.5f
 /* 1/(i(2i + 1)), i = 1.., the series' coefficients. */
-extern const float mn_slerp_series_k[40];
+extern const float mni_slerp_series_k[40];
 
 #if (defined(__SSE2__) || defined(_M_X64)) && !defined(MN_NO_SIMD)
 #define MN_BLEND_SSE2 1
 /* Groups of four joints one SSE2 call handles: a run of 64. */
 #define MN_SIMD_GROUPS 16u
 /*
- * Joints [first, first + 4·groups) of mn_blend_poses / mn_add_poses at
+ * Joints [first, first + 4·groups) of mni_blend_poses / mni_add_poses at
  * weight `layer` (already clamped) with SSE2 (blend_simd.c), groups <=
  * MN_SIMD_GROUPS.  Returns a bit per group (1 << g) left unwritten because
  * one of its joints needs the wide-arc series: the caller runs the
  * reference on those four joints.
  */
-uint32_t mn_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+uint32_t mni_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
                        mn_pose *out, uint32_t first, uint32_t groups);
-uint32_t mn_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+uint32_t mni_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                      mn_pose *out, uint32_t first, uint32_t groups);
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -73,9 +73,9 @@ uint32_t mn_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, con
 /* Groups of eight joints one AVX2 call handles: a run of 64. */
 #define MN_AVX2_GROUPS 8u
 /* The SSE2 kernels' contract at eight joints a group (blend_avx2.c); AVX2 CPUs only. */
-uint32_t mn_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+uint32_t mni_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
                        mn_pose *out, uint32_t first, uint32_t groups);
-uint32_t mn_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+uint32_t mni_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                      mn_pose *out, uint32_t first, uint32_t groups);
 #endif
 #endif
@@ -101,7 +101,7 @@ typedef struct mn_blend_space {
  * collinear, a zero-area triangle), MN_INDEX_RANGE (a triangle index),
  * MN_NOT_FINITE, MN_OUT_OF_MEMORY.
  */
-mn_status mn_blend_space_build(mn_blend_space *space, mn_arena *arena, const float *points,
+mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const float *points,
                                uint32_t point_count, const uint32_t *triangles,
                                uint32_t triangle_count, const char *path, mn_error *err);
 
@@ -110,7 +110,7 @@ mn_status mn_blend_space_build(mn_blend_space *space, mn_arena *arena, const flo
  * (summing to 1, in triangle or edge order) in index[] and weight[];
  * returns how many (2 outside the hull, 3 inside).
  */
-uint32_t mn_blend_space_weights(const mn_blend_space *space, double x, double y, uint32_t index[3],
+uint32_t mni_blend_space_weights(const mn_blend_space *space, double x, double y, uint32_t index[3],
                                 double weight[3]);
 
 #endif /* MN_ANIM_BLEND_INTERNAL_H */

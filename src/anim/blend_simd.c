@@ -3,7 +3,7 @@
  * joints a register: the quaternions transposed into x, y, z, w registers,
  * then the dot products, the short-arc flips, the slerp series, the nlerp
  * picks and the normalisation computed for four joints at once, over up to
- * sixteen groups a call in three passes (see mn_blend_sse2).
+ * sixteen groups a call in three passes (see mni_blend_sse2).
  *
  * Each lane does the scalar reference's IEEE operations in its order (add,
  * subtract, multiply, divide, square root; no fused multiply-add), except
@@ -63,14 +63,14 @@ static inline void store_quats(float *q, __m128 r[4])
     _mm_storeu_ps(q + 12, r[3]);
 }
 
-/* The layer weight times each joint's clamped mask weight (mn_clamp01: NaN gives 0). */
+/* The layer weight times each joint's clamped mask weight (mni_clamp01: NaN gives 0). */
 static inline __m128 joint_weights(float layer, const float *mask, uint32_t j)
 {
     __m128 l = _mm_set1_ps(layer);
     if (!mask)
         return l;
     __m128 m = _mm_loadu_ps(mask + j), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
-    /* x > 0 ? (x < 1 ? x : 1) : 0, as mn_clamp01 writes it */
+    /* x > 0 ? (x < 1 ? x : 1) : 0, as mni_clamp01 writes it */
     __m128 c = select4(_mm_cmplt_ps(m, one), m, one);
     c = select4(_mm_cmpgt_ps(m, zero), c, zero);
     return _mm_mul_ps(l, c);
@@ -88,7 +88,7 @@ static inline __m128 series4(__m128 x, __m128 u, int terms)
 {
     __m128 u2 = _mm_mul_ps(u, u), acc = _mm_set1_ps(1.0f), one = _mm_set1_ps(1.0f);
     for (int k = terms; k >= 1; k--) {
-        __m128 kx = _mm_mul_ps(_mm_set1_ps(mn_slerp_series_k[k - 1]), x);
+        __m128 kx = _mm_mul_ps(_mm_set1_ps(mni_slerp_series_k[k - 1]), x);
         __m128 k2 = _mm_set1_ps((float)(k * k));
         acc = _mm_add_ps(one, _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(u2, k2), kx), acc));
     }
@@ -176,7 +176,7 @@ static inline bool channel_unchanged(const __m128 va[3], const __m128 vb[3])
  * multiply-adds; one group at a time left the core waiting on it, while
  * independent groups in a loop of their own overlap.
  */
-uint32_t mn_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+uint32_t mni_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
                        mn_pose *out, uint32_t first, uint32_t groups)
 {
     const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), sign_bit = _mm_set1_ps(-0.0f);
@@ -279,8 +279,8 @@ static inline void quat_mul4(__m128 out[4], const __m128 a[4], const __m128 b[4]
 #undef M
 }
 
-/* The additive layer in the same three passes as mn_blend_sse2. */
-uint32_t mn_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+/* The additive layer in the same three passes as mni_blend_sse2. */
+uint32_t mni_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                      mn_pose *out, uint32_t first, uint32_t groups)
 {
     const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), sign_bit = _mm_set1_ps(-0.0f);

@@ -176,34 +176,34 @@ static mn_status check_points(const double *p, uint32_t n, double eps_area, cons
                               mn_error *err)
 {
     if (n < 3)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
                             "%s: a 2D blend space needs at least 3 children, has %u", path, n);
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++)
             if (p[2 * i] == p[2 * j] && p[2 * i + 1] == p[2 * j + 1])
-                return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1,
+                return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
                                     "%s: children %u and %u are at the same point (%g, %g)", path,
                                     i, j, p[2 * i], p[2 * i + 1]);
     for (uint32_t i = 2; i < n; i++)
         if (fabs(orient(p, p + 2, p + 2 * i)) > eps_area)
             return MN_OK;
-    return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1,
+    return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
                         "%s: all %u children lie on one line", path, n);
 }
 
-mn_status mn_blend_space_build(mn_blend_space *space, mn_arena *arena, const float *points,
+mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const float *points,
                                uint32_t point_count, const uint32_t *triangles,
                                uint32_t triangle_count, const char *path, mn_error *err)
 {
     memset(space, 0, sizeof *space);
     uint32_t n = point_count;
-    double *p = mn_arena_calloc(arena, n ? 2 * (size_t)n : 1, sizeof(double), 8);
+    double *p = mni_arena_calloc(arena, n ? 2 * (size_t)n : 1, sizeof(double), 8);
     if (!p)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     for (uint32_t i = 0; i < 2 * n; i++) {
         if (!isfinite(points[i]))
-            return mn_error_set(err, MN_NOT_FINITE, path, -1,
+            return mni_error_set(err, MN_NOT_FINITE, path, -1,
                                 "%s: position %u of child %u is not finite", path, i % 2, i / 2);
         p[i] = points[i];
         lo[i % 2] = fmin(lo[i % 2], p[i]);
@@ -217,31 +217,31 @@ mn_status mn_blend_space_build(mn_blend_space *space, mn_arena *arena, const flo
 
     if (triangles) {
         if (triangle_count == 0)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: triangles given but none",
+            return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: triangles given but none",
                                 path);
         b.tri_capacity = triangle_count;
     } else {
         b.tri_capacity = 2 * n; /* a planar triangulation of n points has at most 2n − 5 triangles */
     }
     size_t tri_floats;
-    if (!mn_checked_mul(b.tri_capacity, 3, &tri_floats))
-        return mn_error_set(err, MN_OVERFLOW, path, -1, "%s: too many triangles", path);
-    b.tris = mn_arena_calloc(arena, tri_floats, sizeof(uint32_t), 4);
-    uint32_t *edges = mn_arena_calloc(arena, tri_floats * 2, sizeof(uint32_t), 4);
-    uint32_t *cell = mn_arena_calloc(arena, n, sizeof(uint32_t), 4);
-    double *angle = mn_arena_calloc(arena, n, sizeof(double), 8);
+    if (!mni_checked_mul(b.tri_capacity, 3, &tri_floats))
+        return mni_error_set(err, MN_OVERFLOW, path, -1, "%s: too many triangles", path);
+    b.tris = mni_arena_calloc(arena, tri_floats, sizeof(uint32_t), 4);
+    uint32_t *edges = mni_arena_calloc(arena, tri_floats * 2, sizeof(uint32_t), 4);
+    uint32_t *cell = mni_arena_calloc(arena, n, sizeof(uint32_t), 4);
+    double *angle = mni_arena_calloc(arena, n, sizeof(double), 8);
     if (!b.tris || !edges || !cell || !angle)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
 
     if (triangles) {
         for (uint32_t t = 0; t < triangle_count; t++) {
             const uint32_t *tri = triangles + 3 * (size_t)t;
             for (int c = 0; c < 3; c++)
                 if (tri[c] >= n)
-                    return mn_error_set(err, MN_INDEX_RANGE, path, -1,
+                    return mni_error_set(err, MN_INDEX_RANGE, path, -1,
                                         "%s: triangles[%u] names child %u of %u", path, t, tri[c], n);
             if (fabs(orient(p + 2 * tri[0], p + 2 * tri[1], p + 2 * tri[2])) <= b.eps_area)
-                return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1,
+                return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
                                     "%s: triangles[%u] (%u, %u, %u) has zero area", path, t, tri[0],
                                     tri[1], tri[2]);
             memcpy(b.tris + 3 * (size_t)t, tri, 3 * sizeof(uint32_t));
@@ -274,7 +274,7 @@ static void barycentric(const mn_blend_space *s, const uint32_t *t, double x, do
     w[2] = 1.0 - w[0] - w[1];
 }
 
-uint32_t mn_blend_space_weights(const mn_blend_space *s, double x, double y, uint32_t index[3],
+uint32_t mni_blend_space_weights(const mn_blend_space *s, double x, double y, uint32_t index[3],
                                 double weight[3])
 {
     for (uint32_t t = 0; t < s->triangle_count; t++) {

@@ -97,12 +97,12 @@ static mn_status declare_name(mn_blend_tree *tree, const char *name, mn_blend_na
     char path[64];
     snprintf(path, sizeof path, "nodes[%u].%s", node, field);
     if (!name || !name[0])
-        return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is %s", path,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is %s", path,
                             name ? "empty" : "missing");
     uint32_t i = find_name(tree, name);
     if (i != MN_NONE) {
         if (tree->names[i].kind != kind)
-            return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+            return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                                 "%s: \"%s\" is %s here and %s at nodes[%u]; a name is one or the "
                                 "other, never both",
                                 path, name, kind_word(kind), kind_word(tree->names[i].kind),
@@ -110,9 +110,9 @@ static mn_status declare_name(mn_blend_tree *tree, const char *name, mn_blend_na
         *index = i;
         return MN_OK;
     }
-    char *copy = mn_arena_strndup(&tree->arena, name, strlen(name));
+    char *copy = mni_arena_strndup(&tree->arena, name, strlen(name));
     if (!copy)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
     i = tree->name_count++;
     tree->names[i] = (bt_name){.name = copy, .kind = kind, .value = 0.0f, .first_node = node};
     *index = i;
@@ -158,7 +158,7 @@ static uint32_t set_weights(const mn_blend_tree *tree, const bt_node *nd, uint32
         w[1] = f;
         return 2;
     }
-    uint32_t k = mn_blend_space_weights(&nd->space, name_value(tree, nd->param),
+    uint32_t k = mni_blend_space_weights(&nd->space, name_value(tree, nd->param),
                                         name_value(tree, nd->param_y), idx, w);
     uint32_t kept = 0;
     for (uint32_t c = 0; c < k; c++)
@@ -239,7 +239,7 @@ static void eval_set(mn_blend_tree *tree, const bt_node *nd, float time, const d
         }
         acc += w[c];
         if (c > 0)
-            mn_blend_poses(out, target, (float)(w[c] / acc), NULL, out);
+            mni_blend_poses(out, target, (float)(w[c] / acc), NULL, out);
     }
 }
 
@@ -254,7 +254,7 @@ static void eval_node(mn_blend_tree *tree, uint32_t node, float time, const doub
         break;
     }
     case MN_BLEND_NODE_LERP: {
-        float w = mn_clamp01(name_value(tree, nd->param));
+        float w = mni_clamp01(name_value(tree, nd->param));
         if (w == 0.0f || w == 1.0f) {
             /* The blend would copy one side exactly: the other is not evaluated. */
             eval_node(tree, w == 0.0f ? nd->a : nd->b, time, phases, out, level + 1);
@@ -262,7 +262,7 @@ static void eval_node(mn_blend_tree *tree, uint32_t node, float time, const doub
         }
         eval_node(tree, nd->a, time, phases, out, level + 1);
         eval_node(tree, nd->b, time, phases, &tree->scratch[level], level + 1);
-        mn_blend_poses(out, &tree->scratch[level], w, NULL, out);
+        mni_blend_poses(out, &tree->scratch[level], w, NULL, out);
         break;
     }
     default:
@@ -275,16 +275,16 @@ static mn_status check_evaluate(const mn_blend_tree *tree, uint32_t node, float 
                                 const mn_pose *out, mn_error *err)
 {
     if (!tree || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree or out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree or out is NULL");
     if (node >= tree->node_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1, "blend tree: node %u of %u", node,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1, "blend tree: node %u of %u", node,
                             tree->node_count);
     if (out->joint_count != tree->joint_count)
-        return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
                             "blend tree: out has %u joints, the tree %u", out->joint_count,
                             tree->joint_count);
     if (!isfinite(time))
-        return mn_error_set(err, MN_NOT_FINITE, NULL, -1, "blend tree: time is not finite");
+        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "blend tree: time is not finite");
     return MN_OK;
 }
 
@@ -295,7 +295,7 @@ mn_status mn_blend_tree_evaluate_node(mn_blend_tree *tree, uint32_t node, float 
     if (st != MN_OK)
         return st;
     eval_node(tree, node, time, phases, out, 0);
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -309,10 +309,10 @@ mn_status mn_blend_tree_evaluate(mn_blend_tree *tree, float time, mn_pose *out, 
 static mn_status lookup(const mn_blend_tree *tree, const char *name, uint32_t *index, mn_error *err)
 {
     if (!tree || !name)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree or name is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree or name is NULL");
     *index = find_name(tree, name);
     if (*index == MN_NONE)
-        return mn_error_set(err, MN_INVALID_VALUE, NULL, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1,
                             "blend tree: no node declares a parameter or clock named \"%s\"", name);
     return MN_OK;
 }
@@ -320,15 +320,15 @@ static mn_status lookup(const mn_blend_tree *tree, const char *name, uint32_t *i
 mn_status mn_blend_tree_set_index(mn_blend_tree *tree, uint32_t index, float value, mn_error *err)
 {
     if (!tree)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree is NULL");
     if (index >= tree->name_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1, "blend tree: name index %u of %u", index,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1, "blend tree: name index %u of %u", index,
                             tree->name_count);
     if (!isfinite(value))
-        return mn_error_set(err, MN_NOT_FINITE, NULL, -1, "blend tree: \"%s\" set to a non-finite value",
+        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "blend tree: \"%s\" set to a non-finite value",
                             tree->names[index].name);
     tree->names[index].value = value;
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -346,10 +346,10 @@ mn_status mn_blend_tree_advance_clock(mn_blend_tree *tree, const char *name, flo
     if (st != MN_OK)
         return st;
     if (tree->names[index].kind != MN_BLEND_NAME_CLOCK)
-        return mn_error_set(err, MN_INVALID_VALUE, NULL, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1,
                             "blend tree: \"%s\" is a blend parameter, not a clock", name);
     if (!isfinite(dt))
-        return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
                             "blend tree: clock \"%s\" advanced by a non-finite dt", name);
     return mn_blend_tree_set_index(tree, index, tree->names[index].value + dt, err);
 }
@@ -358,12 +358,12 @@ mn_status mn_blend_tree_get(const mn_blend_tree *tree, const char *name, float *
 {
     uint32_t index;
     if (!value)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: value is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: value is NULL");
     mn_status st = lookup(tree, name, &index, err);
     if (st != MN_OK)
         return st;
     *value = tree->names[index].value;
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -492,7 +492,7 @@ static mn_status node_error(mn_error *err, mn_status code, uint32_t node, const 
 {
     char path[64];
     snprintf(path, sizeof path, "nodes[%u]%s%s", node, field[0] ? "." : "", field);
-    return mn_error_set(err, code, path, -1, "%s: %s", path, what);
+    return mni_error_set(err, code, path, -1, "%s: %s", path, what);
 }
 
 static mn_status copy_children(mn_blend_tree *tree, bt_node *nd, const mn_blend_node *src,
@@ -505,7 +505,7 @@ static mn_status copy_children(mn_blend_tree *tree, bt_node *nd, const mn_blend_
             return node_error(err, MN_INDEX_RANGE, node, field, "no such node");
         }
     nd->child_count = src->child_count;
-    nd->children = mn_arena_alloc(&tree->arena, (size_t)src->child_count * sizeof(uint32_t), 4);
+    nd->children = mni_arena_alloc(&tree->arena, (size_t)src->child_count * sizeof(uint32_t), 4);
     if (!nd->children)
         return node_error(err, MN_OUT_OF_MEMORY, node, "", "out of memory");
     memcpy(nd->children, src->children, (size_t)src->child_count * sizeof(uint32_t));
@@ -517,8 +517,8 @@ static mn_status build_1d(mn_blend_tree *tree, bt_node *nd, const float *positio
                           mn_error *err)
 {
     uint32_t n = nd->child_count;
-    nd->order = mn_arena_alloc(&tree->arena, (size_t)n * sizeof(uint32_t), 4);
-    nd->at = mn_arena_alloc(&tree->arena, (size_t)n * sizeof(float), 4);
+    nd->order = mni_arena_alloc(&tree->arena, (size_t)n * sizeof(uint32_t), 4);
+    nd->at = mni_arena_alloc(&tree->arena, (size_t)n * sizeof(float), 4);
     if (!nd->order || !nd->at)
         return node_error(err, MN_OUT_OF_MEMORY, node, "", "out of memory");
     for (uint32_t c = 0; c < n; c++) {
@@ -588,7 +588,7 @@ static mn_status build_node(mn_blend_tree *tree, uint32_t node, const mn_blend_n
             return build_1d(tree, nd, src->positions, node, err);
         char path[32];
         snprintf(path, sizeof path, "nodes[%u]", node);
-        return mn_blend_space_build(&nd->space, &tree->arena, src->positions, src->child_count,
+        return mni_blend_space_build(&nd->space, &tree->arena, src->positions, src->child_count,
                                     src->triangles, src->triangle_count, path, err);
     }
     default:
@@ -678,13 +678,13 @@ static void gather_syncs(const mn_blend_tree *tree, uint32_t node, uint32_t *mar
 static mn_status derive(mn_blend_tree *tree, mn_error *err)
 {
     uint32_t n = tree->node_count;
-    uint8_t *state = mn_arena_calloc(&tree->arena, n, 1, 1);
-    uint32_t *mark = mn_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
-    tree->sync_slot = mn_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
-    tree->sync_nodes = mn_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
-    uint32_t *slots = mn_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
+    uint8_t *state = mni_arena_calloc(&tree->arena, n, 1, 1);
+    uint32_t *mark = mni_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
+    tree->sync_slot = mni_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
+    tree->sync_nodes = mni_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
+    uint32_t *slots = mni_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
     if (!state || !mark || !tree->sync_slot || !tree->sync_nodes || !slots)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
     uint32_t max_depth = 0;
     for (uint32_t i = 0; i < n; i++) {
         mn_status st = measure(tree, i, state, 0, err);
@@ -705,9 +705,9 @@ static mn_status derive(mn_blend_tree *tree, mn_error *err)
         gather_syncs(tree, i, mark, i + 1, slots, &count);
         bt_node *nd = &tree->nodes[i];
         nd->sync_count = count;
-        nd->syncs = mn_arena_alloc(&tree->arena, (size_t)count * sizeof(uint32_t), 4);
+        nd->syncs = mni_arena_alloc(&tree->arena, (size_t)count * sizeof(uint32_t), 4);
         if (!nd->syncs)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
         memcpy(nd->syncs, slots, (size_t)count * sizeof(uint32_t));
     }
     tree->scratch_count = max_depth;
@@ -718,11 +718,11 @@ static mn_status claim_pose(mn_blend_tree *tree, mn_pose *pose, mn_error *err)
 {
     size_t size = mn_pose_storage_size(tree->joint_count);
     if (size == SIZE_MAX)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "blend tree: %u joints overflow a pose",
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "blend tree: %u joints overflow a pose",
                             tree->joint_count);
-    void *storage = mn_arena_alloc(&tree->arena, size ? size : 16, 16);
+    void *storage = mni_arena_alloc(&tree->arena, size ? size : 16, 16);
     if (!storage)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory for poses");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory for poses");
     mn_pose_init(pose, tree->joint_count, storage);
     return MN_OK;
 }
@@ -730,21 +730,21 @@ static mn_status claim_pose(mn_blend_tree *tree, mn_pose *pose, mn_error *err)
 static mn_status check_desc(const mn_blend_tree_desc *desc, mn_error *err)
 {
     if (!desc || !desc->nodes || desc->node_count == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: no nodes");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: no nodes");
     if (desc->root >= desc->node_count)
-        return mn_error_set(err, MN_INDEX_RANGE, "root", -1, "blend tree: root %u of %u nodes",
+        return mni_error_set(err, MN_INDEX_RANGE, "root", -1, "blend tree: root %u of %u nodes",
                             desc->root, desc->node_count);
     if (desc->joint_count == 0 && !desc->bind)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "joint_count", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "joint_count", -1,
                             "blend tree: neither joint_count nor a bind pose");
     if (desc->bind && desc->joint_count != 0 && desc->bind->joint_count != desc->joint_count)
-        return mn_error_set(err, MN_COUNT_MISMATCH, "bind", -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, "bind", -1,
                             "blend tree: the bind pose has %u joints, joint_count is %u",
                             desc->bind->joint_count, desc->joint_count);
     if (desc->bind && desc->bind->joint_count == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "bind", -1, "blend tree: the bind pose is empty");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "bind", -1, "blend tree: the bind pose is empty");
     if (desc->node_count > UINT32_MAX / 3)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "blend tree: too many nodes");
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "blend tree: too many nodes");
     return MN_OK;
 }
 
@@ -754,10 +754,10 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
     tree->node_count = n;
     tree->root = desc->root;
     tree->joint_count = desc->joint_count ? desc->joint_count : desc->bind->joint_count;
-    tree->nodes = mn_arena_calloc(&tree->arena, n, sizeof(bt_node), 8);
-    tree->names = mn_arena_calloc(&tree->arena, 3 * (size_t)n, sizeof(bt_name), 8);
+    tree->nodes = mni_arena_calloc(&tree->arena, n, sizeof(bt_node), 8);
+    tree->names = mni_arena_calloc(&tree->arena, 3 * (size_t)n, sizeof(bt_name), 8);
     if (!tree->nodes || !tree->names)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
     mn_status st = MN_OK;
     for (uint32_t i = 0; i < n && st == MN_OK; i++)
         st = build_node(tree, i, &desc->nodes[i], err);
@@ -769,10 +769,10 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
         return st;
     if (desc->bind)
         mn_pose_copy(&tree->bind, desc->bind);
-    tree->scratch = mn_arena_calloc(&tree->arena, tree->scratch_count ? tree->scratch_count : 1,
+    tree->scratch = mni_arena_calloc(&tree->arena, tree->scratch_count ? tree->scratch_count : 1,
                                     sizeof(mn_pose), 8);
     if (!tree->scratch)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
     for (uint32_t i = 0; i < tree->scratch_count && st == MN_OK; i++)
         st = claim_pose(tree, &tree->scratch[i], err);
     return st;
@@ -781,22 +781,22 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
 mn_status mn_blend_tree_create(const mn_blend_tree_desc *desc, mn_blend_tree **out, mn_error *err)
 {
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: out is NULL");
     *out = NULL;
     mn_status st = check_desc(desc, err);
     if (st != MN_OK)
         return st;
-    mn_blend_tree *tree = mn_alloc(&desc->allocator, sizeof *tree);
+    mn_blend_tree *tree = mni_alloc(&desc->allocator, sizeof *tree);
     if (!tree)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
     memset(tree, 0, sizeof *tree);
-    mn_arena_init(&tree->arena, &desc->allocator);
+    mni_arena_init(&tree->arena, &desc->allocator);
     st = build(tree, desc, err);
     if (st != MN_OK) {
-        mn_arena_release_holder(&tree->arena, tree, sizeof *tree);
+        mni_arena_release_holder(&tree->arena, tree, sizeof *tree);
         return st;
     }
-    mn_error_clear(err);
+    mni_error_clear(err);
     *out = tree;
     return MN_OK;
 }
@@ -804,5 +804,5 @@ mn_status mn_blend_tree_create(const mn_blend_tree_desc *desc, mn_blend_tree **o
 void mn_blend_tree_free(mn_blend_tree *tree)
 {
     if (tree)
-        mn_arena_release_holder(&tree->arena, tree, sizeof *tree);
+        mni_arena_release_holder(&tree->arena, tree, sizeof *tree);
 }

@@ -417,7 +417,7 @@ static inline void slerp_run(const mn_track *tr, uint32_t n, place p, bool wide,
     uint32_t i = 0;
 #ifdef MN_CLIP_AVX2
     if (wide)
-        i = mn_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
+        i = mni_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
 #endif
 #ifdef CLIP_SSE2
     for (; i + 4 <= n; i += 4)
@@ -444,7 +444,7 @@ static inline void rotation_run(const mn_track *tr, uint32_t n, mn_interpolation
 #ifdef MN_CLIP_AVX2
     if (wide && p.span && interpolation == MN_INTERP_CUBICSPLINE) {
         hermite h = hermite_at(p.s, p.dt);
-        i = mn_clip_hermite_avx2(tr, n, p.k, (const float[4]){h.h00, h.h10, h.h01, h.h11}, rotations);
+        i = mni_clip_hermite_avx2(tr, n, p.k, (const float[4]){h.h00, h.h10, h.h01, h.h11}, rotations);
     }
 #endif
     (void)wide;
@@ -493,7 +493,7 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose)
 {
-    bool wide = mn_cpu_level() == MN_CPU_AVX2_FMA;
+    bool wide = mni_cpu_level() == MN_CPU_AVX2_FMA;
     for (uint32_t l = 0; l < clip->timeline_count; l++) {
         const mn_clip_timeline *line = &clip->timelines[l];
         if (line->run_count == 0)

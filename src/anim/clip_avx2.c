@@ -1,6 +1,6 @@
 /*
  * AVX2 kernels of the clip sampler's rotation runs, eight tracks at a time,
- * chosen at run time (mn_cpu_level) by clip.c: LINEAR (clip.c's slerp4 at
+ * chosen at run time (mni_cpu_level) by clip.c: LINEAR (clip.c's slerp4 at
  * twice the width) and CUBICSPLINE (the Hermite cubic, then normalised).
  *
  * Only these functions are compiled for AVX2, through the target attribute,
@@ -108,7 +108,7 @@ AVX2 static inline void hermite8(const mn_track *tr, size_t k, const __m256 h[4]
     store_targets8(tr, q, rotations);
 }
 
-AVX2 uint32_t mn_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
+AVX2 uint32_t mni_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
                                    float *rotations)
 {
     if (count < 8)
@@ -118,12 +118,12 @@ AVX2 uint32_t mn_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint3
     uint32_t i = 0;
     for (; i + 8 <= count; i += 8)
         hermite8(tracks + i, k, hv, rotations);
-    if (i < count) /* a tail: the last eight again, as mn_clip_slerp_avx2 */
+    if (i < count) /* a tail: the last eight again, as mni_clip_slerp_avx2 */
         hermite8(tracks + count - 8, k, hv, rotations);
     return count;
 }
 
-AVX2 uint32_t mn_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
+AVX2 uint32_t mni_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
                                  float *rotations)
 {
     __m256 sv = _mm256_set1_ps(s), rest = _mm256_set1_ps(1.0f - s);

@@ -30,7 +30,7 @@ static mn_status track_error(mn_error *err, mn_status code, const item_names *na
 {
     char path[96];
     snprintf(path, sizeof path, "%s[%u]", names->prefix, names->source ? names->source[i] : i);
-    return mn_error_set(err, code, path, -1, "%s: %s", path, what);
+    return mni_error_set(err, code, path, -1, "%s: %s", path, what);
 }
 
 /* Floats per key: one element, or three (in-tangent, value, out-tangent) for CUBICSPLINE. */
@@ -43,20 +43,20 @@ static size_t floats_per_key(const mn_track *t)
 static bool reserve(size_t *cursor, size_t bytes, size_t align, size_t *offset)
 {
     size_t at;
-    if (!mn_checked_add(*cursor, align - 1, &at))
+    if (!mni_checked_add(*cursor, align - 1, &at))
         return false;
     at &= ~(align - 1);
     *offset = at;
-    return mn_checked_add(at, bytes, cursor);
+    return mni_checked_add(at, bytes, cursor);
 }
 
 /* Bytes of a track's keys (times and values, each 16-aligned); false on overflow. */
 static bool key_bytes(const mn_track *t, size_t *times_bytes, size_t *values_bytes)
 {
     size_t n;
-    return mn_checked_mul(t->key_count, sizeof(float), times_bytes) &&
-           mn_checked_mul(t->key_count, floats_per_key(t), &n) &&
-           mn_checked_mul(n, sizeof(float), values_bytes);
+    return mni_checked_mul(t->key_count, sizeof(float), times_bytes) &&
+           mni_checked_mul(t->key_count, floats_per_key(t), &n) &&
+           mni_checked_mul(n, sizeof(float), values_bytes);
 }
 
 /* Everything mn_clip_create refuses about one track. */
@@ -361,10 +361,10 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
                             mn_clip **out_clip, mn_error *err)
 {
     if (!out_clip)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out_clip is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out_clip is NULL");
     *out_clip = NULL;
     if (!tracks && track_count > 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "tracks is NULL but track_count is %u",
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "tracks is NULL but track_count is %u",
                             track_count);
     mn_allocator allocator = {0};
     if (options)
@@ -383,12 +383,12 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
             scratch_keys = tracks[i].key_count;
     }
     size_t plan_entries = track_count > SMALL_CLIP ? (size_t)track_count : 0, scratch_bytes;
-    if (!mn_checked_mul(2 * scratch_keys + 4 * plan_entries, sizeof(uint32_t), &scratch_bytes))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "building a clip of %u tracks needs more bytes than size_t holds",
+    if (!mni_checked_mul(2 * scratch_keys + 4 * plan_entries, sizeof(uint32_t), &scratch_bytes))
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "building a clip of %u tracks needs more bytes than size_t holds",
                             track_count);
     uint32_t *scratch = NULL;
-    if (scratch_bytes > 0 && !(scratch = mn_alloc(&allocator, scratch_bytes)))
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+    if (scratch_bytes > 0 && !(scratch = mni_alloc(&allocator, scratch_bytes)))
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "out of memory for building a clip of %u tracks", track_count);
     uint32_t small[4 * SMALL_CLIP];
     uint32_t *per_track = plan_entries ? scratch + 2 * scratch_keys : small;
@@ -407,12 +407,12 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     size_t keys_at = size, pad_at;
     /* The sampler's SSE2 lerp loads four floats at a 3-float key: 16 zero bytes keep the last in the block. */
     ok = ok && place_keys(&p, &size, NULL, NULL, NULL, 0) && reserve(&size, CLIP_TAIL_PAD, 1, &pad_at);
-    char *block = ok ? mn_alloc(&allocator, size) : NULL;
+    char *block = ok ? mni_alloc(&allocator, size) : NULL;
     if (!block) {
         if (scratch)
-            mn_free(&allocator, scratch, scratch_bytes);
-        return ok ? mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a clip of %zu bytes", size)
-                  : mn_error_set(err, MN_OVERFLOW, NULL, -1, "the clip's keys need more bytes than size_t holds");
+            mni_free(&allocator, scratch, scratch_bytes);
+        return ok ? mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a clip of %zu bytes", size)
+                  : mni_error_set(err, MN_OVERFLOW, NULL, -1, "the clip's keys need more bytes than size_t holds");
     }
 
     mn_clip *clip = (mn_clip *)block;
@@ -445,9 +445,9 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     }
     clip->duration = duration;
     if (scratch)
-        mn_free(&allocator, scratch, scratch_bytes);
+        mni_free(&allocator, scratch, scratch_bytes);
     *out_clip = clip;
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -464,9 +464,9 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
     if (out_clip)
         *out_clip = NULL;
     if (!model)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "model is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "model is NULL");
     if (animation >= model->animation_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                             "animation %u is out of range (the model has %u)", animation,
                             model->animation_count);
     const mn_animation *anim = &model->animations[animation];
@@ -481,11 +481,11 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
         allocator = options->allocator;
     size_t n = anim->channel_count;
     size_t scratch_bytes;
-    if (!mn_checked_mul(n, sizeof(mn_track) + sizeof(uint32_t), &scratch_bytes))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "animations[%u] has too many channels", animation);
+    if (!mni_checked_mul(n, sizeof(mn_track) + sizeof(uint32_t), &scratch_bytes))
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "animations[%u] has too many channels", animation);
     mn_track *tracks = NULL;
-    if (n > 0 && !(tracks = mn_alloc(&allocator, scratch_bytes)))
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+    if (n > 0 && !(tracks = mni_alloc(&allocator, scratch_bytes)))
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "out of memory for the %zu channels of animations[%u]", n, animation);
     uint32_t *source = tracks ? (uint32_t *)(tracks + n) : NULL;
     uint32_t count = 0;
@@ -497,7 +497,7 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
             if (ch->node >= map_count) {
                 char path[96];
                 snprintf(path, sizeof path, "%s[%u]", prefix, c);
-                st = mn_error_set(err, MN_INDEX_RANGE, path, -1,
+                st = mni_error_set(err, MN_INDEX_RANGE, path, -1,
                                   "%s: node %u is outside target_map (%u entries)", path, ch->node,
                                   map_count);
                 break;
@@ -521,7 +521,7 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
         st = build_clip(tracks, count, anim->name, options, &names, out_clip, err);
     }
     if (tracks)
-        mn_free(&allocator, tracks, scratch_bytes);
+        mni_free(&allocator, tracks, scratch_bytes);
     return st;
 }
 
@@ -530,7 +530,7 @@ void mn_clip_free(mn_clip *clip)
     if (!clip)
         return;
     mn_allocator allocator = clip->allocator;
-    mn_free(&allocator, clip, clip->block_size);
+    mni_free(&allocator, clip, clip->block_size);
 }
 
 const char *mn_clip_name(const mn_clip *clip)

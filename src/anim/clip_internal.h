@@ -71,14 +71,14 @@ struct mn_clip {
  * taken by overlapping the last eight: returns count when count >= 8, else
  * 0 (nothing done).  Bit for bit the scalar slerp; AVX2 CPUs only.
  */
-uint32_t mn_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
+uint32_t mni_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
                             float *rotations);
 /*
  * The same for a CUBICSPLINE rotation run: the Hermite basis h (h00, h10,
  * h01, h11, tangent terms already scaled by Δt) applied to span k of each
  * track, then normalised.  Bit for bit the scalar; AVX2 CPUs only.
  */
-uint32_t mn_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
+uint32_t mni_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
                               float *rotations);
 #endif
 

@@ -53,16 +53,16 @@ static mn_status check_keys(const mn_event_key *keys, uint32_t count, size_t *na
         char path[32];
         snprintf(path, sizeof path, "events[%u]", i);
         if (!keys[i].name || !keys[i].name[0])
-            return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
+            return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
         if (!isfinite(keys[i].time))
-            return mn_error_set(err, MN_NOT_FINITE, path, -1, "%s (\"%s\"): time is not finite", path,
+            return mni_error_set(err, MN_NOT_FINITE, path, -1, "%s (\"%s\"): time is not finite", path,
                                 keys[i].name);
         if (keys[i].time < 0.0f)
-            return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+            return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                                 "%s (\"%s\"): time %g is before the clip's start", path, keys[i].name,
                                 (double)keys[i].time);
-        if (!mn_checked_add(*name_bytes, strlen(keys[i].name) + 1, name_bytes))
-            return mn_error_set(err, MN_OVERFLOW, path, -1, "event names overflow size_t");
+        if (!mni_checked_add(*name_bytes, strlen(keys[i].name) + 1, name_bytes))
+            return mni_error_set(err, MN_OVERFLOW, path, -1, "event names overflow size_t");
     }
     return MN_OK;
 }
@@ -71,10 +71,10 @@ mn_status mn_clip_events_create(const mn_event_key *keys, uint32_t count,
                                 const mn_allocator *allocator, mn_clip_events **out, mn_error *err)
 {
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
     *out = NULL;
     if (!keys && count > 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "keys is NULL with count %u", count);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "keys is NULL with count %u", count);
     size_t name_bytes;
     mn_status st = check_keys(keys, count, &name_bytes, err);
     if (st != MN_OK)
@@ -82,14 +82,14 @@ mn_status mn_clip_events_create(const mn_event_key *keys, uint32_t count,
 
     /* One block: header, names (pointers), times, two index arrays, then the strings. */
     size_t n = count, size = sizeof(mn_clip_events), part;
-    bool ok = mn_checked_mul(n, sizeof(char *) + sizeof(float) + 2 * sizeof(uint32_t), &part) &&
-              mn_checked_add(size, part, &size) && mn_checked_add(size, name_bytes, &size);
+    bool ok = mni_checked_mul(n, sizeof(char *) + sizeof(float) + 2 * sizeof(uint32_t), &part) &&
+              mni_checked_add(size, part, &size) && mni_checked_add(size, name_bytes, &size);
     if (!ok)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "an event track of %u events overflows size_t", count);
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "an event track of %u events overflows size_t", count);
     mn_allocator hooks = allocator ? *allocator : (mn_allocator){0};
-    unsigned char *block = mn_alloc(&hooks, size);
+    unsigned char *block = mni_alloc(&hooks, size);
     if (!block)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for %u events", count);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for %u events", count);
 
     mn_clip_events *ev = (mn_clip_events *)block;
     memset(ev, 0, sizeof *ev);
@@ -126,7 +126,7 @@ void mn_clip_events_free(mn_clip_events *events)
     if (!events)
         return;
     mn_allocator hooks = events->allocator;
-    mn_free(&hooks, events, events->block_size);
+    mni_free(&hooks, events, events->block_size);
 }
 
 uint32_t mn_clip_events_count(const mn_clip_events *events)
@@ -177,7 +177,7 @@ static double first_k_at_or_after(double e, double d, double t)
     return k;
 }
 
-bool mn_event_span_init(mn_event_span *span, const mn_clip_events *events, float duration,
+bool mni_event_span_init(mn_event_span *span, const mn_clip_events *events, float duration,
                         bool loop, double t0, double t1)
 {
     memset(span, 0, sizeof *span);
@@ -194,7 +194,7 @@ bool mn_event_span_init(mn_event_span *span, const mn_clip_events *events, float
     return true;
 }
 
-uint32_t mn_event_span_total(const mn_event_span *span)
+uint32_t mni_event_span_total(const mn_event_span *span)
 {
     if (!span->events || !(span->lo < span->hi))
         return 0;
@@ -234,7 +234,7 @@ static bool next_of_event(const mn_event_span *span, uint32_t pos, double *at)
     return true;
 }
 
-bool mn_event_span_peek(const mn_event_span *span, double *at, uint32_t *sorted)
+bool mni_event_span_peek(const mn_event_span *span, double *at, uint32_t *sorted)
 {
     if (!span->events || !(span->lo < span->hi))
         return false;
@@ -261,13 +261,13 @@ bool mn_event_span_peek(const mn_event_span *span, double *at, uint32_t *sorted)
     return found;
 }
 
-void mn_event_span_advance(mn_event_span *span, double at, uint32_t sorted)
+void mni_event_span_advance(mn_event_span *span, double at, uint32_t sorted)
 {
     span->cursor_at = span->sign * at;
     span->cursor_rank = mirrored_rank(span, sorted);
 }
 
-void mn_event_span_describe(const mn_event_span *span, uint32_t sorted, double at, mn_event *out)
+void mni_event_span_describe(const mn_event_span *span, uint32_t sorted, double at, mn_event *out)
 {
     const mn_clip_events *ev = span->events;
     out->name = ev->names[sorted];
@@ -282,15 +282,15 @@ uint32_t mn_clip_events_crossed(const mn_clip_events *events, float duration, bo
                                 double t1, mn_event *out, uint32_t capacity)
 {
     mn_event_span span;
-    if (!mn_event_span_init(&span, events, duration, loop, t0, t1))
+    if (!mni_event_span_init(&span, events, duration, loop, t0, t1))
         return 0;
-    uint32_t total = mn_event_span_total(&span);
+    uint32_t total = mni_event_span_total(&span);
     uint32_t written = 0;
     double at;
     uint32_t pos;
-    while (out && written < capacity && written < total && mn_event_span_peek(&span, &at, &pos)) {
-        mn_event_span_describe(&span, pos, at, &out[written++]);
-        mn_event_span_advance(&span, at, pos);
+    while (out && written < capacity && written < total && mni_event_span_peek(&span, &at, &pos)) {
+        mni_event_span_describe(&span, pos, at, &out[written++]);
+        mni_event_span_advance(&span, at, pos);
     }
     return total;
 }

@@ -28,22 +28,22 @@ typedef struct mn_event_span {
  * empty).  duration and loop as mn_clip_events_crossed.  Returns false (an
  * empty walk) for a NULL track or non-finite input.
  */
-bool mn_event_span_init(mn_event_span *span, const mn_clip_events *events, float duration,
+bool mni_event_span_init(mn_event_span *span, const mn_clip_events *events, float duration,
                         bool loop, double t0, double t1);
 
 /* How many occurrences the whole span holds (saturating at UINT32_MAX). */
-uint32_t mn_event_span_total(const mn_event_span *span);
+uint32_t mni_event_span_total(const mn_event_span *span);
 
 /*
  * The next occurrence after the cursor, without moving it: true and its
  * (unmirrored) time and sorted position, or false when the span is done.
  */
-bool mn_event_span_peek(const mn_event_span *span, double *at, uint32_t *sorted);
+bool mni_event_span_peek(const mn_event_span *span, double *at, uint32_t *sorted);
 
 /* Move the cursor past the occurrence peek returned. */
-void mn_event_span_advance(mn_event_span *span, double at, uint32_t sorted);
+void mni_event_span_advance(mn_event_span *span, double at, uint32_t sorted);
 
 /* Fill the name, declared index and declared time of the event at `sorted` into *out. */
-void mn_event_span_describe(const mn_event_span *span, uint32_t sorted, double at, mn_event *out);
+void mni_event_span_describe(const mn_event_span *span, uint32_t sorted, double at, mn_event *out);
 
 #endif /* MN_ANIM_EVENTS_INTERNAL_H */

@@ -72,14 +72,14 @@ static mn_status parent_first_order(const mn_model *model, mn_arena *arena, int3
                                     uint32_t *order, mn_error *err)
 {
     uint32_t n = model->node_count;
-    uint32_t *depth = mn_arena_calloc(arena, n ? n : 1, sizeof *depth, 4);
-    uint32_t *start = mn_arena_calloc(arena, (size_t)n + 1, sizeof *start, 4);
+    uint32_t *depth = mni_arena_calloc(arena, n ? n : 1, sizeof *depth, 4);
+    uint32_t *start = mni_arena_calloc(arena, (size_t)n + 1, sizeof *start, 4);
     if (!depth || !start)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = model->nodes[i].parent;
         if (p != MN_NONE && p >= n)
-            return mn_error_set(err, MN_INDEX_RANGE, "nodes", -1,
+            return mni_error_set(err, MN_INDEX_RANGE, "nodes", -1,
                                 "nodes[%u]: parent %u is out of range (%u nodes)", i, p, n);
         parents[i] = p == MN_NONE ? -1 : (int32_t)p;
         depth[i] = UINT32_MAX; /* unknown */
@@ -90,7 +90,7 @@ static mn_status parent_first_order(const mn_model *model, mn_arena *arena, int3
         while (depth[at] == UINT32_MAX && parents[at] >= 0) {
             at = (uint32_t)parents[at];
             if (++steps > n)
-                return mn_error_set(err, MN_HIERARCHY, "nodes", -1,
+                return mni_error_set(err, MN_HIERARCHY, "nodes", -1,
                                     "nodes[%u]: its parent chain loops", i);
         }
         uint32_t base = depth[at] != UINT32_MAX ? depth[at] : 0;
@@ -138,11 +138,11 @@ static mn_status lay_out_weights(mn_mixer *m, mn_arena *arena, mn_error *err)
 {
     const mn_model *model = m->model;
     uint32_t n = m->node_count;
-    m->weight_offset = mn_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
-    m->weight_count = mn_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
-    m->weighted = mn_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
+    m->weight_offset = mni_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
+    m->weight_count = mni_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
+    m->weighted = mni_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
     if (!m->weight_offset || !m->weight_count || !m->weighted)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t mesh = model->nodes[i].mesh;
@@ -153,15 +153,15 @@ static mn_status lay_out_weights(mn_mixer *m, mn_arena *arena, mn_error *err)
             m->weighted[m->weighted_count++] = i;
         total += count;
         if (total > UINT32_MAX / 4)
-            return mn_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: too many morph weights");
+            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: too many morph weights");
     }
     m->weight_total = (uint32_t)total;
     size_t slots = total ? total : 1;
-    m->weights = mn_arena_calloc(arena, slots, sizeof(float), 16);
-    m->weights_rest = mn_arena_calloc(arena, slots, sizeof(float), 16);
-    m->weights_from = mn_arena_calloc(arena, slots, sizeof(float), 16);
+    m->weights = mni_arena_calloc(arena, slots, sizeof(float), 16);
+    m->weights_rest = mni_arena_calloc(arena, slots, sizeof(float), 16);
+    m->weights_from = mni_arena_calloc(arena, slots, sizeof(float), 16);
     if (!m->weights || !m->weights_rest || !m->weights_from)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         const mn_node *node = &model->nodes[i];
         float *w = m->weights_rest + m->weight_offset[i];
@@ -185,10 +185,10 @@ static mn_status alloc_pose(mn_arena *arena, mn_pose *pose, uint32_t joints, mn_
 {
     size_t size = mn_pose_storage_size(joints);
     if (size == SIZE_MAX)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: %u nodes overflow a pose", joints);
-    void *storage = mn_arena_alloc(arena, size ? size : 16, 16);
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: %u nodes overflow a pose", joints);
+    void *storage = mni_arena_alloc(arena, size ? size : 16, 16);
     if (!storage)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     mn_pose_init(pose, joints, storage);
     return MN_OK;
 }
@@ -211,17 +211,17 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
     const mn_model *model = m->model;
     uint32_t n = m->node_count;
     size_t slots = n ? n : 1;
-    m->parents = mn_arena_calloc(arena, slots, sizeof(int32_t), 4);
-    uint32_t *order = mn_arena_calloc(arena, slots, sizeof(uint32_t), 4);
-    uint8_t *animated = mn_arena_calloc(arena, slots, 1, 1);
-    uint8_t *dynamic = mn_arena_calloc(arena, slots, 1, 1);
-    m->animated = mn_arena_calloc(arena, slots, sizeof(uint32_t), 4);
-    m->dynamic = mn_arena_calloc(arena, slots, sizeof(uint32_t), 4);
-    m->locals = mn_arena_calloc(arena, slots * 16, sizeof(float), 16);
-    m->worlds = mn_arena_calloc(arena, slots * 16, sizeof(float), 16);
+    m->parents = mni_arena_calloc(arena, slots, sizeof(int32_t), 4);
+    uint32_t *order = mni_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    uint8_t *animated = mni_arena_calloc(arena, slots, 1, 1);
+    uint8_t *dynamic = mni_arena_calloc(arena, slots, 1, 1);
+    m->animated = mni_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    m->dynamic = mni_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    m->locals = mni_arena_calloc(arena, slots * 16, sizeof(float), 16);
+    m->worlds = mni_arena_calloc(arena, slots * 16, sizeof(float), 16);
     if (!m->parents || !order || !animated || !dynamic || !m->animated || !m->dynamic ||
         !m->locals || !m->worlds)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
 
     mn_status st = parent_first_order(model, arena, m->parents, order, err);
     if (st != MN_OK)
@@ -260,9 +260,9 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
         if (s > cursor_size)
             cursor_size = s;
     }
-    m->cursor_storage = mn_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
+    m->cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
     if (!m->cursor_storage)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     mn_clip_cursor_init(&m->cursor, NULL, m->cursor_storage);
     return MN_OK;
 }
@@ -273,13 +273,13 @@ static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_optio
 {
     if (options && options->clips) {
         m->clip_count = options->clip_count;
-        m->clips = mn_arena_calloc(arena, m->clip_count ? m->clip_count : 1, sizeof *m->clips,
+        m->clips = mni_arena_calloc(arena, m->clip_count ? m->clip_count : 1, sizeof *m->clips,
                                    sizeof(void *));
         if (!m->clips)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
         for (uint32_t c = 0; c < m->clip_count; c++) {
             if (!options->clips[c])
-                return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                     "mixer options: clips[%u] is NULL", c);
             m->clips[c] = options->clips[c];
         }
@@ -287,10 +287,10 @@ static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_optio
     }
     const mn_model *model = m->model;
     m->owns_clips = true;
-    m->clips = mn_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
+    m->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
                                sizeof *m->clips, sizeof(void *));
     if (!m->clips)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     mn_clip_options clip_options = {.allocator = m->allocator};
     for (uint32_t a = 0; a < model->animation_count; a++) {
         mn_clip *clip = NULL;
@@ -314,22 +314,22 @@ static void free_owned_clips(mn_mixer *m)
 mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options, mn_mixer **out,
                           mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_mixer_create: model and out must not be NULL");
     if (model->node_count && !model->nodes)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_create: model has no nodes array");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_create: model has no nodes array");
 
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     mn_arena arena;
-    mn_arena_init(&arena, &allocator);
-    mn_mixer *m = mn_arena_calloc(&arena, 1, sizeof *m, 16);
+    mni_arena_init(&arena, &allocator);
+    mn_mixer *m = mni_arena_calloc(&arena, 1, sizeof *m, 16);
     if (!m) {
-        mn_arena_release(&arena);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        mni_arena_release(&arena);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
     }
     m->allocator = allocator;
     m->model = model;
@@ -343,7 +343,7 @@ mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options
         st = lay_out(m, &arena, err);
     if (st != MN_OK) {
         free_owned_clips(m);
-        mn_arena_release(&arena);
+        mni_arena_release(&arena);
         return st;
     }
     m->arena = arena; /* the arena's blocks now belong to the mixer it holds */
@@ -357,7 +357,7 @@ void mn_mixer_free(mn_mixer *mixer)
         return;
     free_owned_clips(mixer);
     mn_arena arena = mixer->arena; /* copy first: the mixer lives inside it */
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 /* ---- clips ------------------------------------------------------------------ */
@@ -406,18 +406,18 @@ static double place_time(double t, double d, bool loop)
 mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *options,
                         mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!mixer)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_play: mixer is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_play: mixer is NULL");
     mn_play_options o = options ? *options : (mn_play_options){0};
     if (!(o.fade >= 0.0f) || !isfinite(o.fade))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_mixer_play: fade %g must be a finite number >= 0", (double)o.fade);
     if (!isfinite(o.speed) || !isfinite(o.at))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_mixer_play: speed and at must be finite");
     if (index >= mixer->clip_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                             "mn_mixer_play: clip %u is out of range (the mixer has %u)", index,
                             mixer->clip_count);
 
@@ -445,13 +445,13 @@ mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *
 mn_status mn_mixer_play_named(mn_mixer *mixer, const char *name, const mn_play_options *options,
                               mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!mixer || !name)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_mixer_play_named: mixer and name must not be NULL");
     uint32_t index = mn_mixer_find_clip(mixer, name);
     if (index == MN_NONE)
-        return mn_error_set(err, MN_INVALID_VALUE, NULL, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1,
                             "no clip is named \"%.180s\" (the mixer has %u clips)", name,
                             mixer->clip_count);
     return mn_mixer_play(mixer, index, options, err);

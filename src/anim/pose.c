@@ -25,12 +25,12 @@ size_t mn_pose_storage_size(uint32_t joint_count)
     /* 10 floats a joint: 40 × UINT32_MAX fits in 64 bits; on a 32-bit size_t
        the arithmetic is checked and SIZE_MAX reports the overflow. */
     size_t t, r, total;
-    if (!mn_checked_mul(joint_count, 3u * sizeof(float), &t) ||
-        !mn_checked_add(t, POSE_ALIGN - 1, &t) ||
-        !mn_checked_mul(joint_count, 4u * sizeof(float), &r))
+    if (!mni_checked_mul(joint_count, 3u * sizeof(float), &t) ||
+        !mni_checked_add(t, POSE_ALIGN - 1, &t) ||
+        !mni_checked_mul(joint_count, 4u * sizeof(float), &r))
         return SIZE_MAX;
     t &= ~(size_t)(POSE_ALIGN - 1);
-    if (!mn_checked_add(t, r, &total) || !mn_checked_add(total, t, &total))
+    if (!mni_checked_add(t, r, &total) || !mni_checked_add(total, t, &total))
         return SIZE_MAX;
     return total;
 }
@@ -62,26 +62,26 @@ mn_status mn_pose_create(mn_pose *pose, uint32_t joint_count, const mn_allocator
                          mn_error *err)
 {
     if (!pose)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "pose is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "pose is NULL");
     memset(pose, 0, sizeof *pose);
     size_t size = mn_pose_storage_size(joint_count);
     if (size == SIZE_MAX)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1,
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1,
                             "a pose of %u joints needs more bytes than size_t holds", joint_count);
     if (allocator)
         pose->allocator_ = *allocator;
     if (size > 0) {
         /* malloc-style alignment (at least 16 on every 64-bit ABI we build for) covers the arrays. */
-        pose->block_ = mn_alloc(&pose->allocator_, size);
+        pose->block_ = mni_alloc(&pose->allocator_, size);
         if (!pose->block_) {
             memset(pose, 0, sizeof *pose);
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                                 "out of memory for a pose of %u joints (%zu bytes)", joint_count, size);
         }
         pose->block_size_ = size;
     }
     lay_out(pose, joint_count, pose->block_);
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -90,7 +90,7 @@ void mn_pose_free(mn_pose *pose)
     if (!pose)
         return;
     if (pose->block_)
-        mn_free(&pose->allocator_, pose->block_, pose->block_size_);
+        mni_free(&pose->allocator_, pose->block_, pose->block_size_);
     memset(pose, 0, sizeof *pose);
 }
 

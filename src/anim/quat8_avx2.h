@@ -5,7 +5,7 @@
  * Include only inside an x86-64 GCC/clang block: every function carries the
  * AVX2 target attribute (no FMA, so each lane does exactly the IEEE
  * operations of the SSE2 and scalar code it mirrors), and runs only after
- * mn_cpu_level() said the CPU has AVX2.
+ * mni_cpu_level() said the CPU has AVX2.
  *
  * Layout: x, y, z, w registers with quaternions 0-3 in the low 128-bit half
  * and 4-7 in the high.  Each register pair is loaded as [q_i | q_i+4] (the

@@ -91,7 +91,7 @@ static bool *skin_joints(const mn_skeleton *sk, mn_arena *arena)
 {
     if (sk->skin_joint_count == 0)
         return NULL;
-    bool *is_skin = mn_arena_calloc(arena, sk->joint_count, sizeof(bool), 1);
+    bool *is_skin = mni_arena_calloc(arena, sk->joint_count, sizeof(bool), 1);
     if (is_skin)
         for (uint32_t i = 0; i < sk->skin_joint_count; i++)
             is_skin[sk->joint_of_skin_joint[i]] = true;
@@ -102,19 +102,19 @@ static mn_status check_pairs(const mn_skeleton *src, const mn_skeleton *dst,
                              const mn_retarget_options *o, mn_error *err)
 {
     if (o->name_count && !o->names)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: name_count %u with names NULL", o->name_count);
     for (uint32_t i = 0; i < o->name_count; i++) {
         const mn_retarget_name_pair *p = &o->names[i];
         if (!p->src || !p->dst)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "retarget: names[%u] has a NULL name", i);
         if (find_name(src, NULL, p->src) == MN_NONE)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "retarget: names[%u] names source joint \"%s\", which the source "
                                 "skeleton lacks", i, p->src);
         if (find_name(dst, NULL, p->dst) == MN_NONE)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "retarget: names[%u] names destination joint \"%s\", which the "
                                 "destination skeleton lacks", i, p->dst);
     }
@@ -163,14 +163,14 @@ static mn_status leg_length(const mn_skeleton *sk, const double (*pos)[3], const
 {
     uint32_t u = mn_skeleton_find(sk, upper), f = mn_skeleton_find(sk, foot);
     if (u == MN_NONE || f == MN_NONE)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: the %s skeleton has no joint \"%s\"", which,
                             u == MN_NONE ? upper : foot);
     double sum = 0.0;
     for (uint32_t j = f; j != u;) {
         int p = sk->parents[j];
         if (p < 0)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "retarget: on the %s skeleton \"%s\" is not an ancestor of \"%s\"",
                                 which, upper, foot);
         double d[3];
@@ -179,7 +179,7 @@ static mn_status leg_length(const mn_skeleton *sk, const double (*pos)[3], const
         j = (uint32_t)p;
     }
     if (!(sum > 0.0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: the %s leg from \"%s\" to \"%s\" has length 0", which,
                             upper, foot);
     *out = sum;
@@ -191,16 +191,16 @@ static mn_status choose_scale(mn_retarget *m, const mn_skeleton *src, const mn_s
 {
     if (o->translation_scale != 0.0f) {
         if (!isfinite(o->translation_scale))
-            return mn_error_set(err, MN_NOT_FINITE, NULL, -1, "retarget: translation_scale is not finite");
+            return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "retarget: translation_scale is not finite");
         if (!(o->translation_scale > 0.0f))
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "retarget: translation_scale %g is negative",
                                 (double)o->translation_scale);
         m->scale = o->translation_scale;
         return MN_OK;
     }
     if (!o->src_upper_leg || !o->src_foot || !o->dst_upper_leg || !o->dst_foot)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: give translation_scale, or the upper-leg and foot joint "
                             "names of both skeletons");
     double ls, ld;
@@ -220,14 +220,14 @@ static mn_status check_rest(const mn_pose *rest, const mn_skeleton *sk, const ch
                             mn_error *err)
 {
     if (rest->joint_count < sk->joint_count)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: the %s rest pose has %u joints, the skeleton %u", which,
                             rest->joint_count, sk->joint_count);
     size_t n = sk->joint_count;
     if (!mq_finite_floats(rest->translations, (int)(3 * n)) ||
         !mq_finite_floats(rest->rotations, (int)(4 * n)) ||
         !mq_finite_floats(rest->scales, (int)(3 * n)))
-        return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
                             "retarget: the %s rest pose holds a NaN or infinity", which);
     return MN_OK;
 }
@@ -237,20 +237,20 @@ static bool lay_out(mn_retarget *m)
 {
     mn_arena *a = &m->arena;
     size_t ns = m->src_count, nd = m->dst_count;
-    m->src_parents = mn_arena_alloc(a, ns * sizeof(int16_t), 8);
-    m->dst_parents = mn_arena_alloc(a, nd * sizeof(int16_t), 8);
-    m->src_of_dst = mn_arena_alloc(a, nd * sizeof(uint32_t), 8);
-    m->is_root = mn_arena_calloc(a, nd, sizeof(bool), 1);
-    m->rest_to_rest = mn_arena_alloc(a, nd * sizeof *m->rest_to_rest, 16);
-    m->src_rest_pos = mn_arena_alloc(a, ns * sizeof *m->src_rest_pos, 16);
-    m->dst_rest_pos = mn_arena_alloc(a, nd * sizeof *m->dst_rest_pos, 16);
-    m->dst_parent_inv = mn_arena_alloc(a, nd * sizeof *m->dst_parent_inv, 16);
-    m->dst_rest_t = mn_arena_alloc(a, nd * 3 * sizeof(float), 16);
-    m->dst_rest_r = mn_arena_alloc(a, nd * 4 * sizeof(float), 16);
-    m->dst_rest_s = mn_arena_alloc(a, nd * 3 * sizeof(float), 16);
-    m->src_world_rot = mn_arena_alloc(a, ns * sizeof *m->src_world_rot, 16);
-    m->src_world = mn_arena_alloc(a, ns * sizeof *m->src_world, 16);
-    m->dst_world_rot = mn_arena_alloc(a, nd * sizeof *m->dst_world_rot, 16);
+    m->src_parents = mni_arena_alloc(a, ns * sizeof(int16_t), 8);
+    m->dst_parents = mni_arena_alloc(a, nd * sizeof(int16_t), 8);
+    m->src_of_dst = mni_arena_alloc(a, nd * sizeof(uint32_t), 8);
+    m->is_root = mni_arena_calloc(a, nd, sizeof(bool), 1);
+    m->rest_to_rest = mni_arena_alloc(a, nd * sizeof *m->rest_to_rest, 16);
+    m->src_rest_pos = mni_arena_alloc(a, ns * sizeof *m->src_rest_pos, 16);
+    m->dst_rest_pos = mni_arena_alloc(a, nd * sizeof *m->dst_rest_pos, 16);
+    m->dst_parent_inv = mni_arena_alloc(a, nd * sizeof *m->dst_parent_inv, 16);
+    m->dst_rest_t = mni_arena_alloc(a, nd * 3 * sizeof(float), 16);
+    m->dst_rest_r = mni_arena_alloc(a, nd * 4 * sizeof(float), 16);
+    m->dst_rest_s = mni_arena_alloc(a, nd * 3 * sizeof(float), 16);
+    m->src_world_rot = mni_arena_alloc(a, ns * sizeof *m->src_world_rot, 16);
+    m->src_world = mni_arena_alloc(a, ns * sizeof *m->src_world, 16);
+    m->dst_world_rot = mni_arena_alloc(a, nd * sizeof *m->dst_world_rot, 16);
     return m->src_parents && m->dst_parents && m->src_of_dst && m->is_root && m->rest_to_rest &&
            m->src_rest_pos && m->dst_rest_pos && m->dst_parent_inv && m->dst_rest_t &&
            m->dst_rest_r && m->dst_rest_s && m->src_world_rot && m->src_world && m->dst_world_rot;
@@ -295,7 +295,7 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
                              const mn_retarget_options *options, mn_retarget **out, mn_error *err)
 {
     if (!src || !dst || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: source, destination and out are required");
     *out = NULL;
     mn_retarget_options none;
@@ -311,11 +311,11 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
     if (st != MN_OK)
         return st;
 
-    mn_retarget *m = mn_alloc(&o->allocator, sizeof *m);
+    mn_retarget *m = mni_alloc(&o->allocator, sizeof *m);
     if (!m)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "retarget: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "retarget: out of memory");
     memset(m, 0, sizeof *m);
-    mn_arena_init(&m->arena, &o->allocator);
+    mni_arena_init(&m->arena, &o->allocator);
     m->src_count = src->joint_count;
     m->dst_count = dst->joint_count;
     bool *src_skin = NULL, *dst_skin = NULL;
@@ -323,8 +323,8 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
     if (!lay_out(m) ||
         (both_skins && (!(src_skin = skin_joints(src, &m->arena)) ||
                         !(dst_skin = skin_joints(dst, &m->arena))))) {
-        mn_arena_release_holder(&m->arena, m, sizeof *m);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "retarget: out of memory");
+        mni_arena_release_holder(&m->arena, m, sizeof *m);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "retarget: out of memory");
     }
     memcpy(m->src_parents, src->parents, m->src_count * sizeof(int16_t));
     memcpy(m->dst_parents, dst->parents, m->dst_count * sizeof(int16_t));
@@ -333,14 +333,14 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
     memcpy(m->dst_rest_s, dst_rest->scales, m->dst_count * 3 * sizeof(float));
 
     if (match_joints(m, src, dst, o, src_skin, dst_skin) == 0) {
-        mn_arena_release_holder(&m->arena, m, sizeof *m);
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        mni_arena_release_holder(&m->arena, m, sizeof *m);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: no destination joint matched a source joint by name");
     }
     rest_constants(m, src_rest, dst_rest);
     st = choose_scale(m, src, dst, o, err);
     if (st != MN_OK) {
-        mn_arena_release_holder(&m->arena, m, sizeof *m);
+        mni_arena_release_holder(&m->arena, m, sizeof *m);
         return st;
     }
     *out = m;
@@ -350,7 +350,7 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
 void mn_retarget_free(mn_retarget *map)
 {
     if (map)
-        mn_arena_release_holder(&map->arena, map, sizeof *map);
+        mni_arena_release_holder(&map->arena, map, sizeof *map);
 }
 
 float mn_retarget_scale(const mn_retarget *map)
@@ -386,13 +386,13 @@ mn_status mn_retarget_apply(mn_retarget *map, const mn_pose *src_pose, mn_pose *
                             mn_error *err)
 {
     if (!map || !src_pose || !dst_pose)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: map, source and destination poses are required");
     if (src_pose == dst_pose || src_pose->rotations == dst_pose->rotations)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: the source and destination poses are the same storage");
     if (src_pose->joint_count < map->src_count || dst_pose->joint_count < map->dst_count)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "retarget: poses of %u and %u joints for skeletons of %u and %u",
                             src_pose->joint_count, dst_pose->joint_count, map->src_count,
                             map->dst_count);

@@ -86,13 +86,13 @@ static mn_status mark_skin_nodes(const mn_model *model, uint32_t skin, uint8_t *
     for (uint32_t i = 0; i < s->joint_count; i++) {
         uint32_t node = s->joints[i];
         if (node >= model->node_count)
-            return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                                 "skins[%u].joints[%u]: node %u is out of range (the model has %u nodes)",
                                 skin, i, node, model->node_count);
         for (; node != MN_NONE && !in_set[node]; node = parent_of(model, node)) {
             in_set[node] = 1;
             if (++n > MN_SKELETON_MAX_JOINTS)
-                return mn_error_set(err, MN_OVERFLOW, NULL, -1,
+                return mni_error_set(err, MN_OVERFLOW, NULL, -1,
                                     "skins[%u]: its joints and their ancestors exceed %u nodes",
                                     skin, MN_SKELETON_MAX_JOINTS);
         }
@@ -112,11 +112,11 @@ typedef struct layout {
 static bool place(size_t *end, size_t *at, size_t count, size_t size, size_t align)
 {
     size_t bytes, start;
-    if (!mn_checked_mul(count, size, &bytes) || !mn_checked_add(*end, align - 1, &start))
+    if (!mni_checked_mul(count, size, &bytes) || !mni_checked_add(*end, align - 1, &start))
         return false;
     start &= ~(align - 1);
     *at = start;
-    return mn_checked_add(start, bytes, end);
+    return mni_checked_add(start, bytes, end);
 }
 
 /* Largest alignment first, so nothing but the tail needs padding. */
@@ -174,7 +174,7 @@ static mn_status order_joints(const mn_model *model, uint32_t joint_count, uint3
         }
     }
     if (emitted != joint_count)
-        return mn_error_set(err, MN_HIERARCHY, "nodes", -1,
+        return mni_error_set(err, MN_HIERARCHY, "nodes", -1,
                             "%u of %u skeleton nodes are not reachable from a root through "
                             "children lists that agree with their parent links",
                             joint_count - emitted, joint_count);
@@ -236,17 +236,17 @@ static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t jo
     size_t strings = 0;
     for (uint32_t i = 0; i < model->node_count; i++) {
         const char *name = model->nodes[i].name;
-        if ((!in_set || in_set[i]) && name && !mn_checked_add(strings, strlen(name) + 1, &strings))
-            return mn_error_set(err, MN_OVERFLOW, NULL, -1, "skeleton: node names overflow size_t");
+        if ((!in_set || in_set[i]) && name && !mni_checked_add(strings, strlen(name) + 1, &strings))
+            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "skeleton: node names overflow size_t");
     }
     layout l;
     size_t asked;
     if (!plan(&l, joint_count, model->node_count, skin_joints, strings) ||
-        !mn_checked_add(l.total, BLOCK_ALIGN - 1, &asked))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "skeleton: size arithmetic overflows");
-    void *block = mn_alloc(allocator, asked);
+        !mni_checked_add(l.total, BLOCK_ALIGN - 1, &asked))
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "skeleton: size arithmetic overflows");
+    void *block = mni_alloc(allocator, asked);
     if (!block)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "skeleton of %u joints: cannot allocate %zu bytes", joint_count, asked);
     uint8_t *base = (uint8_t *)(((uintptr_t)block + BLOCK_ALIGN - 1) & ~(uintptr_t)(BLOCK_ALIGN - 1));
 
@@ -268,7 +268,7 @@ static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t jo
         joint_of_node[i] = !in_set || in_set[i] ? NODE_IN_SET : MN_NONE;
     mn_status st = order_joints(model, joint_count, joint_of_node, node_of_joint, parents, err);
     if (st != MN_OK) {
-        mn_free(allocator, block, asked);
+        mni_free(allocator, block, asked);
         return st;
     }
     compute_subtree_ends(joint_count, parents, subtree_end);
@@ -296,22 +296,22 @@ static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t jo
 mn_status mn_skeleton_from_skin(const mn_model *model, uint32_t skin, const mn_allocator *allocator,
                                 mn_skeleton **out, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "skeleton_from_skin: NULL model or out");
     if (skin >= model->skin_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                             "skins[%u] does not exist (the model has %u skins)", skin,
                             model->skin_count);
     /* The marks are scratch: one temporary allocation, freed before returning. */
     uint8_t *in_set = NULL;
     if (model->node_count > 0) {
-        in_set = mn_alloc(allocator, model->node_count);
+        in_set = mni_alloc(allocator, model->node_count);
         if (!in_set)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                                 "skins[%u]: cannot allocate %u bytes of node marks", skin,
                                 model->node_count);
         memset(in_set, 0, model->node_count);
@@ -320,21 +320,21 @@ mn_status mn_skeleton_from_skin(const mn_model *model, uint32_t skin, const mn_a
     mn_status st = mark_skin_nodes(model, skin, in_set, &count, err);
     if (st == MN_OK)
         st = build(model, in_set, count, &model->skins[skin], allocator, out, err);
-    mn_free(allocator, in_set, model->node_count);
+    mni_free(allocator, in_set, model->node_count);
     return st;
 }
 
 mn_status mn_skeleton_from_nodes(const mn_model *model, const mn_allocator *allocator,
                                  mn_skeleton **out, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "skeleton_from_nodes: NULL model or out");
     if (model->node_count > MN_SKELETON_MAX_JOINTS)
-        return mn_error_set(err, MN_OVERFLOW, "nodes", -1,
+        return mni_error_set(err, MN_OVERFLOW, "nodes", -1,
                             "the model has %u nodes; a skeleton holds at most %u",
                             model->node_count, MN_SKELETON_MAX_JOINTS);
     return build(model, NULL, model->node_count, NULL, allocator, out, err);
@@ -345,7 +345,7 @@ void mn_skeleton_free(mn_skeleton *skeleton)
     if (!skeleton)
         return;
     struct mn_skeleton_private priv = *skeleton->priv_;   /* it lives in the block being freed */
-    mn_free(&priv.allocator, priv.block, priv.block_size);
+    mni_free(&priv.allocator, priv.block, priv.block_size);
 }
 
 /* A linear scan: names are looked up at set-up time, never per frame. */
@@ -663,14 +663,14 @@ MN_TARGET_AVX2 static void palette_avx2(const mn_skeleton *sk, const float *worl
 
 static bool have_avx2_fma(void)
 {
-    return mn_cpu_level() == MN_CPU_AVX2_FMA;
+    return mni_cpu_level() == MN_CPU_AVX2_FMA;
 }
 
 #endif /* MN_SKELETON_SSE2 */
 
 /* ---- per frame: the entry points -------------------------------------------------------- */
 
-bool mn_skeleton_kernel_available(mn_skeleton_kernel kernel)
+bool mni_skeleton_kernel_available(mn_skeleton_kernel kernel)
 {
     switch (kernel) {
     case MN_SKELETON_KERNEL_AUTO:
@@ -699,11 +699,11 @@ static mn_skeleton_kernel resolve(mn_skeleton_kernel kernel)
 #endif
 }
 
-bool mn_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
                                        const mn_pose *pose, uint32_t from, float *worlds)
 {
     kernel = resolve(kernel);
-    if (!mn_skeleton_kernel_available(kernel))
+    if (!mni_skeleton_kernel_available(kernel))
         return false;
     if (from >= skeleton->joint_count)
         return true;
@@ -725,11 +725,11 @@ bool mn_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skele
     return true;
 }
 
-bool mn_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
                                 const float *worlds, float *palette)
 {
     kernel = resolve(kernel);
-    if (!mn_skeleton_kernel_available(kernel))
+    if (!mni_skeleton_kernel_available(kernel))
         return false;
     switch (kernel) {
 #if MN_SKELETON_SSE2
@@ -750,10 +750,10 @@ bool mn_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *sk
 void mn_skeleton_local_to_world(const mn_skeleton *skeleton, const mn_pose *pose, uint32_t from,
                                 float *worlds)
 {
-    mn_skeleton_local_to_world_kernel(MN_SKELETON_KERNEL_AUTO, skeleton, pose, from, worlds);
+    mni_skeleton_local_to_world_kernel(MN_SKELETON_KERNEL_AUTO, skeleton, pose, from, worlds);
 }
 
 void mn_skeleton_palette(const mn_skeleton *skeleton, const float *worlds, float *palette)
 {
-    mn_skeleton_palette_kernel(MN_SKELETON_KERNEL_AUTO, skeleton, worlds, palette);
+    mni_skeleton_palette_kernel(MN_SKELETON_KERNEL_AUTO, skeleton, worlds, palette);
 }

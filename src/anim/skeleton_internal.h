@@ -16,12 +16,12 @@ typedef enum mn_skeleton_kernel {
 } mn_skeleton_kernel;
 
 /* Whether `kernel` can run here (built in, and supported by this CPU). */
-bool mn_skeleton_kernel_available(mn_skeleton_kernel kernel);
+bool mni_skeleton_kernel_available(mn_skeleton_kernel kernel);
 
 /* mn_skeleton_local_to_world / mn_skeleton_palette through `kernel`; false (nothing written) when unavailable. */
-bool mn_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
                                        const mn_pose *pose, uint32_t from, float *worlds);
-bool mn_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
                                 const float *worlds, float *palette);
 
 #endif /* MN_ANIM_SKELETON_INTERNAL_H */

@@ -157,10 +157,10 @@ static mn_status copy_name(mn_state_machine *sm, const char *name, const char *p
                            mn_error *err)
 {
     if (!name || !name[0])
-        return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
-    *out = mn_arena_strndup(&sm->arena, name, strlen(name));
+        return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
+    *out = mni_arena_strndup(&sm->arena, name, strlen(name));
     if (!*out)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "out of memory copying %s", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "out of memory copying %s", path);
     return MN_OK;
 }
 
@@ -173,10 +173,10 @@ static mn_status check_states(mn_state_machine *sm, const mn_state_machine_desc 
         if (st != MN_OK)
             return st;
         if (find_name(sm->state_names, s, sm->state_names[s]) != MN_NONE)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: state name \"%s\" is used twice",
+            return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: state name \"%s\" is used twice",
                                 path, sm->state_names[s]);
         if (desc->states[s].node >= desc->node_count)
-            return mn_error_set(err, MN_INDEX_RANGE, path, -1, "%s (\"%s\"): node %u is out of range (%u nodes)",
+            return mni_error_set(err, MN_INDEX_RANGE, path, -1, "%s (\"%s\"): node %u is out of range (%u nodes)",
                                 path, sm->state_names[s], desc->states[s].node, desc->node_count);
         sm->state_nodes[s] = desc->states[s].node;
     }
@@ -189,26 +189,26 @@ static mn_status check_transition(const mn_state_machine_desc *desc, uint32_t t,
     char path[48];
     snprintf(path, sizeof path, "transitions[%u]", t);
     if (tr->from >= desc->state_count || tr->to >= desc->state_count)
-        return mn_error_set(err, MN_INDEX_RANGE, path, -1, "%s: from %u / to %u out of range (%u states)",
+        return mni_error_set(err, MN_INDEX_RANGE, path, -1, "%s: from %u / to %u out of range (%u states)",
                             path, tr->from, tr->to, desc->state_count);
     if (!isfinite(tr->duration) || (tr->has_exit_time && !isfinite(tr->exit_time)))
-        return mn_error_set(err, MN_NOT_FINITE, path, -1, "%s: duration or exit time is not finite", path);
+        return mni_error_set(err, MN_NOT_FINITE, path, -1, "%s: duration or exit time is not finite", path);
     if (tr->duration < 0.0f || (tr->has_exit_time && tr->exit_time < 0.0f))
-        return mn_error_set(err, MN_INVALID_VALUE, path, -1, "%s: duration or exit time is negative", path);
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1, "%s: duration or exit time is negative", path);
     if (!tr->conditions && tr->condition_count > 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: conditions is NULL with count %u",
+        return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: conditions is NULL with count %u",
                             path, tr->condition_count);
     for (uint32_t c = 0; c < tr->condition_count; c++) {
         const mn_sm_condition *cond = &tr->conditions[c];
         char cpath[80];
         snprintf(cpath, sizeof cpath, "%s.conditions[%u]", path, c);
         if (!cond->name || !cond->name[0])
-            return mn_error_set(err, MN_INVALID_ARGUMENT, cpath, -1, "%s: the name is NULL or empty", cpath);
+            return mni_error_set(err, MN_INVALID_ARGUMENT, cpath, -1, "%s: the name is NULL or empty", cpath);
         if (cond->op <= MN_SM_CONDITION_INVALID || cond->op > MN_SM_TRIGGER)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, cpath, -1, "%s (\"%s\"): invalid op %d", cpath,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, cpath, -1, "%s (\"%s\"): invalid op %d", cpath,
                                 cond->name, (int)cond->op);
         if (cond->op != MN_SM_TRIGGER && !isfinite(cond->value))
-            return mn_error_set(err, MN_NOT_FINITE, cpath, -1, "%s (\"%s\"): the constant is not finite",
+            return mni_error_set(err, MN_NOT_FINITE, cpath, -1, "%s (\"%s\"): the constant is not finite",
                                 cpath, cond->name);
     }
     return MN_OK;
@@ -232,11 +232,11 @@ static mn_status collect_names(mn_state_machine *sm, const mn_state_machine_desc
                 snprintf(path, sizeof path, "transitions[%u].conditions[%u]", t, c);
                 mn_blend_name_kind kind = mn_blend_tree_name_kind(sm->tree, cond->name);
                 if (trigger && kind != MN_BLEND_NAME_NONE)
-                    return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+                    return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                                         "%s: \"%s\" is a trigger and also a blend-tree %s", path, cond->name,
                                         kind == MN_BLEND_NAME_CLOCK ? "clock" : "parameter");
                 if (!trigger && find_name(sm->trigger_names, sm->trigger_count, cond->name) != MN_NONE)
-                    return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+                    return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                                         "%s: \"%s\" is compared here and used as a trigger elsewhere", path,
                                         cond->name);
                 if (!trigger && kind != MN_BLEND_NAME_NONE)
@@ -306,7 +306,7 @@ static mn_status check_node_events(mn_state_machine *sm, const mn_state_machine_
         if (ev && desc->nodes[i].kind != MN_BLEND_NODE_CLIP) {
             char path[48];
             snprintf(path, sizeof path, "node_events[%u]", i);
-            return mn_error_set(err, MN_INVALID_ARGUMENT, path, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
                                 "%s: events attached to node %u, which is not a clip leaf", path, i);
         }
         sm->node_events[i] = ev;
@@ -317,7 +317,7 @@ static mn_status check_node_events(mn_state_machine *sm, const mn_state_machine_
 /* Claim a count × size array from the arena (never NULL for count 0). */
 static void *claim(mn_state_machine *sm, size_t count, size_t size, size_t align, bool *ok)
 {
-    void *p = mn_arena_calloc(&sm->arena, count ? count : 1, size, align);
+    void *p = mni_arena_calloc(&sm->arena, count ? count : 1, size, align);
     if (!p)
         *ok = false;
     return p;
@@ -326,7 +326,7 @@ static void *claim(mn_state_machine *sm, size_t count, size_t size, size_t align
 static bool claim_pose(mn_state_machine *sm, mn_pose *pose)
 {
     size_t bytes = mn_pose_storage_size(sm->joint_count);
-    void *storage = bytes == SIZE_MAX ? NULL : mn_arena_alloc(&sm->arena, bytes ? bytes : 16, 16);
+    void *storage = bytes == SIZE_MAX ? NULL : mni_arena_alloc(&sm->arena, bytes ? bytes : 16, 16);
     if (!storage)
         return false;
     mn_pose_init(pose, sm->joint_count, storage);
@@ -345,7 +345,7 @@ static mn_status claim_runtime(mn_state_machine *sm, mn_error *err)
     }
     ok = ok && claim_pose(sm, &sm->pose_a) && claim_pose(sm, &sm->pose_b) && claim_pose(sm, &sm->frozen);
     if (!ok)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for the state machine's scratch");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for the state machine's scratch");
     return MN_OK;
 }
 
@@ -395,7 +395,7 @@ static mn_status build(mn_state_machine *sm, const mn_state_machine_desc *desc, 
     sm->node_events = claim(sm, desc->node_count, sizeof(mn_clip_events *), 8, &ok);
     sm->state_reports = claim(sm, desc->state_count, sizeof(bool), 1, &ok);
     if (!ok)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for the state machine");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for the state machine");
     if ((st = check_states(sm, desc, err)) != MN_OK || (st = collect_names(sm, desc, err)) != MN_OK ||
         (st = check_node_events(sm, desc, err)) != MN_OK)
         return st;
@@ -419,20 +419,20 @@ static mn_status build(mn_state_machine *sm, const mn_state_machine_desc *desc, 
 mn_status mn_state_machine_create(const mn_state_machine_desc *desc, mn_state_machine **out, mn_error *err)
 {
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
     *out = NULL;
     if (!desc)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "desc is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "desc is NULL");
     if (!desc->states || desc->state_count == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "states", -1, "a state machine needs at least one state");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "states", -1, "a state machine needs at least one state");
     if (!desc->transitions && desc->transition_count > 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "transitions", -1, "transitions is NULL with count %u",
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "transitions", -1, "transitions is NULL with count %u",
                             desc->transition_count);
-    mn_state_machine *sm = mn_alloc(&desc->allocator, sizeof *sm);
+    mn_state_machine *sm = mni_alloc(&desc->allocator, sizeof *sm);
     if (!sm)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a state machine");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a state machine");
     memset(sm, 0, sizeof *sm);
-    mn_arena_init(&sm->arena, &desc->allocator);
+    mni_arena_init(&sm->arena, &desc->allocator);
     mn_status st = build(sm, desc, err);
     if (st != MN_OK) {
         mn_state_machine_free(sm);
@@ -447,7 +447,7 @@ void mn_state_machine_free(mn_state_machine *sm)
     if (!sm)
         return;
     mn_blend_tree_free(sm->tree);
-    mn_arena_release_holder(&sm->arena, sm, sizeof *sm);
+    mni_arena_release_holder(&sm->arena, sm, sizeof *sm);
 }
 
 /* ---- names ------------------------------------------------------------------------ */
@@ -455,18 +455,18 @@ void mn_state_machine_free(mn_state_machine *sm)
 mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float value, mn_error *err)
 {
     if (!sm || !name)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or name");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or name");
     uint32_t i = mn_blend_tree_find(sm->tree, name);
     uint32_t p = i == MN_NONE ? find_name(sm->param_names, sm->param_count, name) : MN_NONE;
     if (i == MN_NONE && p == MN_NONE) {
         bool trigger = find_name(sm->trigger_names, sm->trigger_count, name) != MN_NONE;
-        return mn_error_set(err, MN_INVALID_VALUE, name, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1,
                             trigger ? "\"%s\" is a trigger: set it with mn_state_machine_set_trigger"
                                     : "no parameter or clock is named \"%s\"",
                             name);
     }
     if (!isfinite(value))
-        return mn_error_set(err, MN_NOT_FINITE, name, -1, "\"%s\": the value is not finite", name);
+        return mni_error_set(err, MN_NOT_FINITE, name, -1, "\"%s\": the value is not finite", name);
     if (i != MN_NONE)
         return mn_blend_tree_set_index(sm->tree, i, value, err);
     sm->param_values[p] = value;
@@ -476,10 +476,10 @@ mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float val
 mn_status mn_state_machine_set_trigger(mn_state_machine *sm, const char *name, mn_error *err)
 {
     if (!sm || !name)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or name");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or name");
     uint32_t i = find_name(sm->trigger_names, sm->trigger_count, name);
     if (i == MN_NONE)
-        return mn_error_set(err, MN_INVALID_VALUE, name, -1, "no trigger is named \"%s\"", name);
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "no trigger is named \"%s\"", name);
     sm->triggers[i] = true;
     return MN_OK;
 }
@@ -487,7 +487,7 @@ mn_status mn_state_machine_set_trigger(mn_state_machine *sm, const char *name, m
 mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, float *value, mn_error *err)
 {
     if (!sm || !name || !value)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine, name or value");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine, name or value");
     uint32_t i;
     if ((i = mn_blend_tree_find(sm->tree, name)) != MN_NONE)
         *value = mn_blend_tree_value(sm->tree, i);
@@ -496,7 +496,7 @@ mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, flo
     else if ((i = find_name(sm->trigger_names, sm->trigger_count, name)) != MN_NONE)
         *value = sm->triggers[i] ? 1.0f : 0.0f;
     else
-        return mn_error_set(err, MN_INVALID_VALUE, name, -1, "no parameter, clock or trigger is named \"%s\"",
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "no parameter, clock or trigger is named \"%s\"",
                             name);
     return MN_OK;
 }
@@ -529,9 +529,9 @@ static mn_status output(mn_state_machine *sm, mn_pose *out, mn_error *err)
 mn_status mn_state_machine_evaluate(mn_state_machine *sm, mn_pose *out, mn_error *err)
 {
     if (!sm || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or pose");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or pose");
     if (out->joint_count != sm->joint_count)
-        return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1, "the pose has %u joints, the machine %u",
+        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1, "the pose has %u joints, the machine %u",
                             out->joint_count, sm->joint_count);
     return output(sm, out, err);
 }
@@ -551,10 +551,10 @@ static uint32_t add_walks(mn_state_machine *sm, sm_slot *slot, uint32_t n, uint3
         if (!ev || !(leaf->time > slot->prev[i]))
             continue;
         sm_walk *w = &sm->walks[n];
-        if (!mn_event_span_init(&w->span, ev, mn_clip_duration(leaf->clip), leaf->loop, slot->prev[i],
+        if (!mni_event_span_init(&w->span, ev, mn_clip_duration(leaf->clip), leaf->loop, slot->prev[i],
                                 leaf->time))
             continue;
-        uint32_t t = mn_event_span_total(&w->span);
+        uint32_t t = mni_event_span_total(&w->span);
         if (t == 0)
             continue;
         *total = *total > UINT32_MAX - t ? UINT32_MAX : *total + t;
@@ -578,7 +578,7 @@ static void merge_walks(mn_state_machine *sm, uint32_t walks, mn_event *out, uin
             double at;
             uint32_t pos;
             mn_event_span *span = &sm->walks[w].span;
-            if (!mn_event_span_peek(span, &at, &pos))
+            if (!mni_event_span_peek(span, &at, &pos))
                 continue;
             double f = (at - span->lo) / (span->hi - span->lo);
             if (best == MN_NONE || f < best_f) {
@@ -591,10 +591,10 @@ static void merge_walks(mn_state_machine *sm, uint32_t walks, mn_event *out, uin
         if (best == MN_NONE)
             return;
         sm_walk *w = &sm->walks[best];
-        mn_event_span_describe(&w->span, best_pos, best_at, &out[written]);
+        mni_event_span_describe(&w->span, best_pos, best_at, &out[written]);
         out[written].state = w->state;
         out[written].leaf = w->leaf;
-        mn_event_span_advance(&w->span, best_at, best_pos);
+        mni_event_span_advance(&w->span, best_at, best_pos);
     }
 }
 
@@ -690,11 +690,11 @@ mn_status mn_state_machine_update(mn_state_machine *sm, float dt, mn_event *even
     if (event_total)
         *event_total = 0;
     if (!sm)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "state machine is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "state machine is NULL");
     if (!isfinite(dt))
-        return mn_error_set(err, MN_NOT_FINITE, NULL, -1, "dt is not finite");
+        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "dt is not finite");
     if (dt < 0.0f)
-        return mn_error_set(err, MN_INVALID_VALUE, NULL, -1, "dt %g is negative: time only moves forward",
+        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1, "dt %g is negative: time only moves forward",
                             (double)dt);
     /* 1. Advance. */
     slot_advance(sm, sm->cur, dt);

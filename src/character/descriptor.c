@@ -44,9 +44,9 @@ static bool plain_path(const char *p, bool allow_up)
 static mn_status read_src(mn_json *j, json_t *obj, const char *key, bool allow_up,
                           const char **out)
 {
-    mn_status st = mn_json_string(j, obj, key, true, out);
+    mn_status st = mni_json_string(j, obj, key, true, out);
     if (st == MN_OK && !plain_path(*out, allow_up))
-        return mn_json_fail(j, MN_URI, key, "\"%s\" is not a plain relative path", *out);
+        return mni_json_fail(j, MN_URI, key, "\"%s\" is not a plain relative path", *out);
     return st;
 }
 
@@ -54,14 +54,14 @@ static mn_status read_sha(mn_json *j, json_t *obj, bool required, char out[65])
 {
     const char *s = NULL;
     out[0] = '\0';
-    mn_status st = mn_json_string(j, obj, "sha256", required, &s);
+    mn_status st = mni_json_string(j, obj, "sha256", required, &s);
     if (st != MN_OK || !s)
         return st;
     if (strlen(s) != 64)
-        return mn_json_fail(j, MN_INVALID_VALUE, "sha256", "expected 64 hex digits");
+        return mni_json_fail(j, MN_INVALID_VALUE, "sha256", "expected 64 hex digits");
     for (int i = 0; i < 64; i++) {
         if (!isxdigit((unsigned char)s[i]))
-            return mn_json_fail(j, MN_INVALID_VALUE, "sha256", "expected 64 hex digits");
+            return mni_json_fail(j, MN_INVALID_VALUE, "sha256", "expected 64 hex digits");
         out[i] = (char)tolower((unsigned char)s[i]);
     }
     out[64] = '\0';
@@ -71,7 +71,7 @@ static mn_status read_sha(mn_json *j, json_t *obj, bool required, char out[65])
 static mn_status read_bytes(mn_json *j, json_t *obj, mn_character_file *f)
 {
     uint64_t v = UINT64_MAX;
-    mn_status st = mn_json_uint(j, obj, "bytes", false, 0, (uint64_t)1 << 53, &v);
+    mn_status st = mni_json_uint(j, obj, "bytes", false, 0, (uint64_t)1 << 53, &v);
     f->has_bytes = st == MN_OK && v != UINT64_MAX;
     f->bytes = f->has_bytes ? v : 0;
     return st;
@@ -81,9 +81,9 @@ static mn_status read_bytes(mn_json *j, json_t *obj, mn_character_file *f)
 static mn_status read_file_entry(mn_json *j, json_t *obj, const char *name, const char *src_key,
                                  bool sha_required, bool allow_up, mn_character_file *f)
 {
-    f->name = mn_arena_strndup(j->arena, name, strlen(name));
+    f->name = mni_arena_strndup(j->arena, name, strlen(name));
     if (!f->name)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
     mn_status st = read_src(j, obj, src_key, allow_up, &f->src);
     if (st == MN_OK)
         st = read_sha(j, obj, sha_required, f->sha256);
@@ -103,41 +103,41 @@ static bool ends_with(const char *s, const char *tail)
 static mn_status read_files(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
     json_t *files = NULL;
-    mn_status st = mn_json_object(j, root, "files", true, &files);
+    mn_status st = mni_json_object(j, root, "files", true, &files);
     if (st != MN_OK)
         return st;
     size_t n = json_object_size(files);
-    mn_character_file *out = mn_arena_calloc(j->arena, n ? n : 1, sizeof *out, 8);
+    mn_character_file *out = mni_arena_calloc(j->arena, n ? n : 1, sizeof *out, 8);
     if (!out)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    size_t mark = mn_json_push_key(j, "files");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    size_t mark = mni_json_push_key(j, "files");
     const char *key;
     json_t *value;
     uint32_t i = 0, heads = 0;
     json_object_foreach(files, key, value) {
-        size_t m = mn_json_push_key(j, key);
+        size_t m = mni_json_push_key(j, key);
         if (!json_is_object(value))
-            return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                mn_json_type_name(value));
+            return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                                mni_json_type_name(value));
         if (!plain_path(key, false))
-            return mn_json_fail(j, MN_URI, NULL, "\"%s\" is not a plain relative name", key);
+            return mni_json_fail(j, MN_URI, NULL, "\"%s\" is not a plain relative name", key);
         st = read_file_entry(j, value, key, "src", true, false, &out[i++]);
         if (st != MN_OK)
             return st;
         heads += ends_with(key, ".aosrig");
-        mn_json_pop(j, m);
+        mni_json_pop(j, m);
     }
     d->files = out;
     d->file_count = i;
     if (heads > 1)
-        return mn_json_fail(j, MN_INVALID_VALUE, NULL, "%u head packs (*.aosrig); at most one",
+        return mni_json_fail(j, MN_INVALID_VALUE, NULL, "%u head packs (*.aosrig); at most one",
                             heads);
     static const char *const required[] = {"character.ply", "bindings.bin", "skeleton.json",
                                            "clips.json"};
     for (size_t r = 0; r < 4; r++)
         if (!json_object_get(files, required[r]))
-            return mn_json_fail(j, MN_MISSING_PROPERTY, required[r], "required file missing");
-    mn_json_pop(j, mark);
+            return mni_json_fail(j, MN_MISSING_PROPERTY, required[r], "required file missing");
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
@@ -147,29 +147,29 @@ static mn_status read_names(mn_json *j, json_t *root, const char *key, bool requ
 {
     json_t *arr = NULL;
     uint32_t n = 0;
-    mn_status st = mn_json_array_count(j, root, key, required, &arr, &n);
+    mn_status st = mni_json_array_count(j, root, key, required, &arr, &n);
     if (st != MN_OK || !arr)
         return st;
-    const char **names = mn_arena_calloc(j->arena, n ? n : 1, sizeof *names, 8);
+    const char **names = mni_arena_calloc(j->arena, n ? n : 1, sizeof *names, 8);
     if (!names)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    size_t mark = mn_json_push_key(j, key);
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    size_t mark = mni_json_push_key(j, key);
     for (uint32_t i = 0; i < n; i++) {
         json_t *v = json_array_get(arr, i);
-        size_t m = mn_json_push_index(j, i);
+        size_t m = mni_json_push_index(j, i);
         if (!json_is_string(v))
-            return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected a string, found %s",
-                                mn_json_type_name(v));
-        names[i] = mn_arena_strndup(j->arena, json_string_value(v), json_string_length(v));
+            return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a string, found %s",
+                                mni_json_type_name(v));
+        names[i] = mni_arena_strndup(j->arena, json_string_value(v), json_string_length(v));
         if (!names[i])
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
         for (uint32_t k = 0; unique && k < i; k++)
             if (strcmp(names[k], names[i]) == 0)
-                return mn_json_fail(j, MN_INVALID_VALUE, NULL, "\"%s\" is named twice",
+                return mni_json_fail(j, MN_INVALID_VALUE, NULL, "\"%s\" is named twice",
                                     names[i]);
-        mn_json_pop(j, m);
+        mni_json_pop(j, m);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     *out = names;
     *count = n;
     return MN_OK;
@@ -178,63 +178,63 @@ static mn_status read_names(mn_json *j, json_t *root, const char *key, bool requ
 static mn_status read_identity(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
     const char *format = NULL;
-    mn_status st = mn_json_string(j, root, "format", true, &format);
+    mn_status st = mni_json_string(j, root, "format", true, &format);
     if (st == MN_OK && strcmp(format, "aosrig-splat") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"aosrig-splat\"",
+        return mni_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"aosrig-splat\"",
                             format);
     uint64_t version = 0;
     if (st == MN_OK)
-        st = mn_json_uint(j, root, "version", true, 0, UINT32_MAX, &version);
+        st = mni_json_uint(j, root, "version", true, 0, UINT32_MAX, &version);
     if (st == MN_OK && version != 2)
-        return mn_json_fail(j, MN_INVALID_VALUE, "version",
+        return mni_json_fail(j, MN_INVALID_VALUE, "version",
                             "unsupported version %llu (version 2 packages are read%s)",
                             (unsigned long long)version,
                             version == 1 ? "; version 1's rig.glb body is not" : "");
     d->version = (uint32_t)version;
     if (st == MN_OK)
-        st = mn_json_string(j, root, "rig", true, &d->rig);
+        st = mni_json_string(j, root, "rig", true, &d->rig);
     if (st == MN_OK && strcmp(d->rig, "aosrig-v2") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "rig", "\"%s\" does not pair with version 2 "
+        return mni_json_fail(j, MN_INVALID_VALUE, "rig", "\"%s\" does not pair with version 2 "
                             "(\"aosrig-v2\")", d->rig);
     if (st == MN_OK)
-        st = mn_json_string(j, root, "units", true, &d->units);
+        st = mni_json_string(j, root, "units", true, &d->units);
     if (st == MN_OK && strcmp(d->units, "m") != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "units", "\"%s\" is not \"m\"", d->units);
+        return mni_json_fail(j, MN_INVALID_VALUE, "units", "\"%s\" is not \"m\"", d->units);
     static const char *const spaces[] = {"srgb", "linear"};
     int space = 0;
     if (st == MN_OK)
-        st = mn_json_enum(j, root, "colorSpace", false, spaces, 2, "a colour space", &space);
+        st = mni_json_enum(j, root, "colorSpace", false, spaces, 2, "a colour space", &space);
     d->color_space = spaces[space];
     return st;
 }
 
 static mn_status read_geometry(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
-    mn_status st = mn_json_u32(j, root, "splatCount", true, 1, UINT32_MAX, &d->splat_count);
+    mn_status st = mni_json_u32(j, root, "splatCount", true, 1, UINT32_MAX, &d->splat_count);
     if (st == MN_OK)
-        st = mn_json_u32(j, root, "headVertexCount", true, 0, UINT32_MAX,
+        st = mni_json_u32(j, root, "headVertexCount", true, 0, UINT32_MAX,
                          &d->head_vertex_count);
     if (st == MN_OK)
         st = read_names(j, root, "jointNames", true, true, &d->joint_names, &d->joint_count);
     if (st == MN_OK && (d->joint_count == 0 || d->joint_count > 65535))
-        return mn_json_fail(j, MN_INVALID_VALUE, "jointNames", "%u joints (1 to 65535)",
+        return mni_json_fail(j, MN_INVALID_VALUE, "jointNames", "%u joints (1 to 65535)",
                             d->joint_count);
     json_t *bounds = NULL;
     if (st == MN_OK)
-        st = mn_json_object(j, root, "bounds", true, &bounds);
+        st = mni_json_object(j, root, "bounds", true, &bounds);
     if (st == MN_OK) {
-        size_t m = mn_json_push_key(j, "bounds");
-        st = mn_json_floats(j, bounds, "center", true, 3, d->bounds_center);
+        size_t m = mni_json_push_key(j, "bounds");
+        st = mni_json_floats(j, bounds, "center", true, 3, d->bounds_center);
         if (st == MN_OK)
-            st = mn_json_float_min(j, bounds, "radius", true, 0.0f, &d->bounds_radius);
-        mn_json_pop(j, m);
+            st = mni_json_float_min(j, bounds, "radius", true, 0.0f, &d->bounds_radius);
+        mni_json_pop(j, m);
     }
     if (st == MN_OK)
-        st = mn_json_floats(j, root, "plyToCharacter", true, 12, d->ply_to_character);
+        st = mni_json_floats(j, root, "plyToCharacter", true, 12, d->ply_to_character);
     for (int r = 0; st == MN_OK && r < 3; r++)
         for (int c = 0; c < 3; c++)
             if (d->ply_to_character[4 * r + c] != (r == c ? 1.0f : 0.0f))
-                return mn_json_fail(j, MN_INVALID_VALUE, "plyToCharacter",
+                return mni_json_fail(j, MN_INVALID_VALUE, "plyToCharacter",
                                     "the 3x3 must be the identity (the PLY's axes are kept)");
     return st;
 }
@@ -242,44 +242,44 @@ static mn_status read_geometry(mn_json *j, json_t *root, mn_character_descriptor
 static mn_status read_optional_parts(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
     json_t *obj = NULL;
-    mn_status st = mn_json_object(j, root, "sharedClips", false, &obj);
+    mn_status st = mni_json_object(j, root, "sharedClips", false, &obj);
     if (st == MN_OK && obj) {
-        size_t m = mn_json_push_key(j, "sharedClips");
+        size_t m = mni_json_push_key(j, "sharedClips");
         const char *format = NULL;
-        st = mn_json_string(j, obj, "format", true, &format);
+        st = mni_json_string(j, obj, "format", true, &format);
         if (st == MN_OK && strcmp(format, "soma-clips") != 0)
-            return mn_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"soma-clips\"",
+            return mni_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"soma-clips\"",
                                 format);
         if (st == MN_OK)
             st = read_file_entry(j, obj, "sharedClips", "src", true, true, &d->shared_clips);
         d->has_shared_clips = st == MN_OK;
-        mn_json_pop(j, m);
+        mni_json_pop(j, m);
     }
     obj = NULL;
     if (st == MN_OK)
-        st = mn_json_object(j, root, "corrective", false, &obj);
+        st = mni_json_object(j, root, "corrective", false, &obj);
     if (st == MN_OK && obj) {
-        size_t m = mn_json_push_key(j, "corrective");
+        size_t m = mni_json_push_key(j, "corrective");
         st = read_file_entry(j, obj, "corrective", "index", false, false, &d->corrective_index);
         d->has_corrective = st == MN_OK;
-        mn_json_pop(j, m);
+        mni_json_pop(j, m);
     }
     obj = NULL;
     if (st == MN_OK)
-        st = mn_json_object(j, root, "face", false, &obj);
+        st = mni_json_object(j, root, "face", false, &obj);
     json_t *arkit = NULL;
     if (st == MN_OK && obj) {
-        size_t m = mn_json_push_key(j, "face");
-        st = mn_json_object(j, obj, "arkit", false, &arkit);
+        size_t m = mni_json_push_key(j, "face");
+        st = mni_json_object(j, obj, "arkit", false, &arkit);
         if (st == MN_OK && arkit) {
-            size_t a = mn_json_push_key(j, "arkit");
+            size_t a = mni_json_push_key(j, "arkit");
             st = read_file_entry(j, arkit, "face.arkit", "src", true, false, &d->face_table);
             if (st == MN_OK)
-                st = mn_json_dump(j, arkit, &d->face_json);
+                st = mni_json_dump(j, arkit, &d->face_json);
             d->has_face = st == MN_OK;
-            mn_json_pop(j, a);
+            mni_json_pop(j, a);
         }
-        mn_json_pop(j, m);
+        mni_json_pop(j, m);
     }
     return st;
 }
@@ -287,34 +287,34 @@ static mn_status read_optional_parts(mn_json *j, json_t *root, mn_character_desc
 static mn_status read_package(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
     json_t *pkg = NULL, *files = NULL;
-    mn_status st = mn_json_object(j, root, "package", false, &pkg);
+    mn_status st = mni_json_object(j, root, "package", false, &pkg);
     if (st != MN_OK || !pkg)
         return st;
-    size_t m = mn_json_push_key(j, "package");
+    size_t m = mni_json_push_key(j, "package");
     uint32_t n = 0;
-    st = mn_json_array_count(j, pkg, "files", false, &files, &n);
+    st = mni_json_array_count(j, pkg, "files", false, &files, &n);
     if (st != MN_OK || !files)
         return st;
-    mn_character_file *out = mn_arena_calloc(j->arena, n ? n : 1, sizeof *out, 8);
+    mn_character_file *out = mni_arena_calloc(j->arena, n ? n : 1, sizeof *out, 8);
     if (!out)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    size_t f = mn_json_push_key(j, "files");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    size_t f = mni_json_push_key(j, "files");
     for (uint32_t i = 0; i < n; i++) {
         json_t *v = json_array_get(files, i);
-        size_t e = mn_json_push_index(j, i);
+        size_t e = mni_json_push_index(j, i);
         if (!json_is_object(v))
-            return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                mn_json_type_name(v));
-        st = mn_json_string(j, v, "path", true, &out[i].src);
+            return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                                mni_json_type_name(v));
+        st = mni_json_string(j, v, "path", true, &out[i].src);
         if (st == MN_OK)
             st = read_bytes(j, v, &out[i]);
         if (st != MN_OK)
             return st;
         out[i].name = out[i].src;
-        mn_json_pop(j, e);
+        mni_json_pop(j, e);
     }
-    mn_json_pop(j, f);
-    mn_json_pop(j, m);
+    mni_json_pop(j, f);
+    mni_json_pop(j, m);
     d->package_files = out;
     d->package_file_count = n;
     return MN_OK;
@@ -323,7 +323,7 @@ static mn_status read_package(mn_json *j, json_t *root, mn_character_descriptor 
 static mn_status read_descriptor(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
     if (!json_is_object(root))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "character.json is not a JSON object");
+        return mni_json_fail(j, MN_JSON_TYPE, NULL, "character.json is not a JSON object");
     mn_status st = read_identity(j, root, d);
     if (st == MN_OK)
         st = read_geometry(j, root, d);
@@ -342,39 +342,39 @@ MN_API mn_status mn_character_descriptor_read(const void *json, size_t size,
                                               const mn_allocator *allocator,
                                               mn_character_descriptor **out, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
     *out = NULL;
     if (!json && size)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "json is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "json is NULL");
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
     json_error_t jerr;
     json_t *root = json_loadb(json ? (const char *)json : "", size, 0, &jerr);
     if (!root) {
-        mn_status st = mn_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
+        mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
                                     "character.json: JSON syntax error at line %d, column %d: "
                                     "%s", jerr.line, jerr.column, jerr.text);
         if (err)
             err->line = jerr.line, err->column = jerr.column;
         return st;
     }
-    struct descriptor_holder *h = mn_alloc(&hooks, sizeof *h);
+    struct descriptor_holder *h = mni_alloc(&hooks, sizeof *h);
     if (!h) {
         json_decref(root);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     }
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->arena, &hooks);
+    mni_arena_init(&h->arena, &hooks);
     mn_error local;
     mn_json j;
-    mn_json_init(&j, &h->arena, err ? err : &local);
+    mni_json_init(&j, &h->arena, err ? err : &local);
     mn_status st = read_descriptor(&j, root, &h->d);
     json_decref(root);
     if (st != MN_OK) {
-        mn_arena_release_holder(&h->arena, h, sizeof *h);
+        mni_arena_release_holder(&h->arena, h, sizeof *h);
         return st;
     }
     *out = &h->d;
@@ -386,5 +386,5 @@ MN_API void mn_character_descriptor_free(mn_character_descriptor *descriptor)
     if (!descriptor)
         return;
     struct descriptor_holder *h = (struct descriptor_holder *)(void *)descriptor;
-    mn_arena_release_holder(&h->arena, h, sizeof *h);
+    mni_arena_release_holder(&h->arena, h, sizeof *h);
 }

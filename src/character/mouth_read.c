@@ -39,13 +39,13 @@ static mn_status read_unit(const uint8_t *d, size_t at, const char *what, float 
     for (int k = 0; k < 3; k++) {
         out[k] = rd_f32(d + at + 4u * (size_t)k);
         if (!isfinite(out[k]))
-            return mn_error_set(err, MN_NOT_FINITE, what, (int64_t)(at + 4u * (size_t)k),
+            return mni_error_set(err, MN_NOT_FINITE, what, (int64_t)(at + 4u * (size_t)k),
                                 "mouth_hidden.bin: %s[%d] is not finite", what, k);
         len2 += (double)out[k] * out[k];
     }
     double len = sqrt(len2);
     if (fabs(len - 1.0) > 1e-3)
-        return mn_error_set(err, MN_INVALID_VALUE, what, (int64_t)at,
+        return mni_error_set(err, MN_INVALID_VALUE, what, (int64_t)at,
                             "mouth_hidden.bin: %s has length %g, not 1 (within 1e-3)", what, len);
     return MN_OK;
 }
@@ -66,7 +66,7 @@ static mn_status find_duplicate(const mn_mouth_entry *e, uint32_t count, const m
     if (count < 2)
         return MN_OK;
     size_t bytes = (size_t)count * 2 * sizeof(uint32_t);
-    uint32_t *pairs = mn_alloc(a, bytes); /* (row, index) sorted by row then index */
+    uint32_t *pairs = mni_alloc(a, bytes); /* (row, index) sorted by row then index */
     if (!pairs)
         return MN_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < count; i++) {
@@ -81,7 +81,7 @@ static mn_status find_duplicate(const mn_mouth_entry *e, uint32_t count, const m
         if (pairs[2 * i + 1] < *out_index)
             *out_index = pairs[2 * i + 1];
     }
-    mn_free(a, pairs, bytes);
+    mni_free(a, pairs, bytes);
     return MN_OK;
 }
 
@@ -90,21 +90,21 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
                                mn_mouth_hidden **out, mn_error *err)
 {
     if (!out || (!data && size))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mouth_hidden.bin: NULL argument");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mouth_hidden.bin: NULL argument");
     *out = NULL;
     const uint8_t *d = data;
     if (size < HEADER_SIZE)
-        return mn_error_set(err, MN_COUNT_MISMATCH, "", (int64_t)size,
+        return mni_error_set(err, MN_COUNT_MISMATCH, "", (int64_t)size,
                             "mouth_hidden.bin: %zu bytes is shorter than the 36-byte header", size);
     if (memcmp(d, "MHID", 4) != 0)
-        return mn_error_set(err, MN_INVALID_VALUE, "magic", 0, "mouth_hidden.bin: magic is not \"MHID\"");
+        return mni_error_set(err, MN_INVALID_VALUE, "magic", 0, "mouth_hidden.bin: magic is not \"MHID\"");
     uint32_t version = rd_u32(d + 4);
     if (version != 1)
-        return mn_error_set(err, MN_INVALID_VALUE, "version", 4,
+        return mni_error_set(err, MN_INVALID_VALUE, "version", 4,
                             "mouth_hidden.bin: unsupported version %u", version);
     uint32_t count = rd_u32(d + 8);
     if ((size - HEADER_SIZE) / ENTRY_SIZE != count || (size - HEADER_SIZE) % ENTRY_SIZE != 0)
-        return mn_error_set(err, MN_COUNT_MISMATCH, "count", 8,
+        return mni_error_set(err, MN_COUNT_MISMATCH, "count", 8,
                             "mouth_hidden.bin: %zu bytes do not hold the header and %u entries "
                             "of 16 bytes", size, count);
     float up[3], forward[3];
@@ -117,9 +117,9 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     size_t entries_bytes = (size_t)(count ? count : 1) * sizeof(mn_mouth_entry);
     size_t total = sizeof(mn_mouth_hidden) + sizeof(struct mn_mouth_private) + entries_bytes;
-    uint8_t *block = mn_alloc(&a, total);
+    uint8_t *block = mni_alloc(&a, total);
     if (!block)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "mouth_hidden.bin: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "mouth_hidden.bin: out of memory");
     mn_mouth_hidden *m = (mn_mouth_hidden *)block;
     struct mn_mouth_private *priv = (struct mn_mouth_private *)(m + 1);
     mn_mouth_entry *entries = (mn_mouth_entry *)(priv + 1);
@@ -133,15 +133,15 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
         mn_mouth_entry e = {rd_u32(d + at), (mn_mouth_kind)d[at + 4], rd_u32(d + at + 8),
                             rd_u32(d + at + 12)};
         if (e.row >= splat_count)
-            st = mn_error_set(err, MN_INDEX_RANGE, "row", (int64_t)at,
+            st = mni_error_set(err, MN_INDEX_RANGE, "row", (int64_t)at,
                               "mouth_hidden.bin: entry %u: row %u is not below the splat count %u",
                               i, e.row, splat_count);
         else if (d[at + 4] < 1 || d[at + 4] > 3)
-            st = mn_error_set(err, MN_INVALID_VALUE, "kind", (int64_t)at + 4,
+            st = mni_error_set(err, MN_INVALID_VALUE, "kind", (int64_t)at + 4,
                               "mouth_hidden.bin: entry %u: kind %u is not 1 (plug), 2 (inside) "
                               "or 3 (band)", i, d[at + 4]);
         else if (e.upper >= head_vertex_count || e.lower >= head_vertex_count)
-            st = mn_error_set(err, MN_INDEX_RANGE, e.upper >= head_vertex_count ? "upper" : "lower",
+            st = mni_error_set(err, MN_INDEX_RANGE, e.upper >= head_vertex_count ? "upper" : "lower",
                               (int64_t)at + (e.upper >= head_vertex_count ? 8 : 12),
                               "mouth_hidden.bin: entry %u: lip vertex %u is not below the head's "
                               "vertex count %u", i,
@@ -150,13 +150,13 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
     }
     uint32_t dup = count;
     if (st == MN_OK && find_duplicate(entries, count, &a, &dup) != MN_OK)
-        st = mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "mouth_hidden.bin: out of memory");
+        st = mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "mouth_hidden.bin: out of memory");
     if (st == MN_OK && dup < count)
-        st = mn_error_set(err, MN_INVALID_VALUE, "row", (int64_t)(HEADER_SIZE + (size_t)dup * ENTRY_SIZE),
+        st = mni_error_set(err, MN_INVALID_VALUE, "row", (int64_t)(HEADER_SIZE + (size_t)dup * ENTRY_SIZE),
                           "mouth_hidden.bin: entry %u: row %u is listed twice", dup,
                           entries[dup].row);
     if (st != MN_OK) {
-        mn_free(&a, block, total);
+        mni_free(&a, block, total);
         return st;
     }
     *out = m;
@@ -168,7 +168,7 @@ void mn_mouth_hidden_free(mn_mouth_hidden *mouth)
     if (!mouth)
         return;
     mn_allocator a = mouth->priv_->allocator;
-    mn_free(&a, mouth, mouth->priv_->block_size);
+    mni_free(&a, mouth, mouth->priv_->block_size);
 }
 
 float mn_mouth_lip_gap(const float up[3], const float u[3], const float l[3], const float u0[3],

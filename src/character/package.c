@@ -58,29 +58,29 @@ static mn_status fetch(loader *l, const char *src, mn_bytes *out, mn_error *err)
 {
     mn_bytes got = {0};
     mn_arena scratch;
-    mn_arena_init(&scratch, &l->o.allocator);
+    mni_arena_init(&scratch, &l->o.allocator);
     mn_status st;
     if (l->o.resolver.read)
         st = l->o.resolver.read(l->o.resolver.user, l->base_dir, src, &got, err);
     else
-        st = mn_stdio_resolver_read(&scratch, l->base_dir, src, &got, err);
+        st = mni_stdio_resolver_read(&scratch, l->base_dir, src, &got, err);
     if (st == MN_OK) {
-        uint8_t *copy = mn_arena_alloc(&l->p->arena, got.size ? got.size : 1, 64);
+        uint8_t *copy = mni_arena_alloc(&l->p->arena, got.size ? got.size : 1, 64);
         if (copy) {
             if (got.size)
                 memcpy(copy, got.data, got.size);
             *out = (mn_bytes){copy, got.size};
         } else {
-            st = mn_error_set(err, MN_OUT_OF_MEMORY, src, -1, "out of memory");
+            st = mni_error_set(err, MN_OUT_OF_MEMORY, src, -1, "out of memory");
         }
         if (l->o.resolver.read && l->o.resolver.release)
             l->o.resolver.release(l->o.resolver.user, &got);
     } else if (err && err->code == MN_OK) {
-        mn_error_set(err, st, src, -1, "cannot read \"%s\"", src);
+        mni_error_set(err, st, src, -1, "cannot read \"%s\"", src);
     } else if (err) {
         snprintf(err->path, sizeof err->path, "%s", src);  /* the resolver's message, our file */
     }
-    mn_arena_release(&scratch);
+    mni_arena_release(&scratch);
     return st;
 }
 
@@ -88,14 +88,14 @@ static mn_status fetch(loader *l, const char *src, mn_bytes *out, mn_error *err)
 static mn_status check(const mn_character_file *f, mn_bytes b, mn_error *err)
 {
     if (f->has_bytes && b.size != f->bytes)
-        return mn_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
                             "%s (\"%s\") is %zu bytes; character.json says %llu", f->name,
                             f->src, b.size, (unsigned long long)f->bytes);
     if (f->sha256[0]) {
         char got[65];
         mn_sha256_hex(b.data, b.size, got);
         if (strcmp(got, f->sha256) != 0)
-            return mn_error_set(err, MN_INVALID_VALUE, f->name, -1,
+            return mni_error_set(err, MN_INVALID_VALUE, f->name, -1,
                                 "sha256 of %s (\"%s\") is %s, expected %s", f->name, f->src,
                                 got, f->sha256);
     }
@@ -224,7 +224,7 @@ static mn_status read_parts(loader *l, const mn_character_file *f, mn_bytes b, m
         mn_aosrig_read_options o = {.allocator = l->o.allocator};
         st = mn_aosrig_read_memory(b.data, b.size, &o, &c->head, err);
         if (st == MN_OK && c->head->header.vertex_count != d->head_vertex_count)
-            st = mn_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
+            st = mni_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
                               "the head has %u vertices; headVertexCount is %u",
                               c->head->header.vertex_count, d->head_vertex_count);
     }
@@ -241,9 +241,9 @@ static mn_status read_shared_clips(loader *l, mn_error *err)
     if (l->o.clip_cache) {
         const char *src = l->p->descriptor->shared_clips.src;
         size_t n = (l->base_dir ? strlen(l->base_dir) : 0) + strlen(src) + 2;
-        char *key = mn_arena_alloc(&l->p->arena, n, 1);
+        char *key = mni_arena_alloc(&l->p->arena, n, 1);
         if (!key)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
         snprintf(key, n, "%s%s%s", l->base_dir ? l->base_dir : "", l->base_dir ? "/" : "", src);
         st = mn_soma_clip_cache_acquire(l->o.clip_cache, key, b.data, b.size, c->skeleton,
                                         &c->shared_clips, err);
@@ -278,9 +278,9 @@ static mn_status read_body(loader *l, mn_error *err)
 static mn_status load_required(loader *l, mn_error *err)
 {
     const mn_character_descriptor *d = l->p->descriptor;
-    mn_bytes *data = mn_arena_calloc(&l->p->arena, d->file_count, sizeof *data, 8);
+    mn_bytes *data = mni_arena_calloc(&l->p->arena, d->file_count, sizeof *data, 8);
     if (!data)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     l->p->c.file_data = data;
     for (uint32_t i = 0; i < d->file_count; i++) {
         mn_status st = load_file(l, &d->files[i], &data[i], err);
@@ -306,11 +306,11 @@ static void load_face(loader *l)
     if (!d->has_face || l->o.skip_face)
         return;
     mn_error why;
-    mn_error_clear(&why);
+    mni_error_clear(&why);
     mn_bytes b = {0};
     mn_status st = load_file(l, &d->face_table, &b, &why);
     if (st == MN_OK && !c->head)
-        st = mn_error_set(&why, MN_MISSING_PROPERTY, "face.arkit", -1,
+        st = mni_error_set(&why, MN_MISSING_PROPERTY, "face.arkit", -1,
                           "the package has no head pack to drive");
     if (st == MN_OK) {
         mn_arkit_fitted_options o = {l->o.allocator};
@@ -330,7 +330,7 @@ static void load_face(loader *l)
 static void load_optional(loader *l, const mn_character_file *f, bool expected, mn_bytes *out)
 {
     mn_error why;
-    mn_error_clear(&why);
+    mni_error_clear(&why);
     mn_bytes b = {0};
     mn_status st = fetch(l, f->src, &b, &why);
     if (st != MN_OK) {
@@ -392,7 +392,7 @@ static void load_corrective(loader *l)
     if (!c->corrective_index_json.data)
         return;
     mn_error why;
-    mn_error_clear(&why);
+    mni_error_clear(&why);
     if (mn_corrective_index_read(c->corrective_index_json.data, c->corrective_index_json.size,
                                  d->splat_count, d->joint_names, d->joint_count, &l->o.allocator,
                                  &c->corrective, &why) != MN_OK) {
@@ -412,7 +412,7 @@ static void load_corrective(loader *l)
         }
     }
     if (c->corrective->extra_warning) {
-        mn_error_set(&why, MN_COUNT_MISMATCH, "corrections", -1,
+        mni_error_set(&why, MN_COUNT_MISMATCH, "corrections", -1,
                      "%u corrections; the first %u are played", c->corrective->correction_count,
                      c->corrective->played_count);
         warn(l, "corrective/index.json", &why);
@@ -429,7 +429,7 @@ static void load_mouth(loader *l)
     if (!c->mouth_hidden.data)
         return;
     mn_error why;
-    mn_error_clear(&why);
+    mni_error_clear(&why);
     if (mn_mouth_hidden_read(c->mouth_hidden.data, c->mouth_hidden.size, d->splat_count,
                              d->head_vertex_count, &l->o.allocator, &c->mouth, &why) != MN_OK) {
         warn(l, mouth_file.src, &why);
@@ -461,19 +461,19 @@ MN_API mn_status mn_character_load(const char *base_dir, const char *descriptor_
                                    const mn_character_load_options *options,
                                    mn_character **out, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out || !descriptor_name)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "out or descriptor_name is NULL");
     *out = NULL;
     loader l = {.base_dir = base_dir};
     if (options)
         l.o = *options;
-    l.p = mn_alloc(&l.o.allocator, sizeof *l.p);
+    l.p = mni_alloc(&l.o.allocator, sizeof *l.p);
     if (!l.p)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     memset(l.p, 0, sizeof *l.p);
-    mn_arena_init(&l.p->arena, &l.o.allocator);
+    mni_arena_init(&l.p->arena, &l.o.allocator);
     l.p->c.priv_ = l.p;
     l.p->c.warnings = l.p->warnings;
 
@@ -515,7 +515,7 @@ MN_API void mn_character_free(mn_character *character)
     mn_corrective_index_free(p->c.corrective);
     mn_mouth_hidden_free(p->c.mouth);
     mn_character_descriptor_free(p->descriptor);
-    mn_arena_release_holder(&p->arena, p, sizeof *p);
+    mni_arena_release_holder(&p->arena, p, sizeof *p);
 }
 
 MN_API const mn_bytes *mn_character_file_data(const mn_character *character, const char *name)

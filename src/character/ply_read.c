@@ -69,7 +69,7 @@ static mn_status bad_line(mn_error *err, mn_status code, size_t line_start, cons
                           const char *line, size_t len)
 {
     int shown = (int)(len > 60 ? 60 : len);
-    return mn_error_set(err, code, "header", (int64_t)line_start, "PLY header: %s: \"%.*s\"",
+    return mni_error_set(err, code, "header", (int64_t)line_start, "PLY header: %s: \"%.*s\"",
                         what, shown, line);
 }
 
@@ -82,11 +82,11 @@ static mn_status parse_format(const char *line, size_t len, size_t at, mn_error 
         !next_word(line, len, &pos, version, sizeof version))
         return bad_line(err, MN_INVALID_VALUE, at, "malformed format line", line, len);
     if (strcmp(word, "ascii") == 0)
-        return mn_error_set(err, MN_INVALID_VALUE, "header.format", (int64_t)at,
+        return mni_error_set(err, MN_INVALID_VALUE, "header.format", (int64_t)at,
                             "ASCII PLY is not supported: splat PLYs must be "
                             "binary_little_endian");
     if (strcmp(word, "binary_big_endian") == 0)
-        return mn_error_set(err, MN_INVALID_VALUE, "header.format", (int64_t)at,
+        return mni_error_set(err, MN_INVALID_VALUE, "header.format", (int64_t)at,
                             "big-endian PLY is not supported: splat PLYs must be "
                             "binary_little_endian");
     if (strcmp(word, "binary_little_endian") != 0 || strcmp(version, "1.0") != 0)
@@ -104,7 +104,7 @@ static mn_status parse_element(ply_header *h, const char *line, size_t len, size
         !next_word(line, len, &pos, count, sizeof count))
         return bad_line(err, MN_INVALID_VALUE, at, "malformed element line", line, len);
     if (strcmp(word, "vertex") != 0 || h->seen_vertex)
-        return mn_error_set(err, MN_INVALID_VALUE, "header.element", (int64_t)at,
+        return mni_error_set(err, MN_INVALID_VALUE, "header.element", (int64_t)at,
                             "PLY element \"%s\": a splat PLY has exactly one element, "
                             "\"vertex\"", word);
     uint64_t n = 0;
@@ -114,7 +114,7 @@ static mn_status parse_element(ply_header *h, const char *line, size_t len, size
         n = n * 10 + (uint64_t)(*c - '0');
     }
     if (n > UINT32_MAX)
-        return mn_error_set(err, MN_OVERFLOW, "header.element", (int64_t)at,
+        return mni_error_set(err, MN_OVERFLOW, "header.element", (int64_t)at,
                             "PLY vertex count %llu is beyond 2^32 - 1", (unsigned long long)n);
     h->count = n;
     h->seen_vertex = true;
@@ -183,14 +183,14 @@ static mn_status parse_line(ply_header *h, const char *line, size_t len, size_t 
 static mn_status parse_header(const uint8_t *data, size_t size, ply_header *h, mn_error *err)
 {
     if (size < 4 || memcmp(data, "ply", 3) != 0 || (data[3] != '\n' && data[3] != '\r'))
-        return mn_error_set(err, MN_INVALID_VALUE, "magic", 0, "not a PLY file (no \"ply\" line)");
+        return mni_error_set(err, MN_INVALID_VALUE, "magic", 0, "not a PLY file (no \"ply\" line)");
     size_t pos = data[3] == '\r' && size > 4 && data[4] == '\n' ? 5 : 4;
     size_t limit = size < PLY_HEADER_MAX ? size : PLY_HEADER_MAX;
     bool format_seen = false, done = false;
     while (!done) {
         const uint8_t *nl = memchr(data + pos, '\n', limit - pos);
         if (!nl)
-            return mn_error_set(err, MN_COUNT_MISMATCH, "header", (int64_t)pos,
+            return mni_error_set(err, MN_COUNT_MISMATCH, "header", (int64_t)pos,
                                 "PLY header has no end_header line within %zu bytes", limit);
         size_t len = (size_t)(nl - (data + pos));
         const char *line = (const char *)data + pos;
@@ -205,7 +205,7 @@ static mn_status parse_header(const uint8_t *data, size_t size, ply_header *h, m
         pos += len + 1;
     }
     if (!h->seen_vertex)
-        return mn_error_set(err, MN_INVALID_VALUE, "header.element", (int64_t)pos,
+        return mni_error_set(err, MN_INVALID_VALUE, "header.element", (int64_t)pos,
                             "PLY has no vertex element");
     h->data_offset = pos;
     return MN_OK;
@@ -225,10 +225,10 @@ static mn_status require_float(const ply_header *h, const char *name, uint32_t *
 {
     const ply_property *p = find_property(h, name);
     if (!p)
-        return mn_error_set(err, MN_MISSING_PROPERTY, name, -1,
+        return mni_error_set(err, MN_MISSING_PROPERTY, name, -1,
                             "PLY vertex has no \"%s\" property", name);
     if (!p->is_float)
-        return mn_error_set(err, MN_INVALID_VALUE, name, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1,
                             "PLY property \"%s\" must be float", name);
     *offset = p->offset;
     return MN_OK;
@@ -243,7 +243,7 @@ static mn_status find_rest(const ply_header *h, uint32_t offsets[PLY_REST_MAX], 
         if (strncmp(h->props[i].name, "f_rest_", 7) == 0)
             count++;
     if (count > PLY_REST_MAX)
-        return mn_error_set(err, MN_INVALID_VALUE, "f_rest", -1,
+        return mni_error_set(err, MN_INVALID_VALUE, "f_rest", -1,
                             "PLY has %u f_rest properties (at most %u)", count, PLY_REST_MAX);
     for (uint32_t k = 0; k < count; k++) {
         char name[32];
@@ -289,13 +289,13 @@ static mn_status allocate_cloud(mn_splat_cloud *c, uint32_t count, uint32_t rest
     size_t n = count ? count : 1;
     c->count = count;
     c->rest_count = rest_count;
-    c->centres = mn_alloc(&c->allocator, n * 3 * sizeof(float));
-    c->rotations = mn_alloc(&c->allocator, n * 4 * sizeof(float));
-    c->scales = mn_alloc(&c->allocator, n * 3 * sizeof(float));
-    c->opacities = mn_alloc(&c->allocator, n * sizeof(float));
-    c->colours = mn_alloc(&c->allocator, n * 3 * sizeof(float));
+    c->centres = mni_alloc(&c->allocator, n * 3 * sizeof(float));
+    c->rotations = mni_alloc(&c->allocator, n * 4 * sizeof(float));
+    c->scales = mni_alloc(&c->allocator, n * 3 * sizeof(float));
+    c->opacities = mni_alloc(&c->allocator, n * sizeof(float));
+    c->colours = mni_alloc(&c->allocator, n * 3 * sizeof(float));
     if (rest_count)
-        c->rest = mn_alloc(&c->allocator, n * rest_count * sizeof(float));
+        c->rest = mni_alloc(&c->allocator, n * rest_count * sizeof(float));
     bool ok = c->centres && c->rotations && c->scales && c->opacities && c->colours &&
               (rest_count == 0 || c->rest);
     return ok ? MN_OK : MN_OUT_OF_MEMORY;
@@ -325,11 +325,11 @@ static mn_status copy_vertex(const uint8_t *v, const ply_layout *l, mn_splat_clo
     for (uint32_t k = 0; k < l->rest_count; k++)
         ok &= take(v, l->rest[k], &c->rest[i * l->rest_count + k]);
     if (!ok)
-        return mn_error_set(err, MN_NOT_FINITE, "vertex", (int64_t)at,
+        return mni_error_set(err, MN_NOT_FINITE, "vertex", (int64_t)at,
                             "PLY vertex %zu holds a NaN or infinity", i);
     const float *q = &c->rotations[i * 4];
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
-        return mn_error_set(err, MN_INVALID_VALUE, "rot_0", (int64_t)at,
+        return mni_error_set(err, MN_INVALID_VALUE, "rot_0", (int64_t)at,
                             "PLY vertex %zu has a zero-length rotation", i);
     return MN_OK;
 }
@@ -337,16 +337,16 @@ static mn_status copy_vertex(const uint8_t *v, const ply_layout *l, mn_splat_clo
 static mn_status check_size(const ply_header *h, size_t size, uint32_t expected, mn_error *err)
 {
     if (expected != 0 && h->count != expected)
-        return mn_error_set(err, MN_COUNT_MISMATCH, "header.element", -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, "header.element", -1,
                             "PLY has %llu splats, the package says splatCount %u",
                             (unsigned long long)h->count, expected);
     size_t bytes = 0, end = 0;
-    if (!mn_checked_mul((size_t)h->count, h->stride, &bytes) ||
-        !mn_checked_add(h->data_offset, bytes, &end))
-        return mn_error_set(err, MN_OVERFLOW, "header.element", -1,
+    if (!mni_checked_mul((size_t)h->count, h->stride, &bytes) ||
+        !mni_checked_add(h->data_offset, bytes, &end))
+        return mni_error_set(err, MN_OVERFLOW, "header.element", -1,
                             "PLY vertex data size overflows");
     if (end != size)
-        return mn_error_set(err, MN_COUNT_MISMATCH, "vertex", (int64_t)size,
+        return mni_error_set(err, MN_COUNT_MISMATCH, "vertex", (int64_t)size,
                             "PLY is %zu bytes; %llu vertices of %u bytes after the header "
                             "need %zu (%s)", size, (unsigned long long)h->count, h->stride, end,
                             end > size ? "truncated" : "trailing bytes");
@@ -357,19 +357,19 @@ MN_API mn_status mn_splat_ply_read(const void *data, size_t size,
                                    const mn_splat_read_options *options,
                                    mn_splat_cloud *out, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
     memset(out, 0, sizeof *out);
     if (!data && size)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "data is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "data is NULL");
     mn_splat_read_options opts = {0};
     if (options)
         opts = *options;
 
-    ply_header *h = mn_alloc(&opts.allocator, sizeof *h + sizeof(ply_layout));
+    ply_header *h = mni_alloc(&opts.allocator, sizeof *h + sizeof(ply_layout));
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     memset(h, 0, sizeof *h);
     ply_layout *layout = (ply_layout *)(h + 1);
     mn_status st = parse_header(data, size, h, err);
@@ -380,14 +380,14 @@ MN_API mn_status mn_splat_ply_read(const void *data, size_t size,
     if (st == MN_OK) {
         out->allocator = opts.allocator;
         if (allocate_cloud(out, (uint32_t)h->count, layout->rest_count) != MN_OK)
-            st = mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     }
     const uint8_t *bytes = data;
     for (size_t i = 0; st == MN_OK && i < h->count; i++) {
         size_t at = h->data_offset + i * h->stride;
         st = copy_vertex(bytes + at, layout, out, i, at, err);
     }
-    mn_free(&opts.allocator, h, sizeof *h + sizeof(ply_layout));
+    mni_free(&opts.allocator, h, sizeof *h + sizeof(ply_layout));
     if (st != MN_OK)
         mn_splat_cloud_free(out);
     return st;
@@ -399,11 +399,11 @@ MN_API void mn_splat_cloud_free(mn_splat_cloud *cloud)
         return;
     size_t n = cloud->count ? cloud->count : 1;
     const mn_allocator *a = &cloud->allocator;
-    mn_free(a, cloud->centres, n * 3 * sizeof(float));
-    mn_free(a, cloud->rotations, n * 4 * sizeof(float));
-    mn_free(a, cloud->scales, n * 3 * sizeof(float));
-    mn_free(a, cloud->opacities, n * sizeof(float));
-    mn_free(a, cloud->colours, n * 3 * sizeof(float));
-    mn_free(a, cloud->rest, n * cloud->rest_count * sizeof(float));
+    mni_free(a, cloud->centres, n * 3 * sizeof(float));
+    mni_free(a, cloud->rotations, n * 4 * sizeof(float));
+    mni_free(a, cloud->scales, n * 3 * sizeof(float));
+    mni_free(a, cloud->opacities, n * sizeof(float));
+    mni_free(a, cloud->colours, n * 3 * sizeof(float));
+    mni_free(a, cloud->rest, n * cloud->rest_count * sizeof(float));
     memset(cloud, 0, sizeof *cloud);
 }

@@ -20,20 +20,20 @@ mn_status mn_slot_allocator_create(uint32_t capacity, const mn_allocator *alloca
                                    mn_slot_allocator **out, mn_error *err)
 {
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot allocator: out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot allocator: out is NULL");
     *out = NULL;
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    mn_slot_allocator *s = mn_alloc(&a, sizeof *s);
+    mn_slot_allocator *s = mni_alloc(&a, sizeof *s);
     if (!s)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot allocator: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot allocator: out of memory");
     memset(s, 0, sizeof *s);
     s->allocator = a;
     s->capacity = capacity;
     s->room = 4;
-    s->free_list = mn_alloc(&a, s->room * sizeof *s->free_list);
+    s->free_list = mni_alloc(&a, s->room * sizeof *s->free_list);
     if (!s->free_list) {
-        mn_free(&a, s, sizeof *s);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot allocator: out of memory");
+        mni_free(&a, s, sizeof *s);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot allocator: out of memory");
     }
     if (capacity > 0)
         s->free_list[s->count++] = (mn_slot_range){0, capacity};
@@ -46,8 +46,8 @@ void mn_slot_allocator_free(mn_slot_allocator *slots)
     if (!slots)
         return;
     mn_allocator a = slots->allocator;
-    mn_free(&a, slots->free_list, slots->room * sizeof *slots->free_list);
-    mn_free(&a, slots, sizeof *slots);
+    mni_free(&a, slots->free_list, slots->room * sizeof *slots->free_list);
+    mni_free(&a, slots, sizeof *slots);
 }
 
 uint32_t mn_slot_capacity(const mn_slot_allocator *slots) { return slots ? slots->capacity : 0; }
@@ -66,9 +66,9 @@ mn_status mn_slot_allocate(mn_slot_allocator *slots, uint32_t count, mn_slot_ran
     if (out)
         *out = (mn_slot_range){0, 0};
     if (!slots || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot allocate: NULL argument");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot allocate: NULL argument");
     if (count == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "slot allocate: count must be a positive integer");
     uint32_t largest = 0;
     for (uint32_t i = 0; i < slots->count; i++) {
@@ -86,7 +86,7 @@ mn_status mn_slot_allocate(mn_slot_allocator *slots, uint32_t count, mn_slot_ran
         if (b->count > largest)
             largest = b->count;
     }
-    return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1,
+    return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1,
                         "slot allocate: no free block holds %u slots (%u free, largest block %u)",
                         count, mn_slot_available(slots), largest);
 }
@@ -97,11 +97,11 @@ static bool grow(mn_slot_allocator *s)
     if (s->count < s->room)
         return true;
     uint32_t room = s->room * 2;
-    mn_slot_range *list = mn_alloc(&s->allocator, room * sizeof *list);
+    mn_slot_range *list = mni_alloc(&s->allocator, room * sizeof *list);
     if (!list)
         return false;
     memcpy(list, s->free_list, s->count * sizeof *list);
-    mn_free(&s->allocator, s->free_list, s->room * sizeof *s->free_list);
+    mni_free(&s->allocator, s->free_list, s->room * sizeof *s->free_list);
     s->free_list = list;
     s->room = room;
     return true;
@@ -110,10 +110,10 @@ static bool grow(mn_slot_allocator *s)
 mn_status mn_slot_free(mn_slot_allocator *slots, mn_slot_range range, mn_error *err)
 {
     if (!slots)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot free: allocator is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot free: allocator is NULL");
     uint64_t end = (uint64_t)range.offset + range.count;
     if (range.count == 0 || end > slots->capacity)
-        return mn_error_set(err, MN_INDEX_RANGE, "", -1,
+        return mni_error_set(err, MN_INDEX_RANGE, "", -1,
                             "slot free: range {%u, %u} is not inside the capacity %u",
                             range.offset, range.count, slots->capacity);
     /* i = the first free block that starts at or after the range. */
@@ -126,7 +126,7 @@ mn_status mn_slot_free(mn_slot_allocator *slots, mn_slot_range range, mn_error *
     bool overlaps_after = after && after->offset < end;
     if (overlaps_before || overlaps_after) {
         const mn_slot_range *b = overlaps_before ? before : after;
-        return mn_error_set(err, MN_INVALID_VALUE, "", -1,
+        return mni_error_set(err, MN_INVALID_VALUE, "", -1,
                             "slot free: range {%u, %u} overlaps the free block {%u, %u}",
                             range.offset, range.count, b->offset, b->count);
     }
@@ -143,7 +143,7 @@ mn_status mn_slot_free(mn_slot_allocator *slots, mn_slot_range range, mn_error *
         after->count += range.count;
     } else {
         if (!grow(slots))
-            return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot free: out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot free: out of memory");
         mn_slot_range *at = &slots->free_list[i];
         memmove(at + 1, at, (size_t)(slots->count - i) * sizeof *at);
         *at = range;

@@ -30,11 +30,11 @@ mn_status mn_soma_clip_cache_create(const mn_allocator *allocator, mn_soma_clip_
                                     mn_error *err)
 {
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clip cache: out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clip cache: out is NULL");
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    mn_soma_clip_cache *c = mn_alloc(&a, sizeof *c);
+    mn_soma_clip_cache *c = mni_alloc(&a, sizeof *c);
     if (!c)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "clip cache: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "clip cache: out of memory");
     *c = (mn_soma_clip_cache){.allocator = a};
     *out = c;
     return MN_OK;
@@ -45,16 +45,16 @@ static void entry_free(mn_soma_clip_cache *c, cache_entry *e)
     mn_soma_clips_free(e->clips);
     for (uint32_t i = 0; e->names && i < e->joint_count; i++)
         if (e->names[i])
-            mn_free(&c->allocator, e->names[i], strlen(e->names[i]) + 1);
-    mn_free(&c->allocator, e->names, e->names_size);
-    mn_free(&c->allocator, e->key, e->key_size);
-    mn_free(&c->allocator, e, sizeof *e);
+            mni_free(&c->allocator, e->names[i], strlen(e->names[i]) + 1);
+    mni_free(&c->allocator, e->names, e->names_size);
+    mni_free(&c->allocator, e->key, e->key_size);
+    mni_free(&c->allocator, e, sizeof *e);
 }
 
 static char *dup_string(const mn_allocator *a, const char *s, size_t *size)
 {
     size_t n = strlen(s) + 1;
-    char *d = mn_alloc(a, n);
+    char *d = mni_alloc(a, n);
     if (d)
         memcpy(d, s, n);
     if (size)
@@ -75,13 +75,13 @@ static bool same_joints(const cache_entry *e, const mn_soma_skeleton *sk)
 /* A new entry holding copies of the key and of the skeleton's names; NULL when out of memory. */
 static cache_entry *entry_new(mn_soma_clip_cache *c, const char *key, const mn_soma_skeleton *sk)
 {
-    cache_entry *e = mn_alloc(&c->allocator, sizeof *e);
+    cache_entry *e = mni_alloc(&c->allocator, sizeof *e);
     if (!e)
         return NULL;
     *e = (cache_entry){0};
     e->key = dup_string(&c->allocator, key, &e->key_size);
     e->names_size = (size_t)(sk->joint_count ? sk->joint_count : 1) * sizeof(char *);
-    e->names = mn_alloc(&c->allocator, e->names_size);
+    e->names = mni_alloc(&c->allocator, e->names_size);
     if (e->names) {
         memset(e->names, 0, e->names_size);
         e->joint_count = sk->joint_count;
@@ -104,12 +104,12 @@ mn_status mn_soma_clip_cache_acquire(mn_soma_clip_cache *cache, const char *key,
     if (out)
         *out = NULL;
     if (!cache || !key || !skeleton || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clip cache: NULL argument");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clip cache: NULL argument");
     for (cache_entry *e = cache->head; e; e = e->next) {
         if (strcmp(e->key, key) != 0)
             continue;
         if (!same_joints(e, skeleton))
-            return mn_error_set(err, MN_COUNT_MISMATCH, key, -1,
+            return mni_error_set(err, MN_COUNT_MISMATCH, key, -1,
                                 "shared clips \"%s\" were read for a skeleton with other joints",
                                 key);
         e->refs++;
@@ -117,11 +117,11 @@ mn_status mn_soma_clip_cache_acquire(mn_soma_clip_cache *cache, const char *key,
         return MN_OK;
     }
     if (!json)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, key, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, key, -1,
                             "shared clips \"%s\" are not cached and no bytes were given", key);
     cache_entry *e = entry_new(cache, key, skeleton);
     if (!e)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, key, -1, "clip cache: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, key, -1, "clip cache: out of memory");
     mn_status st = mn_soma_clips_read(json, size, skeleton, &cache->allocator, &e->clips, err);
     if (st != MN_OK) {
         entry_free(cache, e);
@@ -167,5 +167,5 @@ void mn_soma_clip_cache_free(mn_soma_clip_cache *cache)
         entry_free(cache, e);
     }
     mn_allocator a = cache->allocator;
-    mn_free(&a, cache, sizeof *cache);
+    mni_free(&a, cache, sizeof *cache);
 }

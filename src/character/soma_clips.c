@@ -37,24 +37,24 @@ static mn_status read_keys(mn_json *j, json_t *arr, const char *key, uint32_t fr
 {
     size_t want = (size_t)frames * width;
     if (json_array_size(arr) != want)
-        return mn_json_fail(j, MN_COUNT_MISMATCH, key, "%zu numbers, expected %zu (%u frames × %u)",
+        return mni_json_fail(j, MN_COUNT_MISMATCH, key, "%zu numbers, expected %zu (%u frames × %u)",
                             json_array_size(arr), want, frames, width);
     for (size_t i = 0; i < want; i++) {
         json_t *v = json_array_get(arr, i);
         if (!json_is_number(v)) {
-            size_t mark = mn_json_push_key(j, key);
-            mn_json_push_index(j, i);
-            mn_status st = mn_json_fail(j, MN_JSON_TYPE, NULL, "expected a number, found %s",
-                                        mn_json_type_name(v));
-            mn_json_pop(j, mark);
+            size_t mark = mni_json_push_key(j, key);
+            mni_json_push_index(j, i);
+            mn_status st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a number, found %s",
+                                        mni_json_type_name(v));
+            mni_json_pop(j, mark);
             return st;
         }
         double d = json_number_value(v);
         if (!isfinite((float)d)) {
-            size_t mark = mn_json_push_key(j, key);
-            mn_json_push_index(j, i);
-            mn_status st = mn_json_fail(j, MN_NOT_FINITE, NULL, "%g is not finite as a float", d);
-            mn_json_pop(j, mark);
+            size_t mark = mni_json_push_key(j, key);
+            mni_json_push_index(j, i);
+            mn_status st = mni_json_fail(j, MN_NOT_FINITE, NULL, "%g is not finite as a float", d);
+            mni_json_pop(j, mark);
             return st;
         }
         out[i] = (float)d;
@@ -69,7 +69,7 @@ static mn_status normalise_keys(mn_json *j, const char *key, uint32_t frames, fl
         double n = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
                         (double)q[3] * q[3]);
         if (!(n > 0) || !isfinite(n))
-            return mn_json_fail(j, MN_INVALID_VALUE, key, "frame %u: quaternion has zero length", f);
+            return mni_json_fail(j, MN_INVALID_VALUE, key, "frame %u: quaternion has zero length", f);
         for (int k = 0; k < 4; k++)
             q[k] = (float)(q[k] / n);
     }
@@ -80,36 +80,36 @@ static mn_status normalise_keys(mn_json *j, const char *key, uint32_t frames, fl
 static mn_status read_header(clip_reader *r, json_t *c, mn_soma_clip *out)
 {
     mn_json *j = r->j;
-    mn_status st = mn_json_string(j, c, "name", true, &out->name);
+    mn_status st = mni_json_string(j, c, "name", true, &out->name);
     if (st != MN_OK)
         return st;
     for (uint32_t k = 0; k < r->kept_count; k++)
         if (strcmp(r->kept[k].name, out->name) == 0)
-            return mn_json_fail(j, MN_INVALID_VALUE, "name", "clip name \"%s\" is already taken",
+            return mni_json_fail(j, MN_INVALID_VALUE, "name", "clip name \"%s\" is already taken",
                                 out->name);
     json_t *fps = json_object_get(c, "fps"), *frames = json_object_get(c, "frames");
     if (!fps || !frames)
-        return mn_json_fail(j, MN_MISSING_PROPERTY, fps ? "frames" : "fps", "required property is missing");
+        return mni_json_fail(j, MN_MISSING_PROPERTY, fps ? "frames" : "fps", "required property is missing");
     if (!json_is_number(fps))
-        return mn_json_fail(j, MN_JSON_TYPE, "fps", "expected a number, found %s", mn_json_type_name(fps));
+        return mni_json_fail(j, MN_JSON_TYPE, "fps", "expected a number, found %s", mni_json_type_name(fps));
     double f = json_number_value(fps);
     if (!(f > 0) || !isfinite((float)f))
-        return mn_json_fail(j, MN_INVALID_VALUE, "fps", "fps %g is not a positive finite number", f);
+        return mni_json_fail(j, MN_INVALID_VALUE, "fps", "fps %g is not a positive finite number", f);
     if (!json_is_number(frames))
-        return mn_json_fail(j, MN_JSON_TYPE, "frames", "expected a number, found %s",
-                            mn_json_type_name(frames));
+        return mni_json_fail(j, MN_JSON_TYPE, "frames", "expected a number, found %s",
+                            mni_json_type_name(frames));
     double n = json_number_value(frames);
     if (!(n >= 1) || n != floor(n) || n > (double)(UINT32_MAX / 4))
-        return mn_json_fail(j, MN_INVALID_VALUE, "frames", "frames %g is not a positive integer", n);
+        return mni_json_fail(j, MN_INVALID_VALUE, "frames", "frames %g is not a positive integer", n);
     out->fps = (float)f;
     out->frames = (uint32_t)n;
     out->duration = (float)((n - 1) / f);
-    if ((st = mn_json_bool(j, c, "loop", false, &out->loop)) != MN_OK ||
-        (st = mn_json_bool(j, c, "locomotion", false, &out->locomotion)) != MN_OK)
+    if ((st = mni_json_bool(j, c, "loop", false, &out->loop)) != MN_OK ||
+        (st = mni_json_bool(j, c, "locomotion", false, &out->locomotion)) != MN_OK)
         return st;
     json_t *speed = json_object_get(c, "speed");
     if (speed && !json_is_null(speed))
-        st = mn_json_float(j, c, "speed", true, &out->speed);
+        st = mni_json_float(j, c, "speed", true, &out->speed);
     return st;
 }
 
@@ -119,27 +119,27 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     mn_json *j = r->j;
     const mn_soma_skeleton *sk = r->sk;
     if (!json_is_object(c))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mn_json_type_name(c));
+        return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                            mni_json_type_name(c));
     mn_status st = read_header(r, c, out);
     if (st != MN_OK)
         return st;
     uint32_t frames = out->frames;
     json_t *bones, *root;
-    if ((st = mn_json_object(j, c, "bones", false, &bones)) != MN_OK ||
-        (st = mn_json_array(j, c, "root", true, &root)) != MN_OK)
+    if ((st = mni_json_object(j, c, "bones", false, &bones)) != MN_OK ||
+        (st = mni_json_array(j, c, "root", true, &root)) != MN_OK)
         return st;
     /* Check root's length before allocating: frames is then bounded by the file's size. */
     if (json_array_size(root) != (size_t)frames * 3)
-        return mn_json_fail(j, MN_COUNT_MISMATCH, "root", "%zu numbers, expected %zu (%u frames × 3)",
+        return mni_json_fail(j, MN_COUNT_MISMATCH, "root", "%zu numbers, expected %zu (%u frames × 3)",
                             json_array_size(root), (size_t)frames * 3, frames);
     uint32_t bone_count = bones ? (uint32_t)json_object_size(bones) : 0;
-    float *times = mn_arena_calloc(r->scratch, frames, sizeof(float), 16);
-    float *root_keys = mn_arena_calloc(r->scratch, frames, 3 * sizeof(float), 16);
-    mn_track *tracks = mn_arena_calloc(r->scratch, (size_t)bone_count + 1, sizeof *tracks,
+    float *times = mni_arena_calloc(r->scratch, frames, sizeof(float), 16);
+    float *root_keys = mni_arena_calloc(r->scratch, frames, 3 * sizeof(float), 16);
+    mn_track *tracks = mni_arena_calloc(r->scratch, (size_t)bone_count + 1, sizeof *tracks,
                                        _Alignof(mn_track));
     if (!times || !root_keys || !tracks)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
     /* Frame f is at f / fps, computed in double so long clips keep their spacing. */
     for (uint32_t f = 0; f < frames; f++)
         times[f] = (float)((double)f / out->fps);
@@ -150,66 +150,66 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     uint32_t t = 0;
     const char *bone;
     json_t *keys;
-    size_t mark = mn_json_push_key(j, "bones");
+    size_t mark = mni_json_push_key(j, "bones");
     json_object_foreach(bones, bone, keys) {
-        uint32_t joint = mn_soma_find_name(sk->names, sk->joint_count, bone);
+        uint32_t joint = mni_soma_find_name(sk->names, sk->joint_count, bone);
         if (joint == UINT32_MAX)
-            return mn_json_fail(j, MN_INDEX_RANGE, bone, "\"%s\" names no joint of the skeleton", bone);
+            return mni_json_fail(j, MN_INDEX_RANGE, bone, "\"%s\" names no joint of the skeleton", bone);
         if (!json_is_array(keys))
-            return mn_json_fail(j, MN_JSON_TYPE, bone, "expected an array, found %s",
-                                mn_json_type_name(keys));
-        float *q = mn_arena_calloc(r->scratch, frames, 4 * sizeof(float), 16);
+            return mni_json_fail(j, MN_JSON_TYPE, bone, "expected an array, found %s",
+                                mni_json_type_name(keys));
+        float *q = mni_arena_calloc(r->scratch, frames, 4 * sizeof(float), 16);
         if (!q)
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
         if ((st = read_keys(j, keys, bone, frames, 4, q)) != MN_OK ||
             (st = normalise_keys(j, bone, frames, q)) != MN_OK)
             return st;
         tracks[t++] = (mn_track){joint, MN_PATH_ROTATION, MN_INTERP_LINEAR, frames, 4, times, q};
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     tracks[t++] = (mn_track){sk->hips, MN_PATH_TRANSLATION, MN_INTERP_LINEAR, frames, 3, times,
                              root_keys};
     mn_clip_options opt = {.allocator = r->allocator};
     mn_error cerr;
     st = mn_clip_create(tracks, t, out->name, &opt, &out->clip, &cerr);
     if (st != MN_OK)
-        return mn_json_fail(j, st, NULL, "%s", cerr.message);
+        return mni_json_fail(j, st, NULL, "%s", cerr.message);
     return MN_OK;
 }
 
 static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
 {
     mn_json *j = r->j;
-    mn_status st = mn_soma_json_format(j, root, "clips.json", "soma-clips");
+    mn_status st = mni_soma_json_format(j, root, "clips.json", "soma-clips");
     if (st != MN_OK)
         return st;
     json_t *clips;
     uint32_t n;
-    if ((st = mn_json_array_count(j, root, "clips", true, &clips, &n)) != MN_OK)
+    if ((st = mni_json_array_count(j, root, "clips", true, &clips, &n)) != MN_OK)
         return st;
-    mn_soma_clip *kept = mn_arena_calloc(j->arena, n ? n : 1, sizeof *kept, _Alignof(mn_soma_clip));
-    mn_soma_clip_drop *dropped = mn_arena_calloc(j->arena, n ? n : 1, sizeof *dropped,
+    mn_soma_clip *kept = mni_arena_calloc(j->arena, n ? n : 1, sizeof *kept, _Alignof(mn_soma_clip));
+    mn_soma_clip_drop *dropped = mni_arena_calloc(j->arena, n ? n : 1, sizeof *dropped,
                                                  _Alignof(mn_soma_clip_drop));
     if (!kept || !dropped)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
     r->kept = kept;
     out->clips = kept;
     out->dropped = dropped;
     mn_arena scratch;
-    mn_arena_init(&scratch, &r->allocator);
+    mni_arena_init(&scratch, &r->allocator);
     r->scratch = &scratch;
-    size_t mark = mn_json_push_key(j, "clips");
+    size_t mark = mni_json_push_key(j, "clips");
     for (uint32_t i = 0; i < n; i++) {
-        size_t m2 = mn_json_push_index(j, i);
+        size_t m2 = mni_json_push_index(j, i);
         mn_soma_clip c = {0};
         mn_error clip_err;
         mn_error *outer = j->err;
         j->err = &clip_err;
-        mn_error_clear(&clip_err);
+        mni_error_clear(&clip_err);
         st = read_clip(r, json_array_get(clips, i), &c);
         j->err = outer;
-        mn_arena_release(&scratch);
-        mn_json_pop(j, m2);
+        mni_arena_release(&scratch);
+        mni_json_pop(j, m2);
         if (st == MN_OK) {
             kept[r->kept_count++] = c;
             out->clip_count = r->kept_count;
@@ -223,12 +223,12 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
         d->index = i;
         d->code = st;
         d->name = c.name ? c.name : "";
-        d->message = mn_arena_strndup(j->arena, clip_err.message, strlen(clip_err.message));
+        d->message = mni_arena_strndup(j->arena, clip_err.message, strlen(clip_err.message));
         if (!d->message)
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
         out->dropped_count++;
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
@@ -256,12 +256,12 @@ mn_status mn_soma_clips_read(const void *json, size_t size, const mn_soma_skelet
     mn_error local;
     if (!err)
         err = &local;
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out || !skeleton || (!json && size))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clips.json: NULL argument");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clips.json: NULL argument");
     *out = NULL;
     void *h = NULL;
-    mn_status st = mn_soma_holder_read(&clips_kind, json, size, allocator, skeleton, &h, err);
+    mn_status st = mni_soma_holder_read(&clips_kind, json, size, allocator, skeleton, &h, err);
     if (st == MN_OK)
         *out = &((clips_holder *)h)->pub;
     return st;
@@ -274,7 +274,7 @@ void mn_soma_clips_free(mn_soma_clips *clips)
     for (uint32_t i = 0; i < clips->clip_count; i++)
         mn_clip_free(clips->clips[i].clip);
     clips_holder *h = (clips_holder *)clips;
-    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
+    mni_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 const mn_soma_clip *mn_soma_clips_find(const mn_soma_clips *clips, const char *name)

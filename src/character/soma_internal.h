@@ -10,10 +10,10 @@
 #include <jansson.h>
 
 /* Parse JSON bytes; a syntax error (a number overflowing a double included) fills err with line and column. */
-mn_status mn_soma_json_load(const void *json, size_t size, json_t **root, mn_error *err);
+mn_status mni_soma_json_load(const void *json, size_t size, json_t **root, mn_error *err);
 
 /* Index of `name` in names[0..count), UINT32_MAX when absent (linear: load time only). */
-uint32_t mn_soma_find_name(const char *const *names, uint32_t count, const char *name);
+uint32_t mni_soma_find_name(const char *const *names, uint32_t count, const char *name);
 
 /*
  * What a reader returns is one "holder" block: its public struct at offset 0,
@@ -36,13 +36,13 @@ typedef struct mn_soma_holder_kind {
  * `json`, run kind->read on its root and hand the holder back in *out.  On any
  * failure everything is released, err says why and *out is left alone.
  */
-mn_status mn_soma_holder_read(const mn_soma_holder_kind *kind, const void *json, size_t size,
+mn_status mni_soma_holder_read(const mn_soma_holder_kind *kind, const void *json, size_t size,
                               const mn_allocator *allocator, const void *ctx, void **out, mn_error *err);
 
 /*
  * The opening every SOMA document shares: the root is an object whose member
  * "format" is the string `format` (`file` names the document in the message).
  */
-mn_status mn_soma_json_format(mn_json *j, json_t *root, const char *file, const char *format);
+mn_status mni_soma_json_format(mn_json *j, json_t *root, const char *file, const char *format);
 
 #endif /* MN_CHARACTER_SOMA_INTERNAL_H */

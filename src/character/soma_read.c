@@ -25,13 +25,13 @@ typedef struct skeleton_holder {
 /* Read a quaternion member and normalise it; zero length is refused. */
 static mn_status read_rotation(mn_json *j, json_t *obj, const char *key, float out[4])
 {
-    mn_status st = mn_json_floats(j, obj, key, true, 4, out);
+    mn_status st = mni_json_floats(j, obj, key, true, 4, out);
     if (st != MN_OK)
         return st;
     double n = sqrt((double)out[0] * out[0] + (double)out[1] * out[1] + (double)out[2] * out[2] +
                     (double)out[3] * out[3]);
     if (!(n > 0) || !isfinite(n))
-        return mn_json_fail(j, MN_INVALID_VALUE, key, "rotation has zero length");
+        return mni_json_fail(j, MN_INVALID_VALUE, key, "rotation has zero length");
     for (int k = 0; k < 4; k++)
         out[k] = (float)(out[k] / n);
     return MN_OK;
@@ -50,29 +50,29 @@ static mn_status read_joint(reader *r, json_t *joint, uint32_t i)
 {
     mn_json *j = r->j;
     if (!json_is_object(joint))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mn_json_type_name(joint));
-    mn_status st = mn_json_string(j, joint, "name", true, &r->names[i]);
+        return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                            mni_json_type_name(joint));
+    mn_status st = mni_json_string(j, joint, "name", true, &r->names[i]);
     if (st != MN_OK)
         return st;
-    if (mn_soma_find_name(r->names, i, r->names[i]) != UINT32_MAX)
-        return mn_json_fail(j, MN_INVALID_VALUE, "name", "joint name \"%s\" is used twice",
+    if (mni_soma_find_name(r->names, i, r->names[i]) != UINT32_MAX)
+        return mni_json_fail(j, MN_INVALID_VALUE, "name", "joint name \"%s\" is used twice",
                             r->names[i]);
     json_t *parent = json_object_get(joint, "parent");
     if (!parent)
-        return mn_json_fail(j, MN_MISSING_PROPERTY, "parent", "required property is missing");
+        return mni_json_fail(j, MN_MISSING_PROPERTY, "parent", "required property is missing");
     if (!json_is_integer(parent) && !(json_is_real(parent) &&
                                       json_real_value(parent) == floor(json_real_value(parent))))
-        return mn_json_fail(j, MN_JSON_TYPE, "parent", "expected an integer, found %s",
-                            mn_json_type_name(parent));
+        return mni_json_fail(j, MN_JSON_TYPE, "parent", "expected an integer, found %s",
+                            mni_json_type_name(parent));
     double p = json_number_value(parent);
     if (p != -1 && !(p >= 0 && p < (double)i))
-        return mn_json_fail(j, MN_INDEX_RANGE, "parent",
+        return mni_json_fail(j, MN_INDEX_RANGE, "parent",
                             "parent %g is not -1 or an earlier joint (this is joint %u)", p, i);
     r->parents[i] = (int32_t)p;
-    if ((st = mn_json_floats(j, joint, "localPosition", true, 3, r->pos + 3 * i)) != MN_OK ||
+    if ((st = mni_json_floats(j, joint, "localPosition", true, 3, r->pos + 3 * i)) != MN_OK ||
         (st = read_rotation(j, joint, "localRotation", r->rot + 4 * i)) != MN_OK ||
-        (st = mn_json_floats(j, joint, "inverseBind", true, 16, r->ibind + 16 * i)) != MN_OK)
+        (st = mni_json_floats(j, joint, "inverseBind", true, 16, r->ibind + 16 * i)) != MN_OK)
         return st;
     json_t *base = json_object_get(joint, "baseLocalRotation");
     float *b = r->base + 4 * i;
@@ -90,12 +90,12 @@ static mn_status read_joint(reader *r, json_t *joint, uint32_t i)
 static mn_status joint_ref(reader *r, json_t *obj, const char *key, uint32_t *out)
 {
     const char *name;
-    mn_status st = mn_json_string_ref(r->j, obj, key, true, &name, NULL);
+    mn_status st = mni_json_string_ref(r->j, obj, key, true, &name, NULL);
     if (st != MN_OK)
         return st;
-    *out = mn_soma_find_name(r->names, r->sk->joint_count, name);
+    *out = mni_soma_find_name(r->names, r->sk->joint_count, name);
     if (*out == UINT32_MAX)
-        return mn_json_fail(r->j, MN_INDEX_RANGE, key, "\"%s\" names no joint", name);
+        return mni_json_fail(r->j, MN_INDEX_RANGE, key, "\"%s\" names no joint", name);
     return MN_OK;
 }
 
@@ -103,55 +103,55 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
 {
     mn_json *j = r->j;
     if (!json_is_object(seg))
-        return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mn_json_type_name(seg));
+        return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                            mni_json_type_name(seg));
     mn_status st;
     if ((st = joint_ref(r, seg, "bone", &tw->bone)) != MN_OK ||
         (st = joint_ref(r, seg, "child", &tw->child)) != MN_OK)
         return st;
     if (r->parents[tw->child] != (int32_t)tw->bone)
-        return mn_json_fail(j, MN_INVALID_VALUE, "child", "\"%s\" is not a direct child of \"%s\"",
+        return mni_json_fail(j, MN_INVALID_VALUE, "child", "\"%s\" is not a direct child of \"%s\"",
                             r->names[tw->child], r->names[tw->bone]);
     const float *lp = r->pos + 3 * tw->child;
     double len = sqrt((double)lp[0] * lp[0] + (double)lp[1] * lp[1] + (double)lp[2] * lp[2]);
     if (!(len > 0) || !isfinite(len))
-        return mn_json_fail(j, MN_INVALID_VALUE, "child",
+        return mni_json_fail(j, MN_INVALID_VALUE, "child",
                             "\"%s\" has a zero localPosition: the twist has no axis",
                             r->names[tw->child]);
     for (int k = 0; k < 3; k++)
         tw->axis[k] = (float)(lp[k] / len);
     json_t *helpers;
     uint32_t n;
-    if ((st = mn_json_array_count(j, seg, "helpers", true, &helpers, &n)) != MN_OK)
+    if ((st = mni_json_array_count(j, seg, "helpers", true, &helpers, &n)) != MN_OK)
         return st;
-    mn_soma_twist_helper *h = mn_arena_calloc(j->arena, n ? n : 1, sizeof *h, _Alignof(mn_soma_twist_helper));
+    mn_soma_twist_helper *h = mni_arena_calloc(j->arena, n ? n : 1, sizeof *h, _Alignof(mn_soma_twist_helper));
     if (!h)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    size_t mark = mn_json_push_key(j, "helpers");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    size_t mark = mni_json_push_key(j, "helpers");
     for (uint32_t k = 0; k < n; k++) {
-        size_t m2 = mn_json_push_index(j, k);
+        size_t m2 = mni_json_push_index(j, k);
         json_t *hj = json_array_get(helpers, k);
         if (!json_is_object(hj))
-            return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                mn_json_type_name(hj));
+            return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                                mni_json_type_name(hj));
         if ((st = joint_ref(r, hj, "joint", &h[k].joint)) != MN_OK ||
-            (st = mn_json_float(j, hj, "fraction", true, &h[k].fraction)) != MN_OK)
+            (st = mni_json_float(j, hj, "fraction", true, &h[k].fraction)) != MN_OK)
             return st;
         uint32_t hjn = h[k].joint;
         if (hjn == tw->bone || hjn == tw->child)
-            return mn_json_fail(j, MN_INVALID_VALUE, "joint", "helper \"%s\" is the segment's %s",
+            return mni_json_fail(j, MN_INVALID_VALUE, "joint", "helper \"%s\" is the segment's %s",
                                 r->names[hjn], hjn == tw->bone ? "bone" : "child");
         if (segment_of[hjn] != UINT32_MAX)
-            return mn_json_fail(j, MN_INVALID_VALUE, "joint",
+            return mni_json_fail(j, MN_INVALID_VALUE, "joint",
                                 "helper \"%s\" is already a helper of twist[%u]", r->names[hjn],
                                 segment_of[hjn]);
         if (!r->has_base[hjn])
-            return mn_json_fail(j, MN_INVALID_VALUE, "joint",
+            return mni_json_fail(j, MN_INVALID_VALUE, "joint",
                                 "helper \"%s\" has no baseLocalRotation", r->names[hjn]);
         segment_of[hjn] = (uint32_t)(tw - r->sk->twists);
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     tw->helpers = h;
     tw->helper_count = n;
     return MN_OK;
@@ -162,37 +162,37 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
 {
     mn_json *j = r->j;
     mn_soma_skeleton *sk = r->sk;
-    mn_status st = mn_soma_json_format(j, root, "skeleton.json", "aosrig-v2-skeleton");
+    mn_status st = mni_soma_json_format(j, root, "skeleton.json", "aosrig-v2-skeleton");
     if (st != MN_OK)
         return st;
-    if ((st = mn_json_float(j, root, "floorY", false, &sk->floor_y)) != MN_OK ||
-        (st = mn_json_float(j, root, "groundOffset", false, &sk->ground_offset)) != MN_OK)
+    if ((st = mni_json_float(j, root, "floorY", false, &sk->floor_y)) != MN_OK ||
+        (st = mni_json_float(j, root, "groundOffset", false, &sk->ground_offset)) != MN_OK)
         return st;
     json_t *joints;
     uint32_t n;
-    if ((st = mn_json_array_count(j, root, "joints", true, &joints, &n)) != MN_OK)
+    if ((st = mni_json_array_count(j, root, "joints", true, &joints, &n)) != MN_OK)
         return st;
     mn_arena *a = j->arena;
     size_t cap = n ? n : 1;
-    r->names = mn_arena_calloc(a, cap, sizeof *r->names, _Alignof(char *));
-    r->parents = mn_arena_calloc(a, cap, sizeof *r->parents, 4);
-    r->pos = mn_arena_calloc(a, cap, 3 * sizeof(float), 16);
-    r->rot = mn_arena_calloc(a, cap, 4 * sizeof(float), 16);
-    r->ibind = mn_arena_calloc(a, cap, 16 * sizeof(float), 16);
-    r->base = mn_arena_calloc(a, cap, 4 * sizeof(float), 16);
-    r->has_base = mn_arena_calloc(a, cap, 1, 1);
-    uint32_t *segment_of = mn_arena_calloc(a, cap, sizeof(uint32_t), 4);
+    r->names = mni_arena_calloc(a, cap, sizeof *r->names, _Alignof(char *));
+    r->parents = mni_arena_calloc(a, cap, sizeof *r->parents, 4);
+    r->pos = mni_arena_calloc(a, cap, 3 * sizeof(float), 16);
+    r->rot = mni_arena_calloc(a, cap, 4 * sizeof(float), 16);
+    r->ibind = mni_arena_calloc(a, cap, 16 * sizeof(float), 16);
+    r->base = mni_arena_calloc(a, cap, 4 * sizeof(float), 16);
+    r->has_base = mni_arena_calloc(a, cap, 1, 1);
+    uint32_t *segment_of = mni_arena_calloc(a, cap, sizeof(uint32_t), 4);
     if (!r->names || !r->parents || !r->pos || !r->rot || !r->ibind || !r->base || !r->has_base ||
         !segment_of)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    size_t mark = mn_json_push_key(j, "joints");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    size_t mark = mni_json_push_key(j, "joints");
     for (uint32_t i = 0; i < n; i++) {
-        size_t m2 = mn_json_push_index(j, i);
+        size_t m2 = mni_json_push_index(j, i);
         if ((st = read_joint(r, json_array_get(joints, i), i)) != MN_OK)
             return st;
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     sk->joint_count = n;
     sk->names = r->names;
     sk->parents = r->parents;
@@ -203,11 +203,11 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
     sk->has_base = r->has_base;
     if (joint_names) {
         if (joint_name_count != n)
-            return mn_json_fail(j, MN_COUNT_MISMATCH, "joints",
+            return mni_json_fail(j, MN_COUNT_MISMATCH, "joints",
                                 "%u joints, but the package names %u", n, joint_name_count);
         for (uint32_t i = 0; i < n; i++)
             if (!joint_names[i] || strcmp(joint_names[i], r->names[i]) != 0)
-                return mn_json_fail(j, MN_COUNT_MISMATCH, "joints",
+                return mni_json_fail(j, MN_COUNT_MISMATCH, "joints",
                                     "joint %u is \"%s\", but the package's jointNames[%u] is \"%s\"",
                                     i, r->names[i], i, joint_names[i] ? joint_names[i] : "(null)");
     }
@@ -217,20 +217,20 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
         segment_of[i] = UINT32_MAX;
     json_t *twist;
     uint32_t tn;
-    if ((st = mn_json_array_count(j, root, "twist", false, &twist, &tn)) != MN_OK)
+    if ((st = mni_json_array_count(j, root, "twist", false, &twist, &tn)) != MN_OK)
         return st;
-    mn_soma_twist *tw = mn_arena_calloc(a, tn ? tn : 1, sizeof *tw, _Alignof(mn_soma_twist));
+    mn_soma_twist *tw = mni_arena_calloc(a, tn ? tn : 1, sizeof *tw, _Alignof(mn_soma_twist));
     if (!tw)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
     sk->twists = tw;
-    mark = mn_json_push_key(j, "twist");
+    mark = mni_json_push_key(j, "twist");
     for (uint32_t t = 0; t < tn; t++) {
-        size_t m2 = mn_json_push_index(j, t);
+        size_t m2 = mni_json_push_index(j, t);
         if ((st = read_segment(r, json_array_get(twist, t), &tw[t], segment_of)) != MN_OK)
             return st;
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     sk->twist_count = tn;
     return MN_OK;
 }
@@ -260,13 +260,13 @@ mn_status mn_soma_skeleton_read(const void *json, size_t size, const char *const
     mn_error local;
     if (!err)
         err = &local;
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out || (!json && size))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "skeleton.json: NULL argument");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "skeleton.json: NULL argument");
     *out = NULL;
     skeleton_names names = {joint_names, joint_name_count};
     void *h = NULL;
-    mn_status st = mn_soma_holder_read(&skeleton_kind, json, size, allocator, &names, &h, err);
+    mn_status st = mni_soma_holder_read(&skeleton_kind, json, size, allocator, &names, &h, err);
     if (st == MN_OK)
         *out = &((skeleton_holder *)h)->pub;
     return st;
@@ -277,12 +277,12 @@ void mn_soma_skeleton_free(mn_soma_skeleton *skeleton)
     if (!skeleton)
         return;
     skeleton_holder *h = (skeleton_holder *)skeleton;
-    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
+    mni_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 uint32_t mn_soma_skeleton_find(const mn_soma_skeleton *skeleton, const char *name)
 {
     if (!skeleton || !name)
         return UINT32_MAX;
-    return mn_soma_find_name(skeleton->names, skeleton->joint_count, name);
+    return mni_soma_find_name(skeleton->names, skeleton->joint_count, name);
 }

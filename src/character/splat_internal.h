@@ -19,18 +19,18 @@
 #endif
 
 /* The kernel that runs for `wanted` on this CPU and build (BEST: the widest there is). */
-mn_splat_simd mn_splat_level(mn_splat_simd wanted);
+mn_splat_simd mni_splat_level(mn_splat_simd wanted);
 
-/* Deform splats [first, end) with a level mn_splat_level returned.  Each splat alone: any split gives the same bits. */
-void mn_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
+/* Deform splats [first, end) with a level mni_splat_level returned.  Each splat alone: any split gives the same bits. */
+void mni_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
                          size_t end);
 
 #if MN_SPLAT_X86
 /* The AVX2+FMA kernel (splat_skin_avx2.c) over splats [first, end). */
-void mn_splat_skin_avx2(const mn_splat_skin_job *job, size_t first, size_t end);
+void mni_splat_skin_avx2(const mn_splat_skin_job *job, size_t first, size_t end);
 #endif
 
 /* Pointers and counts of a job (not joint indices); err may be NULL. */
-mn_status mn_splat_job_check(const mn_splat_skin_job *job, mn_error *err);
+mn_status mni_splat_job_check(const mn_splat_skin_job *job, mn_error *err);
 
 #endif /* MN_CHARACTER_SPLAT_INTERNAL_H */

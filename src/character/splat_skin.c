@@ -220,10 +220,10 @@ static inline __m128 sel_gt_m128(__m128 a, __m128 b, __m128 x, __m128 y)
 
 /* ---- choosing and checking ---------------------------------------------------------- */
 
-mn_splat_simd mn_splat_level(mn_splat_simd wanted)
+mn_splat_simd mni_splat_level(mn_splat_simd wanted)
 {
 #if MN_SPLAT_X86
-    mn_splat_simd best = mn_cpu_level() == MN_CPU_AVX2_FMA ? MN_SPLAT_SIMD_AVX2_FMA
+    mn_splat_simd best = mni_cpu_level() == MN_CPU_AVX2_FMA ? MN_SPLAT_SIMD_AVX2_FMA
                                                            : MN_SPLAT_SIMD_SSE2;
     if (wanted == MN_SPLAT_SIMD_BEST || wanted > best)
         return best;
@@ -234,14 +234,14 @@ mn_splat_simd mn_splat_level(mn_splat_simd wanted)
 #endif
 }
 
-void mn_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
+void mni_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
                          size_t end)
 {
     if (first >= end)
         return;
 #if MN_SPLAT_X86
     if (level == MN_SPLAT_SIMD_AVX2_FMA) {
-        mn_splat_skin_avx2(job, first, end);
+        mni_splat_skin_avx2(job, first, end);
         return;
     }
     if (level == MN_SPLAT_SIMD_SSE2) {
@@ -253,37 +253,37 @@ void mn_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size
     splat_skin_scalar(job, first, end);
 }
 
-mn_status mn_splat_job_check(const mn_splat_skin_job *job, mn_error *err)
+mn_status mni_splat_job_check(const mn_splat_skin_job *job, mn_error *err)
 {
     if (!job)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "job is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "job is NULL");
     if (job->count == 0)
         return MN_OK;
     if (job->influences == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "influences", -1, "influences is 0");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "influences", -1, "influences is 0");
     if (!job->joints || !job->weights || !job->palette || !job->centres || !job->rotations ||
         !job->out_centres || !job->out_rotations)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "a stream of the splat job is NULL");
     if (job->palette_count == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "palette_count", -1, "palette is empty");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "palette_count", -1, "palette is empty");
     for (int k = 0; k < 3; k++)
         if (!isfinite(job->translation[k]))
-            return mn_error_set(err, MN_NOT_FINITE, "translation", -1,
+            return mni_error_set(err, MN_NOT_FINITE, "translation", -1,
                                 "translation is not finite");
     return MN_OK;
 }
 
 MN_API mn_status mn_splat_skin_job_validate(const mn_splat_skin_job *job, mn_error *err)
 {
-    mn_error_clear(err);
-    mn_status st = mn_splat_job_check(job, err);
+    mni_error_clear(err);
+    mn_status st = mni_splat_job_check(job, err);
     if (st != MN_OK)
         return st;
     size_t n = (size_t)job->count * job->influences;
     for (size_t i = 0; i < n; i++)
         if (job->joints[i] >= job->palette_count)
-            return mn_error_set(err, MN_INDEX_RANGE, "joints", -1,
+            return mni_error_set(err, MN_INDEX_RANGE, "joints", -1,
                                 "splat %zu: joint %u is not below palette_count %u",
                                 i / job->influences, job->joints[i], job->palette_count);
     return MN_OK;
@@ -291,27 +291,27 @@ MN_API mn_status mn_splat_skin_job_validate(const mn_splat_skin_job *job, mn_err
 
 MN_API mn_status mn_splat_skin_run(const mn_splat_skin_job *job, mn_splat_simd level)
 {
-    mn_status st = mn_splat_job_check(job, NULL);
+    mn_status st = mni_splat_job_check(job, NULL);
     if (st != MN_OK)
         return st;
-    mn_splat_skin_range(job, mn_splat_level(level), 0, job->count);
+    mni_splat_skin_range(job, mni_splat_level(level), 0, job->count);
     return MN_OK;
 }
 
 MN_API mn_status mn_splat_ply_to_character(const float matrix[12], float translation[3],
                                            mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!matrix || !translation)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "matrix or translation is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "matrix or translation is NULL");
     for (int i = 0; i < 12; i++)
         if (!isfinite(matrix[i]))
-            return mn_error_set(err, MN_NOT_FINITE, "plyToCharacter", -1,
+            return mni_error_set(err, MN_NOT_FINITE, "plyToCharacter", -1,
                                 "plyToCharacter[%d] is not finite", i);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             if (matrix[4 * r + c] != (r == c ? 1.0f : 0.0f))
-                return mn_error_set(err, MN_INVALID_VALUE, "plyToCharacter", -1,
+                return mni_error_set(err, MN_INVALID_VALUE, "plyToCharacter", -1,
                                     "plyToCharacter's 3x3 must be the identity "
                                     "(element [%d][%d] is %g)", r, c, (double)matrix[4 * r + c]);
     translation[0] = matrix[3];

@@ -1,6 +1,6 @@
 /*
  * deform/splat_skin_avx2: the splat deform with AVX2 and FMA, eight splats
- * a batch, entered only after the CPU said it has both (mn_splat_level).
+ * a batch, entered only after the CPU said it has both (mni_splat_level).
  * Only the functions here are compiled for AVX2+FMA, through the target
  * attribute, as skin_avx2.c is.
  *
@@ -248,7 +248,7 @@ SPLAT_AVX2 static void short_batch(const mn_splat_skin_job *a, size_t base, size
     memcpy(a->out_rotations + 4 * base, out_r, 4 * (end - base) * sizeof(float));
 }
 
-SPLAT_AVX2 void mn_splat_skin_avx2(const mn_splat_skin_job *a, size_t first, size_t end)
+SPLAT_AVX2 void mni_splat_skin_avx2(const mn_splat_skin_job *a, size_t first, size_t end)
 {
     /* as mesh skinning decides (skin.h); 16-byte streaming stores need 16-byte alignment, which
        every batch has when the arrays do (a batch is 96 and 128 bytes of them) */

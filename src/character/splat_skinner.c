@@ -48,7 +48,7 @@ static void work(mn_splat_skinner *s)
         if (first >= count)
             return;
         size_t end = count - first < SPLAT_CHUNK ? count : first + SPLAT_CHUNK;
-        mn_splat_skin_range(job, s->level, first, end);
+        mni_splat_skin_range(job, s->level, first, end);
     }
 }
 
@@ -82,24 +82,24 @@ static uint32_t online_cpus(void)
 MN_API mn_status mn_splat_skinner_create(uint32_t thread_count, const mn_allocator *allocator,
                                          mn_splat_skinner **out, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
     *out = NULL;
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
     uint32_t threads = thread_count ? thread_count : online_cpus();
-    mn_splat_skinner *s = mn_alloc(&hooks, sizeof *s);
+    mn_splat_skinner *s = mni_alloc(&hooks, sizeof *s);
     if (!s)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     *s = (mn_splat_skinner){.allocator = hooks, .threads = threads};
     atomic_init(&s->next, 0);
     if (threads > 1) {
-        s->workers = mn_alloc(&hooks, sizeof(pthread_t) * (threads - 1));
+        s->workers = mni_alloc(&hooks, sizeof(pthread_t) * (threads - 1));
         if (!s->workers) {
-            mn_free(&hooks, s, sizeof *s);
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            mni_free(&hooks, s, sizeof *s);
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
         }
     }
     pthread_mutex_init(&s->lock, NULL);
@@ -108,7 +108,7 @@ MN_API mn_status mn_splat_skinner_create(uint32_t thread_count, const mn_allocat
     for (uint32_t i = 0; i + 1 < threads; i++) {
         if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
             mn_splat_skinner_free(s);
-            return mn_error_set(err, MN_IO, NULL, -1, "cannot start splat thread %u", i + 1);
+            return mni_error_set(err, MN_IO, NULL, -1, "cannot start splat thread %u", i + 1);
         }
         s->started++;
     }
@@ -126,11 +126,11 @@ MN_API mn_status mn_splat_skinner_run(mn_splat_skinner *skinner, const mn_splat_
 {
     if (!skinner)
         return MN_INVALID_ARGUMENT;
-    mn_status st = mn_splat_job_check(job, NULL);
+    mn_status st = mni_splat_job_check(job, NULL);
     if (st != MN_OK)
         return st;
     skinner->job = job;
-    skinner->level = mn_splat_level(level);
+    skinner->level = mni_splat_level(level);
     atomic_store_explicit(&skinner->next, 0, memory_order_relaxed);
     /* one chunk's work does not pay for waking anyone */
     if (skinner->started == 0 || job->count <= SPLAT_CHUNK) {
@@ -165,6 +165,6 @@ MN_API void mn_splat_skinner_free(mn_splat_skinner *skinner)
     pthread_mutex_destroy(&skinner->lock);
     mn_allocator hooks = skinner->allocator;
     if (skinner->threads > 1)
-        mn_free(&hooks, skinner->workers, sizeof(pthread_t) * (skinner->threads - 1));
-    mn_free(&hooks, skinner, sizeof *skinner);
+        mni_free(&hooks, skinner->workers, sizeof(pthread_t) * (skinner->threads - 1));
+    mni_free(&hooks, skinner, sizeof *skinner);
 }

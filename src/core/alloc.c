@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-void *mn_alloc(const mn_allocator *allocator, size_t size)
+void *mni_alloc(const mn_allocator *allocator, size_t size)
 {
     if (size == 0)
         return NULL;
@@ -12,7 +12,7 @@ void *mn_alloc(const mn_allocator *allocator, size_t size)
     return malloc(size);
 }
 
-void mn_free(const mn_allocator *allocator, void *ptr, size_t size)
+void mni_free(const mn_allocator *allocator, void *ptr, size_t size)
 {
     if (!ptr)
         return;

@@ -21,7 +21,7 @@ struct mn_arena_block {
 /* Header rounded up so block data starts ARENA_MAX_ALIGN-aligned relative to the block. */
 #define ARENA_HEADER ((sizeof(mn_arena_block) + ARENA_MAX_ALIGN - 1) & ~(size_t)(ARENA_MAX_ALIGN - 1))
 
-void mn_arena_init(mn_arena *arena, const mn_allocator *allocator)
+void mni_arena_init(mn_arena *arena, const mn_allocator *allocator)
 {
     memset(arena, 0, sizeof *arena);
     if (allocator)
@@ -53,9 +53,9 @@ static mn_arena_block *arena_new_block(mn_arena *arena, size_t min_size)
         size = min_size;
     size_t total;
     /* + ARENA_MAX_ALIGN: malloc only promises 16-byte alignment of the block itself */
-    if (!mn_checked_add(size, ARENA_HEADER + ARENA_MAX_ALIGN, &total))
+    if (!mni_checked_add(size, ARENA_HEADER + ARENA_MAX_ALIGN, &total))
         return NULL;
-    mn_arena_block *b = mn_alloc(&arena->allocator, total);
+    mn_arena_block *b = mni_alloc(&arena->allocator, total);
     if (!b)
         return NULL;
     b->size = size + ARENA_MAX_ALIGN;
@@ -64,7 +64,7 @@ static mn_arena_block *arena_new_block(mn_arena *arena, size_t min_size)
     return b;
 }
 
-void *mn_arena_alloc(mn_arena *arena, size_t size, size_t align)
+void *mni_arena_alloc(mn_arena *arena, size_t size, size_t align)
 {
     if (align == 0)
         align = 1;
@@ -94,23 +94,23 @@ void *mn_arena_alloc(mn_arena *arena, size_t size, size_t align)
     return block_data(b) + off;
 }
 
-void *mn_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align)
+void *mni_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align)
 {
     size_t total;
-    if (!mn_checked_mul(count, size, &total))
+    if (!mni_checked_mul(count, size, &total))
         return NULL;
-    void *p = mn_arena_alloc(arena, total, align);
+    void *p = mni_arena_alloc(arena, total, align);
     if (p && total)
         memset(p, 0, total);
     return p;
 }
 
-char *mn_arena_strndup(mn_arena *arena, const char *s, size_t len)
+char *mni_arena_strndup(mn_arena *arena, const char *s, size_t len)
 {
     size_t total;
-    if (!mn_checked_add(len, 1, &total))
+    if (!mni_checked_add(len, 1, &total))
         return NULL;
-    char *p = mn_arena_alloc(arena, total, 1);
+    char *p = mni_arena_alloc(arena, total, 1);
     if (!p)
         return NULL;
     if (len)
@@ -119,12 +119,12 @@ char *mn_arena_strndup(mn_arena *arena, const char *s, size_t len)
     return p;
 }
 
-void mn_arena_release(mn_arena *arena)
+void mni_arena_release(mn_arena *arena)
 {
     mn_arena_block *b = arena->head;
     while (b) {
         mn_arena_block *next = b->next;
-        mn_free(&arena->allocator, b, b->size + ARENA_HEADER);
+        mni_free(&arena->allocator, b, b->size + ARENA_HEADER);
         b = next;
     }
     arena->head = NULL;

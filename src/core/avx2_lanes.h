@@ -6,7 +6,7 @@
  * Include only inside an x86-64 GCC/clang block.  The helpers carry the AVX2
  * target attribute and are always inlined, so a caller compiled for AVX2
  * (with or without FMA) gets their shuffles in place; they run only after
- * mn_cpu_level() said the CPU has AVX2.
+ * mni_cpu_level() said the CPU has AVX2.
  */
 #ifndef MN_CORE_AVX2_LANES_H
 #define MN_CORE_AVX2_LANES_H

@@ -12,14 +12,14 @@
 /* ---- allocation ---------------------------------------------------------- */
 
 /* Allocate through the hooks (zeroed hooks → malloc).  NULL on failure or size 0. */
-void *mn_alloc(const mn_allocator *allocator, size_t size);
+void *mni_alloc(const mn_allocator *allocator, size_t size);
 /* Free through the hooks; size must be what was asked for.  NULL ptr is a no-op. */
-void mn_free(const mn_allocator *allocator, void *ptr, size_t size);
+void mni_free(const mn_allocator *allocator, void *ptr, size_t size);
 
 /* ---- checked size arithmetic -------------------------------------------- */
 
 /* *out = a * b; false (and *out = SIZE_MAX) when it overflows size_t. */
-static inline bool mn_checked_mul(size_t a, size_t b, size_t *out)
+static inline bool mni_checked_mul(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > SIZE_MAX / a) {
         *out = SIZE_MAX;
@@ -30,7 +30,7 @@ static inline bool mn_checked_mul(size_t a, size_t b, size_t *out)
 }
 
 /* *out = a + b; false (and *out = SIZE_MAX) when it overflows size_t. */
-static inline bool mn_checked_add(size_t a, size_t b, size_t *out)
+static inline bool mni_checked_add(size_t a, size_t b, size_t *out)
 {
     if (b > SIZE_MAX - a) {
         *out = SIZE_MAX;
@@ -45,7 +45,7 @@ static inline bool mn_checked_add(size_t a, size_t b, size_t *out)
 /*
  * A bump allocator over a list of blocks taken from the hooks.  Small
  * requests share blocks; large ones get a block of their own.  Everything is
- * released at once by mn_arena_release.  Not thread-safe (one object, one arena).
+ * released at once by mni_arena_release.  Not thread-safe (one object, one arena).
  */
 typedef struct mn_arena_block mn_arena_block;
 typedef struct mn_arena {
@@ -55,15 +55,15 @@ typedef struct mn_arena {
     size_t reserved;        /* bytes taken from the hooks */
 } mn_arena;
 
-void mn_arena_init(mn_arena *arena, const mn_allocator *allocator);
+void mni_arena_init(mn_arena *arena, const mn_allocator *allocator);
 /* Uninitialised memory aligned to `align` (a power of two ≤ 64).  NULL on failure; size 0 gives a valid (not necessarily unique) pointer. */
-void *mn_arena_alloc(mn_arena *arena, size_t size, size_t align);
+void *mni_arena_alloc(mn_arena *arena, size_t size, size_t align);
 /* Zeroed memory for count × size bytes, aligned to `align`; NULL on failure or overflow. */
-void *mn_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align);
+void *mni_arena_calloc(mn_arena *arena, size_t count, size_t size, size_t align);
 /* A NUL-terminated copy of the first len bytes of s; NULL on failure. */
-char *mn_arena_strndup(mn_arena *arena, const char *s, size_t len);
+char *mni_arena_strndup(mn_arena *arena, const char *s, size_t len);
 /* Give every block back to the hooks; the arena is then empty and reusable. */
-void mn_arena_release(mn_arena *arena);
+void mni_arena_release(mn_arena *arena);
 
 /*
  * Release the arena and then free `holder`, the block of `holder_size` bytes
@@ -71,11 +71,11 @@ void mn_arena_release(mn_arena *arena);
  * its data), through the arena's hooks.  The hooks are copied first: they
  * live inside the block being freed.
  */
-static inline void mn_arena_release_holder(mn_arena *arena, void *holder, size_t holder_size)
+static inline void mni_arena_release_holder(mn_arena *arena, void *holder, size_t holder_size)
 {
     mn_allocator allocator = arena->allocator;
-    mn_arena_release(arena);
-    mn_free(&allocator, holder, holder_size);
+    mni_arena_release(arena);
+    mni_free(&allocator, holder, holder_size);
 }
 
 /* ---- the CPU -------------------------------------------------------------- */
@@ -93,22 +93,22 @@ typedef enum mn_cpu_simd {
  * says nothing of the build: a kernel compiled out (MN_NO_SIMD, another
  * architecture) is for the caller to rule out.
  */
-mn_cpu_simd mn_cpu_level(void);
+mn_cpu_simd mni_cpu_level(void);
 
 /* ---- errors --------------------------------------------------------------- */
 
 /*
  * Fill err (when not NULL) with code, JSON path (may be NULL), byte offset
  * (-1 for none) and a printf-style message; returns code so callers can
- * `return mn_error_set(...)`.  A NULL fmt uses the code's default message.
+ * `return mni_error_set(...)`.  A NULL fmt uses the code's default message.
  */
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-mn_status mn_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
+mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
                        const char *fmt, ...);
 
 /* Reset err (when not NULL) to "no error": code MN_OK, empty message and path, offset -1, line and column 0. */
-void mn_error_clear(mn_error *err);
+void mni_error_clear(mn_error *err);
 
 #endif /* MN_CORE_CORE_H */

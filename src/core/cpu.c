@@ -4,7 +4,7 @@
  */
 #include "core/core.h"
 
-mn_cpu_simd mn_cpu_level(void)
+mn_cpu_simd mni_cpu_level(void)
 {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     /* libgcc's (and compiler-rt's) cpu model also checks that the OS saves the YMM state. */

@@ -39,7 +39,7 @@ const char *mn_version(void)
  * Every successful call clears its caller's error, several times a frame on
  * the hot paths: the fields and the strings' first bytes, not all 400 bytes.
  */
-void mn_error_clear(mn_error *err)
+void mni_error_clear(mn_error *err)
 {
     if (!err)
         return;
@@ -51,7 +51,7 @@ void mn_error_clear(mn_error *err)
     err->column = 0;
 }
 
-mn_status mn_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
+mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
                        const char *fmt, ...)
 {
     if (!err)

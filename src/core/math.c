@@ -539,7 +539,7 @@ static mn_status check_parent_range(const int32_t *parents, size_t count, bool *
         if (p < -1 || (p >= 0 && (size_t)p >= count)) {
             char path[32];
             snprintf(path, sizeof path, "nodes[%zu]", i);
-            return mn_error_set(err, MN_INDEX_RANGE, path, -1,
+            return mni_error_set(err, MN_INDEX_RANGE, path, -1,
                                 "node %zu: parent %d out of range (%zu nodes)", i, (int)p, count);
         }
         if (p >= 0 && (size_t)p >= i)
@@ -563,7 +563,7 @@ static mn_status check_cycles(const int32_t *parents, size_t count, mn_error *er
             if ((size_t)p == i || ++steps > count - i) {
                 char path[32];
                 snprintf(path, sizeof path, "nodes[%d]", (int)p);
-                return mn_error_set(err, MN_HIERARCHY, path, -1,
+                return mni_error_set(err, MN_HIERARCHY, path, -1,
                                     "node %d is in a parent cycle (its parent is node %d)", (int)p,
                                     (int)parents[p]);
             }
@@ -602,11 +602,11 @@ static void compose_node(const int32_t *parents, size_t i, const float *locals, 
 mn_status mn_compose_worlds(const int32_t *parents, size_t count, const float *locals,
                             float *worlds, mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (count == 0)
         return MN_OK;
     if (!parents || !locals || !worlds)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "compose_worlds: NULL parents, locals or worlds for %zu nodes", count);
     bool parent_first;
     mn_status st = check_parent_range(parents, count, &parent_first, err);

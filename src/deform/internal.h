@@ -77,12 +77,12 @@ typedef struct mn_skin_streams {
 #define MN_SKIN_PREFETCH_AHEAD 128u
 
 /* The reference: plain C, always built, the meaning of every other kernel. */
-void mn_skin_scalar(const mn_skin_streams *s);
+void mni_skin_scalar(const mn_skin_streams *s);
 
 #if MN_SKIN_X86
-void mn_skin_sse2(const mn_skin_streams *s);
+void mni_skin_sse2(const mn_skin_streams *s);
 /* Call only when the CPU has AVX2 and FMA (mn_simd_detect says so). */
-void mn_skin_avx2(const mn_skin_streams *s);
+void mni_skin_avx2(const mn_skin_streams *s);
 #endif
 
 #if MN_SKIN_NEON
@@ -96,11 +96,11 @@ void mn_skin_neon(const mn_skin_streams *s);
  * tangent's w) are copied from base.  Zero weights and NULL deltas are
  * skipped.  out may equal base (with the same stride), else must not overlap it.
  */
-void mn_morph3_strided(float *out, size_t out_stride, const float *base, size_t base_stride,
+void mni_morph3_strided(float *out, size_t out_stride, const float *base, size_t base_stride,
                        size_t count, const float *const *deltas, const float *weights,
                        size_t target_count, size_t copy_rest);
 
 /* v = v / |v| for the first 3 floats of each of count vectors stride floats apart (zero stays zero). */
-void mn_normalize3_strided(float *v, size_t stride, size_t count);
+void mni_normalize3_strided(float *v, size_t stride, size_t count);
 
 #endif /* MN_DEFORM_INTERNAL_H */

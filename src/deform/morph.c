@@ -47,7 +47,7 @@ mn_status mn_morph_run(const mn_morph_job *job)
     if (!job || job->components == 0)
         return MN_INVALID_ARGUMENT;
     size_t n;
-    if (!mn_checked_mul(job->vertex_count, job->components, &n))
+    if (!mni_checked_mul(job->vertex_count, job->components, &n))
         return MN_INVALID_ARGUMENT;
     if (n == 0)
         return MN_OK;
@@ -82,7 +82,7 @@ mn_status mn_morph_run(const mn_morph_job *job)
 
 /* ---- strided streams for the prepared mesh (tangents: 4 floats a vertex) ---- */
 
-void mn_morph3_strided(float *out, size_t out_stride, const float *base, size_t base_stride,
+void mni_morph3_strided(float *out, size_t out_stride, const float *base, size_t base_stride,
                        size_t count, const float *const *deltas, const float *weights,
                        size_t target_count, size_t copy_rest)
 {
@@ -106,7 +106,7 @@ void mn_morph3_strided(float *out, size_t out_stride, const float *base, size_t 
     }
 }
 
-void mn_normalize3_strided(float *v, size_t stride, size_t count)
+void mni_normalize3_strided(float *v, size_t stride, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         float *p = v + i * stride;

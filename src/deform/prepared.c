@@ -33,10 +33,10 @@ struct mn_deform_mesh_private {
 static bool reserve(size_t *offset, size_t count, size_t size, size_t *at)
 {
     size_t bytes, start;
-    if (!mn_checked_add(*offset, BLOCK_ALIGN - 1, &start))
+    if (!mni_checked_add(*offset, BLOCK_ALIGN - 1, &start))
         return false;
     start &= ~(size_t)(BLOCK_ALIGN - 1);
-    if (!mn_checked_mul(count, size, &bytes) || !mn_checked_add(start, bytes, offset))
+    if (!mni_checked_mul(count, size, &bytes) || !mni_checked_add(start, bytes, offset))
         return false;
     *at = start;
     return true;
@@ -66,11 +66,11 @@ static mn_status check_stream(const mn_accessor *a, mn_accessor_type type, uint3
     if (!a)
         return MN_OK;
     if (a->type != type)
-        return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                             "%s: %s must be a %s accessor to deform", path, name,
                             type == MN_TYPE_VEC4 ? "VEC4" : "VEC3");
     if (a->count != count)
-        return mn_error_set(err, MN_COUNT_MISMATCH, path, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, path, -1,
                             "%s: %s has %u elements, POSITION has %u", path, name, a->count, count);
     return MN_OK;
 }
@@ -85,7 +85,7 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
 
     plan->position = accessor_of(model, mn_primitive_find(p, MN_SEMANTIC_POSITION, 0));
     if (!plan->position || plan->position->type != MN_TYPE_VEC3)
-        return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                             "%s has no VEC3 POSITION attribute: nothing to deform", path);
     uint32_t n = plan->position->count;
     plan->normal = accessor_of(model, mn_primitive_find(p, MN_SEMANTIC_NORMAL, 0));
@@ -102,7 +102,7 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
         if (!j && !w)
             break;
         if (!j || !w)
-            return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+            return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                                 "%s has %s_%u without %s_%u: influences come in pairs", path,
                                 j ? "JOINTS" : "WEIGHTS", plan->sets, j ? "WEIGHTS" : "JOINTS",
                                 plan->sets);
@@ -111,7 +111,7 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
             return st;
     }
     if (plan->sets > UINT32_MAX / 4)
-        return mn_error_set(err, MN_OVERFLOW, path, -1, "%s: too many influence sets", path);
+        return mni_error_set(err, MN_OVERFLOW, path, -1, "%s: too many influence sets", path);
 
     plan->targets = p->target_count;
     for (uint32_t t = 0; t < p->target_count; t++) {
@@ -141,13 +141,13 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
               reserve(&off, 0, 1, &plan->at_deltas);
     /* Delta arrays follow one another, each rounded up to the alignment. */
     size_t one = 0, deltas = 0;
-    ok = ok && mn_checked_mul(3 * (size_t)n, sizeof(float), &one) &&
-         mn_checked_add(one, BLOCK_ALIGN - 1, &one);
+    ok = ok && mni_checked_mul(3 * (size_t)n, sizeof(float), &one) &&
+         mni_checked_add(one, BLOCK_ALIGN - 1, &one);
     plan->delta_stride = one & ~(size_t)(BLOCK_ALIGN - 1);
-    ok = ok && mn_checked_mul(plan->delta_stride, plan->delta_arrays, &deltas) &&
-         mn_checked_add(plan->at_deltas, deltas, &plan->size);
+    ok = ok && mni_checked_mul(plan->delta_stride, plan->delta_arrays, &deltas) &&
+         mni_checked_add(plan->at_deltas, deltas, &plan->size);
     if (!ok)
-        return mn_error_set(err, MN_OVERFLOW, path, -1,
+        return mni_error_set(err, MN_OVERFLOW, path, -1,
                             "%s: %u vertices with %zu influences and %u targets overflow memory",
                             path, n, ic, plan->targets);
     return MN_OK;
@@ -218,13 +218,13 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "model and out must not be NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "model and out must not be NULL");
     if (mesh >= model->mesh_count)
-        return mn_error_set(err, MN_INDEX_RANGE, "meshes", -1,
+        return mni_error_set(err, MN_INDEX_RANGE, "meshes", -1,
                             "mesh %u is out of range: the model has %u meshes", mesh,
                             model->mesh_count);
     if (primitive >= model->meshes[mesh].primitive_count)
-        return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                             "primitive %u is out of range: meshes[%u] has %u primitives", primitive,
                             mesh, model->meshes[mesh].primitive_count);
 
@@ -235,15 +235,15 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
 
     const mn_primitive *p = &model->meshes[mesh].primitives[primitive];
     size_t n = plan.position->count;
-    char *block = mn_alloc(allocator, plan.size);
+    char *block = mni_alloc(allocator, plan.size);
     void *scratch = NULL;
     size_t scratch_size = 4 * n * sizeof(uint32_t);
     if (plan.sets > 0 && n > 0)
-        scratch = mn_alloc(allocator, scratch_size);
+        scratch = mni_alloc(allocator, scratch_size);
     if (!block || (plan.sets > 0 && n > 0 && !scratch)) {
-        mn_free(allocator, block, plan.size);
-        mn_free(allocator, scratch, scratch_size);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+        mni_free(allocator, block, plan.size);
+        mni_free(allocator, scratch, scratch_size);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "meshes[%u].primitives[%u]: out of memory for %zu bytes", mesh,
                             primitive, plan.size);
     }
@@ -273,7 +273,7 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
         m->joints = joints;
         m->weights = weights;
     }
-    mn_free(allocator, scratch, scratch_size);
+    mni_free(allocator, scratch, scratch_size);
 
     m->target_count = plan.targets;
     const float **tables = (const float **)(void *)(block + plan.at_tables);
@@ -297,7 +297,7 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
     m->tangent_deltas = tan_d;
 
     *out = m;
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -307,7 +307,7 @@ void mn_deform_mesh_free(mn_deform_mesh *mesh)
         return;
     struct mn_deform_mesh_private *priv = mesh->priv_;
     mn_allocator allocator = priv->allocator;
-    mn_free(&allocator, mesh, priv->size);
+    mni_free(&allocator, mesh, priv->size);
 }
 
 /* ---- deforming ------------------------------------------------------------------ */
@@ -351,14 +351,14 @@ mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
         if (normals)
             morph3(mesh, normals, mesh->normal_deltas, weights, out_normals);
         if (tangents)
-            mn_morph3_strided(out_tangents, 4, tangents, 4, n, mesh->tangent_deltas, weights,
+            mni_morph3_strided(out_tangents, 4, tangents, 4, n, mesh->tangent_deltas, weights,
                               mesh->target_count, 1);
         if (!skinned) {
             /* A sum of unit vectors and deltas is not unit length: renormalise, as skinning would. */
             if (normals)
-                mn_normalize3_strided(out_normals, 3, n);
+                mni_normalize3_strided(out_normals, 3, n);
             if (tangents)
-                mn_normalize3_strided(out_tangents, 4, n);
+                mni_normalize3_strided(out_tangents, 4, n);
             return MN_OK;
         }
     } else if (!skinned) {

@@ -86,7 +86,7 @@ static inline void skin_scalar_n(const mn_skin_streams *s, size_t ic)
     }
 }
 
-void mn_skin_scalar(const mn_skin_streams *s)
+void mni_skin_scalar(const mn_skin_streams *s)
 {
     /* Constant influence counts let the compiler unroll the blend. */
     switch (s->influences) {
@@ -101,7 +101,7 @@ void mn_skin_scalar(const mn_skin_streams *s)
 mn_simd_level mn_simd_detect(void)
 {
 #if MN_SKIN_X86
-    return mn_cpu_level() == MN_CPU_AVX2_FMA ? MN_SIMD_AVX2_FMA : MN_SIMD_SSE2;
+    return mni_cpu_level() == MN_CPU_AVX2_FMA ? MN_SIMD_AVX2_FMA : MN_SIMD_SSE2;
 #elif MN_SKIN_NEON
     return MN_SIMD_NEON; /* every AArch64 CPU has Advanced SIMD */
 #else
@@ -122,28 +122,28 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
 {
     memset(s, 0, sizeof *s);
     if (!job)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the skinning job is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the skinning job is NULL");
     if (job->influence_count == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "influence_count is 0: every vertex needs at least one influence");
 
     const void *required[] = {job->joints, job->weights, job->palette, job->positions,
                               job->out_positions};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!required[i] && job->vertex_count > 0)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s is NULL", field_names[i]);
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s is NULL", field_names[i]);
     if (job->palette_count == 0 && job->vertex_count > 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "palette_count is 0: the joints have no matrix to index");
     if (job->normals && !job->out_normals)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "normals are given but out_normals is NULL");
     if (job->tangents && !job->out_tangents)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "tangents are given but out_tangents is NULL");
 
     if ((unsigned)job->output_store > (unsigned)MN_SKIN_STORE_STREAM)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "output_store is %d, not an mn_skin_store (0 = by size)",
                             (int)job->output_store);
 
@@ -157,7 +157,7 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
     };
     for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++)
         if (strides[i].stride != 0 && strides[i].stride < strides[i].least)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "%s is %u floats, less than the %u floats of a vertex "
                                 "(0 means %u)",
                                 strides[i].name, strides[i].stride, strides[i].least,
@@ -192,12 +192,12 @@ mn_status mn_skin_job_validate(const mn_skin_job *job, mn_error *err)
     size_t n = (size_t)job->vertex_count * job->influence_count;
     for (size_t i = 0; i < n; i++)
         if (job->joints[i] >= job->palette_count)
-            return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                                 "joints[%zu] (vertex %zu, influence %zu) is %u, not below "
                                 "palette_count %u",
                                 i, i / job->influence_count, i % job->influence_count,
                                 (unsigned)job->joints[i], job->palette_count);
-    mn_error_clear(err);
+    mni_error_clear(err);
     return MN_OK;
 }
 
@@ -255,11 +255,11 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
         level = best;
 #if MN_SKIN_X86
     if (level == MN_SIMD_AVX2_FMA) {
-        mn_skin_avx2(&s);
+        mni_skin_avx2(&s);
         return MN_OK;
     }
     if (level == MN_SIMD_SSE2) {
-        mn_skin_sse2(&s);
+        mni_skin_sse2(&s);
         return MN_OK;
     }
 #endif
@@ -270,7 +270,7 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
         return MN_OK;
     }
 #endif
-    mn_skin_scalar(&s);
+    mni_skin_scalar(&s);
     return MN_OK;
 }
 

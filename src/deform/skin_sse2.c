@@ -278,7 +278,7 @@ static bool is_packed(const mn_skin_streams *s)
            s->out_position_stride == 3 && s->out_normal_stride == 3 && s->out_tangent_stride == 4;
 }
 
-void mn_skin_sse2(const mn_skin_streams *s)
+void mni_skin_sse2(const mn_skin_streams *s)
 {
     /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
     bool packed = is_packed(s);

@@ -78,7 +78,7 @@ typedef struct mn_gltf_reader {
  * any alignment: index data (sparse indices, vertex and joint index checks).
  * Inline because the validator's scalar index scans call it per component.
  */
-static inline uint32_t mn_gltf_uint_le(const uint8_t *p, uint32_t size)
+static inline uint32_t mni_gltf_uint_le(const uint8_t *p, uint32_t size)
 {
     if (size == 1)
         return p[0];
@@ -93,28 +93,28 @@ static inline uint32_t mn_gltf_uint_le(const uint8_t *p, uint32_t size)
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-mn_status mn_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, const char *fmt, ...);
+mn_status mni_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, const char *fmt, ...);
 
 /* Count `bytes` against MN_GLTF_SYNTH_LIMIT; MN_OUT_OF_MEMORY (with the path) when over. */
-mn_status mn_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what);
+mn_status mni_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what);
 
 /* Arena allocation that reports MN_OUT_OF_MEMORY at the current path. */
-void *mn_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align, bool zero);
+void *mni_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align, bool zero);
 
 /* Push "[i]" and check that element i of `array` is an object. */
-mn_status mn_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out);
+mn_status mni_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out);
 
 /* A name for an element the file left unnamed: *name = "<prefix><index>" ("node3") unless set. */
-mn_status mn_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index);
+mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index);
 
 /* Reads one element of a top-level array (the path is at "key[i]"). */
 typedef mn_status (*mn_gltf_element_fn)(mn_gltf_reader *r, json_t *obj, uint32_t index);
 
 /* Call fn for each of the first `count` elements of top-level array `key` (each an object). */
-mn_status mn_gltf_read_array(mn_gltf_reader *r, const char *key, uint32_t count, mn_gltf_element_fn fn);
+mn_status mni_gltf_read_array(mn_gltf_reader *r, const char *key, uint32_t count, mn_gltf_element_fn fn);
 
 /* extensions.<name> of obj (type-checked), NULL when absent. */
-mn_status mn_gltf_extension(mn_gltf_reader *r, json_t *obj, const char *name, json_t **out);
+mn_status mni_gltf_extension(mn_gltf_reader *r, json_t *obj, const char *name, json_t **out);
 
 /* Resolve and load an external or data: URI (buffers and images). */
 typedef enum mn_uri_outcome {
@@ -128,13 +128,13 @@ typedef enum mn_uri_outcome {
  * *out_media_type receives a data: URI's media type (arena copy, NULL when
  * none).  Errors are reported at the current path + "uri".
  */
-mn_status mn_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
+mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
                            const char **out_media_type);
 
 /* ---- glb.c ------------------------------------------------------------------ */
 
 /* Split a GLB into its JSON chunk and (optional) BIN chunk; unknown chunks skipped. */
-mn_status mn_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_bytes *bin,
+mn_status mni_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_bytes *bin,
                        bool *has_bin, mn_error *err);
 
 /* ---- meshopt.c ------------------------------------------------------------------ */
@@ -143,31 +143,31 @@ mn_status mn_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_byte
  * The bufferView at the current path carries EXT_meshopt_compression `ext`:
  * decode it into view->data (arena, view->size bytes).
  */
-mn_status mn_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view *view);
+mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view *view);
 
 /* ---- the parts of the document ------------------------------------------------------ */
 
-mn_status mn_gltf_read_accessors(mn_gltf_reader *r);     /* gltf/read_accessor.c */
-mn_status mn_gltf_read_images(mn_gltf_reader *r);        /* gltf/read_material.c */
-mn_status mn_gltf_read_samplers(mn_gltf_reader *r);
-mn_status mn_gltf_read_textures(mn_gltf_reader *r);
-mn_status mn_gltf_read_materials(mn_gltf_reader *r);
-mn_status mn_gltf_read_meshes(mn_gltf_reader *r);        /* gltf/read_mesh.c */
-mn_status mn_gltf_read_cameras(mn_gltf_reader *r);       /* gltf/read_node.c */
-mn_status mn_gltf_read_nodes(mn_gltf_reader *r);
-mn_status mn_gltf_read_scenes(mn_gltf_reader *r);
-mn_status mn_gltf_read_skins(mn_gltf_reader *r);
-mn_status mn_gltf_read_animations(mn_gltf_reader *r);    /* gltf/read_anim.c */
-mn_status mn_gltf_validate(mn_gltf_reader *r);           /* gltf/validate.c */
+mn_status mni_gltf_read_accessors(mn_gltf_reader *r);     /* gltf/read_accessor.c */
+mn_status mni_gltf_read_images(mn_gltf_reader *r);        /* gltf/read_material.c */
+mn_status mni_gltf_read_samplers(mn_gltf_reader *r);
+mn_status mni_gltf_read_textures(mn_gltf_reader *r);
+mn_status mni_gltf_read_materials(mn_gltf_reader *r);
+mn_status mni_gltf_read_meshes(mn_gltf_reader *r);        /* gltf/read_mesh.c */
+mn_status mni_gltf_read_cameras(mn_gltf_reader *r);       /* gltf/read_node.c */
+mn_status mni_gltf_read_nodes(mn_gltf_reader *r);
+mn_status mni_gltf_read_scenes(mn_gltf_reader *r);
+mn_status mni_gltf_read_skins(mn_gltf_reader *r);
+mn_status mni_gltf_read_animations(mn_gltf_reader *r);    /* gltf/read_anim.c */
+mn_status mni_gltf_validate(mn_gltf_reader *r);           /* gltf/validate.c */
 
 /* Upper bound of the accessors strip/fan conversion may add (gltf/read_mesh.c). */
-uint32_t mn_gltf_count_synth_accessors(json_t *root);
+uint32_t mni_gltf_count_synth_accessors(json_t *root);
 
 /*
  * Float data of an accessor: a zero-copy view when it is tightly packed f32,
  * else a converted arena copy.  *out_count = count × components.
  */
-mn_status mn_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
+mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
                                   size_t *out_count);
 
 #endif /* MN_GLTF_INTERNAL_H */

@@ -30,22 +30,22 @@ static mn_status check_layout(mn_gltf_reader *r, int mode, int filter, uint32_t 
 {
     mn_json *j = &r->json;
     if (mode == MODE_ATTRIBUTES && (stride % 4 != 0 || stride > 256))
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteStride",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteStride",
                             "ATTRIBUTES data needs a byteStride that is a multiple of 4 up to 256, not %u",
                             stride);
     if (mode != MODE_ATTRIBUTES && stride != 2 && stride != 4)
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteStride", "index data needs byteStride 2 or 4, not %u",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteStride", "index data needs byteStride 2 or 4, not %u",
                             stride);
     if (mode == MODE_TRIANGLES && count % 3 != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "count",
+        return mni_json_fail(j, MN_INVALID_VALUE, "count",
                             "TRIANGLES data holds whole triangles, but count %u is not a multiple of 3", count);
     if (filter != FILTER_NONE && mode != MODE_ATTRIBUTES)
-        return mn_json_fail(j, MN_INVALID_VALUE, "filter", "filters apply to ATTRIBUTES data only");
+        return mni_json_fail(j, MN_INVALID_VALUE, "filter", "filters apply to ATTRIBUTES data only");
     if (filter == FILTER_OCTAHEDRAL && stride != 4 && stride != 8)
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteStride",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteStride",
                             "the OCTAHEDRAL filter needs byteStride 4 or 8, not %u", stride);
     if (filter == FILTER_QUATERNION && stride != 8)
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteStride",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteStride",
                             "the QUATERNION filter needs byteStride 8, not %u", stride);
     return MN_OK;
 }
@@ -69,7 +69,7 @@ static void apply_filter(int filter, uint8_t *data, uint32_t count, uint32_t str
     }
 }
 
-mn_status mn_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view *view)
+mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view *view)
 {
     static const char *const MODES[] = {"ATTRIBUTES", "TRIANGLES", "INDICES"};
     static const char *const FILTERS[] = {"NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL"};
@@ -79,43 +79,43 @@ mn_status mn_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view 
     uint64_t offset = 0, length = 0;
     int mode = 0, filter = FILTER_NONE;
     mn_status st;
-    if ((st = mn_json_index(j, ext, "buffer", true, m->buffer_count, "buffers", &buffer)) != MN_OK ||
-        (st = mn_json_uint(j, ext, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
-        (st = mn_json_uint(j, ext, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
-        (st = mn_json_u32(j, ext, "byteStride", true, 1, 256, &stride)) != MN_OK ||
-        (st = mn_json_u32(j, ext, "count", true, 1, UINT32_MAX, &count)) != MN_OK ||
-        (st = mn_json_enum(j, ext, "mode", true, MODES, 3, "a meshopt mode", &mode)) != MN_OK ||
-        (st = mn_json_enum(j, ext, "filter", false, FILTERS, 4, "a meshopt filter", &filter)) != MN_OK ||
+    if ((st = mni_json_index(j, ext, "buffer", true, m->buffer_count, "buffers", &buffer)) != MN_OK ||
+        (st = mni_json_uint(j, ext, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
+        (st = mni_json_uint(j, ext, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
+        (st = mni_json_u32(j, ext, "byteStride", true, 1, 256, &stride)) != MN_OK ||
+        (st = mni_json_u32(j, ext, "count", true, 1, UINT32_MAX, &count)) != MN_OK ||
+        (st = mni_json_enum(j, ext, "mode", true, MODES, 3, "a meshopt mode", &mode)) != MN_OK ||
+        (st = mni_json_enum(j, ext, "filter", false, FILTERS, 4, "a meshopt filter", &filter)) != MN_OK ||
         (st = check_layout(r, mode, filter, stride, count)) != MN_OK)
         return st;
     const mn_buffer *src = &m->buffers[buffer];
     if (r->buffer_is_fallback[buffer])
-        return mn_json_fail(j, MN_INVALID_VALUE, "buffer",
+        return mni_json_fail(j, MN_INVALID_VALUE, "buffer",
                             "buffer %u is a fallback buffer with no data; the compressed bytes must come "
                             "from a buffer that holds them",
                             buffer);
     if (offset > src->size || length > src->size - offset)
-        return mn_json_fail(j, MN_BUFFER_VIEW_BOUNDS, "byteLength",
+        return mni_json_fail(j, MN_BUFFER_VIEW_BOUNDS, "byteLength",
                             "byteOffset %llu + byteLength %llu runs past the end of buffer %u, which holds "
                             "%zu bytes",
                             (unsigned long long)offset, (unsigned long long)length, buffer, src->size);
     size_t bytes;
-    if (!mn_checked_mul(count, stride, &bytes))
-        return mn_json_fail(j, MN_OVERFLOW, "count", "count %u x byteStride %u overflows", count, stride);
+    if (!mni_checked_mul(count, stride, &bytes))
+        return mni_json_fail(j, MN_OVERFLOW, "count", "count %u x byteStride %u overflows", count, stride);
     if (bytes > view->size)
-        return mn_json_fail(j, MN_INVALID_VALUE, "count",
+        return mni_json_fail(j, MN_INVALID_VALUE, "count",
                             "count %u x byteStride %u = %zu decoded bytes do not fit the buffer view's "
                             "byteLength %zu",
                             count, stride, bytes, view->size);
-    if ((st = mn_gltf_budget(r, view->size, "the decoded meshopt data")) != MN_OK)
+    if ((st = mni_gltf_budget(r, view->size, "the decoded meshopt data")) != MN_OK)
         return st;
-    uint8_t *out = mn_arena_alloc(r->arena, view->size, 64);
+    uint8_t *out = mni_arena_alloc(r->arena, view->size, 64);
     if (!out)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu bytes)", view->size);
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu bytes)", view->size);
     memset(out + bytes, 0, view->size - bytes);
     int rc = decode(mode, out, count, stride, src->data + offset, (size_t)length);
     if (rc != 0)
-        return mn_json_fail(j, MN_MESHOPT, NULL,
+        return mni_json_fail(j, MN_MESHOPT, NULL,
                             "the %s data (%llu bytes from buffer %u, count %u, byteStride %u) fails to "
                             "decode (meshoptimizer error %d)",
                             MODES[mode], (unsigned long long)length, buffer, count, stride, rc);

@@ -13,20 +13,20 @@
 
 /* ---- shared helpers ----------------------------------------------------------------- */
 
-mn_status mn_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, const char *fmt, ...)
+mn_status mni_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, const char *fmt, ...)
 {
     char path[MN_JSON_PATH_MAX + 64];
     char text[256];
-    mn_json_path_of(&r->json, key, path, sizeof path);
+    mni_json_path_of(&r->json, key, path, sizeof path);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    mn_gltf_warning_node *node = mn_arena_alloc(r->arena, sizeof *node, _Alignof(mn_gltf_warning_node));
-    char *p = mn_arena_strndup(r->arena, path, strlen(path));
-    char *m = mn_arena_strndup(r->arena, text, strlen(text));
+    mn_gltf_warning_node *node = mni_arena_alloc(r->arena, sizeof *node, _Alignof(mn_gltf_warning_node));
+    char *p = mni_arena_strndup(r->arena, path, strlen(path));
+    char *m = mni_arena_strndup(r->arena, text, strlen(text));
     if (!node || !p || !m)
-        return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, key, "out of memory recording a warning");
+        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, key, "out of memory recording a warning");
     node->warning.code = code;
     node->warning.path = p;
     node->warning.message = m;
@@ -37,11 +37,11 @@ mn_status mn_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, const
     return MN_OK;
 }
 
-mn_status mn_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what)
+mn_status mni_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what)
 {
     size_t total;
-    if (!mn_checked_add(r->synth_bytes, bytes, &total) || total > MN_GLTF_SYNTH_LIMIT)
-        return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL,
+    if (!mni_checked_add(r->synth_bytes, bytes, &total) || total > MN_GLTF_SYNTH_LIMIT)
+        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL,
                             "%s would need %zu bytes that the file does not hold; refusing more than "
                             "%zu bytes of such data per model",
                             what, bytes, (size_t)MN_GLTF_SYNTH_LIMIT);
@@ -49,66 +49,66 @@ mn_status mn_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what)
     return MN_OK;
 }
 
-void *mn_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align, bool zero)
+void *mni_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align, bool zero)
 {
     size_t total;
     void *p = NULL;
-    if (mn_checked_mul(count, size, &total))
-        p = zero ? mn_arena_calloc(r->arena, count, size, align) : mn_arena_alloc(r->arena, total, align);
+    if (mni_checked_mul(count, size, &total))
+        p = zero ? mni_arena_calloc(r->arena, count, size, align) : mni_arena_alloc(r->arena, total, align);
     if (!p)
-        mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu x %zu bytes)", count, size);
+        mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu x %zu bytes)", count, size);
     return p;
 }
 
-mn_status mn_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out)
+mn_status mni_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out)
 {
-    mn_json_push_index(&r->json, i);
+    mni_json_push_index(&r->json, i);
     *out = json_array_get(array, i);
     if (!json_is_object(*out))
-        return mn_json_fail(&r->json, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mn_json_type_name(*out));
+        return mni_json_fail(&r->json, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                            mni_json_type_name(*out));
     return MN_OK;
 }
 
-mn_status mn_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index)
+mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index)
 {
     if (*name)
         return MN_OK;
     char text[32];
     snprintf(text, sizeof text, "%s%u", prefix, index);
-    if (!(*name = mn_arena_strndup(r->arena, text, strlen(text))))
-        return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    if (!(*name = mni_arena_strndup(r->arena, text, strlen(text))))
+        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
     return MN_OK;
 }
 
-mn_status mn_gltf_read_array(mn_gltf_reader *r, const char *key, uint32_t count, mn_gltf_element_fn fn)
+mn_status mni_gltf_read_array(mn_gltf_reader *r, const char *key, uint32_t count, mn_gltf_element_fn fn)
 {
     json_t *arr = json_object_get(r->root, key);
-    size_t mark = mn_json_push_key(&r->json, key);
+    size_t mark = mni_json_push_key(&r->json, key);
     for (uint32_t i = 0; i < count; i++) {
         json_t *obj;
         size_t m2 = r->json.len;
-        mn_status st = mn_gltf_element(r, arr, i, &obj);
+        mn_status st = mni_gltf_element(r, arr, i, &obj);
         if (st == MN_OK)
             st = fn(r, obj, i);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->json, m2);
+        mni_json_pop(&r->json, m2);
     }
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     return MN_OK;
 }
 
-mn_status mn_gltf_extension(mn_gltf_reader *r, json_t *obj, const char *name, json_t **out)
+mn_status mni_gltf_extension(mn_gltf_reader *r, json_t *obj, const char *name, json_t **out)
 {
     json_t *exts;
     *out = NULL;
-    mn_status st = mn_json_object(&r->json, obj, "extensions", false, &exts);
+    mn_status st = mni_json_object(&r->json, obj, "extensions", false, &exts);
     if (st != MN_OK || !exts)
         return st;
-    size_t mark = mn_json_push_key(&r->json, "extensions");
-    st = mn_json_object(&r->json, exts, name, false, out);
-    mn_json_pop(&r->json, mark);
+    size_t mark = mni_json_push_key(&r->json, "extensions");
+    st = mni_json_object(&r->json, exts, name, false, out);
+    mni_json_pop(&r->json, mark);
     return st;
 }
 
@@ -117,56 +117,56 @@ static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded
                          const char *path)
 {
     mn_error rerr;
-    mn_error_clear(&rerr);
+    mni_error_clear(&rerr);
     mn_status st;
     mn_bytes bytes = {0};
     const mn_resolver *res = &r->options.resolver;
     if (r->default_resolver)
-        st = mn_stdio_resolver_read(r->arena, r->base_dir, decoded, &bytes, &rerr);
+        st = mni_stdio_resolver_read(r->arena, r->base_dir, decoded, &bytes, &rerr);
     else
         st = res->read(res->user, r->base_dir ? r->base_dir : "", decoded, &bytes, &rerr);
     if (st == MN_OK && bytes.size > 0 && !bytes.data)
-        st = mn_error_set(&rerr, MN_IO, NULL, -1, "the resolver returned no data");
+        st = mni_error_set(&rerr, MN_IO, NULL, -1, "the resolver returned no data");
     if (st != MN_OK) {
         if (rerr.code == MN_OK)
-            mn_error_set(&rerr, st, NULL, -1, NULL);
-        return mn_error_set(r->err, st, path, -1, "%s: cannot read \"%.80s\": %s", path, uri,
+            mni_error_set(&rerr, st, NULL, -1, NULL);
+        return mni_error_set(r->err, st, path, -1, "%s: cannot read \"%.80s\": %s", path, uri,
                             rerr.message);
     }
     if (!r->default_resolver) {
         /* Views into resolver bytes must stay aligned for their component type. */
         if (((uintptr_t)bytes.data & 15) != 0) {
-            uint8_t *copy = mn_arena_alloc(r->arena, bytes.size, 64);
+            uint8_t *copy = mni_arena_alloc(r->arena, bytes.size, 64);
             if (copy)
                 memcpy(copy, bytes.data, bytes.size);
             if (res->release)
                 res->release(res->user, &bytes);
             if (!copy)
-                return mn_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+                return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
             bytes.data = copy;
-        } else if (res->release && !mn_model_keep_resolved(r->model, res, bytes)) {
+        } else if (res->release && !mni_model_keep_resolved(r->model, res, bytes)) {
             res->release(res->user, &bytes);
-            return mn_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+            return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
         }
     }
     *out = bytes;
     return MN_OK;
 }
 
-mn_status mn_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
+mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
                            const char **out_media_type)
 {
     char path[MN_JSON_PATH_MAX + 8];
-    mn_json_path_of(&r->json, "uri", path, sizeof path);
+    mni_json_path_of(&r->json, "uri", path, sizeof path);
     *out_media_type = NULL;
-    if (mn_uri_is_data(uri))
-        return mn_data_uri_decode(r->arena, uri, out, out_media_type, path, r->err);
+    if (mni_uri_is_data(uri))
+        return mni_data_uri_decode(r->arena, uri, out, out_media_type, path, r->err);
     char *decoded = NULL;
-    mn_status st = mn_uri_to_path(r->arena, uri, r->options.allow_unsafe_uris, &decoded, path, r->err);
+    mn_status st = mni_uri_to_path(r->arena, uri, r->options.allow_unsafe_uris, &decoded, path, r->err);
     if (st != MN_OK)
         return st;
     if (!r->base_dir && r->default_resolver)
-        return mn_error_set(r->err, MN_URI, path, -1,
+        return mni_error_set(r->err, MN_URI, path, -1,
                             "%s: external URI \"%.80s\" cannot be resolved: the model was read from memory "
                             "without a base_dir (set mn_gltf_options.base_dir or a resolver)",
                             path, uri);
@@ -202,32 +202,32 @@ static mn_status read_asset(mn_gltf_reader *r)
     mn_json *j = &r->json;
     mn_model *m = r->model;
     json_t *asset;
-    mn_status st = mn_json_object(j, r->root, "asset", true, &asset);
+    mn_status st = mni_json_object(j, r->root, "asset", true, &asset);
     if (st != MN_OK)
         return st;
-    size_t mark = mn_json_push_key(j, "asset");
+    size_t mark = mni_json_push_key(j, "asset");
     unsigned major = 0, minor = 0;
-    if ((st = mn_json_string(j, asset, "version", true, &m->version)) != MN_OK ||
-        (st = mn_json_string(j, asset, "minVersion", false, &m->min_version)) != MN_OK ||
-        (st = mn_json_string(j, asset, "generator", false, &m->generator)) != MN_OK ||
-        (st = mn_json_string(j, asset, "copyright", false, &m->copyright)) != MN_OK)
+    if ((st = mni_json_string(j, asset, "version", true, &m->version)) != MN_OK ||
+        (st = mni_json_string(j, asset, "minVersion", false, &m->min_version)) != MN_OK ||
+        (st = mni_json_string(j, asset, "generator", false, &m->generator)) != MN_OK ||
+        (st = mni_json_string(j, asset, "copyright", false, &m->copyright)) != MN_OK)
         return st;
     if (!parse_version(m->version, &major, &minor))
-        return mn_json_fail(j, MN_INVALID_VALUE, "version",
+        return mni_json_fail(j, MN_INVALID_VALUE, "version",
                             "\"%.32s\" is not a version of the form <major>.<minor>", m->version);
     if (major != 2)
-        return mn_json_fail(j, MN_INVALID_VALUE, "version",
+        return mni_json_fail(j, MN_INVALID_VALUE, "version",
                             "the file is glTF %.32s; this reader reads glTF 2.x", m->version);
     if (m->min_version) {
         if (!parse_version(m->min_version, &major, &minor))
-            return mn_json_fail(j, MN_INVALID_VALUE, "minVersion",
+            return mni_json_fail(j, MN_INVALID_VALUE, "minVersion",
                                 "\"%.32s\" is not a version of the form <major>.<minor>", m->min_version);
         if (major != 2 || minor != 0)
-            return mn_json_fail(j, MN_INVALID_VALUE, "minVersion",
+            return mni_json_fail(j, MN_INVALID_VALUE, "minVersion",
                                 "the file needs a glTF %.32s reader; this one implements 2.0",
                                 m->min_version);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
@@ -236,24 +236,24 @@ static mn_status read_names(mn_gltf_reader *r, const char *key, const char ***ou
 {
     mn_json *j = &r->json;
     json_t *arr;
-    mn_status st = mn_json_array_count(j, r->root, key, false, &arr, count);
+    mn_status st = mni_json_array_count(j, r->root, key, false, &arr, count);
     if (st != MN_OK || *count == 0)
         return st;
-    const char **names = mn_gltf_alloc(r, *count, sizeof *names, _Alignof(const char *), false);
+    const char **names = mni_gltf_alloc(r, *count, sizeof *names, _Alignof(const char *), false);
     if (!names)
         return MN_OUT_OF_MEMORY;
-    size_t mark = mn_json_push_key(j, key);
+    size_t mark = mni_json_push_key(j, key);
     for (uint32_t i = 0; i < *count; i++) {
         json_t *v = json_array_get(arr, i);
-        size_t m2 = mn_json_push_index(j, i);
+        size_t m2 = mni_json_push_index(j, i);
         if (!json_is_string(v))
-            return mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an extension name (a string), found %s",
-                                mn_json_type_name(v));
-        if (!(names[i] = mn_arena_strndup(r->arena, json_string_value(v), json_string_length(v))))
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-        mn_json_pop(j, m2);
+            return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an extension name (a string), found %s",
+                                mni_json_type_name(v));
+        if (!(names[i] = mni_arena_strndup(r->arena, json_string_value(v), json_string_length(v))))
+            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     *out = names;
     return MN_OK;
 }
@@ -269,14 +269,14 @@ static mn_status read_extensions(mn_gltf_reader *r)
     for (uint32_t i = 0; i < m->extensions_required_count; i++) {
         const char *name = m->extensions_required[i];
         if (!extension_supported(name)) {
-            size_t mark = mn_json_push_key(&r->json, "extensionsRequired");
-            mn_json_push_index(&r->json, i);
-            st = mn_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, NULL,
+            size_t mark = mni_json_push_key(&r->json, "extensionsRequired");
+            mni_json_push_index(&r->json, i);
+            st = mni_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, NULL,
                               "the file requires the extension %.64s, which this reader does not implement "
                               "(it reads KHR_mesh_quantization, KHR_texture_transform, "
                               "KHR_materials_emissive_strength and EXT_meshopt_compression)",
                               name);
-            mn_json_pop(&r->json, mark);
+            mni_json_pop(&r->json, mark);
             return st;
         }
         if (strcmp(name, "KHR_mesh_quantization") == 0)
@@ -297,17 +297,17 @@ static mn_status read_buffer(mn_gltf_reader *r, json_t *obj, uint32_t index, mn_
     const char *uri = NULL;
     json_t *ext;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &b->name)) != MN_OK ||
-        (st = mn_json_uint(j, obj, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
-        (st = mn_json_string_ref(j, obj, "uri", false, &uri, NULL)) != MN_OK ||
-        (st = mn_gltf_extension(r, obj, "EXT_meshopt_compression", &ext)) != MN_OK)
+    if ((st = mni_json_string(j, obj, "name", false, &b->name)) != MN_OK ||
+        (st = mni_json_uint(j, obj, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
+        (st = mni_json_string_ref(j, obj, "uri", false, &uri, NULL)) != MN_OK ||
+        (st = mni_gltf_extension(r, obj, "EXT_meshopt_compression", &ext)) != MN_OK)
         return st;
     bool fallback = false;
     if (ext) {
-        size_t mark = mn_json_push_key(j, "extensions");
-        mn_json_push_key(j, "EXT_meshopt_compression");
-        st = mn_json_bool(j, ext, "fallback", false, &fallback);
-        mn_json_pop(j, mark);
+        size_t mark = mni_json_push_key(j, "extensions");
+        mni_json_push_key(j, "EXT_meshopt_compression");
+        st = mni_json_bool(j, ext, "fallback", false, &fallback);
+        mni_json_pop(j, mark);
         if (st != MN_OK)
             return st;
     }
@@ -316,14 +316,14 @@ static mn_status read_buffer(mn_gltf_reader *r, json_t *obj, uint32_t index, mn_
     const char *source;
     if (uri) {
         const char *media;
-        if (!(b->uri = mn_arena_strndup(r->arena, uri, strlen(uri))))
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
-        if ((st = mn_gltf_load_uri(r, uri, &bytes, &media)) != MN_OK)
+        if (!(b->uri = mni_arena_strndup(r->arena, uri, strlen(uri))))
+            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        if ((st = mni_gltf_load_uri(r, uri, &bytes, &media)) != MN_OK)
             return st;
-        source = mn_uri_is_data(uri) ? "its data: URI" : "its file";
+        source = mni_uri_is_data(uri) ? "its data: URI" : "its file";
     } else if (r->is_glb && index == 0) {
         if (!r->glb_bin)
-            return mn_json_fail(j, MN_MISSING_PROPERTY, "uri",
+            return mni_json_fail(j, MN_MISSING_PROPERTY, "uri",
                                 "buffer 0 has no uri, so its data must be the GLB's BIN chunk, but the GLB "
                                 "has none");
         bytes.data = r->glb_bin;
@@ -334,12 +334,12 @@ static mn_status read_buffer(mn_gltf_reader *r, json_t *obj, uint32_t index, mn_
         r->buffer_is_fallback[index] = true;
         return MN_OK;
     } else {
-        return mn_json_fail(j, MN_MISSING_PROPERTY, "uri",
+        return mni_json_fail(j, MN_MISSING_PROPERTY, "uri",
                             "buffer %u has no uri%s, so it has no data", index,
                             r->is_glb ? " and only buffer 0 can be the GLB BIN chunk" : "");
     }
     if (bytes.size < b->size)
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteLength",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteLength",
                             "byteLength is %zu, but %s holds only %zu bytes", b->size, source, bytes.size);
     b->data = bytes.data;
     return MN_OK;
@@ -357,35 +357,35 @@ static mn_status read_buffer_view(mn_gltf_reader *r, json_t *obj, mn_buffer_view
     uint64_t offset = 0, length = 0;
     json_t *ext;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &v->name)) != MN_OK ||
-        (st = mn_json_index(j, obj, "buffer", true, m->buffer_count, "buffers", &v->buffer)) != MN_OK ||
-        (st = mn_json_uint(j, obj, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
-        (st = mn_json_uint(j, obj, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
-        (st = mn_json_u32(j, obj, "byteStride", false, 4, 252, &v->stride)) != MN_OK ||
-        (st = mn_gltf_extension(r, obj, "EXT_meshopt_compression", &ext)) != MN_OK)
+    if ((st = mni_json_string(j, obj, "name", false, &v->name)) != MN_OK ||
+        (st = mni_json_index(j, obj, "buffer", true, m->buffer_count, "buffers", &v->buffer)) != MN_OK ||
+        (st = mni_json_uint(j, obj, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
+        (st = mni_json_uint(j, obj, "byteLength", true, 1, SIZE_MAX, &length)) != MN_OK ||
+        (st = mni_json_u32(j, obj, "byteStride", false, 4, 252, &v->stride)) != MN_OK ||
+        (st = mni_gltf_extension(r, obj, "EXT_meshopt_compression", &ext)) != MN_OK)
         return st;
     v->offset = (size_t)offset;
     v->size = (size_t)length;
     /* Harmless to this reader: each accessor's stride is checked against its own component size. */
     if (v->stride % 4 != 0 &&
-        (st = mn_gltf_warn(r, MN_INVALID_VALUE, "byteStride",
+        (st = mni_gltf_warn(r, MN_INVALID_VALUE, "byteStride",
                            "byteStride %u is not a multiple of 4 as glTF requires; read anyway", v->stride)) != MN_OK)
         return st;
     const mn_buffer *b = &m->buffers[v->buffer];
     if (v->offset > b->size || v->size > b->size - v->offset)
-        return mn_json_fail(j, MN_BUFFER_VIEW_BOUNDS, v->offset ? "byteOffset" : "byteLength",
+        return mni_json_fail(j, MN_BUFFER_VIEW_BOUNDS, v->offset ? "byteOffset" : "byteLength",
                             "byteOffset %zu + byteLength %zu runs past the end of buffer %u, which holds "
                             "%zu bytes",
                             v->offset, v->size, v->buffer, b->size);
     if (ext) {
-        size_t mark = mn_json_push_key(j, "extensions");
-        mn_json_push_key(j, "EXT_meshopt_compression");
-        st = mn_meshopt_decode_view(r, ext, v);
-        mn_json_pop(j, mark);
+        size_t mark = mni_json_push_key(j, "extensions");
+        mni_json_push_key(j, "EXT_meshopt_compression");
+        st = mni_meshopt_decode_view(r, ext, v);
+        mni_json_pop(j, mark);
         return st;
     }
     if (r->buffer_is_fallback[v->buffer])
-        return mn_json_fail(j, MN_INVALID_VALUE, "buffer",
+        return mni_json_fail(j, MN_INVALID_VALUE, "buffer",
                             "buffer %u is an EXT_meshopt_compression fallback with no data; only views "
                             "compressed with EXT_meshopt_compression may refer to it",
                             v->buffer);
@@ -407,30 +407,30 @@ static mn_status allocate_arrays(mn_gltf_reader *r)
     mn_json *j = &r->json;
     uint32_t accessors = 0;
     mn_status st;
-    if ((st = mn_json_array_count(j, r->root, "buffers", false, NULL, &m->buffer_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "bufferViews", false, NULL, &m->buffer_view_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "accessors", false, NULL, &accessors)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "images", false, NULL, &m->image_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "samplers", false, NULL, &m->sampler_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "textures", false, NULL, &m->texture_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "materials", false, NULL, &m->material_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "meshes", false, NULL, &m->mesh_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "nodes", false, NULL, &m->node_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "scenes", false, NULL, &m->scene_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "skins", false, NULL, &m->skin_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "cameras", false, NULL, &m->camera_count)) != MN_OK ||
-        (st = mn_json_array_count(j, r->root, "animations", false, NULL, &m->animation_count)) != MN_OK)
+    if ((st = mni_json_array_count(j, r->root, "buffers", false, NULL, &m->buffer_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "bufferViews", false, NULL, &m->buffer_view_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "accessors", false, NULL, &accessors)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "images", false, NULL, &m->image_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "samplers", false, NULL, &m->sampler_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "textures", false, NULL, &m->texture_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "materials", false, NULL, &m->material_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "meshes", false, NULL, &m->mesh_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "nodes", false, NULL, &m->node_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "scenes", false, NULL, &m->scene_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "skins", false, NULL, &m->skin_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "cameras", false, NULL, &m->camera_count)) != MN_OK ||
+        (st = mni_json_array_count(j, r->root, "animations", false, NULL, &m->animation_count)) != MN_OK)
         return st;
     r->file_accessor_count = accessors;
-    uint32_t synth = mn_gltf_count_synth_accessors(r->root);
+    uint32_t synth = mni_gltf_count_synth_accessors(r->root);
     if (synth > UINT32_MAX - 1 - accessors)
-        return mn_json_fail(j, MN_INVALID_VALUE, "accessors", "too many accessors");
+        return mni_json_fail(j, MN_INVALID_VALUE, "accessors", "too many accessors");
     r->accessor_capacity = accessors + synth;
     m->accessor_count = accessors;
 
 #define ALLOC_ARRAY(field, n)                                                                  \
     do {                                                                                       \
-        if ((n) > 0 && !(m->field = mn_gltf_alloc(r, (n), sizeof *m->field, 16, true)))        \
+        if ((n) > 0 && !(m->field = mni_gltf_alloc(r, (n), sizeof *m->field, 16, true)))        \
             return MN_OUT_OF_MEMORY;                                                           \
     } while (0)
     ALLOC_ARRAY(buffers, m->buffer_count);
@@ -448,7 +448,7 @@ static mn_status allocate_arrays(mn_gltf_reader *r)
     ALLOC_ARRAY(animations, m->animation_count);
 #undef ALLOC_ARRAY
     if (m->buffer_count > 0 &&
-        !(r->buffer_is_fallback = mn_gltf_alloc(r, m->buffer_count, sizeof(bool), 1, true)))
+        !(r->buffer_is_fallback = mni_gltf_alloc(r, m->buffer_count, sizeof(bool), 1, true)))
         return MN_OUT_OF_MEMORY;
     return MN_OK;
 }
@@ -456,7 +456,7 @@ static mn_status allocate_arrays(mn_gltf_reader *r)
 /* The default scene ("scene"), MN_NONE when absent. */
 static mn_status read_default_scene(mn_gltf_reader *r)
 {
-    return mn_json_index(&r->json, r->root, "scene", false, r->model->scene_count, "scenes",
+    return mni_json_index(&r->json, r->root, "scene", false, r->model->scene_count, "scenes",
                          &r->model->scene);
 }
 
@@ -466,7 +466,7 @@ static mn_status finish_warnings(mn_gltf_reader *r)
     mn_model *m = r->model;
     if (r->warning_count == 0)
         return MN_OK;
-    m->warnings = mn_gltf_alloc(r, r->warning_count, sizeof *m->warnings, 16, false);
+    m->warnings = mni_gltf_alloc(r, r->warning_count, sizeof *m->warnings, 16, false);
     if (!m->warnings)
         return MN_OUT_OF_MEMORY;
     uint32_t i = 0;
@@ -478,12 +478,12 @@ static mn_status finish_warnings(mn_gltf_reader *r)
 
 static mn_status read_buffers(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "buffers", r->model->buffer_count, buffer_at);
+    return mni_gltf_read_array(r, "buffers", r->model->buffer_count, buffer_at);
 }
 
 static mn_status read_buffer_views(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "bufferViews", r->model->buffer_view_count, buffer_view_at);
+    return mni_gltf_read_array(r, "bufferViews", r->model->buffer_view_count, buffer_view_at);
 }
 
 /* The parts of the document in dependency order: each step may refer to what came before. */
@@ -491,11 +491,11 @@ static mn_status read_document(mn_gltf_reader *r)
 {
     static mn_status (*const steps[])(mn_gltf_reader *) = {
         read_asset,           read_extensions,        allocate_arrays,
-        read_buffers,         read_buffer_views,      mn_gltf_read_accessors,
-        mn_gltf_read_images,  mn_gltf_read_samplers,  mn_gltf_read_textures,
-        mn_gltf_read_materials, mn_gltf_read_cameras, mn_gltf_read_meshes,
-        mn_gltf_read_skins,   mn_gltf_read_nodes,     mn_gltf_read_scenes,
-        read_default_scene,   mn_gltf_read_animations, mn_gltf_validate,
+        read_buffers,         read_buffer_views,      mni_gltf_read_accessors,
+        mni_gltf_read_images,  mni_gltf_read_samplers,  mni_gltf_read_textures,
+        mni_gltf_read_materials, mni_gltf_read_cameras, mni_gltf_read_meshes,
+        mni_gltf_read_skins,   mni_gltf_read_nodes,     mni_gltf_read_scenes,
+        read_default_scene,   mni_gltf_read_animations, mni_gltf_validate,
         finish_warnings,
     };
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
@@ -527,7 +527,7 @@ static mn_status parse_json(mn_gltf_reader *r, const uint8_t *data, size_t size,
     json_error_t jerr;
     r->root = json_loadb((const char *)data, size, 0, &jerr);
     if (!r->root) {
-        mn_status st = mn_error_set(r->err, MN_JSON_SYNTAX, "", (int64_t)(base + (size_t)jerr.position),
+        mn_status st = mni_error_set(r->err, MN_JSON_SYNTAX, "", (int64_t)(base + (size_t)jerr.position),
                                     "JSON syntax error at line %d, column %d: %s", jerr.line,
                                     jerr.column, jerr.text);
         r->err->line = jerr.line;
@@ -535,9 +535,9 @@ static mn_status parse_json(mn_gltf_reader *r, const uint8_t *data, size_t size,
         return st;
     }
     if (!json_is_object(r->root))
-        return mn_error_set(r->err, MN_JSON_TYPE, "", (int64_t)base,
+        return mni_error_set(r->err, MN_JSON_TYPE, "", (int64_t)base,
                             "the document is %s; a glTF document is a JSON object",
-                            mn_json_type_name(r->root));
+                            mni_json_type_name(r->root));
     return MN_OK;
 }
 
@@ -546,7 +546,7 @@ static mn_status read_bytes(mn_gltf_reader *r, const uint8_t *data, size_t size)
     if (size >= 4 && memcmp(data, "glTF", 4) == 0) {
         mn_bytes json, bin;
         bool has_bin;
-        mn_status st = mn_glb_parse(data, size, &json, &bin, &has_bin, r->err);
+        mn_status st = mni_glb_parse(data, size, &json, &bin, &has_bin, r->err);
         if (st != MN_OK)
             return st;
         r->is_glb = true;
@@ -565,10 +565,10 @@ static mn_status read_bytes(mn_gltf_reader *r, const uint8_t *data, size_t size)
     bool text = i < size ? data[i] >= 0x20 && data[i] < 0x7F : size > 0;
     if (!text) {
         if (size < 4)
-            return mn_error_set(r->err, MN_GLB_HEADER, "", (int64_t)size,
+            return mni_error_set(r->err, MN_GLB_HEADER, "", (int64_t)size,
                                 "the input is %zu bytes long: neither JSON nor a GLB (whose header is 12 bytes)",
                                 size);
-        return mn_error_set(r->err, MN_GLB_MAGIC, "", 0,
+        return mni_error_set(r->err, MN_GLB_MAGIC, "", 0,
                             "the input is neither JSON nor a GLB: it starts with 0x%02x%02x%02x%02x, not "
                             "the GLB magic \"glTF\" or '{'",
                             data[0], data[1], data[2], data[3]);
@@ -587,22 +587,22 @@ static const char *dir_of(mn_arena *arena, const char *path)
     if (back && (!slash || back > slash))
         slash = back;
     if (!slash)
-        return mn_arena_strndup(arena, "", 0);
-    return mn_arena_strndup(arena, path, (size_t)(slash - path) + 1);
+        return mni_arena_strndup(arena, "", 0);
+    return mni_arena_strndup(arena, path, (size_t)(slash - path) + 1);
 }
 
 static mn_status read_model(const void *data, size_t size, const char *file_path,
                             const mn_gltf_options *options, mn_model **out_model, mn_error *err)
 {
     mn_error local;
-    mn_error_clear(&local);
+    mni_error_clear(&local);
     mn_gltf_options opts;
     memset(&opts, 0, sizeof opts);
     if (options)
         opts = *options;
-    mn_model *model = mn_model_create(&opts.allocator);
+    mn_model *model = mni_model_create(&opts.allocator);
     if (!model) {
-        mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a model");
+        mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a model");
         return MN_OUT_OF_MEMORY;
     }
     mn_gltf_reader r;
@@ -615,7 +615,7 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
     r.default_resolver = opts.resolver.read == NULL;
     r.base_dir = opts.base_dir;
     r.warnings_tail = &r.warnings;
-    mn_json_init(&r.json, r.arena, &local);
+    mni_json_init(&r.json, r.arena, &local);
 
     mn_status st = MN_OK;
     const uint8_t *bytes = data;
@@ -623,40 +623,40 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
         mn_bytes file = {0};
         bool mapped = false;
         if (!opts.copy_input)
-            st = mn_file_map(file_path, &file, &mapped, &local);
+            st = mni_file_map(file_path, &file, &mapped, &local);
         if (st == MN_OK && mapped)
             model->priv->mapping = file;
         else if (st == MN_OK)
-            st = mn_file_read(r.arena, file_path, &file, &local);
+            st = mni_file_read(r.arena, file_path, &file, &local);
         bytes = file.data;
         size = file.size;
         if (st == MN_OK && !r.base_dir && !(r.base_dir = dir_of(r.arena, file_path)))
-            st = mn_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory");
     } else if (opts.copy_input || ((uintptr_t)data & 15) != 0) {
         /* A copy also keeps views aligned when the caller's bytes are not. */
-        uint8_t *copy = mn_arena_alloc(r.arena, size ? size : 1, 64);
+        uint8_t *copy = mni_arena_alloc(r.arena, size ? size : 1, 64);
         if (!copy)
-            st = mn_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory copying %zu bytes", size);
+            st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory copying %zu bytes", size);
         else if (size)
             memcpy(copy, data, size);
         bytes = copy;
     }
     if (st == MN_OK)
         st = read_bytes(&r, bytes, size);
-    if (st == MN_OK && mn_model_compute_bounds(model, &opts.allocator) != MN_OK)
-        st = mn_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory computing the bounds");
+    if (st == MN_OK && mni_model_compute_bounds(model, &opts.allocator) != MN_OK)
+        st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory computing the bounds");
     if (r.root)
         json_decref(r.root);
     if (st != MN_OK) {
         if (local.code == MN_OK)
-            mn_error_set(&local, st, "", -1, NULL);
+            mni_error_set(&local, st, "", -1, NULL);
         mn_model_free(model);
         if (err)
             *err = local;
         return st;
     }
     if (err)
-        mn_error_clear(err);
+        mni_error_clear(err);
     *out_model = model;
     return MN_OK;
 }
@@ -667,7 +667,7 @@ mn_status mn_gltf_read_memory(const void *data, size_t size, const mn_gltf_optio
     if (out_model)
         *out_model = NULL;
     if (!out_model || (!data && size > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "mn_gltf_read_memory needs data (or size 0) and out_model");
     static const uint8_t empty[1] = {0};
     return read_model(data ? data : empty, size, NULL, options, out_model, err);
@@ -679,6 +679,6 @@ mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *options, mn
     if (out_model)
         *out_model = NULL;
     if (!out_model || !path)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_gltf_read_file needs a path and out_model");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_gltf_read_file needs a path and out_model");
     return read_model(NULL, 0, path, options, out_model, err);
 }

@@ -31,12 +31,12 @@ static mn_component component_of(uint32_t code)
 static mn_status read_component(mn_gltf_reader *r, json_t *obj, mn_component *out)
 {
     uint32_t code = 0;
-    mn_status st = mn_json_u32(&r->json, obj, "componentType", true, 0, UINT32_MAX, &code);
+    mn_status st = mni_json_u32(&r->json, obj, "componentType", true, 0, UINT32_MAX, &code);
     if (st != MN_OK)
         return st;
     *out = component_of(code);
     if (*out == MN_COMPONENT_INVALID)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "componentType",
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "componentType",
                             "%u is not an accessor component type (5120 BYTE, 5121 UNSIGNED_BYTE, 5122 SHORT, "
                             "5123 UNSIGNED_SHORT, 5125 UNSIGNED_INT, 5126 FLOAT)",
                             code);
@@ -46,7 +46,7 @@ static mn_status read_component(mn_gltf_reader *r, json_t *obj, mn_component *ou
 static mn_status read_type(mn_gltf_reader *r, json_t *obj, mn_accessor_type *out)
 {
     int i = 0;
-    mn_status st = mn_json_enum(&r->json, obj, "type", true, ACCESSOR_TYPES,
+    mn_status st = mni_json_enum(&r->json, obj, "type", true, ACCESSOR_TYPES,
                                 sizeof ACCESSOR_TYPES / sizeof ACCESSOR_TYPES[0], "an accessor type", &i);
     if (st == MN_OK)
         *out = (mn_accessor_type)(MN_TYPE_SCALAR + i);
@@ -62,11 +62,11 @@ static mn_status check_fits(mn_gltf_reader *r, const char *key, uint32_t view, s
 {
     const mn_buffer_view *v = &r->model->buffer_views[view];
     size_t end;
-    if (!mn_checked_add(offset, bytes, &end))
-        return mn_json_fail(&r->json, MN_OVERFLOW, key, "%s: byteOffset %zu + %zu bytes overflows",
+    if (!mni_checked_add(offset, bytes, &end))
+        return mni_json_fail(&r->json, MN_OVERFLOW, key, "%s: byteOffset %zu + %zu bytes overflows",
                             what, offset, bytes);
     if (end > v->size)
-        return mn_json_fail(&r->json, MN_ACCESSOR_BOUNDS, key,
+        return mni_json_fail(&r->json, MN_ACCESSOR_BOUNDS, key,
                             "%s needs bytes %zu to %zu of bufferViews[%u], which holds %zu bytes", what,
                             offset, end, view, v->size);
     return MN_OK;
@@ -80,28 +80,28 @@ static mn_status bind_view(mn_gltf_reader *r, mn_accessor *a, size_t offset)
     uint32_t comp = mn_component_size(a->component);
     uint32_t stride = v->stride ? v->stride : elem;
     if (v->stride && v->stride < elem)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "bufferView",
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "bufferView",
                             "bufferViews[%u].byteStride %u is smaller than this accessor's element size %u",
                             a->buffer_view, v->stride, elem);
     if (stride % comp != 0)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "bufferView",
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "bufferView",
                             "bufferViews[%u].byteStride %u is not a multiple of the component size %u",
                             a->buffer_view, stride, comp);
     if (offset % comp != 0 || (uintptr_t)(v->data + offset) % comp != 0)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "byteOffset",
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "byteOffset",
                             "the accessor starts at byte %zu of buffer %u, not a multiple of its component "
                             "size %u",
                             v->offset + offset, v->buffer, comp);
     size_t span, bytes;
-    if (!mn_checked_mul((size_t)a->count - 1, stride, &span) || !mn_checked_add(span, elem, &bytes))
-        return mn_json_fail(&r->json, MN_OVERFLOW, "count",
+    if (!mni_checked_mul((size_t)a->count - 1, stride, &span) || !mni_checked_add(span, elem, &bytes))
+        return mni_json_fail(&r->json, MN_OVERFLOW, "count",
                             "count %u x byteStride %u overflows the size arithmetic", a->count, stride);
     size_t end;
-    if (!mn_checked_add(offset, bytes, &end))
-        return mn_json_fail(&r->json, MN_OVERFLOW, "byteOffset", "byteOffset %zu + %zu bytes overflows",
+    if (!mni_checked_add(offset, bytes, &end))
+        return mni_json_fail(&r->json, MN_OVERFLOW, "byteOffset", "byteOffset %zu + %zu bytes overflows",
                             offset, bytes);
     if (end > v->size)
-        return mn_json_fail(&r->json, MN_ACCESSOR_BOUNDS, NULL,
+        return mni_json_fail(&r->json, MN_ACCESSOR_BOUNDS, NULL,
                             "byteOffset %zu + (count %u - 1) x stride %u + element size %u = %zu bytes runs "
                             "past the end of bufferViews[%u], which holds %zu bytes",
                             offset, a->count, stride, elem, end, a->buffer_view, v->size);
@@ -115,17 +115,17 @@ static mn_status dense_copy(mn_gltf_reader *r, const mn_accessor *a, uint8_t **o
 {
     uint32_t elem = mn_accessor_element_size(a);
     size_t bytes;
-    if (!mn_checked_mul(a->count, elem, &bytes))
-        return mn_json_fail(&r->json, MN_OVERFLOW, "count", "count %u x element size %u overflows",
+    if (!mni_checked_mul(a->count, elem, &bytes))
+        return mni_json_fail(&r->json, MN_OVERFLOW, "count", "count %u x element size %u overflows",
                             a->count, elem);
     if (!a->data) {
-        mn_status st = mn_gltf_budget(r, bytes, "this accessor's elements");
+        mn_status st = mni_gltf_budget(r, bytes, "this accessor's elements");
         if (st != MN_OK)
             return st;
     }
-    uint8_t *dense = mn_arena_alloc(r->arena, bytes, 16);
+    uint8_t *dense = mni_arena_alloc(r->arena, bytes, 16);
     if (!dense)
-        return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu bytes)", bytes);
+        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu bytes)", bytes);
     if (!a->data)
         memset(dense, 0, bytes);
     else if (a->stride == elem)
@@ -145,76 +145,76 @@ static mn_status read_sparse(mn_gltf_reader *r, json_t *sparse, mn_accessor *a)
     uint64_t idx_offset = 0, val_offset = 0;
     json_t *indices, *values;
     mn_status st;
-    if ((st = mn_json_u32(j, sparse, "count", true, 1, UINT32_MAX, &count)) != MN_OK ||
-        (st = mn_json_object(j, sparse, "indices", true, &indices)) != MN_OK ||
-        (st = mn_json_object(j, sparse, "values", true, &values)) != MN_OK)
+    if ((st = mni_json_u32(j, sparse, "count", true, 1, UINT32_MAX, &count)) != MN_OK ||
+        (st = mni_json_object(j, sparse, "indices", true, &indices)) != MN_OK ||
+        (st = mni_json_object(j, sparse, "values", true, &values)) != MN_OK)
         return st;
     if (count > a->count)
-        return mn_json_fail(j, MN_INVALID_VALUE, "count",
+        return mni_json_fail(j, MN_INVALID_VALUE, "count",
                             "%u sparse substitutions are more than the accessor's %u elements", count,
                             a->count);
-    size_t mark = mn_json_push_key(j, "indices");
-    if ((st = mn_json_index(j, indices, "bufferView", true, m->buffer_view_count, "bufferViews",
+    size_t mark = mni_json_push_key(j, "indices");
+    if ((st = mni_json_index(j, indices, "bufferView", true, m->buffer_view_count, "bufferViews",
                             &idx_view)) != MN_OK ||
-        (st = mn_json_uint(j, indices, "byteOffset", false, 0, SIZE_MAX, &idx_offset)) != MN_OK ||
-        (st = mn_json_u32(j, indices, "componentType", true, 0, UINT32_MAX, &idx_code)) != MN_OK)
+        (st = mni_json_uint(j, indices, "byteOffset", false, 0, SIZE_MAX, &idx_offset)) != MN_OK ||
+        (st = mni_json_u32(j, indices, "componentType", true, 0, UINT32_MAX, &idx_code)) != MN_OK)
         return st;
     mn_component idx_comp = component_of(idx_code);
     if (idx_comp != MN_COMPONENT_U8 && idx_comp != MN_COMPONENT_U16 && idx_comp != MN_COMPONENT_U32)
-        return mn_json_fail(j, MN_INVALID_VALUE, "componentType",
+        return mni_json_fail(j, MN_INVALID_VALUE, "componentType",
                             "%u is not a sparse index type (5121 UNSIGNED_BYTE, 5123 UNSIGNED_SHORT, "
                             "5125 UNSIGNED_INT)",
                             idx_code);
     uint32_t isize = mn_component_size(idx_comp);
     if (idx_offset % isize != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteOffset",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteOffset",
                             "byteOffset %llu is not a multiple of the index size %u",
                             (unsigned long long)idx_offset, isize);
     if ((st = check_fits(r, "byteOffset", idx_view, (size_t)idx_offset, (size_t)count * isize,
                          "the sparse indices")) != MN_OK)
         return st;
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
 
     uint32_t elem = mn_accessor_element_size(a);
     size_t val_bytes;
-    mark = mn_json_push_key(j, "values");
-    if ((st = mn_json_index(j, values, "bufferView", true, m->buffer_view_count, "bufferViews",
+    mark = mni_json_push_key(j, "values");
+    if ((st = mni_json_index(j, values, "bufferView", true, m->buffer_view_count, "bufferViews",
                             &val_view)) != MN_OK ||
-        (st = mn_json_uint(j, values, "byteOffset", false, 0, SIZE_MAX, &val_offset)) != MN_OK)
+        (st = mni_json_uint(j, values, "byteOffset", false, 0, SIZE_MAX, &val_offset)) != MN_OK)
         return st;
     if (val_offset % mn_component_size(a->component) != 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, "byteOffset",
+        return mni_json_fail(j, MN_INVALID_VALUE, "byteOffset",
                             "byteOffset %llu is not a multiple of the component size %u",
                             (unsigned long long)val_offset, mn_component_size(a->component));
-    if (!mn_checked_mul(count, elem, &val_bytes))
-        return mn_json_fail(j, MN_OVERFLOW, NULL, "count %u x element size %u overflows", count, elem);
+    if (!mni_checked_mul(count, elem, &val_bytes))
+        return mni_json_fail(j, MN_OVERFLOW, NULL, "count %u x element size %u overflows", count, elem);
     if ((st = check_fits(r, "byteOffset", val_view, (size_t)val_offset, val_bytes,
                          "the sparse values")) != MN_OK)
         return st;
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
 
     uint8_t *dense;
     if ((st = dense_copy(r, a, &dense)) != MN_OK)
         return st;
     const uint8_t *idx = m->buffer_views[idx_view].data + idx_offset;
     const uint8_t *val = m->buffer_views[val_view].data + val_offset;
-    mark = mn_json_push_key(j, "indices");
+    mark = mni_json_push_key(j, "indices");
     uint32_t prev = 0;
     for (uint32_t k = 0; k < count; k++) {
-        uint32_t target = mn_gltf_uint_le(idx + (size_t)k * isize, isize);
+        uint32_t target = mni_gltf_uint_le(idx + (size_t)k * isize, isize);
         if (target >= a->count)
-            return mn_json_fail(j, MN_INDEX_RANGE, NULL,
+            return mni_json_fail(j, MN_INDEX_RANGE, NULL,
                                 "sparse index %u (substitution %u) is not below the accessor's count %u",
                                 target, k, a->count);
         if (k > 0 && target <= prev)
-            return mn_json_fail(j, MN_INVALID_VALUE, NULL,
+            return mni_json_fail(j, MN_INVALID_VALUE, NULL,
                                 "sparse indices must increase strictly, but substitution %u has index %u "
                                 "after %u",
                                 k, target, prev);
         memcpy(dense + (size_t)target * elem, val + (size_t)k * elem, elem);
         prev = target;
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     a->data = dense;
     a->stride = elem;
     a->sparse_count = count;
@@ -227,8 +227,8 @@ static mn_status read_min_max(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
     size_t n = mn_accessor_components(a->type);
     json_t *min = json_object_get(obj, "min"), *max = json_object_get(obj, "max");
     mn_status st;
-    if ((st = mn_json_floats(&r->json, obj, "min", false, n, a->min)) != MN_OK ||
-        (st = mn_json_floats(&r->json, obj, "max", false, n, a->max)) != MN_OK)
+    if ((st = mni_json_floats(&r->json, obj, "min", false, n, a->min)) != MN_OK ||
+        (st = mni_json_floats(&r->json, obj, "max", false, n, a->max)) != MN_OK)
         return st;
     a->has_bounds = min && max;
     return MN_OK;
@@ -240,19 +240,19 @@ static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
     uint64_t offset = 0;
     json_t *sparse;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &a->name)) != MN_OK ||
-        (st = mn_json_index(j, obj, "bufferView", false, r->model->buffer_view_count, "bufferViews",
+    if ((st = mni_json_string(j, obj, "name", false, &a->name)) != MN_OK ||
+        (st = mni_json_index(j, obj, "bufferView", false, r->model->buffer_view_count, "bufferViews",
                             &a->buffer_view)) != MN_OK ||
-        (st = mn_json_uint(j, obj, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
+        (st = mni_json_uint(j, obj, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
         (st = read_component(r, obj, &a->component)) != MN_OK ||
-        (st = mn_json_bool(j, obj, "normalized", false, &a->normalized)) != MN_OK ||
-        (st = mn_json_u32(j, obj, "count", true, 1, UINT32_MAX, &a->count)) != MN_OK ||
+        (st = mni_json_bool(j, obj, "normalized", false, &a->normalized)) != MN_OK ||
+        (st = mni_json_u32(j, obj, "count", true, 1, UINT32_MAX, &a->count)) != MN_OK ||
         (st = read_type(r, obj, &a->type)) != MN_OK ||
         (st = read_min_max(r, obj, a)) != MN_OK ||
-        (st = mn_json_object(j, obj, "sparse", false, &sparse)) != MN_OK)
+        (st = mni_json_object(j, obj, "sparse", false, &sparse)) != MN_OK)
         return st;
     if (a->normalized && (a->component == MN_COMPONENT_F32 || a->component == MN_COMPONENT_U32))
-        return mn_json_fail(j, MN_INVALID_VALUE, "normalized",
+        return mni_json_fail(j, MN_INVALID_VALUE, "normalized",
                             "normalized is only allowed for 8- and 16-bit integer components");
     if (a->buffer_view != MN_NONE) {
         if ((st = bind_view(r, a, (size_t)offset)) != MN_OK)
@@ -261,9 +261,9 @@ static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
         a->stride = mn_accessor_element_size(a);
     }
     if (sparse) {
-        size_t mark = mn_json_push_key(j, "sparse");
+        size_t mark = mni_json_push_key(j, "sparse");
         st = read_sparse(r, sparse, a);
-        mn_json_pop(j, mark);
+        mni_json_pop(j, mark);
         return st;
     }
     if (a->buffer_view == MN_NONE) {
@@ -280,25 +280,25 @@ static mn_status accessor_at(mn_gltf_reader *r, json_t *obj, uint32_t i)
     return read_accessor(r, obj, &r->model->accessors[i]);
 }
 
-mn_status mn_gltf_read_accessors(mn_gltf_reader *r)
+mn_status mni_gltf_read_accessors(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "accessors", r->file_accessor_count, accessor_at);
+    return mni_gltf_read_array(r, "accessors", r->file_accessor_count, accessor_at);
 }
 
-mn_status mn_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
+mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
                                   size_t *out_count)
 {
     const mn_accessor *a = &r->model->accessors[accessor];
     size_t n;
-    if (!mn_checked_mul(a->count, mn_accessor_components(a->type), &n))
-        return mn_json_fail(&r->json, MN_OVERFLOW, NULL, "accessor %u is too large", accessor);
+    if (!mni_checked_mul(a->count, mn_accessor_components(a->type), &n))
+        return mni_json_fail(&r->json, MN_OVERFLOW, NULL, "accessor %u is too large", accessor);
     *out_count = n;
     const float *view = mn_accessor_float_view(a);
     if (view) {
         *out = view;
         return MN_OK;
     }
-    float *conv = mn_gltf_alloc(r, n ? n : 1, sizeof(float), 16, false);
+    float *conv = mni_gltf_alloc(r, n ? n : 1, sizeof(float), 16, false);
     if (!conv)
         return MN_OUT_OF_MEMORY;
     mn_accessor_unpack_floats(a, conv, n);

@@ -23,7 +23,7 @@ static mn_status read_interpolation(mn_gltf_reader *r, json_t *obj, mn_interpola
 {
     static const char *const NAMES[] = {"LINEAR", "STEP", "CUBICSPLINE"}; /* mn_interpolation order */
     int i = MN_INTERP_LINEAR;
-    mn_status st = mn_json_enum(&r->json, obj, "interpolation", false, NAMES, 3, "an interpolation", &i);
+    mn_status st = mni_json_enum(&r->json, obj, "interpolation", false, NAMES, 3, "an interpolation", &i);
     *out = (mn_interpolation)i;
     return st;
 }
@@ -33,27 +33,27 @@ static mn_status read_samplers(mn_gltf_reader *r, json_t *anim, anim_sampler **o
     mn_json *j = &r->json;
     json_t *arr;
     mn_status st;
-    if ((st = mn_json_array_count(j, anim, "samplers", true, &arr, count)) != MN_OK)
+    if ((st = mni_json_array_count(j, anim, "samplers", true, &arr, count)) != MN_OK)
         return st;
-    anim_sampler *s = mn_gltf_alloc(r, *count ? *count : 1, sizeof *s, 16, true);
+    anim_sampler *s = mni_gltf_alloc(r, *count ? *count : 1, sizeof *s, 16, true);
     if (!s)
         return MN_OUT_OF_MEMORY;
-    size_t mark = mn_json_push_key(j, "samplers");
+    size_t mark = mni_json_push_key(j, "samplers");
     for (uint32_t i = 0; i < *count; i++) {
         json_t *obj;
         size_t m2 = j->len;
-        if ((st = mn_gltf_element(r, arr, i, &obj)) != MN_OK ||
-            (st = mn_json_index(j, obj, "input", true, r->file_accessor_count, "accessors", &s[i].input)) != MN_OK ||
-            (st = mn_json_index(j, obj, "output", true, r->file_accessor_count, "accessors", &s[i].output)) != MN_OK ||
+        if ((st = mni_gltf_element(r, arr, i, &obj)) != MN_OK ||
+            (st = mni_json_index(j, obj, "input", true, r->file_accessor_count, "accessors", &s[i].input)) != MN_OK ||
+            (st = mni_json_index(j, obj, "output", true, r->file_accessor_count, "accessors", &s[i].output)) != MN_OK ||
             (st = read_interpolation(r, obj, &s[i].interpolation)) != MN_OK)
             return st;
         const mn_accessor *in = &r->model->accessors[s[i].input];
         if (in->type != MN_TYPE_SCALAR || in->component != MN_COMPONENT_F32)
-            return mn_json_fail(j, MN_INVALID_VALUE, "input",
+            return mni_json_fail(j, MN_INVALID_VALUE, "input",
                                 "accessor %u holds the key times, so it must be SCALAR FLOAT", s[i].input);
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     *out = s;
     return MN_OK;
 }
@@ -66,7 +66,7 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
     const mn_accessor *a = &r->model->accessors[acc];
     static const mn_accessor_type types[] = {MN_TYPE_VEC3, MN_TYPE_VEC4, MN_TYPE_VEC3, MN_TYPE_SCALAR};
     if (a->type != types[path])
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "the output accessor %u of a %s channel must be %s", acc, PATH_NAMES[path],
                             path == MN_PATH_WEIGHTS ? "SCALAR" : path == MN_PATH_ROTATION ? "VEC4" : "VEC3");
     mn_component c = a->component;
@@ -77,7 +77,7 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
     bool quantized = (path == MN_PATH_TRANSLATION || path == MN_PATH_SCALE) && c != MN_COMPONENT_U32;
     if (core || (quantized && r->uses_quantization))
         return MN_OK;
-    return mn_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+    return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                         "the output accessor %u of a %s channel holds %s integers, which glTF %s", acc,
                         PATH_NAMES[path], a->normalized ? "normalized" : "plain",
                         quantized ? "allows only with KHR_mesh_quantization in extensionsUsed"
@@ -94,8 +94,8 @@ static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sa
     size_t per_key = (size_t)(s->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1) *
                      (ch->path == MN_PATH_WEIGHTS ? components : 1);
     size_t expected;
-    if (!mn_checked_mul(in->count, per_key, &expected) || out->count != expected)
-        return mn_json_fail(j, MN_COUNT_MISMATCH, "sampler",
+    if (!mni_checked_mul(in->count, per_key, &expected) || out->count != expected)
+        return mni_json_fail(j, MN_COUNT_MISMATCH, "sampler",
                             "sampler %u has %u key time%s (accessor %u), so its output accessor %u must hold "
                             "%zu element%s for this %s %s channel, but it holds %u",
                             sampler_index, in->count, in->count == 1 ? "" : "s", s->input, s->output,
@@ -106,9 +106,9 @@ static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sa
                             PATH_NAMES[ch->path], out->count);
     if (!s->converted) {
         size_t n;
-        mn_status st = mn_gltf_accessor_floats(r, s->input, &s->times, &n);
+        mn_status st = mni_gltf_accessor_floats(r, s->input, &s->times, &n);
         if (st == MN_OK)
-            st = mn_gltf_accessor_floats(r, s->output, &s->values, &n);
+            st = mni_gltf_accessor_floats(r, s->output, &s->values, &n);
         if (st != MN_OK)
             return st;
         s->converted = true;
@@ -133,25 +133,25 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
     uint32_t sampler;
     mn_status st;
     *keep = false;
-    if ((st = mn_json_index(j, obj, "sampler", true, sampler_count, "samplers of this animation",
+    if ((st = mni_json_index(j, obj, "sampler", true, sampler_count, "samplers of this animation",
                             &sampler)) != MN_OK ||
-        (st = mn_json_object(j, obj, "target", true, &target)) != MN_OK)
+        (st = mni_json_object(j, obj, "target", true, &target)) != MN_OK)
         return st;
-    size_t mark = mn_json_push_key(j, "target");
-    if ((st = mn_json_index(j, target, "node", false, m->node_count, "nodes", &ch->node)) != MN_OK ||
-        (st = mn_json_string_ref(j, target, "path", true, &path, NULL)) != MN_OK)
+    size_t mark = mni_json_push_key(j, "target");
+    if ((st = mni_json_index(j, target, "node", false, m->node_count, "nodes", &ch->node)) != MN_OK ||
+        (st = mni_json_string_ref(j, target, "path", true, &path, NULL)) != MN_OK)
         return st;
     int p = -1;
     for (int k = 0; k < 4; k++)
         if (strcmp(path, PATH_NAMES[k]) == 0)
             p = k;
     if (p < 0)
-        return mn_gltf_warn(r, MN_INVALID_VALUE, "path",
+        return mni_gltf_warn(r, MN_INVALID_VALUE, "path",
                             "\"%.32s\" is not an animation path this reader drives (translation, rotation, "
                             "scale, weights); the channel is ignored",
                             path);
     if (ch->node == MN_NONE)
-        return mn_gltf_warn(r, MN_MISSING_PROPERTY, "node",
+        return mni_gltf_warn(r, MN_MISSING_PROPERTY, "node",
                             "the channel targets no node; it is ignored");
     ch->path = (mn_anim_path)p;
     uint32_t components = p == MN_PATH_ROTATION ? 4 : 3;
@@ -159,15 +159,15 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
         const mn_node *n = &m->nodes[ch->node];
         components = n->mesh != MN_NONE ? m->meshes[n->mesh].weight_count : 0;
         if (components == 0)
-            return mn_gltf_warn(r, MN_INVALID_VALUE, "node",
+            return mni_gltf_warn(r, MN_INVALID_VALUE, "node",
                                 "a weights channel targets node %u, which has no mesh with morph targets; "
                                 "the channel is ignored",
                                 ch->node);
     }
-    mn_json_pop(j, mark);
-    size_t m2 = mn_json_push_key(j, "sampler");
+    mni_json_pop(j, mark);
+    size_t m2 = mni_json_push_key(j, "sampler");
     st = check_output(r, ch->path, samplers[sampler].output);
-    mn_json_pop(j, m2);
+    mni_json_pop(j, m2);
     if (st != MN_OK || (st = resolve_sampler(r, &samplers[sampler], sampler, components, ch)) != MN_OK)
         return st;
     *keep = true;
@@ -182,34 +182,34 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
     uint32_t sampler_count = 0, channel_count = 0;
     json_t *arr;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &anim->name)) != MN_OK ||
-        (st = mn_json_extras(j, obj, &anim->extras)) != MN_OK ||
+    if ((st = mni_json_string(j, obj, "name", false, &anim->name)) != MN_OK ||
+        (st = mni_json_extras(j, obj, &anim->extras)) != MN_OK ||
         (st = read_samplers(r, obj, &samplers, &sampler_count)) != MN_OK ||
-        (st = mn_json_array_count(j, obj, "channels", true, &arr, &channel_count)) != MN_OK)
+        (st = mni_json_array_count(j, obj, "channels", true, &arr, &channel_count)) != MN_OK)
         return st;
-    anim->channels = mn_gltf_alloc(r, channel_count ? channel_count : 1, sizeof *anim->channels, 16, true);
+    anim->channels = mni_gltf_alloc(r, channel_count ? channel_count : 1, sizeof *anim->channels, 16, true);
     if (!anim->channels)
         return MN_OUT_OF_MEMORY;
-    size_t mark = mn_json_push_key(j, "channels");
+    size_t mark = mni_json_push_key(j, "channels");
     for (uint32_t i = 0; i < channel_count; i++) {
         json_t *ch_obj;
         bool keep;
         size_t m2 = j->len;
         mn_channel *ch = &anim->channels[anim->channel_count];
-        if ((st = mn_gltf_element(r, arr, i, &ch_obj)) != MN_OK ||
+        if ((st = mni_gltf_element(r, arr, i, &ch_obj)) != MN_OK ||
             (st = read_channel(r, ch_obj, samplers, sampler_count, ch, &keep)) != MN_OK)
             return st;
         if (keep)
             anim->channel_count++;
         else
             memset(ch, 0, sizeof *ch);
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
-    return mn_gltf_default_name(r, &anim->name, "anim", index);
+    mni_json_pop(j, mark);
+    return mni_gltf_default_name(r, &anim->name, "anim", index);
 }
 
-mn_status mn_gltf_read_animations(mn_gltf_reader *r)
+mn_status mni_gltf_read_animations(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "animations", r->model->animation_count, read_animation);
+    return mni_gltf_read_array(r, "animations", r->model->animation_count, read_animation);
 }

@@ -60,26 +60,26 @@ static mn_status image_from_uri(mn_gltf_reader *r, mn_image *img, const char *ur
                                 const char **media_type)
 {
     mn_bytes bytes = {0};
-    if (!(img->uri = mn_arena_strndup(r->arena, uri, strlen(uri))))
-        return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
-    mn_status st = mn_gltf_load_uri(r, uri, &bytes, media_type);
+    if (!(img->uri = mni_arena_strndup(r->arena, uri, strlen(uri))))
+        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+    mn_status st = mni_gltf_load_uri(r, uri, &bytes, media_type);
     if (st == MN_OK) {
         img->data = bytes.data;
         img->size = bytes.size;
         return MN_OK;
     }
     /* A missing texture leaves the model usable: keep going without it. */
-    bool external = !mn_uri_is_data(uri);
+    bool external = !mni_uri_is_data(uri);
     bool unresolved = st == MN_IO || (st == MN_URI && external && !r->base_dir);
     if (!external || !unresolved)
         return st;
     mn_status code = st;
     char message[256];
     snprintf(message, sizeof message, "%s", r->err->message);
-    mn_error_clear(r->err);
+    mni_error_clear(r->err);
     img->data = NULL;
     img->size = 0;
-    return mn_gltf_warn(r, code, "uri", "%s (the image is left empty)", message);
+    return mni_gltf_warn(r, code, "uri", "%s (the image is left empty)", message);
 }
 
 static mn_status read_image(mn_gltf_reader *r, json_t *obj, mn_image *img)
@@ -87,14 +87,14 @@ static mn_status read_image(mn_gltf_reader *r, json_t *obj, mn_image *img)
     mn_json *j = &r->json;
     const char *uri = NULL, *media_type = NULL;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &img->name)) != MN_OK ||
-        (st = mn_json_string(j, obj, "mimeType", false, &img->mime_type)) != MN_OK ||
-        (st = mn_json_string_ref(j, obj, "uri", false, &uri, NULL)) != MN_OK ||
-        (st = mn_json_index(j, obj, "bufferView", false, r->model->buffer_view_count, "bufferViews",
+    if ((st = mni_json_string(j, obj, "name", false, &img->name)) != MN_OK ||
+        (st = mni_json_string(j, obj, "mimeType", false, &img->mime_type)) != MN_OK ||
+        (st = mni_json_string_ref(j, obj, "uri", false, &uri, NULL)) != MN_OK ||
+        (st = mni_json_index(j, obj, "bufferView", false, r->model->buffer_view_count, "bufferViews",
                             &img->buffer_view)) != MN_OK)
         return st;
     if (uri && img->buffer_view != MN_NONE)
-        return mn_json_fail(j, MN_INVALID_VALUE, NULL,
+        return mni_json_fail(j, MN_INVALID_VALUE, NULL,
                             "an image has either a uri or a bufferView, not both");
     if (img->buffer_view != MN_NONE) {
         const mn_buffer_view *v = &r->model->buffer_views[img->buffer_view];
@@ -105,14 +105,14 @@ static mn_status read_image(mn_gltf_reader *r, json_t *obj, mn_image *img)
             return st;
     } else {
         /* Extensions (KHR_texture_basisu, ...) may carry the image instead; nothing to read here. */
-        return mn_gltf_warn(r, MN_MISSING_PROPERTY, NULL,
+        return mni_gltf_warn(r, MN_MISSING_PROPERTY, NULL,
                             "the image has neither a uri nor a bufferView; it is left empty");
     }
     if (!img->mime_type && img->size)
         img->mime_type = mime_from_magic(img->data, img->size);
     if (!img->mime_type && media_type && strncmp(media_type, "image/", 6) == 0)
         img->mime_type = media_type;
-    if (!img->mime_type && uri && !mn_uri_is_data(uri))
+    if (!img->mime_type && uri && !mni_uri_is_data(uri))
         img->mime_type = mime_from_name(uri);
     return MN_OK;
 }
@@ -132,11 +132,11 @@ static mn_status read_enum(mn_gltf_reader *r, json_t *obj, const char *key, cons
                            size_t n, uint32_t *out)
 {
     uint32_t v = *out;
-    mn_status st = mn_json_u32(&r->json, obj, key, false, 0, UINT32_MAX, &v);
+    mn_status st = mni_json_u32(&r->json, obj, key, false, 0, UINT32_MAX, &v);
     if (st != MN_OK)
         return st;
     if (json_object_get(obj, key) && !in_list(v, allowed, n))
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, key, "%u is not one of the values glTF allows here", v);
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, key, "%u is not one of the values glTF allows here", v);
     *out = v;
     return MN_OK;
 }
@@ -148,7 +148,7 @@ static mn_status read_sampler(mn_gltf_reader *r, json_t *obj, mn_sampler *s)
     static const uint32_t WRAP[] = {33071, 33648, 10497};
     s->wrap_s = s->wrap_t = 10497;
     mn_status st;
-    if ((st = mn_json_string(&r->json, obj, "name", false, &s->name)) != MN_OK ||
+    if ((st = mni_json_string(&r->json, obj, "name", false, &s->name)) != MN_OK ||
         (st = read_enum(r, obj, "magFilter", MAG, 2, &s->mag_filter)) != MN_OK ||
         (st = read_enum(r, obj, "minFilter", MIN, 6, &s->min_filter)) != MN_OK ||
         (st = read_enum(r, obj, "wrapS", WRAP, 3, &s->wrap_s)) != MN_OK ||
@@ -160,10 +160,10 @@ static mn_status read_sampler(mn_gltf_reader *r, json_t *obj, mn_sampler *s)
 static mn_status read_texture(mn_gltf_reader *r, json_t *obj, mn_texture *t)
 {
     mn_status st;
-    if ((st = mn_json_string(&r->json, obj, "name", false, &t->name)) != MN_OK ||
-        (st = mn_json_index(&r->json, obj, "source", false, r->model->image_count, "images",
+    if ((st = mni_json_string(&r->json, obj, "name", false, &t->name)) != MN_OK ||
+        (st = mni_json_index(&r->json, obj, "source", false, r->model->image_count, "images",
                             &t->image)) != MN_OK ||
-        (st = mn_json_index(&r->json, obj, "sampler", false, r->model->sampler_count, "samplers",
+        (st = mni_json_index(&r->json, obj, "sampler", false, r->model->sampler_count, "samplers",
                             &t->sampler)) != MN_OK)
         return st;
     return MN_OK;
@@ -186,28 +186,28 @@ static mn_status read_texture_ref(mn_gltf_reader *r, json_t *obj, const char *ke
     mn_json *j = &r->json;
     json_t *info, *tt;
     texture_ref_defaults(t);
-    mn_status st = mn_json_object(j, obj, key, false, &info);
+    mn_status st = mni_json_object(j, obj, key, false, &info);
     if (st != MN_OK || !info)
         return st;
-    size_t mark = mn_json_push_key(j, key);
-    if ((st = mn_json_index(j, info, "index", true, r->model->texture_count, "textures", &t->texture)) != MN_OK ||
-        (st = mn_json_u32(j, info, "texCoord", false, 0, UINT32_MAX, &t->texcoord)) != MN_OK)
+    size_t mark = mni_json_push_key(j, key);
+    if ((st = mni_json_index(j, info, "index", true, r->model->texture_count, "textures", &t->texture)) != MN_OK ||
+        (st = mni_json_u32(j, info, "texCoord", false, 0, UINT32_MAX, &t->texcoord)) != MN_OK)
         return st;
     if (scale_key)
-        st = mn_json_float(j, info, scale_key, false, &t->scale);
-    if (st != MN_OK || (st = mn_gltf_extension(r, info, "KHR_texture_transform", &tt)) != MN_OK)
+        st = mni_json_float(j, info, scale_key, false, &t->scale);
+    if (st != MN_OK || (st = mni_gltf_extension(r, info, "KHR_texture_transform", &tt)) != MN_OK)
         return st;
     if (tt) {
-        mn_json_push_key(j, "extensions");
-        mn_json_push_key(j, "KHR_texture_transform");
+        mni_json_push_key(j, "extensions");
+        mni_json_push_key(j, "KHR_texture_transform");
         t->has_transform = true;
-        if ((st = mn_json_floats(j, tt, "offset", false, 2, t->offset)) != MN_OK ||
-            (st = mn_json_float(j, tt, "rotation", false, &t->rotation)) != MN_OK ||
-            (st = mn_json_floats(j, tt, "scale", false, 2, t->uv_scale)) != MN_OK ||
-            (st = mn_json_u32(j, tt, "texCoord", false, 0, UINT32_MAX, &t->texcoord)) != MN_OK)
+        if ((st = mni_json_floats(j, tt, "offset", false, 2, t->offset)) != MN_OK ||
+            (st = mni_json_float(j, tt, "rotation", false, &t->rotation)) != MN_OK ||
+            (st = mni_json_floats(j, tt, "scale", false, 2, t->uv_scale)) != MN_OK ||
+            (st = mni_json_u32(j, tt, "texCoord", false, 0, UINT32_MAX, &t->texcoord)) != MN_OK)
             return st;
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
@@ -215,7 +215,7 @@ static mn_status read_alpha_mode(mn_gltf_reader *r, json_t *obj, mn_alpha_mode *
 {
     static const char *const NAMES[] = {"OPAQUE", "MASK", "BLEND"}; /* mn_alpha_mode order */
     int i = (int)*out;
-    mn_status st = mn_json_enum(&r->json, obj, "alphaMode", false, NAMES, 3, "an alpha mode", &i);
+    mn_status st = mni_json_enum(&r->json, obj, "alphaMode", false, NAMES, 3, "an alpha mode", &i);
     *out = (mn_alpha_mode)i;
     return st;
 }
@@ -224,20 +224,20 @@ static mn_status read_pbr(mn_gltf_reader *r, json_t *obj, mn_material *mat)
 {
     mn_json *j = &r->json;
     json_t *pbr;
-    mn_status st = mn_json_object(j, obj, "pbrMetallicRoughness", false, &pbr);
+    mn_status st = mni_json_object(j, obj, "pbrMetallicRoughness", false, &pbr);
     texture_ref_defaults(&mat->base_color_texture);
     texture_ref_defaults(&mat->metallic_roughness_texture);
     if (st != MN_OK || !pbr)
         return st;
-    size_t mark = mn_json_push_key(j, "pbrMetallicRoughness");
-    if ((st = mn_json_floats(j, pbr, "baseColorFactor", false, 4, mat->base_color)) != MN_OK ||
-        (st = mn_json_float_min(j, pbr, "metallicFactor", false, 0.0f, &mat->metallic)) != MN_OK ||
-        (st = mn_json_float_min(j, pbr, "roughnessFactor", false, 0.0f, &mat->roughness)) != MN_OK ||
+    size_t mark = mni_json_push_key(j, "pbrMetallicRoughness");
+    if ((st = mni_json_floats(j, pbr, "baseColorFactor", false, 4, mat->base_color)) != MN_OK ||
+        (st = mni_json_float_min(j, pbr, "metallicFactor", false, 0.0f, &mat->metallic)) != MN_OK ||
+        (st = mni_json_float_min(j, pbr, "roughnessFactor", false, 0.0f, &mat->roughness)) != MN_OK ||
         (st = read_texture_ref(r, pbr, "baseColorTexture", NULL, &mat->base_color_texture)) != MN_OK ||
         (st = read_texture_ref(r, pbr, "metallicRoughnessTexture", NULL,
                                &mat->metallic_roughness_texture)) != MN_OK)
         return st;
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
@@ -251,27 +251,27 @@ static mn_status read_material(mn_gltf_reader *r, json_t *obj, uint32_t index, m
     mat->emissive_strength = 1.0f;
     mat->alpha_cutoff = 0.5f;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &mat->name)) != MN_OK ||
+    if ((st = mni_json_string(j, obj, "name", false, &mat->name)) != MN_OK ||
         (st = read_pbr(r, obj, mat)) != MN_OK ||
         (st = read_texture_ref(r, obj, "normalTexture", "scale", &mat->normal_texture)) != MN_OK ||
         (st = read_texture_ref(r, obj, "occlusionTexture", "strength", &mat->occlusion_texture)) != MN_OK ||
         (st = read_texture_ref(r, obj, "emissiveTexture", NULL, &mat->emissive_texture)) != MN_OK ||
-        (st = mn_json_floats(j, obj, "emissiveFactor", false, 3, mat->emissive)) != MN_OK ||
+        (st = mni_json_floats(j, obj, "emissiveFactor", false, 3, mat->emissive)) != MN_OK ||
         (st = read_alpha_mode(r, obj, &mat->alpha_mode)) != MN_OK ||
-        (st = mn_json_float_min(j, obj, "alphaCutoff", false, 0.0f, &mat->alpha_cutoff)) != MN_OK ||
-        (st = mn_json_bool(j, obj, "doubleSided", false, &mat->double_sided)) != MN_OK ||
-        (st = mn_json_extras(j, obj, &mat->extras)) != MN_OK ||
-        (st = mn_gltf_extension(r, obj, "KHR_materials_emissive_strength", &es)) != MN_OK)
+        (st = mni_json_float_min(j, obj, "alphaCutoff", false, 0.0f, &mat->alpha_cutoff)) != MN_OK ||
+        (st = mni_json_bool(j, obj, "doubleSided", false, &mat->double_sided)) != MN_OK ||
+        (st = mni_json_extras(j, obj, &mat->extras)) != MN_OK ||
+        (st = mni_gltf_extension(r, obj, "KHR_materials_emissive_strength", &es)) != MN_OK)
         return st;
     if (es) {
-        size_t mark = mn_json_push_key(j, "extensions");
-        mn_json_push_key(j, "KHR_materials_emissive_strength");
-        st = mn_json_float_min(j, es, "emissiveStrength", false, 0.0f, &mat->emissive_strength);
-        mn_json_pop(j, mark);
+        size_t mark = mni_json_push_key(j, "extensions");
+        mni_json_push_key(j, "KHR_materials_emissive_strength");
+        st = mni_json_float_min(j, es, "emissiveStrength", false, 0.0f, &mat->emissive_strength);
+        mni_json_pop(j, mark);
         if (st != MN_OK)
             return st;
     }
-    return mn_gltf_default_name(r, &mat->name, "material", index);
+    return mni_gltf_default_name(r, &mat->name, "material", index);
 }
 
 /* ---- the arrays ---------------------------------------------------------------------------------- */
@@ -296,22 +296,22 @@ static mn_status material_at(mn_gltf_reader *r, json_t *obj, uint32_t i)
     return read_material(r, obj, i, &r->model->materials[i]);
 }
 
-mn_status mn_gltf_read_images(mn_gltf_reader *r)
+mn_status mni_gltf_read_images(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "images", r->model->image_count, image_at);
+    return mni_gltf_read_array(r, "images", r->model->image_count, image_at);
 }
 
-mn_status mn_gltf_read_samplers(mn_gltf_reader *r)
+mn_status mni_gltf_read_samplers(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "samplers", r->model->sampler_count, sampler_at);
+    return mni_gltf_read_array(r, "samplers", r->model->sampler_count, sampler_at);
 }
 
-mn_status mn_gltf_read_textures(mn_gltf_reader *r)
+mn_status mni_gltf_read_textures(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "textures", r->model->texture_count, texture_at);
+    return mni_gltf_read_array(r, "textures", r->model->texture_count, texture_at);
 }
 
-mn_status mn_gltf_read_materials(mn_gltf_reader *r)
+mn_status mni_gltf_read_materials(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "materials", r->model->material_count, material_at);
+    return mni_gltf_read_array(r, "materials", r->model->material_count, material_at);
 }

@@ -135,17 +135,17 @@ static mn_status check_attribute(mn_gltf_reader *r, const char *name, mn_semanti
 {
     const mn_accessor *a = &r->model->accessors[accessor];
     if (!type_allowed(s, target, a->type))
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "accessor %u is %s, which a%s %s attribute cannot be", accessor,
                             type_name(a->type), target ? " morph target" : "n", name);
     layout_ok ok = component_allowed(s, target, a);
     if (ok == LAYOUT_NO)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "accessor %u holds %s%s components, which a%s %s attribute cannot use", accessor,
                             a->normalized ? "normalized " : "", component_name(a->component),
                             target ? " morph target" : "n", name);
     if (ok == LAYOUT_QUANTIZED && !r->uses_quantization)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "accessor %u holds %s%s components, which %s may use only with "
                             "KHR_mesh_quantization; add it to extensionsUsed",
                             accessor, a->normalized ? "normalized " : "", component_name(a->component),
@@ -159,14 +159,14 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
 {
     mn_json *j = &r->json;
     json_t *attrs;
-    mn_status st = mn_json_object(j, prim, "attributes", true, &attrs);
+    mn_status st = mni_json_object(j, prim, "attributes", true, &attrs);
     if (st != MN_OK)
         return st;
     size_t n = json_object_size(attrs);
-    p->attributes = mn_gltf_alloc(r, n ? n : 1, sizeof *p->attributes, 16, true);
+    p->attributes = mni_gltf_alloc(r, n ? n : 1, sizeof *p->attributes, 16, true);
     if (!p->attributes)
         return MN_OUT_OF_MEMORY;
-    size_t mark = mn_json_push_key(j, "attributes");
+    size_t mark = mni_json_push_key(j, "attributes");
     const char *key;
     json_t *value;
     uint32_t count = 0, first_count = 0;
@@ -174,16 +174,16 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
     bool have_position = false;
     json_object_foreach(attrs, key, value) {
         mn_attribute *at = &p->attributes[count];
-        size_t m2 = mn_json_push_key(j, key);
-        if ((st = mn_json_index_value(j, value, r->file_accessor_count, "accessors", &at->accessor)) != MN_OK)
+        size_t m2 = mni_json_push_key(j, key);
+        if ((st = mni_json_index_value(j, value, r->file_accessor_count, "accessors", &at->accessor)) != MN_OK)
             return st;
-        if (!(at->name = mn_arena_strndup(r->arena, key, strlen(key))))
-            return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        if (!(at->name = mni_arena_strndup(r->arena, key, strlen(key))))
+            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
         at->semantic = semantic_of(key, &at->set);
         if (at->semantic == MN_SEMANTIC_INVALID) {
             /* Harmless: nothing reads an attribute it does not know. */
             at->semantic = MN_SEMANTIC_CUSTOM;
-            if ((st = mn_gltf_warn(r, MN_INVALID_VALUE, NULL,
+            if ((st = mni_gltf_warn(r, MN_INVALID_VALUE, NULL,
                                    "\"%.64s\" is not a glTF attribute name (application-specific names "
                                    "start with '_'); kept as a custom attribute",
                                    key)) != MN_OK)
@@ -200,15 +200,15 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
             first_name = at->name;
             first_count = c;
         } else if (c != first_count) {
-            return mn_json_fail(j, MN_COUNT_MISMATCH, NULL,
+            return mni_json_fail(j, MN_COUNT_MISMATCH, NULL,
                                 "accessor %u has %u elements, but %s has %u: every attribute of a primitive "
                                 "must have the same count",
                                 at->accessor, c, first_name, first_count);
         }
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
         count++;
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     p->attribute_count = count;
     if (!have_position)
         p->vertex_count = first_count;
@@ -228,29 +228,29 @@ static mn_status read_target(mn_gltf_reader *r, json_t *obj, const mn_primitive 
                          : s == MN_SEMANTIC_NORMAL ? &t->normal
                          : s == MN_SEMANTIC_TANGENT ? &t->tangent
                                                     : NULL;
-        size_t mark = mn_json_push_key(j, key);
-        mn_status st = mn_json_index_value(j, value, r->file_accessor_count, "accessors", &accessor);
+        size_t mark = mni_json_push_key(j, key);
+        mn_status st = mni_json_index_value(j, value, r->file_accessor_count, "accessors", &accessor);
         if (st != MN_OK)
             return st;
         if (!slot) {
-            st = mn_gltf_warn(r, MN_INVALID_VALUE, NULL,
+            st = mni_gltf_warn(r, MN_INVALID_VALUE, NULL,
                               "morph target attribute %.64s is not read (only POSITION, NORMAL and TANGENT are)",
                               key);
             if (st != MN_OK)
                 return st;
-            mn_json_pop(j, mark);
+            mni_json_pop(j, mark);
             continue;
         }
         if ((st = check_attribute(r, key, s, true, accessor)) != MN_OK)
             return st;
         uint32_t c = r->model->accessors[accessor].count;
         if (c != p->vertex_count)
-            return mn_json_fail(j, MN_COUNT_MISMATCH, NULL,
+            return mni_json_fail(j, MN_COUNT_MISMATCH, NULL,
                                 "morph target accessor %u has %u elements, but the primitive's attributes "
                                 "have %u",
                                 accessor, c, p->vertex_count);
         *slot = accessor;
-        mn_json_pop(j, mark);
+        mni_json_pop(j, mark);
     }
     return MN_OK;
 }
@@ -259,22 +259,22 @@ static mn_status read_targets(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
 {
     mn_json *j = &r->json;
     json_t *arr;
-    mn_status st = mn_json_array_count(j, prim, "targets", false, &arr, &p->target_count);
+    mn_status st = mni_json_array_count(j, prim, "targets", false, &arr, &p->target_count);
     if (st != MN_OK || p->target_count == 0)
         return st;
-    p->targets = mn_gltf_alloc(r, p->target_count, sizeof *p->targets, 16, false);
+    p->targets = mni_gltf_alloc(r, p->target_count, sizeof *p->targets, 16, false);
     if (!p->targets)
         return MN_OUT_OF_MEMORY;
-    size_t mark = mn_json_push_key(j, "targets");
+    size_t mark = mni_json_push_key(j, "targets");
     for (uint32_t i = 0; i < p->target_count; i++) {
         json_t *obj;
         size_t m2 = j->len;
-        if ((st = mn_gltf_element(r, arr, i, &obj)) != MN_OK ||
+        if ((st = mni_gltf_element(r, arr, i, &obj)) != MN_OK ||
             (st = read_target(r, obj, p, &p->targets[i])) != MN_OK)
             return st;
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
@@ -302,11 +302,11 @@ static mn_status convert_strip_fan(mn_gltf_reader *r, mn_primitive *p)
     uint32_t n = src ? src->count : p->vertex_count;
     uint32_t tris = n >= 3 ? n - 2 : 0;
     if (tris > UINT32_MAX / 3)
-        return mn_json_fail(&r->json, MN_OVERFLOW, "mode", "%u triangles are too many to list", tris);
-    mn_status st = mn_gltf_budget(r, (size_t)tris * 3 * sizeof(uint32_t), "the triangle list of this strip or fan");
+        return mni_json_fail(&r->json, MN_OVERFLOW, "mode", "%u triangles are too many to list", tris);
+    mn_status st = mni_gltf_budget(r, (size_t)tris * 3 * sizeof(uint32_t), "the triangle list of this strip or fan");
     if (st != MN_OK)
         return st;
-    uint32_t *out = mn_gltf_alloc(r, (size_t)tris * 3 + 1, sizeof(uint32_t), 16, false);
+    uint32_t *out = mni_gltf_alloc(r, (size_t)tris * 3 + 1, sizeof(uint32_t), 16, false);
     if (!out)
         return MN_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < tris; i++) {
@@ -325,7 +325,7 @@ static mn_status convert_strip_fan(mn_gltf_reader *r, mn_primitive *p)
         out[3 * (size_t)i + 2] = src ? index_at(src, c) : c;
     }
     if (m->accessor_count >= r->accessor_capacity)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "mode", "internal: no room for a converted index list");
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "mode", "internal: no room for a converted index list");
     mn_accessor *list = &m->accessors[m->accessor_count];
     memset(list, 0, sizeof *list);
     list->data = (const uint8_t *)out;
@@ -341,7 +341,7 @@ static mn_status convert_strip_fan(mn_gltf_reader *r, mn_primitive *p)
 
 static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
 {
-    mn_status st = mn_json_index(&r->json, prim, "indices", false, r->file_accessor_count, "accessors",
+    mn_status st = mni_json_index(&r->json, prim, "indices", false, r->file_accessor_count, "accessors",
                                  &p->indices);
     if (st != MN_OK || p->indices == MN_NONE)
         return st;
@@ -350,7 +350,7 @@ static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
               (a->component == MN_COMPONENT_U8 || a->component == MN_COMPONENT_U16 ||
                a->component == MN_COMPONENT_U32);
     if (!ok)
-        return mn_json_fail(&r->json, MN_INVALID_VALUE, "indices",
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "indices",
                             "accessor %u is %s%s %s; indices must be SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT "
                             "or UNSIGNED_INT",
                             p->indices, a->normalized ? "normalized " : "", type_name(a->type),
@@ -364,9 +364,9 @@ static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p
     uint32_t mode = MN_MODE_TRIANGLES;
     mn_status st;
     if ((st = read_attributes(r, prim, p)) != MN_OK || (st = read_indices(r, prim, p)) != MN_OK ||
-        (st = mn_json_index(j, prim, "material", false, r->model->material_count, "materials",
+        (st = mni_json_index(j, prim, "material", false, r->model->material_count, "materials",
                             &p->material)) != MN_OK ||
-        (st = mn_json_u32(j, prim, "mode", false, 0, 6, &mode)) != MN_OK ||
+        (st = mni_json_u32(j, prim, "mode", false, 0, 6, &mode)) != MN_OK ||
         (st = read_targets(r, prim, p)) != MN_OK)
         return st;
     p->mode = p->original_mode = (mn_primitive_mode)mode;
@@ -389,22 +389,22 @@ static mn_status read_target_names(mn_gltf_reader *r, json_t *obj, mn_mesh *mesh
     for (size_t i = 0; ok && i < n; i++)
         ok = json_is_string(json_array_get(names, i));
     if (!ok) {
-        size_t mark = mn_json_push_key(&r->json, "extras");
-        mn_status st = mn_gltf_warn(r, MN_INVALID_VALUE, "targetNames",
+        size_t mark = mni_json_push_key(&r->json, "extras");
+        mn_status st = mni_gltf_warn(r, MN_INVALID_VALUE, "targetNames",
                                     "expected an array of %u strings (one per morph target); ignored",
                                     mesh->weight_count);
-        mn_json_pop(&r->json, mark);
+        mni_json_pop(&r->json, mark);
         return st;
     }
     if (n == 0)
         return MN_OK;
-    mesh->target_names = mn_gltf_alloc(r, n, sizeof *mesh->target_names, 16, false);
+    mesh->target_names = mni_gltf_alloc(r, n, sizeof *mesh->target_names, 16, false);
     if (!mesh->target_names)
         return MN_OUT_OF_MEMORY;
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(names, i);
-        if (!(mesh->target_names[i] = mn_arena_strndup(r->arena, json_string_value(s), json_string_length(s))))
-            return mn_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        if (!(mesh->target_names[i] = mni_arena_strndup(r->arena, json_string_value(s), json_string_length(s))))
+            return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
     }
     return MN_OK;
 }
@@ -414,19 +414,19 @@ static mn_status read_weights(mn_gltf_reader *r, json_t *obj, mn_mesh *mesh, uin
     mn_json *j = &r->json;
     json_t *arr;
     uint32_t n = 0;
-    mn_status st = mn_json_array_count(j, obj, "weights", false, &arr, &n);
+    mn_status st = mni_json_array_count(j, obj, "weights", false, &arr, &n);
     if (st != MN_OK)
         return st;
     if (arr && n != targets)
-        return mn_json_fail(j, MN_COUNT_MISMATCH, "weights",
+        return mni_json_fail(j, MN_COUNT_MISMATCH, "weights",
                             "%u default weights for %u morph targets; there must be one per target", n,
                             targets);
     mesh->weight_count = targets;
-    mesh->weights = mn_gltf_alloc(r, targets ? targets : 1, sizeof(float), 16, true);
+    mesh->weights = mni_gltf_alloc(r, targets ? targets : 1, sizeof(float), 16, true);
     if (!mesh->weights)
         return MN_OUT_OF_MEMORY;
     if (arr)
-        return mn_json_floats(j, obj, "weights", true, n, mesh->weights);
+        return mni_json_floats(j, obj, "weights", true, n, mesh->weights);
     return MN_OK;
 }
 
@@ -436,41 +436,41 @@ static mn_status read_mesh(mn_gltf_reader *r, json_t *obj, uint32_t index)
     mn_mesh *mesh = &r->model->meshes[index];
     json_t *arr;
     mn_status st;
-    if ((st = mn_json_string(j, obj, "name", false, &mesh->name)) != MN_OK ||
-        (st = mn_json_array_count(j, obj, "primitives", true, &arr, &mesh->primitive_count)) != MN_OK ||
-        (st = mn_json_extras(j, obj, &mesh->extras)) != MN_OK)
+    if ((st = mni_json_string(j, obj, "name", false, &mesh->name)) != MN_OK ||
+        (st = mni_json_array_count(j, obj, "primitives", true, &arr, &mesh->primitive_count)) != MN_OK ||
+        (st = mni_json_extras(j, obj, &mesh->extras)) != MN_OK)
         return st;
-    mesh->primitives = mn_gltf_alloc(r, mesh->primitive_count ? mesh->primitive_count : 1,
+    mesh->primitives = mni_gltf_alloc(r, mesh->primitive_count ? mesh->primitive_count : 1,
                                      sizeof *mesh->primitives, 16, true);
     if (!mesh->primitives)
         return MN_OUT_OF_MEMORY;
-    size_t mark = mn_json_push_key(j, "primitives");
+    size_t mark = mni_json_push_key(j, "primitives");
     for (uint32_t i = 0; i < mesh->primitive_count; i++) {
         json_t *prim;
         size_t m2 = j->len;
         mn_primitive *p = &mesh->primitives[i];
-        if ((st = mn_gltf_element(r, arr, i, &prim)) != MN_OK || (st = read_primitive(r, prim, p)) != MN_OK)
+        if ((st = mni_gltf_element(r, arr, i, &prim)) != MN_OK || (st = read_primitive(r, prim, p)) != MN_OK)
             return st;
         if (i > 0 && p->target_count != mesh->primitives[0].target_count)
-            return mn_json_fail(j, MN_COUNT_MISMATCH, "targets",
+            return mni_json_fail(j, MN_COUNT_MISMATCH, "targets",
                                 "%u morph targets, but primitive 0 has %u: every primitive of a mesh must "
                                 "have the same number",
                                 p->target_count, mesh->primitives[0].target_count);
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     uint32_t targets = mesh->primitive_count ? mesh->primitives[0].target_count : 0;
     if ((st = read_weights(r, obj, mesh, targets)) != MN_OK)
         return st;
     return read_target_names(r, obj, mesh);
 }
 
-mn_status mn_gltf_read_meshes(mn_gltf_reader *r)
+mn_status mni_gltf_read_meshes(mn_gltf_reader *r)
 {
-    return mn_gltf_read_array(r, "meshes", r->model->mesh_count, read_mesh);
+    return mni_gltf_read_array(r, "meshes", r->model->mesh_count, read_mesh);
 }
 
-uint32_t mn_gltf_count_synth_accessors(json_t *root)
+uint32_t mni_gltf_count_synth_accessors(json_t *root)
 {
     json_t *meshes = json_object_get(root, "meshes");
     uint32_t n = 0;

@@ -28,15 +28,15 @@
 /* Set the JSON path to "a[i]", "a[i].b[k]" or "a[i].b[k].c". */
 static void path_set(mn_gltf_reader *r, const char *a, size_t i, const char *b, size_t k, const char *c)
 {
-    mn_json_pop(&r->json, 0);
-    mn_json_push_key(&r->json, a);
-    mn_json_push_index(&r->json, i);
+    mni_json_pop(&r->json, 0);
+    mni_json_push_key(&r->json, a);
+    mni_json_push_index(&r->json, i);
     if (b) {
-        mn_json_push_key(&r->json, b);
-        mn_json_push_index(&r->json, k);
+        mni_json_push_key(&r->json, b);
+        mni_json_push_index(&r->json, k);
     }
     if (c)
-        mn_json_push_key(&r->json, c);
+        mni_json_push_key(&r->json, c);
 }
 
 /* ---- the hierarchy -------------------------------------------------------------------------- */
@@ -70,7 +70,7 @@ static mn_status check_cycles(mn_gltf_reader *r, uint32_t *walk)
         else if (len < sizeof members)
             snprintf(members + len, sizeof members - len, "...");
         path_set(r, "nodes", n, NULL, 0, NULL);
-        return mn_json_fail(&r->json, MN_HIERARCHY, NULL,
+        return mni_json_fail(&r->json, MN_HIERARCHY, NULL,
                             "the nodes form a cycle (child to parent: %s); the node hierarchy must be a forest",
                             members);
     }
@@ -107,8 +107,8 @@ static mn_status check_hierarchy(mn_gltf_reader *r)
     mn_model *m = r->model;
     if (m->node_count == 0)
         return MN_OK;
-    uint32_t *walk = mn_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, true);
-    uint32_t *order = walk ? mn_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, false) : NULL;
+    uint32_t *walk = mni_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, true);
+    uint32_t *order = walk ? mni_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, false) : NULL;
     if (!order)
         return MN_OUT_OF_MEMORY;
     mn_status st = check_cycles(r, walk);
@@ -174,7 +174,7 @@ static bool any_at_least(const uint8_t *p, size_t n, uint32_t csize, uint32_t li
 #endif
     bool hit = false;
     for (; i < n; i++)
-        hit |= mn_gltf_uint_le(p + i * csize, csize) >= limit;
+        hit |= mni_gltf_uint_le(p + i * csize, csize) >= limit;
     return hit;
 }
 
@@ -196,7 +196,7 @@ static bool accessor_reaches(const mn_accessor *a, uint32_t limit, uint32_t *at,
     /* Only on the error path: find the first offender for the message. */
     for (uint32_t i = 0; i < a->count; i++) {
         for (uint32_t c = 0; c < comps; c++) {
-            uint32_t v = mn_gltf_uint_le(a->data + (size_t)i * a->stride + (size_t)c * csize, csize);
+            uint32_t v = mni_gltf_uint_le(a->data + (size_t)i * a->stride + (size_t)c * csize, csize);
             if (v >= limit) {
                 *at = i;
                 *value = v;
@@ -222,11 +222,11 @@ static mn_status check_indices(mn_gltf_reader *r)
             bool converted = p->original_mode != p->mode;
             path_set(r, "meshes", mi, "primitives", pi, "indices");
             if (p->vertex_count == 0)
-                return mn_json_fail(&r->json, MN_INDEX_RANGE, NULL,
+                return mni_json_fail(&r->json, MN_INDEX_RANGE, NULL,
                                     "index %u (element %u%s) points at a vertex, but the primitive has no "
                                     "vertices",
                                     value, at, converted ? " of the strip/fan converted to a list" : "");
-            return mn_json_fail(&r->json, MN_INDEX_RANGE, NULL,
+            return mni_json_fail(&r->json, MN_INDEX_RANGE, NULL,
                                 "index %u (element %u%s) is out of range: the primitive has %u vertices "
                                 "(valid: 0 to %u)",
                                 value, at, converted ? " of the strip/fan converted to a list" : "",
@@ -256,7 +256,7 @@ static mn_status check_joints(mn_gltf_reader *r)
                 if (!accessor_reaches(&m->accessors[at->accessor], joints, &vertex, &value))
                     continue;
                 path_set(r, "meshes", n->mesh, "primitives", pi, "attributes");
-                return mn_json_fail(&r->json, MN_INDEX_RANGE, at->name,
+                return mni_json_fail(&r->json, MN_INDEX_RANGE, at->name,
                                     "joint index %u (vertex %u) is out of range: nodes[%u] skins this mesh "
                                     "with skins[%u], which has %u joints",
                                     value, vertex, ni, n->skin, joints);
@@ -276,7 +276,7 @@ static mn_status check_node_weights(mn_gltf_reader *r)
         uint32_t targets = m->meshes[n->mesh].weight_count;
         if (n->weight_count != targets) {
             path_set(r, "nodes", ni, NULL, 0, "weights");
-            return mn_json_fail(&r->json, MN_COUNT_MISMATCH, NULL,
+            return mni_json_fail(&r->json, MN_COUNT_MISMATCH, NULL,
                                 "%u morph weights, but meshes[%u] has %u morph targets; there must be one "
                                 "per target",
                                 n->weight_count, n->mesh, targets);
@@ -301,12 +301,12 @@ static mn_status check_channel(mn_gltf_reader *r, uint32_t ai, uint32_t ci, cons
     size_t bad = first_not_finite(ch->times, ch->key_count);
     if (bad < ch->key_count) {
         path_set(r, "animations", ai, "samplers", ch->sampler, "input");
-        return mn_json_fail(&r->json, MN_NOT_FINITE, NULL, "key time %zu is not a finite number", bad);
+        return mni_json_fail(&r->json, MN_NOT_FINITE, NULL, "key time %zu is not a finite number", bad);
     }
     for (uint32_t k = 1; k < ch->key_count; k++) {
         if (ch->times[k] < ch->times[k - 1]) {
             path_set(r, "animations", ai, "samplers", ch->sampler, "input");
-            return mn_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+            return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                                 "key times must not decrease, but key %u is at %g s after key %u at %g s", k,
                                 (double)ch->times[k], k - 1, (double)ch->times[k - 1]);
         }
@@ -316,7 +316,7 @@ static mn_status check_channel(mn_gltf_reader *r, uint32_t ai, uint32_t ci, cons
     bad = first_not_finite(ch->values, n);
     if (bad < n) {
         path_set(r, "animations", ai, "samplers", ch->sampler, "output");
-        return mn_json_fail(&r->json, MN_NOT_FINITE, NULL, "value %zu (used by channel %u) is not finite",
+        return mni_json_fail(&r->json, MN_NOT_FINITE, NULL, "value %zu (used by channel %u) is not finite",
                             bad, ci);
     }
     return MN_OK;
@@ -350,20 +350,20 @@ static mn_status check_inverse_binds(mn_gltf_reader *r)
         size_t bad = first_not_finite(s->inverse_bind, n);
         if (bad < n) {
             path_set(r, "skins", si, NULL, 0, "inverseBindMatrices");
-            return mn_json_fail(&r->json, MN_NOT_FINITE, NULL,
+            return mni_json_fail(&r->json, MN_NOT_FINITE, NULL,
                                 "element %zu of inverse bind matrix %zu is not finite", bad % 16, bad / 16);
         }
     }
     return MN_OK;
 }
 
-mn_status mn_gltf_validate(mn_gltf_reader *r)
+mn_status mni_gltf_validate(mn_gltf_reader *r)
 {
     mn_status st;
     if ((st = check_hierarchy(r)) != MN_OK || (st = check_indices(r)) != MN_OK ||
         (st = check_joints(r)) != MN_OK || (st = check_node_weights(r)) != MN_OK ||
         (st = check_inverse_binds(r)) != MN_OK || (st = check_animations(r)) != MN_OK)
         return st;
-    mn_json_pop(&r->json, 0);
+    mni_json_pop(&r->json, 0);
     return MN_OK;
 }

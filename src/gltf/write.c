@@ -44,7 +44,7 @@ static mn_status sink_write(out_stream *o, const void *bytes, size_t size)
 {
     if (size == 0 || o->sink->write(o->sink->user, o->name, bytes, size))
         return MN_OK;
-    return mn_error_set(o->err, MN_IO, NULL, -1, "the sink refused %zu bytes of %s", size, o->name);
+    return mni_error_set(o->err, MN_IO, NULL, -1, "the sink refused %zu bytes of %s", size, o->name);
 }
 
 static mn_status out_flush(out_stream *o)
@@ -103,7 +103,7 @@ static mn_status stream_bin(mn_gltf_writer *w, out_stream *o, uint8_t *scratch)
         const mn_wacc *acc = &w->accs[i];
         mn_status st = out_pad_to(o, base + acc->offset, 0);
         if (st == MN_OK)
-            st = mn_gltf_write_accessor_bytes(acc, scratch, STAGE_SIZE, out_put, o);
+            st = mni_gltf_write_accessor_bytes(acc, scratch, STAGE_SIZE, out_put, o);
         if (st != MN_OK)
             return st;
     }
@@ -126,7 +126,7 @@ static mn_status stream_bin(mn_gltf_writer *w, out_stream *o, uint8_t *scratch)
 static char *concat(mn_arena *arena, const char *a, const char *b)
 {
     size_t na = strlen(a), nb = strlen(b);
-    char *s = mn_arena_alloc(arena, na + nb + 1, 1);
+    char *s = mni_arena_alloc(arena, na + nb + 1, 1);
     if (s) {
         memcpy(s, a, na);
         memcpy(s + na, b, nb + 1);
@@ -138,7 +138,7 @@ static char *concat(mn_arena *arena, const char *a, const char *b)
 static char *uri_of(mn_arena *arena, const char *name)
 {
     size_t n = strlen(name);
-    char *s = mn_arena_alloc(arena, 3 * n + 1, 1);
+    char *s = mni_arena_alloc(arena, 3 * n + 1, 1);
     if (!s)
         return NULL;
     char *d = s;
@@ -167,12 +167,12 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
     char *main_name = concat(ar, base, glb ? ".glb" : ".gltf");
     char *bin_name = glb ? NULL : concat(ar, base, ".bin");
     char *bin_uri = glb || w->bin_size == 0 ? NULL : uri_of(ar, bin_name);
-    uint8_t *stage = mn_arena_alloc(ar, STAGE_SIZE, 64);
-    uint8_t *scratch = mn_arena_alloc(ar, STAGE_SIZE, 64);
+    uint8_t *stage = mni_arena_alloc(ar, STAGE_SIZE, 64);
+    uint8_t *scratch = mni_arena_alloc(ar, STAGE_SIZE, 64);
     if (!main_name || (!glb && !bin_name) || (!glb && w->bin_size && !bin_uri) || !stage || !scratch)
-        return mn_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory preparing the glTF output");
+        return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory preparing the glTF output");
 
-    mn_status st = mn_gltf_write_json(w, bin_uri);
+    mn_status st = mni_gltf_write_json(w, bin_uri);
     if (st != MN_OK)
         return st;
 
@@ -189,7 +189,7 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
     size_t json_padded = (w->json.len + 3u) & ~(size_t)3u;
     uint64_t total = 12u + 8u + (uint64_t)json_padded + (w->bin_size ? 8u + (uint64_t)w->bin_size : 0u);
     if (total > UINT32_MAX)
-        return mn_error_set(w->err, MN_OVERFLOW, NULL, -1,
+        return mni_error_set(w->err, MN_OVERFLOW, NULL, -1,
                             "the GLB would be %llu bytes, more than its 32-bit length can say; "
                             "write .gltf + .bin instead",
                             (unsigned long long)total);
@@ -218,9 +218,9 @@ mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *opti
     mn_error local;
     if (!err)
         err = &local;
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!model || !sink || !sink->write)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_gltf_write needs a model and a sink with a write function");
     mn_gltf_writer w;
     memset(&w, 0, sizeof w);
@@ -228,14 +228,14 @@ mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *opti
     if (options)
         w.options = *options;
     w.err = err;
-    mn_arena_init(&w.arena, &w.options.allocator);
-    mn_jstext_init(&w.json, &w.options.allocator);
+    mni_arena_init(&w.arena, &w.options.allocator);
+    mni_jstext_init(&w.json, &w.options.allocator);
 
-    mn_status st = mn_gltf_write_plan(&w);
+    mn_status st = mni_gltf_write_plan(&w);
     if (st == MN_OK)
         st = write_outputs(&w, sink);
-    mn_jstext_free(&w.json);
-    mn_arena_release(&w.arena);
+    mni_jstext_free(&w.json);
+    mni_arena_release(&w.arena);
     return st;
 }
 
@@ -344,15 +344,15 @@ mn_status mn_gltf_write_file(const mn_model *model, const char *path, const mn_g
     mn_error local;
     if (!err)
         err = &local;
-    mn_error_clear(err);
+    mni_error_clear(err);
     size_t stem_len = 0;
     int container = path ? container_of(path, &stem_len) : -1;
     if (!model || container < 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_gltf_write_file needs a model and a path ending in .glb or .gltf (got %.200s)",
                             path ? path : "no path");
     if (stem_len + 8 > 4096)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the path is too long: %.200s...", path);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the path is too long: %.200s...", path);
 
     /* dir/stem.ext: the outputs are named after stem; the .bin goes to dir/stem.bin. */
     char stem_path[4096], bin_path[4096 + 16];
@@ -407,7 +407,7 @@ mn_status mn_gltf_write_file(const mn_model *model, const char *path, const mn_g
         char reason[128];
         const char *final = s.failed_path == s.bin.temp_path ? s.bin.final_path
                             : s.failed_path == s.main.temp_path ? s.main.final_path : s.failed_path;
-        mn_error_set(err, MN_IO, NULL, -1, "cannot write %.200s: %s%s%.200s", final,
+        mni_error_set(err, MN_IO, NULL, -1, "cannot write %.200s: %s%s%.200s", final,
                      errno_text(s.error, reason, sizeof reason), final != s.failed_path ? " (writing " : "",
                      final != s.failed_path ? s.failed_path : "");
         if (final != s.failed_path && strlen(err->message) + 1 < sizeof err->message)

@@ -122,21 +122,21 @@ typedef struct mn_gltf_writer {
 /* ---- gltf/write_plan.c --------------------------------------------------------------------- */
 
 /* Decide every accessor, buffer view, sampler and node fold; MN_OK or the first error. */
-mn_status mn_gltf_write_plan(mn_gltf_writer *w);
+mn_status mni_gltf_write_plan(mn_gltf_writer *w);
 
 /*
  * The written accessor of mesh attribute `semantic` (accessor index `accessor`
  * of the model) of mesh `mesh`, a morph target's when `target`: the plan made
  * it, so this only looks it up (MN_NONE if the plan did not).
  */
-uint32_t mn_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic semantic, bool target,
+uint32_t mni_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic semantic, bool target,
                                  uint32_t accessor);
 
 /* The written accessor of primitive indices `accessor` (looked up as above). */
-uint32_t mn_gltf_write_indices(mn_gltf_writer *w, uint32_t accessor);
+uint32_t mni_gltf_write_indices(mn_gltf_writer *w, uint32_t accessor);
 
 /* The written accessor of skin `skin`'s inverse bind matrices (MN_NONE when it has none). */
-uint32_t mn_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin);
+uint32_t mni_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin);
 
 /*
  * Produce the bytes of written accessor `acc` in pieces: `emit` receives
@@ -145,12 +145,12 @@ uint32_t mn_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin);
  * first status emit returns that is not MN_OK.
  */
 typedef mn_status (*mn_wemit_fn)(void *ctx, const void *bytes, size_t size);
-mn_status mn_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
+mn_status mni_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
                                        mn_wemit_fn emit, void *ctx);
 
 /* ---- gltf/write_json.c --------------------------------------------------------------------- */
 
 /* Print the document into w->json; bin_uri is the .bin's URI (NULL in a GLB). */
-mn_status mn_gltf_write_json(mn_gltf_writer *w, const char *bin_uri);
+mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri);
 
 #endif /* MN_GLTF_WRITE_INTERNAL_H */

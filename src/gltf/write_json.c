@@ -31,7 +31,7 @@ typedef struct printer {
 
 static void raw(printer *p, const char *s)
 {
-    mn_jstext_put(p->t, s, strlen(s));
+    mni_jstext_put(p->t, s, strlen(s));
 }
 
 #if defined(__GNUC__)
@@ -45,7 +45,7 @@ static void rawf(printer *p, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n > 0)
-        mn_jstext_put(p->t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+        mni_jstext_put(p->t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 #if defined(__GNUC__)
@@ -60,7 +60,7 @@ static void failp(printer *p, mn_status code, const char *path, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    p->status = mn_error_set(p->w->err, code, path, -1, "%s: %s", path, message);
+    p->status = mni_error_set(p->w->err, code, path, -1, "%s: %s", path, message);
 }
 
 /* Member `k` of the current object (the value follows). */
@@ -113,7 +113,7 @@ static void v_float(printer *p, float v, const char *path)
 static void v_str(printer *p, const char *s, const char *path)
 {
     size_t n = strlen(s);
-    size_t good = mn_json_utf8_prefix(s, n);
+    size_t good = mni_json_utf8_prefix(s, n);
     if (good < n)
         failp(p, MN_INVALID_ARGUMENT, path, "the text is not valid UTF-8 (byte %u at offset %zu)",
               (unsigned)(unsigned char)s[good], good);
@@ -123,7 +123,7 @@ static void v_str(printer *p, const char *s, const char *path)
     for (; c < end; c++) {
         if (*c != '"' && *c != '\\' && *c >= 0x20)
             continue;   /* bytes of multi-byte sequences are all >= 0x80: never escaped */
-        mn_jstext_put(p->t, (const char *)run, (size_t)(c - run));
+        mni_jstext_put(p->t, (const char *)run, (size_t)(c - run));
         if (*c == '"' || *c == '\\') {
             char esc[3] = {'\\', (char)*c, '\0'};
             raw(p, esc);
@@ -132,7 +132,7 @@ static void v_str(printer *p, const char *s, const char *path)
         }
         run = c + 1;
     }
-    mn_jstext_put(p->t, (const char *)run, (size_t)(c - run));
+    mni_jstext_put(p->t, (const char *)run, (size_t)(c - run));
     raw(p, "\"");
 }
 
@@ -452,11 +452,11 @@ static void print_primitive(printer *p, uint32_t mi, uint32_t pi)
             continue;
         }
         key(p, attr->name);
-        v_uint(p, mn_gltf_write_attribute(w, mi, attr->semantic, false, attr->accessor));
+        v_uint(p, mni_gltf_write_attribute(w, mi, attr->semantic, false, attr->accessor));
     }
     close_(p, "}");
     if (prim->indices != MN_NONE)
-        m_uint(p, "indices", mn_gltf_write_indices(w, prim->indices));
+        m_uint(p, "indices", mni_gltf_write_indices(w, prim->indices));
     if (prim->material != MN_NONE)
         m_index(p, "material", prim->material, m->material_count, "material", path);
     if (prim->mode != MN_MODE_TRIANGLES) {
@@ -472,11 +472,11 @@ static void print_primitive(printer *p, uint32_t mi, uint32_t pi)
             elem(p);
             open_(p, "{");
             if (target->position != MN_NONE)
-                m_uint(p, "POSITION", mn_gltf_write_attribute(w, mi, MN_SEMANTIC_POSITION, true, target->position));
+                m_uint(p, "POSITION", mni_gltf_write_attribute(w, mi, MN_SEMANTIC_POSITION, true, target->position));
             if (target->normal != MN_NONE)
-                m_uint(p, "NORMAL", mn_gltf_write_attribute(w, mi, MN_SEMANTIC_NORMAL, true, target->normal));
+                m_uint(p, "NORMAL", mni_gltf_write_attribute(w, mi, MN_SEMANTIC_NORMAL, true, target->normal));
             if (target->tangent != MN_NONE)
-                m_uint(p, "TANGENT", mn_gltf_write_attribute(w, mi, MN_SEMANTIC_TANGENT, true, target->tangent));
+                m_uint(p, "TANGENT", mni_gltf_write_attribute(w, mi, MN_SEMANTIC_TANGENT, true, target->tangent));
             close_(p, "}");
         }
         close_(p, "]");
@@ -696,7 +696,7 @@ static void print_skins(printer *p)
         elem(p);
         open_(p, "{");
         m_str(p, "name", s->name, path);
-        uint32_t ibm = mn_gltf_write_ibm(p->w, i);
+        uint32_t ibm = mni_gltf_write_ibm(p->w, i);
         if (ibm != MN_NONE)
             m_uint(p, "inverseBindMatrices", ibm);
         if (s->skeleton != MN_NONE)
@@ -868,7 +868,7 @@ static void print_buffers(printer *p, const char *bin_uri)
     close_(p, "]");
 }
 
-mn_status mn_gltf_write_json(mn_gltf_writer *w, const char *bin_uri)
+mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri)
 {
     printer p = {w, &w->json, false, MN_OK};
     scan_material_extensions(w);
@@ -886,6 +886,6 @@ mn_status mn_gltf_write_json(mn_gltf_writer *w, const char *bin_uri)
     if (p.status != MN_OK)
         return p.status;
     if (w->json.failed)
-        return mn_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory printing the glTF JSON");
+        return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory printing the glTF JSON");
     return MN_OK;
 }

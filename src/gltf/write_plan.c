@@ -95,7 +95,7 @@ static mn_status fail(mn_gltf_writer *w, mn_status code, const char *path, const
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    return mn_error_set(w->err, code, path, -1, "%s", message);
+    return mni_error_set(w->err, code, path, -1, "%s", message);
 }
 
 /* ---- reading model accessors ------------------------------------------------------------------- */
@@ -411,7 +411,7 @@ static mn_status plan_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic se
     return MN_OK;
 }
 
-uint32_t mn_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic semantic, bool target,
+uint32_t mni_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic semantic, bool target,
                                  uint32_t accessor)
 {
     if (accessor >= w->model->accessor_count)
@@ -426,7 +426,7 @@ static mn_wkey indices_key(const mn_gltf_writer *w, uint32_t accessor)
     return k;
 }
 
-uint32_t mn_gltf_write_indices(mn_gltf_writer *w, uint32_t accessor)
+uint32_t mni_gltf_write_indices(mn_gltf_writer *w, uint32_t accessor)
 {
     return accessor < w->model->accessor_count ? key_find(&w->acc_table, indices_key(w, accessor)) : MN_NONE;
 }
@@ -473,7 +473,7 @@ static uint32_t plan_floats(mn_gltf_writer *w, const float *floats, uint32_t cou
     return index;
 }
 
-uint32_t mn_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin)
+uint32_t mni_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin)
 {
     const mn_skin *s = &w->model->skins[skin];
     if (!s->inverse_bind || s->joint_count == 0)
@@ -488,7 +488,7 @@ uint32_t mn_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin)
 static bool *animated_trs(mn_gltf_writer *w)
 {
     const mn_model *m = w->model;
-    bool *moved = mn_arena_calloc(&w->arena, m->node_count ? m->node_count : 1, sizeof *moved, 1);
+    bool *moved = mni_arena_calloc(&w->arena, m->node_count ? m->node_count : 1, sizeof *moved, 1);
     if (!moved)
         return NULL;
     for (uint32_t a = 0; a < m->animation_count; a++)
@@ -735,8 +735,8 @@ static mn_status plan_layout(mn_gltf_writer *w)
     for (uint32_t i = 0; i < w->acc_count; i++) {
         mn_wacc *acc = &w->accs[i];
         acc->offset = offset;
-        if (!mn_checked_mul(acc->count, acc->stride, &acc->size) ||
-            !mn_checked_add(offset, acc->size + 3u, &offset))
+        if (!mni_checked_mul(acc->count, acc->stride, &acc->size) ||
+            !mni_checked_add(offset, acc->size + 3u, &offset))
             return fail(w, MN_OVERFLOW, NULL, "the buffer would be larger than memory can address");
         offset &= ~(size_t)3u;
     }
@@ -746,7 +746,7 @@ static mn_status plan_layout(mn_gltf_writer *w)
             continue;
         w->image_views[i] = view++;
         w->image_offsets[i] = offset;
-        if (!mn_checked_add(offset, w->model->images[i].size + 3u, &offset))
+        if (!mni_checked_add(offset, w->model->images[i].size + 3u, &offset))
             return fail(w, MN_OVERFLOW, NULL, "the buffer would be larger than memory can address");
         offset &= ~(size_t)3u;
     }
@@ -761,8 +761,8 @@ static bool table_init(mn_gltf_writer *w, mn_wtable *t, uint32_t capacity)
     uint32_t slots = 16;
     while (slots < 2u * capacity)
         slots *= 2;
-    t->keys = mn_arena_alloc(&w->arena, (size_t)(capacity ? capacity : 1) * sizeof *t->keys, _Alignof(mn_wkey));
-    t->slots = mn_arena_calloc(&w->arena, slots, sizeof *t->slots, 4);
+    t->keys = mni_arena_alloc(&w->arena, (size_t)(capacity ? capacity : 1) * sizeof *t->keys, _Alignof(mn_wkey));
+    t->slots = mni_arena_calloc(&w->arena, slots, sizeof *t->slots, 4);
     t->mask = slots - 1;
     t->count = 0;
     return t->keys && t->slots;
@@ -770,7 +770,7 @@ static bool table_init(mn_gltf_writer *w, mn_wtable *t, uint32_t capacity)
 
 #define PLAN_LIMIT (1u << 28)   /* accessors or samplers: far beyond any real file */
 
-mn_status mn_gltf_write_plan(mn_gltf_writer *w)
+mn_status mni_gltf_write_plan(mn_gltf_writer *w)
 {
     const mn_model *m = w->model;
     uint64_t accessors = m->skin_count, channels = 0;
@@ -787,17 +787,17 @@ mn_status mn_gltf_write_plan(mn_gltf_writer *w)
     w->acc_capacity = (uint32_t)accessors;
 
     mn_arena *ar = &w->arena;
-    w->accs = mn_arena_alloc(ar, (size_t)(accessors ? accessors : 1) * sizeof *w->accs, _Alignof(mn_wacc));
-    w->meshes = mn_arena_calloc(ar, m->mesh_count + 1u, sizeof *w->meshes, _Alignof(mn_wmesh));
-    w->node_folds = mn_arena_calloc(ar, m->node_count + 1u, sizeof *w->node_folds, 1);
-    w->node_translation = mn_arena_alloc(ar, (m->node_count + 1u) * sizeof *w->node_translation, 4);
-    w->node_scale = mn_arena_alloc(ar, (m->node_count + 1u) * sizeof *w->node_scale, 4);
-    w->image_views = mn_arena_alloc(ar, (m->image_count + 1u) * sizeof *w->image_views, 4);
-    w->image_offsets = mn_arena_alloc(ar, (m->image_count + 1u) * sizeof *w->image_offsets, _Alignof(size_t));
-    w->samplers = mn_arena_alloc(ar, (size_t)(channels + 1u) * sizeof *w->samplers, _Alignof(mn_wsampler));
-    w->anim_first_sampler = mn_arena_alloc(ar, (m->animation_count + 1u) * sizeof(uint32_t), 4);
-    w->anim_sampler_count = mn_arena_alloc(ar, (m->animation_count + 1u) * sizeof(uint32_t), 4);
-    w->channel_samplers = mn_arena_alloc(ar, (size_t)(channels + 1u) * sizeof(uint32_t), 4);
+    w->accs = mni_arena_alloc(ar, (size_t)(accessors ? accessors : 1) * sizeof *w->accs, _Alignof(mn_wacc));
+    w->meshes = mni_arena_calloc(ar, m->mesh_count + 1u, sizeof *w->meshes, _Alignof(mn_wmesh));
+    w->node_folds = mni_arena_calloc(ar, m->node_count + 1u, sizeof *w->node_folds, 1);
+    w->node_translation = mni_arena_alloc(ar, (m->node_count + 1u) * sizeof *w->node_translation, 4);
+    w->node_scale = mni_arena_alloc(ar, (m->node_count + 1u) * sizeof *w->node_scale, 4);
+    w->image_views = mni_arena_alloc(ar, (m->image_count + 1u) * sizeof *w->image_views, 4);
+    w->image_offsets = mni_arena_alloc(ar, (m->image_count + 1u) * sizeof *w->image_offsets, _Alignof(size_t));
+    w->samplers = mni_arena_alloc(ar, (size_t)(channels + 1u) * sizeof *w->samplers, _Alignof(mn_wsampler));
+    w->anim_first_sampler = mni_arena_alloc(ar, (m->animation_count + 1u) * sizeof(uint32_t), 4);
+    w->anim_sampler_count = mni_arena_alloc(ar, (m->animation_count + 1u) * sizeof(uint32_t), 4);
+    w->channel_samplers = mni_arena_alloc(ar, (size_t)(channels + 1u) * sizeof(uint32_t), 4);
     if (!w->accs || !w->meshes || !w->node_folds || !w->node_translation || !w->node_scale ||
         !w->image_views || !w->image_offsets || !w->samplers || !w->anim_first_sampler ||
         !w->anim_sampler_count || !w->channel_samplers ||
@@ -852,7 +852,7 @@ static void convert_element(const mn_wacc *acc, uint32_t i, uint8_t *out)
     }
 }
 
-mn_status mn_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
+mn_status mni_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
                                        mn_wemit_fn emit, void *ctx)
 {
     size_t tight = (size_t)acc->count * acc->element_size;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-mn_status mn_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
+mn_status mni_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
                          ...)
 {
     char text[224];
@@ -22,17 +22,17 @@ mn_status mn_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, c
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    return mn_json_fail(&r->json, code, key, "%s", text);
+    return mni_json_fail(&r->json, code, key, "%s", text);
 }
 
 static const char *type_name(const json_t *v)
 {
-    return json_is_number(v) ? "a number" : mn_json_type_name(v);
+    return json_is_number(v) ? "a number" : mni_json_type_name(v);
 }
 
 static mn_status out_of_memory(mn_aosrig_reader *r)
 {
-    return mn_aosrig_fail(r, MN_OUT_OF_MEMORY, NULL, "out of memory reading the header");
+    return mni_aosrig_fail(r, MN_OUT_OF_MEMORY, NULL, "out of memory reading the header");
 }
 
 /* ---- duplicate names ------------------------------------------------------------------ */
@@ -67,7 +67,7 @@ static bool first_duplicate(mn_arena *arena, const char *const *names, size_t co
     *out_of_memory_flag = false;
     if (count < 2)
         return false;
-    name_ref *refs = mn_arena_alloc(arena, count * sizeof *refs, 8);
+    name_ref *refs = mni_arena_alloc(arena, count * sizeof *refs, 8);
     if (!refs) {
         *out_of_memory_flag = true;
         return false;
@@ -93,7 +93,7 @@ static mn_status member(mn_aosrig_reader *r, json_t *obj, const char *key, bool 
 {
     *out = json_object_get(obj, key);
     if (!*out && required)
-        return mn_aosrig_fail(r, MN_MISSING_PROPERTY, key, "required member \"%s\" is missing",
+        return mni_aosrig_fail(r, MN_MISSING_PROPERTY, key, "required member \"%s\" is missing",
                               key);
     return MN_OK;
 }
@@ -105,7 +105,7 @@ static mn_status typed(mn_aosrig_reader *r, json_t *obj, const char *key, bool r
     if (st != MN_OK || !*out)
         return st;
     if (json_typeof(*out) != type)
-        return mn_aosrig_fail(r, MN_JSON_TYPE, key, "expected %s, found %s", expected,
+        return mni_aosrig_fail(r, MN_JSON_TYPE, key, "expected %s, found %s", expected,
                               type_name(*out));
     return MN_OK;
 }
@@ -114,8 +114,8 @@ static mn_status typed(mn_aosrig_reader *r, json_t *obj, const char *key, bool r
 static mn_status string_value(mn_aosrig_reader *r, json_t *v, const char *key, const char **out)
 {
     if (!json_is_string(v))
-        return mn_aosrig_fail(r, MN_JSON_TYPE, key, "expected a string, found %s", type_name(v));
-    *out = mn_arena_strndup(r->arena, json_string_value(v), json_string_length(v));
+        return mni_aosrig_fail(r, MN_JSON_TYPE, key, "expected a string, found %s", type_name(v));
+    *out = mni_arena_strndup(r->arena, json_string_value(v), json_string_length(v));
     return *out ? MN_OK : out_of_memory(r);
 }
 
@@ -131,10 +131,10 @@ static mn_status integer_value(mn_aosrig_reader *r, json_t *v, const char *key, 
                                double max, const char *what, uint64_t *out)
 {
     if (!json_is_number(v))
-        return mn_aosrig_fail(r, MN_JSON_TYPE, key, "expected %s, found %s", what, type_name(v));
+        return mni_aosrig_fail(r, MN_JSON_TYPE, key, "expected %s, found %s", what, type_name(v));
     double x = json_number_value(v);
     if (x != floor(x) || x < min || x > max)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, key, "%.17g is not %s (%.0f to %.0f)", x,
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, key, "%.17g is not %s (%.0f to %.0f)", x,
                               what, min, max);
     *out = (uint64_t)x;
     return MN_OK;
@@ -157,7 +157,7 @@ static mn_status fixed_string(mn_aosrig_reader *r, const char *key, const char *
     if (st != MN_OK)
         return st;
     if (strcmp(json_string_value(v), want) != 0)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, key, "\"%s\" is not a model this reader reads (%s)",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, key, "\"%s\" is not a model this reader reads (%s)",
                               json_string_value(v), want);
     *out = json_string_value(v);
     return MN_OK;
@@ -172,10 +172,10 @@ static mn_status read_identity(mn_aosrig_reader *r)
     if (st != MN_OK)
         return st;
     if (!json_is_number(v))
-        return mn_aosrig_fail(r, MN_JSON_TYPE, "version", "expected a number, found %s",
+        return mni_aosrig_fail(r, MN_JSON_TYPE, "version", "expected a number, found %s",
                               type_name(v));
     if (json_number_value(v) != 1.0)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "version",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "version",
                               "unsupported version %.17g (this reader reads version 1)",
                               json_number_value(v));
     const char *model;
@@ -191,7 +191,7 @@ static mn_status read_identity(mn_aosrig_reader *r)
     else if (strcmp(units, "cm") == 0)
         r->pack->header.units = MN_AOSRIG_CENTIMETRES;
     else
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "units", "\"%s\" is not a unit (m, cm)", units);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "units", "\"%s\" is not a unit (m, cm)", units);
     return MN_OK;
 }
 
@@ -219,21 +219,21 @@ static mn_status read_names(mn_aosrig_reader *r)
         return st;
     uint32_t e_count = r->pack->header.coeff_count;
     if (json_array_size(names) != e_count)
-        return mn_aosrig_fail(r, MN_COUNT_MISMATCH, "names",
+        return mni_aosrig_fail(r, MN_COUNT_MISMATCH, "names",
                               "%zu names for coeffCount %u expressions", json_array_size(names),
                               e_count);
-    const char **out = mn_arena_alloc(r->arena, (size_t)e_count * sizeof *out, 8);
+    const char **out = mni_arena_alloc(r->arena, (size_t)e_count * sizeof *out, 8);
     if (!out)
         return out_of_memory(r);
-    size_t mark = mn_json_push_key(&r->json, "names");
+    size_t mark = mni_json_push_key(&r->json, "names");
     for (uint32_t e = 0; e < e_count; e++) {
-        size_t at = mn_json_push_index(&r->json, e);
+        size_t at = mni_json_push_index(&r->json, e);
         st = string_value(r, json_array_get(names, e), NULL, &out[e]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     r->pack->header.names = out;
     return MN_OK;
 }
@@ -248,18 +248,18 @@ static mn_status read_regions(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         return st;
     size_t count = json_array_size(regions);
     if (count == 0 || count > UINT32_MAX)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "regions", "%zu regions; at least one tiles exprDim",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "regions", "%zu regions; at least one tiles exprDim",
                               count);
-    mn_aosrig_region *out = mn_arena_calloc(r->arena, count, sizeof *out, 8);
+    mn_aosrig_region *out = mni_arena_calloc(r->arena, count, sizeof *out, 8);
     if (!out)
         return out_of_memory(r);
-    size_t mark = mn_json_push_key(&r->json, "regions");
+    size_t mark = mni_json_push_key(&r->json, "regions");
     uint64_t start = 0;
     for (size_t i = 0; i < count; i++) {
-        size_t at = mn_json_push_index(&r->json, i);
+        size_t at = mni_json_push_index(&r->json, i);
         json_t *pair = json_array_get(regions, i);
         if (!json_is_array(pair) || json_array_size(pair) != 2)
-            return mn_aosrig_fail(r, MN_JSON_TYPE, NULL,
+            return mni_aosrig_fail(r, MN_JSON_TYPE, NULL,
                                   "expected a [name, count] pair, found %s", type_name(pair));
         st = string_value(r, json_array_get(pair, 0), NULL, &out[i].name);
         uint64_t n = 0;
@@ -271,9 +271,9 @@ static mn_status read_regions(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         out[i].count = (uint32_t)n;
         out[i].start = (uint32_t)(start < UINT32_MAX ? start : UINT32_MAX);
         start += n;
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
-    const char **names = mn_arena_alloc(r->arena, count * sizeof *names, 8);
+    const char **names = mni_arena_alloc(r->arena, count * sizeof *names, 8);
     if (!names)
         return out_of_memory(r);
     for (size_t i = 0; i < count; i++)
@@ -281,16 +281,16 @@ static mn_status read_regions(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
     size_t dup, first;
     bool oom;
     if (first_duplicate(r->arena, names, count, &dup, &first, &oom)) {
-        mn_json_push_index(&r->json, dup);
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, NULL,
+        mni_json_push_index(&r->json, dup);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, NULL,
                               "region \"%s\" is declared twice (also regions[%zu])", names[dup],
                               first);
     }
     if (oom)
         return out_of_memory(r);
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     if (start != x->expr_dim)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "regions",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "regions",
                               "the regions cover %llu coefficients; they must tile exprDim %u",
                               (unsigned long long)start, x->expr_dim);
     x->regions = out;
@@ -306,13 +306,13 @@ static mn_status read_reduced(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         return st;
     mn_aosrig_region *regions = (mn_aosrig_region *)x->regions;
     /* regions by name, for a lookup per member that stays cheap with many regions */
-    name_ref *by_name = mn_arena_alloc(r->arena, x->region_count * sizeof *by_name, 8);
+    name_ref *by_name = mni_arena_alloc(r->arena, x->region_count * sizeof *by_name, 8);
     if (!by_name)
         return out_of_memory(r);
     for (uint32_t i = 0; i < x->region_count; i++)
         by_name[i] = (name_ref){regions[i].name, i};
     qsort(by_name, x->region_count, sizeof *by_name, compare_name_refs);
-    size_t mark = mn_json_push_key(&r->json, "reduced");
+    size_t mark = mni_json_push_key(&r->json, "reduced");
     const char *key;
     json_t *value;
     json_object_foreach(reduced, key, value) {
@@ -320,7 +320,7 @@ static mn_status read_reduced(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         const name_ref *hit = bsearch(&probe, by_name, x->region_count, sizeof *by_name,
                                       compare_names_only);
         if (!hit)
-            return mn_aosrig_fail(r, MN_INVALID_VALUE, key, "\"%s\" names no region", key);
+            return mni_aosrig_fail(r, MN_INVALID_VALUE, key, "\"%s\" names no region", key);
         size_t found = hit->index;
         uint64_t n;
         st = integer_value(r, value, key, 0, regions[found].count,
@@ -330,7 +330,7 @@ static mn_status read_reduced(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         regions[found].has_reduced = true;
         regions[found].reduced = (uint32_t)n;
     }
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     return MN_OK;
 }
 
@@ -341,7 +341,7 @@ static mn_status read_head_ext(mn_aosrig_reader *r)
     if (st != MN_OK)
         return st;
     mn_aosrig_head_ext *x = &r->pack->header.head_ext;
-    size_t mark = mn_json_push_key(&r->json, "headExt");
+    size_t mark = mni_json_push_key(&r->json, "headExt");
     uint64_t dim, expr_dim, gaze_dim;
     st = integer_member(r, head_ext, "dim", 0, UINT32_MAX, "a count", &dim);
     if (st == MN_OK)
@@ -351,14 +351,14 @@ static mn_status read_head_ext(mn_aosrig_reader *r)
     if (st != MN_OK)
         return st;
     if (expr_dim != r->pack->header.coeff_count)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "exprDim", "%llu is not coeffCount %u",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "exprDim", "%llu is not coeffCount %u",
                               (unsigned long long)expr_dim, r->pack->header.coeff_count);
     if (gaze_dim != 4)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "gazeDim",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "gazeDim",
                               "%llu; the gaze block is 4 angles (pitch_L, yaw_L, pitch_R, yaw_R)",
                               (unsigned long long)gaze_dim);
     if (dim != expr_dim + gaze_dim)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "dim", "%llu is not exprDim + gazeDim = %llu",
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "dim", "%llu is not exprDim + gazeDim = %llu",
                               (unsigned long long)dim, (unsigned long long)(expr_dim + gaze_dim));
     x->dim = (uint32_t)dim;
     x->expr_dim = (uint32_t)expr_dim;
@@ -367,7 +367,7 @@ static mn_status read_head_ext(mn_aosrig_reader *r)
     if (st == MN_OK)
         st = read_reduced(r, head_ext, x);
     if (st == MN_OK)
-        mn_json_pop(&r->json, mark);
+        mni_json_pop(&r->json, mark);
     return st;
 }
 
@@ -381,32 +381,32 @@ static mn_status read_joints(mn_aosrig_reader *r)
         return st;
     size_t count = json_array_size(joints);
     if (count > UINT32_MAX)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "joints", "too many joints");
-    const char **names = mn_arena_alloc(r->arena, count * sizeof *names, 8);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "joints", "too many joints");
+    const char **names = mni_arena_alloc(r->arena, count * sizeof *names, 8);
     if (!names && count)
         return out_of_memory(r);
-    size_t mark = mn_json_push_key(&r->json, "joints");
+    size_t mark = mni_json_push_key(&r->json, "joints");
     for (size_t j = 0; j < count; j++) {
-        size_t at = mn_json_push_index(&r->json, j);
+        size_t at = mni_json_push_index(&r->json, j);
         json_t *joint = json_array_get(joints, j);
         if (!json_is_object(joint))
-            return mn_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected an object, found %s",
+            return mni_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected an object, found %s",
                                   type_name(joint));
         st = string_member(r, joint, "name", &names[j]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
     size_t dup, first;
     bool oom;
     if (first_duplicate(r->arena, names, count, &dup, &first, &oom)) {
-        mn_json_push_index(&r->json, dup);
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "name",
+        mni_json_push_index(&r->json, dup);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "name",
                               "joint \"%s\" is named twice (also joints[%zu])", names[dup], first);
     }
     if (oom)
         return out_of_memory(r);
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     r->pack->header.joint_names = names;
     r->pack->header.joint_count = (uint32_t)count;
     return MN_OK;
@@ -419,25 +419,25 @@ static mn_status read_eyes(mn_aosrig_reader *r)
     mn_status st = typed(r, r->root, "eyes", true, JSON_OBJECT, "an object", &eyes);
     if (st != MN_OK)
         return st;
-    size_t mark = mn_json_push_key(&r->json, "eyes");
+    size_t mark = mni_json_push_key(&r->json, "eyes");
     for (int k = 0; k < 2; k++) {
         json_t *eye, *joint;
         st = typed(r, eyes, sides[k], true, JSON_OBJECT, "an object", &eye);
         if (st != MN_OK)
             return st;
-        size_t at = mn_json_push_key(&r->json, sides[k]);
+        size_t at = mni_json_push_key(&r->json, sides[k]);
         st = typed(r, eye, "joint", true, JSON_STRING, "a string", &joint);
         if (st != MN_OK)
             return st;
         uint32_t found = mn_aosrig_find_joint(r->pack, json_string_value(joint));
         if (found == UINT32_MAX)
-            return mn_aosrig_fail(r, MN_INDEX_RANGE, "joint", "\"%s\" is not a joint of the pack",
+            return mni_aosrig_fail(r, MN_INDEX_RANGE, "joint", "\"%s\" is not a joint of the pack",
                                   json_string_value(joint));
         r->pack->eye_joint[k] = found;
         r->pack->header.eye_joints[k] = r->pack->header.joint_names[found];
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     return MN_OK;
 }
 
@@ -454,23 +454,23 @@ static mn_status read_bind_transform(mn_aosrig_reader *r)
         return st;
     }
     if (json_array_size(m) != 16)
-        return mn_aosrig_fail(r, MN_COUNT_MISMATCH, "bindTransform",
+        return mni_aosrig_fail(r, MN_COUNT_MISMATCH, "bindTransform",
                               "%zu numbers; a 4x4 matrix has 16", json_array_size(m));
-    size_t mark = mn_json_push_key(&r->json, "bindTransform");
+    size_t mark = mni_json_push_key(&r->json, "bindTransform");
     for (size_t i = 0; i < 16; i++) {
         json_t *v = json_array_get(m, i);
-        size_t at = mn_json_push_index(&r->json, i);
+        size_t at = mni_json_push_index(&r->json, i);
         if (!json_is_number(v))
-            return mn_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected a number, found %s",
+            return mni_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected a number, found %s",
                                   type_name(v));
         double x = json_number_value(v);
         if (!isfinite((float)x))
-            return mn_aosrig_fail(r, MN_NOT_FINITE, NULL, "%g is not finite as a float", x);
+            return mni_aosrig_fail(r, MN_NOT_FINITE, NULL, "%g is not finite as a float", x);
         h->bind_transform[i] = x;
         r->pack->bind_transform[i] = (float)x;
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     h->has_bind_transform = true;
     return MN_OK;
 }
@@ -483,11 +483,11 @@ static mn_status read_free_form(mn_aosrig_reader *r, const char *key, const char
     if (!v || json_is_null(v))
         return MN_OK;
     mn_jstext text;
-    mn_jstext_init(&text, r->allocator);
-    bool ok = mn_js_put_value(&text, v);
+    mni_jstext_init(&text, r->allocator);
+    bool ok = mni_js_put_value(&text, v);
     if (ok)
-        *out = mn_arena_strndup(r->arena, text.data, text.len);
-    mn_jstext_free(&text);
+        *out = mni_arena_strndup(r->arena, text.data, text.len);
+    mni_jstext_free(&text);
     return *out ? MN_OK : out_of_memory(r);
 }
 
@@ -504,7 +504,7 @@ static mn_status read_dtype(mn_aosrig_reader *r, json_t *entry, mn_aosrig_dtype 
             *out = (mn_aosrig_dtype)d;
             return MN_OK;
         }
-    return mn_aosrig_fail(r, MN_INVALID_VALUE, "dtype",
+    return mni_aosrig_fail(r, MN_INVALID_VALUE, "dtype",
                           "\"%s\" is not a dtype (f32 f16 u8 u16 u32 i32)", json_string_value(v));
 }
 
@@ -516,20 +516,20 @@ static mn_status read_shape(mn_aosrig_reader *r, json_t *entry, mn_aosrig_blob *
         return st;
     size_t rank = json_array_size(shape);
     if (rank > 16)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "shape", "%zu dimensions (at most 16)", rank);
-    uint64_t *dims = mn_arena_alloc(r->arena, rank * sizeof *dims, 8);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "shape", "%zu dimensions (at most 16)", rank);
+    uint64_t *dims = mni_arena_alloc(r->arena, rank * sizeof *dims, 8);
     if (!dims && rank)
         return out_of_memory(r);
-    size_t mark = mn_json_push_key(&r->json, "shape");
+    size_t mark = mni_json_push_key(&r->json, "shape");
     for (size_t d = 0; d < rank; d++) {
-        size_t at = mn_json_push_index(&r->json, d);
+        size_t at = mni_json_push_index(&r->json, d);
         st = integer_value(r, json_array_get(shape, d), NULL, 0, MN_AOSRIG_MAX_SAFE_INTEGER,
                            "a dimension", &dims[d]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     b->shape = dims;
     b->rank = (uint32_t)rank;
     return MN_OK;
@@ -538,7 +538,7 @@ static mn_status read_shape(mn_aosrig_reader *r, json_t *entry, mn_aosrig_blob *
 static mn_status read_buffer(mn_aosrig_reader *r, json_t *entry, mn_aosrig_blob *b)
 {
     if (!json_is_object(entry))
-        return mn_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected an object, found %s",
+        return mni_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected an object, found %s",
                               type_name(entry));
     mn_status st = string_member(r, entry, "name", &b->name);
     if (st == MN_OK)
@@ -562,19 +562,19 @@ static mn_status read_buffers(mn_aosrig_reader *r)
         return st;
     size_t count = json_array_size(buffers);
     if (count > UINT32_MAX)
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "buffers", "too many buffers");
-    mn_aosrig_blob *blobs = mn_arena_calloc(r->arena, count, sizeof *blobs, 8);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "buffers", "too many buffers");
+    mn_aosrig_blob *blobs = mni_arena_calloc(r->arena, count, sizeof *blobs, 8);
     if (!blobs && count)
         return out_of_memory(r);
-    size_t mark = mn_json_push_key(&r->json, "buffers");
+    size_t mark = mni_json_push_key(&r->json, "buffers");
     for (size_t i = 0; i < count; i++) {
-        size_t at = mn_json_push_index(&r->json, i);
+        size_t at = mni_json_push_index(&r->json, i);
         st = read_buffer(r, json_array_get(buffers, i), &blobs[i]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->json, at);
+        mni_json_pop(&r->json, at);
     }
-    const char **names = mn_arena_alloc(r->arena, count * sizeof *names, 8);
+    const char **names = mni_arena_alloc(r->arena, count * sizeof *names, 8);
     if (!names && count)
         return out_of_memory(r);
     for (size_t i = 0; i < count; i++)
@@ -582,20 +582,20 @@ static mn_status read_buffers(mn_aosrig_reader *r)
     size_t dup, first;
     bool oom;
     if (first_duplicate(r->arena, names, count, &dup, &first, &oom)) {
-        mn_json_push_index(&r->json, dup);
-        return mn_aosrig_fail(r, MN_INVALID_VALUE, "name",
+        mni_json_push_index(&r->json, dup);
+        return mni_aosrig_fail(r, MN_INVALID_VALUE, "name",
                               "blob \"%s\" is listed twice (also buffers[%zu])", names[dup],
                               first);
     }
     if (oom)
         return out_of_memory(r);
-    mn_json_pop(&r->json, mark);
+    mni_json_pop(&r->json, mark);
     r->pack->blobs = blobs;
     r->pack->blob_count = (uint32_t)count;
     return MN_OK;
 }
 
-mn_status mn_aosrig_read_header(mn_aosrig_reader *r)
+mn_status mni_aosrig_read_header(mn_aosrig_reader *r)
 {
     mn_status st = read_identity(r);
     if (st == MN_OK)

@@ -19,18 +19,18 @@
 /* Header numbers are doubles: integers beyond 2^53 do not survive them. */
 #define MN_AOSRIG_MAX_SAFE_INTEGER 9007199254740991.0
 
-static inline uint64_t mn_align8(uint64_t x)
+static inline uint64_t mni_align8(uint64_t x)
 {
     return (x + 7u) & ~(uint64_t)7u;
 }
 
 /* Little-endian loads and stores of the preamble's u32s (the file's byte order on any host). */
-static inline uint32_t mn_load_u32le(const uint8_t *p)
+static inline uint32_t mni_load_u32le(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static inline void mn_store_u32le(uint8_t *p, uint32_t v)
+static inline void mni_store_u32le(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -46,18 +46,18 @@ static inline void mn_store_u32le(uint8_t *p, uint32_t v)
  * 1e-6 <= |x| < 1e21, d.ddde±n otherwise, -0 as "0".  Returns the length.
  * The caller has checked that x is finite.
  */
-size_t mn_js_number(double x, char *out);
+size_t mni_js_number(double x, char *out);
 
 /* A JSON string literal: escapes only ", \ and code points below U+0020.  false when
-   s is not UTF-8 (or holds NUL) — check with mn_js_valid_utf8 first to tell that apart. */
-bool mn_js_put_string(mn_jstext *t, const char *s, size_t n);
+   s is not UTF-8 (or holds NUL) — check with mni_js_valid_utf8 first to tell that apart. */
+bool mni_js_put_string(mn_jstext *t, const char *s, size_t n);
 /* True when s[0..n) is well-formed UTF-8 without NUL (what a JSON string here may hold). */
-bool mn_js_valid_utf8(const char *s, size_t n);
+bool mni_js_valid_utf8(const char *s, size_t n);
 /* Any jansson value (numbers as doubles), objects' members in their order. */
-bool mn_js_put_value(mn_jstext *t, const json_t *value);
+bool mni_js_put_value(mn_jstext *t, const json_t *value);
 
 /* Parse JSON text as the header's own numbers are read: every number a double. */
-json_t *mn_js_parse(const char *text, size_t size, json_error_t *error);
+json_t *mni_js_parse(const char *text, size_t size, json_error_t *error);
 
 /* ---- the reader's shared state (aosrig_read.c, aosrig_header.c) -------------------- */
 
@@ -81,13 +81,13 @@ typedef struct mn_aosrig_reader {
  * header items in order, up to and including "buffers well-formed with
  * unique names and known dtypes".
  */
-mn_status mn_aosrig_read_header(mn_aosrig_reader *r);
+mn_status mni_aosrig_read_header(mn_aosrig_reader *r);
 
 /* Fail at member `key` of the current JSON path (NULL: the path itself). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-mn_status mn_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
+mn_status mni_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
                          ...);
 
 #endif /* MN_HEAD_AOSRIG_INTERNAL_H */

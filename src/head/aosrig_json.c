@@ -82,7 +82,7 @@ static void shortest_digits(double x, char *digits, int *exponent)
         digits[--len] = '\0';
 }
 
-size_t mn_js_number(double x, char *out)
+size_t mni_js_number(double x, char *out)
 {
     if (x == 0.0) { /* -0 prints as 0 */
         out[0] = '0';
@@ -130,47 +130,47 @@ size_t mn_js_number(double x, char *out)
 
 /* ---- strings ---------------------------------------------------------------------- */
 
-bool mn_js_valid_utf8(const char *s, size_t n)
+bool mni_js_valid_utf8(const char *s, size_t n)
 {
-    return mn_json_utf8_prefix(s, n) == n;
+    return mni_json_utf8_prefix(s, n) == n;
 }
 
-bool mn_js_put_string(mn_jstext *t, const char *s, size_t n)
+bool mni_js_put_string(mn_jstext *t, const char *s, size_t n)
 {
-    if (!mn_js_valid_utf8(s, n)) {
+    if (!mni_js_valid_utf8(s, n)) {
         t->failed = true;
         return false;
     }
-    mn_jstext_put(t, "\"", 1);
+    mni_jstext_put(t, "\"", 1);
     size_t run = 0; /* start of the bytes that need no escape */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        mn_jstext_put(t, s + run, i - run);
+        mni_jstext_put(t, s + run, i - run);
         run = i + 1;
         char esc[8];
         switch (c) {
-        case '"':  mn_jstext_put(t, "\\\"", 2); break;
-        case '\\': mn_jstext_put(t, "\\\\", 2); break;
-        case '\b': mn_jstext_put(t, "\\b", 2); break;
-        case '\f': mn_jstext_put(t, "\\f", 2); break;
-        case '\n': mn_jstext_put(t, "\\n", 2); break;
-        case '\r': mn_jstext_put(t, "\\r", 2); break;
-        case '\t': mn_jstext_put(t, "\\t", 2); break;
+        case '"':  mni_jstext_put(t, "\\\"", 2); break;
+        case '\\': mni_jstext_put(t, "\\\\", 2); break;
+        case '\b': mni_jstext_put(t, "\\b", 2); break;
+        case '\f': mni_jstext_put(t, "\\f", 2); break;
+        case '\n': mni_jstext_put(t, "\\n", 2); break;
+        case '\r': mni_jstext_put(t, "\\r", 2); break;
+        case '\t': mni_jstext_put(t, "\\t", 2); break;
         default:
             snprintf(esc, sizeof esc, "\\u%04x", c);
-            mn_jstext_put(t, esc, 6);
+            mni_jstext_put(t, esc, 6);
             break;
         }
     }
-    mn_jstext_put(t, s + run, n - run);
-    return mn_jstext_put(t, "\"", 1);
+    mni_jstext_put(t, s + run, n - run);
+    return mni_jstext_put(t, "\"", 1);
 }
 
 /* ---- any value ---------------------------------------------------------------------- */
 
-bool mn_js_put_value(mn_jstext *t, const json_t *value)
+bool mni_js_put_value(mn_jstext *t, const json_t *value)
 {
     char num[40];
     switch (json_typeof(value)) {
@@ -178,43 +178,43 @@ bool mn_js_put_value(mn_jstext *t, const json_t *value)
         const char *key;
         json_t *member;
         bool first = true;
-        mn_jstext_put(t, "{", 1);
+        mni_jstext_put(t, "{", 1);
         /* jansson keeps members in insertion order, which is what JSON.stringify prints */
         json_object_foreach((json_t *)value, key, member) {
             if (!first)
-                mn_jstext_put(t, ",", 1);
+                mni_jstext_put(t, ",", 1);
             first = false;
-            mn_js_put_string(t, key, strlen(key));
-            mn_jstext_put(t, ":", 1);
-            mn_js_put_value(t, member);
+            mni_js_put_string(t, key, strlen(key));
+            mni_jstext_put(t, ":", 1);
+            mni_js_put_value(t, member);
         }
-        return mn_jstext_put(t, "}", 1);
+        return mni_jstext_put(t, "}", 1);
     }
     case JSON_ARRAY:
-        mn_jstext_put(t, "[", 1);
+        mni_jstext_put(t, "[", 1);
         for (size_t i = 0; i < json_array_size(value); i++) {
             if (i)
-                mn_jstext_put(t, ",", 1);
-            mn_js_put_value(t, json_array_get(value, i));
+                mni_jstext_put(t, ",", 1);
+            mni_js_put_value(t, json_array_get(value, i));
         }
-        return mn_jstext_put(t, "]", 1);
+        return mni_jstext_put(t, "]", 1);
     case JSON_STRING:
-        return mn_js_put_string(t, json_string_value(value), json_string_length(value));
+        return mni_js_put_string(t, json_string_value(value), json_string_length(value));
     case JSON_INTEGER:
-        return mn_jstext_put(t, num, mn_js_number((double)json_integer_value(value), num));
+        return mni_jstext_put(t, num, mni_js_number((double)json_integer_value(value), num));
     case JSON_REAL:
-        return mn_jstext_put(t, num, mn_js_number(json_real_value(value), num));
+        return mni_jstext_put(t, num, mni_js_number(json_real_value(value), num));
     case JSON_TRUE:
-        return mn_jstext_puts(t, "true");
+        return mni_jstext_puts(t, "true");
     case JSON_FALSE:
-        return mn_jstext_puts(t, "false");
+        return mni_jstext_puts(t, "false");
     case JSON_NULL:
-        return mn_jstext_puts(t, "null");
+        return mni_jstext_puts(t, "null");
     }
     return false;
 }
 
-json_t *mn_js_parse(const char *text, size_t size, json_error_t *error)
+json_t *mni_js_parse(const char *text, size_t size, json_error_t *error)
 {
     /* JSON_DECODE_INT_AS_REAL: an ECMAScript number is a double, integers included;
        a literal that overflows a double is refused by jansson. */

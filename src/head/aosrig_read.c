@@ -84,7 +84,7 @@ static mn_status blob_fail(mn_aosrig_reader *r, uint32_t i, const char *key, mn_
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     snprintf(path, sizeof path, key ? "buffers[%u].%s" : "buffers[%u]", i, key ? key : "");
-    return mn_error_set(r->err, code, path, offset, "%s: blob \"%s\": %s", path,
+    return mni_error_set(r->err, code, path, offset, "%s: blob \"%s\": %s", path,
                         r->pack->blobs[i].name, text);
 }
 
@@ -123,7 +123,7 @@ static mn_status find_known(blob_checks *c)
             }
     for (int k = 0; k < KNOWN_BLOB_COUNT; k++)
         if (rules[k].required && !c->known[k])
-            return mn_error_set(c->r->err, MN_MISSING_PROPERTY, "buffers", -1,
+            return mni_error_set(c->r->err, MN_MISSING_PROPERTY, "buffers", -1,
                                 "buffers: the required blob \"%s\" is missing", rules[k].name);
     return MN_OK;
 }
@@ -190,7 +190,7 @@ static int compare_by_offset(const void *a, const void *b)
 static mn_status check_placement(mn_aosrig_reader *r)
 {
     mn_aosrig *pack = r->pack;
-    uint64_t first = mn_align8((uint64_t)MN_AOSRIG_PREAMBLE + r->header_length);
+    uint64_t first = mni_align8((uint64_t)MN_AOSRIG_PREAMBLE + r->header_length);
     for (uint32_t i = 0; i < pack->blob_count; i++)
         if (pack->blobs[i].offset % 8 != 0)
             return blob_fail(r, i, "offset", MN_INVALID_VALUE, (int64_t)pack->blobs[i].offset,
@@ -206,9 +206,9 @@ static mn_status check_placement(mn_aosrig_reader *r)
                              (unsigned long long)(b->offset + b->size), (unsigned long long)first,
                              r->size);
     }
-    const mn_aosrig_blob **order = mn_arena_alloc(r->arena, pack->blob_count * sizeof *order, 8);
+    const mn_aosrig_blob **order = mni_arena_alloc(r->arena, pack->blob_count * sizeof *order, 8);
     if (!order && pack->blob_count)
-        return mn_error_set(r->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(r->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     uint64_t end = first;
     for (uint32_t i = 0; i < pack->blob_count; i++)
         order[i] = &pack->blobs[i];
@@ -233,7 +233,7 @@ static mn_status check_placement(mn_aosrig_reader *r)
         if (pack->blobs[i].offset + pack->blobs[i].size > end)
             end = pack->blobs[i].offset + pack->blobs[i].size;
     if (end != r->size)
-        return mn_error_set(r->err, MN_COUNT_MISMATCH, "length", (int64_t)end,
+        return mni_error_set(r->err, MN_COUNT_MISMATCH, "length", (int64_t)end,
                             "the file is %zu bytes but its last blob ends at byte %llu", r->size,
                             (unsigned long long)end);
     for (uint32_t i = 0; i < pack->blob_count; i++)
@@ -275,9 +275,9 @@ static mn_status check_forest(blob_checks *c)
                              "joint %u (\"%s\") has parent %d; a parent is -1 or a joint below %u",
                              j, r->pack->header.joint_names[j], (int)parents[j], count);
     /* colour each joint: 0 unseen, 1 on the current walk, 2 known to reach a root */
-    uint8_t *state = mn_arena_calloc(r->arena, count, 1, 8);
+    uint8_t *state = mni_arena_calloc(r->arena, count, 1, 8);
     if (!state && count)
-        return mn_error_set(r->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(r->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     for (uint32_t j = 0; j < count; j++) {
         int64_t at = j;
         while (at >= 0 && state[at] == 0) {
@@ -402,9 +402,9 @@ static mn_status publish_views(blob_checks *c)
     pack->face_count = (uint32_t)c->known[BLOB_FACES]->shape[0];
     pack->quad_count = c->known[BLOB_QUADS] ? (uint32_t)c->known[BLOB_QUADS]->shape[0] : 0;
     size_t n = (size_t)c->elements[BLOB_SKIN_WEIGHT];
-    float *weights = mn_arena_alloc(c->r->arena, n * sizeof *weights, 64);
+    float *weights = mni_arena_alloc(c->r->arena, n * sizeof *weights, 64);
     if (!weights)
-        return mn_error_set(c->r->err, MN_OUT_OF_MEMORY, NULL, -1,
+        return mni_error_set(c->r->err, MN_OUT_OF_MEMORY, NULL, -1,
                             "out of memory widening skinWeight (%zu weights)", n);
     mn_f16_decode(c->known[BLOB_SKIN_WEIGHT]->data, weights, n);
     pack->skin_weight = weights;
@@ -435,21 +435,21 @@ static mn_status check_blobs(mn_aosrig_reader *r)
 static mn_status read_preamble(mn_aosrig_reader *r)
 {
     if (r->size < 8 || memcmp(r->bytes, MN_AOSRIG_MAGIC, 8) != 0)
-        return mn_error_set(r->err, MN_INVALID_VALUE, "magic", 0,
+        return mni_error_set(r->err, MN_INVALID_VALUE, "magic", 0,
                             "magic: the file does not start with \"AOSRIG\\0\\0\" (not a .aosrig pack)");
     if (r->size < MN_AOSRIG_PREAMBLE)
-        return mn_error_set(r->err, MN_BUFFER_VIEW_BOUNDS, "header", 8,
+        return mni_error_set(r->err, MN_BUFFER_VIEW_BOUNDS, "header", 8,
                             "header: the file ends (%zu bytes) inside the 16-byte preamble",
                             r->size);
-    r->header_length = mn_load_u32le(r->bytes + 8);
+    r->header_length = mni_load_u32le(r->bytes + 8);
     if ((uint64_t)MN_AOSRIG_PREAMBLE + r->header_length > r->size)
-        return mn_error_set(r->err, MN_BUFFER_VIEW_BOUNDS, "header", 8,
+        return mni_error_set(r->err, MN_BUFFER_VIEW_BOUNDS, "header", 8,
                             "header: length %u runs past the end of the file (%zu bytes)",
                             r->header_length, r->size);
     json_error_t jerr;
-    r->root = mn_js_parse((const char *)r->bytes + MN_AOSRIG_PREAMBLE, r->header_length, &jerr);
+    r->root = mni_js_parse((const char *)r->bytes + MN_AOSRIG_PREAMBLE, r->header_length, &jerr);
     if (!r->root) {
-        mn_status st = mn_error_set(r->err, MN_JSON_SYNTAX, "header",
+        mn_status st = mni_error_set(r->err, MN_JSON_SYNTAX, "header",
                                     (int64_t)MN_AOSRIG_PREAMBLE + jerr.position,
                                     "header: not JSON text at line %d, column %d: %s", jerr.line,
                                     jerr.column, jerr.text);
@@ -460,9 +460,9 @@ static mn_status read_preamble(mn_aosrig_reader *r)
         return st;
     }
     if (!json_is_object(r->root))
-        return mn_error_set(r->err, MN_JSON_TYPE, "header", MN_AOSRIG_PREAMBLE,
+        return mni_error_set(r->err, MN_JSON_TYPE, "header", MN_AOSRIG_PREAMBLE,
                             "header: expected a JSON object, found %s",
-                            mn_json_type_name(r->root));
+                            mni_json_type_name(r->root));
     return MN_OK;
 }
 
@@ -470,7 +470,7 @@ static mn_status read_pack(mn_aosrig_reader *r)
 {
     mn_status st = read_preamble(r);
     if (st == MN_OK)
-        st = mn_aosrig_read_header(r);
+        st = mni_aosrig_read_header(r);
     if (st == MN_OK)
         st = check_blobs(r);
     return st;
@@ -479,11 +479,11 @@ static mn_status read_pack(mn_aosrig_reader *r)
 /* A new holder with its arena; NULL when out of memory. */
 static pack_holder *new_holder(const mn_allocator *allocator)
 {
-    pack_holder *h = mn_alloc(allocator, sizeof *h);
+    pack_holder *h = mni_alloc(allocator, sizeof *h);
     if (!h)
         return NULL;
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, allocator);
+    mni_arena_init(&h->priv.arena, allocator);
     h->pack.priv_ = &h->priv;
     return h;
 }
@@ -494,8 +494,8 @@ MN_API void mn_aosrig_free(mn_aosrig *pack)
         return;
     pack_holder *h = (pack_holder *)pack;
     if (h->priv.mapping.data)
-        mn_file_unmap(h->priv.mapping);
-    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
+        mni_file_unmap(h->priv.mapping);
+    mni_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 /* Parse bytes that already belong to (or outlive) holder h; frees h on failure. */
@@ -507,7 +507,7 @@ static mn_status parse_into(pack_holder *h, const uint8_t *bytes, size_t size,
     mn_error local;
     if (!err)
         r.err = &local; /* the JSON path helpers need somewhere to write */
-    mn_json_init(&r.json, r.arena, r.err);
+    mni_json_init(&r.json, r.arena, r.err);
     mn_status st = read_pack(&r);
     json_decref(r.root);
     if (st != MN_OK) {
@@ -525,23 +525,23 @@ MN_API mn_status mn_aosrig_read_memory(const void *data, size_t size,
                                        mn_aosrig **out_pack, mn_error *err)
 {
     static const mn_allocator malloc_hooks = {0};
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out_pack)
         *out_pack = NULL;
     if (!out_pack || (!data && size))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_aosrig_read_memory needs out_pack, and data when size > 0");
     const mn_allocator *allocator = options ? &options->allocator : &malloc_hooks;
     pack_holder *h = new_holder(allocator);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     const uint8_t *bytes = data;
     bool copy = (options && options->copy_input) || ((uintptr_t)data % 8) != 0;
     if (copy && size) {
-        uint8_t *own = mn_arena_alloc(&h->priv.arena, size, 64);
+        uint8_t *own = mni_arena_alloc(&h->priv.arena, size, 64);
         if (!own) {
             mn_aosrig_free(&h->pack);
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                                 "out of memory copying a %zu-byte pack", size);
         }
         memcpy(own, data, size);
@@ -554,23 +554,23 @@ MN_API mn_status mn_aosrig_read_file(const char *path, const mn_aosrig_read_opti
                                      mn_aosrig **out_pack, mn_error *err)
 {
     static const mn_allocator malloc_hooks = {0};
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out_pack)
         *out_pack = NULL;
     if (!path || !out_pack)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_aosrig_read_file needs a path and out_pack");
     const mn_allocator *allocator = options ? &options->allocator : &malloc_hooks;
     pack_holder *h = new_holder(allocator);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     mn_bytes bytes = {0};
     bool mapped = false;
     mn_status st = MN_OK;
     if (!(options && options->copy_input))
-        st = mn_file_map(path, &bytes, &mapped, err);
+        st = mni_file_map(path, &bytes, &mapped, err);
     if (st == MN_OK && !mapped)
-        st = mn_file_read(&h->priv.arena, path, &bytes, err);
+        st = mni_file_read(&h->priv.arena, path, &bytes, err);
     if (st != MN_OK) {
         mn_aosrig_free(&h->pack);
         return st;

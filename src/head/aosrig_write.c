@@ -38,7 +38,7 @@ MN_API size_t mn_aosrig_dtype_size(mn_aosrig_dtype dtype)
 MN_API void mn_aosrig_bytes_free(const mn_allocator *allocator, uint8_t *data, size_t size)
 {
     mn_allocator none = {0};
-    mn_free(allocator ? allocator : &none, data, size);
+    mni_free(allocator ? allocator : &none, data, size);
 }
 
 /* ---- checking what will be printed ------------------------------------------------ */
@@ -56,9 +56,9 @@ typedef struct writer {
 static mn_status check_string(writer *w, const char *s, const char *what)
 {
     if (!s)
-        return mn_error_set(w->err, MN_INVALID_ARGUMENT, what, -1, "%s is NULL", what);
-    if (!mn_js_valid_utf8(s, strlen(s)))
-        return mn_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
+        return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1, "%s is NULL", what);
+    if (!mni_js_valid_utf8(s, strlen(s)))
+        return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
                             "%s is not UTF-8 text", what);
     return MN_OK;
 }
@@ -70,9 +70,9 @@ static mn_status parse_free_form(writer *w, const char *text, const char *key, j
     if (!text)
         return MN_OK;
     json_error_t jerr;
-    *out = mn_js_parse(text, strlen(text), &jerr);
+    *out = mni_js_parse(text, strlen(text), &jerr);
     if (!*out) {
-        mn_status st = mn_error_set(w->err, MN_JSON_SYNTAX, key, jerr.position,
+        mn_status st = mni_error_set(w->err, MN_JSON_SYNTAX, key, jerr.position,
                                     "%s: not JSON text (line %d, column %d): %s", key, jerr.line,
                                     jerr.column, jerr.text);
         if (w->err) {
@@ -82,7 +82,7 @@ static mn_status parse_free_form(writer *w, const char *text, const char *key, j
         return st;
     }
     if (json_is_null(*out))
-        return mn_error_set(w->err, MN_JSON_SYNTAX, key, -1,
+        return mni_error_set(w->err, MN_JSON_SYNTAX, key, -1,
                             "%s is null; leave it out (NULL) instead", key);
     return MN_OK;
 }
@@ -92,7 +92,7 @@ static mn_status check_header(writer *w)
     const mn_aosrig_header *h = w->header;
     char what[64];
     if (!h->names && h->coeff_count)
-        return mn_error_set(w->err, MN_INVALID_ARGUMENT, "names", -1, "names is NULL");
+        return mni_error_set(w->err, MN_INVALID_ARGUMENT, "names", -1, "names is NULL");
     for (uint32_t e = 0; e < h->coeff_count; e++) {
         snprintf(what, sizeof what, "names[%u]", e);
         mn_status st = check_string(w, h->names[e], what);
@@ -100,7 +100,7 @@ static mn_status check_header(writer *w)
             return st;
     }
     if (!h->head_ext.regions && h->head_ext.region_count)
-        return mn_error_set(w->err, MN_INVALID_ARGUMENT, "headExt.regions", -1,
+        return mni_error_set(w->err, MN_INVALID_ARGUMENT, "headExt.regions", -1,
                             "headExt.regions is NULL");
     for (uint32_t r = 0; r < h->head_ext.region_count; r++) {
         snprintf(what, sizeof what, "headExt.regions[%u]", r);
@@ -114,7 +114,7 @@ static mn_status check_header(writer *w)
             return st;
     }
     if (!h->joint_names && h->joint_count)
-        return mn_error_set(w->err, MN_INVALID_ARGUMENT, "joints", -1, "joint_names is NULL");
+        return mni_error_set(w->err, MN_INVALID_ARGUMENT, "joints", -1, "joint_names is NULL");
     for (uint32_t j = 0; j < h->joint_count; j++) {
         snprintf(what, sizeof what, "joints[%u].name", j);
         mn_status st = check_string(w, h->joint_names[j], what);
@@ -124,7 +124,7 @@ static mn_status check_header(writer *w)
     if (h->has_bind_transform)
         for (int i = 0; i < 16; i++)
             if (!isfinite(h->bind_transform[i]))
-                return mn_error_set(w->err, MN_NOT_FINITE, "bindTransform", -1,
+                return mni_error_set(w->err, MN_NOT_FINITE, "bindTransform", -1,
                                     "bindTransform[%d] is not finite", i);
     mn_status st = parse_free_form(w, h->mouth_json, "mouth", &w->mouth);
     if (st == MN_OK)
@@ -135,7 +135,7 @@ static mn_status check_header(writer *w)
 static mn_status check_blobs(writer *w)
 {
     if (!w->blobs && w->blob_count)
-        return mn_error_set(w->err, MN_INVALID_ARGUMENT, "buffers", -1,
+        return mni_error_set(w->err, MN_INVALID_ARGUMENT, "buffers", -1,
                             "blobs is NULL with a count of %u", w->blob_count);
     for (uint32_t i = 0; i < w->blob_count; i++) {
         const mn_aosrig_blob *b = &w->blobs[i];
@@ -145,23 +145,23 @@ static mn_status check_blobs(writer *w)
         if (st != MN_OK)
             return st;
         if ((unsigned)b->dtype >= MN_AOSRIG_DTYPE_COUNT)
-            return mn_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
+            return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
                                 "blob \"%s\": dtype %d is not one of f32 f16 u8 u16 u32 i32",
                                 b->name, (int)b->dtype);
         if (b->size && !b->data)
-            return mn_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
+            return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
                                 "blob \"%s\": data is NULL with %llu bytes", b->name,
                                 (unsigned long long)b->size);
         if (b->rank && !b->shape)
-            return mn_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
+            return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
                                 "blob \"%s\": shape is NULL with rank %u", b->name, b->rank);
         for (uint32_t d = 0; d < b->rank; d++)
             if ((double)b->shape[d] > MN_AOSRIG_MAX_SAFE_INTEGER)
-                return mn_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
+                return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
                                     "blob \"%s\": shape[%u] = %llu is not exact as a double",
                                     b->name, d, (unsigned long long)b->shape[d]);
         if ((double)b->size > MN_AOSRIG_MAX_SAFE_INTEGER || b->size > SIZE_MAX)
-            return mn_error_set(w->err, MN_OVERFLOW, what, -1, "blob \"%s\" is too large",
+            return mni_error_set(w->err, MN_OVERFLOW, what, -1, "blob \"%s\" is too large",
                                 b->name);
     }
     return MN_OK;
@@ -172,25 +172,25 @@ static mn_status check_blobs(writer *w)
 static void put_key(mn_jstext *t, const char *key, bool first)
 {
     if (!first)
-        mn_jstext_put(t, ",", 1);
-    mn_js_put_string(t, key, strlen(key));
-    mn_jstext_put(t, ":", 1);
+        mni_jstext_put(t, ",", 1);
+    mni_js_put_string(t, key, strlen(key));
+    mni_jstext_put(t, ":", 1);
 }
 
 static void put_number(mn_jstext *t, double x)
 {
     char num[40];
-    mn_jstext_put(t, num, mn_js_number(x, num));
+    mni_jstext_put(t, num, mni_js_number(x, num));
 }
 
 static void put_str(mn_jstext *t, const char *s)
 {
-    mn_js_put_string(t, s, strlen(s));
+    mni_js_put_string(t, s, strlen(s));
 }
 
 static void put_head_ext(mn_jstext *t, const mn_aosrig_head_ext *x)
 {
-    mn_jstext_put(t, "{", 1);
+    mni_jstext_put(t, "{", 1);
     put_key(t, "dim", true);
     put_number(t, x->dim);
     put_key(t, "exprDim", false);
@@ -198,17 +198,17 @@ static void put_head_ext(mn_jstext *t, const mn_aosrig_head_ext *x)
     put_key(t, "gazeDim", false);
     put_number(t, x->gaze_dim);
     put_key(t, "regions", false);
-    mn_jstext_put(t, "[", 1);
+    mni_jstext_put(t, "[", 1);
     for (uint32_t r = 0; r < x->region_count; r++) {
-        mn_jstext_put(t, r ? ",[" : "[", r ? 2 : 1);
+        mni_jstext_put(t, r ? ",[" : "[", r ? 2 : 1);
         put_str(t, x->regions[r].name);
-        mn_jstext_put(t, ",", 1);
+        mni_jstext_put(t, ",", 1);
         put_number(t, x->regions[r].count);
-        mn_jstext_put(t, "]", 1);
+        mni_jstext_put(t, "]", 1);
     }
-    mn_jstext_put(t, "]", 1);
+    mni_jstext_put(t, "]", 1);
     put_key(t, "reduced", false);
-    mn_jstext_put(t, "{", 1);
+    mni_jstext_put(t, "{", 1);
     bool first = true;
     for (uint32_t r = 0; r < x->region_count; r++) {
         if (!x->regions[r].has_reduced)
@@ -217,34 +217,34 @@ static void put_head_ext(mn_jstext *t, const mn_aosrig_head_ext *x)
         put_number(t, x->regions[r].reduced);
         first = false;
     }
-    mn_jstext_put(t, "}}", 2);
+    mni_jstext_put(t, "}}", 2);
 }
 
 static void put_buffers(mn_jstext *t, const writer *w)
 {
-    mn_jstext_put(t, "[", 1);
+    mni_jstext_put(t, "[", 1);
     for (uint32_t i = 0; i < w->blob_count; i++) {
         const mn_aosrig_blob *b = &w->blobs[i];
-        mn_jstext_put(t, i ? ",{" : "{", i ? 2 : 1);
+        mni_jstext_put(t, i ? ",{" : "{", i ? 2 : 1);
         put_key(t, "name", true);
         put_str(t, b->name);
         put_key(t, "dtype", false);
         put_str(t, mn_aosrig_dtype_name(b->dtype));
         put_key(t, "shape", false);
-        mn_jstext_put(t, "[", 1);
+        mni_jstext_put(t, "[", 1);
         for (uint32_t d = 0; d < b->rank; d++) {
             if (d)
-                mn_jstext_put(t, ",", 1);
+                mni_jstext_put(t, ",", 1);
             put_number(t, (double)b->shape[d]);
         }
-        mn_jstext_put(t, "]", 1);
+        mni_jstext_put(t, "]", 1);
         put_key(t, "offset", false);
         put_number(t, (double)w->offsets[i]);
         put_key(t, "byteLength", false);
         put_number(t, (double)b->size);
-        mn_jstext_put(t, "}", 1);
+        mni_jstext_put(t, "}", 1);
     }
-    mn_jstext_put(t, "]", 1);
+    mni_jstext_put(t, "]", 1);
 }
 
 /* The header JSON for this pass's offsets; false when memory ran out. */
@@ -252,7 +252,7 @@ static bool print_header(mn_jstext *t, const writer *w)
 {
     const mn_aosrig_header *h = w->header;
     t->len = 0;
-    mn_jstext_put(t, "{", 1);
+    mni_jstext_put(t, "{", 1);
     put_key(t, "version", true);
     put_number(t, 1);
     put_key(t, "model", false);
@@ -266,63 +266,63 @@ static bool print_header(mn_jstext *t, const writer *w)
     put_key(t, "maxInfluence", false);
     put_number(t, h->max_influence);
     put_key(t, "names", false);
-    mn_jstext_put(t, "[", 1);
+    mni_jstext_put(t, "[", 1);
     for (uint32_t e = 0; e < h->coeff_count; e++) {
         if (e)
-            mn_jstext_put(t, ",", 1);
+            mni_jstext_put(t, ",", 1);
         put_str(t, h->names[e]);
     }
-    mn_jstext_put(t, "]", 1);
+    mni_jstext_put(t, "]", 1);
     put_key(t, "headExt", false);
     put_head_ext(t, &h->head_ext);
     put_key(t, "eyes", false);
-    mn_jstext_puts(t, "{\"left\":{\"joint\":");
+    mni_jstext_puts(t, "{\"left\":{\"joint\":");
     put_str(t, h->eye_joints[0]);
-    mn_jstext_puts(t, "},\"right\":{\"joint\":");
+    mni_jstext_puts(t, "},\"right\":{\"joint\":");
     put_str(t, h->eye_joints[1]);
-    mn_jstext_puts(t, "}}");
+    mni_jstext_puts(t, "}}");
     put_key(t, "joints", false);
-    mn_jstext_put(t, "[", 1);
+    mni_jstext_put(t, "[", 1);
     for (uint32_t j = 0; j < h->joint_count; j++) {
-        mn_jstext_puts(t, j ? ",{\"name\":" : "{\"name\":");
+        mni_jstext_puts(t, j ? ",{\"name\":" : "{\"name\":");
         put_str(t, h->joint_names[j]);
-        mn_jstext_put(t, "}", 1);
+        mni_jstext_put(t, "}", 1);
     }
-    mn_jstext_put(t, "]", 1);
+    mni_jstext_put(t, "]", 1);
     if (h->has_bind_transform) {
         put_key(t, "bindTransform", false);
-        mn_jstext_put(t, "[", 1);
+        mni_jstext_put(t, "[", 1);
         for (int i = 0; i < 16; i++) {
             if (i)
-                mn_jstext_put(t, ",", 1);
+                mni_jstext_put(t, ",", 1);
             put_number(t, h->bind_transform[i]);
         }
-        mn_jstext_put(t, "]", 1);
+        mni_jstext_put(t, "]", 1);
     }
     if (w->mouth) {
         put_key(t, "mouth", false);
-        mn_js_put_value(t, w->mouth);
+        mni_js_put_value(t, w->mouth);
     }
     if (w->source) {
         put_key(t, "source", false);
-        mn_js_put_value(t, w->source);
+        mni_js_put_value(t, w->source);
     }
     put_key(t, "buffers", false);
     put_buffers(t, w);
-    return mn_jstext_put(t, "}", 1);
+    return mni_jstext_put(t, "}", 1);
 }
 
 /* Offsets for a header of H bytes; *end = the end of the last blob (16 + H with none). */
 static bool lay_out(writer *w, uint64_t header_length, uint64_t *end)
 {
-    uint64_t at = mn_align8(MN_AOSRIG_PREAMBLE + header_length);
+    uint64_t at = mni_align8(MN_AOSRIG_PREAMBLE + header_length);
     *end = MN_AOSRIG_PREAMBLE + header_length;
     for (uint32_t i = 0; i < w->blob_count; i++) {
         w->offsets[i] = at;
         if (w->blobs[i].size > UINT64_MAX - 8 - at)
             return false;
         *end = at + w->blobs[i].size;
-        at = mn_align8(*end);
+        at = mni_align8(*end);
     }
     return (double)*end <= MN_AOSRIG_MAX_SAFE_INTEGER && *end <= SIZE_MAX;
 }
@@ -333,31 +333,31 @@ static mn_status assemble(writer *w, mn_jstext *text, uint8_t **out_data, size_t
     bool converged = false;
     for (int pass = 1; pass <= LAYOUT_PASSES && !converged; pass++) {
         if (!lay_out(w, header_length, &end))
-            return mn_error_set(w->err, MN_OVERFLOW, "buffers", -1,
+            return mni_error_set(w->err, MN_OVERFLOW, "buffers", -1,
                                 "the blobs do not fit in a file a double can measure");
         if (!print_header(text, w))
-            return mn_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
+            return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
                                 "out of memory printing the header");
         converged = text->len == header_length;
         header_length = text->len;
     }
     if (!converged)
-        return mn_error_set(w->err, MN_COUNT_MISMATCH, "buffers", -1,
+        return mni_error_set(w->err, MN_COUNT_MISMATCH, "buffers", -1,
                             "the header length did not converge in %d layout passes "
                             "(last %llu bytes)",
                             LAYOUT_PASSES, (unsigned long long)header_length);
     if (header_length > UINT32_MAX)
-        return mn_error_set(w->err, MN_OVERFLOW, NULL, -1,
+        return mni_error_set(w->err, MN_OVERFLOW, NULL, -1,
                             "the header is %llu bytes; its length must fit a u32",
                             (unsigned long long)header_length);
     size_t size = (size_t)end;
-    uint8_t *bytes = mn_alloc(w->allocator, size);
+    uint8_t *bytes = mni_alloc(w->allocator, size);
     if (!bytes)
-        return mn_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
+        return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
                             "out of memory for a %zu-byte pack", size);
     memcpy(bytes, MN_AOSRIG_MAGIC, 8);
-    mn_store_u32le(bytes + 8, (uint32_t)header_length);
-    mn_store_u32le(bytes + 12, 0);
+    mni_store_u32le(bytes + 8, (uint32_t)header_length);
+    mni_store_u32le(bytes + 12, 0);
     memcpy(bytes + MN_AOSRIG_PREAMBLE, text->data, text->len);
     /* each blob, and zeros from the end of what precedes it (the padding): every byte
        written once, so packing costs about a copy */
@@ -381,31 +381,31 @@ MN_API mn_status mn_aosrig_write(const mn_aosrig_header *header, const mn_aosrig
                                  uint8_t **out_data, size_t *out_size, mn_error *err)
 {
     static const mn_allocator malloc_hooks = {0};
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out_data)
         *out_data = NULL;
     if (out_size)
         *out_size = 0;
     if (!header || !out_data || !out_size)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_aosrig_write needs a header, out_data and out_size");
     writer w = {.header = header, .blobs = blobs, .blob_count = blob_count,
                 .allocator = options ? &options->allocator : &malloc_hooks, .err = err};
     mn_jstext text;
-    mn_jstext_init(&text, w.allocator);
+    mni_jstext_init(&text, w.allocator);
     mn_status st = check_header(&w);
     if (st == MN_OK)
         st = check_blobs(&w);
     size_t offsets_size = (size_t)blob_count * sizeof *w.offsets;
     if (st == MN_OK && blob_count) {
-        w.offsets = mn_alloc(w.allocator, offsets_size);
+        w.offsets = mni_alloc(w.allocator, offsets_size);
         if (!w.offsets)
-            st = mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     }
     if (st == MN_OK)
         st = assemble(&w, &text, out_data, out_size);
-    mn_free(w.allocator, w.offsets, offsets_size);
-    mn_jstext_free(&text);
+    mni_free(w.allocator, w.offsets, offsets_size);
+    mni_jstext_free(&text);
     json_decref(w.mouth);
     json_decref(w.source);
     return st;
@@ -415,7 +415,7 @@ MN_API mn_status mn_aosrig_repack(const mn_aosrig *pack, const mn_aosrig_write_o
                                   uint8_t **out_data, size_t *out_size, mn_error *err)
 {
     if (!pack)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_aosrig_repack: pack is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_aosrig_repack: pack is NULL");
     return mn_aosrig_write(&pack->header, pack->blobs, pack->blob_count, options, out_data,
                            out_size, err);
 }
@@ -436,22 +436,22 @@ static mn_status write_whole_file(const char *path, const uint8_t *bytes, size_t
 {
     char why[128];
     size_t tmp_size = strlen(path) + 16;
-    char *tmp = mn_alloc(allocator, tmp_size);
+    char *tmp = mni_alloc(allocator, tmp_size);
     if (!tmp)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     snprintf(tmp, tmp_size, "%s.tmpXXXXXX", path);
     mn_status st = MN_OK;
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        st = mn_error_set(err, MN_IO, NULL, -1, "cannot create a file beside \"%s\": %s", path,
+        st = mni_error_set(err, MN_IO, NULL, -1, "cannot create a file beside \"%s\": %s", path,
                           errno_text(errno, why, sizeof why));
-        mn_free(allocator, tmp, tmp_size);
+        mni_free(allocator, tmp, tmp_size);
         return st;
     }
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         close(fd);
-        st = mn_error_set(err, MN_IO, NULL, -1, "cannot write \"%s\": %s", tmp,
+        st = mni_error_set(err, MN_IO, NULL, -1, "cannot write \"%s\": %s", tmp,
                           errno_text(errno, why, sizeof why));
     } else {
         bool ok = fwrite(bytes, 1, size, f) == size;
@@ -461,15 +461,15 @@ static mn_status write_whole_file(const char *path, const uint8_t *bytes, size_t
             e = errno;
         }
         if (!ok)
-            st = mn_error_set(err, MN_IO, NULL, -1, "writing \"%s\" failed: %s", tmp,
+            st = mni_error_set(err, MN_IO, NULL, -1, "writing \"%s\" failed: %s", tmp,
                               errno_text(e, why, sizeof why));
         else if (rename(tmp, path) != 0)
-            st = mn_error_set(err, MN_IO, NULL, -1, "cannot rename \"%s\" to \"%s\": %s", tmp,
+            st = mni_error_set(err, MN_IO, NULL, -1, "cannot rename \"%s\" to \"%s\": %s", tmp,
                               path, errno_text(errno, why, sizeof why));
     }
     if (st != MN_OK)
         remove(tmp);
-    mn_free(allocator, tmp, tmp_size);
+    mni_free(allocator, tmp, tmp_size);
     return st;
 }
 
@@ -479,7 +479,7 @@ MN_API mn_status mn_aosrig_write_file(const mn_aosrig_header *header, const mn_a
 {
     static const mn_allocator malloc_hooks = {0};
     if (!path)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_aosrig_write_file: path is NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_aosrig_write_file: path is NULL");
     const mn_allocator *allocator = options ? &options->allocator : &malloc_hooks;
     uint8_t *bytes;
     size_t size;
@@ -487,6 +487,6 @@ MN_API mn_status mn_aosrig_write_file(const mn_aosrig_header *header, const mn_a
     if (st != MN_OK)
         return st;
     st = write_whole_file(path, bytes, size, allocator, err);
-    mn_free(allocator, bytes, size);
+    mni_free(allocator, bytes, size);
     return st;
 }

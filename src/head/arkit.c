@@ -100,11 +100,11 @@ static mn_status new_holder(const mn_allocator *allocator, const mn_aosrig_head_
                             map_kind kind, map_holder **out, mn_error *err)
 {
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    map_holder *h = mn_alloc(&a, sizeof *h);
+    map_holder *h = mni_alloc(&a, sizeof *h);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->arena, &a);
+    mni_arena_init(&h->arena, &a);
     h->map.dim = layout->dim;
     h->map.priv_ = &h->priv;
     h->priv.kind = kind;
@@ -118,7 +118,7 @@ void mn_arkit_map_free(mn_arkit_map *map)
     if (!map)
         return;
     map_holder *h = (map_holder *)(void *)map;
-    mn_arena_release_holder(&h->arena, h, sizeof *h);
+    mni_arena_release_holder(&h->arena, h, sizeof *h);
 }
 
 /* Report `name` (printf-formatted) as dropped with `code`. */
@@ -129,9 +129,9 @@ static mn_status drop(map_holder *h, mn_error *err, mn_status code, const char *
 {
     if (h->map.drop_count == h->drop_capacity) {
         uint32_t cap = h->drop_capacity ? 2 * h->drop_capacity : 16;
-        mn_arkit_drop *grown = mn_arena_calloc(&h->arena, cap, sizeof *grown, 8);
+        mn_arkit_drop *grown = mni_arena_calloc(&h->arena, cap, sizeof *grown, 8);
         if (!grown || cap < h->drop_capacity)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
         if (h->map.drop_count)
             memcpy(grown, h->drops, h->map.drop_count * sizeof *grown);
         h->drops = grown;
@@ -144,9 +144,9 @@ static mn_status drop(map_holder *h, mn_error *err, mn_status code, const char *
     int n = vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
-    char *copy = mn_arena_strndup(&h->arena, name, len);
+    char *copy = mni_arena_strndup(&h->arena, name, len);
     if (!copy)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
     h->drops[h->map.drop_count++] = (mn_arkit_drop){copy, code};
     return MN_OK;
 }
@@ -157,7 +157,7 @@ static mn_status parse_object(const char *text, size_t size, const char *what, j
     json_error_t jerr;
     *root = json_loadb(text, size, 0, &jerr);
     if (!*root) {
-        mn_status st = mn_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
+        mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
                                     "%s: JSON syntax error at line %d, column %d: %s", what,
                                     jerr.line, jerr.column, jerr.text);
         if (err) {
@@ -167,8 +167,8 @@ static mn_status parse_object(const char *text, size_t size, const char *what, j
         return st;
     }
     if (!json_is_object(*root))
-        return mn_error_set(err, MN_JSON_TYPE, "", 0, "%s: the document is %s, not an object",
-                            what, mn_json_type_name(*root));
+        return mni_error_set(err, MN_JSON_TYPE, "", 0, "%s: the document is %s, not an object",
+                            what, mni_json_type_name(*root));
     return MN_OK;
 }
 
@@ -244,12 +244,12 @@ static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, js
             upper += json_array_size(value);
     }
     if (upper > UINT32_MAX)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "ARKit table: %zu terms", upper);
-    uint32_t *channel = mn_arena_calloc(&h->arena, upper, sizeof *channel, 4);
-    uint32_t *slot = mn_arena_calloc(&h->arena, upper, sizeof *slot, 4);
-    float *gain = mn_arena_calloc(&h->arena, upper, sizeof *gain, 4);
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "ARKit table: %zu terms", upper);
+    uint32_t *channel = mni_arena_calloc(&h->arena, upper, sizeof *channel, 4);
+    uint32_t *slot = mni_arena_calloc(&h->arena, upper, sizeof *slot, 4);
+    float *gain = mni_arena_calloc(&h->arena, upper, sizeof *gain, 4);
     if (upper > 0 && (!channel || !slot || !gain))
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit table: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit table: out of memory");
     uint32_t n = 0;
     json_object_foreach(root, key, value) {
         int32_t c = mn_arkit_channel_index(key);
@@ -284,11 +284,11 @@ mn_status mn_arkit_table_map_create(const mn_aosrig_head_ext *layout, const char
     if (out)
         *out = NULL;
     if (!layout || !json || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "ARKit table: NULL layout, table or out");
     mn_arkit_table_options o = options ? *options : (mn_arkit_table_options){0};
     if (!(o.clamp >= 0.0f))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "ARKit table: clamp %g is negative or NaN", (double)o.clamp);
     json_t *root = NULL;
     mn_status st = parse_object(json, json_size, "ARKit table", &root, err);
@@ -315,36 +315,36 @@ mn_status mn_arkit_table_map_create(const mn_aosrig_head_ext *layout, const char
 static mn_status fitted_uint(mn_json *j, json_t *obj, const char *key, bool required,
                              uint64_t max, uint64_t *out)
 {
-    return mn_json_uint(j, obj, key, required, 0, max, out);
+    return mni_json_uint(j, obj, key, required, 0, max, out);
 }
 
 static mn_status fitted_channels(map_holder *h, mn_json *j, json_t *root, mn_error *err)
 {
     json_t *channels;
-    mn_status st = mn_json_array(j, root, "channels", true, &channels);
+    mn_status st = mni_json_array(j, root, "channels", true, &channels);
     if (st != MN_OK)
         return st;
     size_t rows = json_array_size(channels);
     if (rows > UINT32_MAX)
-        return mn_json_fail(j, MN_OVERFLOW, "channels", "%zu channels", rows);
-    int32_t *row_channel = mn_arena_calloc(&h->arena, rows, sizeof *row_channel, 4);
+        return mni_json_fail(j, MN_OVERFLOW, "channels", "%zu channels", rows);
+    int32_t *row_channel = mni_arena_calloc(&h->arena, rows, sizeof *row_channel, 4);
     if (rows > 0 && !row_channel)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
-    size_t mark = mn_json_push_key(j, "channels");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+    size_t mark = mni_json_push_key(j, "channels");
     for (size_t r = 0; r < rows && st == MN_OK; r++) {
         json_t *name = json_array_get(channels, r);
         if (!json_is_string(name)) {
-            size_t m2 = mn_json_push_index(j, r);
-            st = mn_json_fail(j, MN_JSON_TYPE, NULL, "expected a channel name, found %s",
-                              mn_json_type_name(name));
-            mn_json_pop(j, m2);
+            size_t m2 = mni_json_push_index(j, r);
+            st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a channel name, found %s",
+                              mni_json_type_name(name));
+            mni_json_pop(j, m2);
             break;
         }
         row_channel[r] = mn_arkit_channel_index(json_string_value(name));
         if (row_channel[r] < 0)
             st = drop(h, err, MN_INVALID_VALUE, "%s", json_string_value(name));
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     h->priv.rows = (uint32_t)rows;
     h->priv.row_channel = row_channel;
     return st;
@@ -353,29 +353,29 @@ static mn_status fitted_channels(map_holder *h, mn_json *j, json_t *root, mn_err
 static mn_status fitted_pairs(map_holder *h, mn_json *j, json_t *root, mn_error *err)
 {
     json_t *pairs;
-    mn_status st = mn_json_array(j, root, "pairs", false, &pairs);
+    mn_status st = mni_json_array(j, root, "pairs", false, &pairs);
     if (st != MN_OK || !pairs)
         return st;
     size_t n = json_array_size(pairs);
     if (n > UINT32_MAX / 2)
-        return mn_json_fail(j, MN_OVERFLOW, "pairs", "%zu pairs", n);
-    uint32_t *rows = mn_arena_calloc(&h->arena, 2 * n, sizeof *rows, 4);
+        return mni_json_fail(j, MN_OVERFLOW, "pairs", "%zu pairs", n);
+    uint32_t *rows = mni_arena_calloc(&h->arena, 2 * n, sizeof *rows, 4);
     if (n > 0 && !rows)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
-    size_t mark = mn_json_push_key(j, "pairs");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+    size_t mark = mni_json_push_key(j, "pairs");
     for (size_t k = 0; k < n && st == MN_OK; k++) {
         json_t *pair = json_array_get(pairs, k);
-        size_t m2 = mn_json_push_index(j, k);
+        size_t m2 = mni_json_push_index(j, k);
         if (!json_is_array(pair) || json_array_size(pair) != 2)
-            st = mn_json_fail(j, MN_JSON_TYPE, NULL, "expected [i, j], found %s",
-                              mn_json_type_name(pair));
+            st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected [i, j], found %s",
+                              mni_json_type_name(pair));
         for (size_t e = 0; e < 2 && st == MN_OK; e++)
             if (!integer_below(json_array_get(pair, e), h->priv.rows, &rows[2 * k + e]))
-                st = mn_json_fail(j, MN_INDEX_RANGE, NULL,
+                st = mni_json_fail(j, MN_INDEX_RANGE, NULL,
                                   "element %zu is not a channel index below %u", e, h->priv.rows);
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     h->priv.pairs = (uint32_t)n;
     h->priv.pair_rows = rows;
     return st;
@@ -386,30 +386,30 @@ static mn_status fitted_gaze(map_holder *h, mn_json *j, json_t *root, mn_error *
     static const char *const axes[] = {"pitch", "yaw"};
     static const char *const eyes[] = {"left", "right"};
     json_t *gaze;
-    mn_status st = mn_json_object(j, root, "gaze", false, &gaze);
+    mn_status st = mni_json_object(j, root, "gaze", false, &gaze);
     if (st != MN_OK || !gaze)
         return st;
     size_t n = json_object_size(gaze);
-    gaze_term *terms = mn_arena_calloc(&h->arena, n, sizeof *terms, 4);
+    gaze_term *terms = mni_arena_calloc(&h->arena, n, sizeof *terms, 4);
     if (n > 0 && !terms)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
-    size_t mark = mn_json_push_key(j, "gaze"), kept = 0;
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+    size_t mark = mni_json_push_key(j, "gaze"), kept = 0;
     const char *key;
     json_t *entry;
     json_object_foreach(gaze, key, entry) {
-        size_t m2 = mn_json_push_key(j, key);
+        size_t m2 = mni_json_push_key(j, key);
         int axis = 0, eye = 0;
         float radians = 0.0f;
         if (!json_is_object(entry))
-            st = mn_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                              mn_json_type_name(entry));
+            st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                              mni_json_type_name(entry));
         if (st == MN_OK)
-            st = mn_json_enum(j, entry, "axis", true, axes, 2, "an axis", &axis);
+            st = mni_json_enum(j, entry, "axis", true, axes, 2, "an axis", &axis);
         if (st == MN_OK)
-            st = mn_json_enum(j, entry, "eye", true, eyes, 2, "an eye", &eye);
+            st = mni_json_enum(j, entry, "eye", true, eyes, 2, "an eye", &eye);
         if (st == MN_OK)
-            st = mn_json_float(j, entry, "radians", true, &radians);
-        mn_json_pop(j, m2);
+            st = mni_json_float(j, entry, "radians", true, &radians);
+        mni_json_pop(j, m2);
         if (st != MN_OK)
             break;
         int32_t c = mn_arkit_channel_index(key);
@@ -423,7 +423,7 @@ static mn_status fitted_gaze(map_holder *h, mn_json *j, json_t *root, mn_error *
         terms[kept++] = (gaze_term){(uint32_t)c, (uint32_t)(2 * eye + axis),
                                     axis == 0 ? -radians : radians};
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     h->priv.gaze_terms = terms;
     h->priv.gaze_count = (uint32_t)kept;
     return st;
@@ -434,20 +434,20 @@ static mn_status fitted_descriptive(mn_json *j, json_t *root)
 {
     const char *s;
     size_t len;
-    mn_status st = mn_json_string_ref(j, root, "src", false, &s, &len);
+    mn_status st = mni_json_string_ref(j, root, "src", false, &s, &len);
     if (st == MN_OK)
-        st = mn_json_string_ref(j, root, "sha256", false, &s, &len);
+        st = mni_json_string_ref(j, root, "sha256", false, &s, &len);
     json_t *blinks = NULL;
     if (st == MN_OK)
-        st = mn_json_array(j, root, "blinks", false, &blinks);
+        st = mni_json_array(j, root, "blinks", false, &blinks);
     for (size_t i = 0; st == MN_OK && blinks && i < json_array_size(blinks); i++)
         if (!json_is_string(json_array_get(blinks, i))) {
-            size_t mark = mn_json_push_key(j, "blinks");
-            size_t m2 = mn_json_push_index(j, i);
-            st = mn_json_fail(j, MN_JSON_TYPE, NULL, "expected a channel name, found %s",
-                              mn_json_type_name(json_array_get(blinks, i)));
-            mn_json_pop(j, m2);
-            mn_json_pop(j, mark);
+            size_t mark = mni_json_push_key(j, "blinks");
+            size_t m2 = mni_json_push_index(j, i);
+            st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a channel name, found %s",
+                              mni_json_type_name(json_array_get(blinks, i)));
+            mni_json_pop(j, m2);
+            mni_json_pop(j, mark);
         }
     return st;
 }
@@ -462,29 +462,29 @@ static mn_status fitted_floats(map_holder *h, mn_json *j, json_t *root, const vo
     if (st != MN_OK)
         return st;
     if (has_bytes && declared != table_size)
-        return mn_json_fail(j, MN_COUNT_MISMATCH, "bytes",
+        return mni_json_fail(j, MN_COUNT_MISMATCH, "bytes",
                             "the description says %llu bytes, the file has %zu",
                             (unsigned long long)declared, table_size);
     size_t rows_all = 0, floats = 0, bytes = 0;
-    if (!mn_checked_add(h->priv.rows, h->priv.pairs, &rows_all) ||
-        !mn_checked_mul(rows_all, h->priv.coeffs, &floats) ||
-        !mn_checked_mul(floats, 4, &bytes))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "face table: its size overflows");
+    if (!mni_checked_add(h->priv.rows, h->priv.pairs, &rows_all) ||
+        !mni_checked_mul(rows_all, h->priv.coeffs, &floats) ||
+        !mni_checked_mul(floats, 4, &bytes))
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "face table: its size overflows");
     if (table_size != bytes)
-        return mn_error_set(err, MN_COUNT_MISMATCH, "", -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, "", -1,
                             "face table file: %zu bytes, but (%u channels + %u pairs) x %u "
                             "coeffs x 4 = %zu",
                             table_size, h->priv.rows, h->priv.pairs, h->priv.coeffs, bytes);
-    float *values = mn_arena_alloc(&h->arena, bytes, 16);
+    float *values = mni_arena_alloc(&h->arena, bytes, 16);
     if (bytes > 0 && !values)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
     const uint8_t *src = table;
     for (size_t i = 0; i < floats; i++) {
         uint32_t bits = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 |
                         (uint32_t)src[4 * i + 2] << 16 | (uint32_t)src[4 * i + 3] << 24;
         memcpy(&values[i], &bits, sizeof bits);
         if (!isfinite(values[i]))
-            return mn_error_set(err, MN_NOT_FINITE, "", (int64_t)(4 * i),
+            return mni_error_set(err, MN_NOT_FINITE, "", (int64_t)(4 * i),
                                 "face table file: float %zu (%s row %zu, coefficient %zu) is "
                                 "not finite",
                                 i, i / h->priv.coeffs < h->priv.rows ? "A" : "C",
@@ -503,16 +503,16 @@ static mn_status build_fitted(map_holder *h, const mn_aosrig_head_ext *layout, j
                               const void *table, size_t table_size, mn_error *err)
 {
     mn_json j;
-    mn_json_init(&j, &h->arena, err);
+    mni_json_init(&j, &h->arena, err);
     uint64_t version = 0, coeffs = 0;
-    mn_status st = mn_json_uint(&j, root, "version", true, 0, UINT32_MAX, &version);
+    mn_status st = mni_json_uint(&j, root, "version", true, 0, UINT32_MAX, &version);
     if (st == MN_OK && version != 1)
-        st = mn_json_fail(&j, MN_INVALID_VALUE, "version", "unsupported version %llu",
+        st = mni_json_fail(&j, MN_INVALID_VALUE, "version", "unsupported version %llu",
                           (unsigned long long)version);
     if (st == MN_OK)
         st = fitted_uint(&j, root, "coeffs", true, UINT32_MAX, &coeffs);
     if (st == MN_OK && coeffs != layout->expr_dim)
-        st = mn_json_fail(&j, MN_COUNT_MISMATCH, "coeffs",
+        st = mni_json_fail(&j, MN_COUNT_MISMATCH, "coeffs",
                           "the table has %llu coefficients a row, the head's exprDim is %u",
                           (unsigned long long)coeffs, layout->expr_dim);
     h->priv.coeffs = (uint32_t)coeffs;
@@ -537,7 +537,7 @@ mn_status mn_arkit_fitted_map_create(const mn_aosrig_head_ext *layout, const cha
     if (out)
         *out = NULL;
     if (!layout || !info_json || !out || (!table && table_size > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "face table: NULL layout, description, table or out");
     mn_error local;
     mn_error *e = err ? err : &local; /* mn_json needs somewhere to write */

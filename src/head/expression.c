@@ -18,7 +18,7 @@
 #include <cpuid.h>
 #endif
 
-void mn_expression_scalar(const mn_expr_frame *f)
+void mni_expression_scalar(const mn_expr_frame *f)
 {
     const size_t row = f->row;
     const uint16_t *b = f->basis;
@@ -26,34 +26,34 @@ void mn_expression_scalar(const mn_expr_frame *f)
         const float *n = f->neutral + 3 * v;
         float x = 0.0f, y = 0.0f, z = 0.0f;
         for (size_t i = 0; i < row; i += 3) {
-            x += f->coef3[i] * mn_half_to_float(b[i]);
-            y += f->coef3[i + 1] * mn_half_to_float(b[i + 1]);
-            z += f->coef3[i + 2] * mn_half_to_float(b[i + 2]);
+            x += f->coef3[i] * mni_half_to_float(b[i]);
+            y += f->coef3[i + 1] * mni_half_to_float(b[i + 1]);
+            z += f->coef3[i + 2] * mni_half_to_float(b[i + 2]);
         }
         float p[3] = {n[0] + x, n[1] + y, n[2] + z};
-        mn_expression_finish(f, v, p);
+        mni_expression_finish(f, v, p);
     }
 }
 
-bool mn_expression_has_f16c(void)
+bool mni_expression_has_f16c(void)
 {
 #if MN_EXPR_X86 && defined(__GNUC__)
     /* Every AVX2 CPU made has F16C, but the instruction sets are separate bits: ask cpuid
        (leaf 1, ECX bit 29; clang 14's __builtin_cpu_supports does not know "f16c"). */
     unsigned a, b, c, d;
-    return mn_cpu_level() == MN_CPU_AVX2_FMA && __get_cpuid(1, &a, &b, &c, &d) &&
+    return mni_cpu_level() == MN_CPU_AVX2_FMA && __get_cpuid(1, &a, &b, &c, &d) &&
            (c & (1u << 29)) != 0;
 #else
     return false;
 #endif
 }
 
-mn_simd_level mn_expression_level(mn_simd_level wanted)
+mn_simd_level mni_expression_level(mn_simd_level wanted)
 {
     if (wanted == MN_SIMD_SCALAR)
         return MN_SIMD_SCALAR;
 #if MN_EXPR_X86
-    return mn_expression_has_f16c() ? MN_SIMD_AVX2_FMA : MN_SIMD_SCALAR;
+    return mni_expression_has_f16c() ? MN_SIMD_AVX2_FMA : MN_SIMD_SCALAR;
 #elif MN_EXPR_NEON
     return MN_SIMD_NEON;
 #else
@@ -61,11 +61,11 @@ mn_simd_level mn_expression_level(mn_simd_level wanted)
 #endif
 }
 
-void mn_expression_run(const mn_expr_frame *f, mn_simd_level level)
+void mni_expression_run(const mn_expr_frame *f, mn_simd_level level)
 {
 #if MN_EXPR_X86
     if (level == MN_SIMD_AVX2_FMA) {
-        mn_expression_avx2(f);
+        mni_expression_avx2(f);
         return;
     }
 #endif
@@ -76,5 +76,5 @@ void mn_expression_run(const mn_expr_frame *f, mn_simd_level level)
     }
 #endif
     (void)level;
-    mn_expression_scalar(f);
+    mni_expression_scalar(f);
 }

@@ -1,6 +1,6 @@
 /*
  * The expression head's basis sum with AVX2, FMA and F16C, chosen at run
- * time (mn_expression_has_f16c).  Only this file's functions are compiled
+ * time (mni_expression_has_f16c).  Only this file's functions are compiled
  * for those extensions (the target attribute), so the library stays baseline
  * x86-64.
  *
@@ -15,7 +15,7 @@
  * The sum's order differs from the reference's (eight partial sums a
  * component, fused multiply-adds), so results agree with it within float
  * rounding of a dot product, not to the bit; everything after the sum is the
- * shared mn_expression_finish.
+ * shared mni_expression_finish.
  */
 #include "head/expression_internal.h"
 
@@ -68,7 +68,7 @@ AVX2_INLINE void row_sum(const uint16_t *b, const float *c, size_t row, float xy
     xyz[2] = s[2];
 }
 
-AVX2_FN void mn_expression_avx2(const mn_expr_frame *f)
+AVX2_FN void mni_expression_avx2(const mn_expr_frame *f)
 {
     const size_t row = f->row;
     const uint16_t *b = f->basis;
@@ -77,7 +77,7 @@ AVX2_FN void mn_expression_avx2(const mn_expr_frame *f)
         float s[3];
         row_sum(b, f->coef3, row, s);
         float p[3] = {n[0] + s[0], n[1] + s[1], n[2] + s[2]};
-        mn_expression_finish(f, v, p);
+        mni_expression_finish(f, v, p);
     }
 }
 

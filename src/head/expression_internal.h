@@ -60,11 +60,11 @@ typedef struct mn_expr_frame {
 } mn_expr_frame;
 
 /* The reference: plain C, always built, the meaning of every other kernel. */
-void mn_expression_scalar(const mn_expr_frame *f);
+void mni_expression_scalar(const mn_expr_frame *f);
 
 #if MN_EXPR_X86
-/* Call only when the CPU has AVX2, FMA and F16C (mn_expression_has_f16c). */
-void mn_expression_avx2(const mn_expr_frame *f);
+/* Call only when the CPU has AVX2, FMA and F16C (mni_expression_has_f16c). */
+void mni_expression_avx2(const mn_expr_frame *f);
 #endif
 
 #if MN_EXPR_NEON
@@ -72,17 +72,17 @@ void mn_expression_neon(const mn_expr_frame *f);
 #endif
 
 /* True when the AVX2 kernel can run here (AVX2 + FMA from core, and F16C). */
-bool mn_expression_has_f16c(void);
+bool mni_expression_has_f16c(void);
 
 /*
  * The kernel a level asks for, on this CPU and build: any SIMD level picks the
  * AVX2 kernel where it runs (MN_SIMD_AVX2_FMA), or NEON on AArch64
  * (MN_SIMD_NEON); otherwise, and for MN_SIMD_SCALAR, the reference.
  */
-mn_simd_level mn_expression_level(mn_simd_level wanted);
+mn_simd_level mni_expression_level(mn_simd_level wanted);
 
-/* Run the frame with the kernel of a level mn_expression_level returned. */
-void mn_expression_run(const mn_expr_frame *f, mn_simd_level level);
+/* Run the frame with the kernel of a level mni_expression_level returned. */
+void mni_expression_run(const mn_expr_frame *f, mn_simd_level level);
 
 /*
  * An IEEE half to float, exactly (subnormals included): the half's exponent
@@ -90,7 +90,7 @@ void mn_expression_run(const mn_expr_frame *f, mn_simd_level level);
  * rebias the exponent (a power of two, so no rounding).  Infinities and NaNs
  * are not handled: the pack reader refuses them.
  */
-static inline float mn_half_to_float(uint16_t h)
+static inline float mni_half_to_float(uint16_t h)
 {
     uint32_t bits = (uint32_t)(h & 0x7fffu) << 13;
     float f;
@@ -104,7 +104,7 @@ static inline float mn_half_to_float(uint16_t h)
  * the eyes (left, then right, each reading what the previous one left), and
  * for a pose the seam, then skinning by the folded rows.  Writes out[v].
  */
-static inline void mn_expression_finish(const mn_expr_frame *f, size_t v, float p[3])
+static inline void mni_expression_finish(const mn_expr_frame *f, size_t v, float p[3])
 {
     for (int k = 0; k < 2; k++) {
         if (!f->eye_on[k])

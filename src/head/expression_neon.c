@@ -52,7 +52,7 @@ NEON_INLINE void row_sum(const uint16_t *b, const float *c, size_t row, float xy
         s[2] += lanes[l + 2];
     }
     for (; i < row; i++)
-        s[i % 3] += c[i] * mn_half_to_float(b[i]);
+        s[i % 3] += c[i] * mni_half_to_float(b[i]);
     xyz[0] = s[0];
     xyz[1] = s[1];
     xyz[2] = s[2];
@@ -67,7 +67,7 @@ void mn_expression_neon(const mn_expr_frame *f)
         float s[3];
         row_sum(b, f->coef3, row, s);
         float p[3] = {n[0] + s[0], n[1] + s[1], n[2] + s[2]};
-        mn_expression_finish(f, v, p);
+        mni_expression_finish(f, v, p);
     }
 }
 

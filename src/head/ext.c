@@ -16,10 +16,10 @@ mn_status mn_head_ext_unpack(const mn_aosrig_head_ext *layout, const float *cont
                              size_t count, float *expr, float *gaze, mn_error *err)
 {
     if (!layout || !expr || !gaze || (!controls && count > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "head_ext unpack: NULL layout, output or controls");
     if (count > layout->dim)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "head_ext: %zu controls, more than the layout's dim %u", count,
                             layout->dim);
     for (size_t i = 0; i < layout->expr_dim; i++)
@@ -100,11 +100,11 @@ mn_status mn_head_ext_widen(const mn_aosrig_head_ext *layout, const float *reduc
                             size_t count, float *out, mn_error *err)
 {
     if (!layout || !out || (!reduced && count > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "head_ext widen: NULL layout, input or output");
     size_t want = mn_head_ext_reduced_dim(layout);
     if (count != want)
-        return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
                             "reduced view: %zu floats, the layout's reduced view has %zu", count,
                             want);
     memset(out, 0, (size_t)layout->dim * sizeof *out);

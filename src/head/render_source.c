@@ -55,7 +55,7 @@ static mn_status colour_vertices(const mn_aosrig *pack, const mn_render_head_opt
         return mn_head_joint_tint(pack, packed, v_count);
     case MN_HEAD_COLOUR_UV:
         if (!pack->uv)
-            return mn_error_set(err, MN_MISSING_PROPERTY, "uv", -1,
+            return mni_error_set(err, MN_MISSING_PROPERTY, "uv", -1,
                                 "render source: the uv colouring needs the pack's uv blob, and "
                                 "this pack has none");
         mn_uv_tint(pack->uv, v_count, packed);
@@ -64,7 +64,7 @@ static mn_status colour_vertices(const mn_aosrig *pack, const mn_render_head_opt
         mn_height_tint(pack->neutral, v_count, packed);
         return MN_OK;
     }
-    return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+    return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                         "render source: colouring %d is none of mn_head_colouring",
                         (int)o->colouring);
 }
@@ -72,12 +72,12 @@ static mn_status colour_vertices(const mn_aosrig *pack, const mn_render_head_opt
 static mn_status check_options(const mn_render_head_options *o, mn_error *err)
 {
     if ((unsigned)o->colouring > (unsigned)MN_HEAD_COLOUR_HEIGHT)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render source: colouring %d is none of mn_head_colouring",
                             (int)o->colouring);
     for (int i = 0; i < 3; i++)
         if (!(o->rgb[i] >= 0.0f && o->rgb[i] <= 1.0f))
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "render source: rgb[%d] is not in [0, 1]", i);
     return MN_OK;
 }
@@ -87,10 +87,10 @@ static mn_status make_colours(mn_render_source *s, const mn_aosrig *pack,
                               const mn_render_head_options *o, mn_error *err)
 {
     size_t v_count = pack->header.vertex_count;
-    uint32_t *packed = mn_arena_calloc(&s->arena, v_count, sizeof *packed, 16);
-    float *colors = mn_arena_calloc(&s->arena, v_count, 3 * sizeof *colors, 16);
+    uint32_t *packed = mni_arena_calloc(&s->arena, v_count, sizeof *packed, 16);
+    float *colors = mni_arena_calloc(&s->arena, v_count, 3 * sizeof *colors, 16);
     if (!packed || !colors)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     mn_status st = colour_vertices(pack, o, packed, err);
     if (st != MN_OK)
         return st;
@@ -109,7 +109,7 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
     if (out)
         *out = NULL;
     if (!head || !posed || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render source: NULL head, posed vertices or out");
     mn_render_head_options o = options ? *options : (mn_render_head_options){0};
     mn_status st = check_options(&o, err);
@@ -118,19 +118,19 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
     const mn_aosrig *pack = mn_head_pack(head);
     uint32_t v_count = pack->header.vertex_count;
     if (pack->face_count > UINT32_MAX / 3u)
-        return mn_error_set(err, MN_OVERFLOW, "faces", -1,
+        return mni_error_set(err, MN_OVERFLOW, "faces", -1,
                             "render source: %u faces are more than a mesh's index count holds",
                             pack->face_count);
-    mn_render_source *s = mn_source_new(&o.allocator, head_refresh);
+    mn_render_source *s = mni_source_new(&o.allocator, head_refresh);
     if (!s)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
-    struct mn_head_source *h = mn_arena_calloc(&s->arena, 1, sizeof *h, 16);
-    s->meshes = mn_arena_calloc(&s->arena, 1, sizeof *s->meshes, 16);
-    s->materials = mn_arena_calloc(&s->arena, 1, sizeof *s->materials, 16);
-    float *normals = mn_arena_calloc(&s->arena, v_count, 3 * sizeof *normals, 16);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+    struct mn_head_source *h = mni_arena_calloc(&s->arena, 1, sizeof *h, 16);
+    s->meshes = mni_arena_calloc(&s->arena, 1, sizeof *s->meshes, 16);
+    s->materials = mni_arena_calloc(&s->arena, 1, sizeof *s->materials, 16);
+    float *normals = mni_arena_calloc(&s->arena, v_count, 3 * sizeof *normals, 16);
     if (!h || !s->meshes || !s->materials || !normals) {
         mn_render_source_free(s);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     }
     *h = (struct mn_head_source){posed, normals, pack->faces, v_count, pack->face_count};
     s->kind_state = h;

@@ -181,7 +181,7 @@ typedef struct block_plan {
 static size_t take(block_plan *b, size_t count, size_t elem, size_t align)
 {
     size_t at = (b->size + align - 1) & ~(align - 1), n = 0;
-    b->ok = b->ok && mn_checked_mul(count, elem, &n) && mn_checked_add(at, n, &b->size);
+    b->ok = b->ok && mni_checked_mul(count, elem, &n) && mni_checked_add(at, n, &b->size);
     return at;
 }
 
@@ -229,7 +229,7 @@ static mn_status prepare_rest(mn_head *h, mn_error *err)
     const mn_aosrig *p = h->pack;
     for (size_t j = 0; j < h->joint_count; j++) {
         if (!affine_invert(h->rest_inverse + 16 * j, p->rest_world + 16 * j))
-            return mn_error_set(err, MN_INVALID_VALUE, "blobs.restWorld", -1,
+            return mni_error_set(err, MN_INVALID_VALUE, "blobs.restWorld", -1,
                                 "restWorld[%zu] (joint \"%s\") has a singular 3x3: it cannot be "
                                 "inverted for skinning",
                                 j, p->header.joint_names[j]);
@@ -254,15 +254,15 @@ mn_status mn_head_create(const mn_aosrig *pack, const mn_head_options *options, 
     if (out)
         *out = NULL;
     if (!pack || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "head: NULL pack or out");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "head: NULL pack or out");
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     block_plan b;
     if (!plan_block(pack->header.joint_count, pack->header.coeff_count,
                     pack->header.head_ext.dim, &b))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "head: the state's size overflows");
-    uint8_t *block = mn_alloc(&allocator, b.size);
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "head: the state's size overflows");
+    uint8_t *block = mni_alloc(&allocator, b.size);
     if (!block)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "head: %zu bytes", b.size);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "head: %zu bytes", b.size);
     memset(block, 0, b.size);
     mn_head *h = (mn_head *)(void *)block;
     h->allocator = allocator;
@@ -291,13 +291,13 @@ mn_status mn_head_create(const mn_aosrig *pack, const mn_head_options *options, 
     memset(h->world_scratch, 0, h->joint_count * 16 * sizeof(double));
     mn_status st = prepare_rest(h, err);
     if (st != MN_OK) {
-        mn_free(&allocator, block, b.size);
+        mni_free(&allocator, block, b.size);
         return st;
     }
     memcpy(h->worlds, pack->rest_world, h->joint_count * 16 * sizeof(float));
     build_skin_rows(h);
     neutral_bounds(h);
-    h->level = mn_expression_level(MN_SIMD_AVX2_FMA); /* the best this CPU runs */
+    h->level = mni_expression_level(MN_SIMD_AVX2_FMA); /* the best this CPU runs */
     *out = h;
     return MN_OK;
 }
@@ -307,7 +307,7 @@ void mn_head_free(mn_head *head)
     if (!head)
         return;
     mn_allocator allocator = head->allocator;
-    mn_free(&allocator, head, head->block_size);
+    mni_free(&allocator, head, head->block_size);
 }
 
 const mn_aosrig *mn_head_pack(const mn_head *head)
@@ -319,7 +319,7 @@ mn_simd_level mn_head_set_simd(mn_head *head, mn_simd_level level)
 {
     if (!head)
         return MN_SIMD_SCALAR;
-    head->level = mn_expression_level(level);
+    head->level = mni_expression_level(level);
     return head->level;
 }
 
@@ -351,12 +351,12 @@ static mn_status run_frame(mn_head *h, const float *controls, size_t count, floa
                            bool pose, mn_error *err)
 {
     if (!h || !out || (!controls && count > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "head: NULL head, output or controls");
     const mn_aosrig *p = h->pack;
     const mn_aosrig_head_ext *layout = &p->header.head_ext;
     if (count > layout->dim)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "head_ext: %zu controls, more than the layout's dim %u", count,
                             layout->dim);
     size_t coeffs = p->header.coeff_count;
@@ -390,7 +390,7 @@ static mn_status run_frame(mn_head *h, const float *controls, size_t count, floa
         f.skin_rows = h->skin_rows;
     }
     f.out = out;
-    mn_expression_run(&f, h->level);
+    mni_expression_run(&f, h->level);
     return MN_OK;
 }
 
@@ -411,7 +411,7 @@ mn_status mn_head_pose(mn_head *head, const float *controls, size_t count, float
 mn_status mn_head_set_joint_worlds(mn_head *head, const float *worlds, size_t count, mn_error *err)
 {
     if (!head || (!worlds && count > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "joint worlds: NULL head, or NULL worlds with a count");
     const mn_aosrig *p = head->pack;
     size_t want = head->joint_count * 16;
@@ -419,12 +419,12 @@ mn_status mn_head_set_joint_worlds(mn_head *head, const float *worlds, size_t co
         memcpy(head->worlds, p->rest_world, want * sizeof(float));
     } else {
         if (count != want)
-            return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
+            return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
                                 "joint worlds: %zu floats, the pack's %zu joints need %zu", count,
                                 head->joint_count, want);
         for (size_t i = 0; i < want; i++)
             if (!isfinite(worlds[i]))
-                return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+                return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
                                     "joint worlds: joint %zu, element %zu is not finite", i / 16,
                                     i % 16);
         /* Caller worlds are metres; a "cm" pack poses in its own units. */
@@ -445,11 +445,11 @@ static mn_status canonical_rotation(const float q[4], float out[4], size_t index
 {
     double x = q[0], y = q[1], z = q[2], w = q[3];
     if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(w))
-        return mn_error_set(err, MN_NOT_FINITE, NULL, -1,
+        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
                             "joint override %zu: the rotation is not finite", index);
     double len = sqrt(x * x + y * y + z * z + w * w);
     if (!(len > 0.0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "joint override %zu: the rotation has zero length", index);
     double c[4] = {x / len, y / len, z / len, w / len};
     bool flip = c[3] < 0.0 ||
@@ -498,13 +498,13 @@ mn_status mn_head_set_joint_overrides(mn_head *head, const mn_joint_override *ov
     if (moved)
         *moved = false;
     if (!head || (!overrides && count > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "joint overrides: NULL head, or NULL overrides with a count");
     size_t n = head->joint_count;
     memset(head->next_has, 0, n);
     for (size_t i = 0; i < count; i++) {
         if (!overrides[i].joint)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "joint override %zu: NULL joint name", i);
         float q[4];
         mn_status st = canonical_rotation(overrides[i].rotation, q, i, err);
@@ -539,9 +539,9 @@ mn_status mn_head_set_joint_overrides(mn_head *head, const mn_joint_override *ov
 mn_status mn_head_set_arkit_map(mn_head *head, const mn_arkit_map *map, mn_error *err)
 {
     if (!head)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "head: NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "head: NULL");
     if (map && map->dim != head->pack->header.head_ext.dim)
-        return mn_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
+        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
                             "ARKit map: it writes %u controls, the head takes %u", map->dim,
                             head->pack->header.head_ext.dim);
     head->arkit = map;
@@ -552,14 +552,14 @@ mn_status mn_head_pose_arkit(mn_head *head, const float *arkit, size_t count, fl
                              mn_error *err)
 {
     if (!head || !out || (!arkit && count > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "head: NULL head, output or ARKit weights");
     if (!head->arkit)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "no ARKit map: this head has no ARKit-to-head_ext map, so an ARKit "
                             "vector cannot drive it (set one with mn_head_set_arkit_map)");
     if (count > MN_ARKIT_CHANNEL_COUNT)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "ARKit: %zu weights, more than the %u channels", count,
                             MN_ARKIT_CHANNEL_COUNT);
     float weights[MN_ARKIT_CHANNEL_COUNT] = {0};

@@ -9,7 +9,7 @@
  * mapping lives until mn_model_free.  Where mapping is not possible (an
  * empty or special file, a system without mmap) or not wanted (copy_input),
  * the file is read with one fread into one arena block instead; external
- * buffers and images are always read that way (mn_file_read).
+ * buffers and images are always read that way (mni_file_read).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,12 +37,12 @@ static mn_status open_for_reading(const char *path, mn_bytes *bytes, FILE **out,
     bytes->size = 0;
     *out = fopen(path, "rb");
     if (!*out)
-        return mn_error_set(err, MN_IO, NULL, -1, "cannot open \"%s\": %s", path,
+        return mni_error_set(err, MN_IO, NULL, -1, "cannot open \"%s\": %s", path,
                             errno_text(errno, why, sizeof why));
     return MN_OK;
 }
 
-mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err)
+mn_status mni_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err)
 {
     char why[128];
     FILE *f;
@@ -53,37 +53,37 @@ mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_erro
     if (fstat(fileno(f), &st) != 0) {
         int e = errno;
         fclose(f);
-        return mn_error_set(err, MN_IO, NULL, -1, "cannot stat \"%s\": %s", path,
+        return mni_error_set(err, MN_IO, NULL, -1, "cannot stat \"%s\": %s", path,
                             errno_text(e, why, sizeof why));
     }
     if (!S_ISREG(st.st_mode)) {
         fclose(f);
-        return mn_error_set(err, MN_IO, NULL, -1, "\"%s\" is not a regular file", path);
+        return mni_error_set(err, MN_IO, NULL, -1, "\"%s\" is not a regular file", path);
     }
     if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX - 1) {
         fclose(f);
-        return mn_error_set(err, MN_IO, NULL, -1, "\"%s\" is too large to read", path);
+        return mni_error_set(err, MN_IO, NULL, -1, "\"%s\" is too large to read", path);
     }
     size_t size = (size_t)st.st_size;
     /* 64-byte alignment keeps every accessor view into the file aligned for its type. */
-    uint8_t *data = mn_arena_alloc(arena, size ? size : 1, 64);
+    uint8_t *data = mni_arena_alloc(arena, size ? size : 1, 64);
     if (!data) {
         fclose(f);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "out of memory reading \"%s\" (%zu bytes)", path, size);
     }
     size_t got = size ? fread(data, 1, size, f) : 0;
     int read_error = ferror(f);
     fclose(f);
     if (read_error || got != size)
-        return mn_error_set(err, MN_IO, NULL, -1,
+        return mni_error_set(err, MN_IO, NULL, -1,
                             "reading \"%s\" failed after %zu of %zu bytes", path, got, size);
     out->data = data;
     out->size = size;
     return MN_OK;
 }
 
-mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err)
+mn_status mni_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err)
 {
     FILE *f;
     *mapped = false;
@@ -105,7 +105,7 @@ mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *e
     return MN_OK;
 }
 
-void mn_file_unmap(mn_bytes bytes)
+void mni_file_unmap(mn_bytes bytes)
 {
     if (bytes.data)
         munmap((void *)(uintptr_t)bytes.data, bytes.size);

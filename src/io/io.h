@@ -28,19 +28,19 @@ typedef struct mn_json {
     size_t len;                   /* strlen(path), or MN_JSON_PATH_MAX - 1 once truncated */
 } mn_json;
 
-void mn_json_init(mn_json *j, mn_arena *arena, mn_error *err);
+void mni_json_init(mn_json *j, mn_arena *arena, mn_error *err);
 
 /* ---- the path ------------------------------------------------------------ */
 
 /* Append ".key" (or "key" at the root); returns the mark to pop back to. */
-size_t mn_json_push_key(mn_json *j, const char *key);
+size_t mni_json_push_key(mn_json *j, const char *key);
 /* Append "[index]"; returns the mark to pop back to. */
-size_t mn_json_push_index(mn_json *j, size_t index);
+size_t mni_json_push_index(mn_json *j, size_t index);
 /* Return to a mark from push_*. */
-void mn_json_pop(mn_json *j, size_t mark);
+void mni_json_pop(mn_json *j, size_t mark);
 
 /* The path of member `key` of the current value (the current path when key is NULL) into out. */
-void mn_json_path_of(const mn_json *j, const char *key, char *out, size_t out_size);
+void mni_json_path_of(const mn_json *j, const char *key, char *out, size_t out_size);
 
 /*
  * Fail at member `key` of the current value (NULL: at the current value).
@@ -50,10 +50,10 @@ void mn_json_path_of(const mn_json *j, const char *key, char *out, size_t out_si
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-mn_status mn_json_fail(mn_json *j, mn_status code, const char *key, const char *fmt, ...);
+mn_status mni_json_fail(mn_json *j, mn_status code, const char *key, const char *fmt, ...);
 
 /* "a string", "an array", ... for messages. */
-const char *mn_json_type_name(const json_t *value);
+const char *mni_json_type_name(const json_t *value);
 
 /* ---- typed getters --------------------------------------------------------
  * Each reads member `key` of object `obj`.  When the member is absent a
@@ -64,28 +64,28 @@ const char *mn_json_type_name(const json_t *value);
  */
 
 /* An object member (*out = NULL when absent and optional). */
-mn_status mn_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out);
+mn_status mni_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out);
 /* An array member (*out = NULL when absent and optional). */
-mn_status mn_json_array(mn_json *j, json_t *obj, const char *key, bool required, json_t **out);
+mn_status mni_json_array(mn_json *j, json_t *obj, const char *key, bool required, json_t **out);
 /* A string member, copied into the arena. */
-mn_status mn_json_string(mn_json *j, json_t *obj, const char *key, bool required, const char **out);
+mn_status mni_json_string(mn_json *j, json_t *obj, const char *key, bool required, const char **out);
 /* A string member, not copied (valid while the document lives). */
-mn_status mn_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
+mn_status mni_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
                              const char **out, size_t *out_len);
-mn_status mn_json_bool(mn_json *j, json_t *obj, const char *key, bool required, bool *out);
+mn_status mni_json_bool(mn_json *j, json_t *obj, const char *key, bool required, bool *out);
 /* An integer in [min, max]. */
-mn_status mn_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
+mn_status mni_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
                        uint64_t max, uint64_t *out);
 /* A uint32 in [min, max]. */
-mn_status mn_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
+mn_status mni_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
                       uint32_t max, uint32_t *out);
 /* A number that is finite as a float. */
-mn_status mn_json_float(mn_json *j, json_t *obj, const char *key, bool required, float *out);
+mn_status mni_json_float(mn_json *j, json_t *obj, const char *key, bool required, float *out);
 /* A number that is finite as a float and at least `min` (inclusive). */
-mn_status mn_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
+mn_status mni_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
                             float *out);
 /* An array of exactly n numbers, each finite as a float. */
-mn_status mn_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
+mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
                          float *out);
 
 /*
@@ -94,17 +94,17 @@ mn_status mn_json_floats(mn_json *j, json_t *obj, const char *key, bool required
  * "\"CUBIC\" is not an interpolation (LINEAR, STEP, CUBICSPLINE)", where
  * `what` is "an interpolation".
  */
-mn_status mn_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
+mn_status mni_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
                        const char *const *names, size_t count, const char *what, int *out);
 
 /*
  * An index into the top-level array `what` ("accessors") of `count` elements:
  * an integer in [0, count).  *out = MN_NONE when absent and optional.
  */
-mn_status mn_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
+mn_status mni_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
                         const char *what, uint32_t *out);
 /* The same check for a bare value (an array element); the path is the current one. */
-mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
+mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
                               uint32_t *out);
 
 /*
@@ -112,14 +112,14 @@ mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const c
  * optional), with the type checked.  *out_array, when not NULL, receives the
  * array (NULL when absent).
  */
-mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
+mn_status mni_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
                               json_t **out_array, uint32_t *out);
 
 /* The member "extras" as compact JSON text in the arena (*out = NULL when absent). */
-mn_status mn_json_extras(mn_json *j, json_t *obj, const char **out);
+mn_status mni_json_extras(mn_json *j, json_t *obj, const char **out);
 
 /* Compact JSON text of any value, in the arena. */
-mn_status mn_json_dump(mn_json *j, const json_t *value, const char **out);
+mn_status mni_json_dump(mn_json *j, const json_t *value, const char **out);
 
 /* ---- JSON text being printed ---------------------------------------------
  * The writers (glTF, .aosrig headers) print JSON by hand into one growing run
@@ -134,30 +134,30 @@ typedef struct mn_jstext {
     bool failed;
 } mn_jstext;
 
-void mn_jstext_init(mn_jstext *t, const mn_allocator *allocator);
-void mn_jstext_free(mn_jstext *t);
+void mni_jstext_init(mn_jstext *t, const mn_allocator *allocator);
+void mni_jstext_free(mn_jstext *t);
 /* Append n bytes; false (and failed set) when memory runs out. */
-bool mn_jstext_put(mn_jstext *t, const char *s, size_t n);
-bool mn_jstext_puts(mn_jstext *t, const char *s);
+bool mni_jstext_put(mn_jstext *t, const char *s, size_t n);
+bool mni_jstext_puts(mn_jstext *t, const char *s);
 
 /*
  * How much of s[0..n) is text a JSON string may hold: well-formed UTF-8 (no
  * overlong forms, surrogates or code points past U+10FFFF) without NUL.
  * Returns n when all of it is, else the offset of the first bad sequence.
  */
-size_t mn_json_utf8_prefix(const char *s, size_t n);
+size_t mni_json_utf8_prefix(const char *s, size_t n);
 
 /* ---- URIs (uri.c) -------------------------------------------------------------------- */
 
 /* True when uri starts with "data:" (any case). */
-bool mn_uri_is_data(const char *uri);
+bool mni_uri_is_data(const char *uri);
 
 /*
  * Decode a data: URI.  The payload goes into the arena (16-byte aligned);
  * *media_type is the media type (arena copy, NULL when empty).
  * MN_URI for a malformed header, MN_BASE64 for bad base64.
  */
-mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
+mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
                              const char *path, mn_error *err);
 
 /*
@@ -165,24 +165,24 @@ mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, co
  * inside the model's folder (no ".." segment, not absolute, no scheme)
  * unless allow_unsafe.  MN_URI otherwise.
  */
-mn_status mn_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
+mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
                          const char *path, mn_error *err);
 
 /* The default resolver: reads base_dir/uri with stdio into the arena passed as `user`. */
-mn_status mn_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
+mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
                                  mn_error *err);
 
 /* ---- files (file.c) -------------------------------------------------------------------- */
 
 /* Read the whole file into one arena block (64-byte aligned).  MN_IO when it cannot. */
-mn_status mn_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err);
+mn_status mni_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err);
 
 /*
  * Map the whole file read-only.  MN_IO when it cannot be opened; MN_OK with
  * *mapped = false when it can but mapping is not possible (an empty or
- * special file): then read it with mn_file_read.  Unmap with mn_file_unmap.
+ * special file): then read it with mni_file_read.  Unmap with mni_file_unmap.
  */
-mn_status mn_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err);
-void mn_file_unmap(mn_bytes bytes);
+mn_status mni_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err);
+void mni_file_unmap(mn_bytes bytes);
 
 #endif /* MN_IO_IO_H */

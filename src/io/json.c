@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void mn_json_init(mn_json *j, mn_arena *arena, mn_error *err)
+void mni_json_init(mn_json *j, mn_arena *arena, mn_error *err)
 {
     j->arena = arena;
     j->err = err;
@@ -31,7 +31,7 @@ static void path_append(mn_json *j, const char *text)
     j->path[j->len] = '\0';
 }
 
-size_t mn_json_push_key(mn_json *j, const char *key)
+size_t mni_json_push_key(mn_json *j, const char *key)
 {
     size_t mark = j->len;
     if (j->len > 0)
@@ -40,7 +40,7 @@ size_t mn_json_push_key(mn_json *j, const char *key)
     return mark;
 }
 
-size_t mn_json_push_index(mn_json *j, size_t index)
+size_t mni_json_push_index(mn_json *j, size_t index)
 {
     size_t mark = j->len;
     char buf[32];
@@ -49,7 +49,7 @@ size_t mn_json_push_index(mn_json *j, size_t index)
     return mark;
 }
 
-void mn_json_pop(mn_json *j, size_t mark)
+void mni_json_pop(mn_json *j, size_t mark)
 {
     if (mark < j->len) {
         j->len = mark;
@@ -57,7 +57,7 @@ void mn_json_pop(mn_json *j, size_t mark)
     }
 }
 
-void mn_json_path_of(const mn_json *j, const char *key, char *out, size_t out_size)
+void mni_json_path_of(const mn_json *j, const char *key, char *out, size_t out_size)
 {
     if (key && j->len > 0)
         snprintf(out, out_size, "%s.%s", j->path, key);
@@ -67,21 +67,21 @@ void mn_json_path_of(const mn_json *j, const char *key, char *out, size_t out_si
         snprintf(out, out_size, "%s", j->path);
 }
 
-mn_status mn_json_fail(mn_json *j, mn_status code, const char *key, const char *fmt, ...)
+mn_status mni_json_fail(mn_json *j, mn_status code, const char *key, const char *fmt, ...)
 {
     char path[MN_JSON_PATH_MAX + 64];
     char text[256];
-    mn_json_path_of(j, key, path, sizeof path);
+    mni_json_path_of(j, key, path, sizeof path);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     if (path[0])
-        return mn_error_set(j->err, code, path, -1, "%s: %s", path, text);
-    return mn_error_set(j->err, code, path, -1, "%s", text);
+        return mni_error_set(j->err, code, path, -1, "%s: %s", path, text);
+    return mni_error_set(j->err, code, path, -1, "%s", text);
 }
 
-const char *mn_json_type_name(const json_t *value)
+const char *mni_json_type_name(const json_t *value)
 {
     switch (json_typeof(value)) {
     case JSON_OBJECT: return "an object";
@@ -103,14 +103,14 @@ static mn_status member(mn_json *j, json_t *obj, const char *key, bool required,
 {
     *out = obj ? json_object_get(obj, key) : NULL;
     if (!*out && required)
-        return mn_json_fail(j, MN_MISSING_PROPERTY, key, "required property \"%s\" is missing", key);
+        return mni_json_fail(j, MN_MISSING_PROPERTY, key, "required property \"%s\" is missing", key);
     return MN_OK;
 }
 
 static mn_status wrong_type(mn_json *j, const char *key, const char *expected, const json_t *v)
 {
-    return mn_json_fail(j, MN_JSON_TYPE, key, "expected %s, found %s", expected,
-                        mn_json_type_name(v));
+    return mni_json_fail(j, MN_JSON_TYPE, key, "expected %s, found %s", expected,
+                        mni_json_type_name(v));
 }
 
 /* A member holding an object or an array (`type`); *out = NULL unless it is one. */
@@ -128,17 +128,17 @@ static mn_status container(mn_json *j, json_t *obj, const char *key, bool requir
     return MN_OK;
 }
 
-mn_status mn_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
+mn_status mni_json_object(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
 {
     return container(j, obj, key, required, JSON_OBJECT, out);
 }
 
-mn_status mn_json_array(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
+mn_status mni_json_array(mn_json *j, json_t *obj, const char *key, bool required, json_t **out)
 {
     return container(j, obj, key, required, JSON_ARRAY, out);
 }
 
-mn_status mn_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
+mn_status mni_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
                              const char **out, size_t *out_len)
 {
     json_t *v;
@@ -153,21 +153,21 @@ mn_status mn_json_string_ref(mn_json *j, json_t *obj, const char *key, bool requ
     return MN_OK;
 }
 
-mn_status mn_json_string(mn_json *j, json_t *obj, const char *key, bool required, const char **out)
+mn_status mni_json_string(mn_json *j, json_t *obj, const char *key, bool required, const char **out)
 {
     const char *s = NULL;
     size_t len = 0;
-    mn_status st = mn_json_string_ref(j, obj, key, required, &s, &len);
+    mn_status st = mni_json_string_ref(j, obj, key, required, &s, &len);
     if (st != MN_OK || !s)
         return st;
-    char *copy = mn_arena_strndup(j->arena, s, len);
+    char *copy = mni_arena_strndup(j->arena, s, len);
     if (!copy)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, key, "out of memory copying a string");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, key, "out of memory copying a string");
     *out = copy;
     return MN_OK;
 }
 
-mn_status mn_json_bool(mn_json *j, json_t *obj, const char *key, bool required, bool *out)
+mn_status mni_json_bool(mn_json *j, json_t *obj, const char *key, bool required, bool *out)
 {
     json_t *v;
     mn_status st = member(j, obj, key, required, &v);
@@ -188,16 +188,16 @@ static mn_status uint_value(mn_json *j, const char *key, json_t *v, uint64_t min
     json_int_t x = json_integer_value(v);
     if (x < 0 || (uint64_t)x < min || (uint64_t)x > max) {
         if (max == UINT64_MAX)
-            return mn_json_fail(j, MN_INVALID_VALUE, key, "%lld is below the minimum %llu",
+            return mni_json_fail(j, MN_INVALID_VALUE, key, "%lld is below the minimum %llu",
                                 (long long)x, (unsigned long long)min);
-        return mn_json_fail(j, MN_INVALID_VALUE, key, "%lld is outside the allowed range [%llu, %llu]",
+        return mni_json_fail(j, MN_INVALID_VALUE, key, "%lld is outside the allowed range [%llu, %llu]",
                             (long long)x, (unsigned long long)min, (unsigned long long)max);
     }
     *out = (uint64_t)x;
     return MN_OK;
 }
 
-mn_status mn_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
+mn_status mni_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
                        uint64_t max, uint64_t *out)
 {
     json_t *v;
@@ -207,7 +207,7 @@ mn_status mn_json_uint(mn_json *j, json_t *obj, const char *key, bool required, 
     return uint_value(j, key, v, min, max, out);
 }
 
-mn_status mn_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
+mn_status mni_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
                       uint32_t max, uint32_t *out)
 {
     uint64_t x = 0;
@@ -228,12 +228,12 @@ static mn_status float_value(mn_json *j, const char *key, json_t *v, float *out)
         return wrong_type(j, key, "a number", v);
     double d = json_number_value(v);
     if (!isfinite(d) || fabs(d) > (double)FLT_MAX)
-        return mn_json_fail(j, MN_NOT_FINITE, key, "%g does not fit a finite 32-bit float", d);
+        return mni_json_fail(j, MN_NOT_FINITE, key, "%g does not fit a finite 32-bit float", d);
     *out = (float)d;
     return MN_OK;
 }
 
-mn_status mn_json_float(mn_json *j, json_t *obj, const char *key, bool required, float *out)
+mn_status mni_json_float(mn_json *j, json_t *obj, const char *key, bool required, float *out)
 {
     json_t *v;
     mn_status st = member(j, obj, key, required, &v);
@@ -242,7 +242,7 @@ mn_status mn_json_float(mn_json *j, json_t *obj, const char *key, bool required,
     return float_value(j, key, v, out);
 }
 
-mn_status mn_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
+mn_status mni_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
                             float *out)
 {
     float x = 0.0f;
@@ -254,39 +254,39 @@ mn_status mn_json_float_min(mn_json *j, json_t *obj, const char *key, bool requi
     if (st != MN_OK)
         return st;
     if (x < min)
-        return mn_json_fail(j, MN_INVALID_VALUE, key, "%g is below the minimum %g", (double)x,
+        return mni_json_fail(j, MN_INVALID_VALUE, key, "%g is below the minimum %g", (double)x,
                             (double)min);
     *out = x;
     return MN_OK;
 }
 
-mn_status mn_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
+mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
                          float *out)
 {
     json_t *arr;
-    mn_status st = mn_json_array(j, obj, key, required, &arr);
+    mn_status st = mni_json_array(j, obj, key, required, &arr);
     if (st != MN_OK || !arr)
         return st;
     if (json_array_size(arr) != n)
-        return mn_json_fail(j, MN_INVALID_VALUE, key, "expected an array of %zu numbers, found %zu",
+        return mni_json_fail(j, MN_INVALID_VALUE, key, "expected an array of %zu numbers, found %zu",
                             n, json_array_size(arr));
-    size_t mark = mn_json_push_key(j, key);
+    size_t mark = mni_json_push_key(j, key);
     for (size_t i = 0; i < n; i++) {
-        size_t m2 = mn_json_push_index(j, i);
+        size_t m2 = mni_json_push_index(j, i);
         st = float_value(j, NULL, json_array_get(arr, i), &out[i]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(j, m2);
+        mni_json_pop(j, m2);
     }
-    mn_json_pop(j, mark);
+    mni_json_pop(j, mark);
     return MN_OK;
 }
 
-mn_status mn_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
+mn_status mni_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
                        const char *const *names, size_t count, const char *what, int *out)
 {
     const char *s = NULL;
-    mn_status st = mn_json_string_ref(j, obj, key, required, &s, NULL);
+    mn_status st = mni_json_string_ref(j, obj, key, required, &s, NULL);
     if (st != MN_OK || !s)
         return st;
     for (size_t i = 0; i < count; i++) {
@@ -299,10 +299,10 @@ mn_status mn_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
     size_t len = 0;
     for (size_t i = 0; i < count && len < sizeof choices; i++)
         len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", i ? ", " : "", names[i]);
-    return mn_json_fail(j, MN_INVALID_VALUE, key, "\"%.32s\" is not %s (%s)", s, what, choices);
+    return mni_json_fail(j, MN_INVALID_VALUE, key, "\"%.32s\" is not %s (%s)", s, what, choices);
 }
 
-mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
+mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
                               uint32_t *out)
 {
     if (!json_is_integer(value))
@@ -310,9 +310,9 @@ mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const c
     json_int_t x = json_integer_value(value);
     if (x < 0 || (uint64_t)x >= count) {
         if (count == 0)
-            return mn_json_fail(j, MN_INDEX_RANGE, NULL, "index %lld is out of range: the file has no %s",
+            return mni_json_fail(j, MN_INDEX_RANGE, NULL, "index %lld is out of range: the file has no %s",
                                 (long long)x, what);
-        return mn_json_fail(j, MN_INDEX_RANGE, NULL,
+        return mni_json_fail(j, MN_INDEX_RANGE, NULL,
                             "index %lld is out of range: the file has %u %s (valid: 0 to %u)",
                             (long long)x, count, what, count - 1);
     }
@@ -320,7 +320,7 @@ mn_status mn_json_index_value(mn_json *j, json_t *value, uint32_t count, const c
     return MN_OK;
 }
 
-mn_status mn_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
+mn_status mni_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
                         const char *what, uint32_t *out)
 {
     json_t *v;
@@ -331,17 +331,17 @@ mn_status mn_json_index(mn_json *j, json_t *obj, const char *key, bool required,
         *out = MN_NONE;
         return MN_OK;
     }
-    size_t mark = mn_json_push_key(j, key);
-    st = mn_json_index_value(j, v, count, what, out);
-    mn_json_pop(j, mark);
+    size_t mark = mni_json_push_key(j, key);
+    st = mni_json_index_value(j, v, count, what, out);
+    mni_json_pop(j, mark);
     return st;
 }
 
-mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
+mn_status mni_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
                               json_t **out_array, uint32_t *out)
 {
     json_t *arr;
-    mn_status st = mn_json_array(j, obj, key, required, &arr);
+    mn_status st = mni_json_array(j, obj, key, required, &arr);
     *out = 0;
     if (out_array)
         *out_array = arr;
@@ -349,43 +349,43 @@ mn_status mn_json_array_count(mn_json *j, json_t *obj, const char *key, bool req
         return st;
     size_t n = json_array_size(arr);
     if (n >= UINT32_MAX)
-        return mn_json_fail(j, MN_INVALID_VALUE, key, "%zu elements are more than this reader supports", n);
+        return mni_json_fail(j, MN_INVALID_VALUE, key, "%zu elements are more than this reader supports", n);
     *out = (uint32_t)n;
     return MN_OK;
 }
 
-mn_status mn_json_dump(mn_json *j, const json_t *value, const char **out)
+mn_status mni_json_dump(mn_json *j, const json_t *value, const char **out)
 {
     const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
     size_t need = json_dumpb(value, NULL, 0, flags);
     if (need == 0)
-        return mn_json_fail(j, MN_INVALID_VALUE, NULL, "value cannot be written back as JSON text");
+        return mni_json_fail(j, MN_INVALID_VALUE, NULL, "value cannot be written back as JSON text");
     size_t total;
-    char *text = mn_checked_add(need, 1, &total) ? mn_arena_alloc(j->arena, total, 1) : NULL;
+    char *text = mni_checked_add(need, 1, &total) ? mni_arena_alloc(j->arena, total, 1) : NULL;
     if (!text)
-        return mn_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory keeping JSON text");
+        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory keeping JSON text");
     if (json_dumpb(value, text, need, flags) != need)
-        return mn_json_fail(j, MN_INVALID_VALUE, NULL, "value cannot be written back as JSON text");
+        return mni_json_fail(j, MN_INVALID_VALUE, NULL, "value cannot be written back as JSON text");
     text[need] = '\0';
     *out = text;
     return MN_OK;
 }
 
-mn_status mn_json_extras(mn_json *j, json_t *obj, const char **out)
+mn_status mni_json_extras(mn_json *j, json_t *obj, const char **out)
 {
     json_t *v = json_object_get(obj, "extras");
     *out = NULL;
     if (!v)
         return MN_OK;
-    size_t mark = mn_json_push_key(j, "extras");
-    mn_status st = mn_json_dump(j, v, out);
-    mn_json_pop(j, mark);
+    size_t mark = mni_json_push_key(j, "extras");
+    mn_status st = mni_json_dump(j, v, out);
+    mni_json_pop(j, mark);
     return st;
 }
 
 /* ---- JSON text being printed ------------------------------------------------ */
 
-void mn_jstext_init(mn_jstext *t, const mn_allocator *allocator)
+void mni_jstext_init(mn_jstext *t, const mn_allocator *allocator)
 {
     t->allocator = allocator;
     t->data = NULL;
@@ -393,19 +393,19 @@ void mn_jstext_init(mn_jstext *t, const mn_allocator *allocator)
     t->failed = false;
 }
 
-void mn_jstext_free(mn_jstext *t)
+void mni_jstext_free(mn_jstext *t)
 {
-    mn_free(t->allocator, t->data, t->cap);
-    mn_jstext_init(t, t->allocator);
+    mni_free(t->allocator, t->data, t->cap);
+    mni_jstext_init(t, t->allocator);
 }
 
-bool mn_jstext_put(mn_jstext *t, const char *s, size_t n)
+bool mni_jstext_put(mn_jstext *t, const char *s, size_t n)
 {
     if (t->failed)
         return false;
     if (n > t->cap - t->len) {
         size_t need;
-        if (!mn_checked_add(t->len, n, &need)) {
+        if (!mni_checked_add(t->len, n, &need)) {
             t->failed = true;
             return false;
         }
@@ -417,14 +417,14 @@ bool mn_jstext_put(mn_jstext *t, const char *s, size_t n)
             }
             cap *= 2;
         }
-        char *grown = mn_alloc(t->allocator, cap);
+        char *grown = mni_alloc(t->allocator, cap);
         if (!grown) {
             t->failed = true;
             return false;
         }
         if (t->len)
             memcpy(grown, t->data, t->len);
-        mn_free(t->allocator, t->data, t->cap);
+        mni_free(t->allocator, t->data, t->cap);
         t->data = grown;
         t->cap = cap;
     }
@@ -434,12 +434,12 @@ bool mn_jstext_put(mn_jstext *t, const char *s, size_t n)
     return true;
 }
 
-bool mn_jstext_puts(mn_jstext *t, const char *s)
+bool mni_jstext_puts(mn_jstext *t, const char *s)
 {
-    return mn_jstext_put(t, s, strlen(s));
+    return mni_jstext_put(t, s, strlen(s));
 }
 
-size_t mn_json_utf8_prefix(const char *s, size_t n)
+size_t mni_json_utf8_prefix(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;

@@ -81,22 +81,22 @@ static mn_status base64_decode(mn_arena *arena, const char *text, size_t n, mn_b
         unsigned char c = (unsigned char)text[i];
         if (!is_base64_char(c)) {
             if (c == '=')
-                return mn_error_set(err, MN_BASE64, path, -1,
+                return mni_error_set(err, MN_BASE64, path, -1,
                                     "%s: base64 padding '=' at character %zu is not at the end of the data",
                                     path, i);
-            return mn_error_set(err, MN_BASE64, path, -1,
+            return mni_error_set(err, MN_BASE64, path, -1,
                                 "%s: character %zu of the base64 data (0x%02x) is not in the base64 alphabet",
                                 path, i, c);
         }
     }
     if ((pad > 0 && n % 4 != 0) || chars % 4 == 1)
-        return mn_error_set(err, MN_BASE64, path, -1,
+        return mni_error_set(err, MN_BASE64, path, -1,
                             "%s: base64 data of %zu characters is truncated (its length must be a multiple of 4)",
                             path, n);
     size_t size = chars / 4 * 3 + (chars % 4 ? chars % 4 - 1 : 0);
-    uint8_t *dst = mn_arena_alloc(arena, size ? size : 1, 16);
+    uint8_t *dst = mni_arena_alloc(arena, size ? size : 1, 16);
     if (!dst)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding %zu bytes",
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding %zu bytes",
                             path, size);
     const unsigned char *s = (const unsigned char *)text;
     size_t o = 0, i = 0;
@@ -139,11 +139,11 @@ static mn_status unescape(const char *text, size_t n, bool data, uint8_t *dst, s
         int hi = i + 1 < n ? hex_value((unsigned char)text[i + 1]) : -1;
         int lo = i + 2 < n ? hex_value((unsigned char)text[i + 2]) : -1;
         if (hi < 0 || lo < 0)
-            return mn_error_set(err, MN_URI, path, -1,
+            return mni_error_set(err, MN_URI, path, -1,
                                 "%s: '%%' at character %zu%s does not start a %%XX escape", path, i,
                                 data ? " of the data" : "");
         if (hi == 0 && lo == 0 && !data)
-            return mn_error_set(err, MN_URI, path, -1,
+            return mni_error_set(err, MN_URI, path, -1,
                                 "%s: the escape %%00 (a NUL byte) cannot be part of a file name", path);
         dst[o++] = (uint8_t)(hi * 16 + lo);
         i += 2;
@@ -157,9 +157,9 @@ static mn_status percent_decode(mn_arena *arena, const char *text, size_t n, cha
                                 size_t *out_len, const char *path, mn_error *err)
 {
     size_t total, len;
-    char *dst = mn_checked_add(n, 1, &total) ? mn_arena_alloc(arena, total, 1) : NULL;
+    char *dst = mni_checked_add(n, 1, &total) ? mni_arena_alloc(arena, total, 1) : NULL;
     if (!dst)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding a URI", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding a URI", path);
     mn_status st = unescape(text, n, false, (uint8_t *)dst, &len, path, err);
     if (st != MN_OK)
         return st;
@@ -172,7 +172,7 @@ static mn_status percent_decode(mn_arena *arena, const char *text, size_t n, cha
 
 /* ---- data: URIs -------------------------------------------------------------------- */
 
-bool mn_uri_is_data(const char *uri)
+bool mni_uri_is_data(const char *uri)
 {
     return starts_with_nocase(uri, "data:");
 }
@@ -190,14 +190,14 @@ static bool valid_media_type(const char *s, size_t n)
     return slash > 0 && slash < n - 1;
 }
 
-mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
+mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
                              const char *path, mn_error *err)
 {
     *media_type = NULL;
     const char *header = uri + 5; /* after "data:" */
     const char *comma = strchr(header, ',');
     if (!comma)
-        return mn_error_set(err, MN_URI, path, -1,
+        return mni_error_set(err, MN_URI, path, -1,
                             "%s: data: URI has no ',' between its header and its data", path);
     /* Header: [mediatype] *(";" attribute "=" value) [";base64"]. */
     bool base64 = false;
@@ -210,25 +210,25 @@ mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, co
         size_t n = (size_t)(end - p);
         if (index == 0) {
             if (n > 0 && !valid_media_type(p, n))
-                return mn_error_set(err, MN_URI, path, -1,
+                return mni_error_set(err, MN_URI, path, -1,
                                     "%s: data: URI media type \"%.*s\" is not of the form type/subtype",
                                     path, (int)(n > 64 ? 64 : n), p);
-            if (n > 0 && !(*media_type = mn_arena_strndup(arena, p, n)))
-                return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+            if (n > 0 && !(*media_type = mni_arena_strndup(arena, p, n)))
+                return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
         } else if (base64) {
-            return mn_error_set(err, MN_URI, path, -1,
+            return mni_error_set(err, MN_URI, path, -1,
                                 "%s: data: URI has parameters after \";base64\", which must come last",
                                 path);
         } else if (equals_nocase(p, n, "base64")) {
             base64 = true;
         } else if (n == 0) {
-            return mn_error_set(err, MN_URI, path, -1,
+            return mni_error_set(err, MN_URI, path, -1,
                                 "%s: data: URI header has an empty parameter (\";;\" or a trailing ';')",
                                 path);
         } else {
             const char *eq = memchr(p, '=', n);
             if (!eq || eq == p || eq == end - 1)
-                return mn_error_set(err, MN_URI, path, -1,
+                return mni_error_set(err, MN_URI, path, -1,
                                     "%s: data: URI parameter \"%.*s\" is not of the form name=value",
                                     path, (int)(n > 64 ? 64 : n), p);
         }
@@ -241,9 +241,9 @@ mn_status mn_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, co
         return base64_decode(arena, payload, payload_len, out, path, err);
     /* A non-base64 data: URI carries percent-encoded bytes; %00 is legal here. */
     size_t total;
-    uint8_t *dst = mn_checked_add(payload_len, 1, &total) ? mn_arena_alloc(arena, total, 16) : NULL;
+    uint8_t *dst = mni_checked_add(payload_len, 1, &total) ? mni_arena_alloc(arena, total, 16) : NULL;
     if (!dst)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
     size_t size;
     mn_status st = unescape(payload, payload_len, true, dst, &size, path, err);
     if (st != MN_OK)
@@ -282,15 +282,15 @@ static bool has_dotdot_segment(const char *s)
     }
 }
 
-mn_status mn_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
+mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
                          const char *path, mn_error *err)
 {
     if (uri[0] == '\0')
-        return mn_error_set(err, MN_URI, path, -1, "%s: the URI is empty", path);
+        return mni_error_set(err, MN_URI, path, -1, "%s: the URI is empty", path);
     size_t scheme = scheme_length(uri);
     /* One letter before ':' is a Windows drive ("C:/x"), an absolute path; more is a scheme. */
     if (scheme > 1)
-        return mn_error_set(err, MN_URI, path, -1,
+        return mni_error_set(err, MN_URI, path, -1,
                             "%s: URI \"%.64s\" has the scheme \"%.*s:\"; only data: URIs and relative "
                             "file paths can be read",
                             path, uri, (int)(scheme > 16 ? 16 : scheme), uri);
@@ -302,12 +302,12 @@ mn_status mn_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, ch
         return st;
     if (!allow_unsafe) {
         if (scheme == 1 || decoded[0] == '/' || decoded[0] == '\\')
-            return mn_error_set(err, MN_URI, path, -1,
+            return mni_error_set(err, MN_URI, path, -1,
                                 "%s: URI \"%.64s\" is an absolute path; only paths relative to the model's "
                                 "folder are read unless the caller allows unsafe URIs",
                                 path, uri);
         if (has_dotdot_segment(decoded))
-            return mn_error_set(err, MN_URI, path, -1,
+            return mni_error_set(err, MN_URI, path, -1,
                                 "%s: URI \"%.64s\" has a \"..\" segment that could leave the model's folder; "
                                 "refused unless the caller allows unsafe URIs",
                                 path, uri);
@@ -323,18 +323,18 @@ static bool is_absolute(const char *p)
     return p[0] == '/' || p[0] == '\\' || (p[0] && p[1] == ':');
 }
 
-mn_status mn_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
+mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
                                  mn_error *err)
 {
     mn_arena *arena = user;
     size_t base_len = (base_dir && !is_absolute(uri)) ? strlen(base_dir) : 0;
     size_t uri_len = strlen(uri);
     size_t total;
-    if (!mn_checked_add(base_len, uri_len, &total) || !mn_checked_add(total, 2, &total))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "file path is too long");
-    char *full = mn_arena_alloc(arena, total, 1);
+    if (!mni_checked_add(base_len, uri_len, &total) || !mni_checked_add(total, 2, &total))
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "file path is too long");
+    char *full = mni_arena_alloc(arena, total, 1);
     if (!full)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     size_t o = 0;
     if (base_len) {
         memcpy(full, base_dir, base_len);
@@ -343,5 +343,5 @@ mn_status mn_stdio_resolver_read(void *user, const char *base_dir, const char *u
             full[o++] = '/';
     }
     memcpy(full + o, uri, uri_len + 1);
-    return mn_file_read(arena, full, out, err);
+    return mni_file_read(arena, full, out, err);
 }

@@ -403,7 +403,7 @@ static size_t unpacked_size(const mn_accessor *a, mn_layout *l)
     if (l->comps == 0 || l->comp_size == 0 || (a->count > 0 && !a->data))
         return 0;
     size_t need;
-    mn_checked_mul(a->count, l->comps, &need); /* SIZE_MAX on overflow: no buffer is that big */
+    mni_checked_mul(a->count, l->comps, &need); /* SIZE_MAX on overflow: no buffer is that big */
     return need;
 }
 
@@ -430,7 +430,7 @@ size_t mn_accessor_unpack_floats(const mn_accessor *accessor, float *out, size_t
 }
 
 /* The scalar reference (declared in model/model.h). */
-size_t mn_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
+size_t mni_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
                                         size_t out_capacity)
 {
     return unpack_floats(accessor, out, out_capacity, false);

@@ -1,7 +1,7 @@
 /*
  * Building an mn_model in code (model_build.h).
  *
- * The builder writes straight into a model made by mn_model_create, so its
+ * The builder writes straight into a model made by mni_model_create, so its
  * arena owns everything.  Top-level arrays grow by doubling inside the arena
  * (the outgrown copy stays there until the model is freed: at most as much
  * again as the final arrays, which are small next to the accessor data).
@@ -66,7 +66,7 @@ static void vfail(mn_model_builder *b, mn_status code, const char *path, const c
         return;
     char message[sizeof b->err.message];
     vsnprintf(message, sizeof message, fmt, ap);
-    mn_error_set(&b->err, code, path, -1, "%s: %s", path, message);
+    mni_error_set(&b->err, code, path, -1, "%s: %s", path, message);
 }
 
 /* Fail an add: returns MN_NONE, the index an add returns after an error. */
@@ -112,7 +112,7 @@ static bool grow(mn_model_builder *b, void *array, uint32_t count, uint32_t *cap
         return false;
     }
     uint32_t n = *cap ? 2 * *cap : 8;
-    void *bigger = mn_arena_calloc(b->arena, n, elem, 16);
+    void *bigger = mni_arena_calloc(b->arena, n, elem, 16);
     if (!bigger) {
         fail(b, MN_OUT_OF_MEMORY, what, "out of memory growing to %u elements", n);
         return false;
@@ -130,7 +130,7 @@ static bool copy_string(mn_model_builder *b, const char *s, const char **out, co
     *out = NULL;
     if (!s)
         return true;
-    if (!(*out = mn_arena_strndup(b->arena, s, strlen(s)))) {
+    if (!(*out = mni_arena_strndup(b->arena, s, strlen(s)))) {
         fail(b, MN_OUT_OF_MEMORY, path, "out of memory");
         return false;
     }
@@ -164,18 +164,18 @@ mn_model_builder *mn_model_build_begin(const mn_allocator *allocator)
 {
     mn_allocator none;
     memset(&none, 0, sizeof none);
-    mn_model *m = mn_model_create(allocator ? allocator : &none);
+    mn_model *m = mni_model_create(allocator ? allocator : &none);
     if (!m)
         return NULL;
     mn_arena *arena = &m->priv->arena;
-    mn_model_builder *b = mn_arena_calloc(arena, 1, sizeof *b, _Alignof(mn_model_builder));
+    mn_model_builder *b = mni_arena_calloc(arena, 1, sizeof *b, _Alignof(mn_model_builder));
     if (!b) {
         mn_model_free(m);
         return NULL;
     }
     b->model = m;
     b->arena = arena;
-    mn_error_clear(&b->err);
+    mni_error_clear(&b->err);
     m->version = "2.0";
     m->generator = "marionette " MN_VERSION_STRING;
     return b;
@@ -211,9 +211,9 @@ static uint32_t add_accessor(mn_model_builder *b, const char *name, const void *
         return MN_NONE;
     uint32_t csize = mn_component_size(component);
     size_t bytes;
-    if (!mn_checked_mul((size_t)count * comps, csize, &bytes) || bytes > ((size_t)1 << 40))
+    if (!mni_checked_mul((size_t)count * comps, csize, &bytes) || bytes > ((size_t)1 << 40))
         return fail(b, MN_OVERFLOW, path, "%u elements are too many", count);
-    uint8_t *copy = mn_arena_alloc(b->arena, bytes, 16);
+    uint8_t *copy = mni_arena_alloc(b->arena, bytes, 16);
     if (!copy)
         return fail(b, MN_OUT_OF_MEMORY, path, "out of memory copying %zu bytes", bytes);
     memcpy(copy, data, bytes);
@@ -372,7 +372,7 @@ uint32_t mn_model_build_image(mn_model_builder *builder, const char *name, const
         !copy_string(b, embedded ? NULL : uri, &img->uri, path))
         return MN_NONE;
     if (embedded) {
-        uint8_t *copy = mn_arena_alloc(b->arena, size, 16);
+        uint8_t *copy = mni_arena_alloc(b->arena, size, 16);
         if (!copy)
             return fail(b, MN_OUT_OF_MEMORY, path, "out of memory copying %zu bytes", size);
         memcpy(copy, data, size);
@@ -529,7 +529,7 @@ uint32_t mn_model_build_primitive(mn_model_builder *builder, uint32_t mesh, mn_p
     p.mode = p.original_mode = mode;
     p.indices = indices;
     p.material = material;
-    p.attributes = mn_arena_calloc(b->arena, attribute_count, sizeof *p.attributes, 16);
+    p.attributes = mni_arena_calloc(b->arena, attribute_count, sizeof *p.attributes, 16);
     if (!p.attributes)
         return fail(b, MN_OUT_OF_MEMORY, path, "out of memory");
     for (uint32_t i = 0; i < attribute_count; i++) {
@@ -742,8 +742,8 @@ uint32_t mn_model_build_skin(mn_model_builder *builder, const char *name, const 
         return fail(b, MN_NOT_FINITE, path, "an inverse bind matrix is not finite");
     mn_skin *s = &m->skins[m->skin_count];
     memset(s, 0, sizeof *s);
-    uint32_t *j = mn_arena_alloc(b->arena, (size_t)joint_count * sizeof *j, 16);
-    float *ib = mn_arena_alloc(b->arena, (size_t)joint_count * 16 * sizeof *ib, 16);
+    uint32_t *j = mni_arena_alloc(b->arena, (size_t)joint_count * sizeof *j, 16);
+    float *ib = mni_arena_alloc(b->arena, (size_t)joint_count * 16 * sizeof *ib, 16);
     if (!j || !ib || !copy_string(b, name, &s->name, path))
         return fail(b, MN_OUT_OF_MEMORY, path, "out of memory");
     memcpy(j, joints, (size_t)joint_count * sizeof *j);
@@ -798,7 +798,7 @@ static const float *keep_floats(mn_model_builder *b, uint32_t animation, const f
             memcmp(prev->times, v, n * sizeof *v) == 0)
             return prev->times;
     }
-    float *copy = mn_arena_alloc(b->arena, n * sizeof *copy, 16);
+    float *copy = mni_arena_alloc(b->arena, n * sizeof *copy, 16);
     if (copy)
         memcpy(copy, v, n * sizeof *copy);
     return copy;
@@ -864,7 +864,7 @@ static bool gather(mn_model_builder *b)
     mn_model *m = b->model;
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         mn_mesh *mesh = &m->meshes[i];
-        mesh->primitives = mn_arena_calloc(b->arena, mesh->primitive_count + 1u, sizeof *mesh->primitives, 16);
+        mesh->primitives = mni_arena_calloc(b->arena, mesh->primitive_count + 1u, sizeof *mesh->primitives, 16);
         if (!mesh->primitives)
             return false;
         mesh->primitive_count = 0;
@@ -873,7 +873,7 @@ static bool gather(mn_model_builder *b)
         mn_mesh *mesh = &m->meshes[b->prims[i].mesh];
         mn_primitive *p = &mesh->primitives[mesh->primitive_count++];
         *p = b->prims[i].primitive;
-        if (p->target_count && !(p->targets = mn_arena_calloc(b->arena, p->target_count, sizeof *p->targets, 16)))
+        if (p->target_count && !(p->targets = mni_arena_calloc(b->arena, p->target_count, sizeof *p->targets, 16)))
             return false;
         p->target_count = 0;
     }
@@ -883,7 +883,7 @@ static bool gather(mn_model_builder *b)
     }
     for (uint32_t i = 0; i < m->animation_count; i++) {
         mn_animation *a = &m->animations[i];
-        a->channels = mn_arena_calloc(b->arena, a->channel_count + 1u, sizeof *a->channels, 16);
+        a->channels = mni_arena_calloc(b->arena, a->channel_count + 1u, sizeof *a->channels, 16);
         if (!a->channels)
             return false;
         a->channel_count = 0;
@@ -914,7 +914,7 @@ static mn_status mesh_weights(mn_model_builder *b)
                 return fail_st(b, MN_COUNT_MISMATCH, path, "primitive %u has %u morph targets, primitive 0 %u", p,
                             mesh->primitives[p].target_count, targets);
         mesh->weight_count = targets;
-        if (!(mesh->weights = mn_arena_calloc(b->arena, targets + 1u, sizeof(float), 16)))
+        if (!(mesh->weights = mni_arena_calloc(b->arena, targets + 1u, sizeof(float), 16)))
             return fail_st(b, MN_OUT_OF_MEMORY, path, "out of memory");
     }
     return MN_OK;
@@ -993,17 +993,17 @@ static mn_status hierarchy(mn_model_builder *b)
         else
             m->nodes[m->nodes[i].parent].child_count++;
     }
-    uint32_t *order = mn_arena_alloc(b->arena, (size_t)m->node_count * sizeof *order, 16);
-    uint32_t *stack = mn_arena_alloc(b->arena, (size_t)m->node_count * sizeof *stack, 16);
-    uint32_t *root_list = mn_arena_alloc(b->arena, (size_t)roots * sizeof *root_list, 16);
-    m->scenes = mn_arena_calloc(b->arena, 1, sizeof *m->scenes, 16);
+    uint32_t *order = mni_arena_alloc(b->arena, (size_t)m->node_count * sizeof *order, 16);
+    uint32_t *stack = mni_arena_alloc(b->arena, (size_t)m->node_count * sizeof *stack, 16);
+    uint32_t *root_list = mni_arena_alloc(b->arena, (size_t)roots * sizeof *root_list, 16);
+    m->scenes = mni_arena_calloc(b->arena, 1, sizeof *m->scenes, 16);
     if (!order || !stack || !root_list || !m->scenes)
         return fail_st(b, MN_OUT_OF_MEMORY, "nodes", "out of memory");
     if (check_cycles(b, stack) != MN_OK)
         return b->err.code;
     for (uint32_t i = 0; i < m->node_count; i++) {
         mn_node *n = &m->nodes[i];
-        if (n->child_count && !(n->children = mn_arena_alloc(b->arena, (size_t)n->child_count * sizeof(uint32_t), 16)))
+        if (n->child_count && !(n->children = mni_arena_alloc(b->arena, (size_t)n->child_count * sizeof(uint32_t), 16)))
             return fail_st(b, MN_OUT_OF_MEMORY, "nodes", "out of memory");
         n->child_count = 0;
     }
@@ -1042,7 +1042,7 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
     if (out_model)
         *out_model = NULL;
     if (!builder)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "the model builder could not be created (out of memory)");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "the model builder could not be created (out of memory)");
     mn_model_builder *b = builder;
     mn_model *m = b->model;
     if (!out_model)
@@ -1055,7 +1055,7 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
         check_joints(b);
     if (live(b))
         hierarchy(b);
-    if (live(b) && mn_model_compute_bounds(m, &m->priv->arena.allocator) != MN_OK)
+    if (live(b) && mni_model_compute_bounds(m, &m->priv->arena.allocator) != MN_OK)
         fail(b, MN_OUT_OF_MEMORY, "", "out of memory computing the bounds");
     if (!live(b)) {
         mn_error copy = b->err;
@@ -1065,7 +1065,7 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
         return copy.code;
     }
     if (err)
-        mn_error_clear(err);
+        mni_error_clear(err);
     *out_model = m;
     return MN_OK;
 }

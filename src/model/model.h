@@ -36,22 +36,22 @@ struct mn_model_private {
  * Temporary memory comes from `allocator` and is returned before the call
  * returns.  MN_OUT_OF_MEMORY is the only error.
  */
-mn_status mn_model_compute_bounds(mn_model *model, const mn_allocator *allocator);
+mn_status mni_model_compute_bounds(mn_model *model, const mn_allocator *allocator);
 
 /*
  * The scalar reference of mn_accessor_unpack_floats: the same results from
  * the plain loops only (the SIMD kernels skipped).  test_accessor checks the
  * two paths agree bit for bit.
  */
-size_t mn_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
+size_t mni_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
                                         size_t out_capacity);
 
 /* ---- the owner (owner.c) ------------------------------------------------------------------- */
 
 /* A new, empty model with its arena; NULL when out of memory. */
-mn_model *mn_model_create(const mn_allocator *allocator);
+mn_model *mni_model_create(const mn_allocator *allocator);
 
 /* Remember resolver bytes to release when the model is freed. */
-bool mn_model_keep_resolved(mn_model *model, const mn_resolver *resolver, mn_bytes bytes);
+bool mni_model_keep_resolved(mn_model *model, const mn_resolver *resolver, mn_bytes bytes);
 
 #endif /* MN_MODEL_MODEL_H */

@@ -16,22 +16,22 @@ typedef struct model_holder {
     struct mn_model_private priv;
 } model_holder;
 
-mn_model *mn_model_create(const mn_allocator *allocator)
+mn_model *mni_model_create(const mn_allocator *allocator)
 {
-    model_holder *h = mn_alloc(allocator, sizeof *h);
+    model_holder *h = mni_alloc(allocator, sizeof *h);
     if (!h)
         return NULL;
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, allocator);
+    mni_arena_init(&h->priv.arena, allocator);
     h->model.priv = &h->priv;
     h->model.scene = MN_NONE;
     return &h->model;
 }
 
-bool mn_model_keep_resolved(mn_model *model, const mn_resolver *resolver, mn_bytes bytes)
+bool mni_model_keep_resolved(mn_model *model, const mn_resolver *resolver, mn_bytes bytes)
 {
     struct mn_model_private *priv = model->priv;
-    mn_resolved *node = mn_arena_alloc(&priv->arena, sizeof *node, _Alignof(mn_resolved));
+    mn_resolved *node = mni_arena_alloc(&priv->arena, sizeof *node, _Alignof(mn_resolved));
     if (!node)
         return false;
     priv->resolver = *resolver;
@@ -49,7 +49,7 @@ void mn_model_free(mn_model *model)
     for (mn_resolved *r = priv->resolved; r; r = r->next)
         if (priv->resolver.release)
             priv->resolver.release(priv->resolver.user, &r->bytes);
-    mn_file_unmap(priv->mapping);
+    mni_file_unmap(priv->mapping);
     /* model is the first member of its holder, so this is the holder's address. */
-    mn_arena_release_holder(&priv->arena, (model_holder *)(void *)model, sizeof(model_holder));
+    mni_arena_release_holder(&priv->arena, (model_holder *)(void *)model, sizeof(model_holder));
 }

@@ -11,7 +11,7 @@
  * Attributes are converted in chunks of CHUNK elements into stack buffers
  * through mn_accessor_unpack_floats on a sub-range of the accessor, so the
  * fast conversion kernels are used and no function here allocates except
- * mn_model_compute_bounds, which has an allocator to do it with.  The bounds,
+ * mni_model_compute_bounds, which has an allocator to do it with.  The bounds,
  * computed on every load, read packed f32 attributes in place instead
  * (mn_accessor_float_view), so that a million vertices cost one pass over
  * their bytes and no copy.
@@ -843,7 +843,7 @@ static mn_status bound_node(const mn_model *model, uint32_t node_index, const fl
     if (node->skin < model->skin_count && model->skins[node->skin].joint_count > 0) {
         const mn_skin *skin = &model->skins[node->skin];
         palette_size = 16 * sizeof(float) * (size_t)skin->joint_count;
-        palette = mn_alloc(allocator, palette_size);
+        palette = mni_alloc(allocator, palette_size);
         if (!palette)
             return MN_OUT_OF_MEMORY;
         build_palette(model, skin, worlds, palette);
@@ -853,7 +853,7 @@ static mn_status bound_node(const mn_model *model, uint32_t node_index, const fl
     }
     for (uint32_t i = 0; i < mesh->primitive_count; i++)
         bound_primitive(model, &mesh->primitives[i], &inst, box);
-    mn_free(allocator, palette, palette_size);
+    mni_free(allocator, palette, palette_size);
     return MN_OK;
 }
 
@@ -893,7 +893,7 @@ static mn_status bound_scene(const mn_model *model, const float *worlds, uint32_
     return MN_OK;
 }
 
-mn_status mn_model_compute_bounds(mn_model *model, const mn_allocator *allocator)
+mn_status mni_model_compute_bounds(mn_model *model, const mn_allocator *allocator)
 {
     if (!model)
         return MN_INVALID_ARGUMENT;
@@ -901,9 +901,9 @@ mn_status mn_model_compute_bounds(mn_model *model, const mn_allocator *allocator
     mn_status st = MN_OK;
     size_t n = model->node_count;
     size_t worlds_size = 16 * sizeof(float) * n, stack_size = sizeof(uint32_t) * n;
-    float *worlds = mn_alloc(allocator, worlds_size);
-    uint32_t *stack = mn_alloc(allocator, stack_size);
-    uint8_t *seen = mn_alloc(allocator, n);
+    float *worlds = mni_alloc(allocator, worlds_size);
+    uint32_t *stack = mni_alloc(allocator, stack_size);
+    uint8_t *seen = mni_alloc(allocator, n);
     if (n > 0 && (!worlds || !stack || !seen)) {
         st = MN_OUT_OF_MEMORY;
     } else if (n > 0) {
@@ -911,9 +911,9 @@ mn_status mn_model_compute_bounds(mn_model *model, const mn_allocator *allocator
         mn_model_rest_worlds(model, worlds);
         st = bound_scene(model, worlds, stack, seen, allocator, &box);
     }
-    mn_free(allocator, seen, n);
-    mn_free(allocator, stack, stack_size);
-    mn_free(allocator, worlds, worlds_size);
+    mni_free(allocator, seen, n);
+    mni_free(allocator, stack, stack_size);
+    mni_free(allocator, worlds, worlds_size);
     if (st != MN_OK) /* leave the model with an empty box rather than a partial one */
         box = (bounds_box){{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
     memcpy(model->bounds_min, box.min, sizeof box.min);

@@ -41,33 +41,33 @@
 /* ---- characters ----------------------------------------------------------------- */
 
 /* Blanks inside a line: space, tab, CR, VT, FF (a CR before the '\n' reads as a blank). */
-static inline bool mn_obj_is_blank(char c)
+static inline bool mni_obj_is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static inline bool mn_obj_is_digit(char c)
+static inline bool mni_obj_is_digit(char c)
 {
     return (unsigned)(c - '0') < 10u;
 }
 
-static inline const char *mn_obj_skip_blanks(const char *p)
+static inline const char *mni_obj_skip_blanks(const char *p)
 {
-    while (mn_obj_is_blank(*p))
+    while (mni_obj_is_blank(*p))
         p++;
     return p;
 }
 
 /* A backslash that ends its line: the statement goes on on the next line. */
-static inline bool mn_obj_is_continuation(const char *p)
+static inline bool mni_obj_is_continuation(const char *p)
 {
     return p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'));
 }
 
 /* What may follow a number or an index: a blank, the line end, a comment. */
-static inline bool mn_obj_ends_token(char c)
+static inline bool mni_obj_ends_token(char c)
 {
-    return mn_obj_is_blank(c) || c == '\n' || c == '#';
+    return mni_obj_is_blank(c) || c == '\n' || c == '#';
 }
 
 /* ---- numbers -------------------------------------------------------------------- */
@@ -79,7 +79,7 @@ static const double mn_obj_pow10[23] = {
 };
 
 /* Far-from-typical numbers: more than 2^53 in the significand or a big exponent. */
-static inline double mn_obj_scale_slow(uint64_t m, int exp10, int digits)
+static inline double mni_obj_scale_slow(uint64_t m, int exp10, int digits)
 {
     if (exp10 + digits > 40)
         return INFINITY;           /* beyond 1e39: past any float */
@@ -127,7 +127,7 @@ MN_OBJ_INLINE const char *mn_obj_parse_float(const char *p, float *out)
     int digits = 0, exp10 = 0;
     while (*p == '0')
         p++;
-    while (mn_obj_is_digit(*p)) {
+    while (mni_obj_is_digit(*p)) {
         if (digits < 19) {
             m = m * 10u + (uint64_t)(*p - '0');
             digits++;
@@ -145,7 +145,7 @@ MN_OBJ_INLINE const char *mn_obj_parse_float(const char *p, float *out)
                 p++;
                 exp10--;
             }
-        while (mn_obj_is_digit(*p)) {
+        while (mni_obj_is_digit(*p)) {
             if (digits < 19) {
                 m = m * 10u + (uint64_t)(*p - '0');
                 digits++;
@@ -166,10 +166,10 @@ MN_OBJ_INLINE const char *mn_obj_parse_float(const char *p, float *out)
         } else if (*e == '+') {
             e++;
         }
-        if (!mn_obj_is_digit(*e))
+        if (!mni_obj_is_digit(*e))
             return NULL;
         int x = 0;
-        while (mn_obj_is_digit(*e)) {
+        while (mni_obj_is_digit(*e)) {
             if (x < 100000)
                 x = x * 10 + (*e - '0');
             e++;
@@ -183,7 +183,7 @@ MN_OBJ_INLINE const char *mn_obj_parse_float(const char *p, float *out)
     else if (m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22)
         d = exp10 < 0 ? (double)m / mn_obj_pow10[-exp10] : (double)m * mn_obj_pow10[exp10];
     else
-        d = mn_obj_scale_slow(m, exp10, digits);
+        d = mni_obj_scale_slow(m, exp10, digits);
     /* Halfway between FLT_MAX and 2^128 and above rounds to infinity. */
     float f = d >= 0x1.ffffffp127 ? INFINITY : (float)d;
     *out = negative ? -f : f;
@@ -296,10 +296,10 @@ MN_OBJ_INLINE const char *mn_obj_parse_index(const char *p, int64_t *out)
     } else if (*p == '+') {
         p++;
     }
-    if (!mn_obj_is_digit(*p))
+    if (!mni_obj_is_digit(*p))
         return NULL;
     uint64_t v = 0;
-    while (mn_obj_is_digit(*p)) {
+    while (mni_obj_is_digit(*p)) {
         if (v < ((uint64_t)1 << 40))
             v = v * 10u + (uint64_t)(*p - '0');
         p++;
@@ -318,14 +318,14 @@ typedef struct mn_obj_vec {
 } mn_obj_vec;
 
 /* Make room for `extra` more bytes; false when out of memory or the size overflows. */
-bool mn_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra);
+bool mni_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra);
 
-static inline bool mn_obj_vec_reserve(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra)
+static inline bool mni_obj_vec_reserve(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra)
 {
-    return vec->cap - vec->size >= extra || mn_obj_vec_grow(allocator, vec, extra);
+    return vec->cap - vec->size >= extra || mni_obj_vec_grow(allocator, vec, extra);
 }
 
-void mn_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec);
+void mni_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec);
 
 /*
  * Copy one logical line starting at p (before end) into `scratch`: the
@@ -334,11 +334,11 @@ void mn_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec);
  * the input did not).  *next is where the following line starts, *lines
  * how many physical lines were used.  False when out of memory.
  */
-bool mn_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
+bool mni_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
                       const char *end, const char **next, int *lines);
 
 /* The length of the text from p to its '\n' with trailing blanks removed. */
-size_t mn_obj_rest_length(const char *p);
+size_t mni_obj_rest_length(const char *p);
 
 /* ---- warnings (obj/text.c) ------------------------------------------------------ */
 
@@ -363,13 +363,13 @@ typedef struct mn_obj_warnings {
     bool unknown_overflow;
 } mn_obj_warnings;
 
-void mn_obj_warnings_init(mn_obj_warnings *w, mn_arena *arena);
+void mni_obj_warnings_init(mn_obj_warnings *w, mn_arena *arena);
 
 /* Add a warning (message printf-style, after the prefix).  False when out of memory. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const char *fmt, ...);
+bool mni_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const char *fmt, ...);
 
 /*
  * The keyword of a statement as the unknown-keyword lists keep it (len bytes
@@ -377,15 +377,15 @@ bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const cha
  * already one of list[0..count).  Shared by the one-pass warnings and the
  * split read's pieces, so both report the same keywords.
  */
-bool mn_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
+bool mni_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
                            char key[16], size_t *kept);
 
 /* Warn about the statement `keyword` (len bytes) at `line` unless its keyword was already reported. */
-bool mn_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
+bool mni_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
                          const char *what);
 
 /* The warnings as an arena array (NULL when none).  False when out of memory. */
-bool mn_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count);
+bool mni_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count);
 
 /* ---- names (obj/text.c) ----------------------------------------------------------- */
 
@@ -404,16 +404,16 @@ typedef struct mn_obj_names {
     size_t count;
 } mn_obj_names;
 
-void mn_obj_names_init(mn_obj_names *t, mn_arena *arena);
+void mni_obj_names_init(mn_obj_names *t, mn_arena *arena);
 
 /* The slot holding the name, or NULL. */
-mn_obj_name_slot *mn_obj_names_find(const mn_obj_names *t, const char *name, size_t len);
+mn_obj_name_slot *mni_obj_names_find(const mn_obj_names *t, const char *name, size_t len);
 
 /*
  * The slot holding the name, added (an arena copy, NUL-terminated, with
  * value MN_NONE) when absent.  NULL when out of memory.
  */
-mn_obj_name_slot *mn_obj_names_add(mn_obj_names *t, const char *name, size_t len);
+mn_obj_name_slot *mni_obj_names_add(mn_obj_names *t, const char *name, size_t len);
 
 /* ---- errors --------------------------------------------------------------------- */
 
@@ -431,7 +431,7 @@ typedef struct mn_obj_where {
 #if defined(__GNUC__)
 __attribute__((format(printf, 6, 7)))
 #endif
-mn_status mn_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
+mn_status mni_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
                       const char *at, const char *fmt, ...);
 
 /* ---- triangulation (obj/triangulate.c) ------------------------------------------- */
@@ -448,12 +448,12 @@ typedef struct mn_obj_corner {
  * normal[3] (normal may be NULL: the same triangles, without working the
  * normal out).  `work` is scratch memory.  False when out of memory.
  */
-bool mn_obj_triangulate(const mn_allocator *allocator, const float *positions,
+bool mni_obj_triangulate(const mn_allocator *allocator, const float *positions,
                         const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
                         mn_obj_vec *work, float normal[3]);
 
 /* The unit normal of triangle a b c ((0, 0, 1) when it has no area). */
-void mn_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3]);
+void mni_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3]);
 
 /* ---- writing triangles ------------------------------------------------------------- */
 
@@ -483,7 +483,7 @@ MN_OBJ_INLINE float *mn_obj_put_vertex(float *o, const float *positions, const f
 
 /*
  * Write the 3 (n − 2) soup vertices of a polygon of n >= 3 resolved corners
- * at o: a triangle as it is, a bigger polygon through mn_obj_triangulate; a
+ * at o: a triangle as it is, a bigger polygon through mni_obj_triangulate; a
  * corner without its own normal gets the face's flat one (all_normals: every
  * corner has one, so the face normal is not worked out).  The one routine
  * both the one-thread reader and the parallel join write faces with, so
@@ -497,7 +497,7 @@ MN_OBJ_INLINE bool mn_obj_emit_face(const mn_allocator *allocator, const float *
     float face_normal[3];
     if (n == 3) {
         if (!all_normals)
-            mn_obj_triangle_normal(positions + 3 * (size_t)c[0].v, positions + 3 * (size_t)c[1].v,
+            mni_obj_triangle_normal(positions + 3 * (size_t)c[0].v, positions + 3 * (size_t)c[1].v,
                                    positions + 3 * (size_t)c[2].v, face_normal);
         o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[0], face_normal);
         o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[1], face_normal);
@@ -506,7 +506,7 @@ MN_OBJ_INLINE bool mn_obj_emit_face(const mn_allocator *allocator, const float *
     }
     /* With every corner's own normal the face normal is not needed, only the split. */
     tris->size = 0;
-    if (!mn_obj_triangulate(allocator, positions, c, n, tris, work, all_normals ? NULL : face_normal))
+    if (!mni_obj_triangulate(allocator, positions, c, n, tris, work, all_normals ? NULL : face_normal))
         return false;
     const uint32_t *t = tris->data;
     size_t vertices = 3 * ((size_t)n - 2);
@@ -526,7 +526,7 @@ typedef struct mn_obj_group_start {
 /*
  * What a piece of a parallel read keeps, in file order, of the statements
  * that shape groups, libraries and warnings; the join replays them through
- * the one-thread reader's own state (mn_obj_use_material, ...).
+ * the one-thread reader's own state (mni_obj_use_material, ...).
  */
 typedef enum mn_obj_event_kind {
     MN_OBJ_EVENT_USEMTL,        /* name: the material name */
@@ -615,25 +615,25 @@ typedef struct mn_obj_parser {
  * Set up a parser for `size` bytes of text: elements go to the vectors
  * given (the soup may be NULL for a piece), names and warnings to `arena`.
  */
-void mn_obj_parser_init(mn_obj_parser *ps, const mn_allocator *allocator, mn_arena *arena,
+void mni_obj_parser_init(mn_obj_parser *ps, const mn_allocator *allocator, mn_arena *arena,
                         mn_error *err, mn_obj_vec *positions, mn_obj_vec *texcoords,
                         mn_obj_vec *normals, mn_obj_vec *soup, size_t size);
 
 /* Free the parser's working buffers (not the vectors it was given, not the arena). */
-void mn_obj_parser_release(mn_obj_parser *ps);
+void mni_obj_parser_release(mn_obj_parser *ps);
 
 /* Parse the whole text (or a piece: ps->piece set) statement by statement. */
-mn_status mn_obj_parse_text(mn_obj_parser *ps, const char *text, size_t size);
+mn_status mni_obj_parse_text(mn_obj_parser *ps, const char *text, size_t size);
 
 /* usemtl NAME, mtllib NAME and a run of faces, as the one pass applies them.  False: out of memory. */
-bool mn_obj_use_material(mn_obj_parser *ps, const char *name, size_t len);
-bool mn_obj_add_library(mn_obj_parser *ps, const char *name, size_t len);
-bool mn_obj_add_faces(mn_obj_parser *ps, size_t vertices);
+bool mni_obj_use_material(mn_obj_parser *ps, const char *name, size_t len);
+bool mni_obj_add_library(mn_obj_parser *ps, const char *name, size_t len);
+bool mni_obj_add_faces(mn_obj_parser *ps, size_t vertices);
 
 /*
  * The parallel read (obj/pieces.c): split the text into `pieces` pieces at
  * line ends, parse them on up to `threads` threads (1: one after another on
- * the caller's), join them into ps (made by mn_obj_parser_init over the
+ * the caller's), join them into ps (made by mni_obj_parser_init over the
  * result's vectors and arena, soup included): the groups, libraries,
  * warnings, bounds, counts and soup the one-pass read would make.  Anything
  * but MN_OK means "read it in one pass instead": an error in the text (the
@@ -641,7 +641,7 @@ bool mn_obj_add_faces(mn_obj_parser *ps, size_t vertices);
  * memory running out; ps's vectors and arena then hold partial data for the
  * caller to release.  *joined: how many pieces were joined (on MN_OK).
  */
-mn_status mn_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
+mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
                               uint32_t threads, uint32_t *joined);
 
 /* ---- MTL (mtl_read.c) -------------------------------------------------------------- */
@@ -651,10 +651,10 @@ mn_status mn_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, 
  * `arena`) to `materials` (a vector from `allocator`).  A name defined twice
  * keeps its first place and its last definition.  Warnings go to `warnings`.
  */
-mn_status mn_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
+mn_status mni_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
                        mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err);
 
 /* A material with every default (Kd 0.7, opacity 1, the rest 0), named `name`. */
-void mn_obj_material_default(mn_obj_material *m, const char *name);
+void mni_obj_material_default(mn_obj_material *m, const char *name);
 
 #endif /* MN_OBJ_INTERNAL_H */

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-void mn_obj_material_default(mn_obj_material *m, const char *name)
+void mni_obj_material_default(mn_obj_material *m, const char *name)
 {
     memset(m, 0, sizeof *m);
     m->name = name;
@@ -64,7 +64,7 @@ static bool known_ignored(const char *k, size_t len)
 static int shown(const char *p)
 {
     int n = 0;
-    while (n < 20 && !mn_obj_is_blank(p[n]) && p[n] != '\n')
+    while (n < 20 && !mni_obj_is_blank(p[n]) && p[n] != '\n')
         n++;
     return n;
 }
@@ -72,9 +72,9 @@ static int shown(const char *p)
 /* After the numbers: only blanks or a comment may remain. */
 static mn_status expect_end(mtl_parser *ps, const char *key, const char *p)
 {
-    p = mn_obj_skip_blanks(p);
+    p = mni_obj_skip_blanks(p);
     if (*p != '\n' && *p != '#')
-        return mn_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, p,
+        return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, p,
                            "unexpected text after the value");
     return MN_OK;
 }
@@ -85,15 +85,15 @@ static mn_status numbers(mtl_parser *ps, const char *key, const char *p, float *
 {
     *count = 0;
     for (;;) {
-        p = mn_obj_skip_blanks(p);
+        p = mni_obj_skip_blanks(p);
         if (*p == '\n' || *p == '#' || *count == max)
             break;
         const char *q = mn_obj_parse_float(p, &out[*count]);
-        if (!q || !mn_obj_ends_token(*q))
-            return mn_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, p,
+        if (!q || !mni_obj_ends_token(*q))
+            return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, p,
                                "\"%.*s\" is not a number", shown(p), p);
         if (!isfinite(out[*count]))
-            return mn_obj_fail(ps->err, MN_NOT_FINITE, &ps->where, key, p,
+            return mni_obj_fail(ps->err, MN_NOT_FINITE, &ps->where, key, p,
                                "number is beyond the float range");
         (*count)++;
         p = q;
@@ -105,13 +105,13 @@ static mn_status numbers(mtl_parser *ps, const char *key, const char *p, float *
 static mn_status colour(mtl_parser *ps, const char *key, size_t key_len, const char *p, float rgb[3],
                         bool *present)
 {
-    const char *v = mn_obj_skip_blanks(p);
+    const char *v = mni_obj_skip_blanks(p);
     if ((strncmp(v, "spectral", 8) == 0 || strncmp(v, "xyz", 3) == 0)) {
-        return mn_obj_warn(ps->warnings, MN_INVALID_VALUE, key,
+        return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, key,
                            "line %d: %.*s: spectral and CIEXYZ colours are not read; ignored",
                            ps->where.line, (int)key_len, key)
                    ? MN_OK
-                   : mn_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+                   : mni_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
     }
     float c[3];
     int n;
@@ -120,7 +120,7 @@ static mn_status colour(mtl_parser *ps, const char *key, size_t key_len, const c
     if (st != MN_OK)
         return st;
     if (n != 1 && n != 3)
-        return mn_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, rest,
+        return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, rest,
                            "needs r g b (or one grey value), found %d number%s", n, n == 1 ? "" : "s");
     if ((st = expect_end(ps, key, rest)) != MN_OK)
         return st;
@@ -139,7 +139,7 @@ static mn_status scalar(mtl_parser *ps, const char *key, const char *p, float *o
     if (st != MN_OK)
         return st;
     if (n != 1)
-        return mn_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, rest, "needs one number");
+        return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, rest, "needs one number");
     return expect_end(ps, key, rest);
 }
 
@@ -163,7 +163,7 @@ static int option_args(const char *t, size_t len, bool *numeric_1_to_3)
 
 static const char *token_end(const char *p)
 {
-    while (!mn_obj_is_blank(*p) && *p != '\n')
+    while (!mni_obj_is_blank(*p) && *p != '\n')
         p++;
     return p;
 }
@@ -172,7 +172,7 @@ static const char *token_end(const char *p)
 static const char *map_file(const char *p)
 {
     for (;;) {
-        p = mn_obj_skip_blanks(p);
+        p = mni_obj_skip_blanks(p);
         if (*p != '-')
             return p;
         const char *e = token_end(p);
@@ -182,13 +182,13 @@ static const char *map_file(const char *p)
             return p; /* not an option: a file name that starts with '-' */
         p = e;
         for (int a = 0; a < args; a++) {
-            const char *t = mn_obj_skip_blanks(p);
+            const char *t = mni_obj_skip_blanks(p);
             if (*t == '\n')
                 return t;
             float ignored;
             if (numeric) {
                 const char *q = mn_obj_parse_float(t, &ignored);
-                if (!q || !mn_obj_ends_token(*q))
+                if (!q || !mni_obj_ends_token(*q))
                     break;
             }
             p = token_end(t);
@@ -198,24 +198,24 @@ static const char *map_file(const char *p)
 
 static mn_status out_of_memory(mtl_parser *ps)
 {
-    return mn_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+    return mni_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
 }
 
 static mn_status newmtl(mtl_parser *ps, const char *p)
 {
-    p = mn_obj_skip_blanks(p);
-    size_t len = mn_obj_rest_length(p);
+    p = mni_obj_skip_blanks(p);
+    size_t len = mni_obj_rest_length(p);
     if (len == 0)
-        return mn_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, "newmtl", p, "needs a material name");
-    mn_obj_name_slot *slot = mn_obj_names_add(&ps->names, p, len);
+        return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, "newmtl", p, "needs a material name");
+    mn_obj_name_slot *slot = mni_obj_names_add(&ps->names, p, len);
     if (!slot)
         return out_of_memory(ps);
     ps->has_d = false;
     if (slot->value != MN_NONE) {
         ps->current = slot->value;
-        mn_obj_material_default(current(ps), slot->name);
+        mni_obj_material_default(current(ps), slot->name);
         current(ps)->defined = true;
-        return mn_obj_warn(ps->warnings, MN_INVALID_VALUE, "newmtl",
+        return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, "newmtl",
                            "line %d: material \"%s\" is defined again; the later definition is used",
                            ps->where.line, slot->name)
                    ? MN_OK
@@ -223,13 +223,13 @@ static mn_status newmtl(mtl_parser *ps, const char *p)
     }
     size_t index = ps->materials->size / sizeof(mn_obj_material);
     if (index >= MN_NONE - 1)
-        return mn_obj_fail(ps->err, MN_OVERFLOW, &ps->where, "newmtl", p, "too many materials");
-    if (!mn_obj_vec_reserve(ps->allocator, ps->materials, sizeof(mn_obj_material)))
+        return mni_obj_fail(ps->err, MN_OVERFLOW, &ps->where, "newmtl", p, "too many materials");
+    if (!mni_obj_vec_reserve(ps->allocator, ps->materials, sizeof(mn_obj_material)))
         return out_of_memory(ps);
     ps->materials->size += sizeof(mn_obj_material);
     slot->value = (uint32_t)index;
     ps->current = (uint32_t)index;
-    mn_obj_material_default(current(ps), slot->name);
+    mni_obj_material_default(current(ps), slot->name);
     current(ps)->defined = true;
     return MN_OK;
 }
@@ -237,18 +237,18 @@ static mn_status newmtl(mtl_parser *ps, const char *p)
 static mn_status map_kd(mtl_parser *ps, const char *p)
 {
     mn_obj_material *m = current(ps);
-    p = mn_obj_skip_blanks(p);
-    size_t len = mn_obj_rest_length(p);
+    p = mni_obj_skip_blanks(p);
+    size_t len = mni_obj_rest_length(p);
     if (len == 0)
-        return mn_obj_warn(ps->warnings, MN_INVALID_VALUE, "map_Kd",
+        return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, "map_Kd",
                            "line %d: map_Kd names no file; ignored", ps->where.line)
                    ? MN_OK
                    : out_of_memory(ps);
-    char *written = mn_arena_strndup(ps->arena, p, len);
+    char *written = mni_arena_strndup(ps->arena, p, len);
     if (!written)
         return out_of_memory(ps);
     const char *file = map_file(p);
-    size_t file_len = mn_obj_rest_length(file);
+    size_t file_len = mni_obj_rest_length(file);
     m->map_kd = written;
     m->map_kd_file = file_len ? written + (file - p) : NULL;
     return MN_OK;
@@ -256,7 +256,7 @@ static mn_status map_kd(mtl_parser *ps, const char *p)
 
 static mn_status statement(mtl_parser *ps, const char *p)
 {
-    p = mn_obj_skip_blanks(p);
+    p = mni_obj_skip_blanks(p);
     if (*p == '\n' || *p == '#')
         return MN_OK;
     const char *k = p;
@@ -268,12 +268,12 @@ static mn_status statement(mtl_parser *ps, const char *p)
                 keyword_is(k, kl, "Ke") || keyword_is(k, kl, "Ns") || keyword_is(k, kl, "d") ||
                 keyword_is(k, kl, "Tr") || keyword_is(k, kl, "map_Kd");
     if (!read)
-        return known_ignored(k, kl) || mn_obj_warn_unknown(ps->warnings, k, kl, ps->where.line,
+        return known_ignored(k, kl) || mni_obj_warn_unknown(ps->warnings, k, kl, ps->where.line,
                                                           "unknown MTL statement")
                    ? MN_OK
                    : out_of_memory(ps);
     if (ps->current == MN_NONE)
-        return mn_obj_warn(ps->warnings, MN_INVALID_VALUE, "", "line %d: %.*s before any newmtl; ignored",
+        return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, "", "line %d: %.*s before any newmtl; ignored",
                            ps->where.line, (int)kl, k)
                    ? MN_OK
                    : out_of_memory(ps);
@@ -293,8 +293,8 @@ static mn_status statement(mtl_parser *ps, const char *p)
         return st;
     }
     case 'd': {
-        const char *v = mn_obj_skip_blanks(ke);
-        if (strncmp(v, "-halo", 5) == 0 && mn_obj_is_blank(v[5]))
+        const char *v = mni_obj_skip_blanks(ke);
+        if (strncmp(v, "-halo", 5) == 0 && mni_obj_is_blank(v[5]))
             v += 5;
         float d;
         mn_status st = scalar(ps, key, v, &d);
@@ -327,12 +327,12 @@ static bool continued(const char *p, const char *nl)
     return nl > p && nl[-1] == '\\';
 }
 
-mn_status mn_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
+mn_status mni_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
                        mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err)
 {
     mtl_parser ps = {.allocator = allocator, .arena = arena, .materials = materials,
                      .warnings = warnings, .err = err, .current = MN_NONE};
-    mn_obj_names_init(&ps.names, arena);
+    mni_obj_names_init(&ps.names, arena);
     mn_obj_vec scratch = {0};
     const char *p = text, *end = text + size;
     int line = 1;
@@ -342,7 +342,7 @@ mn_status mn_mtl_parse(const char *text, size_t size, const mn_allocator *alloca
         const char *line_text = p, *next = nl ? nl + 1 : end;
         int lines = 1;
         if (!nl || continued(p, nl)) {
-            if (!mn_obj_join_line(allocator, &scratch, p, end, &next, &lines)) {
+            if (!mni_obj_join_line(allocator, &scratch, p, end, &next, &lines)) {
                 st = out_of_memory(&ps);
                 break;
             }
@@ -355,7 +355,7 @@ mn_status mn_mtl_parse(const char *text, size_t size, const mn_allocator *alloca
         line = lines > INT32_MAX - line ? INT32_MAX : line + lines;
         p = next;
     }
-    mn_obj_vec_free(allocator, &scratch);
+    mni_obj_vec_free(allocator, &scratch);
     return st;
 }
 
@@ -373,8 +373,8 @@ typedef struct mtl_holder {
 static void holder_free(mtl_holder *h)
 {
     mn_allocator allocator = h->priv.arena.allocator;
-    mn_arena_release(&h->priv.arena);
-    mn_free(&allocator, h, sizeof *h);
+    mni_arena_release(&h->priv.arena);
+    mni_free(&allocator, h, sizeof *h);
 }
 
 mn_status mn_mtl_read_memory(const void *text, size_t size, const mn_obj_options *options,
@@ -383,38 +383,38 @@ mn_status mn_mtl_read_memory(const void *text, size_t size, const mn_obj_options
     if (out_library)
         *out_library = NULL;
     if (!out_library || (!text && size))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "mn_mtl_read_memory needs text (or size 0) and out_library");
     const mn_allocator *allocator = options ? &options->allocator : NULL;
-    mtl_holder *h = mn_alloc(allocator, sizeof *h);
+    mtl_holder *h = mni_alloc(allocator, sizeof *h);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, allocator);
+    mni_arena_init(&h->priv.arena, allocator);
     mn_obj_warnings warnings;
-    mn_obj_warnings_init(&warnings, &h->priv.arena);
+    mni_obj_warnings_init(&warnings, &h->priv.arena);
     mn_obj_vec materials = {0};
-    mn_status st = mn_mtl_parse(size ? text : "", size, allocator, &h->priv.arena, &materials,
+    mn_status st = mni_mtl_parse(size ? text : "", size, allocator, &h->priv.arena, &materials,
                                 &warnings, err);
     if (st == MN_OK && materials.size) {
-        mn_obj_material *copy = mn_arena_alloc(&h->priv.arena, materials.size, 8);
+        mn_obj_material *copy = mni_arena_alloc(&h->priv.arena, materials.size, 8);
         if (copy) {
             memcpy(copy, materials.data, materials.size);
             h->library.materials = copy;
             h->library.material_count = (uint32_t)(materials.size / sizeof *copy);
         } else {
-            st = mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+            st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
         }
     }
-    mn_obj_vec_free(allocator, &materials);
-    if (st == MN_OK && !mn_obj_warnings_finish(&warnings, &h->library.warnings, &h->library.warning_count))
-        st = mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+    mni_obj_vec_free(allocator, &materials);
+    if (st == MN_OK && !mni_obj_warnings_finish(&warnings, &h->library.warnings, &h->library.warning_count))
+        st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
     if (st != MN_OK) {
         holder_free(h);
         return st;
     }
     h->library.priv_ = &h->priv;
-    mn_error_clear(err);
+    mni_error_clear(err);
     *out_library = &h->library;
     return MN_OK;
 }

@@ -12,8 +12,8 @@
  *   3. Join, on the caller's thread: element counts give each piece its
  *      first index of each kind; the result's arrays are allocated at their
  *      full size and the threads copy each piece's arrays into place; the events
- *      are replayed through the one pass's own state (mn_obj_use_material,
- *      mn_obj_add_faces, mn_obj_warn_unknown with the piece's lines shifted
+ *      are replayed through the one pass's own state (mni_obj_use_material,
+ *      mni_obj_add_faces, mni_obj_warn_unknown with the piece's lines shifted
  *      by the lines before it), which makes the same groups, libraries and
  *      warnings; bounds are merged keeping the earlier of equal values, as
  *      the one pass does; the soup is allocated at its exact size.
@@ -49,7 +49,7 @@ static void *locked_alloc(void *user, size_t size)
 {
     locked_allocator *a = user;
     pthread_mutex_lock(&a->lock);
-    void *p = mn_alloc(&a->inner, size);
+    void *p = mni_alloc(&a->inner, size);
     pthread_mutex_unlock(&a->lock);
     return p;
 }
@@ -58,13 +58,13 @@ static void locked_free(void *user, void *ptr, size_t size)
 {
     locked_allocator *a = user;
     pthread_mutex_lock(&a->lock);
-    mn_free(&a->inner, ptr, size);
+    mni_free(&a->inner, ptr, size);
     pthread_mutex_unlock(&a->lock);
 }
 
 /* ---- splitting ------------------------------------------------------------------------ */
 
-/* Whether the '\n' at text[i] ends a line continued by a backslash (as mn_obj_join_line reads it). */
+/* Whether the '\n' at text[i] ends a line continued by a backslash (as mni_obj_join_line reads it). */
 static bool continued_at(const char *text, size_t i)
 {
     if (i > 0 && text[i - 1] == '\r')
@@ -141,11 +141,11 @@ typedef struct join {
 /* Step 2 for one piece: its elements into its own arrays, its faces and events recorded. */
 static void parse_piece(piece_work *w, const mn_allocator *allocator)
 {
-    mn_arena_init(&w->piece.arena, allocator);
-    mn_obj_parser_init(&w->ps, allocator, &w->piece.arena, &w->err, &w->positions, &w->texcoords,
+    mni_arena_init(&w->piece.arena, allocator);
+    mni_obj_parser_init(&w->ps, allocator, &w->piece.arena, &w->err, &w->positions, &w->texcoords,
                        &w->normals, NULL, w->size);
     w->ps.piece = &w->piece;
-    w->status = mn_obj_parse_text(&w->ps, w->text, w->size);
+    w->status = mni_obj_parse_text(&w->ps, w->text, w->size);
 }
 
 /* ---- the soup ---------------------------------------------------------------------- */
@@ -169,7 +169,7 @@ static bool write_chunk(const join *j, const chunk *c, mn_obj_vec *corners, mn_o
         const uint32_t *ix = w + 2;
         const uint32_t *corner_flags = face_flags & MN_OBJ_FACE_MIXED ? ix + 3 * (size_t)n : NULL;
         w = ix + 3 * (size_t)n + (corner_flags ? n : 0);
-        if (!mn_obj_vec_reserve(j->allocator, corners, (size_t)n * sizeof(mn_obj_corner)))
+        if (!mni_obj_vec_reserve(j->allocator, corners, (size_t)n * sizeof(mn_obj_corner)))
             return false;
         mn_obj_corner *cs = corners->data;
         bool all_normals = true;
@@ -233,9 +233,9 @@ static void write_soup_job(join *j)
             break;
         }
     }
-    mn_obj_vec_free(j->allocator, &corners);
-    mn_obj_vec_free(j->allocator, &tris);
-    mn_obj_vec_free(j->allocator, &work);
+    mni_obj_vec_free(j->allocator, &corners);
+    mni_obj_vec_free(j->allocator, &tris);
+    mni_obj_vec_free(j->allocator, &work);
 }
 
 typedef struct thread_start {
@@ -294,8 +294,8 @@ static bool place_pieces(piece_work *pieces, uint32_t count)
 static bool size_array(const mn_allocator *allocator, mn_obj_vec *vec, uint32_t count, int width)
 {
     size_t bytes;
-    if (!mn_checked_mul((size_t)count, (size_t)width * sizeof(float), &bytes) ||
-        (bytes && !mn_obj_vec_grow(allocator, vec, bytes)))
+    if (!mni_checked_mul((size_t)count, (size_t)width * sizeof(float), &bytes) ||
+        (bytes && !mni_obj_vec_grow(allocator, vec, bytes)))
         return false;
     vec->size = bytes;
     return true;
@@ -321,19 +321,19 @@ static bool replay(mn_obj_parser *ps, const piece_work *w, int64_t line_base)
         bool ok = true;
         switch (e[i].kind) {
         case MN_OBJ_EVENT_USEMTL:
-            ok = mn_obj_use_material(ps, e[i].name, e[i].len);
+            ok = mni_obj_use_material(ps, e[i].name, e[i].len);
             break;
         case MN_OBJ_EVENT_MTLLIB:
-            ok = mn_obj_add_library(ps, e[i].name, e[i].len);
+            ok = mni_obj_add_library(ps, e[i].name, e[i].len);
             break;
         case MN_OBJ_EVENT_UNKNOWN: {
             int64_t line = line_base + e[i].line;
-            ok = mn_obj_warn_unknown(&ps->warnings, e[i].name, e[i].len,
+            ok = mni_obj_warn_unknown(&ps->warnings, e[i].name, e[i].len,
                                      line > INT32_MAX ? INT32_MAX : (int)line, MN_OBJ_UNKNOWN_WHAT);
             break;
         }
         case MN_OBJ_EVENT_FACES:
-            ok = mn_obj_add_faces(ps, e[i].vertices);
+            ok = mni_obj_add_faces(ps, e[i].vertices);
             break;
         }
         if (!ok)
@@ -348,7 +348,7 @@ static bool make_chunks(join *j)
     size_t count = 0;
     for (uint32_t k = 0; k < j->piece_count; k++)
         count += j->pieces[k].piece.checkpoints.size / sizeof(mn_obj_checkpoint) + 1;
-    j->chunks = mn_alloc(j->allocator, count * sizeof *j->chunks);
+    j->chunks = mni_alloc(j->allocator, count * sizeof *j->chunks);
     if (!j->chunks)
         return false;
     j->chunk_cap = count;
@@ -399,8 +399,8 @@ static mn_status join_pieces(mn_obj_parser *ps, join *j, uint32_t threads)
     atomic_store(&j->next_piece, 0u);
     run_on_threads(j, copy_arrays_job, j->piece_count < threads ? j->piece_count : threads);
     size_t soup_bytes;
-    if (!mn_checked_mul(ps->soup_vertices, 8 * sizeof(float), &soup_bytes) ||
-        (soup_bytes && !mn_obj_vec_grow(ps->allocator, ps->soup, soup_bytes)))
+    if (!mni_checked_mul(ps->soup_vertices, 8 * sizeof(float), &soup_bytes) ||
+        (soup_bytes && !mni_obj_vec_grow(ps->allocator, ps->soup, soup_bytes)))
         return MN_OUT_OF_MEMORY;
     ps->soup->size = soup_bytes;
     if (!make_chunks(j))
@@ -413,17 +413,17 @@ static mn_status join_pieces(mn_obj_parser *ps, join *j, uint32_t threads)
 
 static void free_piece(const mn_allocator *allocator, piece_work *w)
 {
-    mn_obj_parser_release(&w->ps);
-    mn_obj_vec_free(allocator, &w->piece.faces);
-    mn_obj_vec_free(allocator, &w->piece.events);
-    mn_obj_vec_free(allocator, &w->piece.checkpoints);
-    mn_obj_vec_free(allocator, &w->positions);
-    mn_obj_vec_free(allocator, &w->texcoords);
-    mn_obj_vec_free(allocator, &w->normals);
-    mn_arena_release(&w->piece.arena);
+    mni_obj_parser_release(&w->ps);
+    mni_obj_vec_free(allocator, &w->piece.faces);
+    mni_obj_vec_free(allocator, &w->piece.events);
+    mni_obj_vec_free(allocator, &w->piece.checkpoints);
+    mni_obj_vec_free(allocator, &w->positions);
+    mni_obj_vec_free(allocator, &w->texcoords);
+    mni_obj_vec_free(allocator, &w->normals);
+    mni_arena_release(&w->piece.arena);
 }
 
-mn_status mn_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
+mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
                               uint32_t threads, uint32_t *joined)
 {
     *joined = 1;
@@ -445,7 +445,7 @@ mn_status mn_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, 
     atomic_init(&j.next_piece, 0u);
     atomic_init(&j.next_chunk, (size_t)0);
     atomic_init(&j.failed, false);
-    j.pieces = mn_alloc(&shared, count * sizeof *j.pieces);
+    j.pieces = mni_alloc(&shared, count * sizeof *j.pieces);
     if (j.pieces) {
         memset(j.pieces, 0, count * sizeof *j.pieces);
         for (uint32_t k = 0; k < count; k++) {
@@ -456,8 +456,8 @@ mn_status mn_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, 
         st = join_pieces(ps, &j, threads);
         for (uint32_t k = 0; k < count; k++)
             free_piece(&shared, &j.pieces[k]);
-        mn_free(&shared, j.chunks, j.chunk_cap * sizeof *j.chunks);
-        mn_free(&shared, j.pieces, count * sizeof *j.pieces);
+        mni_free(&shared, j.chunks, j.chunk_cap * sizeof *j.chunks);
+        mni_free(&shared, j.pieces, count * sizeof *j.pieces);
     }
     if (lock)
         pthread_mutex_destroy(&locked.lock);

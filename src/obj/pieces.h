@@ -24,7 +24,7 @@ extern "C" {
  * when it was read in one pass (asked for, too few lines, or the split read
  * gave up: an error in the text, a limit, memory).
  */
-mn_status mn_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
+mn_status mni_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
                                     uint32_t pieces, uint32_t threads, mn_obj **out_obj,
                                     mn_error *err, uint32_t *joined);
 

@@ -18,8 +18,8 @@
  * statement parsers then run with mn_obj_parser.piece set, which records
  * faces (piece_face) and the usemtl, mtllib and unknown statements instead
  * of applying them; the join replays them through the functions the one
- * pass applies them with (mn_obj_use_material, mn_obj_add_library,
- * mn_obj_add_faces), so both build groups one way.
+ * pass applies them with (mni_obj_use_material, mni_obj_add_library,
+ * mni_obj_add_faces), so both build groups one way.
  *
  * After the text, each mtllib library is read through the resolver (files
  * beside the OBJ by default) and parsed by mtl_read.c; a library that cannot
@@ -58,7 +58,7 @@ static const char join_marker;
 
 static const char *fail_oom(obj_parser *ps)
 {
-    ps->status = mn_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ (line %d)",
+    ps->status = mni_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ (line %d)",
                               ps->where.line);
     if (ps->err)
         ps->err->line = ps->where.line;
@@ -76,7 +76,7 @@ static const char *fail(obj_parser *ps, mn_status code, const char *keyword, con
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    ps->status = mn_obj_fail(ps->err, code, &ps->where, keyword, at, "%s", text);
+    ps->status = mni_obj_fail(ps->err, code, &ps->where, keyword, at, "%s", text);
     return NULL;
 }
 
@@ -84,7 +84,7 @@ static const char *fail(obj_parser *ps, mn_status code, const char *keyword, con
 static int shown(const char *p)
 {
     int n = 0;
-    while (n < 20 && !mn_obj_is_blank(p[n]) && p[n] != '\n')
+    while (n < 20 && !mni_obj_is_blank(p[n]) && p[n] != '\n')
         n++;
     return n;
 }
@@ -102,7 +102,7 @@ static const char *after_line(const obj_parser *ps, const char *p)
    ends it too), with *p then on the line's '\n'. */
 MN_OBJ_INLINE bool next_item(const obj_parser *ps, const char **p)
 {
-    const char *q = mn_obj_skip_blanks(*p);
+    const char *q = mni_obj_skip_blanks(*p);
     if (*q == '#')
         q = after_line(ps, q) - 1;
     *p = q;
@@ -138,8 +138,8 @@ MN_OBJ_INLINE const char *read_numbers(obj_parser *ps, const char *keyword, cons
 #endif
         if (!q)
             q = mn_obj_parse_float(p, &x);
-        if (!q || !mn_obj_ends_token(*q)) {
-            if (mn_obj_is_continuation(q ? q : p))
+        if (!q || !mni_obj_ends_token(*q)) {
+            if (mni_obj_is_continuation(q ? q : p))
                 return JOIN;
             return fail(ps, MN_INVALID_VALUE, keyword, p, "\"%.*s\" is not a number", shown(p), p);
         }
@@ -177,7 +177,7 @@ static bool grow_projected(obj_parser *ps, mn_obj_vec *vec, size_t bytes, const 
         if (projected > (double)extra && projected < (double)(SIZE_MAX / 4))
             extra = (size_t)projected;
     }
-    return mn_obj_vec_grow(ps->allocator, vec, extra);
+    return mni_obj_vec_grow(ps->allocator, vec, extra);
 }
 
 /*
@@ -189,7 +189,7 @@ static bool push_floats(obj_parser *ps, mn_obj_vec *vec, const float *v, int n)
 {
     size_t bytes = (size_t)n * sizeof(float);
     if (vec->cap - vec->size < bytes && !(ps->piece ? grow_projected(ps, vec, bytes, ps->where.text, 0)
-                                                     : mn_obj_vec_grow(ps->allocator, vec, bytes)))
+                                                     : mni_obj_vec_grow(ps->allocator, vec, bytes)))
         return false;
     memcpy((char *)vec->data + vec->size, v, bytes);
     vec->size += bytes;
@@ -370,14 +370,14 @@ MN_OBJ_INLINE const char *corner_text(obj_parser *ps, const char *p, raw_corner 
             r->has_n = true;
         }
     }
-    if (!mn_obj_ends_token(*q)) {
-        if (mn_obj_is_continuation(q))
+    if (!mni_obj_ends_token(*q)) {
+        if (mni_obj_is_continuation(q))
             return JOIN;
         goto malformed;
     }
     return q;
 malformed:
-    if (mn_obj_is_continuation(p))
+    if (mni_obj_is_continuation(p))
         return JOIN;
     return fail(ps, MN_INVALID_VALUE, "f", p,
                 "\"%.*s\" is not a corner (v, v/vt, v//vn or v/vt/vn)", shown(p), p);
@@ -435,7 +435,7 @@ MN_OBJ_INLINE const char *piece_corner_at(obj_parser *ps, const char *p, piece_c
 
 static bool open_group(obj_parser *ps)
 {
-    if (!mn_obj_vec_reserve(ps->allocator, &ps->groups, sizeof(group_start)))
+    if (!mni_obj_vec_reserve(ps->allocator, &ps->groups, sizeof(group_start)))
         return false;
     group_start *g = (group_start *)(void *)((char *)ps->groups.data + ps->groups.size);
     g->material = ps->material;
@@ -445,7 +445,7 @@ static bool open_group(obj_parser *ps)
     return true;
 }
 
-bool mn_obj_add_faces(obj_parser *ps, size_t vertices)
+bool mni_obj_add_faces(obj_parser *ps, size_t vertices)
 {
     if (!ps->group_open && !open_group(ps))
         return false;
@@ -456,7 +456,7 @@ bool mn_obj_add_faces(obj_parser *ps, size_t vertices)
 /* Room for one more corner of `size` bytes after the face's corners so far (ps->corners). */
 static inline void *corner_slot(obj_parser *ps, size_t size)
 {
-    if (!mn_obj_vec_reserve(ps->allocator, &ps->corners, size))
+    if (!mni_obj_vec_reserve(ps->allocator, &ps->corners, size))
         return NULL;
     return (char *)ps->corners.data + ps->corners.size;
 }
@@ -511,7 +511,7 @@ static const char *face(obj_parser *ps, const char *p)
     if (!mn_obj_emit_face(ps->allocator, ps->positions->data, ps->texcoords->data, ps->normals->data,
                           ps->corners.data, n, all_normals, &ps->tris, &ps->work, o))
         return fail_oom(ps);
-    if (!mn_obj_add_faces(ps, vertices))
+    if (!mni_obj_add_faces(ps, vertices))
         return fail_oom(ps);
     ps->soup->size += soup_bytes;
     return p + 1;
@@ -526,7 +526,7 @@ static bool piece_add_faces(obj_parser *ps, size_t vertices)
         last->vertices += vertices;
         return true;
     }
-    if (!mn_obj_vec_reserve(ps->allocator, events, sizeof *last))
+    if (!mni_obj_vec_reserve(ps->allocator, events, sizeof *last))
         return false;
     mn_obj_event *e = (mn_obj_event *)(void *)((char *)events->data + events->size);
     *e = (mn_obj_event){.kind = MN_OBJ_EVENT_FACES, .vertices = vertices};
@@ -540,7 +540,7 @@ static bool piece_checkpoint(obj_parser *ps)
     mn_obj_piece *piece = ps->piece;
     if (ps->soup_vertices - piece->checkpoint_vertex < MN_OBJ_CHUNK_VERTICES)
         return true;
-    if (!mn_obj_vec_reserve(ps->allocator, &piece->checkpoints, sizeof(mn_obj_checkpoint)))
+    if (!mni_obj_vec_reserve(ps->allocator, &piece->checkpoints, sizeof(mn_obj_checkpoint)))
         return false;
     char *end = (char *)piece->checkpoints.data + piece->checkpoints.size;
     mn_obj_checkpoint *c = (mn_obj_checkpoint *)(void *)end;
@@ -607,7 +607,7 @@ static const char *piece_face(obj_parser *ps, const char *p)
 
 static const char *token_end(const char *p)
 {
-    while (!mn_obj_is_blank(*p) && *p != '\n')
+    while (!mni_obj_is_blank(*p) && *p != '\n')
         p++;
     return p;
 }
@@ -617,11 +617,11 @@ static bool keyword_is(const char *k, size_t len, const char *name)
     return strlen(name) == len && memcmp(k, name, len) == 0;
 }
 
-bool mn_obj_use_material(obj_parser *ps, const char *name, size_t len)
+bool mni_obj_use_material(obj_parser *ps, const char *name, size_t len)
 {
     if (ps->material && strlen(ps->material) == len && memcmp(ps->material, name, len) == 0)
         return true;
-    mn_obj_name_slot *slot = mn_obj_names_add(&ps->usemtl_names, name, len);
+    mn_obj_name_slot *slot = mni_obj_names_add(&ps->usemtl_names, name, len);
     if (!slot)
         return false;
     ps->material = slot->name;
@@ -629,10 +629,10 @@ bool mn_obj_use_material(obj_parser *ps, const char *name, size_t len)
     return true;
 }
 
-bool mn_obj_add_library(obj_parser *ps, const char *name, size_t len)
+bool mni_obj_add_library(obj_parser *ps, const char *name, size_t len)
 {
-    char *copy = mn_arena_strndup(ps->arena, name, len);
-    if (!copy || !mn_obj_vec_reserve(ps->allocator, &ps->libraries, sizeof copy))
+    char *copy = mni_arena_strndup(ps->arena, name, len);
+    if (!copy || !mni_obj_vec_reserve(ps->allocator, &ps->libraries, sizeof copy))
         return false;
     memcpy((char *)ps->libraries.data + ps->libraries.size, &copy, sizeof copy);
     ps->libraries.size += sizeof copy;
@@ -648,8 +648,8 @@ static bool piece_event(obj_parser *ps, mn_obj_event_kind kind, const char *name
     if (kind == MN_OBJ_EVENT_USEMTL && last && last->kind == kind && last->len == len &&
         memcmp(last->name, name, len) == 0)
         return true;
-    char *copy = mn_arena_strndup(&ps->piece->arena, name, len);
-    if (!copy || !mn_obj_vec_reserve(ps->allocator, events, sizeof(mn_obj_event)))
+    char *copy = mni_arena_strndup(&ps->piece->arena, name, len);
+    if (!copy || !mni_obj_vec_reserve(ps->allocator, events, sizeof(mn_obj_event)))
         return false;
     mn_obj_event *e = (mn_obj_event *)(void *)((char *)events->data + events->size);
     *e = (mn_obj_event){.kind = kind, .line = ps->where.line, .name = copy, .len = len};
@@ -666,10 +666,10 @@ static bool piece_event(obj_parser *ps, mn_obj_event_kind kind, const char *name
 static bool piece_unknown(obj_parser *ps, const char *keyword, size_t len)
 {
     mn_obj_piece *piece = ps->piece;
-    /* Keywords compare as mn_obj_warn_unknown compares them. */
+    /* Keywords compare as mni_obj_warn_unknown compares them. */
     char key[16];
     size_t kept;
-    if (mn_obj_keyword_listed(piece->unknown, piece->unknown_count, keyword, len, key, &kept))
+    if (mni_obj_keyword_listed(piece->unknown, piece->unknown_count, keyword, len, key, &kept))
         return true;
     if (piece->unknown_count == MN_OBJ_PIECE_KEYWORDS)
         return true;
@@ -682,11 +682,11 @@ static const char *usemtl(obj_parser *ps, const char *p)
     const char *next = skip_statement(ps, p);
     if (next == JOIN)
         return JOIN;
-    p = mn_obj_skip_blanks(p);
-    size_t len = mn_obj_rest_length(p);
+    p = mni_obj_skip_blanks(p);
+    size_t len = mni_obj_rest_length(p);
     if (len == 0)
         return fail(ps, MN_INVALID_VALUE, "usemtl", p, "needs a material name");
-    bool ok = ps->piece ? piece_event(ps, MN_OBJ_EVENT_USEMTL, p, len) : mn_obj_use_material(ps, p, len);
+    bool ok = ps->piece ? piece_event(ps, MN_OBJ_EVENT_USEMTL, p, len) : mni_obj_use_material(ps, p, len);
     return ok ? next : fail_oom(ps);
 }
 
@@ -695,11 +695,11 @@ static const char *mtllib(obj_parser *ps, const char *p)
     const char *next = skip_statement(ps, p);
     if (next == JOIN)
         return JOIN;
-    p = mn_obj_skip_blanks(p);
-    size_t len = mn_obj_rest_length(p);
+    p = mni_obj_skip_blanks(p);
+    size_t len = mni_obj_rest_length(p);
     if (len == 0)
         return fail(ps, MN_INVALID_VALUE, "mtllib", p, "needs a library file name");
-    bool ok = ps->piece ? piece_event(ps, MN_OBJ_EVENT_MTLLIB, p, len) : mn_obj_add_library(ps, p, len);
+    bool ok = ps->piece ? piece_event(ps, MN_OBJ_EVENT_MTLLIB, p, len) : mni_obj_add_library(ps, p, len);
     return ok ? next : fail_oom(ps);
 }
 
@@ -726,7 +726,7 @@ static const char *keyword_statement(obj_parser *ps, const char *p)
         keyword_is(p, kl, "mg"))
         return next;
     bool ok = ps->piece ? piece_unknown(ps, p, kl)
-                        : mn_obj_warn_unknown(&ps->warnings, p, kl, ps->where.line, MN_OBJ_UNKNOWN_WHAT);
+                        : mni_obj_warn_unknown(&ps->warnings, p, kl, ps->where.line, MN_OBJ_UNKNOWN_WHAT);
     if (!ok)
         return fail_oom(ps);
     return next;
@@ -737,15 +737,15 @@ static inline const char *statement(obj_parser *ps, const char *p)
 {
     switch (*p) {
     case 'v':
-        if (mn_obj_is_blank(p[1]))
+        if (mni_obj_is_blank(p[1]))
             return position(ps, p + 1);
-        if (p[1] == 't' && mn_obj_is_blank(p[2]))
+        if (p[1] == 't' && mni_obj_is_blank(p[2]))
             return texcoord(ps, p + 2);
-        if (p[1] == 'n' && mn_obj_is_blank(p[2]))
+        if (p[1] == 'n' && mni_obj_is_blank(p[2]))
             return normal(ps, p + 2);
         break;
     case 'f':
-        if (mn_obj_is_blank(p[1]))
+        if (mni_obj_is_blank(p[1]))
             return ps->piece ? piece_face(ps, p + 1) : face(ps, p + 1);
         break;
     case '#':
@@ -755,7 +755,7 @@ static inline const char *statement(obj_parser *ps, const char *p)
     default:
         break;
     }
-    p = mn_obj_skip_blanks(p);
+    p = mni_obj_skip_blanks(p);
     if (*p == '\n' || *p == '#')
         return after_line(ps, p);
     return keyword_statement(ps, p);
@@ -767,7 +767,7 @@ static inline const char *statement(obj_parser *ps, const char *p)
 static const char *statement_copied(obj_parser *ps, const char *p, const char *end, int *lines)
 {
     const char *next;
-    if (!mn_obj_join_line(ps->allocator, &ps->scratch, p, end, &next, lines))
+    if (!mni_obj_join_line(ps->allocator, &ps->scratch, p, end, &next, lines))
         return fail_oom(ps);
     const char *saved_end = ps->region_end;
     ps->where.text = ps->scratch.data;
@@ -787,7 +787,7 @@ static const char *statement_copied(obj_parser *ps, const char *p, const char *e
     return r ? next : NULL;
 }
 
-mn_status mn_obj_parse_text(obj_parser *ps, const char *text, size_t size)
+mn_status mni_obj_parse_text(obj_parser *ps, const char *text, size_t size)
 {
     const char *end = text + size;
     const char *safe_end = end;
@@ -846,18 +846,18 @@ static mn_status merge_materials(obj_parser *ps, library_context *lc, const mn_o
     const mn_obj_material *m = lib->data;
     size_t count = lib->size / sizeof *m;
     for (size_t i = 0; i < count; i++) {
-        mn_obj_name_slot *slot = mn_obj_names_add(&lc->material_names, m[i].name, strlen(m[i].name));
+        mn_obj_name_slot *slot = mni_obj_names_add(&lc->material_names, m[i].name, strlen(m[i].name));
         if (!slot)
             return MN_OUT_OF_MEMORY;
         if (slot->value != MN_NONE) {
             ((mn_obj_material *)lc->materials.data)[slot->value] = m[i];
-            if (!mn_obj_warn(&ps->warnings, MN_INVALID_VALUE, "mtllib",
+            if (!mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "mtllib",
                              "%s: material \"%s\" was defined by an earlier library; this definition is used",
                              file, m[i].name))
                 return MN_OUT_OF_MEMORY;
             continue;
         }
-        if (!mn_obj_vec_reserve(ps->allocator, &lc->materials, sizeof *m))
+        if (!mni_obj_vec_reserve(ps->allocator, &lc->materials, sizeof *m))
             return MN_OUT_OF_MEMORY;
         slot->value = (uint32_t)(lc->materials.size / sizeof *m);
         memcpy((char *)lc->materials.data + lc->materials.size, &m[i], sizeof *m);
@@ -874,28 +874,28 @@ static mn_status read_library(obj_parser *ps, library_context *lc, const char *f
                               mn_error *why)
 {
     *read = false;
-    mn_error_clear(why);
+    mni_error_clear(why);
     if (!lc->options->allow_unsafe_paths && is_unsafe_path(file)) {
-        mn_error_set(why, MN_URI, "mtllib", -1, "an absolute path or one with \"..\" is refused "
+        mni_error_set(why, MN_URI, "mtllib", -1, "an absolute path or one with \"..\" is refused "
                                                 "(mn_obj_options.allow_unsafe_paths)");
         return MN_OK;
     }
     const mn_resolver *res = &lc->options->resolver;
     mn_bytes bytes = {0};
     mn_status st = res->read ? res->read(res->user, lc->base_dir, file, &bytes, why)
-                             : mn_stdio_resolver_read(&lc->file_arena, lc->base_dir, file, &bytes, why);
+                             : mni_stdio_resolver_read(&lc->file_arena, lc->base_dir, file, &bytes, why);
     if (st == MN_OUT_OF_MEMORY)
         return st;
     if (st != MN_OK) {
         if (why->code == MN_OK)
-            mn_error_set(why, st, "mtllib", -1, "the resolver could not read it");
+            mni_error_set(why, st, "mtllib", -1, "the resolver could not read it");
         return MN_OK;
     }
     mn_obj_vec lib = {0};
     char prefix[160];
     snprintf(prefix, sizeof prefix, "%s: ", file);
     ps->warnings.prefix = prefix;
-    st = mn_mtl_parse(bytes.size ? (const char *)bytes.data : "", bytes.size, ps->allocator, ps->arena,
+    st = mni_mtl_parse(bytes.size ? (const char *)bytes.data : "", bytes.size, ps->allocator, ps->arena,
                       &lib, &ps->warnings, why);
     ps->warnings.prefix = "";
     if (res->read && res->release)
@@ -905,16 +905,16 @@ static mn_status read_library(obj_parser *ps, library_context *lc, const char *f
     else if (st != MN_OUT_OF_MEMORY)
         st = MN_OK; /* a broken library: reported by the caller, its materials unused */
     else
-        mn_error_clear(why);
+        mni_error_clear(why);
     *read = st == MN_OK && why->code == MN_OK;
-    mn_obj_vec_free(ps->allocator, &lib);
+    mni_obj_vec_free(ps->allocator, &lib);
     return st;
 }
 
 static mn_status warn_unread(obj_parser *ps, const char *file, const mn_error *why)
 {
     const char *what = why->line ? "cannot be parsed" : "cannot be read";
-    return mn_obj_warn(&ps->warnings, why->code, "mtllib", "mtllib \"%s\" %s (%s); default materials are used",
+    return mni_obj_warn(&ps->warnings, why->code, "mtllib", "mtllib \"%s\" %s (%s); default materials are used",
                        file, what, why->message)
                ? MN_OK
                : MN_OUT_OF_MEMORY;
@@ -937,7 +937,7 @@ static mn_status load_mtllib(obj_parser *ps, library_context *lc, const char *wr
         lc->all_read = false;
         return warn_unread(ps, written, &why);
     }
-    char *copy = mn_arena_strndup(ps->arena, written, strlen(written));
+    char *copy = mni_arena_strndup(ps->arena, written, strlen(written));
     if (!copy)
         return MN_OUT_OF_MEMORY;
     for (char *s = copy; *s;) {
@@ -970,7 +970,7 @@ static mn_status load_libraries(obj_parser *ps, library_context *lc)
     }
     if (!lc->base_dir && !lc->options->resolver.read) {
         lc->all_read = false;
-        return mn_obj_warn(&ps->warnings, MN_URI, "mtllib",
+        return mni_obj_warn(&ps->warnings, MN_URI, "mtllib",
                            "mtllib \"%s\" not read: read from memory without a base_dir or resolver "
                            "(set mn_obj_options.base_dir, resolver or skip_libraries); default materials are used",
                            libs[0])
@@ -996,18 +996,18 @@ static mn_status assign_materials(obj_parser *ps, library_context *lc, mn_obj_gr
         const char *name = groups[g].material;
         if (!name)
             continue;
-        mn_obj_name_slot *slot = mn_obj_names_add(&lc->material_names, name, strlen(name));
+        mn_obj_name_slot *slot = mni_obj_names_add(&lc->material_names, name, strlen(name));
         if (!slot)
             return MN_OUT_OF_MEMORY;
         if (slot->value == MN_NONE) {
-            if (!mn_obj_vec_reserve(ps->allocator, &lc->materials, sizeof(mn_obj_material)))
+            if (!mni_obj_vec_reserve(ps->allocator, &lc->materials, sizeof(mn_obj_material)))
                 return MN_OUT_OF_MEMORY;
             mn_obj_material *m = (mn_obj_material *)(void *)((char *)lc->materials.data + lc->materials.size);
-            mn_obj_material_default(m, name);
+            mni_obj_material_default(m, name);
             slot->value = (uint32_t)(lc->materials.size / sizeof *m);
             lc->materials.size += sizeof *m;
             if (lc->all_read &&
-                !mn_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
+                !mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
                              "usemtl \"%s\": no library defines it; a default material is used", name))
                 return MN_OUT_OF_MEMORY;
         }
@@ -1022,18 +1022,18 @@ static mn_status assign_materials(obj_parser *ps, library_context *lc, mn_obj_gr
 static void holder_reset(obj_holder *h)
 {
     mn_allocator allocator = h->priv.arena.allocator;
-    mn_obj_vec_free(&allocator, &h->priv.positions);
-    mn_obj_vec_free(&allocator, &h->priv.texcoords);
-    mn_obj_vec_free(&allocator, &h->priv.normals);
-    mn_obj_vec_free(&allocator, &h->priv.soup);
-    mn_arena_release(&h->priv.arena);
+    mni_obj_vec_free(&allocator, &h->priv.positions);
+    mni_obj_vec_free(&allocator, &h->priv.texcoords);
+    mni_obj_vec_free(&allocator, &h->priv.normals);
+    mni_obj_vec_free(&allocator, &h->priv.soup);
+    mni_arena_release(&h->priv.arena);
 }
 
 static void holder_free(obj_holder *h)
 {
     mn_allocator allocator = h->priv.arena.allocator;
     holder_reset(h);
-    mn_free(&allocator, h, sizeof *h);
+    mni_free(&allocator, h, sizeof *h);
 }
 
 static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
@@ -1041,7 +1041,7 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
     mn_obj *obj = &h->obj;
     const group_start *starts = ps->groups.data;
     size_t group_count = ps->groups.size / sizeof *starts;
-    mn_obj_group *groups = mn_arena_calloc(ps->arena, group_count ? group_count : 1, sizeof *groups, 8);
+    mn_obj_group *groups = mni_arena_calloc(ps->arena, group_count ? group_count : 1, sizeof *groups, 8);
     if (!groups)
         return MN_OUT_OF_MEMORY;
     const float *soup = h->priv.soup.data;
@@ -1057,7 +1057,7 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
     if (st != MN_OK)
         return st;
     if (lc->materials.size) {
-        mn_obj_material *materials = mn_arena_alloc(ps->arena, lc->materials.size, 8);
+        mn_obj_material *materials = mni_arena_alloc(ps->arena, lc->materials.size, 8);
         if (!materials)
             return MN_OUT_OF_MEMORY;
         memcpy(materials, lc->materials.data, lc->materials.size);
@@ -1066,7 +1066,7 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
     }
     size_t lib_count = ps->libraries.size / sizeof(char *);
     if (lib_count) {
-        const char **libs = mn_arena_alloc(ps->arena, ps->libraries.size, 8);
+        const char **libs = mni_arena_alloc(ps->arena, ps->libraries.size, 8);
         if (!libs)
             return MN_OUT_OF_MEMORY;
         memcpy(libs, ps->libraries.data, ps->libraries.size);
@@ -1074,7 +1074,7 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
         obj->mtllib_count = (uint32_t)lib_count;
         obj->mtllib = libs[0];
     }
-    if (!mn_obj_warnings_finish(&ps->warnings, &obj->warnings, &obj->warning_count))
+    if (!mni_obj_warnings_finish(&ps->warnings, &obj->warnings, &obj->warning_count))
         return MN_OUT_OF_MEMORY;
     obj->groups = groups;
     obj->group_count = (uint32_t)group_count;
@@ -1090,7 +1090,7 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
     return MN_OK;
 }
 
-void mn_obj_parser_init(obj_parser *ps, const mn_allocator *allocator, mn_arena *arena, mn_error *err,
+void mni_obj_parser_init(obj_parser *ps, const mn_allocator *allocator, mn_arena *arena, mn_error *err,
                         mn_obj_vec *positions, mn_obj_vec *texcoords, mn_obj_vec *normals, mn_obj_vec *soup,
                         size_t size)
 {
@@ -1108,18 +1108,18 @@ void mn_obj_parser_init(obj_parser *ps, const mn_allocator *allocator, mn_arena 
         ps->bounds_min[k] = FLT_MAX;
         ps->bounds_max[k] = -FLT_MAX;
     }
-    mn_obj_names_init(&ps->usemtl_names, arena);
-    mn_obj_warnings_init(&ps->warnings, arena);
+    mni_obj_names_init(&ps->usemtl_names, arena);
+    mni_obj_warnings_init(&ps->warnings, arena);
 }
 
-void mn_obj_parser_release(obj_parser *ps)
+void mni_obj_parser_release(obj_parser *ps)
 {
-    mn_obj_vec_free(ps->allocator, &ps->corners);
-    mn_obj_vec_free(ps->allocator, &ps->tris);
-    mn_obj_vec_free(ps->allocator, &ps->work);
-    mn_obj_vec_free(ps->allocator, &ps->scratch);
-    mn_obj_vec_free(ps->allocator, &ps->groups);
-    mn_obj_vec_free(ps->allocator, &ps->libraries);
+    mni_obj_vec_free(ps->allocator, &ps->corners);
+    mni_obj_vec_free(ps->allocator, &ps->tris);
+    mni_obj_vec_free(ps->allocator, &ps->work);
+    mni_obj_vec_free(ps->allocator, &ps->scratch);
+    mni_obj_vec_free(ps->allocator, &ps->groups);
+    mni_obj_vec_free(ps->allocator, &ps->libraries);
 }
 
 /* Below this many bytes a piece is not worth a thread: the text is read in one pass. */
@@ -1164,17 +1164,17 @@ static mn_status parse_into(obj_holder *h, obj_parser *ps, const char *text, siz
 {
     *joined = 1;
     const mn_allocator *allocator = &h->priv.arena.allocator;
-    mn_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
+    mni_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
                        &h->priv.normals, &h->priv.soup, size);
     if (pieces > 1) {
-        if (mn_obj_parse_pieces(ps, text, size, pieces, threads, joined) == MN_OK)
+        if (mni_obj_parse_pieces(ps, text, size, pieces, threads, joined) == MN_OK)
             return MN_OK;
-        mn_obj_parser_release(ps);
+        mni_obj_parser_release(ps);
         holder_reset(h);
-        mn_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
+        mni_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
                            &h->priv.normals, &h->priv.soup, size);
     }
-    return mn_obj_parse_text(ps, text, size);
+    return mni_obj_parse_text(ps, text, size);
 }
 
 static mn_status read_text(const char *text, size_t size, const mn_obj_options *options,
@@ -1186,11 +1186,11 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
         joined = &joined_here;
     *joined = 1;
     const mn_allocator *caller_allocator = &options->allocator;
-    obj_holder *h = mn_alloc(caller_allocator, sizeof *h);
+    obj_holder *h = mni_alloc(caller_allocator, sizeof *h);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ");
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, caller_allocator);
+    mni_arena_init(&h->priv.arena, caller_allocator);
     const mn_allocator *allocator = &h->priv.arena.allocator;
 
     obj_parser ps;
@@ -1200,27 +1200,27 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     memset(&lc, 0, sizeof lc);
     lc.options = options;
     lc.base_dir = base_dir ? base_dir : options->base_dir;
-    mn_arena_init(&lc.file_arena, allocator);
-    mn_obj_names_init(&lc.material_names, ps.arena);
+    mni_arena_init(&lc.file_arena, allocator);
+    mni_obj_names_init(&lc.material_names, ps.arena);
 
     if (st == MN_OK && (st = finish(&ps, &lc, h)) == MN_OUT_OF_MEMORY)
-        mn_error_set(err, st, NULL, -1, "out of memory reading OBJ");
+        mni_error_set(err, st, NULL, -1, "out of memory reading OBJ");
 
-    mn_obj_parser_release(&ps);
-    mn_obj_vec_free(allocator, &lc.materials);
-    mn_arena_release(&lc.file_arena);
+    mni_obj_parser_release(&ps);
+    mni_obj_vec_free(allocator, &lc.materials);
+    mni_arena_release(&lc.file_arena);
     if (st != MN_OK) {
         holder_free(h);
         return st;
     }
-    mn_error_clear(err);
+    mni_error_clear(err);
     *out = &h->obj;
     return MN_OK;
 }
 
 static const mn_obj_options default_options; /* zero: every default */
 
-mn_status mn_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
+mn_status mni_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
                                     uint32_t pieces, uint32_t threads, mn_obj **out_obj, mn_error *err,
                                     uint32_t *joined)
 {
@@ -1229,8 +1229,8 @@ mn_status mn_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_
     if (out_obj)
         *out_obj = NULL;
     if (!out_obj || (!text && size) || pieces == 0 || threads == 0)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "mn_obj_read_memory_pieces needs text (or size 0), out_obj, pieces and threads");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+                            "mni_obj_read_memory_pieces needs text (or size 0), out_obj, pieces and threads");
     return read_text(size ? text : "", size, options ? options : &default_options, NULL, pieces, threads,
                      out_obj, err, joined);
 }
@@ -1243,7 +1243,7 @@ mn_status mn_obj_read_memory(const void *text, size_t size, const mn_obj_options
     if (out_obj)
         *out_obj = NULL;
     if (!out_obj || (!text && size))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "mn_obj_read_memory needs text (or size 0) and out_obj");
     if (!options)
         options = &default_options;
@@ -1259,8 +1259,8 @@ static const char *folder_of(mn_arena *arena, const char *path)
     if (back && (!slash || back > slash))
         slash = back;
     if (!slash)
-        return mn_arena_strndup(arena, "", 0);
-    return mn_arena_strndup(arena, path, (size_t)(slash - path) + (slash == path ? 1 : 0));
+        return mni_arena_strndup(arena, "", 0);
+    return mni_arena_strndup(arena, path, (size_t)(slash - path) + (slash == path ? 1 : 0));
 }
 
 mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_obj **out_obj,
@@ -1269,19 +1269,19 @@ mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_o
     if (out_obj)
         *out_obj = NULL;
     if (!path || !out_obj)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_obj_read_file needs a path and out_obj");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_obj_read_file needs a path and out_obj");
     mn_arena file_arena;
-    mn_arena_init(&file_arena, options ? &options->allocator : NULL);
+    mni_arena_init(&file_arena, options ? &options->allocator : NULL);
     const char *base_dir = options && options->base_dir ? options->base_dir : folder_of(&file_arena, path);
     if (!base_dir) {
-        mn_arena_release(&file_arena);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading \"%s\"", path);
+        mni_arena_release(&file_arena);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading \"%s\"", path);
     }
     mn_bytes bytes = {0};
     bool mapped = false;
-    mn_status st = mn_file_map(path, &bytes, &mapped, err);
+    mn_status st = mni_file_map(path, &bytes, &mapped, err);
     if (st == MN_OK && !mapped)
-        st = mn_file_read(&file_arena, path, &bytes, err);
+        st = mni_file_read(&file_arena, path, &bytes, err);
     if (!options)
         options = &default_options;
     uint32_t threads = threads_for(bytes.size, options);
@@ -1289,8 +1289,8 @@ mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_o
         st = read_text((const char *)bytes.data, bytes.size, options, base_dir, pieces_for(threads), threads,
                        out_obj, err, NULL);
     if (mapped)
-        mn_file_unmap(bytes);
-    mn_arena_release(&file_arena);
+        mni_file_unmap(bytes);
+    mni_arena_release(&file_arena);
     return st;
 }
 

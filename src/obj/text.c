@@ -42,10 +42,10 @@ static void hint_huge_pages(const mn_allocator *allocator, void *data, size_t si
 #endif
 }
 
-bool mn_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra)
+bool mni_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extra)
 {
     size_t need;
-    if (!mn_checked_add(vec->size, extra, &need))
+    if (!mni_checked_add(vec->size, extra, &need))
         return false;
     if (need <= vec->cap)
         return true;
@@ -54,21 +54,21 @@ bool mn_obj_vec_grow(const mn_allocator *allocator, mn_obj_vec *vec, size_t extr
     size_t cap = vec->cap ? (vec->cap <= SIZE_MAX / 2 ? vec->cap * 2 : SIZE_MAX) : 256;
     if (cap < need)
         cap = need;
-    void *data = mn_alloc(allocator, cap);
+    void *data = mni_alloc(allocator, cap);
     if (!data)
         return false;
     hint_huge_pages(allocator, data, cap);
     if (vec->size)
         memcpy(data, vec->data, vec->size);
-    mn_free(allocator, vec->data, vec->cap);
+    mni_free(allocator, vec->data, vec->cap);
     vec->data = data;
     vec->cap = cap;
     return true;
 }
 
-void mn_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec)
+void mni_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec)
 {
-    mn_free(allocator, vec->data, vec->cap);
+    mni_free(allocator, vec->data, vec->cap);
     vec->data = NULL;
     vec->size = vec->cap = 0;
 }
@@ -77,7 +77,7 @@ void mn_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec)
 
 static bool append(const mn_allocator *allocator, mn_obj_vec *v, const char *s, size_t n)
 {
-    if (!mn_obj_vec_reserve(allocator, v, n))
+    if (!mni_obj_vec_reserve(allocator, v, n))
         return false;
     if (n)
         memcpy((char *)v->data + v->size, s, n);
@@ -85,7 +85,7 @@ static bool append(const mn_allocator *allocator, mn_obj_vec *v, const char *s, 
     return true;
 }
 
-bool mn_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
+bool mni_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
                       const char *end, const char **next, int *lines)
 {
     scratch->size = 0;
@@ -112,19 +112,19 @@ bool mn_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const 
     return append(allocator, scratch, "\n", 1);
 }
 
-size_t mn_obj_rest_length(const char *p)
+size_t mni_obj_rest_length(const char *p)
 {
     const char *e = p;
     while (*e != '\n')
         e++;
-    while (e > p && mn_obj_is_blank(e[-1]))
+    while (e > p && mni_obj_is_blank(e[-1]))
         e--;
     return (size_t)(e - p);
 }
 
 /* ---- warnings --------------------------------------------------------------------- */
 
-void mn_obj_warnings_init(mn_obj_warnings *w, mn_arena *arena)
+void mni_obj_warnings_init(mn_obj_warnings *w, mn_arena *arena)
 {
     memset(w, 0, sizeof *w);
     w->arena = arena;
@@ -138,9 +138,9 @@ static bool warn_v(mn_obj_warnings *w, mn_status code, const char *path, const c
     if (n < 0 || (size_t)n >= sizeof text)
         n = 0;
     vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
-    mn_obj_warning_node *node = mn_arena_alloc(w->arena, sizeof *node, 8);
-    char *message = mn_arena_strndup(w->arena, text, strlen(text));
-    char *p = mn_arena_strndup(w->arena, path ? path : "", path ? strlen(path) : 0);
+    mn_obj_warning_node *node = mni_arena_alloc(w->arena, sizeof *node, 8);
+    char *message = mni_arena_strndup(w->arena, text, strlen(text));
+    char *p = mni_arena_strndup(w->arena, path ? path : "", path ? strlen(path) : 0);
     if (!node || !message || !p)
         return false;
     node->warning.code = code;
@@ -156,7 +156,7 @@ static bool warn_v(mn_obj_warnings *w, mn_status code, const char *path, const c
     return true;
 }
 
-bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const char *fmt, ...)
+bool mni_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -165,7 +165,7 @@ bool mn_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const cha
     return ok;
 }
 
-bool mn_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
+bool mni_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
                            char key[16], size_t *kept)
 {
     *kept = len < 15 ? len : 15;
@@ -177,32 +177,32 @@ bool mn_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword
     return false;
 }
 
-bool mn_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
+bool mni_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
                          const char *what)
 {
     char key[16];
     size_t kept;
-    if (mn_obj_keyword_listed(w->unknown, w->unknown_count, keyword, len, key, &kept))
+    if (mni_obj_keyword_listed(w->unknown, w->unknown_count, keyword, len, key, &kept))
         return true;
     if (w->unknown_count == MN_OBJ_UNKNOWN_KEYWORDS) {
         if (w->unknown_overflow)
             return true;
         w->unknown_overflow = true;
-        return mn_obj_warn(w, MN_INVALID_VALUE, "", "line %d: more unknown statements; not listed",
+        return mni_obj_warn(w, MN_INVALID_VALUE, "", "line %d: more unknown statements; not listed",
                            line);
     }
     memcpy(w->unknown[w->unknown_count++], key, kept + 1);
-    return mn_obj_warn(w, MN_INVALID_VALUE, key, "line %d: %s \"%s\" ignored (reported once)", line,
+    return mni_obj_warn(w, MN_INVALID_VALUE, key, "line %d: %s \"%s\" ignored (reported once)", line,
                        what, key);
 }
 
-bool mn_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count)
+bool mni_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count)
 {
     *out = NULL;
     *count = 0;
     if (w->count == 0)
         return true;
-    mn_warning *list = mn_arena_calloc(w->arena, w->count, sizeof *list, 8);
+    mn_warning *list = mni_arena_calloc(w->arena, w->count, sizeof *list, 8);
     if (!list)
         return false;
     uint32_t i = 0;
@@ -223,7 +223,7 @@ static uint32_t hash_bytes(const char *s, size_t len)
     return h;
 }
 
-void mn_obj_names_init(mn_obj_names *t, mn_arena *arena)
+void mni_obj_names_init(mn_obj_names *t, mn_arena *arena)
 {
     memset(t, 0, sizeof *t);
     t->arena = arena;
@@ -239,7 +239,7 @@ static mn_obj_name_slot *probe(mn_obj_name_slot *slots, size_t mask, const char 
     }
 }
 
-mn_obj_name_slot *mn_obj_names_find(const mn_obj_names *t, const char *name, size_t len)
+mn_obj_name_slot *mni_obj_names_find(const mn_obj_names *t, const char *name, size_t len)
 {
     if (!t->slots)
         return NULL;
@@ -251,7 +251,7 @@ mn_obj_name_slot *mn_obj_names_find(const mn_obj_names *t, const char *name, siz
 static bool rehash(mn_obj_names *t)
 {
     size_t n = t->slots ? (t->mask + 1) * 2 : 16;
-    mn_obj_name_slot *slots = mn_arena_calloc(t->arena, n, sizeof *slots, 8);
+    mn_obj_name_slot *slots = mni_arena_calloc(t->arena, n, sizeof *slots, 8);
     if (!slots)
         return false;
     for (size_t i = 0; t->slots && i <= t->mask; i++)
@@ -262,7 +262,7 @@ static bool rehash(mn_obj_names *t)
     return true;
 }
 
-mn_obj_name_slot *mn_obj_names_add(mn_obj_names *t, const char *name, size_t len)
+mn_obj_name_slot *mni_obj_names_add(mn_obj_names *t, const char *name, size_t len)
 {
     if ((!t->slots || (t->count + 1) * 2 > t->mask + 1) && !rehash(t))
         return NULL;
@@ -270,7 +270,7 @@ mn_obj_name_slot *mn_obj_names_add(mn_obj_names *t, const char *name, size_t len
     mn_obj_name_slot *s = probe(t->slots, t->mask, name, len, hash);
     if (s->name)
         return s;
-    char *copy = mn_arena_strndup(t->arena, name, len);
+    char *copy = mni_arena_strndup(t->arena, name, len);
     if (!copy)
         return NULL;
     s->name = copy;
@@ -283,7 +283,7 @@ mn_obj_name_slot *mn_obj_names_add(mn_obj_names *t, const char *name, size_t len
 
 /* ---- errors ------------------------------------------------------------------------- */
 
-mn_status mn_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
+mn_status mni_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
                       const char *at, const char *fmt, ...)
 {
     if (!err)
@@ -294,7 +294,7 @@ mn_status mn_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, 
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     int64_t column = at >= where->text ? (int64_t)(at - where->text) : 0;
-    mn_error_set(err, code, keyword, where->offset + column, "line %d: %s: %s", where->line, keyword,
+    mni_error_set(err, code, keyword, where->offset + column, "line %d: %s: %s", where->line, keyword,
                  text);
     err->line = where->line;
     err->column = column + 1 > INT32_MAX ? INT32_MAX : (int)(column + 1);

@@ -16,7 +16,7 @@ static char *file_uri(const mn_allocator *allocator, const char *file, size_t *s
 {
     size_t n = strlen(file);
     *size = 3 * n + 1;
-    char *out = mn_alloc(allocator, *size);
+    char *out = mni_alloc(allocator, *size);
     if (!out)
         return NULL;
     size_t k = 0;
@@ -56,7 +56,7 @@ static uint32_t add_material(mn_model_builder *b, const mn_obj_material *om, con
         if (!uri)
             return MN_NONE;
         uint32_t image = mn_model_build_image(b, NULL, NULL, uri, NULL, 0);
-        mn_free(allocator, uri, size);
+        mni_free(allocator, uri, size);
         mat.base_color_texture.texture = mn_model_build_texture(b, image, MN_NONE);
     }
     return mn_model_build_material(b, &mat);
@@ -68,7 +68,7 @@ static bool add_group(mn_model_builder *b, uint32_t mesh, const mn_obj_group *g,
 {
     size_t n = g->vertex_count;
     size_t bytes = n * 8 * sizeof(float);
-    float *buf = mn_alloc(allocator, bytes ? bytes : 1);
+    float *buf = mni_alloc(allocator, bytes ? bytes : 1);
     if (!buf)
         return false;
     float *pos = buf, *nrm = buf + 3 * n, *uv = buf + 6 * n;
@@ -102,7 +102,7 @@ static bool add_group(mn_model_builder *b, uint32_t mesh, const mn_obj_group *g,
         {"NORMAL", mn_model_build_accessor_f32(b, NULL, nrm, (uint32_t)n, MN_TYPE_VEC3)},
         {"TEXCOORD_0", uvs ? mn_model_build_accessor_f32(b, NULL, uv, (uint32_t)n, MN_TYPE_VEC2) : MN_NONE},
     };
-    mn_free(allocator, buf, bytes ? bytes : 1);
+    mni_free(allocator, buf, bytes ? bytes : 1);
     mn_model_build_primitive(b, mesh, MN_MODE_TRIANGLES, attrs, uvs ? 3u : 2u, MN_NONE, material);
     return true;
 }
@@ -113,7 +113,7 @@ mn_status mn_model_from_obj(const mn_obj *obj, const char *name, const mn_alloca
     if (out_model)
         *out_model = NULL;
     if (!obj || !out_model)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_model_from_obj needs an obj and out_model");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_model_from_obj needs an obj and out_model");
     mn_allocator none;
     memset(&none, 0, sizeof none);
     if (!allocator)
@@ -121,7 +121,7 @@ mn_status mn_model_from_obj(const mn_obj *obj, const char *name, const mn_alloca
     if (!name)
         name = "obj";
     mn_model_builder *b = mn_model_build_begin(allocator);
-    uint32_t *materials = mn_alloc(allocator, (obj->material_count + 1u) * sizeof *materials);
+    uint32_t *materials = mni_alloc(allocator, (obj->material_count + 1u) * sizeof *materials);
     bool ok = materials != NULL;
     for (uint32_t i = 0; ok && i < obj->material_count; i++)
         materials[i] = MN_NONE;
@@ -146,10 +146,10 @@ mn_status mn_model_from_obj(const mn_obj *obj, const char *name, const mn_alloca
     if (mesh != MN_NONE)
         mn_model_build_node_mesh(b, node, mesh, MN_NONE);
     if (materials)
-        mn_free(allocator, materials, (obj->material_count + 1u) * sizeof *materials);
+        mni_free(allocator, materials, (obj->material_count + 1u) * sizeof *materials);
     if (!ok) {
         mn_model_build_discard(b);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory converting the OBJ");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory converting the OBJ");
     }
     return mn_model_build_finish(b, out_model, err);
 }

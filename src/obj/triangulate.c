@@ -38,7 +38,7 @@ static void unit_or_up(const double n[3], float normal[3])
         normal[k] = (float)(n[k] / len);
 }
 
-void mn_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3])
+void mni_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3])
 {
     double u[3], v[3];
     for (int k = 0; k < 3; k++) {
@@ -181,12 +181,12 @@ static void quad(const float *positions, const mn_obj_corner *corners, uint32_t 
     }
 }
 
-bool mn_obj_triangulate(const mn_allocator *allocator, const float *positions,
+bool mni_obj_triangulate(const mn_allocator *allocator, const float *positions,
                         const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
                         mn_obj_vec *work, float normal[3])
 {
     size_t tri_bytes = (size_t)(n - 2) * 3 * sizeof(uint32_t);
-    if (!mn_obj_vec_reserve(allocator, tris, tri_bytes))
+    if (!mni_obj_vec_reserve(allocator, tris, tri_bytes))
         return false;
     uint32_t *out = (uint32_t *)(void *)((char *)tris->data + tris->size);
     uint32_t count = 0;
@@ -230,7 +230,7 @@ bool mn_obj_triangulate(const mn_allocator *allocator, const float *positions,
        counter-clockwise) and clip ears. */
     size_t need = (size_t)n * (2 * sizeof(double) + 2 * sizeof(uint32_t));
     work->size = 0;
-    if (!mn_obj_vec_reserve(allocator, work, need))
+    if (!mni_obj_vec_reserve(allocator, work, need))
         return false;
     double *xy = work->data;
     uint32_t *next = (uint32_t *)(void *)(xy + 2 * (size_t)n);

@@ -15,18 +15,18 @@ mn_status mn_rgba_image_create(uint32_t width, uint32_t height, const mn_allocat
                                mn_rgba_image *out, mn_error *err)
 {
     if (!out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "image: NULL out");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "image: NULL out");
     memset(out, 0, sizeof *out);
     if (width == 0 || height == 0 || width > MN_IMAGE_MAX_SIDE || height > MN_IMAGE_MAX_SIDE)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "image: %ux%u is not a size from 1x1 to %ux%u", width, height,
                             MN_IMAGE_MAX_SIDE, MN_IMAGE_MAX_SIDE);
     size_t bytes = (size_t)width * height * 4u;   /* at most 2^32: fits size_t on 64-bit */
     if (allocator)
         out->allocator = *allocator;
-    out->pixels = mn_alloc(&out->allocator, bytes);
+    out->pixels = mni_alloc(&out->allocator, bytes);
     if (!out->pixels)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "image: %ux%u: out of memory",
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "image: %ux%u: out of memory",
                             width, height);
     memset(out->pixels, 0, bytes);
     out->width = width;
@@ -39,7 +39,7 @@ void mn_rgba_image_free(mn_rgba_image *image)
     if (!image)
         return;
     if (image->pixels)
-        mn_free(&image->allocator, image->pixels, (size_t)image->width * image->height * 4u);
+        mni_free(&image->allocator, image->pixels, (size_t)image->width * image->height * 4u);
     memset(image, 0, sizeof *image);
 }
 

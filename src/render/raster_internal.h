@@ -47,10 +47,10 @@ struct mn_renderer {
 };
 
 /* Fill the colour tables. */
-void mn_raster_tables(mn_renderer *r);
+void mni_raster_tables(mn_renderer *r);
 
 /* linear [0,1] → sRGB byte through the table. */
-static inline uint8_t mn_raster_encode(const mn_renderer *r, float v)
+static inline uint8_t mni_raster_encode(const mn_renderer *r, float v)
 {
     if (!(v > 0.0f))
         return 0;
@@ -64,14 +64,14 @@ static inline uint8_t mn_raster_encode(const mn_renderer *r, float v)
  * r->spans, r->order (opaque first, then BLEND sorted far to near).  The scene
  * was checked by the caller (indices into materials and textures in range).
  */
-void mn_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera);
+void mni_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera);
 
 /*
  * Shade one fragment: the material's colour × vertex colour × texture, lit.
  * attr holds the interpolated attributes.  Writes linear RGB and alpha into
  * out[4]; returns false when MASK discards it.
  */
-bool mn_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
+bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
                      const float attr[MN_ATTRS], float out[4]);
 
 #endif /* MN_RENDER_RASTER_INTERNAL_H */

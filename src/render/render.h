@@ -19,11 +19,11 @@ typedef struct mn_workers mn_workers;
 typedef void (*mn_worker_job)(void *context, uint32_t worker);
 
 /* threads counts the caller's; threads − 1 are started.  NULL on failure (memory or threads). */
-mn_workers *mn_workers_create(uint32_t threads, const mn_allocator *allocator);
-void mn_workers_free(mn_workers *workers);
-uint32_t mn_workers_count(const mn_workers *workers);
+mn_workers *mni_workers_create(uint32_t threads, const mn_allocator *allocator);
+void mni_workers_free(mn_workers *workers);
+uint32_t mni_workers_count(const mn_workers *workers);
 /* Run job(context, w) on every thread, the caller's included; returns when all are done. */
-void mn_workers_run(mn_workers *workers, mn_worker_job job, void *context);
+void mni_workers_run(mn_workers *workers, mn_worker_job job, void *context);
 
 /* ---- sources ------------------------------------------------------------------ */
 
@@ -51,7 +51,7 @@ struct mn_render_source {
 };
 
 /* A new, empty source with its arena (NULL on failure). */
-mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_refresh_fn refresh);
+mn_render_source *mni_source_new(const mn_allocator *allocator, mn_source_refresh_fn refresh);
 
 /*
  * Decode `size` bytes into texture slot `out` (pixels in the source's arena).
@@ -59,11 +59,11 @@ mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_refresh
  * `what` is recorded; returns false then.  MN_OUT_OF_MEMORY is the one error
  * returned (through *status) rather than warned about.
  */
-bool mn_source_decode_texture(mn_render_source *source, const void *bytes, size_t size,
+bool mni_source_decode_texture(mn_render_source *source, const void *bytes, size_t size,
                               const char *what, mn_render_texture *out, mn_status *status);
 
 /* Record a warning (kept when there is room; the message is copied into the arena). */
-void mn_source_warn(mn_render_source *source, mn_status code, const char *path, const char *fmt,
+void mni_source_warn(mn_render_source *source, mn_status code, const char *path, const char *fmt,
                     ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

@@ -85,10 +85,10 @@ static void free_triangles(mn_renderer *r)
 {
     if (!r->capacity)
         return;
-    mn_free(&r->allocator, r->tris, r->capacity * sizeof *r->tris);
-    mn_free(&r->allocator, r->spans, r->capacity * 2 * sizeof *r->spans);
-    mn_free(&r->allocator, r->order, r->capacity * sizeof *r->order);
-    mn_free(&r->allocator, r->keys, r->capacity * sizeof *r->keys);
+    mni_free(&r->allocator, r->tris, r->capacity * sizeof *r->tris);
+    mni_free(&r->allocator, r->spans, r->capacity * 2 * sizeof *r->spans);
+    mni_free(&r->allocator, r->order, r->capacity * sizeof *r->order);
+    mni_free(&r->allocator, r->keys, r->capacity * sizeof *r->keys);
     r->tris = NULL;
     r->spans = NULL;
     r->order = NULL;
@@ -100,29 +100,29 @@ static void free_triangles(mn_renderer *r)
 mn_status mn_renderer_reserve(mn_renderer *r, size_t max_triangles, mn_error *err)
 {
     if (!r)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "renderer: NULL");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "renderer: NULL");
     if (max_triangles <= r->max_triangles)
         return MN_OK;
     size_t cap, bytes;
     /* Order indices are uint32: keep the doubled capacity below 2^32. */
-    if (max_triangles > (size_t)UINT32_MAX / 2 || !mn_checked_mul(max_triangles, 2, &cap) ||
-        !mn_checked_mul(cap, sizeof(mn_rtri), &bytes))
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "renderer: %zu triangles is too many",
+    if (max_triangles > (size_t)UINT32_MAX / 2 || !mni_checked_mul(max_triangles, 2, &cap) ||
+        !mni_checked_mul(cap, sizeof(mn_rtri), &bytes))
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "renderer: %zu triangles is too many",
                             max_triangles);
-    mn_rtri *tris = mn_alloc(&r->allocator, bytes);
-    int32_t *spans = mn_alloc(&r->allocator, cap * 2 * sizeof *spans);
-    uint32_t *order = mn_alloc(&r->allocator, cap * sizeof *order);
-    float *keys = mn_alloc(&r->allocator, cap * sizeof *keys);
+    mn_rtri *tris = mni_alloc(&r->allocator, bytes);
+    int32_t *spans = mni_alloc(&r->allocator, cap * 2 * sizeof *spans);
+    uint32_t *order = mni_alloc(&r->allocator, cap * sizeof *order);
+    float *keys = mni_alloc(&r->allocator, cap * sizeof *keys);
     if (!tris || !spans || !order || !keys) {
         if (tris)
-            mn_free(&r->allocator, tris, bytes);
+            mni_free(&r->allocator, tris, bytes);
         if (spans)
-            mn_free(&r->allocator, spans, cap * 2 * sizeof *spans);
+            mni_free(&r->allocator, spans, cap * 2 * sizeof *spans);
         if (order)
-            mn_free(&r->allocator, order, cap * sizeof *order);
+            mni_free(&r->allocator, order, cap * sizeof *order);
         if (keys)
-            mn_free(&r->allocator, keys, cap * sizeof *keys);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+            mni_free(&r->allocator, keys, cap * sizeof *keys);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "renderer: out of memory for %zu triangles", max_triangles);
     }
     free_triangles(r);
@@ -159,26 +159,26 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     if (out)
         *out = NULL;
     if (!o || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "renderer: NULL options or out");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "renderer: NULL options or out");
     uint32_t ss = o->supersample ? o->supersample : 2;
     if (o->width == 0 || o->height == 0 || o->width > MAX_SIDE || o->height > MAX_SIDE)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "renderer: size %ux%u is not from 1x1 to %ux%u", o->width, o->height,
                             MAX_SIDE, MAX_SIDE);
     if (ss > 4)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "renderer: supersample %u is not from 1 to 4", ss);
     if (o->threads > MAX_THREADS)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "renderer: %u threads (at most %u)", o->threads, MAX_THREADS);
     for (int i = 0; i < 4; i++)
         if (!isfinite(o->background[i]))
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "renderer: background is not finite");
     mn_allocator hooks = o->allocator;
-    mn_renderer *r = mn_alloc(&hooks, sizeof *r);
+    mn_renderer *r = mni_alloc(&hooks, sizeof *r);
     if (!r)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "renderer: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "renderer: out of memory");
     memset(r, 0, sizeof *r);
     r->allocator = hooks;
     r->width = o->width;
@@ -187,15 +187,15 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     r->sw = o->width * ss;
     r->sh = o->height * ss;
     mn_renderer_set_background(r, o->background);
-    mn_raster_tables(r);
+    mni_raster_tables(r);
     size_t samples = (size_t)r->sw * r->sh;
-    r->color = mn_alloc(&hooks, samples * 4);
-    r->depth = mn_alloc(&hooks, samples * sizeof *r->depth);
+    r->color = mni_alloc(&hooks, samples * 4);
+    r->depth = mni_alloc(&hooks, samples * sizeof *r->depth);
     uint32_t threads = o->threads ? o->threads : online_cpus();
-    r->workers = r->color && r->depth ? mn_workers_create(threads, &hooks) : NULL;
+    r->workers = r->color && r->depth ? mni_workers_create(threads, &hooks) : NULL;
     mn_status st = MN_OK;
     if (!r->color || !r->depth || !r->workers)
-        st = mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+        st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                           "renderer: out of memory (or no threads) for %ux%u at %ux%u samples",
                           o->width, o->height, ss, ss);
     else
@@ -206,7 +206,7 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     }
     /* Enough bands that threads finishing early find more; not so many that each
        band's pass over the triangle rows dominates. */
-    uint32_t rows = r->height / (mn_workers_count(r->workers) * 4);
+    uint32_t rows = r->height / (mni_workers_count(r->workers) * 4);
     r->band_rows = rows < 1 ? 1 : rows > BAND_ROWS_MAX ? BAND_ROWS_MAX : rows;
     r->band_count = (r->height + r->band_rows - 1) / r->band_rows;
     *out = r;
@@ -217,15 +217,15 @@ void mn_renderer_free(mn_renderer *r)
 {
     if (!r)
         return;
-    mn_workers_free(r->workers);
+    mni_workers_free(r->workers);
     size_t samples = (size_t)r->sw * r->sh;
     if (r->color)
-        mn_free(&r->allocator, r->color, samples * 4);
+        mni_free(&r->allocator, r->color, samples * 4);
     if (r->depth)
-        mn_free(&r->allocator, r->depth, samples * sizeof *r->depth);
+        mni_free(&r->allocator, r->depth, samples * sizeof *r->depth);
     free_triangles(r);
     mn_allocator hooks = r->allocator;
-    mn_free(&hooks, r, sizeof *r);
+    mni_free(&hooks, r, sizeof *r);
 }
 
 /* ---- rasterising a band ---------------------------------------------------------- */
@@ -241,9 +241,9 @@ static void write_sample(mn_renderer *r, size_t s, const float c[4], bool blend)
 {
     uint8_t *dst = r->color + 4 * s;
     if (!blend) {
-        dst[0] = mn_raster_encode(r, c[0]);
-        dst[1] = mn_raster_encode(r, c[1]);
-        dst[2] = mn_raster_encode(r, c[2]);
+        dst[0] = mni_raster_encode(r, c[0]);
+        dst[1] = mni_raster_encode(r, c[1]);
+        dst[2] = mni_raster_encode(r, c[2]);
         dst[3] = 255;
         return;
     }
@@ -254,7 +254,7 @@ static void write_sample(mn_renderer *r, size_t s, const float c[4], bool blend)
         return;
     for (int i = 0; i < 3; i++) {
         float d = r->srgb_to_linear[dst[i]];
-        dst[i] = mn_raster_encode(r, (c[i] * a + d * da * (1.0f - a)) / oa);
+        dst[i] = mni_raster_encode(r, (c[i] * a + d * da * (1.0f - a)) / oa);
     }
     dst[3] = to_byte(oa);
 }
@@ -347,7 +347,7 @@ static void raster_triangle(mn_renderer *r, const mn_rtri *t, int32_t y0, int32_
             for (int i = 0; i < MN_ATTRS; i++)
                 attr[i] = p0 * t->attr[0][i] + p1 * t->attr[1][i] + p2 * t->attr[2][i];
             float c[4];
-            if (!mn_raster_shade(r, scene, t, attr, c))
+            if (!mni_raster_shade(r, scene, t, attr, c))
                 continue;
             write_sample(r, s, c, blend);
             if (!blend)
@@ -377,9 +377,9 @@ static void resolve(mn_renderer *r, uint32_t oy0, uint32_t oy1)
             }
             if (alpha > 0.0f) {
                 float ia = 1.0f / alpha;
-                dst[0] = mn_raster_encode(r, sum[0] * ia);
-                dst[1] = mn_raster_encode(r, sum[1] * ia);
-                dst[2] = mn_raster_encode(r, sum[2] * ia);
+                dst[0] = mni_raster_encode(r, sum[0] * ia);
+                dst[1] = mni_raster_encode(r, sum[1] * ia);
+                dst[2] = mni_raster_encode(r, sum[2] * ia);
             } else {
                 dst[0] = dst[1] = dst[2] = 0;
             }
@@ -430,16 +430,16 @@ static void band_job(void *context, uint32_t worker)
 static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
 {
     if (scene->mesh_count && !scene->meshes)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "scene: NULL meshes");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "scene: NULL meshes");
     for (uint32_t m = 0; m < scene->mesh_count; m++) {
         const mn_render_mesh *mesh = &scene->meshes[m];
         if (!mesh->positions && (mesh->vertex_count || mesh->index_count))
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "meshes[%u]: no positions", m);
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "meshes[%u]: no positions", m);
         if (mesh->index_count && !mesh->indices)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                 "meshes[%u]: %u indices but NULL", m, mesh->index_count);
         if (mesh->material != MN_NONE && mesh->material >= scene->material_count)
-            return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                                 "meshes[%u]: material %u of %u", m, mesh->material,
                                 scene->material_count);
     }
@@ -448,10 +448,10 @@ static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
             uint32_t tex = k ? scene->materials[i].emissive_texture : scene->materials[i].texture;
             const char *slot = k ? "emissive_texture" : "texture";
             if (tex != MN_NONE && tex >= scene->texture_count)
-                return mn_error_set(err, MN_INDEX_RANGE, NULL, -1, "materials[%u]: %s %u of %u",
+                return mni_error_set(err, MN_INDEX_RANGE, NULL, -1, "materials[%u]: %s %u of %u",
                                     i, slot, tex, scene->texture_count);
             if (tex != MN_NONE && scene->textures[tex].width && !scene->textures[tex].rgba)
-                return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                                     "textures[%u]: NULL pixels", tex);
         }
     return MN_OK;
@@ -461,26 +461,26 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
                            const mn_render_camera *camera, mn_rgba_image *out, mn_error *err)
 {
     if (!r || !scene || !camera || !out || !out->pixels)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render: NULL renderer, scene, camera or image");
     if (out->width != r->width || out->height != r->height)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render: image is %ux%u, the renderer draws %ux%u", out->width,
                             out->height, r->width, r->height);
     size_t tris = mn_render_scene_triangle_count(scene);
     if (tris > r->max_triangles)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render: the scene has %zu triangles, the renderer room for %zu "
                             "(mn_renderer_reserve)",
                             tris, r->max_triangles);
     mn_status st = check_scene(scene, err);
     if (st != MN_OK)
         return st;
-    mn_raster_setup(r, scene, camera);
+    mni_raster_setup(r, scene, camera);
     r->scene = scene;
     r->out = out;
     atomic_store(&r->next_band, 0u);
-    mn_workers_run(r->workers, band_job, r);
+    mni_workers_run(r->workers, band_job, r);
     r->scene = NULL;
     r->out = NULL;
     return MN_OK;

@@ -283,7 +283,7 @@ static void sort_blend(mn_renderer *r, uint32_t *v, size_t n)
     }
 }
 
-void mn_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera)
+void mni_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera)
 {
     r->tri_count = 0;
     r->opaque_count = 0;

@@ -24,7 +24,7 @@ static const float key_dir[3] = {-0.4923660f, 0.6154575f, 0.6154575f};
 #define GROUND_AMBIENT 0.16f
 #define RIM_STRENGTH 0.35f
 
-void mn_raster_tables(mn_renderer *r)
+void mni_raster_tables(mn_renderer *r)
 {
     for (int i = 0; i < 256; i++) {
         float c = (float)i / 255.0f;
@@ -108,7 +108,7 @@ static void sample_texture(const mn_renderer *r, const mn_render_texture *tex, f
     }
 }
 
-bool mn_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
+bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
                      const float attr[MN_ATTRS], float out[4])
 {
     const mn_render_material *m =

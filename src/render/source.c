@@ -9,21 +9,21 @@
 #include <stdio.h>
 #include <string.h>
 
-mn_render_source *mn_source_new(const mn_allocator *allocator, mn_source_refresh_fn refresh)
+mn_render_source *mni_source_new(const mn_allocator *allocator, mn_source_refresh_fn refresh)
 {
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
-    mn_render_source *s = mn_alloc(&hooks, sizeof *s);
+    mn_render_source *s = mni_alloc(&hooks, sizeof *s);
     if (!s)
         return NULL;
     memset(s, 0, sizeof *s);
-    mn_arena_init(&s->arena, &hooks);
+    mni_arena_init(&s->arena, &hooks);
     s->refresh = refresh;
     return s;
 }
 
-void mn_source_warn(mn_render_source *s, mn_status code, const char *path, const char *fmt, ...)
+void mni_source_warn(mn_render_source *s, mn_status code, const char *path, const char *fmt, ...)
 {
     if (s->warning_count >= MN_SOURCE_MAX_WARNINGS)
         return;
@@ -32,20 +32,20 @@ void mn_source_warn(mn_render_source *s, mn_status code, const char *path, const
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    const char *message = mn_arena_strndup(&s->arena, text, strlen(text));
-    const char *where = path ? mn_arena_strndup(&s->arena, path, strlen(path)) : "";
+    const char *message = mni_arena_strndup(&s->arena, text, strlen(text));
+    const char *where = path ? mni_arena_strndup(&s->arena, path, strlen(path)) : "";
     if (!message || !where)
         return;
     s->warnings[s->warning_count++] = (mn_warning){code, where, message};
 }
 
-bool mn_source_decode_texture(mn_render_source *s, const void *bytes, size_t size,
+bool mni_source_decode_texture(mn_render_source *s, const void *bytes, size_t size,
                               const char *what, mn_render_texture *out, mn_status *status)
 {
     out->width = out->height = 0;
     out->rgba = NULL;
     if (!bytes || size == 0) {
-        mn_source_warn(s, MN_IO, what, "%s: no image data (the file could not be resolved)", what);
+        mni_source_warn(s, MN_IO, what, "%s: no image data (the file could not be resolved)", what);
         return false;
     }
     mn_rgba_image img;
@@ -56,11 +56,11 @@ bool mn_source_decode_texture(mn_render_source *s, const void *bytes, size_t siz
         return false;
     }
     if (st != MN_OK) {
-        mn_source_warn(s, st, what, "%s: %s; drawn untextured", what, err.message);
+        mni_source_warn(s, st, what, "%s: %s; drawn untextured", what, err.message);
         return false;
     }
     size_t bytes_needed = (size_t)img.width * img.height * 4u;
-    uint8_t *pixels = mn_arena_alloc(&s->arena, bytes_needed, 16);
+    uint8_t *pixels = mni_arena_alloc(&s->arena, bytes_needed, 16);
     if (!pixels) {
         mn_rgba_image_free(&img);
         *status = MN_OUT_OF_MEMORY;
@@ -98,5 +98,5 @@ const mn_warning *mn_render_source_warning(const mn_render_source *s, uint32_t i
 void mn_render_source_free(mn_render_source *s)
 {
     if (s)
-        mn_arena_release_holder(&s->arena, s, sizeof *s);
+        mni_arena_release_holder(&s->arena, s, sizeof *s);
 }

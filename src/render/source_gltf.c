@@ -23,7 +23,7 @@ static const float *unpack_stream(mn_render_source *s, const mn_model *model, ui
     if (a->count != count || mn_accessor_components(a->type) != components)
         return NULL;
     size_t n = (size_t)count * components;
-    float *out = mn_arena_alloc(&s->arena, n * sizeof *out + 1, 16);
+    float *out = mni_arena_alloc(&s->arena, n * sizeof *out + 1, 16);
     if (!out) {
         *status = MN_OUT_OF_MEMORY;
         return NULL;
@@ -86,7 +86,7 @@ static mn_status load_textures(mn_render_source *s, const mn_model *model)
     mn_status status = MN_OK;
     mn_render_texture *images = NULL;
     if (model->image_count) {
-        images = mn_arena_calloc(&s->arena, model->image_count, sizeof *images, 16);
+        images = mni_arena_calloc(&s->arena, model->image_count, sizeof *images, 16);
         if (!images)
             return MN_OUT_OF_MEMORY;
     }
@@ -97,7 +97,7 @@ static mn_status load_textures(mn_render_source *s, const mn_model *model)
             continue;
         char what[64];
         snprintf(what, sizeof what, "images[%u]", img);
-        mn_source_decode_texture(s, model->images[img].data, model->images[img].size, what,
+        mni_source_decode_texture(s, model->images[img].data, model->images[img].size, what,
                                  &images[img], &status);
         if (status != MN_OK)
             return status;
@@ -105,7 +105,7 @@ static mn_status load_textures(mn_render_source *s, const mn_model *model)
             images[img].width = 1;   /* tried: do not warn twice */
     }
     s->textures = model->texture_count
-                      ? mn_arena_calloc(&s->arena, model->texture_count, sizeof *s->textures, 16)
+                      ? mni_arena_calloc(&s->arena, model->texture_count, sizeof *s->textures, 16)
                       : NULL;
     if (model->texture_count && !s->textures)
         return MN_OUT_OF_MEMORY;
@@ -137,7 +137,7 @@ static mn_status load_part(mn_render_source *s, const mn_model *model, const mn_
     mesh->material = part->material < model->material_count ? part->material : MN_NONE;
     if (prim->indices != MN_NONE && prim->indices < model->accessor_count) {
         const mn_accessor *a = &model->accessors[prim->indices];
-        uint32_t *idx = mn_arena_alloc(&s->arena, (size_t)a->count * sizeof *idx + 1, 16);
+        uint32_t *idx = mni_arena_alloc(&s->arena, (size_t)a->count * sizeof *idx + 1, 16);
         if (!idx)
             return MN_OUT_OF_MEMORY;
         mn_accessor_unpack_u32(a, idx, a->count);
@@ -152,7 +152,7 @@ static mn_status load_part(mn_render_source *s, const mn_model *model, const mn_
     }
     size_t need = mn_primitive_colors(model, prim, 0, NULL, 0);
     if (need == (size_t)part->vertex_count * 4 && need > 0) {
-        float *colors = mn_arena_alloc(&s->arena, need * sizeof *colors, 16);
+        float *colors = mni_arena_alloc(&s->arena, need * sizeof *colors, 16);
         if (!colors)
             return MN_OUT_OF_MEMORY;
         mn_primitive_colors(model, prim, 0, colors, need);
@@ -168,29 +168,29 @@ mn_status mn_render_source_gltf(const mn_instance *instance, const mn_allocator 
     if (out)
         *out = NULL;
     if (!instance || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL instance or out");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL instance or out");
     const mn_rig *rig = mn_instance_rig(instance);
     const mn_model *model = mn_rig_model(rig);
-    mn_render_source *s = mn_source_new(allocator, gltf_refresh);
+    mn_render_source *s = mni_source_new(allocator, gltf_refresh);
     if (!s)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     s->instance = instance;
     mn_status st = load_textures(s, model);
     uint32_t parts = mn_rig_part_count(rig);
     if (st == MN_OK && model->material_count) {
-        s->materials = mn_arena_calloc(&s->arena, model->material_count, sizeof *s->materials, 16);
+        s->materials = mni_arena_calloc(&s->arena, model->material_count, sizeof *s->materials, 16);
         if (!s->materials)
             st = MN_OUT_OF_MEMORY;
         for (uint32_t i = 0; st == MN_OK && i < model->material_count; i++)
             material_from_gltf(model, &model->materials[i], s->textures, &s->materials[i]);
     }
     if (st == MN_OK && parts) {
-        s->meshes = mn_arena_calloc(&s->arena, parts, sizeof *s->meshes, 16);
+        s->meshes = mni_arena_calloc(&s->arena, parts, sizeof *s->meshes, 16);
         if (!s->meshes)
             st = MN_OUT_OF_MEMORY;
     }
     /* scene.meshes[k] draws rig part part_of[k]: triangle parts only. */
-    uint32_t *part_of = parts ? mn_arena_calloc(&s->arena, parts, sizeof *part_of, 16) : NULL;
+    uint32_t *part_of = parts ? mni_arena_calloc(&s->arena, parts, sizeof *part_of, 16) : NULL;
     if (parts && !part_of)
         st = MN_OUT_OF_MEMORY;
     uint32_t count = 0;
@@ -203,7 +203,7 @@ mn_status mn_render_source_gltf(const mn_instance *instance, const mn_allocator 
     }
     if (st != MN_OK) {
         mn_render_source_free(s);
-        return mn_error_set(err, st, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, st, NULL, -1, "render source: out of memory");
     }
     s->scene.meshes = s->meshes;
     s->scene.mesh_count = count;

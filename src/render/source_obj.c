@@ -18,7 +18,7 @@ static mn_status load_map(mn_render_source *s, const char *base_dir, const mn_ob
     int n = snprintf(path, sizeof path, "%s%s%s", base_dir ? base_dir : "",
                      base_dir && *base_dir ? "/" : "", m->map_kd_file);
     if (n < 0 || (size_t)n >= sizeof path) {
-        mn_source_warn(s, MN_IO, what, "%s: path too long", what);
+        mni_source_warn(s, MN_IO, what, "%s: path too long", what);
         return MN_OK;
     }
     mn_rgba_image img;
@@ -27,11 +27,11 @@ static mn_status load_map(mn_render_source *s, const char *base_dir, const mn_ob
     if (st == MN_OUT_OF_MEMORY)
         return st;
     if (st != MN_OK) {
-        mn_source_warn(s, st, what, "%s: %s; drawn untextured", what, err.message);
+        mni_source_warn(s, st, what, "%s: %s; drawn untextured", what, err.message);
         return MN_OK;
     }
     size_t bytes = (size_t)img.width * img.height * 4u;
-    uint8_t *pixels = mn_arena_alloc(&s->arena, bytes, 16);
+    uint8_t *pixels = mni_arena_alloc(&s->arena, bytes, 16);
     if (pixels)
         memcpy(pixels, img.pixels, bytes);
     *tex = (mn_render_texture){img.width, img.height, pixels, MN_WRAP_REPEAT, MN_WRAP_REPEAT, false};
@@ -45,15 +45,15 @@ mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
     if (out)
         *out = NULL;
     if (!obj || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL obj or out");
-    mn_render_source *s = mn_source_new(allocator, NULL);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL obj or out");
+    mn_render_source *s = mni_source_new(allocator, NULL);
     if (!s)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     mn_status st = MN_OK;
     uint32_t nm = obj->material_count, ng = obj->group_count;
     if (nm) {
-        s->materials = mn_arena_calloc(&s->arena, nm, sizeof *s->materials, 16);
-        s->textures = mn_arena_calloc(&s->arena, nm, sizeof *s->textures, 16);
+        s->materials = mni_arena_calloc(&s->arena, nm, sizeof *s->materials, 16);
+        s->textures = mni_arena_calloc(&s->arena, nm, sizeof *s->textures, 16);
         st = s->materials && s->textures ? MN_OK : MN_OUT_OF_MEMORY;
     }
     for (uint32_t i = 0; st == MN_OK && i < nm; i++) {
@@ -78,12 +78,12 @@ mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
         }
     }
     if (st == MN_OK && ng) {
-        s->meshes = mn_arena_calloc(&s->arena, ng, sizeof *s->meshes, 16);
+        s->meshes = mni_arena_calloc(&s->arena, ng, sizeof *s->meshes, 16);
         st = s->meshes ? MN_OK : MN_OUT_OF_MEMORY;
     }
     if (st != MN_OK) {
         mn_render_source_free(s);
-        return mn_error_set(err, st, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, st, NULL, -1, "render source: out of memory");
     }
     for (uint32_t g = 0; g < ng; g++) {
         const mn_obj_group *group = &obj->groups[g];

@@ -60,20 +60,20 @@ static size_t block_size(uint32_t count)
     return sizeof(pthread_t) * count + sizeof(worker_start) * count;
 }
 
-mn_workers *mn_workers_create(uint32_t threads, const mn_allocator *allocator)
+mn_workers *mni_workers_create(uint32_t threads, const mn_allocator *allocator)
 {
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
     if (threads == 0)
         threads = 1;
-    mn_workers *w = mn_alloc(&hooks, sizeof *w);
+    mn_workers *w = mni_alloc(&hooks, sizeof *w);
     if (!w)
         return NULL;
     *w = (mn_workers){.allocator = hooks, .count = threads};
-    w->threads = mn_alloc(&hooks, block_size(threads));
+    w->threads = mni_alloc(&hooks, block_size(threads));
     if (!w->threads) {
-        mn_free(&hooks, w, sizeof *w);
+        mni_free(&hooks, w, sizeof *w);
         return NULL;
     }
     pthread_mutex_init(&w->lock, NULL);
@@ -83,7 +83,7 @@ mn_workers *mn_workers_create(uint32_t threads, const mn_allocator *allocator)
     for (uint32_t i = 1; i < threads; i++) {
         starts[i] = (worker_start){w, i};
         if (pthread_create(&w->threads[w->started], NULL, worker_main, &starts[i]) != 0) {
-            mn_workers_free(w);
+            mni_workers_free(w);
             return NULL;
         }
         w->started++;
@@ -91,7 +91,7 @@ mn_workers *mn_workers_create(uint32_t threads, const mn_allocator *allocator)
     return w;
 }
 
-void mn_workers_free(mn_workers *w)
+void mni_workers_free(mn_workers *w)
 {
     if (!w)
         return;
@@ -105,16 +105,16 @@ void mn_workers_free(mn_workers *w)
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->lock);
     mn_allocator hooks = w->allocator;
-    mn_free(&hooks, w->threads, block_size(w->count));
-    mn_free(&hooks, w, sizeof *w);
+    mni_free(&hooks, w->threads, block_size(w->count));
+    mni_free(&hooks, w, sizeof *w);
 }
 
-uint32_t mn_workers_count(const mn_workers *w)
+uint32_t mni_workers_count(const mn_workers *w)
 {
     return w ? w->count : 1;
 }
 
-void mn_workers_run(mn_workers *w, mn_worker_job job, void *context)
+void mni_workers_run(mn_workers *w, mn_worker_job job, void *context)
 {
     if (!w || w->started == 0) {
         job(context, 0);

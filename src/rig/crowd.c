@@ -105,18 +105,18 @@ static void destroy_sync(mn_pool *pool)
 static void release(mn_pool *pool)
 {
     mn_allocator allocator = pool->allocator;
-    mn_free(&allocator, pool->workers, (size_t)pool->worker_count * sizeof(pthread_t));
-    mn_free(&allocator, pool, sizeof *pool);
+    mni_free(&allocator, pool->workers, (size_t)pool->worker_count * sizeof(pthread_t));
+    mni_free(&allocator, pool, sizeof *pool);
 }
 
 mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_pool **out,
                          mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out)
         *out = NULL;
     if (!out || threads > MN_POOL_MAX_THREADS)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_pool_create: out must not be NULL and threads at most %u",
                             MN_POOL_MAX_THREADS);
     if (threads == 0) {
@@ -125,32 +125,32 @@ mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_poo
                                                                  : (uint32_t)cpus;
     }
     mn_allocator hooks = allocator ? *allocator : (mn_allocator){0};
-    mn_pool *pool = mn_alloc(&hooks, sizeof *pool);
+    mn_pool *pool = mni_alloc(&hooks, sizeof *pool);
     if (!pool)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: out of memory");
     *pool = (mn_pool){.allocator = hooks, .thread_count = threads, .worker_count = threads - 1};
     atomic_init(&pool->next, 0);
     if (pool->worker_count) {
-        pool->workers = mn_alloc(&hooks, (size_t)pool->worker_count * sizeof(pthread_t));
+        pool->workers = mni_alloc(&hooks, (size_t)pool->worker_count * sizeof(pthread_t));
         if (!pool->workers) {
-            mn_free(&hooks, pool, sizeof *pool);
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: out of memory");
+            mni_free(&hooks, pool, sizeof *pool);
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: out of memory");
         }
     }
     if (pthread_mutex_init(&pool->lock, NULL) != 0) {
         release(pool);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: cannot create a mutex");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: cannot create a mutex");
     }
     if (pthread_cond_init(&pool->wake, NULL) != 0) {
         pthread_mutex_destroy(&pool->lock);
         release(pool);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: cannot create a condition");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: cannot create a condition");
     }
     if (pthread_cond_init(&pool->idle, NULL) != 0) {
         pthread_cond_destroy(&pool->wake);
         pthread_mutex_destroy(&pool->lock);
         release(pool);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: cannot create a condition");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: cannot create a condition");
     }
     for (uint32_t i = 0; i < pool->worker_count; i++) {
         int rc = pthread_create(&pool->workers[i], NULL, worker_main, pool);
@@ -158,7 +158,7 @@ mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_poo
             stop_workers(pool, i);
             destroy_sync(pool);
             release(pool);
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                                 "pool: the system refused to start thread %u of %u (error %d)",
                                 i + 1, threads - 1, rc);
         }

@@ -85,9 +85,9 @@ static uint32_t scene_roots(const mn_model *model, uint32_t *roots)
 static uint32_t scene_nodes(const mn_model *model, mn_arena *arena, uint32_t *visit)
 {
     uint32_t n = model->node_count;
-    uint32_t *stack = mn_arena_calloc(arena, n ? n : 1, sizeof *stack, 4);
-    uint8_t *seen = mn_arena_calloc(arena, n ? n : 1, 1, 1);
-    uint32_t *roots = mn_arena_calloc(arena, n ? n : 1, sizeof *roots, 4);
+    uint32_t *stack = mni_arena_calloc(arena, n ? n : 1, sizeof *stack, 4);
+    uint8_t *seen = mni_arena_calloc(arena, n ? n : 1, 1, 1);
+    uint32_t *roots = mni_arena_calloc(arena, n ? n : 1, sizeof *roots, 4);
     if (!stack || !seen || !roots)
         return UINT32_MAX;
     uint32_t root_count = scene_roots(model, roots), visited = 0;
@@ -147,7 +147,7 @@ static mn_status check_joints(const mn_part *part, const mn_skin *skin, mn_error
     size_t n = (size_t)d->vertex_count * d->influence_count;
     for (size_t k = 0; k < n; k++)
         if (d->joints[k] >= skin->joint_count)
-            return mn_error_set(err, MN_INDEX_RANGE, NULL, -1,
+            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
                                 "meshes[%u].primitives[%u]: vertex %zu names joint %u, but "
                                 "skins[%u] (drawn by nodes[%u]) has %u joints",
                                 part->mesh, part->primitive, k / d->influence_count,
@@ -218,10 +218,10 @@ static mn_status lay_out_palettes(mn_rig *rig, mn_arena *arena, mn_error *err)
 {
     const mn_model *model = rig->model;
     size_t skins = model->skin_count ? model->skin_count : 1;
-    rig->palette_offset = mn_arena_calloc(arena, skins, sizeof(uint32_t), 4);
-    rig->used_skins = mn_arena_calloc(arena, skins, sizeof(uint32_t), 4);
+    rig->palette_offset = mni_arena_calloc(arena, skins, sizeof(uint32_t), 4);
+    rig->used_skins = mni_arena_calloc(arena, skins, sizeof(uint32_t), 4);
     if (!rig->palette_offset || !rig->used_skins)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
     for (uint32_t s = 0; s < model->skin_count; s++)
         rig->palette_offset[s] = MN_NONE;
     size_t floats = 0;
@@ -230,7 +230,7 @@ static mn_status lay_out_palettes(mn_rig *rig, mn_arena *arena, mn_error *err)
         if (s == MN_NONE || rig->palette_offset[s] != MN_NONE)
             continue;
         if (floats > UINT32_MAX - 16 * (size_t)model->skins[s].joint_count)
-            return mn_error_set(err, MN_OVERFLOW, NULL, -1, "rig: palettes overflow");
+            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "rig: palettes overflow");
         rig->palette_offset[s] = (uint32_t)floats;
         rig->used_skins[rig->used_skin_count++] = s;
         floats += 16 * (size_t)model->skins[s].joint_count;
@@ -255,10 +255,10 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
     const mn_model *model = rig->model;
     size_t n = model->node_count ? model->node_count : 1;
 
-    rig->clips = mn_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
+    rig->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
                                  sizeof *rig->clips, sizeof(void *));
     if (!rig->clips)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
     mn_clip_options clip_options = {.allocator = *allocator};
     for (uint32_t a = 0; a < model->animation_count; a++) {
         mn_status st = mn_clip_from_gltf(model, a, &clip_options, &rig->clips[a], err);
@@ -268,25 +268,25 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
     }
 
     /* One deform slot per (mesh, primitive); first[mesh] is its mesh's first slot. */
-    uint32_t *first = mn_arena_calloc(arena, model->mesh_count ? model->mesh_count : 1,
+    uint32_t *first = mni_arena_calloc(arena, model->mesh_count ? model->mesh_count : 1,
                                       sizeof *first, 4);
     if (!first)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
     size_t slots = 0;
     for (uint32_t m = 0; m < model->mesh_count; m++) {
         first[m] = (uint32_t)slots;
         slots += model->meshes[m].primitive_count;
         if (slots > UINT32_MAX / 2)
-            return mn_error_set(err, MN_OVERFLOW, NULL, -1, "rig: too many primitives");
+            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "rig: too many primitives");
     }
-    rig->deforms = mn_arena_calloc(arena, slots ? slots : 1, sizeof *rig->deforms, sizeof(void *));
+    rig->deforms = mni_arena_calloc(arena, slots ? slots : 1, sizeof *rig->deforms, sizeof(void *));
     rig->deform_count = (uint32_t)slots;
-    uint32_t *visit = mn_arena_calloc(arena, n, sizeof *visit, 4);
+    uint32_t *visit = mni_arena_calloc(arena, n, sizeof *visit, 4);
     if (!rig->deforms || !visit)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
     uint32_t visited = scene_nodes(model, arena, visit);
     if (visited == UINT32_MAX)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
 
     /* Parts: at most every primitive of every visited node's mesh. */
     size_t max_parts = 0;
@@ -296,10 +296,10 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
             max_parts += model->meshes[mesh].primitive_count;
     }
     if (max_parts > UINT32_MAX / 2)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "rig: too many parts");
-    rig->parts = mn_arena_calloc(arena, max_parts ? max_parts : 1, sizeof *rig->parts, 8);
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "rig: too many parts");
+    rig->parts = mni_arena_calloc(arena, max_parts ? max_parts : 1, sizeof *rig->parts, 8);
     if (!rig->parts)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
     mn_status st = gather_parts(rig, allocator, first, visit, visited, err);
     if (st != MN_OK)
         return st;
@@ -310,25 +310,25 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
 mn_status mn_rig_create(const mn_model *model, const mn_rig_options *options, mn_rig **out,
                         mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_rig_create: model and out must not be NULL");
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     mn_arena arena;
-    mn_arena_init(&arena, &allocator);
-    mn_rig *rig = mn_arena_calloc(&arena, 1, sizeof *rig, 16);
+    mni_arena_init(&arena, &allocator);
+    mn_rig *rig = mni_arena_calloc(&arena, 1, sizeof *rig, 16);
     if (!rig) {
-        mn_arena_release(&arena);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        mni_arena_release(&arena);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
     }
     rig->model = model;
     mn_status st = build_rig(rig, &arena, &allocator, err);
     if (st != MN_OK) {
         free_rig_objects(rig);
-        mn_arena_release(&arena);
+        mni_arena_release(&arena);
         return st;
     }
     rig->arena = arena;
@@ -342,7 +342,7 @@ void mn_rig_free(mn_rig *rig)
         return;
     free_rig_objects(rig);
     mn_arena arena = rig->arena; /* copy first: the rig lives inside it */
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 const mn_model *mn_rig_model(const mn_rig *rig)
@@ -464,13 +464,13 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
     const mn_rig *rig = in->rig;
     size_t nodes = rig->model->node_count ? rig->model->node_count : 1;
     size_t parts = rig->part_count ? rig->part_count : 1;
-    in->worlds = mn_arena_calloc(arena, nodes * 16, sizeof(float), 16);
-    in->palettes = mn_arena_calloc(arena, rig->palette_floats ? rig->palette_floats : 16,
+    in->worlds = mni_arena_calloc(arena, nodes * 16, sizeof(float), 16);
+    in->palettes = mni_arena_calloc(arena, rig->palette_floats ? rig->palette_floats : 16,
                                    sizeof(float), 16);
-    in->parts = mn_arena_calloc(arena, parts, sizeof *in->parts, 8);
-    in->buffers = mn_arena_calloc(arena, parts, sizeof *in->buffers, 8);
+    in->parts = mni_arena_calloc(arena, parts, sizeof *in->parts, 8);
+    in->buffers = mni_arena_calloc(arena, parts, sizeof *in->buffers, 8);
     if (!in->worlds || !in->palettes || !in->parts || !in->buffers)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
     for (uint32_t p = 0; p < rig->part_count; p++) {
         const mn_part *part = &rig->parts[p];
         const mn_deform_mesh *d = part->deform;
@@ -485,11 +485,11 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
             out->tangents = d->tangents;
             continue;
         }
-        b->positions = mn_arena_calloc(arena, v * 3, sizeof(float), 16);
-        b->normals = d->normals ? mn_arena_calloc(arena, v * 3, sizeof(float), 16) : NULL;
-        b->tangents = d->tangents ? mn_arena_calloc(arena, v * 4, sizeof(float), 16) : NULL;
+        b->positions = mni_arena_calloc(arena, v * 3, sizeof(float), 16);
+        b->normals = d->normals ? mni_arena_calloc(arena, v * 3, sizeof(float), 16) : NULL;
+        b->tangents = d->tangents ? mni_arena_calloc(arena, v * 4, sizeof(float), 16) : NULL;
         if (!b->positions || (d->normals && !b->normals) || (d->tangents && !b->tangents))
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
         out->positions = b->positions;
         out->normals = b->normals;
         out->tangents = b->tangents;
@@ -500,26 +500,26 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
 mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn_instance **out,
                              mn_error *err)
 {
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (out)
         *out = NULL;
     if (!rig || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_instance_create: rig and out must not be NULL");
     mn_instance_desc d = desc ? *desc : (mn_instance_desc){0};
     bool finite = isfinite(d.yaw) && isfinite(d.pitch) && isfinite(d.roll) && isfinite(d.size);
     for (int a = 0; a < 3; a++)
         finite = finite && isfinite(d.position[a]);
     if (!finite || d.size < 0.0f)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_instance_create: position, angles and size must be finite, size >= 0");
 
     mn_arena arena;
-    mn_arena_init(&arena, &d.allocator);
-    mn_instance *in = mn_arena_calloc(&arena, 1, sizeof *in, 16);
+    mni_arena_init(&arena, &d.allocator);
+    mn_instance *in = mni_arena_calloc(&arena, 1, sizeof *in, 16);
     if (!in) {
-        mn_arena_release(&arena);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
+        mni_arena_release(&arena);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
     }
     in->rig = rig;
     memcpy(in->position, d.position, sizeof in->position);
@@ -543,11 +543,11 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
         /* The first deformation doubles as the check that every later one succeeds. */
         st = deform_parts(in);
         if (st != MN_OK)
-            mn_error_set(err, st, NULL, -1, "instance: deforming the rest pose failed");
+            mni_error_set(err, st, NULL, -1, "instance: deforming the rest pose failed");
     }
     if (st != MN_OK) {
         mn_mixer_free(in->mixer);
-        mn_arena_release(&arena);
+        mni_arena_release(&arena);
         return st;
     }
     in->arena = arena;
@@ -561,7 +561,7 @@ void mn_instance_free(mn_instance *instance)
         return;
     mn_mixer_free(instance->mixer);
     mn_arena arena = instance->arena; /* copy first: the instance lives inside it */
-    mn_arena_release(&arena);
+    mni_arena_release(&arena);
 }
 
 const mn_rig *mn_instance_rig(const mn_instance *instance)

@@ -111,12 +111,12 @@ typedef struct layout {
 static size_t layout_add(layout *l, size_t count, size_t elem)
 {
     size_t bytes, at;
-    if (!mn_checked_mul(count, elem, &bytes) || !mn_checked_add(l->size, 15, &at)) {
+    if (!mni_checked_mul(count, elem, &bytes) || !mni_checked_add(l->size, 15, &at)) {
         l->overflow = true;
         return 0;
     }
     at &= ~(size_t)15;
-    if (!mn_checked_add(at, bytes, &l->size))
+    if (!mni_checked_add(at, bytes, &l->size))
         l->overflow = true;
     return at;
 }
@@ -126,7 +126,7 @@ static mn_status setup_skinning(mn_voxel_controller *c, mn_error *err)
 {
     const mn_part_mesh *m = c->mesh;
     if (m->joints == NULL || m->weights == NULL || m->positions == NULL)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "the skinned mesh has bones but no joints, weights or positions");
     find_bone_parts(c->rig, m, c->part_of_bone);
     for (uint32_t b = 0; b < m->bone_count; b++)   /* every bone at bind until posed */
@@ -152,7 +152,7 @@ mn_status mn_voxel_controller_create(const mn_voxel_controller_desc *desc,
     if (out != NULL)
         *out = NULL;
     if (desc == NULL || desc->rig == NULL || out == NULL)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_voxel_controller_create needs a desc with a rig, and out");
     const mn_voxel_rig *rig = desc->rig;
     const mn_part_mesh *mesh = desc->mesh;
@@ -176,10 +176,10 @@ mn_status mn_voxel_controller_create(const mn_voxel_controller_desc *desc,
     size_t at_positions = layout_add(&l, (size_t)verts * 3, sizeof(float));
     size_t at_normals = layout_add(&l, (size_t)verts * 3, sizeof(float));
     if (l.overflow)
-        return mn_error_set(err, MN_OVERFLOW, NULL, -1, "the rig is too large to control");
-    unsigned char *block = mn_alloc(&desc->allocator, l.size);
+        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "the rig is too large to control");
+    unsigned char *block = mni_alloc(&desc->allocator, l.size);
     if (block == NULL)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
                             "no memory for a voxel controller (%zu bytes)", l.size);
     memset(block, 0, l.size);
 
@@ -210,7 +210,7 @@ mn_status mn_voxel_controller_create(const mn_voxel_controller_desc *desc,
     if (skinned) {
         mn_status st = setup_skinning(c, err);
         if (st != MN_OK) {
-            mn_free(&c->allocator, block, l.size);
+            mni_free(&c->allocator, block, l.size);
             return st;
         }
     }
@@ -225,13 +225,13 @@ void mn_voxel_controller_free(mn_voxel_controller *c)
     if (c->owned_part_meshes != NULL) {
         for (uint32_t p = 0; p < c->rig->part_count; p++)
             mn_part_mesh_free(c->owned_part_meshes[p]);
-        mn_free(&c->allocator, c->owned_part_meshes,
+        mni_free(&c->allocator, c->owned_part_meshes,
                 (size_t)c->rig->part_count * sizeof *c->owned_part_meshes);
     }
     mn_part_mesh_free(c->owned_mesh);
     mn_voxel_rig_free(c->owned_rig);
     mn_allocator allocator = c->allocator;
-    mn_free(&allocator, c, c->block_size);   /* the struct is the block's first bytes */
+    mni_free(&allocator, c, c->block_size);   /* the struct is the block's first bytes */
 }
 
 /* ---- loading from the files a run produced ------------------------------------------- */
@@ -254,7 +254,7 @@ static char *join_path(const mn_allocator *allocator, const char *dir, size_t di
 {
     size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
     *size = dir_len + 1 + la + lb + lc + 1;
-    char *s = mn_alloc(allocator, *size);
+    char *s = mni_alloc(allocator, *size);
     if (s == NULL)
         return NULL;
     memcpy(s, dir, dir_len);
@@ -273,9 +273,9 @@ static mn_status read_mesh(const mn_allocator *allocator, const char *dir, size_
     size_t size;
     char *path = join_path(allocator, dir, dir_len, a, b, c, &size);
     if (path == NULL)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for a mesh path");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for a mesh path");
     mn_status st = mn_part_mesh_read_file(path, skinned, allocator, out, err);
-    mn_free(allocator, path, size);
+    mni_free(allocator, path, size);
     return st;
 }
 
@@ -290,9 +290,9 @@ static mn_status read_meshes(const mn_voxel_rig *rig, const mn_allocator *alloca
     if (rig->part_count == 0)
         return MN_OK;
     size_t bytes = (size_t)rig->part_count * sizeof **out_parts;
-    mn_part_mesh **parts = mn_alloc(allocator, bytes);
+    mn_part_mesh **parts = mni_alloc(allocator, bytes);
     if (parts == NULL)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for %u part meshes",
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for %u part meshes",
                             (unsigned)rig->part_count);
     memset(parts, 0, bytes);
     *out_parts = parts;   /* the caller frees it, whole or partial */
@@ -301,7 +301,7 @@ static mn_status read_meshes(const mn_voxel_rig *rig, const mn_allocator *alloca
         if (!safe_file_name(name)) {
             char path[32];
             snprintf(path, sizeof path, "parts[%u].name", (unsigned)p);
-            return mn_error_set(err, MN_INVALID_VALUE, path, -1,
+            return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                                 "part name \"%s\" cannot name a file in meshes/",
                                 name != NULL ? name : "");
         }
@@ -325,7 +325,7 @@ mn_status mn_voxel_controller_load(const char *path, const mn_voxel_controller_o
     if (out != NULL)
         *out = NULL;
     if (path == NULL || out == NULL)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "mn_voxel_controller_load needs a path and out");
     mn_allocator allocator = options != NULL ? options->allocator : (mn_allocator){0};
 
@@ -348,9 +348,9 @@ mn_status mn_voxel_controller_load(const char *path, const mn_voxel_controller_o
         size_t size;
         char *rig_path = join_path(&allocator, dir, dir_len, "rig.json", "", "", &size);
         if (rig_path == NULL)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for a path");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for a path");
         st = mn_voxel_rig_read_file(rig_path, &rig_options, &rig, err);
-        mn_free(&allocator, rig_path, size);
+        mni_free(&allocator, rig_path, size);
     }
     if (st == MN_OK)
         st = read_meshes(rig, &allocator, dir, dir_len, &parts, &mesh, err);
@@ -367,7 +367,7 @@ mn_status mn_voxel_controller_load(const char *path, const mn_voxel_controller_o
         if (parts != NULL) {
             for (uint32_t p = 0; p < rig->part_count; p++)
                 mn_part_mesh_free(parts[p]);
-            mn_free(&allocator, parts, (size_t)rig->part_count * sizeof *parts);
+            mni_free(&allocator, parts, (size_t)rig->part_count * sizeof *parts);
         }
         mn_part_mesh_free(mesh);
         mn_voxel_rig_free(rig);

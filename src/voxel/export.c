@@ -102,14 +102,14 @@ typedef struct exporter {
 static void *temp_alloc(exporter *x, size_t count, size_t size)
 {
     size_t bytes;
-    if (!mn_checked_mul(count ? count : 1, size, &bytes))
+    if (!mni_checked_mul(count ? count : 1, size, &bytes))
         return NULL;
-    return mn_alloc(&x->allocator, bytes);
+    return mni_alloc(&x->allocator, bytes);
 }
 
 static void temp_free(exporter *x, void *p, size_t count, size_t size)
 {
-    mn_free(&x->allocator, p, (count ? count : 1) * size);
+    mni_free(&x->allocator, p, (count ? count : 1) * size);
 }
 
 /* Node `part`'s local translation (exported units) and rotation, from part worlds (16 floats a part). */
@@ -139,7 +139,7 @@ static void local_trs(const exporter *x, const float *worlds, uint32_t part, flo
 /* The node extras of a part: {"socket": true} and/or {"joints": [...]}; NULL when neither (or no memory). */
 static char *part_extras(exporter *x, uint32_t part, bool socket, size_t *size)
 {
-    bool joints = mn_vx_part_has_caller_joints(x->rig, part);
+    bool joints = mni_vx_part_has_caller_joints(x->rig, part);
     if (!socket && !joints)
         return NULL;
     for (int pass = 0; pass < 2; pass++) {
@@ -147,21 +147,21 @@ static char *part_extras(exporter *x, uint32_t part, bool socket, size_t *size)
         if (pass && !out)
             return NULL;
         mn_vx_text t = {out, pass ? *size : 0, 0};
-        mn_vx_put(&t, socket ? "{\"socket\": true" : "{");
+        mni_vx_put(&t, socket ? "{\"socket\": true" : "{");
         if (joints) {
-            mn_vx_put(&t, socket ? ", \"joints\": [" : "\"joints\": [");
+            mni_vx_put(&t, socket ? ", \"joints\": [" : "\"joints\": [");
             bool first = true;
             for (uint32_t j = 0; j < x->rig->joint_count; j++) {
                 const mn_voxel_joint *jt = &x->rig->joints[j];
                 if (jt->part != part || jt->drive != MN_VOXEL_DRIVE_CALLER)
                     continue;
-                mn_vx_put(&t, first ? "" : ", ");
-                mn_vx_put_joint_entry(&t, x->rig, j, x->scale);
+                mni_vx_put(&t, first ? "" : ", ");
+                mni_vx_put_joint_entry(&t, x->rig, j, x->scale);
                 first = false;
             }
-            mn_vx_put(&t, "]");
+            mni_vx_put(&t, "]");
         }
-        mn_vx_put(&t, "}");
+        mni_vx_put(&t, "}");
         *size = t.len + 1;
         if (pass)
             return out;
@@ -175,7 +175,7 @@ static mn_status part_nodes(exporter *x, const bool *socket)
     const mn_voxel_rig *rig = x->rig;
     mn_status st = mn_voxel_pose(rig, NULL, x->worlds, NULL);
     if (st != MN_OK)
-        return mn_error_set(x->err, st, "parts", -1, "the rig cannot be posed (its parts form a cycle)");
+        return mni_error_set(x->err, st, "parts", -1, "the rig cannot be posed (its parts form a cycle)");
     for (uint32_t p = 0; p < rig->part_count; p++) {
         uint32_t node = mn_model_build_node(x->b, rig->parts[p].name, MN_NONE);
         float t[3], q[4];
@@ -183,8 +183,8 @@ static mn_status part_nodes(exporter *x, const bool *socket)
         mn_model_build_node_trs(x->b, node, t, q, NULL);
         size_t size = 0;
         char *extras = part_extras(x, p, socket[p], &size);
-        if (!extras && (socket[p] || mn_vx_part_has_caller_joints(rig, p)))
-            return mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        if (!extras && (socket[p] || mni_vx_part_has_caller_joints(rig, p)))
+            return mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
         mn_model_build_node_extras(x->b, node, extras);
         if (extras)
             temp_free(x, extras, size, 1);
@@ -203,7 +203,7 @@ static uint32_t add_mesh(exporter *x, const char *name, const mn_part_mesh *m, c
     size_t n = (size_t)m->vertex_count * 3;
     float *pos = temp_alloc(x, n, sizeof *pos);
     if (!pos) {
-        mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
         return MN_NONE;
     }
     for (size_t i = 0; i < n; i++)
@@ -278,7 +278,7 @@ static mn_status skinned_mesh(exporter *x)
     float *ibm = temp_alloc(x, (size_t)bones * 16, sizeof *ibm);
     mn_status st = MN_OK;
     if (!part_of || !joints || !ibm) {
-        st = mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
         goto done;
     }
     for (uint32_t k = 0; k < bones; k++)
@@ -311,7 +311,7 @@ static mn_status skinned_mesh(exporter *x)
         float bind[16], t[3], q[4], s[3];
         if (!mn_mat4_invert(bind, out) || !mn_mat4_decompose(bind, t, q, s) ||
             fabsf(s[0] - 1.0f) > 1e-4f || fabsf(s[1] - 1.0f) > 1e-4f || fabsf(s[2] - 1.0f) > 1e-4f) {
-            st = mn_error_set(x->err, MN_SKEW, "", -1,
+            st = mni_error_set(x->err, MN_SKEW, "", -1,
                               "bone \"%.64s\" matches no part and its inverse bind matrix is not a rotation and "
                               "translation, so no node can hold its bind pose",
                               m->bone_names[k]);
@@ -492,7 +492,7 @@ static mn_status pose_at(exporter *x, uint32_t index, const uint32_t *parts, uin
     mn_voxel_pose_input in = {NULL, &index, 1, ms};
     mn_status st = mn_voxel_pose(x->rig, &in, x->worlds, NULL);
     if (st != MN_OK)
-        return mn_error_set(x->err, st, "animations", -1, "animation \"%.64s\" cannot be posed",
+        return mni_error_set(x->err, st, "animations", -1, "animation \"%.64s\" cannot be posed",
                             x->rig->animations[index].name);
     for (uint32_t i = 0; i < count; i++)
         local_trs(x, x->worlds, parts[i], &out[7 * i], &out[7 * i + 3]);
@@ -573,13 +573,13 @@ static mn_status refine(exporter *x, uint32_t index, const uint32_t *parts, keys
     uint32_t d = k->driven;
     float *mid = temp_alloc(x, 2 * (size_t)d, 7 * sizeof *mid);
     if (!mid)
-        return mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        return mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
     mn_status st = MN_OK;
     for (int depth = 0; depth < REFINE_DEPTH && st == MN_OK && k->n <= REFINE_LIMIT / 2; depth++) {
         keys next = {0, 0, d, NULL, NULL};
         bool added = false;
         if (!keys_reserve(x, &next, 2 * k->n)) {
-            st = mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
             break;
         }
         for (size_t i = 0; i < k->n && st == MN_OK; i++) {
@@ -612,7 +612,7 @@ static mn_status bake(exporter *x, uint32_t index)
     const mn_voxel_rig *rig = x->rig;
     const mn_voxel_animation *a = &rig->animations[index];
     if (fmax(a->duration_ms, 0.0) / 1000.0 * x->rate > MAX_GRID)
-        return mn_error_set(x->err, MN_OVERFLOW, "animations", -1,
+        return mni_error_set(x->err, MN_OVERFLOW, "animations", -1,
                             "animation \"%.64s\" lasts %g s: more than %u samples at %g per second", a->name,
                             a->duration_ms / 1000.0, MAX_GRID, x->rate);
     uint32_t count = 0, *parts = temp_alloc(x, rig->part_count, sizeof *parts);
@@ -622,7 +622,7 @@ static mn_status bake(exporter *x, uint32_t index)
     float *times = NULL, *trs = NULL;
     mn_status st = MN_OK;
     if (!parts || !grid) {
-        st = mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
+        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
         goto done;
     }
     for (uint32_t p = 0; p < rig->part_count; p++)
@@ -634,7 +634,7 @@ static mn_status bake(exporter *x, uint32_t index)
     k.driven = count;
     size_t n = sample_times(x, a, grid);
     if (!keys_reserve(x, &k, n)) {
-        st = mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
+        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
         goto done;
     }
     for (size_t i = 0; i < n && st == MN_OK; i++) {
@@ -649,7 +649,7 @@ static mn_status bake(exporter *x, uint32_t index)
     times = temp_alloc(x, k.n, sizeof *times);
     trs = temp_alloc(x, k.n, 7 * sizeof *trs);
     if (!times || !trs) {
-        st = mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
+        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
         goto done;
     }
     for (size_t i = 0; i < k.n; i++)
@@ -719,23 +719,23 @@ static mn_status check_inputs(const mn_voxel_rig *rig, const mn_part_mesh *const
 {
     float scale = o ? o->scale : 0.0f, rate = o ? o->rate : 0.0f;
     if (!isfinite(scale) || scale < 0.0f)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the scale %g is not a positive number", (double)scale);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the scale %g is not a positive number", (double)scale);
     if (!isfinite(rate) || rate < 0.0f || (rate > 0.0f && rate < 1.0f))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the sample rate %g is not at least 1 per second",
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the sample rate %g is not at least 1 per second",
                             (double)rate);
     if (!rig)
-        return mesh ? MN_OK : mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static export needs its mesh");
+        return mesh ? MN_OK : mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static export needs its mesh");
     if (!(rig->voxel_size > 0.0f) && scale == 0.0f)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the rig's voxel_size is not positive");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the rig's voxel_size is not positive");
     if (mn_voxel_kind_is_skinned(rig->kind)) {
         if (!mesh || mesh->bone_count == 0)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+            return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                                 "a %s rig needs its skinned mesh (mesh.glb with a skin)", "*-skinned");
     } else if (rig->kind == MN_VOXEL_STATIC) {
         if (!mesh)
-            return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static rig needs its mesh (mesh.glb)");
+            return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static rig needs its mesh (mesh.glb)");
     } else if (!part_meshes) {
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a rigged export needs one mesh per part");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a rigged export needs one mesh per part");
     }
     return MN_OK;
 }
@@ -755,7 +755,7 @@ static mn_status build(exporter *x)
     bool skinned = mn_voxel_kind_is_skinned(rig->kind), rigged = !skinned && rig->kind != MN_VOXEL_STATIC;
     bool *socket = temp_alloc(x, rig->part_count, sizeof *socket);
     if (!socket)
-        return mn_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        return mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
     for (uint32_t p = 0; p < rig->part_count; p++) {
         socket[p] = true;
         if (rigged)
@@ -788,11 +788,11 @@ mn_status mn_voxel_export_model(const mn_voxel_rig *rig, const mn_part_mesh *con
                                 mn_model **out_model, mn_error *err)
 {
     mn_error local;
-    mn_error_clear(&local);
+    mni_error_clear(&local);
     if (out_model)
         *out_model = NULL;
     if (!out_model)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_voxel_export_model needs out_model");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_voxel_export_model needs out_model");
     mn_status st = check_inputs(rig, part_meshes, mesh, options, &local);
     exporter x;
     memset(&x, 0, sizeof x);
@@ -801,14 +801,14 @@ mn_status mn_voxel_export_model(const mn_voxel_rig *rig, const mn_part_mesh *con
     x.mesh = mesh;
     if (options)
         x.allocator = options->allocator;
-    x.scale = mn_vx_scale(rig, options);
+    x.scale = mni_vx_scale(rig, options);
     x.rate = options && options->rate > 0.0f ? options->rate : 60.0;
     x.err = &local;
     if (st == MN_OK) {
         x.b = mn_model_build_begin(&x.allocator);
         x.worlds = rig ? temp_alloc(&x, rig->part_count, 16 * sizeof(float)) : NULL;
         if (!x.b || (rig && !x.worlds))
-            st = mn_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory");
     }
     if (st == MN_OK)
         st = build(&x);

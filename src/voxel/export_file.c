@@ -53,8 +53,8 @@ static mn_status name_file(mn_error *err, mn_status st, const char *file, const 
     char message[sizeof err->message];
     snprintf(message, sizeof message, "%s", err->message);
     if (part)
-        return mn_error_set(err, st, err->path, err->offset, "%.150s (part \"%.40s\"): %s", file, part, message);
-    return mn_error_set(err, st, err->path, err->offset, "%.190s: %s", file, message);
+        return mni_error_set(err, st, err->path, err->offset, "%.150s (part \"%.40s\"): %s", file, part, message);
+    return mni_error_set(err, st, err->path, err->offset, "%.190s: %s", file, message);
 }
 
 static mn_status read_mesh(const char *path, bool skinned, const char *part, const mn_allocator *allocator,
@@ -62,7 +62,7 @@ static mn_status read_mesh(const char *path, bool skinned, const char *part, con
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return mn_error_set(err, MN_IO, "", -1, "%.190s%s%.40s%s: the mesh file is missing", path,
+        return mni_error_set(err, MN_IO, "", -1, "%.190s%s%.40s%s: the mesh file is missing", path,
                             part ? " (part \"" : "", part ? part : "", part ? "\")" : "");
     mn_status s = mn_part_mesh_read_file(path, skinned, allocator, out, err);
     return s == MN_OK ? MN_OK : name_file(err, s, path, part);
@@ -81,7 +81,7 @@ static void inputs_free(inputs *in)
     if (in->parts) {
         for (uint32_t p = 0; p < in->rig->part_count; p++)
             mn_part_mesh_free(in->parts[p]);
-        mn_free(&in->allocator, in->parts, (size_t)in->rig->part_count * sizeof *in->parts);
+        mni_free(&in->allocator, in->parts, (size_t)in->rig->part_count * sizeof *in->parts);
     }
     mn_part_mesh_free(in->mesh);
     mn_voxel_rig_free(in->rig);
@@ -96,7 +96,7 @@ static mn_status read_inputs(const char *rig_path, const char *meshes_path, inpu
         if (st != MN_OK)
             return name_file(err, st, rig_path, NULL);
     } else if (!meshes_path) {
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static export needs its mesh (--meshes mesh.glb)");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static export needs its mesh (--meshes mesh.glb)");
     }
     /* Where the meshes are: the given folder or file, else beside the rig. */
     bool file = meshes_path && !is_dir(meshes_path) && ends_with(meshes_path, ".glb");
@@ -111,15 +111,15 @@ static mn_status read_inputs(const char *rig_path, const char *meshes_path, inpu
         return read_mesh(path, mn_voxel_kind_is_skinned(kind), NULL, &in->allocator, &in->mesh, err);
     }
     if (file)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "%.190s: a rigged model's meshes are a folder of <part>.glb files, not one file",
                             meshes_path);
     if (!meshes_path)
         snprintf(base + strlen(base), sizeof base - strlen(base), "meshes/");
     uint32_t n = in->rig->part_count;
-    in->parts = mn_alloc(&in->allocator, (size_t)n * sizeof *in->parts);
+    in->parts = mni_alloc(&in->allocator, (size_t)n * sizeof *in->parts);
     if (!in->parts)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
     memset(in->parts, 0, (size_t)n * sizeof *in->parts);
     for (uint32_t p = 0; p < n; p++) {
         const char *name = in->rig->parts[p].name;
@@ -145,7 +145,7 @@ static mn_status write_temp(const char *final, const char *text, size_t size, ch
             break;
     }
     if (fd < 0)
-        return mn_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(errno));
+        return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(errno));
     const char *p = text;
     while (size > 0) {
         ssize_t w = write(fd, p, size);
@@ -155,7 +155,7 @@ static mn_status write_temp(const char *final, const char *text, size_t size, ch
             int e = w < 0 ? errno : EIO;
             close(fd);
             unlink(temp);
-            return mn_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(e));
+            return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(e));
         }
         p += w;
         size -= (size_t)w;
@@ -163,7 +163,7 @@ static mn_status write_temp(const char *final, const char *text, size_t size, ch
     if (close(fd) != 0) {
         int e = errno;
         unlink(temp);
-        return mn_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(e));
+        return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(e));
     }
     return MN_OK;
 }
@@ -178,12 +178,12 @@ static mn_status write_outputs(const inputs *in, const mn_model *model, const ch
     temp[0] = '\0';
     if (in->rig) {
         size_t size = mn_voxel_export_interface(in->rig, model, o, NULL, 0);
-        char *text = mn_alloc(&in->allocator, size + 1);
+        char *text = mni_alloc(&in->allocator, size + 1);
         if (!text)
-            return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
         mn_voxel_export_interface(in->rig, model, o, text, size + 1);
         mn_status st = write_temp(iface, text, size, temp, sizeof temp, err);
-        mn_free(&in->allocator, text, size + 1);
+        mni_free(&in->allocator, text, size + 1);
         if (st != MN_OK)
             return st;
     }
@@ -205,7 +205,7 @@ static mn_status write_outputs(const inputs *in, const mn_model *model, const ch
             snprintf(bin, sizeof bin, "%s.bin", stem);
             unlink(bin);
         }
-        return mn_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", iface, strerror(e));
+        return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", iface, strerror(e));
     }
     return MN_OK;
 }
@@ -216,13 +216,13 @@ mn_status mn_voxel_export_file(const char *rig_path, const char *meshes_path, co
     mn_error local;
     if (!err)
         err = &local;
-    mn_error_clear(err);
+    mni_error_clear(err);
     if (!out_path || !(ends_with(out_path, ".glb") || ends_with(out_path, ".gltf")))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the output must end in .glb or .gltf (got %.200s)",
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the output must end in .glb or .gltf (got %.200s)",
                             out_path ? out_path : "nothing");
     if (strlen(out_path) >= PATH_CAP - 64 || (rig_path && strlen(rig_path) >= PATH_CAP - 64) ||
         (meshes_path && strlen(meshes_path) >= PATH_CAP - 64))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a path is too long");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a path is too long");
     mn_voxel_export_options o;
     memset(&o, 0, sizeof o);
     if (options)

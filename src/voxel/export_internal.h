@@ -24,23 +24,23 @@ typedef struct mn_vx_text {
     size_t cap, len;
 } mn_vx_text;
 
-void mn_vx_put(mn_vx_text *t, const char *s);
+void mni_vx_put(mn_vx_text *t, const char *s);
 /* A JSON string, quoted and escaped. */
-void mn_vx_put_string(mn_vx_text *t, const char *s);
+void mni_vx_put_string(mn_vx_text *t, const char *s);
 /* The shortest decimal that reads back to the same float (or double). */
-void mn_vx_put_float(mn_vx_text *t, float v);
-void mn_vx_put_double(mn_vx_text *t, double v);
+void mni_vx_put_float(mn_vx_text *t, float v);
+void mni_vx_put_double(mn_vx_text *t, double v);
 
 /* The interface entry of caller joint `joint` as a JSON object (scale: exported units per voxel). */
-void mn_vx_put_joint_entry(mn_vx_text *t, const mn_voxel_rig *rig, uint32_t joint, double scale);
+void mni_vx_put_joint_entry(mn_vx_text *t, const mn_voxel_rig *rig, uint32_t joint, double scale);
 
 /* True when part `part` has at least one caller joint (its node carries interface entries). */
-bool mn_vx_part_has_caller_joints(const mn_voxel_rig *rig, uint32_t part);
+bool mni_vx_part_has_caller_joints(const mn_voxel_rig *rig, uint32_t part);
 
 /* A part is a socket of the exported model: its node has no mesh and is no joint of a skin. */
-bool mn_vx_is_socket(const mn_model *model, uint32_t part);
+bool mni_vx_is_socket(const mn_model *model, uint32_t part);
 
 /* The scale an export uses: options->scale, else the rig's voxel_size, else 1. */
-double mn_vx_scale(const mn_voxel_rig *rig, const mn_voxel_export_options *options);
+double mni_vx_scale(const mn_voxel_rig *rig, const mn_voxel_export_options *options);
 
 #endif /* MN_VOXEL_EXPORT_INTERNAL_H */

@@ -26,12 +26,12 @@ static void put_n(mn_vx_text *t, const char *s, size_t n)
         t->out[t->len < t->cap - 1 ? t->len : t->cap - 1] = '\0';
 }
 
-void mn_vx_put(mn_vx_text *t, const char *s)
+void mni_vx_put(mn_vx_text *t, const char *s)
 {
     put_n(t, s, strlen(s));
 }
 
-void mn_vx_put_string(mn_vx_text *t, const char *s)
+void mni_vx_put_string(mn_vx_text *t, const char *s)
 {
     put_n(t, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -50,7 +50,7 @@ void mn_vx_put_string(mn_vx_text *t, const char *s)
     put_n(t, "\"", 1);
 }
 
-void mn_vx_put_float(mn_vx_text *t, float v)
+void mni_vx_put_float(mn_vx_text *t, float v)
 {
     char buf[32];
     for (int precision = 1; precision <= 9; precision++) {
@@ -58,10 +58,10 @@ void mn_vx_put_float(mn_vx_text *t, float v)
         if (strtof(buf, NULL) == v)
             break;
     }
-    mn_vx_put(t, buf);
+    mni_vx_put(t, buf);
 }
 
-void mn_vx_put_double(mn_vx_text *t, double v)
+void mni_vx_put_double(mn_vx_text *t, double v)
 {
     char buf[40];
     for (int precision = 1; precision <= 17; precision++) {
@@ -69,12 +69,12 @@ void mn_vx_put_double(mn_vx_text *t, double v)
         if (strtod(buf, NULL) == v)
             break;
     }
-    mn_vx_put(t, buf);
+    mni_vx_put(t, buf);
 }
 
 /* ---- the entries ------------------------------------------------------------------------------- */
 
-double mn_vx_scale(const mn_voxel_rig *rig, const mn_voxel_export_options *options)
+double mni_vx_scale(const mn_voxel_rig *rig, const mn_voxel_export_options *options)
 {
     if (options && options->scale != 0.0f)
         return options->scale;
@@ -87,34 +87,34 @@ static float limit(const mn_voxel_joint *j, float v, double scale)
     return j->type == MN_VOXEL_TRANSLATION ? (float)((double)v * scale) : v;
 }
 
-void mn_vx_put_joint_entry(mn_vx_text *t, const mn_voxel_rig *rig, uint32_t joint, double scale)
+void mni_vx_put_joint_entry(mn_vx_text *t, const mn_voxel_rig *rig, uint32_t joint, double scale)
 {
     const mn_voxel_joint *j = &rig->joints[joint];
     char index[16];
     snprintf(index, sizeof index, "%u", j->part);
-    mn_vx_put(t, "{\"name\": ");
-    mn_vx_put_string(t, j->name);
-    mn_vx_put(t, ", \"node\": ");
-    mn_vx_put_string(t, rig->parts[j->part].name);
-    mn_vx_put(t, ", \"node_index\": ");
-    mn_vx_put(t, index);
-    mn_vx_put(t, j->type == MN_VOXEL_ROTATION ? ", \"kind\": \"rotation\", \"axis\": ["
+    mni_vx_put(t, "{\"name\": ");
+    mni_vx_put_string(t, j->name);
+    mni_vx_put(t, ", \"node\": ");
+    mni_vx_put_string(t, rig->parts[j->part].name);
+    mni_vx_put(t, ", \"node_index\": ");
+    mni_vx_put(t, index);
+    mni_vx_put(t, j->type == MN_VOXEL_ROTATION ? ", \"kind\": \"rotation\", \"axis\": ["
                                               : ", \"kind\": \"translation\", \"axis\": [");
     for (int k = 0; k < 3; k++) {
         if (k)
-            mn_vx_put(t, ", ");
-        mn_vx_put_float(t, j->axis[k]);
+            mni_vx_put(t, ", ");
+        mni_vx_put_float(t, j->axis[k]);
     }
-    mn_vx_put(t, "], \"min\": ");
-    mn_vx_put_float(t, limit(j, j->min, scale));
-    mn_vx_put(t, ", \"max\": ");
-    mn_vx_put_float(t, limit(j, j->max, scale));
-    mn_vx_put(t, ", \"rest\": ");
-    mn_vx_put_float(t, limit(j, j->rest, scale));
-    mn_vx_put(t, "}");
+    mni_vx_put(t, "], \"min\": ");
+    mni_vx_put_float(t, limit(j, j->min, scale));
+    mni_vx_put(t, ", \"max\": ");
+    mni_vx_put_float(t, limit(j, j->max, scale));
+    mni_vx_put(t, ", \"rest\": ");
+    mni_vx_put_float(t, limit(j, j->rest, scale));
+    mni_vx_put(t, "}");
 }
 
-bool mn_vx_part_has_caller_joints(const mn_voxel_rig *rig, uint32_t part)
+bool mni_vx_part_has_caller_joints(const mn_voxel_rig *rig, uint32_t part)
 {
     for (uint32_t j = 0; j < rig->joint_count; j++)
         if (rig->joints[j].part == part && rig->joints[j].drive == MN_VOXEL_DRIVE_CALLER)
@@ -122,7 +122,7 @@ bool mn_vx_part_has_caller_joints(const mn_voxel_rig *rig, uint32_t part)
     return false;
 }
 
-bool mn_vx_is_socket(const mn_model *model, uint32_t part)
+bool mni_vx_is_socket(const mn_model *model, uint32_t part)
 {
     if (part >= model->node_count || model->nodes[part].mesh != MN_NONE)
         return false;
@@ -143,40 +143,40 @@ size_t mn_voxel_export_interface(const mn_voxel_rig *rig, const mn_model *export
     mn_vx_text t = {out, out ? capacity : 0, 0};
     if (t.cap > 0)
         t.out[0] = '\0';
-    double scale = mn_vx_scale(rig, options);
+    double scale = mni_vx_scale(rig, options);
     const char *model = options && options->model_name ? options->model_name : "model";
-    mn_vx_put(&t, "{\n  \"format\": \"voxel-rig-interface\",\n  \"version\": 1,\n  \"model\": ");
-    mn_vx_put_string(&t, model);
-    mn_vx_put(&t, ",\n  \"scale\": ");
-    mn_vx_put_float(&t, (float)scale);
-    mn_vx_put(&t, ",\n  \"joints\": [");
+    mni_vx_put(&t, "{\n  \"format\": \"voxel-rig-interface\",\n  \"version\": 1,\n  \"model\": ");
+    mni_vx_put_string(&t, model);
+    mni_vx_put(&t, ",\n  \"scale\": ");
+    mni_vx_put_float(&t, (float)scale);
+    mni_vx_put(&t, ",\n  \"joints\": [");
     bool first = true;
     for (uint32_t j = 0; j < rig->joint_count; j++) {
         if (rig->joints[j].drive != MN_VOXEL_DRIVE_CALLER)
             continue;
-        mn_vx_put(&t, first ? "\n    " : ",\n    ");
-        mn_vx_put_joint_entry(&t, rig, j, scale);
+        mni_vx_put(&t, first ? "\n    " : ",\n    ");
+        mni_vx_put_joint_entry(&t, rig, j, scale);
         first = false;
     }
-    mn_vx_put(&t, first ? "],\n  \"animations\": [" : "\n  ],\n  \"animations\": [");
+    mni_vx_put(&t, first ? "],\n  \"animations\": [" : "\n  ],\n  \"animations\": [");
     for (uint32_t a = 0; a < rig->animation_count; a++) {
         const mn_voxel_animation *anim = &rig->animations[a];
-        mn_vx_put(&t, a ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        mn_vx_put_string(&t, anim->name);
-        mn_vx_put(&t, anim->loop ? ", \"loop\": true" : ", \"loop\": false");
-        mn_vx_put(&t, anim->auto_play ? ", \"autoPlay\": true, \"duration\": " : ", \"autoPlay\": false, \"duration\": ");
-        mn_vx_put_double(&t, (anim->duration_ms > 0.0 ? anim->duration_ms : 0.0) / 1000.0);
-        mn_vx_put(&t, "}");
+        mni_vx_put(&t, a ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        mni_vx_put_string(&t, anim->name);
+        mni_vx_put(&t, anim->loop ? ", \"loop\": true" : ", \"loop\": false");
+        mni_vx_put(&t, anim->auto_play ? ", \"autoPlay\": true, \"duration\": " : ", \"autoPlay\": false, \"duration\": ");
+        mni_vx_put_double(&t, (anim->duration_ms > 0.0 ? anim->duration_ms : 0.0) / 1000.0);
+        mni_vx_put(&t, "}");
     }
-    mn_vx_put(&t, rig->animation_count ? "\n  ],\n  \"sockets\": [" : "],\n  \"sockets\": [");
+    mni_vx_put(&t, rig->animation_count ? "\n  ],\n  \"sockets\": [" : "],\n  \"sockets\": [");
     first = true;
     for (uint32_t p = 0; p < rig->part_count; p++) {
-        if (!exported || !mn_vx_is_socket(exported, p))
+        if (!exported || !mni_vx_is_socket(exported, p))
             continue;
-        mn_vx_put(&t, first ? "" : ", ");
-        mn_vx_put_string(&t, rig->parts[p].name);
+        mni_vx_put(&t, first ? "" : ", ");
+        mni_vx_put_string(&t, rig->parts[p].name);
         first = false;
     }
-    mn_vx_put(&t, "]\n}\n");
+    mni_vx_put(&t, "]\n}\n");
     return t.len;
 }

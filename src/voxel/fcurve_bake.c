@@ -19,7 +19,7 @@
  * piece each, exact to rounding.
  *
  * A looping animation's tracks are also baked together on one grid
- * (fcurve_grid_bake): cells of equal width over the period, one cubic per
+ * (mni_fcurve_grid_bake): cells of equal width over the period, one cubic per
  * cell and track, fitted the same way, so posing finds the phase and cell
  * once and then costs one cubic a track.  A cell near a key's phase (where
  * a constant segment jumps, and where the baked curve's exact wrap decides
@@ -294,7 +294,7 @@ static bool make_cells(mn_arena *arena, fcurve_baked *b)
     }
     double want = fmax((double)CELLS_PER_SEGMENT * n, 2.0 * b->span / shortest);
     uint32_t count = want < MAX_CELLS ? (uint32_t)want + 1 : MAX_CELLS;
-    uint32_t *cells = mn_arena_calloc(arena, count, sizeof *cells, _Alignof(uint32_t));
+    uint32_t *cells = mni_arena_calloc(arena, count, sizeof *cells, _Alignof(uint32_t));
     if (!cells)
         return false;
     b->cells = cells;
@@ -308,7 +308,7 @@ static bool make_cells(mn_arena *arena, fcurve_baked *b)
     return true;
 }
 
-bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved,
+bool mni_fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved,
                  fcurve_bake_budget *budget, const fcurve_baked **out)
 {
     *out = NULL;
@@ -327,10 +327,10 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
                            (uint64_t)segs_n * sizeof(int) + (uint64_t)MAX_CELLS * sizeof(uint32_t);
     if (budget->bytes < frame_bytes)
         return true;   /* more than the rig's budget can cover: sampled exactly */
-    fcurve_baked *b = mn_arena_calloc(arena, 1, sizeof *b, _Alignof(fcurve_baked));
-    fcurve_segment *segs = mn_arena_calloc(arena, (size_t)segs_n + 1, sizeof *segs,
+    fcurve_baked *b = mni_arena_calloc(arena, 1, sizeof *b, _Alignof(fcurve_baked));
+    fcurve_segment *segs = mni_arena_calloc(arena, (size_t)segs_n + 1, sizeof *segs,
                                            _Alignof(fcurve_segment));
-    int *warp_of = mn_arena_calloc(arena, segs_n, sizeof *warp_of, _Alignof(int));
+    int *warp_of = mni_arena_calloc(arena, segs_n, sizeof *warp_of, _Alignof(int));
     if (!b || !segs || !warp_of)
         return false;
     uint32_t pieces = 0;
@@ -351,7 +351,7 @@ bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved
         budget->samples -= j.samples;
         return true;
     }
-    double *coef = mn_arena_calloc(arena, (size_t)pieces * 4, sizeof *coef, _Alignof(double));
+    double *coef = mni_arena_calloc(arena, (size_t)pieces * 4, sizeof *coef, _Alignof(double));
     if (!coef)
         return false;
     budget->bytes -= coef_bytes;
@@ -445,7 +445,7 @@ static void fit_cells(const fcurve_grid *g, const mn_fcurve *c, const double *re
     }
 }
 
-bool fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
+bool mni_fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
                       const double *const *resolved, uint32_t count, double period,
                       fcurve_bake_budget *budget, const fcurve_grid **out)
 {
@@ -474,8 +474,8 @@ bool fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
         return true;   /* the budget cannot cover it: the tracks' baked curves serve */
     budget->samples -= samples;
     budget->bytes -= bytes;
-    fcurve_grid *g = mn_arena_calloc(arena, 1, sizeof *g, _Alignof(fcurve_grid));
-    double *coef = mn_arena_calloc(arena, (size_t)count * cells * 4, sizeof *coef, 32);
+    fcurve_grid *g = mni_arena_calloc(arena, 1, sizeof *g, _Alignof(fcurve_grid));
+    double *coef = mni_arena_calloc(arena, (size_t)count * cells * 4, sizeof *coef, 32);
     if (!g || !coef)
         return false;
     g->origin = curves[0]->keys[0].t;

@@ -143,7 +143,7 @@ typedef struct fcurve_bake_budget {
  * the bake spends comes off *budget.  False: out of memory.  The curve and
  * record must outlive the arena's use.
  */
-bool fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved,
+bool mni_fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *resolved,
                  fcurve_bake_budget *budget, const fcurve_baked **out);
 
 /* t's cell of the baked curve, t >= start (the same expression baking uses). */
@@ -224,7 +224,7 @@ typedef struct fcurve_grid {
  * a curve that does not loop with that period) or the budget cannot cover
  * it; what it spends comes off *budget.  False: out of memory.
  */
-bool fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
+bool mni_fcurve_grid_bake(mn_arena *arena, const mn_fcurve *const *curves,
                       const double *const *resolved, uint32_t count, double period,
                       fcurve_bake_budget *budget, const fcurve_grid **out);
 
@@ -253,12 +253,12 @@ static inline bool fcurve_grid_cubic(const fcurve_grid *g, uint32_t k, uint32_t 
  * NULL entry sampled exactly) of a rig read by mn_voxel_rig_read_*
  * (voxel/rig_read.c), or NULL for none: sample every curve exactly.
  */
-const fcurve_baked *const *voxel_rig_baked_tracks(const mn_voxel_rig *rig, uint32_t animation);
+const fcurve_baked *const *mni_voxel_rig_baked_tracks(const mn_voxel_rig *rig, uint32_t animation);
 
 /*
  * The grid of animation `animation` of a rig read by mn_voxel_rig_read_*
  * (track_count tracks, in track order), or NULL: a one-shot, or no grid.
  */
-const fcurve_grid *voxel_rig_baked_grid(const mn_voxel_rig *rig, uint32_t animation);
+const fcurve_grid *mni_voxel_rig_baked_grid(const mn_voxel_rig *rig, uint32_t animation);
 
 #endif

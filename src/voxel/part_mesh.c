@@ -72,7 +72,7 @@ typedef struct mesh_builder {
 
 static mn_status out_of_memory(mesh_builder *b)
 {
-    return mn_error_set(b->err, MN_OUT_OF_MEMORY, "", -1, "out of memory decoding a part mesh");
+    return mni_error_set(b->err, MN_OUT_OF_MEMORY, "", -1, "out of memory decoding a part mesh");
 }
 
 static const mn_accessor *accessor_of(const mn_model *model, uint32_t index)
@@ -95,8 +95,8 @@ static const mn_accessor *triangle_positions(const mn_model *model, const mn_pri
 static mn_status mark_scene(mesh_builder *b, uint8_t **out)
 {
     const mn_model *m = b->model;
-    uint8_t *root = mn_arena_calloc(&b->scratch, m->node_count, 1, 1);
-    uint8_t *in = mn_arena_calloc(&b->scratch, m->node_count, 1, 1);
+    uint8_t *root = mni_arena_calloc(&b->scratch, m->node_count, 1, 1);
+    uint8_t *in = mni_arena_calloc(&b->scratch, m->node_count, 1, 1);
     if (!root || !in)
         return out_of_memory(b);
     uint32_t scene = m->scene < m->scene_count ? m->scene : (m->scene_count > 0 ? 0 : MN_NONE);
@@ -163,7 +163,7 @@ static mn_status collect_pieces(mesh_builder *b, bool skinned, const float *worl
             skinned_node = i;
     }
     if (skinned && skinned_node == MN_NONE)
-        return mn_error_set(b->err, MN_INVALID_VALUE, "nodes", -1,
+        return mni_error_set(b->err, MN_INVALID_VALUE, "nodes", -1,
                             "a skinned mesh was asked for, but no node of the default scene has both "
                             "a mesh and a skin");
     for (int pass = 0; pass < 2; pass++) {
@@ -178,7 +178,7 @@ static mn_status collect_pieces(mesh_builder *b, bool skinned, const float *worl
             }
         }
         if (pass == 0) {
-            b->pieces = mn_arena_calloc(&b->scratch, b->piece_count, sizeof *b->pieces, _Alignof(piece));
+            b->pieces = mni_arena_calloc(&b->scratch, b->piece_count, sizeof *b->pieces, _Alignof(piece));
             if (!b->pieces)
                 return out_of_memory(b);
         }
@@ -202,7 +202,7 @@ static mn_status size_pieces(mesh_builder *b, uint32_t *out_vertices, uint32_t *
         indices += pc->corners;
     }
     if (vertices >= UINT32_MAX || indices >= UINT32_MAX)
-        return mn_error_set(b->err, MN_OVERFLOW, "", -1,
+        return mni_error_set(b->err, MN_OVERFLOW, "", -1,
                             "the mesh has %llu vertices and %llu indices; a part mesh holds fewer than 2^32",
                             (unsigned long long)vertices, (unsigned long long)indices);
     *out_vertices = (uint32_t)vertices;
@@ -215,7 +215,7 @@ static mn_status size_pieces(mesh_builder *b, uint32_t *out_vertices, uint32_t *
 /* The piece's corner → vertex indices into scratch, each checked against its vertex count. */
 static mn_status read_indices(mesh_builder *b, const piece *pc, uint32_t **out)
 {
-    uint32_t *idx = mn_arena_calloc(&b->scratch, pc->corners, sizeof *idx, _Alignof(uint32_t));
+    uint32_t *idx = mni_arena_calloc(&b->scratch, pc->corners, sizeof *idx, _Alignof(uint32_t));
     if (!idx)
         return out_of_memory(b);
     const mn_accessor *ix = accessor_of(b->model, pc->prim->indices);
@@ -228,7 +228,7 @@ static mn_status read_indices(mesh_builder *b, const piece *pc, uint32_t **out)
         if (idx[c] >= pc->prim->vertex_count) {
             char path[96];
             snprintf(path, sizeof path, "meshes[%u].primitives[%u].indices", pc->mesh, pc->primitive);
-            return mn_error_set(b->err, MN_INDEX_RANGE, path, -1,
+            return mni_error_set(b->err, MN_INDEX_RANGE, path, -1,
                                 "%s: index %u (element %u) is out of range: the primitive has %u vertices",
                                 path, idx[c], c, pc->prim->vertex_count);
         }
@@ -243,7 +243,7 @@ static mn_status read_colors(mesh_builder *b, const piece *pc, float **out)
     size_t need = mn_primitive_colors(b->model, pc->prim, 0, NULL, 0);
     if (need == 0)
         return MN_OK;
-    float *rgba = mn_arena_calloc(&b->scratch, need, sizeof *rgba, _Alignof(float));
+    float *rgba = mni_arena_calloc(&b->scratch, need, sizeof *rgba, _Alignof(float));
     if (!rgba)
         return out_of_memory(b);
     mn_primitive_colors(b->model, pc->prim, 0, rgba, need);
@@ -257,16 +257,16 @@ static mn_status read_influences(mesh_builder *b, const piece *pc, uint16_t **jo
     size_t n = 4 * (size_t)pc->prim->vertex_count;
     char path[96];
     snprintf(path, sizeof path, "meshes[%u].primitives[%u].attributes", pc->mesh, pc->primitive);
-    *joints = mn_arena_calloc(&b->scratch, n, sizeof **joints, _Alignof(uint16_t));
-    *weights = mn_arena_calloc(&b->scratch, n, sizeof **weights, _Alignof(float));
+    *joints = mni_arena_calloc(&b->scratch, n, sizeof **joints, _Alignof(uint16_t));
+    *weights = mni_arena_calloc(&b->scratch, n, sizeof **weights, _Alignof(float));
     if (!*joints || !*weights)
         return out_of_memory(b);
     if (!mn_primitive_skin_influences(b->model, pc->prim, *joints, *weights))
-        return mn_error_set(b->err, MN_INVALID_VALUE, path, -1,
+        return mni_error_set(b->err, MN_INVALID_VALUE, path, -1,
                             "%s: the skinned mesh's primitive has no JOINTS_0/WEIGHTS_0 (VEC4)", path);
     for (size_t i = 0; i < n; i++)
         if ((*joints)[i] >= b->skin->joint_count)
-            return mn_error_set(b->err, MN_INDEX_RANGE, path, -1,
+            return mni_error_set(b->err, MN_INDEX_RANGE, path, -1,
                                 "%s: JOINTS_0 of vertex %zu names joint %u; the skin has %u", path,
                                 i / 4, (*joints)[i], b->skin->joint_count);
     return MN_OK;
@@ -322,7 +322,7 @@ static void place_vertices(const mesh_builder *b, const piece *pc, float *pos, f
 /* Positions and face normals of a piece without NORMAL: one vertex per corner, from the soup. */
 static mn_status place_corners(mesh_builder *b, const piece *pc, float *pos, float *nrm)
 {
-    float *soup = mn_arena_calloc(&b->scratch, pc->corners, 8 * sizeof *soup, _Alignof(float));
+    float *soup = mni_arena_calloc(&b->scratch, pc->corners, 8 * sizeof *soup, _Alignof(float));
     if (!soup)
         return out_of_memory(b);
     mn_primitive_soup(b->model, pc->prim, pc->world, soup, pc->corners);
@@ -372,8 +372,8 @@ static mn_status decode_piece(mesh_builder *b, const piece *pc, uint32_t vbase, 
 static mn_status copy_skeleton(mesh_builder *b, mn_part_mesh *mesh)
 {
     const mn_skin *skin = b->skin;
-    const char **names = mn_arena_calloc(b->out, skin->joint_count, sizeof *names, _Alignof(char *));
-    float *inverse_bind = mn_arena_calloc(b->out, skin->joint_count, 16 * sizeof(float), _Alignof(float));
+    const char **names = mni_arena_calloc(b->out, skin->joint_count, sizeof *names, _Alignof(char *));
+    float *inverse_bind = mni_arena_calloc(b->out, skin->joint_count, 16 * sizeof(float), _Alignof(float));
     if (!names || !inverse_bind)
         return out_of_memory(b);
     for (uint32_t k = 0; k < skin->joint_count; k++) {
@@ -381,7 +381,7 @@ static mn_status copy_skeleton(mesh_builder *b, mn_part_mesh *mesh)
         const char *name = node < b->model->node_count && b->model->nodes[node].name
                                ? b->model->nodes[node].name
                                : "";
-        if (!(names[k] = mn_arena_strndup(b->out, name, strlen(name))))
+        if (!(names[k] = mni_arena_strndup(b->out, name, strlen(name))))
             return out_of_memory(b);
         if (skin->inverse_bind)
             memcpy(inverse_bind + 16 * (size_t)k, skin->inverse_bind + 16 * (size_t)k, 16 * sizeof(float));
@@ -398,15 +398,15 @@ static mn_status copy_skeleton(mesh_builder *b, mn_part_mesh *mesh)
 static mn_status allocate_arrays(mesh_builder *b, mn_part_mesh *mesh, uint32_t vertices, uint32_t indices)
 {
     size_t v = vertices;
-    b->positions = mn_arena_calloc(b->out, v, 3 * sizeof(float), _Alignof(float));
-    b->normals = mn_arena_calloc(b->out, v, 3 * sizeof(float), _Alignof(float));
-    b->colors = mn_arena_calloc(b->out, v, 3 * sizeof(float), _Alignof(float));
-    b->indices = mn_arena_calloc(b->out, indices, sizeof(uint32_t), _Alignof(uint32_t));
+    b->positions = mni_arena_calloc(b->out, v, 3 * sizeof(float), _Alignof(float));
+    b->normals = mni_arena_calloc(b->out, v, 3 * sizeof(float), _Alignof(float));
+    b->colors = mni_arena_calloc(b->out, v, 3 * sizeof(float), _Alignof(float));
+    b->indices = mni_arena_calloc(b->out, indices, sizeof(uint32_t), _Alignof(uint32_t));
     if (!b->positions || !b->normals || !b->colors || !b->indices)
         return out_of_memory(b);
     if (b->skin) {
-        b->joints = mn_arena_calloc(b->out, v, 4 * sizeof(uint16_t), _Alignof(uint16_t));
-        b->weights = mn_arena_calloc(b->out, v, 4 * sizeof(float), _Alignof(float));
+        b->joints = mni_arena_calloc(b->out, v, 4 * sizeof(uint16_t), _Alignof(uint16_t));
+        b->weights = mni_arena_calloc(b->out, v, 4 * sizeof(float), _Alignof(float));
         if (!b->joints || !b->weights)
             return out_of_memory(b);
     }
@@ -424,7 +424,7 @@ static mn_status allocate_arrays(mesh_builder *b, mn_part_mesh *mesh, uint32_t v
 static mn_status build(mesh_builder *b, bool skinned, mn_part_mesh *mesh)
 {
     const mn_model *m = b->model;
-    float *worlds = mn_arena_calloc(&b->scratch, m->node_count, 16 * sizeof(float), _Alignof(float));
+    float *worlds = mni_arena_calloc(&b->scratch, m->node_count, 16 * sizeof(float), _Alignof(float));
     if (!worlds)
         return out_of_memory(b);
     mn_model_rest_worlds(m, worlds);
@@ -447,7 +447,7 @@ static mn_status build(mesh_builder *b, bool skinned, mn_part_mesh *mesh)
 
 static void free_holder(mesh_holder *h)
 {
-    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
+    mni_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 mn_status mn_part_mesh_from_model(const mn_model *model, bool skinned, const mn_allocator *allocator,
@@ -456,24 +456,24 @@ mn_status mn_part_mesh_from_model(const mn_model *model, bool skinned, const mn_
     if (out_mesh)
         *out_mesh = NULL;
     if (!model || !out_mesh)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_part_mesh_from_model needs a model and out_mesh");
-    mesh_holder *h = mn_alloc(allocator, sizeof *h);
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_part_mesh_from_model needs a model and out_mesh");
+    mesh_holder *h = mni_alloc(allocator, sizeof *h);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a part mesh");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a part mesh");
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, allocator);
+    mni_arena_init(&h->priv.arena, allocator);
     h->mesh.priv_ = &h->priv;
 
     mn_error local;
-    mn_error_clear(&local);
+    mni_error_clear(&local);
     mesh_builder b;
     memset(&b, 0, sizeof b);
     b.model = model;
     b.err = &local;
     b.out = &h->priv.arena;
-    mn_arena_init(&b.scratch, allocator);
+    mni_arena_init(&b.scratch, allocator);
     mn_status st = build(&b, skinned, &h->mesh);
-    mn_arena_release(&b.scratch);
+    mni_arena_release(&b.scratch);
     if (st != MN_OK) {
         free_holder(h);
         if (err)
@@ -481,7 +481,7 @@ mn_status mn_part_mesh_from_model(const mn_model *model, bool skinned, const mn_
         return st;
     }
     if (err)
-        mn_error_clear(err);
+        mni_error_clear(err);
     *out_mesh = &h->mesh;
     return MN_OK;
 }
@@ -492,7 +492,7 @@ mn_status mn_part_mesh_read_file(const char *path, bool skinned, const mn_alloca
     if (out_mesh)
         *out_mesh = NULL;
     if (!path || !out_mesh)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_part_mesh_read_file needs a path and out_mesh");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_part_mesh_read_file needs a path and out_mesh");
     mn_gltf_options options;
     memset(&options, 0, sizeof options);
     if (allocator)

@@ -11,7 +11,7 @@
  * plus sampling an animation into a value map (sampleAnimation) and the
  * skinning matrices of a skinned voxel mesh (skinningMatrices).
  *
- * How a pose is made (mn_voxel_pose, voxel_pose_at):
+ * How a pose is made (mn_voxel_pose, mni_voxel_pose_at):
  *  1. Every joint's value: caller or rest, the animations overlaid, clamped
  *     ("joint values").  Animations are sampled last to first, each joint
  *     only by the animation that wins it.  A looping animation of a rig
@@ -31,9 +31,9 @@
  *     ("each joint's motion").
  *  3. Each part, parents first: world(parent) · T(pivot) · J1' · … · Jn' ·
  *     T(-pivot), in double (a matrix column a register with AVX2 and FMA,
- *     chosen at run time by mn_cpu_level; else plain double), the parent's
+ *     chosen at run time by mni_cpu_level; else plain double), the parent's
  *     world read back from its floats ("composing the parts").  A read
- *     rig's parts go by depth (voxel_rig_level_order), so consecutive parts
+ *     rig's parts go by depth (mni_voxel_rig_level_order), so consecutive parts
  *     are seldom parent and child and the CPU overlaps them.  The two
  *     kernels agree within a few float roundings (in practice to the bit).
  *
@@ -252,7 +252,7 @@ static inline float caller_or_rest(const mn_voxel_rig *rig, const float *caller,
 
 /*
  * Track k's curve of an animation at t: its baked pieces when the reader left
- * them for this very curve (`baked`, the animation's voxel_rig_baked_tracks:
+ * them for this very curve (`baked`, the animation's mni_voxel_rig_baked_tracks:
  * within FCURVE_BAKE_TOLERANCE of the value range), else exactly, with its
  * resolved record when there is one.
  */
@@ -289,9 +289,9 @@ typedef struct anim_at {
 
 static anim_at animation_at(const mn_voxel_rig *rig, uint32_t animation, double t_ms)
 {
-    anim_at at = {&rig->animations[animation], voxel_rig_baked_tracks(rig, animation), NULL, 0,
+    anim_at at = {&rig->animations[animation], mni_voxel_rig_baked_tracks(rig, animation), NULL, 0,
                   0.0, t_ms};
-    const fcurve_grid *g = voxel_rig_baked_grid(rig, animation);
+    const fcurve_grid *g = mni_voxel_rig_baked_grid(rig, animation);
     if (g != NULL && fabs(t_ms - g->origin) < GRID_PERIODS * g->period) {
         at.grid = g;
         at.cell = fcurve_grid_cell(g, t_ms, &at.f);
@@ -443,7 +443,7 @@ static float resolve_one(const mn_voxel_rig *rig, const mn_voxel_pose_input *in,
  * so world(parent) · J1 · … · Jn = world(parent) · T(p) · J1' · … · Jn' · T(-p),
  * and J' = T(offset) · R(orient) · R(axis, v)  or  T(offset + v·R(orient)·axis) · R(orient):
  * always T(d) · R with R = A + sin·K + (1 - cos)·N (Rodrigues, the mount's
- * rotation A folded in), which voxel_joint_plan_make works out once
+ * rotation A folded in), which mni_voxel_joint_plan_make works out once
  * (voxel/pose_internal.h).
  */
 
@@ -455,7 +455,7 @@ static void mul3(double out[9], const double a[9], const double b[9])
             out[c * 3 + r] = a[r] * b[c * 3] + a[3 + r] * b[c * 3 + 1] + a[6 + r] * b[c * 3 + 2];
 }
 
-void voxel_joint_plan_make(const mn_voxel_joint *joint, double plan[VOXEL_PLAN_ROWS],
+void mni_voxel_joint_plan_make(const mn_voxel_joint *joint, double plan[VOXEL_PLAN_ROWS],
                            uint32_t *flags)
 {
     double *A = &plan[VOXEL_PLAN_A], *K = &plan[VOXEL_PLAN_K], *N = &plan[VOXEL_PLAN_N];
@@ -500,19 +500,19 @@ void voxel_joint_plan_make(const mn_voxel_joint *joint, double plan[VOXEL_PLAN_R
         *flags |= VOXEL_PLAN_TURNS | VOXEL_PLAN_MOVES;
 }
 
-bool voxel_pose_plan_build(mn_arena *arena, const mn_voxel_rig *rig, voxel_pose_plan *out)
+bool mni_voxel_pose_plan_build(mn_arena *arena, const mn_voxel_rig *rig, voxel_pose_plan *out)
 {
     uint32_t n = rig->joint_count, stride = (n + 3u) & ~3u;
-    double *rows = mn_arena_calloc(arena, (size_t)VOXEL_PLAN_ROWS * (stride ? stride : 4),
+    double *rows = mni_arena_calloc(arena, (size_t)VOXEL_PLAN_ROWS * (stride ? stride : 4),
                                    sizeof *rows, 32);
-    uint8_t *flags = mn_arena_calloc(arena, n ? n : 1, 1, 1);
-    float *limits = mn_arena_calloc(arena, 3 * (size_t)(n ? n : 1), sizeof *limits, 32);
+    uint8_t *flags = mni_arena_calloc(arena, n ? n : 1, 1, 1);
+    float *limits = mni_arena_calloc(arena, 3 * (size_t)(n ? n : 1), sizeof *limits, 32);
     if (!rows || !flags || !limits)
         return false;
     for (uint32_t j = 0; j < n; j++) {
         double plan[VOXEL_PLAN_ROWS];
         uint32_t f;
-        voxel_joint_plan_make(&rig->joints[j], plan, &f);
+        mni_voxel_joint_plan_make(&rig->joints[j], plan, &f);
         for (int e = 0; e < VOXEL_PLAN_ROWS; e++)
             rows[(size_t)e * stride + j] = plan[e];
         flags[j] = (uint8_t)f;
@@ -668,7 +668,7 @@ AVX2_FMA static uint64_t joint_motions_unplanned_avx2(const mn_voxel_rig *rig,
         for (uint32_t i = 0; i < n; i++) {
             double plan[VOXEL_PLAN_ROWS];
             uint32_t f;
-            voxel_joint_plan_make(&rig->joints[j + i], plan, &f);
+            mni_voxel_joint_plan_make(&rig->joints[j + i], plan, &f);
             for (int e = 0; e < VOXEL_PLAN_ROWS; e++)
                 block[e * 4 + i] = plan[e];
             flags[j + i] = (uint8_t)f;
@@ -709,7 +709,7 @@ static void joint_motion_now(const pose_job *job, uint32_t j, bool fused, double
         pl = (plan_ref){&job->plan->rows[j], job->plan->stride};
         *flags = job->plan->flags[j];
     } else {
-        voxel_joint_plan_make(&job->rig->joints[j], own, flags);
+        mni_voxel_joint_plan_make(&job->rig->joints[j], own, flags);
     }
     sin_versin((*flags & VOXEL_PLAN_ROTATES) ? value : 0.0f, sv);
 #if VOXEL_AVX2
@@ -936,7 +936,7 @@ static void batch_motions(pose_job *job, double *table, uint8_t *flags, bool fus
     }
 }
 
-mn_status voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
+mn_status mni_voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
                         float *out_worlds, float *out_values, mn_cpu_simd level)
 {
     if (rig == NULL || out_worlds == NULL || (rig->part_count > 0 && rig->parts == NULL) ||
@@ -950,14 +950,14 @@ mn_status voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *inpu
 
     bool fused = false;
 #if VOXEL_AVX2
-    fused = level == MN_CPU_AVX2_FMA && mn_cpu_level() == MN_CPU_AVX2_FMA;
+    fused = level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA;
 #endif
     (void)level;
     float stack_values[VALUES_ON_STACK];
     float *values = out_values;
     if (values == NULL && rig->joint_count <= VALUES_ON_STACK)
         values = stack_values;
-    pose_job job = {rig, input, values, voxel_rig_pose_plan(rig), NULL, 0, NULL, out_worlds};
+    pose_job job = {rig, input, values, mni_voxel_rig_pose_plan(rig), NULL, 0, NULL, out_worlds};
     _Alignas(32) double motions[MOTION_ROWS * MOTIONS_ON_STACK];
     uint8_t flags[MOTIONS_ON_STACK];
     if (values != NULL) {
@@ -978,7 +978,7 @@ mn_status voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *inpu
     if (rig->part_order == NULL)
         return pose_unordered(&job, pose_part);
     /* By depth where the reader worked that out: neighbours are then seldom parent and child. */
-    const uint32_t *order = voxel_rig_level_order(rig);
+    const uint32_t *order = mni_voxel_rig_level_order(rig);
     order = order != NULL ? order : rig->part_order;
 #if VOXEL_AVX2
     if (fused) {
@@ -995,7 +995,7 @@ mn_status voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *inpu
 mn_status mn_voxel_pose(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
                         float *out_worlds, float *out_values)
 {
-    return voxel_pose_at(rig, input, out_worlds, out_values, mn_cpu_level());
+    return mni_voxel_pose_at(rig, input, out_worlds, out_values, mni_cpu_level());
 }
 
 /* ---- skinned voxel meshes ---------------------------------------------------------- */

@@ -36,7 +36,7 @@
 #define VOXEL_PLAN_ROWS 33
 
 /* The joint's plan and flags (its mount_affine used when present, else worked out: the same bits). */
-void voxel_joint_plan_make(const mn_voxel_joint *joint, double plan[VOXEL_PLAN_ROWS],
+void mni_voxel_joint_plan_make(const mn_voxel_joint *joint, double plan[VOXEL_PLAN_ROWS],
                            uint32_t *flags);
 
 /* Every joint's plan, a row a number: joint j's number e at rows[e·stride + j]. */
@@ -50,21 +50,21 @@ typedef struct voxel_pose_plan {
 } voxel_pose_plan;
 
 /* Plan every joint of the rig into the arena.  False: out of memory. */
-bool voxel_pose_plan_build(mn_arena *arena, const mn_voxel_rig *rig, voxel_pose_plan *out);
+bool mni_voxel_pose_plan_build(mn_arena *arena, const mn_voxel_rig *rig, voxel_pose_plan *out);
 
 /*
  * The plan of a rig read by mn_voxel_rig_read_* (voxel/rig_read.c), or NULL
  * (a rig built by hand, or one whose joints were replaced): posing then plans
  * each joint as it goes, to the same bits.
  */
-const voxel_pose_plan *voxel_rig_pose_plan(const mn_voxel_rig *rig);
+const voxel_pose_plan *mni_voxel_rig_pose_plan(const mn_voxel_rig *rig);
 
 /*
  * The parts of a rig read by mn_voxel_rig_read_* by depth (roots first, each
  * depth in part_order's order), or NULL (a rig built by hand, or one whose
  * parts or part_order were replaced): posing then follows part_order.
  */
-const uint32_t *voxel_rig_level_order(const mn_voxel_rig *rig);
+const uint32_t *mni_voxel_rig_level_order(const mn_voxel_rig *rig);
 
 /*
  * mn_voxel_pose with the kernel for `level`: MN_CPU_AVX2_FMA (when the CPU has
@@ -72,7 +72,7 @@ const uint32_t *voxel_rig_level_order(const mn_voxel_rig *rig);
  * kernel, in plain double).  The two agree within a few float roundings
  * (tests/test_voxel_pose.c).
  */
-mn_status voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
+mn_status mni_voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
                         float *out_worlds, float *out_values, mn_cpu_simd level);
 
 #endif

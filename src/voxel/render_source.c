@@ -31,20 +31,20 @@ mn_status mn_render_source_voxel(mn_voxel_controller *controller, const mn_alloc
     if (out)
         *out = NULL;
     if (!controller || !out)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "render source: NULL controller or out");
-    mn_render_source *s = mn_source_new(allocator, voxel_refresh);
+    mn_render_source *s = mni_source_new(allocator, voxel_refresh);
     if (!s)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     s->kind_state = controller;
     const mn_voxel_rig *rig = mn_voxel_controller_rig(controller);
     const mn_part_mesh *one = mn_voxel_controller_mesh(controller);
     uint32_t slots = one ? 1 : rig->part_count;
-    s->meshes = slots ? mn_arena_calloc(&s->arena, slots, sizeof *s->meshes, 16) : NULL;
-    uint32_t *part_of = slots ? mn_arena_calloc(&s->arena, slots, sizeof *part_of, 16) : NULL;
+    s->meshes = slots ? mni_arena_calloc(&s->arena, slots, sizeof *s->meshes, 16) : NULL;
+    uint32_t *part_of = slots ? mni_arena_calloc(&s->arena, slots, sizeof *part_of, 16) : NULL;
     if (slots && (!s->meshes || !part_of)) {
         mn_render_source_free(s);
-        return mn_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
     }
     uint32_t count = 0;
     if (one) {

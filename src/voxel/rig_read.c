@@ -44,7 +44,7 @@ typedef struct name_table {
 typedef struct baked_tracks {
     const fcurve_baked **tracks;
     uint32_t count;
-    const fcurve_grid *grid;   /* a looping animation's grid (fcurve_grid_bake), or NULL */
+    const fcurve_grid *grid;   /* a looping animation's grid (mni_fcurve_grid_bake), or NULL */
     const mn_voxel_track *source;   /* the tracks the grid was baked from */
 } baked_tracks;
 
@@ -56,7 +56,7 @@ struct mn_voxel_rig_private {
     /* Every joint's plan for posing (voxel/pose_internal.h). */
     voxel_pose_plan plan;
     bool planned;
-    /* The parts by depth (voxel_rig_level_order), for these very parts and part_order. */
+    /* The parts by depth (mni_voxel_rig_level_order), for these very parts and part_order. */
     const uint32_t *level_order;
     const mn_voxel_part *leveled_parts;
 };
@@ -80,8 +80,8 @@ static bool table_init(mn_arena *arena, name_table *t, uint32_t capacity)
     size_t slots = 8;
     while (slots < 2 * (size_t)capacity && slots < SIZE_MAX / 4)
         slots *= 2;
-    t->names = mn_arena_calloc(arena, capacity ? capacity : 1, sizeof *t->names, _Alignof(char *));
-    t->slots = mn_arena_calloc(arena, slots, sizeof *t->slots, _Alignof(uint32_t));
+    t->names = mni_arena_calloc(arena, capacity ? capacity : 1, sizeof *t->names, _Alignof(char *));
+    t->slots = mni_arena_calloc(arena, slots, sizeof *t->slots, _Alignof(uint32_t));
     t->mask = slots - 1;
     t->count = 0;
     return t->names && t->slots;
@@ -151,25 +151,25 @@ static fcurve_bake_budget bake_budget_for(size_t size)
 
 static mn_status out_of_memory(rig_reader *r, const char *what)
 {
-    return mn_json_fail(&r->j, MN_OUT_OF_MEMORY, NULL, "out of memory %s", what);
+    return mni_json_fail(&r->j, MN_OUT_OF_MEMORY, NULL, "out of memory %s", what);
 }
 
 static mn_status expect_object(rig_reader *r, json_t *v, const char *what)
 {
     if (json_is_object(v))
         return MN_OK;
-    return mn_json_fail(&r->j, MN_JSON_TYPE, NULL, "expected %s (an object), found %s", what,
-                        mn_json_type_name(v));
+    return mni_json_fail(&r->j, MN_JSON_TYPE, NULL, "expected %s (an object), found %s", what,
+                        mni_json_type_name(v));
 }
 
 /* A JSON number as a finite double; `key` names it for messages (NULL: the current path). */
 static mn_status number_value(mn_json *j, const char *key, json_t *v, double *out)
 {
     if (!json_is_number(v))
-        return mn_json_fail(j, MN_JSON_TYPE, key, "expected a number, found %s", mn_json_type_name(v));
+        return mni_json_fail(j, MN_JSON_TYPE, key, "expected a number, found %s", mni_json_type_name(v));
     double d = json_number_value(v);
     if (!isfinite(d))
-        return mn_json_fail(j, MN_NOT_FINITE, key, "%g is not a finite number", d);
+        return mni_json_fail(j, MN_NOT_FINITE, key, "%g is not a finite number", d);
     *out = d;
     return MN_OK;
 }
@@ -181,7 +181,7 @@ static mn_status get_number(mn_json *j, json_t *obj, const char *key, bool requi
     if (!v) {
         if (!required)
             return MN_OK;
-        return mn_json_fail(j, MN_MISSING_PROPERTY, key, "required property \"%s\" is missing", key);
+        return mni_json_fail(j, MN_MISSING_PROPERTY, key, "required property \"%s\" is missing", key);
     }
     return number_value(j, key, v, out);
 }
@@ -209,7 +209,7 @@ static mn_status keep_unknown(rig_reader *r, json_t *obj, const char *const *kno
     }
     if (!extra)
         return MN_OK;
-    mn_status st = mn_json_dump(&r->j, extra, out);
+    mn_status st = mni_json_dump(&r->j, extra, out);
     json_decref(extra);
     return st;
 }
@@ -218,12 +218,12 @@ static mn_status keep_unknown(rig_reader *r, json_t *obj, const char *const *kno
 static mn_status read_unique_name(rig_reader *r, json_t *obj, name_table *table, const char *array,
                                   const char **out)
 {
-    mn_status st = mn_json_string(&r->j, obj, "name", true, out);
+    mn_status st = mni_json_string(&r->j, obj, "name", true, out);
     if (st != MN_OK)
         return st;
     uint32_t first = table_add(table, *out);
     if (first != MN_NONE)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "name",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "name",
                             "\"%.64s\" is already the name of %s[%u]; names must be unique", *out,
                             array, first);
     return MN_OK;
@@ -234,12 +234,12 @@ static mn_status read_reference(rig_reader *r, json_t *obj, const char *key, con
                                 const char *what, uint32_t *out)
 {
     const char *name = NULL;
-    mn_status st = mn_json_string_ref(&r->j, obj, key, true, &name, NULL);
+    mn_status st = mni_json_string_ref(&r->j, obj, key, true, &name, NULL);
     if (st != MN_OK)
         return st;
     *out = table_find(table, name);
     if (*out == MN_NONE)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, key, "no %s is named \"%.64s\"", what, name);
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, key, "no %s is named \"%.64s\"", what, name);
     return MN_OK;
 }
 
@@ -248,15 +248,15 @@ typedef mn_status (*element_fn)(rig_reader *r, json_t *element, uint32_t i);
 
 static mn_status for_each(rig_reader *r, const char *key, json_t *array, uint32_t count, element_fn fn)
 {
-    size_t mark = mn_json_push_key(&r->j, key);
+    size_t mark = mni_json_push_key(&r->j, key);
     for (uint32_t i = 0; i < count; i++) {
-        size_t m2 = mn_json_push_index(&r->j, i);
+        size_t m2 = mni_json_push_index(&r->j, i);
         mn_status st = fn(r, json_array_get(array, i), i);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->j, m2);
+        mni_json_pop(&r->j, m2);
     }
-    mn_json_pop(&r->j, mark);
+    mni_json_pop(&r->j, mark);
     return MN_OK;
 }
 
@@ -275,14 +275,14 @@ static mn_status read_part(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK) {
         json_t *parent = json_object_get(obj, "parent");
         if (!parent)
-            st = mn_json_fail(&r->j, MN_MISSING_PROPERTY, "parent",
+            st = mni_json_fail(&r->j, MN_MISSING_PROPERTY, "parent",
                               "required property \"parent\" is missing (null for a root part)");
         else if (!json_is_string(parent) && !json_is_null(parent))
-            st = mn_json_fail(&r->j, MN_JSON_TYPE, "parent", "expected a part name or null, found %s",
-                              mn_json_type_name(parent));
+            st = mni_json_fail(&r->j, MN_JSON_TYPE, "parent", "expected a part name or null, found %s",
+                              mni_json_type_name(parent));
     }
     if (st == MN_OK)
-        st = mn_json_floats(&r->j, obj, "pivot", true, 3, p->pivot);
+        st = mni_json_floats(&r->j, obj, "pivot", true, 3, p->pivot);
     if (st == MN_OK)
         st = keep_unknown(r, obj, part_fields, sizeof part_fields / sizeof *part_fields, &p->extras);
     return st;
@@ -328,7 +328,7 @@ static mn_status order_levels(rig_reader *r, uint32_t *depth)
         top = depth[p] > top ? depth[p] : top;
     }
     /* A counting sort by depth, stable: where each depth starts, then each part in its place. */
-    uint32_t *start = mn_arena_calloc(r->arena, (size_t)top + 2, sizeof *start, _Alignof(uint32_t));
+    uint32_t *start = mni_arena_calloc(r->arena, (size_t)top + 2, sizeof *start, _Alignof(uint32_t));
     if (!start)
         return out_of_memory(r, "ordering the parts by depth");
     for (uint32_t p = 0; p < n; p++)
@@ -352,11 +352,11 @@ static mn_status order_parts(rig_reader *r)
 {
     uint32_t n = r->rig->part_count;
     /* level_order (order_levels) then part_order, one after the other */
-    uint32_t *levels = mn_arena_calloc(r->arena, 2 * (size_t)n, sizeof *levels, _Alignof(uint32_t));
+    uint32_t *levels = mni_arena_calloc(r->arena, 2 * (size_t)n, sizeof *levels, _Alignof(uint32_t));
     uint32_t *order = levels != NULL ? levels + n : NULL;
-    uint32_t *chain = mn_arena_calloc(r->arena, n, sizeof *chain, _Alignof(uint32_t));
+    uint32_t *chain = mni_arena_calloc(r->arena, n, sizeof *chain, _Alignof(uint32_t));
     r->level_slots = levels;
-    uint8_t *state = mn_arena_calloc(r->arena, n, 1, 1); /* 0 new, 1 on the walked chain, 2 placed */
+    uint8_t *state = mni_arena_calloc(r->arena, n, 1, 1); /* 0 new, 1 on the walked chain, 2 placed */
     if (!order || !chain || !state)
         return out_of_memory(r, "ordering the parts");
     uint32_t placed = 0;
@@ -370,12 +370,12 @@ static mn_status order_parts(rig_reader *r)
         if (p != MN_NONE && state[p] == 1) {
             char cycle[160];
             describe_cycle(r->parts, p, cycle, sizeof cycle);
-            size_t m1 = mn_json_push_key(&r->j, "parts");
-            mn_json_push_index(&r->j, p);
-            mn_status st = mn_json_fail(&r->j, MN_HIERARCHY, "parent",
+            size_t m1 = mni_json_push_key(&r->j, "parts");
+            mni_json_push_index(&r->j, p);
+            mn_status st = mni_json_fail(&r->j, MN_HIERARCHY, "parent",
                                         "the part tree has a cycle (%s); a part cannot be its own ancestor",
                                         cycle);
-            mn_json_pop(&r->j, m1);
+            mni_json_pop(&r->j, m1);
             return st;
         }
         while (len > 0) {
@@ -388,7 +388,7 @@ static mn_status order_parts(rig_reader *r)
     return order_levels(r, chain);
 }
 
-const uint32_t *voxel_rig_level_order(const mn_voxel_rig *rig)
+const uint32_t *mni_voxel_rig_level_order(const mn_voxel_rig *rig)
 {
     const struct mn_voxel_rig_private *p = rig->priv_;
     if (p == NULL || p->level_order == NULL || p->leveled_parts != rig->parts ||
@@ -401,12 +401,12 @@ static mn_status read_parts(rig_reader *r, json_t *rig_obj)
 {
     json_t *array;
     uint32_t n;
-    mn_status st = mn_json_array_count(&r->j, rig_obj, "parts", true, &array, &n);
+    mn_status st = mni_json_array_count(&r->j, rig_obj, "parts", true, &array, &n);
     if (st != MN_OK)
         return st;
     if (n == 0)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "parts", "a rig needs at least one part");
-    r->parts = mn_arena_calloc(r->arena, n, sizeof *r->parts, _Alignof(mn_voxel_part));
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "parts", "a rig needs at least one part");
+    r->parts = mni_arena_calloc(r->arena, n, sizeof *r->parts, _Alignof(mn_voxel_part));
     if (!r->parts || !table_init(r->arena, &r->priv->parts, n))
         return out_of_memory(r, "reading the parts");
     r->rig->parts = r->parts;
@@ -428,24 +428,24 @@ static mn_status read_axis(rig_reader *r, json_t *obj, float axis[3])
     static const char *const names[] = {"x", "y", "z"};
     json_t *v = json_object_get(obj, "axis");
     if (!v)
-        return mn_json_fail(&r->j, MN_MISSING_PROPERTY, "axis", "required property \"axis\" is missing");
+        return mni_json_fail(&r->j, MN_MISSING_PROPERTY, "axis", "required property \"axis\" is missing");
     if (json_is_string(v)) {
         int k = 0;
-        mn_status st = mn_json_enum(&r->j, obj, "axis", true, names, 3, "an axis name", &k);
+        mn_status st = mni_json_enum(&r->j, obj, "axis", true, names, 3, "an axis name", &k);
         if (st == MN_OK)
             axis[k] = 1.0f;
         return st;
     }
     if (!json_is_array(v))
-        return mn_json_fail(&r->j, MN_JSON_TYPE, "axis",
-                            "expected a 3-vector or \"x\", \"y\", \"z\", found %s", mn_json_type_name(v));
+        return mni_json_fail(&r->j, MN_JSON_TYPE, "axis",
+                            "expected a 3-vector or \"x\", \"y\", \"z\", found %s", mni_json_type_name(v));
     float a[3];
-    mn_status st = mn_json_floats(&r->j, obj, "axis", true, 3, a);
+    mn_status st = mni_json_floats(&r->j, obj, "axis", true, 3, a);
     if (st != MN_OK)
         return st;
     double len = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     if (!(len > 0.0))
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "axis",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "axis",
                             "[%g, %g, %g] has no direction: an axis is a non-zero vector", (double)a[0],
                             (double)a[1], (double)a[2]);
     for (int k = 0; k < 3; k++)
@@ -457,10 +457,10 @@ static mn_status read_axis(rig_reader *r, json_t *obj, float axis[3])
 static mn_status check_range(rig_reader *r, const mn_voxel_joint *jt)
 {
     if (jt->min > jt->max)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "min", "min %g is greater than max %g",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "min", "min %g is greater than max %g",
                             (double)jt->min, (double)jt->max);
     if (jt->rest < jt->min || jt->rest > jt->max)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "rest", "rest %g is outside [min, max] = [%g, %g]",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "rest", "rest %g is outside [min, max] = [%g, %g]",
                             (double)jt->rest, (double)jt->min, (double)jt->max);
     return MN_OK;
 }
@@ -469,16 +469,16 @@ static mn_status check_range(rig_reader *r, const mn_voxel_joint *jt)
 static mn_status read_mount(rig_reader *r, json_t *obj, mn_voxel_joint *jt)
 {
     json_t *mount;
-    mn_status st = mn_json_object(&r->j, obj, "mount", false, &mount);
+    mn_status st = mni_json_object(&r->j, obj, "mount", false, &mount);
     if (st != MN_OK || !mount)
         return st;
     jt->has_mount = true;
-    size_t mark = mn_json_push_key(&r->j, "mount");
-    st = mn_json_floats(&r->j, mount, "orient", false, 3, jt->orient);
+    size_t mark = mni_json_push_key(&r->j, "mount");
+    st = mni_json_floats(&r->j, mount, "orient", false, 3, jt->orient);
     if (st == MN_OK)
-        st = mn_json_floats(&r->j, mount, "offset", false, 3, jt->offset);
+        st = mni_json_floats(&r->j, mount, "offset", false, 3, jt->offset);
     if (st == MN_OK)
-        mn_json_pop(&r->j, mark);
+        mni_json_pop(&r->j, mark);
     return st;
 }
 
@@ -488,7 +488,7 @@ static mn_status resolve_mount(rig_reader *r, uint32_t i)
     mn_voxel_joint *jt = &r->joints[i];
     if (!jt->has_mount)
         return MN_OK;
-    double *m = mn_arena_alloc(r->arena, 12 * sizeof *m, _Alignof(double));
+    double *m = mni_arena_alloc(r->arena, 12 * sizeof *m, _Alignof(double));
     if (!m)
         return out_of_memory(r, "resolving a mount");
     mn_voxel_mount_affine(r->rig, i, m);
@@ -508,19 +508,19 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK)
         st = read_reference(r, obj, "part", &r->priv->parts, "part", &jt->part);
     if (st == MN_OK)
-        st = mn_json_enum(&r->j, obj, "type", true, types, 2, "a joint type", &type);
+        st = mni_json_enum(&r->j, obj, "type", true, types, 2, "a joint type", &type);
     if (st == MN_OK)
         st = read_axis(r, obj, jt->axis);
     if (st == MN_OK)
-        st = mn_json_float(&r->j, obj, "min", true, &jt->min);
+        st = mni_json_float(&r->j, obj, "min", true, &jt->min);
     if (st == MN_OK)
-        st = mn_json_float(&r->j, obj, "max", true, &jt->max);
+        st = mni_json_float(&r->j, obj, "max", true, &jt->max);
     if (st == MN_OK)
-        st = mn_json_float(&r->j, obj, "rest", true, &jt->rest);
+        st = mni_json_float(&r->j, obj, "rest", true, &jt->rest);
     if (st == MN_OK)
         st = check_range(r, jt);
     if (st == MN_OK)
-        st = mn_json_enum(&r->j, obj, "drive", true, drives, 2, "a drive", &drive);
+        st = mni_json_enum(&r->j, obj, "drive", true, drives, 2, "a drive", &drive);
     if (st == MN_OK)
         st = read_mount(r, obj, jt);
     if (st == MN_OK)
@@ -536,8 +536,8 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
 static mn_status list_part_joints(rig_reader *r)
 {
     uint32_t nj = r->rig->joint_count, np = r->rig->part_count;
-    uint32_t *lists = mn_arena_calloc(r->arena, nj, sizeof *lists, _Alignof(uint32_t));
-    uint32_t *start = mn_arena_calloc(r->arena, np, sizeof *start, _Alignof(uint32_t));
+    uint32_t *lists = mni_arena_calloc(r->arena, nj, sizeof *lists, _Alignof(uint32_t));
+    uint32_t *start = mni_arena_calloc(r->arena, np, sizeof *start, _Alignof(uint32_t));
     if (!lists || !start)
         return out_of_memory(r, "listing each part's joints");
     for (uint32_t j = 0; j < nj; j++)
@@ -556,7 +556,7 @@ static mn_status list_part_joints(rig_reader *r)
 /* Every joint's plan, once its mount is resolved: posing then only reads it. */
 static mn_status plan_joints(rig_reader *r)
 {
-    if (!voxel_pose_plan_build(r->arena, r->rig, &r->priv->plan))
+    if (!mni_voxel_pose_plan_build(r->arena, r->rig, &r->priv->plan))
         return out_of_memory(r, "planning the joints");
     r->priv->planned = true;
     return MN_OK;
@@ -566,10 +566,10 @@ static mn_status read_joints(rig_reader *r, json_t *rig_obj)
 {
     json_t *array;
     uint32_t n;
-    mn_status st = mn_json_array_count(&r->j, rig_obj, "joints", false, &array, &n);
+    mn_status st = mni_json_array_count(&r->j, rig_obj, "joints", false, &array, &n);
     if (st != MN_OK)
         return st;
-    r->joints = mn_arena_calloc(r->arena, n, sizeof *r->joints, _Alignof(mn_voxel_joint));
+    r->joints = mni_arena_calloc(r->arena, n, sizeof *r->joints, _Alignof(mn_voxel_joint));
     if (!r->joints || !table_init(r->arena, &r->priv->joints, n))
         return out_of_memory(r, "reading the joints");
     r->rig->joints = r->joints;
@@ -580,7 +580,7 @@ static mn_status read_joints(rig_reader *r, json_t *rig_obj)
     return st == MN_OK ? list_part_joints(r) : st;
 }
 
-const voxel_pose_plan *voxel_rig_pose_plan(const mn_voxel_rig *rig)
+const voxel_pose_plan *mni_voxel_rig_pose_plan(const mn_voxel_rig *rig)
 {
     const struct mn_voxel_rig_private *p = rig->priv_;
     if (p == NULL || !p->planned || p->plan.joints != rig->joints ||
@@ -597,21 +597,21 @@ static const char *const animation_fields[] = {"name", "loop", "auto_play", "dur
 static mn_status read_handle(rig_reader *r, json_t *obj, const char *key, bool *has, double out[2])
 {
     json_t *arr;
-    mn_status st = mn_json_array(&r->j, obj, key, false, &arr);
+    mn_status st = mni_json_array(&r->j, obj, key, false, &arr);
     if (st != MN_OK || !arr)
         return st;
     if (json_array_size(arr) != 2)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, key,
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, key,
                             "expected [dt_ms, dv] (2 numbers), found an array of %zu", json_array_size(arr));
-    size_t mark = mn_json_push_key(&r->j, key);
+    size_t mark = mni_json_push_key(&r->j, key);
     for (size_t k = 0; k < 2; k++) {
-        size_t m2 = mn_json_push_index(&r->j, k);
+        size_t m2 = mni_json_push_index(&r->j, k);
         st = number_value(&r->j, NULL, json_array_get(arr, k), &out[k]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->j, m2);
+        mni_json_pop(&r->j, m2);
     }
-    mn_json_pop(&r->j, mark);
+    mni_json_pop(&r->j, mark);
     *has = true;
     return MN_OK;
 }
@@ -626,16 +626,16 @@ static mn_status read_key(rig_reader *r, json_t *obj, mn_fcurve_key *key, const 
     if (st == MN_OK)
         st = get_number(&r->j, obj, "t", true, &key->t);
     if (st == MN_OK && prev && !(key->t > prev->t))
-        st = mn_json_fail(&r->j, MN_INVALID_VALUE, "t",
+        st = mni_json_fail(&r->j, MN_INVALID_VALUE, "t",
                           "t %g is not after the previous key's t %g: key times must strictly increase",
                           key->t, prev->t);
     if (st == MN_OK)
         st = get_number(&r->j, obj, "v", true, &key->v);
     /* Values become float joint values: one too large for a float is not a usable value. */
     if (st == MN_OK && fabs(key->v) > (double)FLT_MAX)
-        st = mn_json_fail(&r->j, MN_NOT_FINITE, "v", "%g does not fit a finite 32-bit float", key->v);
+        st = mni_json_fail(&r->j, MN_NOT_FINITE, "v", "%g does not fit a finite 32-bit float", key->v);
     if (st == MN_OK)
-        st = mn_json_enum(&r->j, obj, "interp", true, interps, 6, "an interpolation", &interp);
+        st = mni_json_enum(&r->j, obj, "interp", true, interps, 6, "an interpolation", &interp);
     if (st == MN_OK)
         st = read_handle(r, obj, "handle_left", &key->has_handle_left, key->handle_left);
     if (st == MN_OK)
@@ -652,7 +652,7 @@ static mn_status read_track_joint(rig_reader *r, json_t *obj, uint32_t anim, uin
     if (st != MN_OK)
         return st;
     if (r->claimed_by[*out] == anim + 1)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "joint",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "joint",
                             "a second track for joint \"%.64s\" (tracks[%u] drives it already); an "
                             "animation has at most one track per joint",
                             r->joints[*out].name, r->claimed_track[*out]);
@@ -669,23 +669,23 @@ static mn_status read_track(rig_reader *r, json_t *obj, uint32_t anim, uint32_t 
     if (st == MN_OK)
         st = read_track_joint(r, obj, anim, t, &track->joint);
     if (st == MN_OK)
-        st = mn_json_array_count(&r->j, obj, "keys", true, &keys, &n);
+        st = mni_json_array_count(&r->j, obj, "keys", true, &keys, &n);
     if (st == MN_OK && n == 0)
-        st = mn_json_fail(&r->j, MN_INVALID_VALUE, "keys", "a track needs at least one key");
+        st = mni_json_fail(&r->j, MN_INVALID_VALUE, "keys", "a track needs at least one key");
     if (st != MN_OK)
         return st;
-    mn_fcurve_key *k = mn_arena_calloc(r->arena, n, sizeof *k, _Alignof(mn_fcurve_key));
+    mn_fcurve_key *k = mni_arena_calloc(r->arena, n, sizeof *k, _Alignof(mn_fcurve_key));
     if (!k)
         return out_of_memory(r, "reading keys");
-    size_t mark = mn_json_push_key(&r->j, "keys");
+    size_t mark = mni_json_push_key(&r->j, "keys");
     for (uint32_t i = 0; i < n; i++) {
-        size_t m2 = mn_json_push_index(&r->j, i);
+        size_t m2 = mni_json_push_index(&r->j, i);
         st = read_key(r, json_array_get(keys, i), &k[i], i ? &k[i - 1] : NULL);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->j, m2);
+        mni_json_pop(&r->j, m2);
     }
-    mn_json_pop(&r->j, mark);
+    mni_json_pop(&r->j, mark);
     track->curve.keys = k;
     track->curve.key_count = n;
     return MN_OK;
@@ -707,7 +707,7 @@ static mn_status settle_duration(rig_reader *r, json_t *obj, mn_voxel_animation 
         a->duration_ms = latest > 0.0 ? latest : 0.0;
     }
     if (a->loop && !(a->duration_ms > 0.0))
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "duration_ms",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "duration_ms",
                             given ? "a looping animation needs duration_ms > 0, found %g"
                                   : "a looping animation needs duration_ms > 0; without it the "
                                     "duration is the largest key time, %g",
@@ -716,12 +716,12 @@ static mn_status settle_duration(rig_reader *r, json_t *obj, mn_voxel_animation 
         mn_fcurve *c = &tracks[t].curve;
         double span = c->keys[c->key_count - 1].t - c->keys[0].t;
         if (a->loop && span > a->duration_ms) {
-            size_t mark = mn_json_push_key(&r->j, "tracks");
-            mn_json_push_index(&r->j, t);
-            mn_status st = mn_json_fail(&r->j, MN_INVALID_VALUE, "keys",
+            size_t mark = mni_json_push_key(&r->j, "tracks");
+            mni_json_push_index(&r->j, t);
+            mn_status st = mni_json_fail(&r->j, MN_INVALID_VALUE, "keys",
                                         "the keys span %g ms, longer than the loop's duration_ms %g",
                                         span, a->duration_ms);
-            mn_json_pop(&r->j, mark);
+            mni_json_pop(&r->j, mark);
             return st;
         }
         c->loop = a->loop;
@@ -738,33 +738,33 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
 {
     uint32_t i = (uint32_t)(a - r->animations);
     baked_tracks *bt = &r->priv->baked[i];
-    bt->tracks = mn_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
+    bt->tracks = mni_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
                                  sizeof *bt->tracks, _Alignof(fcurve_baked *));
     if (!bt->tracks)
         return out_of_memory(r, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
-        if (!fcurve_bake(r->arena, &a->tracks[t].curve, a->resolved[t], &r->bake,
+        if (!mni_fcurve_bake(r->arena, &a->tracks[t].curve, a->resolved[t], &r->bake,
                          &bt->tracks[t]))
             return out_of_memory(r, "baking the curves");
     bt->count = a->track_count;
     bt->source = a->tracks;
     if (!a->loop || a->track_count == 0)
         return MN_OK;
-    const mn_fcurve **curves = mn_arena_calloc(r->arena, a->track_count, sizeof *curves,
+    const mn_fcurve **curves = mni_arena_calloc(r->arena, a->track_count, sizeof *curves,
                                                _Alignof(const mn_fcurve *));
     if (!curves)
         return out_of_memory(r, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
         curves[t] = &a->tracks[t].curve;
-    if (!fcurve_grid_bake(r->arena, curves, a->resolved, a->track_count, a->duration_ms, &r->bake,
+    if (!mni_fcurve_grid_bake(r->arena, curves, a->resolved, a->track_count, a->duration_ms, &r->bake,
                           &bt->grid))
         return out_of_memory(r, "baking the curves");
     return MN_OK;
 }
 
-const fcurve_grid *voxel_rig_baked_grid(const mn_voxel_rig *rig, uint32_t animation)
+const fcurve_grid *mni_voxel_rig_baked_grid(const mn_voxel_rig *rig, uint32_t animation)
 {
-    if (voxel_rig_baked_tracks(rig, animation) == NULL)
+    if (mni_voxel_rig_baked_tracks(rig, animation) == NULL)
         return NULL;
     const baked_tracks *bt = &rig->priv_->baked[animation];
     const mn_voxel_animation *a = &rig->animations[animation];
@@ -774,7 +774,7 @@ const fcurve_grid *voxel_rig_baked_grid(const mn_voxel_rig *rig, uint32_t animat
                : NULL;
 }
 
-const fcurve_baked *const *voxel_rig_baked_tracks(const mn_voxel_rig *rig, uint32_t animation)
+const fcurve_baked *const *mni_voxel_rig_baked_tracks(const mn_voxel_rig *rig, uint32_t animation)
 {
     const struct mn_voxel_rig_private *p = rig->priv_;
     if (p == NULL || animation >= p->baked_count || animation >= rig->animation_count ||
@@ -790,7 +790,7 @@ const fcurve_baked *const *voxel_rig_baked_tracks(const mn_voxel_rig *rig, uint3
  */
 static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
 {
-    const double **records = mn_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
+    const double **records = mni_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
                                              sizeof *records, _Alignof(double *));
     if (!records)
         return out_of_memory(r, "resolving the curves");
@@ -801,7 +801,7 @@ static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
             bezier = c->keys[k].interp == MN_FCURVE_BEZIER;
         if (!bezier)
             continue;
-        double *record = mn_arena_calloc(r->arena, (size_t)c->key_count * 4, sizeof *record,
+        double *record = mni_arena_calloc(r->arena, (size_t)c->key_count * 4, sizeof *record,
                                          _Alignof(double));
         if (!record)
             return out_of_memory(r, "resolving the curves");
@@ -817,21 +817,21 @@ static mn_status read_tracks(rig_reader *r, json_t *obj, uint32_t i)
     mn_voxel_animation *a = &r->animations[i];
     json_t *array;
     uint32_t n;
-    mn_status st = mn_json_array_count(&r->j, obj, "tracks", true, &array, &n);
+    mn_status st = mni_json_array_count(&r->j, obj, "tracks", true, &array, &n);
     if (st != MN_OK)
         return st;
-    mn_voxel_track *tracks = mn_arena_calloc(r->arena, n, sizeof *tracks, _Alignof(mn_voxel_track));
+    mn_voxel_track *tracks = mni_arena_calloc(r->arena, n, sizeof *tracks, _Alignof(mn_voxel_track));
     if (!tracks)
         return out_of_memory(r, "reading tracks");
-    size_t mark = mn_json_push_key(&r->j, "tracks");
+    size_t mark = mni_json_push_key(&r->j, "tracks");
     for (uint32_t t = 0; t < n; t++) {
-        size_t m2 = mn_json_push_index(&r->j, t);
+        size_t m2 = mni_json_push_index(&r->j, t);
         st = read_track(r, json_array_get(array, t), i, t, &tracks[t]);
         if (st != MN_OK)
             return st;
-        mn_json_pop(&r->j, m2);
+        mni_json_pop(&r->j, m2);
     }
-    mn_json_pop(&r->j, mark);
+    mni_json_pop(&r->j, mark);
     a->tracks = tracks;
     a->track_count = n;
     st = settle_duration(r, obj, a, tracks);
@@ -845,13 +845,13 @@ static mn_status read_animation(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK)
         st = read_unique_name(r, obj, &r->priv->animations, "animations", &a->name);
     if (st == MN_OK)
-        st = mn_json_bool(&r->j, obj, "loop", true, &a->loop);
+        st = mni_json_bool(&r->j, obj, "loop", true, &a->loop);
     if (st == MN_OK)
-        st = mn_json_bool(&r->j, obj, "auto_play", true, &a->auto_play);
+        st = mni_json_bool(&r->j, obj, "auto_play", true, &a->auto_play);
     if (st == MN_OK)
         st = get_number(&r->j, obj, "duration_ms", false, &a->duration_ms);
     if (st == MN_OK && a->duration_ms < 0.0)
-        st = mn_json_fail(&r->j, MN_INVALID_VALUE, "duration_ms", "duration_ms %g is negative",
+        st = mni_json_fail(&r->j, MN_INVALID_VALUE, "duration_ms", "duration_ms %g is negative",
                           a->duration_ms);
     if (st == MN_OK)
         st = read_tracks(r, obj, i);
@@ -865,14 +865,14 @@ static mn_status read_animations(rig_reader *r, json_t *rig_obj)
 {
     json_t *array;
     uint32_t n;
-    mn_status st = mn_json_array_count(&r->j, rig_obj, "animations", false, &array, &n);
+    mn_status st = mni_json_array_count(&r->j, rig_obj, "animations", false, &array, &n);
     if (st != MN_OK)
         return st;
     uint32_t nj = r->rig->joint_count;
-    r->animations = mn_arena_calloc(r->arena, n, sizeof *r->animations, _Alignof(mn_voxel_animation));
-    r->claimed_by = mn_arena_calloc(r->arena, nj, sizeof *r->claimed_by, _Alignof(uint32_t));
-    r->claimed_track = mn_arena_calloc(r->arena, nj, sizeof *r->claimed_track, _Alignof(uint32_t));
-    r->priv->baked = mn_arena_calloc(r->arena, n ? n : 1, sizeof *r->priv->baked,
+    r->animations = mni_arena_calloc(r->arena, n, sizeof *r->animations, _Alignof(mn_voxel_animation));
+    r->claimed_by = mni_arena_calloc(r->arena, nj, sizeof *r->claimed_by, _Alignof(uint32_t));
+    r->claimed_track = mni_arena_calloc(r->arena, nj, sizeof *r->claimed_track, _Alignof(uint32_t));
+    r->priv->baked = mni_arena_calloc(r->arena, n ? n : 1, sizeof *r->priv->baked,
                                      _Alignof(baked_tracks));
     if (!r->animations || !r->claimed_by || !r->claimed_track || !r->priv->baked ||
         !table_init(r->arena, &r->priv->animations, n))
@@ -894,28 +894,28 @@ static mn_status read_header(rig_reader *r, json_t *obj)
     static const char *const kinds[] = {"cube",       "mc",         "sn",         "dc",
                                         "mc-skinned", "sn-skinned", "dc-skinned", "static"};
     const char *format = NULL;
-    mn_status st = mn_json_string_ref(&r->j, obj, "format", false, &format, NULL);
+    mn_status st = mni_json_string_ref(&r->j, obj, "format", false, &format, NULL);
     if (st == MN_OK && format && strcmp(format, "voxel-rig") != 0)
-        st = mn_json_fail(&r->j, MN_INVALID_VALUE, "format", "\"%.32s\" is not \"voxel-rig\"", format);
+        st = mni_json_fail(&r->j, MN_INVALID_VALUE, "format", "\"%.32s\" is not \"voxel-rig\"", format);
     if (st != MN_OK)
         return st;
     json_t *version = json_object_get(obj, "version");
     if (version && !json_is_number(version))
-        return mn_json_fail(&r->j, MN_JSON_TYPE, "version", "expected the number 1, found %s",
-                            mn_json_type_name(version));
+        return mni_json_fail(&r->j, MN_JSON_TYPE, "version", "expected the number 1, found %s",
+                            mni_json_type_name(version));
     if (version && json_number_value(version) != 1.0)
-        return mn_json_fail(&r->j, MN_INVALID_VALUE, "version",
+        return mni_json_fail(&r->j, MN_INVALID_VALUE, "version",
                             "version %g is not supported (this reader reads version 1)",
                             json_number_value(version));
     int kind = 0;
-    st = mn_json_enum(&r->j, obj, "kind", false, kinds, 8, "a voxel model kind", &kind);
+    st = mni_json_enum(&r->j, obj, "kind", false, kinds, 8, "a voxel model kind", &kind);
     if (st != MN_OK)
         return st;
     r->rig->kind = (mn_voxel_kind)kind;
     float size = 1.0f;
-    st = mn_json_float(&r->j, obj, "voxel_size", false, &size);
+    st = mni_json_float(&r->j, obj, "voxel_size", false, &size);
     if (st == MN_OK && !(size > 0.0f))
-        st = mn_json_fail(&r->j, MN_INVALID_VALUE, "voxel_size", "voxel_size %g is not positive",
+        st = mni_json_fail(&r->j, MN_INVALID_VALUE, "voxel_size", "voxel_size %g is not positive",
                           (double)size);
     r->rig->voxel_size = size;
     return st;
@@ -928,7 +928,7 @@ static mn_status read_rig(rig_reader *r, json_t *root)
     /* The resolved form a run record carries: the rig is the "rig" member. */
     if (!json_object_get(root, "parts") && json_is_object(inner)) {
         obj = inner;
-        mn_json_push_key(&r->j, "rig");
+        mni_json_push_key(&r->j, "rig");
     }
     mn_status st = read_header(r, obj);
     if (st == MN_OK)
@@ -958,7 +958,7 @@ static mn_status parse(const uint8_t *data, size_t size, mn_error *err, json_t *
     json_error_t jerr;
     *root = json_loadb((const char *)data + base, size - base, 0, &jerr);
     if (!*root) {
-        mn_status st = mn_error_set(err, MN_JSON_SYNTAX, "", (int64_t)(base + (size_t)jerr.position),
+        mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)(base + (size_t)jerr.position),
                                     "JSON syntax error at line %d, column %d: %s", jerr.line,
                                     jerr.column, jerr.text);
         err->line = jerr.line;
@@ -966,14 +966,14 @@ static mn_status parse(const uint8_t *data, size_t size, mn_error *err, json_t *
         return st;
     }
     if (!json_is_object(*root))
-        return mn_error_set(err, MN_JSON_TYPE, "", (int64_t)base,
-                            "the document is %s; a rig is a JSON object", mn_json_type_name(*root));
+        return mni_error_set(err, MN_JSON_TYPE, "", (int64_t)base,
+                            "the document is %s; a rig is a JSON object", mni_json_type_name(*root));
     return MN_OK;
 }
 
 static void free_holder(rig_holder *h)
 {
-    mn_arena_release_holder(&h->priv.arena, h, sizeof *h);
+    mni_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
 mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel_rig_options *options,
@@ -982,28 +982,28 @@ mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel
     if (out_rig)
         *out_rig = NULL;
     if (!out_rig || (!json && size > 0))
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1,
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
                             "mn_voxel_rig_read_memory needs json (or size 0) and out_rig");
     mn_allocator allocator = {0};
     if (options)
         allocator = options->allocator;
-    rig_holder *h = mn_alloc(&allocator, sizeof *h);
+    rig_holder *h = mni_alloc(&allocator, sizeof *h);
     if (!h)
-        return mn_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a rig");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a rig");
     memset(h, 0, sizeof *h);
-    mn_arena_init(&h->priv.arena, &allocator);
+    mni_arena_init(&h->priv.arena, &allocator);
     h->rig.priv_ = &h->priv;
     h->rig.voxel_size = 1.0f;
 
     mn_error local;
-    mn_error_clear(&local);
+    mni_error_clear(&local);
     rig_reader r;
     memset(&r, 0, sizeof r);
     r.arena = &h->priv.arena;
     r.rig = &h->rig;
     r.priv = &h->priv;
     r.bake = bake_budget_for(size);
-    mn_json_init(&r.j, r.arena, &local);
+    mni_json_init(&r.j, r.arena, &local);
 
     static const uint8_t empty[1] = {0};
     json_t *root = NULL;
@@ -1014,14 +1014,14 @@ mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel
         json_decref(root);
     if (st != MN_OK) {
         if (local.code == MN_OK)
-            mn_error_set(&local, st, "", -1, NULL);
+            mni_error_set(&local, st, "", -1, NULL);
         free_holder(h);
         if (err)
             *err = local;
         return st;
     }
     if (err)
-        mn_error_clear(err);
+        mni_error_clear(err);
     *out_rig = &h->rig;
     return MN_OK;
 }
@@ -1032,14 +1032,14 @@ mn_status mn_voxel_rig_read_file(const char *path, const mn_voxel_rig_options *o
     if (out_rig)
         *out_rig = NULL;
     if (!path || !out_rig)
-        return mn_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_voxel_rig_read_file needs a path and out_rig");
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_voxel_rig_read_file needs a path and out_rig");
     mn_arena file_arena;
-    mn_arena_init(&file_arena, options ? &options->allocator : NULL);
+    mni_arena_init(&file_arena, options ? &options->allocator : NULL);
     mn_bytes bytes = {0};
-    mn_status st = mn_file_read(&file_arena, path, &bytes, err);
+    mn_status st = mni_file_read(&file_arena, path, &bytes, err);
     if (st == MN_OK)
         st = mn_voxel_rig_read_memory(bytes.data, bytes.size, options, out_rig, err);
-    mn_arena_release(&file_arena);
+    mni_arena_release(&file_arena);
     return st;
 }
 

@@ -97,7 +97,7 @@ static int run_case(size_t vertices, size_t coeffs, bool eyes, bool pose)
         f.skin_rows = rows;
     }
     f.out = a;
-    mn_expression_scalar(&f);
+    mni_expression_scalar(&f);
     f.out = b;
     mn_expression_neon(&f);
     double worst = 0.0;
