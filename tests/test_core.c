@@ -123,6 +123,65 @@ static void test_error_set_truncates_long_text(void **state)
     assert_int_equal(strlen(err.path), sizeof err.path - 1);
 }
 
+static void test_error_set_without_format_names_the_path(void **state)
+{
+    (void)state;
+    mn_error err;
+    mni_error_set(&err, MN_OUT_OF_MEMORY, "images[0].uri", -1, NULL);
+    assert_string_equal(err.message, "images[0].uri: out of memory");
+    assert_string_equal(err.path, "images[0].uri");
+    mni_error_set(&err, MN_OUT_OF_MEMORY, "", -1, NULL);
+    assert_string_equal(err.message, "out of memory");
+}
+
+static void test_fail_sets_code_and_message_without_path_or_offset(void **state)
+{
+    (void)state;
+    mn_error err;
+    mni_error_set(&err, MN_URI, "images[0].uri", 7, "stale");
+    err.line = 3;
+    mn_status st = mni_fail(&err, MN_INVALID_ARGUMENT, "mixer: layer %u does not exist", 4u);
+    assert_int_equal(st, MN_INVALID_ARGUMENT);
+    assert_int_equal(err.code, MN_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "mixer: layer 4 does not exist");
+    assert_string_equal(err.path, "");
+    assert_int_equal(err.offset, -1);
+    assert_int_equal(err.line, 0);
+    assert_int_equal(mni_fail(&err, MN_HIERARCHY, NULL), MN_HIERARCHY);
+    assert_string_equal(err.message, mn_status_message(MN_HIERARCHY));
+    assert_int_equal(mni_fail(NULL, MN_IO, "ignored %d", 1), MN_IO);
+}
+
+static void test_oom_names_what_ran_out(void **state)
+{
+    (void)state;
+    mn_error err;
+    mn_status st = mni_oom(&err, "render source");
+    assert_int_equal(st, MN_OUT_OF_MEMORY);
+    assert_int_equal(err.code, MN_OUT_OF_MEMORY);
+    assert_string_equal(err.message, "render source: out of memory");
+    assert_string_equal(err.path, "");
+    assert_int_equal(err.offset, -1);
+    mni_oom(&err, "a pose of %u joints (%zu bytes)", 40u, (size_t)1920);
+    assert_string_equal(err.message, "a pose of 40 joints (1920 bytes): out of memory");
+    mni_oom(&err, NULL);
+    assert_string_equal(err.message, "out of memory");
+    assert_int_equal(mni_oom(NULL, "ignored"), MN_OUT_OF_MEMORY);
+}
+
+static void test_oom_keeps_the_words_after_a_long_what(void **state)
+{
+    (void)state;
+    char long_what[1000];
+    memset(long_what, 'w', sizeof long_what - 1);
+    long_what[sizeof long_what - 1] = '\0';
+    mn_error err;
+    mni_oom(&err, "%s", long_what);
+    assert_int_equal(strlen(err.message), sizeof err.message - 1);
+    const char *tail = err.message + strlen(err.message) - strlen(": out of memory");
+    assert_string_equal(tail, ": out of memory");
+}
+
 static void test_error_clear_resets_everything(void **state)
 {
     (void)state;
@@ -464,6 +523,10 @@ int main(void)
         cmocka_unit_test(test_error_set_replaces_an_earlier_error),
         cmocka_unit_test(test_error_set_with_null_err_returns_code),
         cmocka_unit_test(test_error_set_truncates_long_text),
+        cmocka_unit_test(test_error_set_without_format_names_the_path),
+        cmocka_unit_test(test_fail_sets_code_and_message_without_path_or_offset),
+        cmocka_unit_test(test_oom_names_what_ran_out),
+        cmocka_unit_test(test_oom_keeps_the_words_after_a_long_what),
         cmocka_unit_test(test_error_clear_resets_everything),
         cmocka_unit_test(test_alloc_goes_through_hooks),
         cmocka_unit_test(test_zeroed_allocator_means_malloc),

@@ -100,13 +100,47 @@ mn_cpu_simd mni_cpu_level(void);
 /*
  * Fill err (when not NULL) with code, JSON path (may be NULL), byte offset
  * (-1 for none) and a printf-style message; returns code so callers can
- * `return mni_error_set(...)`.  A NULL fmt uses the code's default message.
+ * `return mni_error_set(...)`.  A NULL fmt uses the code's default message,
+ * after the path when there is one ("images[0].uri: out of memory").  For
+ * failures with neither a path nor an offset, mni_fail and mni_oom say it
+ * shorter.
  */
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
 mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
                        const char *fmt, ...);
+
+/*
+ * The common failure: mni_error_set with no path and no offset.  Fills err
+ * (when not NULL) with code and the printf-style message (NULL: the code's
+ * default message); returns code, so callers write `return mni_fail(...)`.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+mn_status mni_fail(mn_error *err, mn_status code, const char *fmt, ...);
+
+/*
+ * Running out of memory: fills err (when not NULL) with MN_OUT_OF_MEMORY and
+ * "<what>: out of memory", or plain "out of memory" when what is NULL;
+ * returns MN_OUT_OF_MEMORY.  `what` names what needed the memory ("render
+ * source", "a pose of 40 joints (1920 bytes)", "reading MTL"), printf-style.
+ *
+ * Why this shape: the words come from the status table, so they are written
+ * once; `what` leads, as every message here names its item first
+ * ("accessors[3]: ..."), and it is printf-style so sizes and names stay in
+ * the message.  It takes no path: an allocation that fails for a JSON item
+ * says so through mni_error_set (NULL fmt) or its reader's own helper
+ * (mni_json_oom), which keep the path.  The text is cut so that the words
+ * always fit.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+mn_status mni_oom(mn_error *err, const char *what, ...);
+/* mni_oom with a va_list, for helpers that put a path before its message. */
+mn_status mni_oom_va(mn_error *err, const char *what, va_list ap);
 
 /* Reset err (when not NULL) to "no error": code MN_OK, empty message and path, offset -1, line and column 0. */
 void mni_error_clear(mn_error *err);

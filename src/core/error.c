@@ -51,23 +51,67 @@ void mni_error_clear(mn_error *err)
     err->column = 0;
 }
 
-mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
-                       const char *fmt, ...)
+/* Fill err (not NULL) from a va_list: mni_error_set's work. */
+static void error_vset(mn_error *err, mn_status code, const char *path, int64_t offset,
+                       const char *fmt, va_list ap)
 {
-    if (!err)
-        return code;
     memset(err, 0, sizeof *err); /* a failure is rare: leave no stale bytes after the text */
     err->code = code;
     err->offset = offset;
     if (path)
         snprintf(err->path, sizeof err->path, "%s", path);
-    if (fmt) {
-        va_list ap;
-        va_start(ap, fmt);
+    if (fmt)
         vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    } else {
+    else if (path && path[0])
+        snprintf(err->message, sizeof err->message, "%s: %s", path, mn_status_message(code));
+    else
         snprintf(err->message, sizeof err->message, "%s", mn_status_message(code));
-    }
+}
+
+mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
+                       const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    error_vset(err, code, path, offset, fmt, ap);
+    va_end(ap);
     return code;
+}
+
+mn_status mni_fail(mn_error *err, mn_status code, const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    error_vset(err, code, NULL, -1, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+mn_status mni_oom_va(mn_error *err, const char *what, va_list ap)
+{
+    if (!err)
+        return MN_OUT_OF_MEMORY;
+    if (!what)
+        return mni_fail(err, MN_OUT_OF_MEMORY, NULL);
+    const char *words = mn_status_message(MN_OUT_OF_MEMORY);
+    char text[sizeof err->message];
+    vsnprintf(text, sizeof text, what, ap);
+    /* keep room for ": " and the words, so that a long `what` never cuts them off */
+    size_t room = sizeof err->message - 3 - strlen(words);
+    if (strlen(text) > room)
+        text[room] = '\0';
+    return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "%s: %s", text, words);
+}
+
+mn_status mni_oom(mn_error *err, const char *what, ...)
+{
+    va_list ap;
+    va_start(ap, what);
+    mn_status st = mni_oom_va(err, what, ap);
+    va_end(ap);
+    return st;
 }

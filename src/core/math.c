@@ -606,8 +606,8 @@ mn_status mn_compose_worlds(const int32_t *parents, size_t count, const float *l
     if (count == 0)
         return MN_OK;
     if (!parents || !locals || !worlds)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "compose_worlds: NULL parents, locals or worlds for %zu nodes", count);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "compose_worlds: NULL parents, locals or worlds for %zu nodes", count);
     bool parent_first;
     mn_status st = check_parent_range(parents, count, &parent_first, err);
     if (st == MN_OK && !parent_first)
