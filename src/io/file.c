@@ -37,8 +37,8 @@ static mn_status open_for_reading(const char *path, mn_bytes *bytes, FILE **out,
     bytes->size = 0;
     *out = fopen(path, "rb");
     if (!*out)
-        return mni_error_set(err, MN_IO, NULL, -1, "cannot open \"%s\": %s", path,
-                            errno_text(errno, why, sizeof why));
+        return mni_fail(err, MN_IO, "cannot open \"%s\": %s", path,
+                        errno_text(errno, why, sizeof why));
     return MN_OK;
 }
 
@@ -53,31 +53,28 @@ mn_status mni_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_err
     if (fstat(fileno(f), &st) != 0) {
         int e = errno;
         fclose(f);
-        return mni_error_set(err, MN_IO, NULL, -1, "cannot stat \"%s\": %s", path,
-                            errno_text(e, why, sizeof why));
+        return mni_fail(err, MN_IO, "cannot stat \"%s\": %s", path, errno_text(e, why, sizeof why));
     }
     if (!S_ISREG(st.st_mode)) {
         fclose(f);
-        return mni_error_set(err, MN_IO, NULL, -1, "\"%s\" is not a regular file", path);
+        return mni_fail(err, MN_IO, "\"%s\" is not a regular file", path);
     }
     if ((uintmax_t)st.st_size > (uintmax_t)SIZE_MAX - 1) {
         fclose(f);
-        return mni_error_set(err, MN_IO, NULL, -1, "\"%s\" is too large to read", path);
+        return mni_fail(err, MN_IO, "\"%s\" is too large to read", path);
     }
     size_t size = (size_t)st.st_size;
     /* 64-byte alignment keeps every accessor view into the file aligned for its type. */
     uint8_t *data = mni_arena_alloc(arena, size ? size : 1, 64);
     if (!data) {
         fclose(f);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "out of memory reading \"%s\" (%zu bytes)", path, size);
+        return mni_oom(err, "reading \"%s\" (%zu bytes)", path, size);
     }
     size_t got = size ? fread(data, 1, size, f) : 0;
     int read_error = ferror(f);
     fclose(f);
     if (read_error || got != size)
-        return mni_error_set(err, MN_IO, NULL, -1,
-                            "reading \"%s\" failed after %zu of %zu bytes", path, got, size);
+        return mni_fail(err, MN_IO, "reading \"%s\" failed after %zu of %zu bytes", path, got, size);
     out->data = data;
     out->size = size;
     return MN_OK;

@@ -52,6 +52,16 @@ __attribute__((format(printf, 4, 5)))
 #endif
 mn_status mni_json_fail(mn_json *j, mn_status code, const char *key, const char *fmt, ...);
 
+/*
+ * mni_json_fail for running out of memory at member `key` (NULL: the current
+ * value): "<path>: <what>: out of memory", or "<path>: out of memory" when
+ * what (printf-style, as mni_oom's) is NULL.  Returns MN_OUT_OF_MEMORY.
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+mn_status mni_json_oom(mn_json *j, const char *key, const char *what, ...);
+
 /* "a string", "an array", ... for messages. */
 const char *mni_json_type_name(const json_t *value);
 

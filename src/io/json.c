@@ -81,6 +81,16 @@ mn_status mni_json_fail(mn_json *j, mn_status code, const char *key, const char 
     return mni_error_set(j->err, code, path, -1, "%s", text);
 }
 
+mn_status mni_json_oom(mn_json *j, const char *key, const char *what, ...)
+{
+    mn_error words; /* mni_oom's message, which mni_json_fail puts after the path */
+    va_list ap;
+    va_start(ap, what);
+    mni_oom_va(&words, what, ap);
+    va_end(ap);
+    return mni_json_fail(j, MN_OUT_OF_MEMORY, key, "%s", words.message);
+}
+
 const char *mni_json_type_name(const json_t *value)
 {
     switch (json_typeof(value)) {
@@ -162,7 +172,7 @@ mn_status mni_json_string(mn_json *j, json_t *obj, const char *key, bool require
         return st;
     char *copy = mni_arena_strndup(j->arena, s, len);
     if (!copy)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, key, "out of memory copying a string");
+        return mni_json_oom(j, key, "copying a string");
     *out = copy;
     return MN_OK;
 }
@@ -363,7 +373,7 @@ mn_status mni_json_dump(mn_json *j, const json_t *value, const char **out)
     size_t total;
     char *text = mni_checked_add(need, 1, &total) ? mni_arena_alloc(j->arena, total, 1) : NULL;
     if (!text)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory keeping JSON text");
+        return mni_json_oom(j, NULL, "keeping JSON text");
     if (json_dumpb(value, text, need, flags) != need)
         return mni_json_fail(j, MN_INVALID_VALUE, NULL, "value cannot be written back as JSON text");
     text[need] = '\0';

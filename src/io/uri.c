@@ -214,7 +214,7 @@ mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, c
                                     "%s: data: URI media type \"%.*s\" is not of the form type/subtype",
                                     path, (int)(n > 64 ? 64 : n), p);
             if (n > 0 && !(*media_type = mni_arena_strndup(arena, p, n)))
-                return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+                return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
         } else if (base64) {
             return mni_error_set(err, MN_URI, path, -1,
                                 "%s: data: URI has parameters after \";base64\", which must come last",
@@ -243,7 +243,7 @@ mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, c
     size_t total;
     uint8_t *dst = mni_checked_add(payload_len, 1, &total) ? mni_arena_alloc(arena, total, 16) : NULL;
     if (!dst)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
     size_t size;
     mn_status st = unescape(payload, payload_len, true, dst, &size, path, err);
     if (st != MN_OK)
@@ -331,10 +331,10 @@ mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *
     size_t uri_len = strlen(uri);
     size_t total;
     if (!mni_checked_add(base_len, uri_len, &total) || !mni_checked_add(total, 2, &total))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "file path is too long");
+        return mni_fail(err, MN_OVERFLOW, "file path is too long");
     char *full = mni_arena_alloc(arena, total, 1);
     if (!full)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     size_t o = 0;
     if (base_len) {
         memcpy(full, base_dir, base_len);
