@@ -59,14 +59,23 @@ struct mn_model_builder {
 
 /* ---- failing and growing ----------------------------------------------------------------------- */
 
-/* Record the first error ("path: message"); later ones are dropped. */
+/*
+ * Record the first error ("path: message", the message alone when path is
+ * empty; a NULL fmt gives the code's default message); later ones are dropped.
+ */
 static void vfail(mn_model_builder *b, mn_status code, const char *path, const char *fmt, va_list ap)
 {
     if (b->err.code != MN_OK)
         return;
     char message[sizeof b->err.message];
-    vsnprintf(message, sizeof message, fmt, ap);
-    mni_error_set(&b->err, code, path, -1, "%s: %s", path, message);
+    if (fmt)
+        vsnprintf(message, sizeof message, fmt, ap);
+    else
+        snprintf(message, sizeof message, "%s", mn_status_message(code));
+    if (path[0])
+        mni_error_set(&b->err, code, path, -1, "%s: %s", path, message);
+    else
+        mni_fail(&b->err, code, "%s", message);
 }
 
 /* Fail an add: returns MN_NONE, the index an add returns after an error. */
@@ -80,6 +89,20 @@ static uint32_t fail(mn_model_builder *b, mn_status code, const char *path, cons
     vfail(b, code, path, fmt, ap);
     va_end(ap);
     return MN_NONE;
+}
+
+/* Fail an add for want of memory, as fail does: "path: what: out of memory" (what NULL: "path: out of memory"). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static uint32_t oom(mn_model_builder *b, const char *path, const char *what, ...)
+{
+    mn_error words; /* mni_oom's message, which fail puts after the path */
+    va_list ap;
+    va_start(ap, what);
+    mni_oom_va(&words, what, ap);
+    va_end(ap);
+    return fail(b, MN_OUT_OF_MEMORY, path, "%s", words.message);
 }
 
 /* Fail a finishing step: returns the first error's code. */
@@ -114,7 +137,7 @@ static bool grow(mn_model_builder *b, void *array, uint32_t count, uint32_t *cap
     uint32_t n = *cap ? 2 * *cap : 8;
     void *bigger = mni_arena_calloc(b->arena, n, elem, 16);
     if (!bigger) {
-        fail(b, MN_OUT_OF_MEMORY, what, "out of memory growing to %u elements", n);
+        oom(b, what, "growing to %u elements", n);
         return false;
     }
     if (count)
@@ -131,7 +154,7 @@ static bool copy_string(mn_model_builder *b, const char *s, const char **out, co
     if (!s)
         return true;
     if (!(*out = mni_arena_strndup(b->arena, s, strlen(s)))) {
-        fail(b, MN_OUT_OF_MEMORY, path, "out of memory");
+        oom(b, path, NULL);
         return false;
     }
     return true;
@@ -215,7 +238,7 @@ static uint32_t add_accessor(mn_model_builder *b, const char *name, const void *
         return fail(b, MN_OVERFLOW, path, "%u elements are too many", count);
     uint8_t *copy = mni_arena_alloc(b->arena, bytes, 16);
     if (!copy)
-        return fail(b, MN_OUT_OF_MEMORY, path, "out of memory copying %zu bytes", bytes);
+        return oom(b, path, "copying %zu bytes", bytes);
     memcpy(copy, data, bytes);
     mn_accessor *a = &m->accessors[m->accessor_count];
     memset(a, 0, sizeof *a);
@@ -374,7 +397,7 @@ uint32_t mn_model_build_image(mn_model_builder *builder, const char *name, const
     if (embedded) {
         uint8_t *copy = mni_arena_alloc(b->arena, size, 16);
         if (!copy)
-            return fail(b, MN_OUT_OF_MEMORY, path, "out of memory copying %zu bytes", size);
+            return oom(b, path, "copying %zu bytes", size);
         memcpy(copy, data, size);
         img->data = copy;
         img->size = size;
@@ -531,7 +554,7 @@ uint32_t mn_model_build_primitive(mn_model_builder *builder, uint32_t mesh, mn_p
     p.material = material;
     p.attributes = mni_arena_calloc(b->arena, attribute_count, sizeof *p.attributes, 16);
     if (!p.attributes)
-        return fail(b, MN_OUT_OF_MEMORY, path, "out of memory");
+        return oom(b, path, NULL);
     for (uint32_t i = 0; i < attribute_count; i++) {
         const mn_build_attribute *in = &attributes[i];
         mn_attribute *at = &p.attributes[i];
@@ -745,7 +768,7 @@ uint32_t mn_model_build_skin(mn_model_builder *builder, const char *name, const 
     uint32_t *j = mni_arena_alloc(b->arena, (size_t)joint_count * sizeof *j, 16);
     float *ib = mni_arena_alloc(b->arena, (size_t)joint_count * 16 * sizeof *ib, 16);
     if (!j || !ib || !copy_string(b, name, &s->name, path))
-        return fail(b, MN_OUT_OF_MEMORY, path, "out of memory");
+        return oom(b, path, NULL);
     memcpy(j, joints, (size_t)joint_count * sizeof *j);
     for (uint32_t i = 0; i < joint_count; i++) {
         if (inverse_bind)
@@ -849,7 +872,7 @@ uint32_t mn_model_build_channel(mn_model_builder *builder, uint32_t animation, u
     ch.times = keep_floats(b, animation, times, key_count, true);
     ch.values = keep_floats(b, animation, values, n, false);
     if (!ch.times || !ch.values)
-        return fail(b, MN_OUT_OF_MEMORY, at, "out of memory copying the keys");
+        return oom(b, at, "copying the keys");
     b->channels[b->channel_count].animation = animation;
     b->channels[b->channel_count].channel = ch;
     b->channel_count++;
@@ -915,7 +938,7 @@ static mn_status mesh_weights(mn_model_builder *b)
                             mesh->primitives[p].target_count, targets);
         mesh->weight_count = targets;
         if (!(mesh->weights = mni_arena_calloc(b->arena, targets + 1u, sizeof(float), 16)))
-            return fail_st(b, MN_OUT_OF_MEMORY, path, "out of memory");
+            return fail_st(b, MN_OUT_OF_MEMORY, path, NULL);
     }
     return MN_OK;
 }
@@ -998,13 +1021,13 @@ static mn_status hierarchy(mn_model_builder *b)
     uint32_t *root_list = mni_arena_alloc(b->arena, (size_t)roots * sizeof *root_list, 16);
     m->scenes = mni_arena_calloc(b->arena, 1, sizeof *m->scenes, 16);
     if (!order || !stack || !root_list || !m->scenes)
-        return fail_st(b, MN_OUT_OF_MEMORY, "nodes", "out of memory");
+        return fail_st(b, MN_OUT_OF_MEMORY, "nodes", NULL);
     if (check_cycles(b, stack) != MN_OK)
         return b->err.code;
     for (uint32_t i = 0; i < m->node_count; i++) {
         mn_node *n = &m->nodes[i];
         if (n->child_count && !(n->children = mni_arena_alloc(b->arena, (size_t)n->child_count * sizeof(uint32_t), 16)))
-            return fail_st(b, MN_OUT_OF_MEMORY, "nodes", "out of memory");
+            return fail_st(b, MN_OUT_OF_MEMORY, "nodes", NULL);
         n->child_count = 0;
     }
     roots = 0;
@@ -1042,13 +1065,13 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
     if (out_model)
         *out_model = NULL;
     if (!builder)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "the model builder could not be created (out of memory)");
+        return mni_oom(err, "creating the model builder");
     mn_model_builder *b = builder;
     mn_model *m = b->model;
     if (!out_model)
         fail(b, MN_INVALID_ARGUMENT, "", "mn_model_build_finish needs out_model");
     if (live(b) && !gather(b))
-        fail(b, MN_OUT_OF_MEMORY, "", "out of memory gathering the model");
+        oom(b, "", "gathering the model");
     if (live(b))
         mesh_weights(b);
     if (live(b))
@@ -1056,7 +1079,7 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
     if (live(b))
         hierarchy(b);
     if (live(b) && mni_model_compute_bounds(m, &m->priv->arena.allocator) != MN_OK)
-        fail(b, MN_OUT_OF_MEMORY, "", "out of memory computing the bounds");
+        oom(b, "", "computing the bounds");
     if (!live(b)) {
         mn_error copy = b->err;
         mn_model_free(m);
