@@ -111,7 +111,7 @@ mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view
         return st;
     uint8_t *out = mni_arena_alloc(r->arena, view->size, 64);
     if (!out)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu bytes)", view->size);
+        return mni_json_oom(j, NULL, "%zu bytes", view->size);
     memset(out + bytes, 0, view->size - bytes);
     int rc = decode(mode, out, count, stride, src->data + offset, (size_t)length);
     if (rc != 0)

@@ -26,7 +26,7 @@ mn_status mni_gltf_warn(mn_gltf_reader *r, mn_status code, const char *key, cons
     char *p = mni_arena_strndup(r->arena, path, strlen(path));
     char *m = mni_arena_strndup(r->arena, text, strlen(text));
     if (!node || !p || !m)
-        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, key, "out of memory recording a warning");
+        return mni_json_oom(&r->json, key, "recording a warning");
     node->warning.code = code;
     node->warning.path = p;
     node->warning.message = m;
@@ -56,7 +56,7 @@ void *mni_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align,
     if (mni_checked_mul(count, size, &total))
         p = zero ? mni_arena_calloc(r->arena, count, size, align) : mni_arena_alloc(r->arena, total, align);
     if (!p)
-        mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu x %zu bytes)", count, size);
+        mni_json_oom(&r->json, NULL, "%zu x %zu bytes", count, size);
     return p;
 }
 
@@ -77,7 +77,7 @@ mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, const char
     char text[32];
     snprintf(text, sizeof text, "%s%u", prefix, index);
     if (!(*name = mni_arena_strndup(r->arena, text, strlen(text))))
-        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(&r->json, NULL, NULL);
     return MN_OK;
 }
 
@@ -126,10 +126,10 @@ static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded
     else
         st = res->read(res->user, r->base_dir ? r->base_dir : "", decoded, &bytes, &rerr);
     if (st == MN_OK && bytes.size > 0 && !bytes.data)
-        st = mni_error_set(&rerr, MN_IO, NULL, -1, "the resolver returned no data");
+        st = mni_fail(&rerr, MN_IO, "the resolver returned no data");
     if (st != MN_OK) {
         if (rerr.code == MN_OK)
-            mni_error_set(&rerr, st, NULL, -1, NULL);
+            mni_fail(&rerr, st, NULL);
         return mni_error_set(r->err, st, path, -1, "%s: cannot read \"%.80s\": %s", path, uri,
                             rerr.message);
     }
@@ -142,11 +142,11 @@ static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded
             if (res->release)
                 res->release(res->user, &bytes);
             if (!copy)
-                return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+                return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, NULL);
             bytes.data = copy;
         } else if (res->release && !mni_model_keep_resolved(r->model, res, bytes)) {
             res->release(res->user, &bytes);
-            return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+            return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, NULL);
         }
     }
     *out = bytes;
@@ -250,7 +250,7 @@ static mn_status read_names(mn_gltf_reader *r, const char *key, const char ***ou
             return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an extension name (a string), found %s",
                                 mni_json_type_name(v));
         if (!(names[i] = mni_arena_strndup(r->arena, json_string_value(v), json_string_length(v))))
-            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(j, NULL, NULL);
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
@@ -317,7 +317,7 @@ static mn_status read_buffer(mn_gltf_reader *r, json_t *obj, uint32_t index, mn_
     if (uri) {
         const char *media;
         if (!(b->uri = mni_arena_strndup(r->arena, uri, strlen(uri))))
-            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(j, NULL, NULL);
         if ((st = mni_gltf_load_uri(r, uri, &bytes, &media)) != MN_OK)
             return st;
         source = mni_uri_is_data(uri) ? "its data: URI" : "its file";
@@ -400,6 +400,20 @@ static mn_status buffer_view_at(mn_gltf_reader *r, json_t *obj, uint32_t i)
 
 /* ---- the document --------------------------------------------------------------------------- */
 
+/*
+ * n zeroed elements of `size` bytes for one of the model's arrays: NULL when
+ * n is 0, and nothing more is asked once *failed (set, error filled, when an
+ * allocation fails), so the first failure's message stands.
+ */
+static void *alloc_array(mn_gltf_reader *r, size_t n, size_t size, bool *failed)
+{
+    if (n == 0 || *failed)
+        return NULL;
+    void *p = mni_gltf_alloc(r, n, size, 16, true);
+    *failed = !p;
+    return p;
+}
+
 /* Every top-level array's length, type-checked, and the model's arrays, zeroed. */
 static mn_status allocate_arrays(mn_gltf_reader *r)
 {
@@ -428,25 +442,22 @@ static mn_status allocate_arrays(mn_gltf_reader *r)
     r->accessor_capacity = accessors + synth;
     m->accessor_count = accessors;
 
-#define ALLOC_ARRAY(field, n)                                                                  \
-    do {                                                                                       \
-        if ((n) > 0 && !(m->field = mni_gltf_alloc(r, (n), sizeof *m->field, 16, true)))        \
-            return MN_OUT_OF_MEMORY;                                                           \
-    } while (0)
-    ALLOC_ARRAY(buffers, m->buffer_count);
-    ALLOC_ARRAY(buffer_views, m->buffer_view_count);
-    ALLOC_ARRAY(accessors, r->accessor_capacity);
-    ALLOC_ARRAY(images, m->image_count);
-    ALLOC_ARRAY(samplers, m->sampler_count);
-    ALLOC_ARRAY(textures, m->texture_count);
-    ALLOC_ARRAY(materials, m->material_count);
-    ALLOC_ARRAY(meshes, m->mesh_count);
-    ALLOC_ARRAY(nodes, m->node_count);
-    ALLOC_ARRAY(scenes, m->scene_count);
-    ALLOC_ARRAY(skins, m->skin_count);
-    ALLOC_ARRAY(cameras, m->camera_count);
-    ALLOC_ARRAY(animations, m->animation_count);
-#undef ALLOC_ARRAY
+    bool failed = false;
+    m->buffers = alloc_array(r, m->buffer_count, sizeof *m->buffers, &failed);
+    m->buffer_views = alloc_array(r, m->buffer_view_count, sizeof *m->buffer_views, &failed);
+    m->accessors = alloc_array(r, r->accessor_capacity, sizeof *m->accessors, &failed);
+    m->images = alloc_array(r, m->image_count, sizeof *m->images, &failed);
+    m->samplers = alloc_array(r, m->sampler_count, sizeof *m->samplers, &failed);
+    m->textures = alloc_array(r, m->texture_count, sizeof *m->textures, &failed);
+    m->materials = alloc_array(r, m->material_count, sizeof *m->materials, &failed);
+    m->meshes = alloc_array(r, m->mesh_count, sizeof *m->meshes, &failed);
+    m->nodes = alloc_array(r, m->node_count, sizeof *m->nodes, &failed);
+    m->scenes = alloc_array(r, m->scene_count, sizeof *m->scenes, &failed);
+    m->skins = alloc_array(r, m->skin_count, sizeof *m->skins, &failed);
+    m->cameras = alloc_array(r, m->camera_count, sizeof *m->cameras, &failed);
+    m->animations = alloc_array(r, m->animation_count, sizeof *m->animations, &failed);
+    if (failed)
+        return MN_OUT_OF_MEMORY;
     if (m->buffer_count > 0 &&
         !(r->buffer_is_fallback = mni_gltf_alloc(r, m->buffer_count, sizeof(bool), 1, true)))
         return MN_OUT_OF_MEMORY;
@@ -602,7 +613,7 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
         opts = *options;
     mn_model *model = mni_model_create(&opts.allocator);
     if (!model) {
-        mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a model");
+        mni_oom(err, "creating a model");
         return MN_OUT_OF_MEMORY;
     }
     mn_gltf_reader r;
@@ -631,12 +642,12 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
         bytes = file.data;
         size = file.size;
         if (st == MN_OK && !r.base_dir && !(r.base_dir = dir_of(r.arena, file_path)))
-            st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            st = mni_oom(&local, NULL);
     } else if (opts.copy_input || ((uintptr_t)data & 15) != 0) {
         /* A copy also keeps views aligned when the caller's bytes are not. */
         uint8_t *copy = mni_arena_alloc(r.arena, size ? size : 1, 64);
         if (!copy)
-            st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory copying %zu bytes", size);
+            st = mni_oom(&local, "copying %zu bytes", size);
         else if (size)
             memcpy(copy, data, size);
         bytes = copy;
@@ -644,12 +655,12 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
     if (st == MN_OK)
         st = read_bytes(&r, bytes, size);
     if (st == MN_OK && mni_model_compute_bounds(model, &opts.allocator) != MN_OK)
-        st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory computing the bounds");
+        st = mni_oom(&local, "computing the bounds");
     if (r.root)
         json_decref(r.root);
     if (st != MN_OK) {
         if (local.code == MN_OK)
-            mni_error_set(&local, st, "", -1, NULL);
+            mni_fail(&local, st, NULL);
         mn_model_free(model);
         if (err)
             *err = local;
@@ -667,8 +678,8 @@ mn_status mn_gltf_read_memory(const void *data, size_t size, const mn_gltf_optio
     if (out_model)
         *out_model = NULL;
     if (!out_model || (!data && size > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "mn_gltf_read_memory needs data (or size 0) and out_model");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_gltf_read_memory needs data (or size 0) and out_model");
     static const uint8_t empty[1] = {0};
     return read_model(data ? data : empty, size, NULL, options, out_model, err);
 }
@@ -679,6 +690,6 @@ mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *options, mn
     if (out_model)
         *out_model = NULL;
     if (!out_model || !path)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_gltf_read_file needs a path and out_model");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_gltf_read_file needs a path and out_model");
     return read_model(NULL, 0, path, options, out_model, err);
 }

@@ -125,7 +125,7 @@ static mn_status dense_copy(mn_gltf_reader *r, const mn_accessor *a, uint8_t **o
     }
     uint8_t *dense = mni_arena_alloc(r->arena, bytes, 16);
     if (!dense)
-        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory (%zu bytes)", bytes);
+        return mni_json_oom(&r->json, NULL, "%zu bytes", bytes);
     if (!a->data)
         memset(dense, 0, bytes);
     else if (a->stride == elem)

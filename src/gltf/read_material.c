@@ -61,7 +61,7 @@ static mn_status image_from_uri(mn_gltf_reader *r, mn_image *img, const char *ur
 {
     mn_bytes bytes = {0};
     if (!(img->uri = mni_arena_strndup(r->arena, uri, strlen(uri))))
-        return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(&r->json, NULL, NULL);
     mn_status st = mni_gltf_load_uri(r, uri, &bytes, media_type);
     if (st == MN_OK) {
         img->data = bytes.data;

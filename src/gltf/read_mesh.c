@@ -178,7 +178,7 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
         if ((st = mni_json_index_value(j, value, r->file_accessor_count, "accessors", &at->accessor)) != MN_OK)
             return st;
         if (!(at->name = mni_arena_strndup(r->arena, key, strlen(key))))
-            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(j, NULL, NULL);
         at->semantic = semantic_of(key, &at->set);
         if (at->semantic == MN_SEMANTIC_INVALID) {
             /* Harmless: nothing reads an attribute it does not know. */
@@ -404,7 +404,7 @@ static mn_status read_target_names(mn_gltf_reader *r, json_t *obj, mn_mesh *mesh
     for (size_t i = 0; i < n; i++) {
         json_t *s = json_array_get(names, i);
         if (!(mesh->target_names[i] = mni_arena_strndup(r->arena, json_string_value(s), json_string_length(s))))
-            return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(&r->json, NULL, NULL);
     }
     return MN_OK;
 }

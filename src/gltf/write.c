@@ -44,7 +44,7 @@ static mn_status sink_write(out_stream *o, const void *bytes, size_t size)
 {
     if (size == 0 || o->sink->write(o->sink->user, o->name, bytes, size))
         return MN_OK;
-    return mni_error_set(o->err, MN_IO, NULL, -1, "the sink refused %zu bytes of %s", size, o->name);
+    return mni_fail(o->err, MN_IO, "the sink refused %zu bytes of %s", size, o->name);
 }
 
 static mn_status out_flush(out_stream *o)
@@ -170,7 +170,7 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
     uint8_t *stage = mni_arena_alloc(ar, STAGE_SIZE, 64);
     uint8_t *scratch = mni_arena_alloc(ar, STAGE_SIZE, 64);
     if (!main_name || (!glb && !bin_name) || (!glb && w->bin_size && !bin_uri) || !stage || !scratch)
-        return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory preparing the glTF output");
+        return mni_oom(w->err, "preparing the glTF output");
 
     mn_status st = mni_gltf_write_json(w, bin_uri);
     if (st != MN_OK)
@@ -189,10 +189,10 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
     size_t json_padded = (w->json.len + 3u) & ~(size_t)3u;
     uint64_t total = 12u + 8u + (uint64_t)json_padded + (w->bin_size ? 8u + (uint64_t)w->bin_size : 0u);
     if (total > UINT32_MAX)
-        return mni_error_set(w->err, MN_OVERFLOW, NULL, -1,
-                            "the GLB would be %llu bytes, more than its 32-bit length can say; "
-                            "write .gltf + .bin instead",
-                            (unsigned long long)total);
+        return mni_fail(w->err, MN_OVERFLOW,
+                        "the GLB would be %llu bytes, more than its 32-bit length can say; "
+                        "write .gltf + .bin instead",
+                        (unsigned long long)total);
     uint8_t header[20];
     put_u32(header, 0x46546C67u);   /* "glTF" */
     put_u32(header + 4, 2u);
@@ -220,8 +220,8 @@ mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *opti
         err = &local;
     mni_error_clear(err);
     if (!model || !sink || !sink->write)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_gltf_write needs a model and a sink with a write function");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_gltf_write needs a model and a sink with a write function");
     mn_gltf_writer w;
     memset(&w, 0, sizeof w);
     w.model = model;
@@ -348,11 +348,11 @@ mn_status mn_gltf_write_file(const mn_model *model, const char *path, const mn_g
     size_t stem_len = 0;
     int container = path ? container_of(path, &stem_len) : -1;
     if (!model || container < 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_gltf_write_file needs a model and a path ending in .glb or .gltf (got %.200s)",
-                            path ? path : "no path");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_gltf_write_file needs a model and a path ending in .glb or .gltf (got %.200s)",
+                        path ? path : "no path");
     if (stem_len + 8 > 4096)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the path is too long: %.200s...", path);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "the path is too long: %.200s...", path);
 
     /* dir/stem.ext: the outputs are named after stem; the .bin goes to dir/stem.bin. */
     char stem_path[4096], bin_path[4096 + 16];
@@ -407,9 +407,10 @@ mn_status mn_gltf_write_file(const mn_model *model, const char *path, const mn_g
         char reason[128];
         const char *final = s.failed_path == s.bin.temp_path ? s.bin.final_path
                             : s.failed_path == s.main.temp_path ? s.main.final_path : s.failed_path;
-        mni_error_set(err, MN_IO, NULL, -1, "cannot write %.200s: %s%s%.200s", final,
-                     errno_text(s.error, reason, sizeof reason), final != s.failed_path ? " (writing " : "",
-                     final != s.failed_path ? s.failed_path : "");
+        mni_fail(err, MN_IO, "cannot write %.200s: %s%s%.200s", final,
+                 errno_text(s.error, reason, sizeof reason),
+                 final != s.failed_path ? " (writing " : "",
+                 final != s.failed_path ? s.failed_path : "");
         if (final != s.failed_path && strlen(err->message) + 1 < sizeof err->message)
             strcat(err->message, ")");
     }

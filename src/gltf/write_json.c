@@ -886,6 +886,6 @@ mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri)
     if (p.status != MN_OK)
         return p.status;
     if (w->json.failed)
-        return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory printing the glTF JSON");
+        return mni_oom(w->err, "printing the glTF JSON");
     return MN_OK;
 }

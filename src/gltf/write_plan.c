@@ -579,7 +579,7 @@ static mn_status plan_meshes(mn_gltf_writer *w)
     if (w->options.quantize) {
         bool *moved = animated_trs(w);
         if (!moved)
-            return fail(w, MN_OUT_OF_MEMORY, NULL, "out of memory planning quantization");
+            return mni_oom(w->err, "planning quantization");
         for (uint32_t n = 0; n < m->node_count; n++)
             if (m->nodes[n].mesh != MN_NONE && m->nodes[n].mesh >= m->mesh_count) {
                 char at[48];
@@ -737,7 +737,7 @@ static mn_status plan_layout(mn_gltf_writer *w)
         acc->offset = offset;
         if (!mni_checked_mul(acc->count, acc->stride, &acc->size) ||
             !mni_checked_add(offset, acc->size + 3u, &offset))
-            return fail(w, MN_OVERFLOW, NULL, "the buffer would be larger than memory can address");
+            return mni_fail(w->err, MN_OVERFLOW, "the buffer would be larger than memory can address");
         offset &= ~(size_t)3u;
     }
     uint32_t view = w->acc_count;
@@ -747,7 +747,7 @@ static mn_status plan_layout(mn_gltf_writer *w)
         w->image_views[i] = view++;
         w->image_offsets[i] = offset;
         if (!mni_checked_add(offset, w->model->images[i].size + 3u, &offset))
-            return fail(w, MN_OVERFLOW, NULL, "the buffer would be larger than memory can address");
+            return mni_fail(w->err, MN_OVERFLOW, "the buffer would be larger than memory can address");
         offset &= ~(size_t)3u;
     }
     w->bin_size = offset;
@@ -783,7 +783,7 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w)
         channels += m->animations[a].channel_count;
     accessors += 2u * channels;
     if (accessors > PLAN_LIMIT)
-        return fail(w, MN_OVERFLOW, NULL, "the model has more than %u accessors to write", PLAN_LIMIT);
+        return mni_fail(w->err, MN_OVERFLOW, "the model has more than %u accessors to write", PLAN_LIMIT);
     w->acc_capacity = (uint32_t)accessors;
 
     mn_arena *ar = &w->arena;
@@ -802,7 +802,7 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w)
         !w->image_views || !w->image_offsets || !w->samplers || !w->anim_first_sampler ||
         !w->anim_sampler_count || !w->channel_samplers ||
         !table_init(w, &w->acc_table, (uint32_t)accessors) || !table_init(w, &w->sampler_table, (uint32_t)channels))
-        return fail(w, MN_OUT_OF_MEMORY, NULL, "out of memory planning the glTF output");
+        return mni_oom(w->err, "planning the glTF output");
 
     mn_status st;
     if ((st = plan_meshes(w)) != MN_OK || (st = plan_skins(w)) != MN_OK || (st = plan_animations(w)) != MN_OK ||
