@@ -111,7 +111,7 @@ static mn_status colour(mtl_parser *ps, const char *key, size_t key_len, const c
                            "line %d: %.*s: spectral and CIEXYZ colours are not read; ignored",
                            ps->where.line, (int)key_len, key)
                    ? MN_OK
-                   : mni_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+                   : mni_oom(ps->err, NULL);
     }
     float c[3];
     int n;
@@ -198,7 +198,7 @@ static const char *map_file(const char *p)
 
 static mn_status out_of_memory(mtl_parser *ps)
 {
-    return mni_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+    return mni_oom(ps->err, "reading MTL");
 }
 
 static mn_status newmtl(mtl_parser *ps, const char *p)
@@ -383,12 +383,12 @@ mn_status mn_mtl_read_memory(const void *text, size_t size, const mn_obj_options
     if (out_library)
         *out_library = NULL;
     if (!out_library || (!text && size))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "mn_mtl_read_memory needs text (or size 0) and out_library");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_mtl_read_memory needs text (or size 0) and out_library");
     const mn_allocator *allocator = options ? &options->allocator : NULL;
     mtl_holder *h = mni_alloc(allocator, sizeof *h);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+        return mni_oom(err, "reading MTL");
     memset(h, 0, sizeof *h);
     mni_arena_init(&h->priv.arena, allocator);
     mn_obj_warnings warnings;
@@ -403,12 +403,12 @@ mn_status mn_mtl_read_memory(const void *text, size_t size, const mn_obj_options
             h->library.materials = copy;
             h->library.material_count = (uint32_t)(materials.size / sizeof *copy);
         } else {
-            st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+            st = mni_oom(err, "reading MTL");
         }
     }
     mni_obj_vec_free(allocator, &materials);
     if (st == MN_OK && !mni_obj_warnings_finish(&warnings, &h->library.warnings, &h->library.warning_count))
-        st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading MTL");
+        st = mni_oom(err, "reading MTL");
     if (st != MN_OK) {
         holder_free(h);
         return st;

@@ -58,8 +58,7 @@ static const char join_marker;
 
 static const char *fail_oom(obj_parser *ps)
 {
-    ps->status = mni_error_set(ps->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ (line %d)",
-                              ps->where.line);
+    ps->status = mni_oom(ps->err, "reading OBJ (line %d)", ps->where.line);
     if (ps->err)
         ps->err->line = ps->where.line;
     return NULL;
@@ -1188,7 +1187,7 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     const mn_allocator *caller_allocator = &options->allocator;
     obj_holder *h = mni_alloc(caller_allocator, sizeof *h);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading OBJ");
+        return mni_oom(err, "reading OBJ");
     memset(h, 0, sizeof *h);
     mni_arena_init(&h->priv.arena, caller_allocator);
     const mn_allocator *allocator = &h->priv.arena.allocator;
@@ -1204,7 +1203,7 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     mni_obj_names_init(&lc.material_names, ps.arena);
 
     if (st == MN_OK && (st = finish(&ps, &lc, h)) == MN_OUT_OF_MEMORY)
-        mni_error_set(err, st, NULL, -1, "out of memory reading OBJ");
+        mni_oom(err, "reading OBJ");
 
     mni_obj_parser_release(&ps);
     mni_obj_vec_free(allocator, &lc.materials);
@@ -1229,8 +1228,8 @@ mn_status mni_obj_read_memory_pieces(const void *text, size_t size, const mn_obj
     if (out_obj)
         *out_obj = NULL;
     if (!out_obj || (!text && size) || pieces == 0 || threads == 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "mni_obj_read_memory_pieces needs text (or size 0), out_obj, pieces and threads");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mni_obj_read_memory_pieces needs text (or size 0), out_obj, pieces and threads");
     return read_text(size ? text : "", size, options ? options : &default_options, NULL, pieces, threads,
                      out_obj, err, joined);
 }
@@ -1243,8 +1242,8 @@ mn_status mn_obj_read_memory(const void *text, size_t size, const mn_obj_options
     if (out_obj)
         *out_obj = NULL;
     if (!out_obj || (!text && size))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "mn_obj_read_memory needs text (or size 0) and out_obj");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_obj_read_memory needs text (or size 0) and out_obj");
     if (!options)
         options = &default_options;
     uint32_t threads = threads_for(size, options);
@@ -1269,13 +1268,13 @@ mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_o
     if (out_obj)
         *out_obj = NULL;
     if (!path || !out_obj)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_obj_read_file needs a path and out_obj");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_obj_read_file needs a path and out_obj");
     mn_arena file_arena;
     mni_arena_init(&file_arena, options ? &options->allocator : NULL);
     const char *base_dir = options && options->base_dir ? options->base_dir : folder_of(&file_arena, path);
     if (!base_dir) {
         mni_arena_release(&file_arena);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory reading \"%s\"", path);
+        return mni_oom(err, "reading \"%s\"", path);
     }
     mn_bytes bytes = {0};
     bool mapped = false;

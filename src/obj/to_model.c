@@ -113,7 +113,7 @@ mn_status mn_model_from_obj(const mn_obj *obj, const char *name, const mn_alloca
     if (out_model)
         *out_model = NULL;
     if (!obj || !out_model)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_model_from_obj needs an obj and out_model");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_model_from_obj needs an obj and out_model");
     mn_allocator none;
     memset(&none, 0, sizeof none);
     if (!allocator)
@@ -149,7 +149,7 @@ mn_status mn_model_from_obj(const mn_obj *obj, const char *name, const mn_alloca
         mni_free(allocator, materials, (obj->material_count + 1u) * sizeof *materials);
     if (!ok) {
         mn_model_build_discard(b);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory converting the OBJ");
+        return mni_oom(err, "converting the OBJ");
     }
     return mn_model_build_finish(b, out_model, err);
 }
