@@ -37,17 +37,17 @@ mn_status mn_pose_make_additive(const mn_pose *pose, const mn_pose *reference, m
                                 mn_error *err)
 {
     if (!pose || !reference || !out_delta)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "make_additive: a pose is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "make_additive: a pose is NULL");
     uint32_t n = pose->joint_count;
     if (reference->joint_count != n || out_delta->joint_count != n)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                            "make_additive: joint counts differ (pose %u, reference %u, out %u)", n,
-                            reference->joint_count, out_delta->joint_count);
+        return mni_fail(err, MN_COUNT_MISMATCH,
+                        "make_additive: joint counts differ (pose %u, reference %u, out %u)", n,
+                        reference->joint_count, out_delta->joint_count);
     for (uint32_t j = 0; j < n; j++) {
         int axis = zero_scale_axis(reference->scales + 3 * (size_t)j);
         if (axis >= 0)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "make_additive: reference joint %u has scale[%d] = 0", j, axis);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "make_additive: reference joint %u has scale[%d] = 0", j, axis);
     }
     for (uint32_t j = 0; j < n; j++) {
         const float *t = pose->translations + 3 * (size_t)j, *tr = reference->translations + 3 * (size_t)j;
@@ -122,16 +122,16 @@ static mn_status check_tracks(const mn_clip *clip, const mn_pose *reference, mn_
         if (!is_pose_path(tr->path) || tr->key_count == 0)
             continue;
         if (tr->target >= reference->joint_count)
-            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                                "additive clip: track %u targets joint %u, the reference has %u", i,
-                                tr->target, reference->joint_count);
+            return mni_fail(err, MN_INDEX_RANGE,
+                            "additive clip: track %u targets joint %u, the reference has %u", i,
+                            tr->target, reference->joint_count);
         int axis = tr->path == MN_PATH_SCALE
                        ? zero_scale_axis(reference->scales + 3 * (size_t)tr->target)
                        : -1;
         if (axis >= 0)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "additive clip: track %u scales joint %u, whose reference scale[%d] is 0",
-                                i, tr->target, axis);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "additive clip: track %u scales joint %u, whose reference scale[%d] is 0",
+                            i, tr->target, axis);
     }
     return MN_OK;
 }
@@ -142,8 +142,8 @@ mn_status mn_clip_create_additive(const mn_clip *clip, const mn_pose *reference,
     if (out_clip)
         *out_clip = NULL;
     if (!clip || !reference || !out_clip)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "additive clip: clip, reference or out_clip is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "additive clip: clip, reference or out_clip is NULL");
     mn_status st = check_tracks(clip, reference, err);
     if (st != MN_OK)
         return st;
@@ -158,14 +158,13 @@ mn_status mn_clip_create_additive(const mn_clip *clip, const mn_pose *reference,
     size_t floats = 0, bytes;
     for (uint32_t i = 0; i < count; i++)
         if (!mni_checked_add(floats, track_floats(mn_clip_track(clip, i)), &floats))
-            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "additive clip: too many values");
+            return mni_fail(err, MN_OVERFLOW, "additive clip: too many values");
     size_t track_bytes = (size_t)count * sizeof(mn_track);
     if (!mni_checked_mul(floats, sizeof(float), &bytes) || !mni_checked_add(bytes, track_bytes, &bytes))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "additive clip: too many values");
+        return mni_fail(err, MN_OVERFLOW, "additive clip: too many values");
     char *block = NULL;
     if (bytes > 0 && !(block = mni_alloc(&opts.allocator, bytes)))
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "additive clip: out of memory (%zu bytes)", bytes);
+        return mni_oom(err, "additive clip (%zu bytes)", bytes);
 
     mn_track *tracks = (mn_track *)block;
     float *values = (float *)(block + track_bytes);

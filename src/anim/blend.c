@@ -285,21 +285,31 @@ static void blend_range(const mn_pose *a, const mn_pose *b, float layer, const f
     }
 }
 
+/* A kernel's contract (blend_internal.h): a bit per group of joints it left to the reference. */
+typedef uint32_t simd_kernel(const mn_pose *p, const mn_pose *q, float layer, const float *mask,
+                             mn_pose *out, uint32_t first, uint32_t groups);
+/* The reference on joints [first, end): blend_run or add_run. */
+typedef void reference_run(const mn_pose *p, const mn_pose *q, float layer, const float *mask,
+                           mn_pose *out, uint32_t first, uint32_t end);
+
 /*
- * The kernels' loop: groups of `width` joints a call, then the reference on
- * each group a call handed back (bit g of its answer).  Advances j past
- * every joint it covered; the narrower kernels and the reference take the
- * rest.
+ * The kernels' loop from joint j: groups of `width` joints a call, then the
+ * reference on each group a call handed back (bit g of its answer).  Returns
+ * the joint after the last one covered; the narrower kernels and the
+ * reference take the rest.
  */
-#define SIMD_LOOP(kernel, reference, width, most, first_op, second_op)                             \
-    for (uint32_t groups; (groups = simd_groups(j, out->joint_count, width, most)) > 0;             \
-         j += (width) * groups) {                                                                   \
-        uint32_t refer = kernel(first_op, second_op, layer, mask, out, j, groups);                  \
-        for (uint32_t g = 0; refer >> g != 0; g++) /* groups with a wide arc */                     \
-            if (refer >> g & 1u)                                                                    \
-                reference(first_op, second_op, layer, mask, out, j + (width) * g,                  \
-                          j + (width) * (g + 1));                                                   \
+static inline uint32_t simd_loop(simd_kernel *kernel, reference_run *reference, uint32_t width,
+                                 uint32_t most, const mn_pose *p, const mn_pose *q, float layer,
+                                 const float *mask, mn_pose *out, uint32_t j)
+{
+    for (uint32_t groups; (groups = simd_groups(j, out->joint_count, width, most)) > 0; j += width * groups) {
+        uint32_t refer = kernel(p, q, layer, mask, out, j, groups);
+        for (uint32_t g = 0; refer >> g != 0; g++) /* groups with a wide arc */
+            if (refer >> g & 1u)
+                reference(p, q, layer, mask, out, j + width * g, j + width * (g + 1));
     }
+    return j;
+}
 
 void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
                        mn_cpu_simd level)
@@ -308,11 +318,11 @@ void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float
     uint32_t j = 0;
 #ifdef MN_BLEND_AVX2
     if (level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA)
-        SIMD_LOOP(mni_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b)
+        j = simd_loop(mni_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b, layer, mask, out, j);
 #endif
 #ifdef MN_BLEND_SSE2
     if (level >= MN_CPU_SSE2)
-        SIMD_LOOP(mni_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b)
+        j = simd_loop(mni_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b, layer, mask, out, j);
 #endif
     (void)level;
     blend_range(a, b, layer, mask, out, j, out->joint_count);
@@ -402,11 +412,11 @@ void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, c
     uint32_t j = 0;
 #ifdef MN_BLEND_AVX2
     if (level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA)
-        SIMD_LOOP(mni_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta)
+        j = simd_loop(mni_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta, layer, mask, out, j);
 #endif
 #ifdef MN_BLEND_SSE2
     if (level >= MN_CPU_SSE2)
-        SIMD_LOOP(mni_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta)
+        j = simd_loop(mni_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta, layer, mask, out, j);
 #endif
     (void)level;
     add_range(base, delta, layer, mask, out, j, out->joint_count);
@@ -423,15 +433,13 @@ static mn_status check_three(const char *fn, const mn_pose *a, const mn_pose *b,
                              const float *mask, uint32_t mask_count, mn_error *err)
 {
     if (!a || !b || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s: a pose is NULL", fn);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "%s: a pose is NULL", fn);
     if (a->joint_count != b->joint_count || a->joint_count != out->joint_count)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                            "%s: joint counts differ (%u, %u, out %u)", fn, a->joint_count,
-                            b->joint_count, out->joint_count);
+        return mni_fail(err, MN_COUNT_MISMATCH, "%s: joint counts differ (%u, %u, out %u)", fn,
+                        a->joint_count, b->joint_count, out->joint_count);
     if (mask && mask_count != out->joint_count)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                            "%s: the mask has %u weights for %u joints", fn, mask_count,
-                            out->joint_count);
+        return mni_fail(err, MN_COUNT_MISMATCH, "%s: the mask has %u weights for %u joints", fn,
+                        mask_count, out->joint_count);
     mni_error_clear(err);
     return MN_OK;
 }
@@ -469,11 +477,10 @@ mn_status mn_pose_write_joint(mn_pose *pose, uint32_t joint, const float t[3], c
                               const float s[3], mn_error *err)
 {
     if (!pose)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "write_joint: pose is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "write_joint: pose is NULL");
     if (joint >= pose->joint_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                            "write_joint: joint %u is out of range (%u joints)", joint,
-                            pose->joint_count);
+        return mni_fail(err, MN_INDEX_RANGE, "write_joint: joint %u is out of range (%u joints)",
+                        joint, pose->joint_count);
     const struct {
         const float *v;
         int n;
@@ -482,9 +489,8 @@ mn_status mn_pose_write_joint(mn_pose *pose, uint32_t joint, const float t[3], c
     for (int p = 0; p < 3; p++)
         for (int i = 0; parts[p].v && i < parts[p].n; i++)
             if (!isfinite(parts[p].v[i]))
-                return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                                    "write_joint: joint %u %s[%d] is not finite", joint,
-                                    parts[p].name, i);
+                return mni_fail(err, MN_NOT_FINITE, "write_joint: joint %u %s[%d] is not finite",
+                                joint, parts[p].name, i);
     mn_pose_set_joint(pose, joint, t, r, s);
     mni_error_clear(err);
     return MN_OK;

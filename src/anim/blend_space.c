@@ -199,7 +199,7 @@ mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const fl
     uint32_t n = point_count;
     double *p = mni_arena_calloc(arena, n ? 2 * (size_t)n : 1, sizeof(double), 8);
     if (!p)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
     double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
     for (uint32_t i = 0; i < 2 * n; i++) {
         if (!isfinite(points[i]))
@@ -231,7 +231,7 @@ mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const fl
     uint32_t *cell = mni_arena_calloc(arena, n, sizeof(uint32_t), 4);
     double *angle = mni_arena_calloc(arena, n, sizeof(double), 8);
     if (!b.tris || !edges || !cell || !angle)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
 
     if (triangles) {
         for (uint32_t t = 0; t < triangle_count; t++) {

@@ -112,7 +112,7 @@ static mn_status declare_name(mn_blend_tree *tree, const char *name, mn_blend_na
     }
     char *copy = mni_arena_strndup(&tree->arena, name, strlen(name));
     if (!copy)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
     i = tree->name_count++;
     tree->names[i] = (bt_name){.name = copy, .kind = kind, .value = 0.0f, .first_node = node};
     *index = i;
@@ -275,16 +275,14 @@ static mn_status check_evaluate(const mn_blend_tree *tree, uint32_t node, float 
                                 const mn_pose *out, mn_error *err)
 {
     if (!tree || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree or out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: tree or out is NULL");
     if (node >= tree->node_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1, "blend tree: node %u of %u", node,
-                            tree->node_count);
+        return mni_fail(err, MN_INDEX_RANGE, "blend tree: node %u of %u", node, tree->node_count);
     if (out->joint_count != tree->joint_count)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                            "blend tree: out has %u joints, the tree %u", out->joint_count,
-                            tree->joint_count);
+        return mni_fail(err, MN_COUNT_MISMATCH, "blend tree: out has %u joints, the tree %u",
+                        out->joint_count, tree->joint_count);
     if (!isfinite(time))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "blend tree: time is not finite");
+        return mni_fail(err, MN_NOT_FINITE, "blend tree: time is not finite");
     return MN_OK;
 }
 
@@ -309,24 +307,24 @@ mn_status mn_blend_tree_evaluate(mn_blend_tree *tree, float time, mn_pose *out, 
 static mn_status lookup(const mn_blend_tree *tree, const char *name, uint32_t *index, mn_error *err)
 {
     if (!tree || !name)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree or name is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: tree or name is NULL");
     *index = find_name(tree, name);
     if (*index == MN_NONE)
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1,
-                            "blend tree: no node declares a parameter or clock named \"%s\"", name);
+        return mni_fail(err, MN_INVALID_VALUE,
+                        "blend tree: no node declares a parameter or clock named \"%s\"", name);
     return MN_OK;
 }
 
 mn_status mn_blend_tree_set_index(mn_blend_tree *tree, uint32_t index, float value, mn_error *err)
 {
     if (!tree)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: tree is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: tree is NULL");
     if (index >= tree->name_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1, "blend tree: name index %u of %u", index,
-                            tree->name_count);
+        return mni_fail(err, MN_INDEX_RANGE, "blend tree: name index %u of %u", index,
+                        tree->name_count);
     if (!isfinite(value))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "blend tree: \"%s\" set to a non-finite value",
-                            tree->names[index].name);
+        return mni_fail(err, MN_NOT_FINITE, "blend tree: \"%s\" set to a non-finite value",
+                        tree->names[index].name);
     tree->names[index].value = value;
     mni_error_clear(err);
     return MN_OK;
@@ -346,11 +344,11 @@ mn_status mn_blend_tree_advance_clock(mn_blend_tree *tree, const char *name, flo
     if (st != MN_OK)
         return st;
     if (tree->names[index].kind != MN_BLEND_NAME_CLOCK)
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1,
-                            "blend tree: \"%s\" is a blend parameter, not a clock", name);
+        return mni_fail(err, MN_INVALID_VALUE,
+                        "blend tree: \"%s\" is a blend parameter, not a clock", name);
     if (!isfinite(dt))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "blend tree: clock \"%s\" advanced by a non-finite dt", name);
+        return mni_fail(err, MN_NOT_FINITE, "blend tree: clock \"%s\" advanced by a non-finite dt",
+                        name);
     return mn_blend_tree_set_index(tree, index, tree->names[index].value + dt, err);
 }
 
@@ -358,7 +356,7 @@ mn_status mn_blend_tree_get(const mn_blend_tree *tree, const char *name, float *
 {
     uint32_t index;
     if (!value)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: value is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: value is NULL");
     mn_status st = lookup(tree, name, &index, err);
     if (st != MN_OK)
         return st;
@@ -507,7 +505,7 @@ static mn_status copy_children(mn_blend_tree *tree, bt_node *nd, const mn_blend_
     nd->child_count = src->child_count;
     nd->children = mni_arena_alloc(&tree->arena, (size_t)src->child_count * sizeof(uint32_t), 4);
     if (!nd->children)
-        return node_error(err, MN_OUT_OF_MEMORY, node, "", "out of memory");
+        return node_error(err, MN_OUT_OF_MEMORY, node, "", mn_status_message(MN_OUT_OF_MEMORY));
     memcpy(nd->children, src->children, (size_t)src->child_count * sizeof(uint32_t));
     return MN_OK;
 }
@@ -520,7 +518,7 @@ static mn_status build_1d(mn_blend_tree *tree, bt_node *nd, const float *positio
     nd->order = mni_arena_alloc(&tree->arena, (size_t)n * sizeof(uint32_t), 4);
     nd->at = mni_arena_alloc(&tree->arena, (size_t)n * sizeof(float), 4);
     if (!nd->order || !nd->at)
-        return node_error(err, MN_OUT_OF_MEMORY, node, "", "out of memory");
+        return node_error(err, MN_OUT_OF_MEMORY, node, "", mn_status_message(MN_OUT_OF_MEMORY));
     for (uint32_t c = 0; c < n; c++) {
         if (!isfinite(positions[c]))
             return node_error(err, MN_NOT_FINITE, node, "positions", "a position is not finite");
@@ -684,7 +682,7 @@ static mn_status derive(mn_blend_tree *tree, mn_error *err)
     tree->sync_nodes = mni_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
     uint32_t *slots = mni_arena_calloc(&tree->arena, n, sizeof(uint32_t), 4);
     if (!state || !mark || !tree->sync_slot || !tree->sync_nodes || !slots)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_oom(err, "blend tree");
     uint32_t max_depth = 0;
     for (uint32_t i = 0; i < n; i++) {
         mn_status st = measure(tree, i, state, 0, err);
@@ -707,7 +705,7 @@ static mn_status derive(mn_blend_tree *tree, mn_error *err)
         nd->sync_count = count;
         nd->syncs = mni_arena_alloc(&tree->arena, (size_t)count * sizeof(uint32_t), 4);
         if (!nd->syncs)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+            return mni_oom(err, "blend tree");
         memcpy(nd->syncs, slots, (size_t)count * sizeof(uint32_t));
     }
     tree->scratch_count = max_depth;
@@ -718,11 +716,11 @@ static mn_status claim_pose(mn_blend_tree *tree, mn_pose *pose, mn_error *err)
 {
     size_t size = mn_pose_storage_size(tree->joint_count);
     if (size == SIZE_MAX)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "blend tree: %u joints overflow a pose",
-                            tree->joint_count);
+        return mni_fail(err, MN_OVERFLOW, "blend tree: %u joints overflow a pose",
+                        tree->joint_count);
     void *storage = mni_arena_alloc(&tree->arena, size ? size : 16, 16);
     if (!storage)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory for poses");
+        return mni_oom(err, "blend tree poses");
     mn_pose_init(pose, tree->joint_count, storage);
     return MN_OK;
 }
@@ -730,7 +728,7 @@ static mn_status claim_pose(mn_blend_tree *tree, mn_pose *pose, mn_error *err)
 static mn_status check_desc(const mn_blend_tree_desc *desc, mn_error *err)
 {
     if (!desc || !desc->nodes || desc->node_count == 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: no nodes");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: no nodes");
     if (desc->root >= desc->node_count)
         return mni_error_set(err, MN_INDEX_RANGE, "root", -1, "blend tree: root %u of %u nodes",
                             desc->root, desc->node_count);
@@ -744,7 +742,7 @@ static mn_status check_desc(const mn_blend_tree_desc *desc, mn_error *err)
     if (desc->bind && desc->bind->joint_count == 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "bind", -1, "blend tree: the bind pose is empty");
     if (desc->node_count > UINT32_MAX / 3)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "blend tree: too many nodes");
+        return mni_fail(err, MN_OVERFLOW, "blend tree: too many nodes");
     return MN_OK;
 }
 
@@ -757,7 +755,7 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
     tree->nodes = mni_arena_calloc(&tree->arena, n, sizeof(bt_node), 8);
     tree->names = mni_arena_calloc(&tree->arena, 3 * (size_t)n, sizeof(bt_name), 8);
     if (!tree->nodes || !tree->names)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_oom(err, "blend tree");
     mn_status st = MN_OK;
     for (uint32_t i = 0; i < n && st == MN_OK; i++)
         st = build_node(tree, i, &desc->nodes[i], err);
@@ -772,7 +770,7 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
     tree->scratch = mni_arena_calloc(&tree->arena, tree->scratch_count ? tree->scratch_count : 1,
                                     sizeof(mn_pose), 8);
     if (!tree->scratch)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_oom(err, "blend tree");
     for (uint32_t i = 0; i < tree->scratch_count && st == MN_OK; i++)
         st = claim_pose(tree, &tree->scratch[i], err);
     return st;
@@ -781,14 +779,14 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
 mn_status mn_blend_tree_create(const mn_blend_tree_desc *desc, mn_blend_tree **out, mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "blend tree: out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: out is NULL");
     *out = NULL;
     mn_status st = check_desc(desc, err);
     if (st != MN_OK)
         return st;
     mn_blend_tree *tree = mni_alloc(&desc->allocator, sizeof *tree);
     if (!tree)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "blend tree: out of memory");
+        return mni_oom(err, "blend tree");
     memset(tree, 0, sizeof *tree);
     mni_arena_init(&tree->arena, &desc->allocator);
     st = build(tree, desc, err);

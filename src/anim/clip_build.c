@@ -361,11 +361,11 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
                             mn_clip **out_clip, mn_error *err)
 {
     if (!out_clip)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out_clip is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out_clip is NULL");
     *out_clip = NULL;
     if (!tracks && track_count > 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "tracks is NULL but track_count is %u",
-                            track_count);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "tracks is NULL but track_count is %u",
+                        track_count);
     mn_allocator allocator = {0};
     if (options)
         allocator = options->allocator;
@@ -384,12 +384,12 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     }
     size_t plan_entries = track_count > SMALL_CLIP ? (size_t)track_count : 0, scratch_bytes;
     if (!mni_checked_mul(2 * scratch_keys + 4 * plan_entries, sizeof(uint32_t), &scratch_bytes))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "building a clip of %u tracks needs more bytes than size_t holds",
-                            track_count);
+        return mni_fail(err, MN_OVERFLOW,
+                        "building a clip of %u tracks needs more bytes than size_t holds",
+                        track_count);
     uint32_t *scratch = NULL;
     if (scratch_bytes > 0 && !(scratch = mni_alloc(&allocator, scratch_bytes)))
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "out of memory for building a clip of %u tracks", track_count);
+        return mni_oom(err, "building a clip of %u tracks", track_count);
     uint32_t small[4 * SMALL_CLIP];
     uint32_t *per_track = plan_entries ? scratch + 2 * scratch_keys : small;
     plan p = {tracks, track_count, per_track, per_track + track_count, per_track + 2 * (size_t)track_count,
@@ -411,8 +411,8 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     if (!block) {
         if (scratch)
             mni_free(&allocator, scratch, scratch_bytes);
-        return ok ? mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a clip of %zu bytes", size)
-                  : mni_error_set(err, MN_OVERFLOW, NULL, -1, "the clip's keys need more bytes than size_t holds");
+        return ok ? mni_oom(err, "a clip of %zu bytes", size)
+                  : mni_fail(err, MN_OVERFLOW, "the clip's keys need more bytes than size_t holds");
     }
 
     mn_clip *clip = (mn_clip *)block;
@@ -464,11 +464,10 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
     if (out_clip)
         *out_clip = NULL;
     if (!model)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "model is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "model is NULL");
     if (animation >= model->animation_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                            "animation %u is out of range (the model has %u)", animation,
-                            model->animation_count);
+        return mni_fail(err, MN_INDEX_RANGE, "animation %u is out of range (the model has %u)",
+                        animation, model->animation_count);
     const mn_animation *anim = &model->animations[animation];
     const uint32_t *map = options ? options->target_map : NULL;
     uint32_t map_count = options ? options->target_map_count : 0;
@@ -482,11 +481,10 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
     size_t n = anim->channel_count;
     size_t scratch_bytes;
     if (!mni_checked_mul(n, sizeof(mn_track) + sizeof(uint32_t), &scratch_bytes))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "animations[%u] has too many channels", animation);
+        return mni_fail(err, MN_OVERFLOW, "animations[%u] has too many channels", animation);
     mn_track *tracks = NULL;
     if (n > 0 && !(tracks = mni_alloc(&allocator, scratch_bytes)))
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "out of memory for the %zu channels of animations[%u]", n, animation);
+        return mni_oom(err, "the %zu channels of animations[%u]", n, animation);
     uint32_t *source = tracks ? (uint32_t *)(tracks + n) : NULL;
     uint32_t count = 0;
     mn_status st = MN_OK;

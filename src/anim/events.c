@@ -71,10 +71,10 @@ mn_status mn_clip_events_create(const mn_event_key *keys, uint32_t count,
                                 const mn_allocator *allocator, mn_clip_events **out, mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!keys && count > 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "keys is NULL with count %u", count);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "keys is NULL with count %u", count);
     size_t name_bytes;
     mn_status st = check_keys(keys, count, &name_bytes, err);
     if (st != MN_OK)
@@ -85,11 +85,11 @@ mn_status mn_clip_events_create(const mn_event_key *keys, uint32_t count,
     bool ok = mni_checked_mul(n, sizeof(char *) + sizeof(float) + 2 * sizeof(uint32_t), &part) &&
               mni_checked_add(size, part, &size) && mni_checked_add(size, name_bytes, &size);
     if (!ok)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "an event track of %u events overflows size_t", count);
+        return mni_fail(err, MN_OVERFLOW, "an event track of %u events overflows size_t", count);
     mn_allocator hooks = allocator ? *allocator : (mn_allocator){0};
     unsigned char *block = mni_alloc(&hooks, size);
     if (!block)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for %u events", count);
+        return mni_oom(err, "%u events", count);
 
     mn_clip_events *ev = (mn_clip_events *)block;
     memset(ev, 0, sizeof *ev);

@@ -52,25 +52,24 @@ typedef struct two_bone_setup {
 static mn_status two_bone_validate(const mn_ik_two_bone *job, mn_error *err)
 {
     if (!job->start_world || !job->mid_world || !job->end_world)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "two-bone IK: the start, mid and end matrices are required");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "two-bone IK: the start, mid and end matrices are required");
     if (!mq_finite_floats(job->start_world, 16) || !mq_finite_floats(job->mid_world, 16) ||
         !mq_finite_floats(job->end_world, 16))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "two-bone IK: a joint matrix holds a NaN or infinity");
+        return mni_fail(err, MN_NOT_FINITE, "two-bone IK: a joint matrix holds a NaN or infinity");
     if (!mq_finite_floats(job->target, 3) || !mq_finite_floats(job->pole, 3) ||
         !mq_finite_floats(job->mid_axis, 3) || !isfinite(job->twist) || !isfinite(job->soften) ||
         !isfinite(job->weight))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "two-bone IK: target, pole, mid_axis, twist, soften or weight is not finite");
+        return mni_fail(err, MN_NOT_FINITE,
+                        "two-bone IK: target, pole, mid_axis, twist, soften or weight is not finite");
     double axis[3];
     mq_from_float3(axis, job->mid_axis);
     double len = sqrt(mq_len2(axis));
     if (fabs(len - 1.0) > 1e-3)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "two-bone IK: mid_axis (%g %g %g) is not unit length",
-                            (double)job->mid_axis[0], (double)job->mid_axis[1],
-                            (double)job->mid_axis[2]);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "two-bone IK: mid_axis (%g %g %g) is not unit length",
+                        (double)job->mid_axis[0], (double)job->mid_axis[1],
+                        (double)job->mid_axis[2]);
     return MN_OK;
 }
 
@@ -81,8 +80,8 @@ static mn_status two_bone_prepare(const mn_ik_two_bone *job, two_bone_setup *s, 
     mq_affine_from_mat4(&s->mid, job->mid_world);
     mq_affine_from_mat4(&end, job->end_world);
     if (!mq_affine_invert(&s->inv_start, &s->start) || !mq_affine_invert(&inv_mid, &s->mid))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "two-bone IK: the start or mid matrix is singular");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "two-bone IK: the start or mid matrix is singular");
     mq_from_float3(s->mid_axis, job->mid_axis);
     double n = sqrt(mq_len2(s->mid_axis));
     for (int i = 0; i < 3; i++)
@@ -100,9 +99,8 @@ static mn_status two_bone_prepare(const mn_ik_two_bone *job, two_bone_setup *s, 
     s->l2 = sqrt(mq_len2(mid_end_ss));
     s->start_end_ss_len2 = mq_len2(end_ss);
     if (!(s->l1 > 0.0) || !(s->l2 > 0.0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "two-bone IK: the %s bone has zero length",
-                            s->l1 > 0.0 ? "mid-end" : "start-mid");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "two-bone IK: the %s bone has zero length",
+                        s->l1 > 0.0 ? "mid-end" : "start-mid");
     return MN_OK;
 }
 
@@ -206,7 +204,7 @@ mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_result 
                                mn_error *err)
 {
     if (!job || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "two-bone IK: job or out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "two-bone IK: job or out is NULL");
     mn_status st = two_bone_validate(job, err);
     if (st != MN_OK)
         return st;
@@ -247,40 +245,39 @@ mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_result 
 static mn_status aim_validate(const mn_ik_aim_chain *job, float *corrections, mn_error *err)
 {
     if (!job || !corrections || !job->worlds || !job->joints)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "aim chain: job, worlds, joints and corrections are required");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "aim chain: job, worlds, joints and corrections are required");
     if (job->joint_count == 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: joint_count is 0");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "aim chain: joint_count is 0");
     if (!mq_finite_floats(job->target, 3) || !mq_finite_floats(job->forward, 3) ||
         !mq_finite_floats(job->offset, 3) || !mq_finite_floats(job->up, 3) ||
         !mq_finite_floats(job->pole, 3) || !isfinite(job->weight))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "aim chain: target, forward, offset, up, pole or weight is not finite");
+        return mni_fail(err, MN_NOT_FINITE,
+                        "aim chain: target, forward, offset, up, pole or weight is not finite");
     double f[3], u[3];
     mq_from_float3(f, job->forward);
     mq_from_float3(u, job->up);
     if (!(mq_len2(f) > 0.0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: forward is zero");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "aim chain: forward is zero");
     if (job->use_up && !(mq_len2(u) > 0.0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "aim chain: up is zero");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "aim chain: up is zero");
     for (uint32_t k = 0; k < job->joint_count; k++) {
         const float *w = job->joint_weights;
         if (job->joints[k] >= job->world_count)
-            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                                "aim chain: joints[%u] = %u is outside worlds (%u matrices)", k,
-                                job->joints[k], job->world_count);
+            return mni_fail(err, MN_INDEX_RANGE,
+                            "aim chain: joints[%u] = %u is outside worlds (%u matrices)", k,
+                            job->joints[k], job->world_count);
         if (w && !(w[k] >= 0.0f && w[k] <= 1.0f))
-            return mni_error_set(err, isfinite(w[k]) ? MN_INVALID_ARGUMENT : MN_NOT_FINITE, NULL,
-                                -1, "aim chain: joint_weights[%u] = %g is outside [0, 1]", k,
-                                (double)w[k]);
+            return mni_fail(err, isfinite(w[k]) ? MN_INVALID_ARGUMENT : MN_NOT_FINITE,
+                            "aim chain: joint_weights[%u] = %g is outside [0, 1]", k, (double)w[k]);
         if (job->limits && !(job->limits[k] >= 0.0f))
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "aim chain: limits[%u] = %g is negative or NaN", k,
-                                (double)job->limits[k]);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "aim chain: limits[%u] = %g is negative or NaN", k,
+                            (double)job->limits[k]);
         if (!mq_finite_floats(job->worlds + 16u * job->joints[k], 16))
-            return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                                "aim chain: the matrix of joint %u holds a NaN or infinity",
-                                job->joints[k]);
+            return mni_fail(err, MN_NOT_FINITE,
+                            "aim chain: the matrix of joint %u holds a NaN or infinity",
+                            job->joints[k]);
     }
     return MN_OK;
 }
@@ -360,8 +357,8 @@ mn_status mn_ik_aim_chain_solve(const mn_ik_aim_chain *job, float *corrections, 
         mq_affine a, inv;
         mq_affine_from_mat4(&a, job->worlds + 16u * job->joints[k]);
         if (!mq_affine_invert(&inv, &a))
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "aim chain: the matrix of joint %u is singular", job->joints[k]);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "aim chain: the matrix of joint %u is singular", job->joints[k]);
     }
     double fwd[3], off[3], up[3], target[3], pole[3];
     mq_from_float3(fwd, job->forward);

@@ -75,7 +75,7 @@ static mn_status parent_first_order(const mn_model *model, mn_arena *arena, int3
     uint32_t *depth = mni_arena_calloc(arena, n ? n : 1, sizeof *depth, 4);
     uint32_t *start = mni_arena_calloc(arena, (size_t)n + 1, sizeof *start, 4);
     if (!depth || !start)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = model->nodes[i].parent;
         if (p != MN_NONE && p >= n)
@@ -142,7 +142,7 @@ static mn_status lay_out_weights(mn_mixer *m, mn_arena *arena, mn_error *err)
     m->weight_count = mni_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
     m->weighted = mni_arena_calloc(arena, n ? n : 1, sizeof(uint32_t), 4);
     if (!m->weight_offset || !m->weight_count || !m->weighted)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t mesh = model->nodes[i].mesh;
@@ -153,7 +153,7 @@ static mn_status lay_out_weights(mn_mixer *m, mn_arena *arena, mn_error *err)
             m->weighted[m->weighted_count++] = i;
         total += count;
         if (total > UINT32_MAX / 4)
-            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: too many morph weights");
+            return mni_fail(err, MN_OVERFLOW, "mixer: too many morph weights");
     }
     m->weight_total = (uint32_t)total;
     size_t slots = total ? total : 1;
@@ -161,7 +161,7 @@ static mn_status lay_out_weights(mn_mixer *m, mn_arena *arena, mn_error *err)
     m->weights_rest = mni_arena_calloc(arena, slots, sizeof(float), 16);
     m->weights_from = mni_arena_calloc(arena, slots, sizeof(float), 16);
     if (!m->weights || !m->weights_rest || !m->weights_from)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     for (uint32_t i = 0; i < n; i++) {
         const mn_node *node = &model->nodes[i];
         float *w = m->weights_rest + m->weight_offset[i];
@@ -185,10 +185,10 @@ static mn_status alloc_pose(mn_arena *arena, mn_pose *pose, uint32_t joints, mn_
 {
     size_t size = mn_pose_storage_size(joints);
     if (size == SIZE_MAX)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "mixer: %u nodes overflow a pose", joints);
+        return mni_fail(err, MN_OVERFLOW, "mixer: %u nodes overflow a pose", joints);
     void *storage = mni_arena_alloc(arena, size ? size : 16, 16);
     if (!storage)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     mn_pose_init(pose, joints, storage);
     return MN_OK;
 }
@@ -221,7 +221,7 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
     m->worlds = mni_arena_calloc(arena, slots * 16, sizeof(float), 16);
     if (!m->parents || !order || !animated || !dynamic || !m->animated || !m->dynamic ||
         !m->locals || !m->worlds)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
 
     mn_status st = parent_first_order(model, arena, m->parents, order, err);
     if (st != MN_OK)
@@ -262,7 +262,7 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
     }
     m->cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
     if (!m->cursor_storage)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     mn_clip_cursor_init(&m->cursor, NULL, m->cursor_storage);
     return MN_OK;
 }
@@ -276,11 +276,10 @@ static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_optio
         m->clips = mni_arena_calloc(arena, m->clip_count ? m->clip_count : 1, sizeof *m->clips,
                                    sizeof(void *));
         if (!m->clips)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+            return mni_oom(err, "mixer");
         for (uint32_t c = 0; c < m->clip_count; c++) {
             if (!options->clips[c])
-                return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                    "mixer options: clips[%u] is NULL", c);
+                return mni_fail(err, MN_INVALID_ARGUMENT, "mixer options: clips[%u] is NULL", c);
             m->clips[c] = options->clips[c];
         }
         return MN_OK;
@@ -290,7 +289,7 @@ static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_optio
     m->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
                                sizeof *m->clips, sizeof(void *));
     if (!m->clips)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     mn_clip_options clip_options = {.allocator = m->allocator};
     for (uint32_t a = 0; a < model->animation_count; a++) {
         mn_clip *clip = NULL;
@@ -318,10 +317,9 @@ mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_mixer_create: model and out must not be NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_mixer_create: model and out must not be NULL");
     if (model->node_count && !model->nodes)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_create: model has no nodes array");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_mixer_create: model has no nodes array");
 
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     mn_arena arena;
@@ -329,7 +327,7 @@ mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options
     mn_mixer *m = mni_arena_calloc(&arena, 1, sizeof *m, 16);
     if (!m) {
         mni_arena_release(&arena);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "mixer: out of memory");
+        return mni_oom(err, "mixer");
     }
     m->allocator = allocator;
     m->model = model;
@@ -408,18 +406,17 @@ mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *
 {
     mni_error_clear(err);
     if (!mixer)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_mixer_play: mixer is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_mixer_play: mixer is NULL");
     mn_play_options o = options ? *options : (mn_play_options){0};
     if (!(o.fade >= 0.0f) || !isfinite(o.fade))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_mixer_play: fade %g must be a finite number >= 0", (double)o.fade);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_mixer_play: fade %g must be a finite number >= 0", (double)o.fade);
     if (!isfinite(o.speed) || !isfinite(o.at))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_mixer_play: speed and at must be finite");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_mixer_play: speed and at must be finite");
     if (index >= mixer->clip_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                            "mn_mixer_play: clip %u is out of range (the mixer has %u)", index,
-                            mixer->clip_count);
+        return mni_fail(err, MN_INDEX_RANGE,
+                        "mn_mixer_play: clip %u is out of range (the mixer has %u)", index,
+                        mixer->clip_count);
 
     if (o.fade > 0.0f) {
         /* Fade from what is on screen now, whatever produced it. */
@@ -447,13 +444,13 @@ mn_status mn_mixer_play_named(mn_mixer *mixer, const char *name, const mn_play_o
 {
     mni_error_clear(err);
     if (!mixer || !name)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_mixer_play_named: mixer and name must not be NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_mixer_play_named: mixer and name must not be NULL");
     uint32_t index = mn_mixer_find_clip(mixer, name);
     if (index == MN_NONE)
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1,
-                            "no clip is named \"%.180s\" (the mixer has %u clips)", name,
-                            mixer->clip_count);
+        return mni_fail(err, MN_INVALID_VALUE,
+                        "no clip is named \"%.180s\" (the mixer has %u clips)", name,
+                        mixer->clip_count);
     return mn_mixer_play(mixer, index, options, err);
 }
 

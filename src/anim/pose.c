@@ -62,12 +62,12 @@ mn_status mn_pose_create(mn_pose *pose, uint32_t joint_count, const mn_allocator
                          mn_error *err)
 {
     if (!pose)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "pose is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "pose is NULL");
     memset(pose, 0, sizeof *pose);
     size_t size = mn_pose_storage_size(joint_count);
     if (size == SIZE_MAX)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1,
-                            "a pose of %u joints needs more bytes than size_t holds", joint_count);
+        return mni_fail(err, MN_OVERFLOW, "a pose of %u joints needs more bytes than size_t holds",
+                        joint_count);
     if (allocator)
         pose->allocator_ = *allocator;
     if (size > 0) {
@@ -75,8 +75,7 @@ mn_status mn_pose_create(mn_pose *pose, uint32_t joint_count, const mn_allocator
         pose->block_ = mni_alloc(&pose->allocator_, size);
         if (!pose->block_) {
             memset(pose, 0, sizeof *pose);
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                                "out of memory for a pose of %u joints (%zu bytes)", joint_count, size);
+            return mni_oom(err, "a pose of %u joints (%zu bytes)", joint_count, size);
         }
         pose->block_size_ = size;
     }

@@ -102,21 +102,22 @@ static mn_status check_pairs(const mn_skeleton *src, const mn_skeleton *dst,
                              const mn_retarget_options *o, mn_error *err)
 {
     if (o->name_count && !o->names)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: name_count %u with names NULL", o->name_count);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "retarget: name_count %u with names NULL",
+                        o->name_count);
     for (uint32_t i = 0; i < o->name_count; i++) {
         const mn_retarget_name_pair *p = &o->names[i];
         if (!p->src || !p->dst)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "retarget: names[%u] has a NULL name", i);
+            return mni_fail(err, MN_INVALID_ARGUMENT, "retarget: names[%u] has a NULL name", i);
         if (find_name(src, NULL, p->src) == MN_NONE)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "retarget: names[%u] names source joint \"%s\", which the source "
-                                "skeleton lacks", i, p->src);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "retarget: names[%u] names source joint \"%s\", which the source "
+                            "skeleton lacks",
+                            i, p->src);
         if (find_name(dst, NULL, p->dst) == MN_NONE)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "retarget: names[%u] names destination joint \"%s\", which the "
-                                "destination skeleton lacks", i, p->dst);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "retarget: names[%u] names destination joint \"%s\", which the "
+                            "destination skeleton lacks",
+                            i, p->dst);
     }
     return MN_OK;
 }
@@ -163,25 +164,24 @@ static mn_status leg_length(const mn_skeleton *sk, const double (*pos)[3], const
 {
     uint32_t u = mn_skeleton_find(sk, upper), f = mn_skeleton_find(sk, foot);
     if (u == MN_NONE || f == MN_NONE)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: the %s skeleton has no joint \"%s\"", which,
-                            u == MN_NONE ? upper : foot);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "retarget: the %s skeleton has no joint \"%s\"",
+                        which, u == MN_NONE ? upper : foot);
     double sum = 0.0;
     for (uint32_t j = f; j != u;) {
         int p = sk->parents[j];
         if (p < 0)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "retarget: on the %s skeleton \"%s\" is not an ancestor of \"%s\"",
-                                which, upper, foot);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "retarget: on the %s skeleton \"%s\" is not an ancestor of \"%s\"",
+                            which, upper, foot);
         double d[3];
         mq_sub(d, pos[j], pos[p]);
         sum += sqrt(mq_len2(d));
         j = (uint32_t)p;
     }
     if (!(sum > 0.0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: the %s leg from \"%s\" to \"%s\" has length 0", which,
-                            upper, foot);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: the %s leg from \"%s\" to \"%s\" has length 0", which, upper,
+                        foot);
     *out = sum;
     return MN_OK;
 }
@@ -191,18 +191,17 @@ static mn_status choose_scale(mn_retarget *m, const mn_skeleton *src, const mn_s
 {
     if (o->translation_scale != 0.0f) {
         if (!isfinite(o->translation_scale))
-            return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "retarget: translation_scale is not finite");
+            return mni_fail(err, MN_NOT_FINITE, "retarget: translation_scale is not finite");
         if (!(o->translation_scale > 0.0f))
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "retarget: translation_scale %g is negative",
-                                (double)o->translation_scale);
+            return mni_fail(err, MN_INVALID_ARGUMENT, "retarget: translation_scale %g is negative",
+                            (double)o->translation_scale);
         m->scale = o->translation_scale;
         return MN_OK;
     }
     if (!o->src_upper_leg || !o->src_foot || !o->dst_upper_leg || !o->dst_foot)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: give translation_scale, or the upper-leg and foot joint "
-                            "names of both skeletons");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: give translation_scale, or the upper-leg and foot joint "
+                        "names of both skeletons");
     double ls, ld;
     mn_status st = leg_length(src, (const double (*)[3])m->src_rest_pos, "source",
                               o->src_upper_leg, o->src_foot, &ls, err);
@@ -220,15 +219,15 @@ static mn_status check_rest(const mn_pose *rest, const mn_skeleton *sk, const ch
                             mn_error *err)
 {
     if (rest->joint_count < sk->joint_count)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: the %s rest pose has %u joints, the skeleton %u", which,
-                            rest->joint_count, sk->joint_count);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: the %s rest pose has %u joints, the skeleton %u", which,
+                        rest->joint_count, sk->joint_count);
     size_t n = sk->joint_count;
     if (!mq_finite_floats(rest->translations, (int)(3 * n)) ||
         !mq_finite_floats(rest->rotations, (int)(4 * n)) ||
         !mq_finite_floats(rest->scales, (int)(3 * n)))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "retarget: the %s rest pose holds a NaN or infinity", which);
+        return mni_fail(err, MN_NOT_FINITE, "retarget: the %s rest pose holds a NaN or infinity",
+                        which);
     return MN_OK;
 }
 
@@ -295,8 +294,8 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
                              const mn_retarget_options *options, mn_retarget **out, mn_error *err)
 {
     if (!src || !dst || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: source, destination and out are required");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: source, destination and out are required");
     *out = NULL;
     mn_retarget_options none;
     memset(&none, 0, sizeof none);
@@ -313,7 +312,7 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
 
     mn_retarget *m = mni_alloc(&o->allocator, sizeof *m);
     if (!m)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "retarget: out of memory");
+        return mni_oom(err, "retarget");
     memset(m, 0, sizeof *m);
     mni_arena_init(&m->arena, &o->allocator);
     m->src_count = src->joint_count;
@@ -324,7 +323,7 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
         (both_skins && (!(src_skin = skin_joints(src, &m->arena)) ||
                         !(dst_skin = skin_joints(dst, &m->arena))))) {
         mni_arena_release_holder(&m->arena, m, sizeof *m);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "retarget: out of memory");
+        return mni_oom(err, "retarget");
     }
     memcpy(m->src_parents, src->parents, m->src_count * sizeof(int16_t));
     memcpy(m->dst_parents, dst->parents, m->dst_count * sizeof(int16_t));
@@ -334,8 +333,8 @@ mn_status mn_retarget_create(const mn_skeleton *src, const mn_skeleton *dst,
 
     if (match_joints(m, src, dst, o, src_skin, dst_skin) == 0) {
         mni_arena_release_holder(&m->arena, m, sizeof *m);
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: no destination joint matched a source joint by name");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: no destination joint matched a source joint by name");
     }
     rest_constants(m, src_rest, dst_rest);
     st = choose_scale(m, src, dst, o, err);
@@ -386,16 +385,16 @@ mn_status mn_retarget_apply(mn_retarget *map, const mn_pose *src_pose, mn_pose *
                             mn_error *err)
 {
     if (!map || !src_pose || !dst_pose)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: map, source and destination poses are required");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: map, source and destination poses are required");
     if (src_pose == dst_pose || src_pose->rotations == dst_pose->rotations)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: the source and destination poses are the same storage");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: the source and destination poses are the same storage");
     if (src_pose->joint_count < map->src_count || dst_pose->joint_count < map->dst_count)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "retarget: poses of %u and %u joints for skeletons of %u and %u",
-                            src_pose->joint_count, dst_pose->joint_count, map->src_count,
-                            map->dst_count);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "retarget: poses of %u and %u joints for skeletons of %u and %u",
+                        src_pose->joint_count, dst_pose->joint_count, map->src_count,
+                        map->dst_count);
     forward_pass(map->src_parents, map->src_count, src_pose, map->src_world_rot, map->src_world);
 
     for (uint32_t j = 0; j < map->dst_count; j++) {

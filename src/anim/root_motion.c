@@ -131,33 +131,32 @@ mn_status mn_root_motion_extract(const mn_clip *clip, uint32_t root, const mn_po
                                  float from, float to, mn_root_motion *out, mn_error *err)
 {
     if (!clip || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "root motion: clip or out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "root motion: clip or out is NULL");
     if (!isfinite(from) || !isfinite(to))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "root motion: from (%g) or to (%g) is not finite", (double)from,
-                            (double)to);
+        return mni_fail(err, MN_NOT_FINITE, "root motion: from (%g) or to (%g) is not finite",
+                        (double)from, (double)to);
     double d = mn_clip_duration(clip);
     if (!(d > 0.0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "root motion: clip \"%s\" has duration 0, so it has no cycle",
-                            mn_clip_name(clip));
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "root motion: clip \"%s\" has duration 0, so it has no cycle",
+                        mn_clip_name(clip));
     if (fabs((double)from / d) > MAX_CYCLES || fabs((double)to / d) > MAX_CYCLES)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "root motion: time %g is more than 2^52 cycles from 0",
-                            fabs((double)from) > fabs((double)to) ? (double)from : (double)to);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "root motion: time %g is more than 2^52 cycles from 0",
+                        fabs((double)from) > fabs((double)to) ? (double)from : (double)to);
     root_tracks rt;
     if (!find_root_tracks(clip, root, &rt))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "root motion: clip \"%s\" animates neither the translation nor the "
-                            "rotation of target %u",
-                            mn_clip_name(clip), root);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "root motion: clip \"%s\" animates neither the translation nor the "
+                        "rotation of target %u",
+                        mn_clip_name(clip), root);
     rt.base_t[0] = rt.base_t[1] = rt.base_t[2] = 0.0;
     mq_quat_identity(rt.base_r);
     if (base) {
         if (root >= base->joint_count)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "root motion: root %u is outside the base pose (%u joints)", root,
-                                base->joint_count);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "root motion: root %u is outside the base pose (%u joints)", root,
+                            base->joint_count);
         mq_from_float3(rt.base_t, base->translations + 3u * root);
         mq_from_float4(rt.base_r, base->rotations + 4u * root);
     }
@@ -180,11 +179,11 @@ mn_status mn_root_motion_extract(const mn_clip *clip, uint32_t root, const mn_po
 mn_status mn_root_motion_strip(const mn_clip *clip, uint32_t root, mn_pose *pose, mn_error *err)
 {
     if (!clip || !pose)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "root motion: clip or pose is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "root motion: clip or pose is NULL");
     if (root >= pose->joint_count)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "root motion: root %u is outside the pose (%u joints)", root,
-                            pose->joint_count);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "root motion: root %u is outside the pose (%u joints)", root,
+                        pose->joint_count);
     root_tracks rt;
     find_root_tracks(clip, root, &rt);
     if (rt.translation)

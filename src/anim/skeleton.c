@@ -86,15 +86,15 @@ static mn_status mark_skin_nodes(const mn_model *model, uint32_t skin, uint8_t *
     for (uint32_t i = 0; i < s->joint_count; i++) {
         uint32_t node = s->joints[i];
         if (node >= model->node_count)
-            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                                "skins[%u].joints[%u]: node %u is out of range (the model has %u nodes)",
-                                skin, i, node, model->node_count);
+            return mni_fail(err, MN_INDEX_RANGE,
+                            "skins[%u].joints[%u]: node %u is out of range (the model has %u nodes)",
+                            skin, i, node, model->node_count);
         for (; node != MN_NONE && !in_set[node]; node = parent_of(model, node)) {
             in_set[node] = 1;
             if (++n > MN_SKELETON_MAX_JOINTS)
-                return mni_error_set(err, MN_OVERFLOW, NULL, -1,
-                                    "skins[%u]: its joints and their ancestors exceed %u nodes",
-                                    skin, MN_SKELETON_MAX_JOINTS);
+                return mni_fail(err, MN_OVERFLOW,
+                                "skins[%u]: its joints and their ancestors exceed %u nodes", skin,
+                                MN_SKELETON_MAX_JOINTS);
         }
     }
     *count = n;
@@ -237,17 +237,16 @@ static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t jo
     for (uint32_t i = 0; i < model->node_count; i++) {
         const char *name = model->nodes[i].name;
         if ((!in_set || in_set[i]) && name && !mni_checked_add(strings, strlen(name) + 1, &strings))
-            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "skeleton: node names overflow size_t");
+            return mni_fail(err, MN_OVERFLOW, "skeleton: node names overflow size_t");
     }
     layout l;
     size_t asked;
     if (!plan(&l, joint_count, model->node_count, skin_joints, strings) ||
         !mni_checked_add(l.total, BLOCK_ALIGN - 1, &asked))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "skeleton: size arithmetic overflows");
+        return mni_fail(err, MN_OVERFLOW, "skeleton: size arithmetic overflows");
     void *block = mni_alloc(allocator, asked);
     if (!block)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "skeleton of %u joints: cannot allocate %zu bytes", joint_count, asked);
+        return mni_oom(err, "a skeleton of %u joints (%zu bytes)", joint_count, asked);
     uint8_t *base = (uint8_t *)(((uintptr_t)block + BLOCK_ALIGN - 1) & ~(uintptr_t)(BLOCK_ALIGN - 1));
 
     mn_skeleton *sk = (mn_skeleton *)(base + l.skeleton);
@@ -300,20 +299,16 @@ mn_status mn_skeleton_from_skin(const mn_model *model, uint32_t skin, const mn_a
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "skeleton_from_skin: NULL model or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "skeleton_from_skin: NULL model or out");
     if (skin >= model->skin_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                            "skins[%u] does not exist (the model has %u skins)", skin,
-                            model->skin_count);
+        return mni_fail(err, MN_INDEX_RANGE, "skins[%u] does not exist (the model has %u skins)",
+                        skin, model->skin_count);
     /* The marks are scratch: one temporary allocation, freed before returning. */
     uint8_t *in_set = NULL;
     if (model->node_count > 0) {
         in_set = mni_alloc(allocator, model->node_count);
         if (!in_set)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                                "skins[%u]: cannot allocate %u bytes of node marks", skin,
-                                model->node_count);
+            return mni_oom(err, "skins[%u]: %u bytes of node marks", skin, model->node_count);
         memset(in_set, 0, model->node_count);
     }
     uint32_t count = 0;
@@ -331,8 +326,7 @@ mn_status mn_skeleton_from_nodes(const mn_model *model, const mn_allocator *allo
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "skeleton_from_nodes: NULL model or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "skeleton_from_nodes: NULL model or out");
     if (model->node_count > MN_SKELETON_MAX_JOINTS)
         return mni_error_set(err, MN_OVERFLOW, "nodes", -1,
                             "the model has %u nodes; a skeleton holds at most %u",

@@ -27,19 +27,19 @@ typedef struct spring_step {
 static mn_status decay_rate(const mn_spring_settings *s, double *lambda, mn_error *err)
 {
     if (!s)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "spring: settings is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "spring: settings is NULL");
     if (!isfinite(s->frequency_hz) || !isfinite(s->damping))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "spring: frequency_hz (%g) or damping (%g) is not finite",
-                            (double)s->frequency_hz, (double)s->damping);
+        return mni_fail(err, MN_NOT_FINITE,
+                        "spring: frequency_hz (%g) or damping (%g) is not finite",
+                        (double)s->frequency_hz, (double)s->damping);
     if (!(s->frequency_hz > 0.0f))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "spring: frequency_hz %g is not > 0", (double)s->frequency_hz);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "spring: frequency_hz %g is not > 0",
+                        (double)s->frequency_hz);
     /* Undamped, a spring rings forever: no lookback forgets the start, so no pure answer exists. */
     if (!(s->damping > 0.0f))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "spring: damping %g is not > 0 (an undamped spring never settles)",
-                            (double)s->damping);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "spring: damping %g is not > 0 (an undamped spring never settles)",
+                        (double)s->damping);
     double omega = TWO_PI * (double)s->frequency_hz;
     double zeta = s->damping;
     *lambda = zeta <= 1.0 ? zeta * omega : omega * (zeta - sqrt(zeta * zeta - 1.0));
@@ -133,11 +133,10 @@ mn_status mn_spring_chain_settle_time(const mn_spring_settings *settings, uint32
     if (st != MN_OK)
         return st;
     if (!seconds)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "spring: seconds is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "spring: seconds is NULL");
     if (links == 0 || links > MN_SPRING_CHAIN_MAX_LINKS)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "spring chain: %u links (1 to %u allowed)", links,
-                            MN_SPRING_CHAIN_MAX_LINKS);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "spring chain: %u links (1 to %u allowed)", links,
+                        MN_SPRING_CHAIN_MAX_LINKS);
     *seconds = CHAIN_FORGET[links - 1] / lambda;
     return MN_OK;
 }
@@ -211,21 +210,20 @@ mn_status mn_spring_chain_sample(const mn_spring_settings *settings, uint32_t li
     if (st != MN_OK)
         return st;
     if (!anchor || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "spring: anchor or out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "spring: anchor or out is NULL");
     if (links == 0 || links > MN_SPRING_CHAIN_MAX_LINKS)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "spring chain: %u links (1 to %u allowed)", links,
-                            MN_SPRING_CHAIN_MAX_LINKS);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "spring chain: %u links (1 to %u allowed)", links,
+                        MN_SPRING_CHAIN_MAX_LINKS);
     if (!isfinite(t))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "spring: time %g is not finite", t);
+        return mni_fail(err, MN_NOT_FINITE, "spring: time %g is not finite", t);
 
     double off[MN_SPRING_CHAIN_MAX_LINKS][3];
     for (uint32_t i = 0; i < links; i++)
         for (int c = 0; c < 3; c++) {
             off[i][c] = offsets ? (double)offsets[3u * i + (uint32_t)c] : 0.0;
             if (!isfinite(off[i][c]))
-                return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                                    "spring chain: offsets[%u] is not finite", 3u * i + (uint32_t)c);
+                return mni_fail(err, MN_NOT_FINITE, "spring chain: offsets[%u] is not finite",
+                                3u * i + (uint32_t)c);
         }
 
     /* The single spring's step; as many steps as the chain's longer memory needs. */
@@ -237,7 +235,7 @@ mn_status mn_spring_chain_sample(const mn_spring_settings *settings, uint32_t li
     chain_state cs;
     double a[3];
     if (!read_anchor(anchor, user, t - (double)steps * h, a))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "spring: the anchor returned a non-finite value");
+        return mni_fail(err, MN_NOT_FINITE, "spring: the anchor returned a non-finite value");
     for (uint32_t i = 0; i < links; i++)
         for (int c = 0; c < 3; c++) {
             cs.x[i][c] = (i ? cs.x[i - 1][c] : a[c]) + off[i][c];
@@ -246,8 +244,7 @@ mn_status mn_spring_chain_sample(const mn_spring_settings *settings, uint32_t li
     for (uint32_t k = 0; k < steps; k++) {
         /* t_{k+1} = t − (N − k − 1)·h: the last step lands exactly on t. */
         if (!read_anchor(anchor, user, t - (double)(steps - k - 1) * h, a))
-            return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                                "spring: the anchor returned a non-finite value");
+            return mni_fail(err, MN_NOT_FINITE, "spring: the anchor returned a non-finite value");
         advance(&cs, links, (const double (*)[3])off, &m, a);
     }
     for (uint32_t i = 0; i < links; i++)

@@ -160,7 +160,7 @@ static mn_status copy_name(mn_state_machine *sm, const char *name, const char *p
         return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
     *out = mni_arena_strndup(&sm->arena, name, strlen(name));
     if (!*out)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "out of memory copying %s", path);
+        return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
     return MN_OK;
 }
 
@@ -345,7 +345,7 @@ static mn_status claim_runtime(mn_state_machine *sm, mn_error *err)
     }
     ok = ok && claim_pose(sm, &sm->pose_a) && claim_pose(sm, &sm->pose_b) && claim_pose(sm, &sm->frozen);
     if (!ok)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for the state machine's scratch");
+        return mni_oom(err, "the state machine's scratch");
     return MN_OK;
 }
 
@@ -395,7 +395,7 @@ static mn_status build(mn_state_machine *sm, const mn_state_machine_desc *desc, 
     sm->node_events = claim(sm, desc->node_count, sizeof(mn_clip_events *), 8, &ok);
     sm->state_reports = claim(sm, desc->state_count, sizeof(bool), 1, &ok);
     if (!ok)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for the state machine");
+        return mni_oom(err, "the state machine");
     if ((st = check_states(sm, desc, err)) != MN_OK || (st = collect_names(sm, desc, err)) != MN_OK ||
         (st = check_node_events(sm, desc, err)) != MN_OK)
         return st;
@@ -419,10 +419,10 @@ static mn_status build(mn_state_machine *sm, const mn_state_machine_desc *desc, 
 mn_status mn_state_machine_create(const mn_state_machine_desc *desc, mn_state_machine **out, mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!desc)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "desc is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "desc is NULL");
     if (!desc->states || desc->state_count == 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "states", -1, "a state machine needs at least one state");
     if (!desc->transitions && desc->transition_count > 0)
@@ -430,7 +430,7 @@ mn_status mn_state_machine_create(const mn_state_machine_desc *desc, mn_state_ma
                             desc->transition_count);
     mn_state_machine *sm = mni_alloc(&desc->allocator, sizeof *sm);
     if (!sm)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory for a state machine");
+        return mni_oom(err, "a state machine");
     memset(sm, 0, sizeof *sm);
     mni_arena_init(&sm->arena, &desc->allocator);
     mn_status st = build(sm, desc, err);
@@ -455,7 +455,7 @@ void mn_state_machine_free(mn_state_machine *sm)
 mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float value, mn_error *err)
 {
     if (!sm || !name)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or name");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "NULL state machine or name");
     uint32_t i = mn_blend_tree_find(sm->tree, name);
     uint32_t p = i == MN_NONE ? find_name(sm->param_names, sm->param_count, name) : MN_NONE;
     if (i == MN_NONE && p == MN_NONE) {
@@ -476,7 +476,7 @@ mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float val
 mn_status mn_state_machine_set_trigger(mn_state_machine *sm, const char *name, mn_error *err)
 {
     if (!sm || !name)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or name");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "NULL state machine or name");
     uint32_t i = find_name(sm->trigger_names, sm->trigger_count, name);
     if (i == MN_NONE)
         return mni_error_set(err, MN_INVALID_VALUE, name, -1, "no trigger is named \"%s\"", name);
@@ -487,7 +487,7 @@ mn_status mn_state_machine_set_trigger(mn_state_machine *sm, const char *name, m
 mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, float *value, mn_error *err)
 {
     if (!sm || !name || !value)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine, name or value");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "NULL state machine, name or value");
     uint32_t i;
     if ((i = mn_blend_tree_find(sm->tree, name)) != MN_NONE)
         *value = mn_blend_tree_value(sm->tree, i);
@@ -529,10 +529,10 @@ static mn_status output(mn_state_machine *sm, mn_pose *out, mn_error *err)
 mn_status mn_state_machine_evaluate(mn_state_machine *sm, mn_pose *out, mn_error *err)
 {
     if (!sm || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "NULL state machine or pose");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "NULL state machine or pose");
     if (out->joint_count != sm->joint_count)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1, "the pose has %u joints, the machine %u",
-                            out->joint_count, sm->joint_count);
+        return mni_fail(err, MN_COUNT_MISMATCH, "the pose has %u joints, the machine %u",
+                        out->joint_count, sm->joint_count);
     return output(sm, out, err);
 }
 
@@ -690,12 +690,12 @@ mn_status mn_state_machine_update(mn_state_machine *sm, float dt, mn_event *even
     if (event_total)
         *event_total = 0;
     if (!sm)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "state machine is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "state machine is NULL");
     if (!isfinite(dt))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1, "dt is not finite");
+        return mni_fail(err, MN_NOT_FINITE, "dt is not finite");
     if (dt < 0.0f)
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1, "dt %g is negative: time only moves forward",
-                            (double)dt);
+        return mni_fail(err, MN_INVALID_VALUE, "dt %g is negative: time only moves forward",
+                        (double)dt);
     /* 1. Advance. */
     slot_advance(sm, sm->cur, dt);
     if (sm->fading) {
