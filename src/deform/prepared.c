@@ -218,15 +218,15 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "model and out must not be NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "model and out must not be NULL");
     if (mesh >= model->mesh_count)
         return mni_error_set(err, MN_INDEX_RANGE, "meshes", -1,
                             "mesh %u is out of range: the model has %u meshes", mesh,
                             model->mesh_count);
     if (primitive >= model->meshes[mesh].primitive_count)
-        return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                            "primitive %u is out of range: meshes[%u] has %u primitives", primitive,
-                            mesh, model->meshes[mesh].primitive_count);
+        return mni_fail(err, MN_INDEX_RANGE,
+                        "primitive %u is out of range: meshes[%u] has %u primitives", primitive,
+                        mesh, model->meshes[mesh].primitive_count);
 
     mesh_plan plan;
     mn_status st = plan_mesh(model, mesh, primitive, &plan, err);
@@ -243,9 +243,7 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
     if (!block || (plan.sets > 0 && n > 0 && !scratch)) {
         mni_free(allocator, block, plan.size);
         mni_free(allocator, scratch, scratch_size);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "meshes[%u].primitives[%u]: out of memory for %zu bytes", mesh,
-                            primitive, plan.size);
+        return mni_oom(err, "meshes[%u].primitives[%u] (%zu bytes)", mesh, primitive, plan.size);
     }
 
     mn_deform_mesh *m = (mn_deform_mesh *)(void *)block;

@@ -122,30 +122,28 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
 {
     memset(s, 0, sizeof *s);
     if (!job)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "the skinning job is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "the skinning job is NULL");
     if (job->influence_count == 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "influence_count is 0: every vertex needs at least one influence");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "influence_count is 0: every vertex needs at least one influence");
 
     const void *required[] = {job->joints, job->weights, job->palette, job->positions,
                               job->out_positions};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         if (!required[i] && job->vertex_count > 0)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "%s is NULL", field_names[i]);
+            return mni_fail(err, MN_INVALID_ARGUMENT, "%s is NULL", field_names[i]);
     if (job->palette_count == 0 && job->vertex_count > 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "palette_count is 0: the joints have no matrix to index");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "palette_count is 0: the joints have no matrix to index");
     if (job->normals && !job->out_normals)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "normals are given but out_normals is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "normals are given but out_normals is NULL");
     if (job->tangents && !job->out_tangents)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "tangents are given but out_tangents is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "tangents are given but out_tangents is NULL");
 
     if ((unsigned)job->output_store > (unsigned)MN_SKIN_STORE_STREAM)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "output_store is %d, not an mn_skin_store (0 = by size)",
-                            (int)job->output_store);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "output_store is %d, not an mn_skin_store (0 = by size)",
+                        (int)job->output_store);
 
     struct { uint32_t stride, least; const char *name; } strides[] = {
         {job->position_stride, 3, "position_stride"},
@@ -157,11 +155,10 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
     };
     for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++)
         if (strides[i].stride != 0 && strides[i].stride < strides[i].least)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "%s is %u floats, less than the %u floats of a vertex "
-                                "(0 means %u)",
-                                strides[i].name, strides[i].stride, strides[i].least,
-                                strides[i].least);
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "%s is %u floats, less than the %u floats of a vertex "
+                            "(0 means %u)",
+                            strides[i].name, strides[i].stride, strides[i].least, strides[i].least);
 
     s->count = job->vertex_count;
     s->influences = job->influence_count;
@@ -192,11 +189,11 @@ mn_status mn_skin_job_validate(const mn_skin_job *job, mn_error *err)
     size_t n = (size_t)job->vertex_count * job->influence_count;
     for (size_t i = 0; i < n; i++)
         if (job->joints[i] >= job->palette_count)
-            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                                "joints[%zu] (vertex %zu, influence %zu) is %u, not below "
-                                "palette_count %u",
-                                i, i / job->influence_count, i % job->influence_count,
-                                (unsigned)job->joints[i], job->palette_count);
+            return mni_fail(err, MN_INDEX_RANGE,
+                            "joints[%zu] (vertex %zu, influence %zu) is %u, not below "
+                            "palette_count %u",
+                            i, i / job->influence_count, i % job->influence_count,
+                            (unsigned)job->joints[i], job->palette_count);
     mni_error_clear(err);
     return MN_OK;
 }
