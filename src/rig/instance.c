@@ -147,11 +147,11 @@ static mn_status check_joints(const mn_part *part, const mn_skin *skin, mn_error
     size_t n = (size_t)d->vertex_count * d->influence_count;
     for (size_t k = 0; k < n; k++)
         if (d->joints[k] >= skin->joint_count)
-            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
-                                "meshes[%u].primitives[%u]: vertex %zu names joint %u, but "
-                                "skins[%u] (drawn by nodes[%u]) has %u joints",
-                                part->mesh, part->primitive, k / d->influence_count,
-                                (unsigned)d->joints[k], part->skin, part->node, skin->joint_count);
+            return mni_fail(err, MN_INDEX_RANGE,
+                            "meshes[%u].primitives[%u]: vertex %zu names joint %u, but "
+                            "skins[%u] (drawn by nodes[%u]) has %u joints",
+                            part->mesh, part->primitive, k / d->influence_count,
+                            (unsigned)d->joints[k], part->skin, part->node, skin->joint_count);
     return MN_OK;
 }
 
@@ -221,7 +221,7 @@ static mn_status lay_out_palettes(mn_rig *rig, mn_arena *arena, mn_error *err)
     rig->palette_offset = mni_arena_calloc(arena, skins, sizeof(uint32_t), 4);
     rig->used_skins = mni_arena_calloc(arena, skins, sizeof(uint32_t), 4);
     if (!rig->palette_offset || !rig->used_skins)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
     for (uint32_t s = 0; s < model->skin_count; s++)
         rig->palette_offset[s] = MN_NONE;
     size_t floats = 0;
@@ -230,7 +230,7 @@ static mn_status lay_out_palettes(mn_rig *rig, mn_arena *arena, mn_error *err)
         if (s == MN_NONE || rig->palette_offset[s] != MN_NONE)
             continue;
         if (floats > UINT32_MAX - 16 * (size_t)model->skins[s].joint_count)
-            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "rig: palettes overflow");
+            return mni_fail(err, MN_OVERFLOW, "rig: palettes overflow");
         rig->palette_offset[s] = (uint32_t)floats;
         rig->used_skins[rig->used_skin_count++] = s;
         floats += 16 * (size_t)model->skins[s].joint_count;
@@ -258,7 +258,7 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
     rig->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
                                  sizeof *rig->clips, sizeof(void *));
     if (!rig->clips)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
     mn_clip_options clip_options = {.allocator = *allocator};
     for (uint32_t a = 0; a < model->animation_count; a++) {
         mn_status st = mn_clip_from_gltf(model, a, &clip_options, &rig->clips[a], err);
@@ -271,22 +271,22 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
     uint32_t *first = mni_arena_calloc(arena, model->mesh_count ? model->mesh_count : 1,
                                       sizeof *first, 4);
     if (!first)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
     size_t slots = 0;
     for (uint32_t m = 0; m < model->mesh_count; m++) {
         first[m] = (uint32_t)slots;
         slots += model->meshes[m].primitive_count;
         if (slots > UINT32_MAX / 2)
-            return mni_error_set(err, MN_OVERFLOW, NULL, -1, "rig: too many primitives");
+            return mni_fail(err, MN_OVERFLOW, "rig: too many primitives");
     }
     rig->deforms = mni_arena_calloc(arena, slots ? slots : 1, sizeof *rig->deforms, sizeof(void *));
     rig->deform_count = (uint32_t)slots;
     uint32_t *visit = mni_arena_calloc(arena, n, sizeof *visit, 4);
     if (!rig->deforms || !visit)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
     uint32_t visited = scene_nodes(model, arena, visit);
     if (visited == UINT32_MAX)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
 
     /* Parts: at most every primitive of every visited node's mesh. */
     size_t max_parts = 0;
@@ -296,10 +296,10 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
             max_parts += model->meshes[mesh].primitive_count;
     }
     if (max_parts > UINT32_MAX / 2)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "rig: too many parts");
+        return mni_fail(err, MN_OVERFLOW, "rig: too many parts");
     rig->parts = mni_arena_calloc(arena, max_parts ? max_parts : 1, sizeof *rig->parts, 8);
     if (!rig->parts)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
     mn_status st = gather_parts(rig, allocator, first, visit, visited, err);
     if (st != MN_OK)
         return st;
@@ -314,15 +314,14 @@ mn_status mn_rig_create(const mn_model *model, const mn_rig_options *options, mn
     if (out)
         *out = NULL;
     if (!model || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_rig_create: model and out must not be NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_rig_create: model and out must not be NULL");
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     mn_arena arena;
     mni_arena_init(&arena, &allocator);
     mn_rig *rig = mni_arena_calloc(&arena, 1, sizeof *rig, 16);
     if (!rig) {
         mni_arena_release(&arena);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "rig: out of memory");
+        return mni_oom(err, "rig");
     }
     rig->model = model;
     mn_status st = build_rig(rig, &arena, &allocator, err);
@@ -470,7 +469,7 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
     in->parts = mni_arena_calloc(arena, parts, sizeof *in->parts, 8);
     in->buffers = mni_arena_calloc(arena, parts, sizeof *in->buffers, 8);
     if (!in->worlds || !in->palettes || !in->parts || !in->buffers)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
+        return mni_oom(err, "instance");
     for (uint32_t p = 0; p < rig->part_count; p++) {
         const mn_part *part = &rig->parts[p];
         const mn_deform_mesh *d = part->deform;
@@ -489,7 +488,7 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
         b->normals = d->normals ? mni_arena_calloc(arena, v * 3, sizeof(float), 16) : NULL;
         b->tangents = d->tangents ? mni_arena_calloc(arena, v * 4, sizeof(float), 16) : NULL;
         if (!b->positions || (d->normals && !b->normals) || (d->tangents && !b->tangents))
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
+            return mni_oom(err, "instance");
         out->positions = b->positions;
         out->normals = b->normals;
         out->tangents = b->tangents;
@@ -504,22 +503,22 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
     if (out)
         *out = NULL;
     if (!rig || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_instance_create: rig and out must not be NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_instance_create: rig and out must not be NULL");
     mn_instance_desc d = desc ? *desc : (mn_instance_desc){0};
     bool finite = isfinite(d.yaw) && isfinite(d.pitch) && isfinite(d.roll) && isfinite(d.size);
     for (int a = 0; a < 3; a++)
         finite = finite && isfinite(d.position[a]);
     if (!finite || d.size < 0.0f)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_instance_create: position, angles and size must be finite, size >= 0");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_instance_create: position, angles and size must be finite, size >= 0");
 
     mn_arena arena;
     mni_arena_init(&arena, &d.allocator);
     mn_instance *in = mni_arena_calloc(&arena, 1, sizeof *in, 16);
     if (!in) {
         mni_arena_release(&arena);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "instance: out of memory");
+        return mni_oom(err, "instance");
     }
     in->rig = rig;
     memcpy(in->position, d.position, sizeof in->position);
@@ -543,7 +542,7 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
         /* The first deformation doubles as the check that every later one succeeds. */
         st = deform_parts(in);
         if (st != MN_OK)
-            mni_error_set(err, st, NULL, -1, "instance: deforming the rest pose failed");
+            mni_fail(err, st, "instance: deforming the rest pose failed");
     }
     if (st != MN_OK) {
         mn_mixer_free(in->mixer);
