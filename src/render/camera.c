@@ -74,17 +74,17 @@ mn_status mn_render_camera_frame(const float lo[3], const float hi[3], const mn_
                                  float aspect, mn_render_camera *out, mn_error *err)
 {
     if (!out || !view)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "camera: NULL view or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "camera: NULL view or out");
     if (!isfinite(aspect) || aspect <= 0.0f || !isfinite(view->yaw) || !isfinite(view->pitch) ||
         !isfinite(view->distance) || view->distance < 0.0f || !isfinite(view->fov_y) ||
         view->fov_y < 0.0f || view->fov_y >= 3.1415926f || !isfinite(view->margin) ||
         view->margin < 0.0f || view->margin >= 0.45f ||
         (view->kind == MN_VIEW_ORBIT && fabsf(view->pitch) > 1.5707964f))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "camera: aspect %g, yaw %g, pitch %g, distance %g, fov %g or margin %g "
-                            "out of range",
-                            (double)aspect, (double)view->yaw, (double)view->pitch,
-                            (double)view->distance, (double)view->fov_y, (double)view->margin);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "camera: aspect %g, yaw %g, pitch %g, distance %g, fov %g or margin %g "
+                        "out of range",
+                        (double)aspect, (double)view->yaw, (double)view->pitch,
+                        (double)view->distance, (double)view->fov_y, (double)view->margin);
     float blo[3] = {-0.5f, -0.5f, -0.5f}, bhi[3] = {0.5f, 0.5f, 0.5f};
     if (lo && hi && box_usable(lo, hi)) {
         memcpy(blo, lo, sizeof blo);

@@ -15,19 +15,17 @@ mn_status mn_rgba_image_create(uint32_t width, uint32_t height, const mn_allocat
                                mn_rgba_image *out, mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "image: NULL out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "image: NULL out");
     memset(out, 0, sizeof *out);
     if (width == 0 || height == 0 || width > MN_IMAGE_MAX_SIDE || height > MN_IMAGE_MAX_SIDE)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "image: %ux%u is not a size from 1x1 to %ux%u", width, height,
-                            MN_IMAGE_MAX_SIDE, MN_IMAGE_MAX_SIDE);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "image: %ux%u is not a size from 1x1 to %ux%u",
+                        width, height, MN_IMAGE_MAX_SIDE, MN_IMAGE_MAX_SIDE);
     size_t bytes = (size_t)width * height * 4u;   /* at most 2^32: fits size_t on 64-bit */
     if (allocator)
         out->allocator = *allocator;
     out->pixels = mni_alloc(&out->allocator, bytes);
     if (!out->pixels)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "image: %ux%u: out of memory",
-                            width, height);
+        return mni_oom(err, "image: %ux%u", width, height);
     memset(out->pixels, 0, bytes);
     out->width = width;
     out->height = height;

@@ -31,20 +31,17 @@ mn_status mn_rgba_image_decode(const void *bytes, size_t size, const mn_allocato
     if (out)
         memset(out, 0, sizeof *out);
     if (!bytes || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "image: NULL bytes or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "image: NULL bytes or out");
     if (size == 0 || size > INT_MAX)
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1, "image: %zu bytes is not an image",
-                            size);
+        return mni_fail(err, MN_INVALID_VALUE, "image: %zu bytes is not an image", size);
     int w = 0, h = 0, channels = 0;
     if (!stbi_info_from_memory(bytes, (int)size, &w, &h, &channels))
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1, "image: cannot decode: %s",
-                            stbi_failure_reason());
+        return mni_fail(err, MN_INVALID_VALUE, "image: cannot decode: %s", stbi_failure_reason());
     if (w <= 0 || h <= 0 || (uint32_t)w > 32768u || (uint32_t)h > 32768u)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "image: %dx%d is too large", w, h);
+        return mni_fail(err, MN_OVERFLOW, "image: %dx%d is too large", w, h);
     unsigned char *pixels = stbi_load_from_memory(bytes, (int)size, &w, &h, &channels, 4);
     if (!pixels)
-        return mni_error_set(err, MN_INVALID_VALUE, NULL, -1, "image: cannot decode: %s",
-                            stbi_failure_reason());
+        return mni_fail(err, MN_INVALID_VALUE, "image: cannot decode: %s", stbi_failure_reason());
     mn_status st = mn_rgba_image_create((uint32_t)w, (uint32_t)h, allocator, out, err);
     if (st == MN_OK)
         memcpy(out->pixels, pixels, (size_t)w * (size_t)h * 4u);
@@ -58,36 +55,36 @@ mn_status mn_rgba_image_read_file(const char *path, const mn_allocator *allocato
     if (out)
         memset(out, 0, sizeof *out);
     if (!path || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "image: NULL path or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "image: NULL path or out");
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return mni_error_set(err, MN_IO, NULL, -1, "%s: cannot open", path);
+        return mni_fail(err, MN_IO, "%s: cannot open", path);
     long size = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         size = ftell(f);
     if (size <= 0 || size > INT_MAX || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
-        return mni_error_set(err, MN_IO, NULL, -1, "%s: cannot read (empty or not a file)", path);
+        return mni_fail(err, MN_IO, "%s: cannot read (empty or not a file)", path);
     }
     uint8_t *bytes = mni_alloc(&hooks, (size_t)size);
     if (!bytes) {
         fclose(f);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "%s: out of memory", path);
+        return mni_oom(err, "%s", path);
     }
     size_t got = fread(bytes, 1, (size_t)size, f);
     fclose(f);
     mn_status st;
     if (got != (size_t)size) {
-        st = mni_error_set(err, MN_IO, NULL, -1, "%s: read %zu of %ld bytes", path, got, size);
+        st = mni_fail(err, MN_IO, "%s: read %zu of %ld bytes", path, got, size);
     } else {
         st = mn_rgba_image_decode(bytes, (size_t)size, allocator, out, err);
         if (st != MN_OK && err) {
             char why[sizeof err->message];
             snprintf(why, sizeof why, "%s", err->message);
-            mni_error_set(err, st, NULL, -1, "%s: %s", path, why);
+            mni_fail(err, st, "%s: %s", path, why);
         }
     }
     mni_free(&hooks, bytes, (size_t)size);

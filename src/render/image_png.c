@@ -36,22 +36,22 @@ static void sink_write(void *context, void *data, int size)
 mn_status mn_rgba_image_write_png(const mn_rgba_image *image, const char *path, mn_error *err)
 {
     if (!image || !image->pixels || image->width == 0 || image->height == 0 || !path || !*path)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "png: NULL or empty image or path");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "png: NULL or empty image or path");
     size_t len = strlen(path);
     char tmp[4096];
     if (len + 8 >= sizeof tmp)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "png: path too long");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "png: path too long");
     snprintf(tmp, sizeof tmp, "%s.tmp~", path);
     png_sink sink = {fopen(tmp, "wb"), false};
     if (!sink.file)
-        return mni_error_set(err, MN_IO, NULL, -1, "%s: cannot create the file", path);
+        return mni_fail(err, MN_IO, "%s: cannot create the file", path);
     int ok = stbi_write_png_to_func(sink_write, &sink, (int)image->width, (int)image->height, 4,
                                     image->pixels, (int)(image->width * 4u));
     bool closed = fclose(sink.file) == 0;
     if (!ok || sink.failed || !closed || rename(tmp, path) != 0) {
         remove(tmp);
-        return mni_error_set(err, ok ? MN_IO : MN_OUT_OF_MEMORY, NULL, -1,
-                            "%s: cannot write the PNG%s", path, ok ? " (disk full?)" : "");
+        return mni_fail(err, ok ? MN_IO : MN_OUT_OF_MEMORY, "%s: cannot write the PNG%s", path,
+                        ok ? " (disk full?)" : "");
     }
     return MN_OK;
 }

@@ -17,12 +17,11 @@ mn_status mn_sheet_create(uint32_t count, uint32_t cell_width, uint32_t cell_hei
                           mn_sheet *out, mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "sheet: NULL out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "sheet: NULL out");
     memset(out, 0, sizeof *out);
     if (count == 0 || cell_width == 0 || cell_height == 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "sheet: %u cells of %ux%u: nothing to lay out", count, cell_width,
-                            cell_height);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "sheet: %u cells of %ux%u: nothing to lay out",
+                        count, cell_width, cell_height);
     uint32_t columns = (uint32_t)ceil(sqrt((double)count));
     while ((uint64_t)columns * columns < count)   /* sqrt rounding on huge counts */
         columns++;
@@ -31,10 +30,9 @@ mn_status mn_sheet_create(uint32_t count, uint32_t cell_width, uint32_t cell_hei
     uint64_t w = (uint64_t)columns * cell_width;
     uint64_t h = (uint64_t)rows * ((uint64_t)cell_height + label);
     if (w > 32768u || h > 32768u)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1,
-                            "sheet: %u cells of %ux%u make a %llux%llu image (32768 at most)",
-                            count, cell_width, cell_height, (unsigned long long)w,
-                            (unsigned long long)h);
+        return mni_fail(err, MN_OVERFLOW,
+                        "sheet: %u cells of %ux%u make a %llux%llu image (32768 at most)", count,
+                        cell_width, cell_height, (unsigned long long)w, (unsigned long long)h);
     mn_status st = mn_rgba_image_create((uint32_t)w, (uint32_t)h, allocator, &out->image, err);
     if (st != MN_OK)
         return st;

@@ -168,12 +168,12 @@ mn_status mn_render_source_gltf(const mn_instance *instance, const mn_allocator 
     if (out)
         *out = NULL;
     if (!instance || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL instance or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "render source: NULL instance or out");
     const mn_rig *rig = mn_instance_rig(instance);
     const mn_model *model = mn_rig_model(rig);
     mn_render_source *s = mni_source_new(allocator, gltf_refresh);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     s->instance = instance;
     mn_status st = load_textures(s, model);
     uint32_t parts = mn_rig_part_count(rig);
@@ -203,7 +203,7 @@ mn_status mn_render_source_gltf(const mn_instance *instance, const mn_allocator 
     }
     if (st != MN_OK) {
         mn_render_source_free(s);
-        return mni_error_set(err, st, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     }
     s->scene.meshes = s->meshes;
     s->scene.mesh_count = count;

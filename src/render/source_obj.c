@@ -45,10 +45,10 @@ mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
     if (out)
         *out = NULL;
     if (!obj || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "render source: NULL obj or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "render source: NULL obj or out");
     mn_render_source *s = mni_source_new(allocator, NULL);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     mn_status st = MN_OK;
     uint32_t nm = obj->material_count, ng = obj->group_count;
     if (nm) {
@@ -83,7 +83,7 @@ mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
     }
     if (st != MN_OK) {
         mn_render_source_free(s);
-        return mni_error_set(err, st, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     }
     for (uint32_t g = 0; g < ng; g++) {
         const mn_obj_group *group = &obj->groups[g];
