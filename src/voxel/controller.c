@@ -126,8 +126,8 @@ static mn_status setup_skinning(mn_voxel_controller *c, mn_error *err)
 {
     const mn_part_mesh *m = c->mesh;
     if (m->joints == NULL || m->weights == NULL || m->positions == NULL)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "the skinned mesh has bones but no joints, weights or positions");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "the skinned mesh has bones but no joints, weights or positions");
     find_bone_parts(c->rig, m, c->part_of_bone);
     for (uint32_t b = 0; b < m->bone_count; b++)   /* every bone at bind until posed */
         mn_mat4_identity(&c->palette[(size_t)b * 16]);
@@ -152,8 +152,8 @@ mn_status mn_voxel_controller_create(const mn_voxel_controller_desc *desc,
     if (out != NULL)
         *out = NULL;
     if (desc == NULL || desc->rig == NULL || out == NULL)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_voxel_controller_create needs a desc with a rig, and out");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_voxel_controller_create needs a desc with a rig, and out");
     const mn_voxel_rig *rig = desc->rig;
     const mn_part_mesh *mesh = desc->mesh;
     bool skinned = mesh != NULL && mesh->bone_count > 0;
@@ -176,11 +176,10 @@ mn_status mn_voxel_controller_create(const mn_voxel_controller_desc *desc,
     size_t at_positions = layout_add(&l, (size_t)verts * 3, sizeof(float));
     size_t at_normals = layout_add(&l, (size_t)verts * 3, sizeof(float));
     if (l.overflow)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "the rig is too large to control");
+        return mni_fail(err, MN_OVERFLOW, "the rig is too large to control");
     unsigned char *block = mni_alloc(&desc->allocator, l.size);
     if (block == NULL)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "no memory for a voxel controller (%zu bytes)", l.size);
+        return mni_oom(err, "a voxel controller (%zu bytes)", l.size);
     memset(block, 0, l.size);
 
     mn_voxel_controller *c = (mn_voxel_controller *)(block + at_self);
@@ -273,7 +272,7 @@ static mn_status read_mesh(const mn_allocator *allocator, const char *dir, size_
     size_t size;
     char *path = join_path(allocator, dir, dir_len, a, b, c, &size);
     if (path == NULL)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for a mesh path");
+        return mni_oom(err, "a mesh path");
     mn_status st = mn_part_mesh_read_file(path, skinned, allocator, out, err);
     mni_free(allocator, path, size);
     return st;
@@ -292,8 +291,7 @@ static mn_status read_meshes(const mn_voxel_rig *rig, const mn_allocator *alloca
     size_t bytes = (size_t)rig->part_count * sizeof **out_parts;
     mn_part_mesh **parts = mni_alloc(allocator, bytes);
     if (parts == NULL)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for %u part meshes",
-                            (unsigned)rig->part_count);
+        return mni_oom(err, "%u part meshes", (unsigned)rig->part_count);
     memset(parts, 0, bytes);
     *out_parts = parts;   /* the caller frees it, whole or partial */
     for (uint32_t p = 0; p < rig->part_count; p++) {
@@ -325,8 +323,7 @@ mn_status mn_voxel_controller_load(const char *path, const mn_voxel_controller_o
     if (out != NULL)
         *out = NULL;
     if (path == NULL || out == NULL)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_voxel_controller_load needs a path and out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_voxel_controller_load needs a path and out");
     mn_allocator allocator = options != NULL ? options->allocator : (mn_allocator){0};
 
     /* A .json path is the rig itself, its folder the model's; anything else is the folder. */
@@ -348,7 +345,7 @@ mn_status mn_voxel_controller_load(const char *path, const mn_voxel_controller_o
         size_t size;
         char *rig_path = join_path(&allocator, dir, dir_len, "rig.json", "", "", &size);
         if (rig_path == NULL)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "no memory for a path");
+            return mni_oom(err, "a path");
         st = mn_voxel_rig_read_file(rig_path, &rig_options, &rig, err);
         mni_free(&allocator, rig_path, size);
     }

@@ -184,7 +184,7 @@ static mn_status part_nodes(exporter *x, const bool *socket)
         size_t size = 0;
         char *extras = part_extras(x, p, socket[p], &size);
         if (!extras && (socket[p] || mni_vx_part_has_caller_joints(rig, p)))
-            return mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            return mni_oom(x->err, NULL);
         mn_model_build_node_extras(x->b, node, extras);
         if (extras)
             temp_free(x, extras, size, 1);
@@ -203,7 +203,7 @@ static uint32_t add_mesh(exporter *x, const char *name, const mn_part_mesh *m, c
     size_t n = (size_t)m->vertex_count * 3;
     float *pos = temp_alloc(x, n, sizeof *pos);
     if (!pos) {
-        mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        mni_oom(x->err, NULL);
         return MN_NONE;
     }
     for (size_t i = 0; i < n; i++)
@@ -278,7 +278,7 @@ static mn_status skinned_mesh(exporter *x)
     float *ibm = temp_alloc(x, (size_t)bones * 16, sizeof *ibm);
     mn_status st = MN_OK;
     if (!part_of || !joints || !ibm) {
-        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        st = mni_oom(x->err, NULL);
         goto done;
     }
     for (uint32_t k = 0; k < bones; k++)
@@ -311,10 +311,10 @@ static mn_status skinned_mesh(exporter *x)
         float bind[16], t[3], q[4], s[3];
         if (!mn_mat4_invert(bind, out) || !mn_mat4_decompose(bind, t, q, s) ||
             fabsf(s[0] - 1.0f) > 1e-4f || fabsf(s[1] - 1.0f) > 1e-4f || fabsf(s[2] - 1.0f) > 1e-4f) {
-            st = mni_error_set(x->err, MN_SKEW, "", -1,
-                              "bone \"%.64s\" matches no part and its inverse bind matrix is not a rotation and "
-                              "translation, so no node can hold its bind pose",
-                              m->bone_names[k]);
+            st = mni_fail(x->err, MN_SKEW,
+                          "bone \"%.64s\" matches no part and its inverse bind matrix is not a rotation and "
+                          "translation, so no node can hold its bind pose",
+                          m->bone_names[k]);
             goto done;
         }
         joints[k] = mn_model_build_node(x->b, m->bone_names[k], top);
@@ -573,13 +573,13 @@ static mn_status refine(exporter *x, uint32_t index, const uint32_t *parts, keys
     uint32_t d = k->driven;
     float *mid = temp_alloc(x, 2 * (size_t)d, 7 * sizeof *mid);
     if (!mid)
-        return mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        return mni_oom(x->err, NULL);
     mn_status st = MN_OK;
     for (int depth = 0; depth < REFINE_DEPTH && st == MN_OK && k->n <= REFINE_LIMIT / 2; depth++) {
         keys next = {0, 0, d, NULL, NULL};
         bool added = false;
         if (!keys_reserve(x, &next, 2 * k->n)) {
-            st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            st = mni_oom(x->err, NULL);
             break;
         }
         for (size_t i = 0; i < k->n && st == MN_OK; i++) {
@@ -622,7 +622,7 @@ static mn_status bake(exporter *x, uint32_t index)
     float *times = NULL, *trs = NULL;
     mn_status st = MN_OK;
     if (!parts || !grid) {
-        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
+        st = mni_oom(x->err, "baking animation \"%.64s\"", a->name);
         goto done;
     }
     for (uint32_t p = 0; p < rig->part_count; p++)
@@ -634,7 +634,7 @@ static mn_status bake(exporter *x, uint32_t index)
     k.driven = count;
     size_t n = sample_times(x, a, grid);
     if (!keys_reserve(x, &k, n)) {
-        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
+        st = mni_oom(x->err, "baking animation \"%.64s\"", a->name);
         goto done;
     }
     for (size_t i = 0; i < n && st == MN_OK; i++) {
@@ -649,7 +649,7 @@ static mn_status bake(exporter *x, uint32_t index)
     times = temp_alloc(x, k.n, sizeof *times);
     trs = temp_alloc(x, k.n, 7 * sizeof *trs);
     if (!times || !trs) {
-        st = mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory baking animation \"%.64s\"", a->name);
+        st = mni_oom(x->err, "baking animation \"%.64s\"", a->name);
         goto done;
     }
     for (size_t i = 0; i < k.n; i++)
@@ -719,23 +719,23 @@ static mn_status check_inputs(const mn_voxel_rig *rig, const mn_part_mesh *const
 {
     float scale = o ? o->scale : 0.0f, rate = o ? o->rate : 0.0f;
     if (!isfinite(scale) || scale < 0.0f)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the scale %g is not a positive number", (double)scale);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "the scale %g is not a positive number", (double)scale);
     if (!isfinite(rate) || rate < 0.0f || (rate > 0.0f && rate < 1.0f))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the sample rate %g is not at least 1 per second",
-                            (double)rate);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "the sample rate %g is not at least 1 per second",
+                        (double)rate);
     if (!rig)
-        return mesh ? MN_OK : mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static export needs its mesh");
+        return mesh ? MN_OK : mni_fail(err, MN_INVALID_ARGUMENT, "a static export needs its mesh");
     if (!(rig->voxel_size > 0.0f) && scale == 0.0f)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the rig's voxel_size is not positive");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "the rig's voxel_size is not positive");
     if (mn_voxel_kind_is_skinned(rig->kind)) {
         if (!mesh || mesh->bone_count == 0)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                                "a %s rig needs its skinned mesh (mesh.glb with a skin)", "*-skinned");
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "a %s rig needs its skinned mesh (mesh.glb with a skin)", "*-skinned");
     } else if (rig->kind == MN_VOXEL_STATIC) {
         if (!mesh)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static rig needs its mesh (mesh.glb)");
+            return mni_fail(err, MN_INVALID_ARGUMENT, "a static rig needs its mesh (mesh.glb)");
     } else if (!part_meshes) {
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a rigged export needs one mesh per part");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "a rigged export needs one mesh per part");
     }
     return MN_OK;
 }
@@ -755,7 +755,7 @@ static mn_status build(exporter *x)
     bool skinned = mn_voxel_kind_is_skinned(rig->kind), rigged = !skinned && rig->kind != MN_VOXEL_STATIC;
     bool *socket = temp_alloc(x, rig->part_count, sizeof *socket);
     if (!socket)
-        return mni_error_set(x->err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        return mni_oom(x->err, NULL);
     for (uint32_t p = 0; p < rig->part_count; p++) {
         socket[p] = true;
         if (rigged)
@@ -792,7 +792,7 @@ mn_status mn_voxel_export_model(const mn_voxel_rig *rig, const mn_part_mesh *con
     if (out_model)
         *out_model = NULL;
     if (!out_model)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_voxel_export_model needs out_model");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_voxel_export_model needs out_model");
     mn_status st = check_inputs(rig, part_meshes, mesh, options, &local);
     exporter x;
     memset(&x, 0, sizeof x);
@@ -808,7 +808,7 @@ mn_status mn_voxel_export_model(const mn_voxel_rig *rig, const mn_part_mesh *con
         x.b = mn_model_build_begin(&x.allocator);
         x.worlds = rig ? temp_alloc(&x, rig->part_count, 16 * sizeof(float)) : NULL;
         if (!x.b || (rig && !x.worlds))
-            st = mni_error_set(&local, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            st = mni_oom(&local, NULL);
     }
     if (st == MN_OK)
         st = build(&x);

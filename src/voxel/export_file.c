@@ -62,8 +62,8 @@ static mn_status read_mesh(const char *path, bool skinned, const char *part, con
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return mni_error_set(err, MN_IO, "", -1, "%.190s%s%.40s%s: the mesh file is missing", path,
-                            part ? " (part \"" : "", part ? part : "", part ? "\")" : "");
+        return mni_fail(err, MN_IO, "%.190s%s%.40s%s: the mesh file is missing", path,
+                        part ? " (part \"" : "", part ? part : "", part ? "\")" : "");
     mn_status s = mn_part_mesh_read_file(path, skinned, allocator, out, err);
     return s == MN_OK ? MN_OK : name_file(err, s, path, part);
 }
@@ -96,7 +96,7 @@ static mn_status read_inputs(const char *rig_path, const char *meshes_path, inpu
         if (st != MN_OK)
             return name_file(err, st, rig_path, NULL);
     } else if (!meshes_path) {
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a static export needs its mesh (--meshes mesh.glb)");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "a static export needs its mesh (--meshes mesh.glb)");
     }
     /* Where the meshes are: the given folder or file, else beside the rig. */
     bool file = meshes_path && !is_dir(meshes_path) && ends_with(meshes_path, ".glb");
@@ -111,15 +111,15 @@ static mn_status read_inputs(const char *rig_path, const char *meshes_path, inpu
         return read_mesh(path, mn_voxel_kind_is_skinned(kind), NULL, &in->allocator, &in->mesh, err);
     }
     if (file)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "%.190s: a rigged model's meshes are a folder of <part>.glb files, not one file",
-                            meshes_path);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "%.190s: a rigged model's meshes are a folder of <part>.glb files, not one file",
+                        meshes_path);
     if (!meshes_path)
         snprintf(base + strlen(base), sizeof base - strlen(base), "meshes/");
     uint32_t n = in->rig->part_count;
     in->parts = mni_alloc(&in->allocator, (size_t)n * sizeof *in->parts);
     if (!in->parts)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+        return mni_oom(err, NULL);
     memset(in->parts, 0, (size_t)n * sizeof *in->parts);
     for (uint32_t p = 0; p < n; p++) {
         const char *name = in->rig->parts[p].name;
@@ -145,7 +145,7 @@ static mn_status write_temp(const char *final, const char *text, size_t size, ch
             break;
     }
     if (fd < 0)
-        return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(errno));
+        return mni_fail(err, MN_IO, "cannot write %.200s: %s", final, strerror(errno));
     const char *p = text;
     while (size > 0) {
         ssize_t w = write(fd, p, size);
@@ -155,7 +155,7 @@ static mn_status write_temp(const char *final, const char *text, size_t size, ch
             int e = w < 0 ? errno : EIO;
             close(fd);
             unlink(temp);
-            return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(e));
+            return mni_fail(err, MN_IO, "cannot write %.200s: %s", final, strerror(e));
         }
         p += w;
         size -= (size_t)w;
@@ -163,7 +163,7 @@ static mn_status write_temp(const char *final, const char *text, size_t size, ch
     if (close(fd) != 0) {
         int e = errno;
         unlink(temp);
-        return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", final, strerror(e));
+        return mni_fail(err, MN_IO, "cannot write %.200s: %s", final, strerror(e));
     }
     return MN_OK;
 }
@@ -180,7 +180,7 @@ static mn_status write_outputs(const inputs *in, const mn_model *model, const ch
         size_t size = mn_voxel_export_interface(in->rig, model, o, NULL, 0);
         char *text = mni_alloc(&in->allocator, size + 1);
         if (!text)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory");
+            return mni_oom(err, NULL);
         mn_voxel_export_interface(in->rig, model, o, text, size + 1);
         mn_status st = write_temp(iface, text, size, temp, sizeof temp, err);
         mni_free(&in->allocator, text, size + 1);
@@ -205,7 +205,7 @@ static mn_status write_outputs(const inputs *in, const mn_model *model, const ch
             snprintf(bin, sizeof bin, "%s.bin", stem);
             unlink(bin);
         }
-        return mni_error_set(err, MN_IO, "", -1, "cannot write %.200s: %s", iface, strerror(e));
+        return mni_fail(err, MN_IO, "cannot write %.200s: %s", iface, strerror(e));
     }
     return MN_OK;
 }
@@ -218,11 +218,12 @@ mn_status mn_voxel_export_file(const char *rig_path, const char *meshes_path, co
         err = &local;
     mni_error_clear(err);
     if (!out_path || !(ends_with(out_path, ".glb") || ends_with(out_path, ".gltf")))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "the output must end in .glb or .gltf (got %.200s)",
-                            out_path ? out_path : "nothing");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "the output must end in .glb or .gltf (got %.200s)",
+                        out_path ? out_path : "nothing");
     if (strlen(out_path) >= PATH_CAP - 64 || (rig_path && strlen(rig_path) >= PATH_CAP - 64) ||
         (meshes_path && strlen(meshes_path) >= PATH_CAP - 64))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "a path is too long");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "a path is too long");
     mn_voxel_export_options o;
     memset(&o, 0, sizeof o);
     if (options)

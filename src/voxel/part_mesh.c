@@ -72,7 +72,7 @@ typedef struct mesh_builder {
 
 static mn_status out_of_memory(mesh_builder *b)
 {
-    return mni_error_set(b->err, MN_OUT_OF_MEMORY, "", -1, "out of memory decoding a part mesh");
+    return mni_oom(b->err, "decoding a part mesh");
 }
 
 static const mn_accessor *accessor_of(const mn_model *model, uint32_t index)
@@ -202,9 +202,9 @@ static mn_status size_pieces(mesh_builder *b, uint32_t *out_vertices, uint32_t *
         indices += pc->corners;
     }
     if (vertices >= UINT32_MAX || indices >= UINT32_MAX)
-        return mni_error_set(b->err, MN_OVERFLOW, "", -1,
-                            "the mesh has %llu vertices and %llu indices; a part mesh holds fewer than 2^32",
-                            (unsigned long long)vertices, (unsigned long long)indices);
+        return mni_fail(b->err, MN_OVERFLOW,
+                        "the mesh has %llu vertices and %llu indices; a part mesh holds fewer than 2^32",
+                        (unsigned long long)vertices, (unsigned long long)indices);
     *out_vertices = (uint32_t)vertices;
     *out_indices = (uint32_t)indices;
     return MN_OK;
@@ -456,10 +456,10 @@ mn_status mn_part_mesh_from_model(const mn_model *model, bool skinned, const mn_
     if (out_mesh)
         *out_mesh = NULL;
     if (!model || !out_mesh)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_part_mesh_from_model needs a model and out_mesh");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_part_mesh_from_model needs a model and out_mesh");
     mesh_holder *h = mni_alloc(allocator, sizeof *h);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a part mesh");
+        return mni_oom(err, "creating a part mesh");
     memset(h, 0, sizeof *h);
     mni_arena_init(&h->priv.arena, allocator);
     h->mesh.priv_ = &h->priv;
@@ -492,7 +492,7 @@ mn_status mn_part_mesh_read_file(const char *path, bool skinned, const mn_alloca
     if (out_mesh)
         *out_mesh = NULL;
     if (!path || !out_mesh)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_part_mesh_read_file needs a path and out_mesh");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_part_mesh_read_file needs a path and out_mesh");
     mn_gltf_options options;
     memset(&options, 0, sizeof options);
     if (allocator)

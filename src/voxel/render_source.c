@@ -31,11 +31,10 @@ mn_status mn_render_source_voxel(mn_voxel_controller *controller, const mn_alloc
     if (out)
         *out = NULL;
     if (!controller || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "render source: NULL controller or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "render source: NULL controller or out");
     mn_render_source *s = mni_source_new(allocator, voxel_refresh);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     s->kind_state = controller;
     const mn_voxel_rig *rig = mn_voxel_controller_rig(controller);
     const mn_part_mesh *one = mn_voxel_controller_mesh(controller);
@@ -44,7 +43,7 @@ mn_status mn_render_source_voxel(mn_voxel_controller *controller, const mn_alloc
     uint32_t *part_of = slots ? mni_arena_calloc(&s->arena, slots, sizeof *part_of, 16) : NULL;
     if (slots && (!s->meshes || !part_of)) {
         mn_render_source_free(s);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     }
     uint32_t count = 0;
     if (one) {

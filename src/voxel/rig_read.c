@@ -149,11 +149,6 @@ static fcurve_bake_budget bake_budget_for(size_t size)
     return b;
 }
 
-static mn_status out_of_memory(rig_reader *r, const char *what)
-{
-    return mni_json_fail(&r->j, MN_OUT_OF_MEMORY, NULL, "out of memory %s", what);
-}
-
 static mn_status expect_object(rig_reader *r, json_t *v, const char *what)
 {
     if (json_is_object(v))
@@ -201,10 +196,10 @@ static mn_status keep_unknown(rig_reader *r, json_t *obj, const char *const *kno
         if (is_known)
             continue;
         if (!extra && !(extra = json_object()))
-            return out_of_memory(r, "keeping unknown fields");
+            return mni_json_oom(&r->j, NULL, "keeping unknown fields");
         if (json_object_set(extra, key, value) != 0) {
             json_decref(extra);
-            return out_of_memory(r, "keeping unknown fields");
+            return mni_json_oom(&r->j, NULL, "keeping unknown fields");
         }
     }
     if (!extra)
@@ -330,7 +325,7 @@ static mn_status order_levels(rig_reader *r, uint32_t *depth)
     /* A counting sort by depth, stable: where each depth starts, then each part in its place. */
     uint32_t *start = mni_arena_calloc(r->arena, (size_t)top + 2, sizeof *start, _Alignof(uint32_t));
     if (!start)
-        return out_of_memory(r, "ordering the parts by depth");
+        return mni_json_oom(&r->j, NULL, "ordering the parts by depth");
     for (uint32_t p = 0; p < n; p++)
         start[depth[p] + 1]++;
     for (uint32_t d = 0; d <= top; d++)
@@ -358,7 +353,7 @@ static mn_status order_parts(rig_reader *r)
     r->level_slots = levels;
     uint8_t *state = mni_arena_calloc(r->arena, n, 1, 1); /* 0 new, 1 on the walked chain, 2 placed */
     if (!order || !chain || !state)
-        return out_of_memory(r, "ordering the parts");
+        return mni_json_oom(&r->j, NULL, "ordering the parts");
     uint32_t placed = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t len = 0, p = i;
@@ -408,7 +403,7 @@ static mn_status read_parts(rig_reader *r, json_t *rig_obj)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "parts", "a rig needs at least one part");
     r->parts = mni_arena_calloc(r->arena, n, sizeof *r->parts, _Alignof(mn_voxel_part));
     if (!r->parts || !table_init(r->arena, &r->priv->parts, n))
-        return out_of_memory(r, "reading the parts");
+        return mni_json_oom(&r->j, NULL, "reading the parts");
     r->rig->parts = r->parts;
     r->rig->part_count = n;
     st = for_each(r, "parts", array, n, read_part);
@@ -490,7 +485,7 @@ static mn_status resolve_mount(rig_reader *r, uint32_t i)
         return MN_OK;
     double *m = mni_arena_alloc(r->arena, 12 * sizeof *m, _Alignof(double));
     if (!m)
-        return out_of_memory(r, "resolving a mount");
+        return mni_json_oom(&r->j, NULL, "resolving a mount");
     mn_voxel_mount_affine(r->rig, i, m);
     jt->mount_affine = m;
     return MN_OK;
@@ -539,7 +534,7 @@ static mn_status list_part_joints(rig_reader *r)
     uint32_t *lists = mni_arena_calloc(r->arena, nj, sizeof *lists, _Alignof(uint32_t));
     uint32_t *start = mni_arena_calloc(r->arena, np, sizeof *start, _Alignof(uint32_t));
     if (!lists || !start)
-        return out_of_memory(r, "listing each part's joints");
+        return mni_json_oom(&r->j, NULL, "listing each part's joints");
     for (uint32_t j = 0; j < nj; j++)
         r->parts[r->joints[j].part].joint_count++;
     uint32_t at = 0;
@@ -557,7 +552,7 @@ static mn_status list_part_joints(rig_reader *r)
 static mn_status plan_joints(rig_reader *r)
 {
     if (!mni_voxel_pose_plan_build(r->arena, r->rig, &r->priv->plan))
-        return out_of_memory(r, "planning the joints");
+        return mni_json_oom(&r->j, NULL, "planning the joints");
     r->priv->planned = true;
     return MN_OK;
 }
@@ -571,7 +566,7 @@ static mn_status read_joints(rig_reader *r, json_t *rig_obj)
         return st;
     r->joints = mni_arena_calloc(r->arena, n, sizeof *r->joints, _Alignof(mn_voxel_joint));
     if (!r->joints || !table_init(r->arena, &r->priv->joints, n))
-        return out_of_memory(r, "reading the joints");
+        return mni_json_oom(&r->j, NULL, "reading the joints");
     r->rig->joints = r->joints;
     r->rig->joint_count = n;
     st = for_each(r, "joints", array, n, read_joint);
@@ -676,7 +671,7 @@ static mn_status read_track(rig_reader *r, json_t *obj, uint32_t anim, uint32_t 
         return st;
     mn_fcurve_key *k = mni_arena_calloc(r->arena, n, sizeof *k, _Alignof(mn_fcurve_key));
     if (!k)
-        return out_of_memory(r, "reading keys");
+        return mni_json_oom(&r->j, NULL, "reading keys");
     size_t mark = mni_json_push_key(&r->j, "keys");
     for (uint32_t i = 0; i < n; i++) {
         size_t m2 = mni_json_push_index(&r->j, i);
@@ -741,11 +736,11 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
     bt->tracks = mni_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
                                  sizeof *bt->tracks, _Alignof(fcurve_baked *));
     if (!bt->tracks)
-        return out_of_memory(r, "baking the curves");
+        return mni_json_oom(&r->j, NULL, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
         if (!mni_fcurve_bake(r->arena, &a->tracks[t].curve, a->resolved[t], &r->bake,
                          &bt->tracks[t]))
-            return out_of_memory(r, "baking the curves");
+            return mni_json_oom(&r->j, NULL, "baking the curves");
     bt->count = a->track_count;
     bt->source = a->tracks;
     if (!a->loop || a->track_count == 0)
@@ -753,12 +748,12 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
     const mn_fcurve **curves = mni_arena_calloc(r->arena, a->track_count, sizeof *curves,
                                                _Alignof(const mn_fcurve *));
     if (!curves)
-        return out_of_memory(r, "baking the curves");
+        return mni_json_oom(&r->j, NULL, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
         curves[t] = &a->tracks[t].curve;
     if (!mni_fcurve_grid_bake(r->arena, curves, a->resolved, a->track_count, a->duration_ms, &r->bake,
                           &bt->grid))
-        return out_of_memory(r, "baking the curves");
+        return mni_json_oom(&r->j, NULL, "baking the curves");
     return MN_OK;
 }
 
@@ -793,7 +788,7 @@ static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
     const double **records = mni_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
                                              sizeof *records, _Alignof(double *));
     if (!records)
-        return out_of_memory(r, "resolving the curves");
+        return mni_json_oom(&r->j, NULL, "resolving the curves");
     for (uint32_t t = 0; t < a->track_count; t++) {
         const mn_fcurve *c = &a->tracks[t].curve;
         bool bezier = false;
@@ -804,7 +799,7 @@ static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
         double *record = mni_arena_calloc(r->arena, (size_t)c->key_count * 4, sizeof *record,
                                          _Alignof(double));
         if (!record)
-            return out_of_memory(r, "resolving the curves");
+            return mni_json_oom(&r->j, NULL, "resolving the curves");
         mn_fcurve_resolve(c, record);
         records[t] = record;
     }
@@ -822,7 +817,7 @@ static mn_status read_tracks(rig_reader *r, json_t *obj, uint32_t i)
         return st;
     mn_voxel_track *tracks = mni_arena_calloc(r->arena, n, sizeof *tracks, _Alignof(mn_voxel_track));
     if (!tracks)
-        return out_of_memory(r, "reading tracks");
+        return mni_json_oom(&r->j, NULL, "reading tracks");
     size_t mark = mni_json_push_key(&r->j, "tracks");
     for (uint32_t t = 0; t < n; t++) {
         size_t m2 = mni_json_push_index(&r->j, t);
@@ -876,7 +871,7 @@ static mn_status read_animations(rig_reader *r, json_t *rig_obj)
                                      _Alignof(baked_tracks));
     if (!r->animations || !r->claimed_by || !r->claimed_track || !r->priv->baked ||
         !table_init(r->arena, &r->priv->animations, n))
-        return out_of_memory(r, "reading the animations");
+        return mni_json_oom(&r->j, NULL, "reading the animations");
     r->priv->baked_count = n;
     r->rig->animations = r->animations;
     r->rig->animation_count = n;
@@ -982,14 +977,14 @@ mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel
     if (out_rig)
         *out_rig = NULL;
     if (!out_rig || (!json && size > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "mn_voxel_rig_read_memory needs json (or size 0) and out_rig");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_voxel_rig_read_memory needs json (or size 0) and out_rig");
     mn_allocator allocator = {0};
     if (options)
         allocator = options->allocator;
     rig_holder *h = mni_alloc(&allocator, sizeof *h);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "out of memory creating a rig");
+        return mni_oom(err, "creating a rig");
     memset(h, 0, sizeof *h);
     mni_arena_init(&h->priv.arena, &allocator);
     h->rig.priv_ = &h->priv;
@@ -1014,7 +1009,7 @@ mn_status mn_voxel_rig_read_memory(const void *json, size_t size, const mn_voxel
         json_decref(root);
     if (st != MN_OK) {
         if (local.code == MN_OK)
-            mni_error_set(&local, st, "", -1, NULL);
+            mni_fail(&local, st, NULL);
         free_holder(h);
         if (err)
             *err = local;
@@ -1032,7 +1027,7 @@ mn_status mn_voxel_rig_read_file(const char *path, const mn_voxel_rig_options *o
     if (out_rig)
         *out_rig = NULL;
     if (!path || !out_rig)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mn_voxel_rig_read_file needs a path and out_rig");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_voxel_rig_read_file needs a path and out_rig");
     mn_arena file_arena;
     mni_arena_init(&file_arena, options ? &options->allocator : NULL);
     mn_bytes bytes = {0};
