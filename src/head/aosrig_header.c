@@ -32,7 +32,7 @@ static const char *type_name(const json_t *v)
 
 static mn_status out_of_memory(mn_aosrig_reader *r)
 {
-    return mni_aosrig_fail(r, MN_OUT_OF_MEMORY, NULL, "out of memory reading the header");
+    return mni_json_oom(&r->json, NULL, "reading the header");
 }
 
 /* ---- duplicate names ------------------------------------------------------------------ */

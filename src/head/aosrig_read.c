@@ -208,7 +208,7 @@ static mn_status check_placement(mn_aosrig_reader *r)
     }
     const mn_aosrig_blob **order = mni_arena_alloc(r->arena, pack->blob_count * sizeof *order, 8);
     if (!order && pack->blob_count)
-        return mni_error_set(r->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(r->err, NULL);
     uint64_t end = first;
     for (uint32_t i = 0; i < pack->blob_count; i++)
         order[i] = &pack->blobs[i];
@@ -277,7 +277,7 @@ static mn_status check_forest(blob_checks *c)
     /* colour each joint: 0 unseen, 1 on the current walk, 2 known to reach a root */
     uint8_t *state = mni_arena_calloc(r->arena, count, 1, 8);
     if (!state && count)
-        return mni_error_set(r->err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(r->err, NULL);
     for (uint32_t j = 0; j < count; j++) {
         int64_t at = j;
         while (at >= 0 && state[at] == 0) {
@@ -404,8 +404,7 @@ static mn_status publish_views(blob_checks *c)
     size_t n = (size_t)c->elements[BLOB_SKIN_WEIGHT];
     float *weights = mni_arena_alloc(c->r->arena, n * sizeof *weights, 64);
     if (!weights)
-        return mni_error_set(c->r->err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "out of memory widening skinWeight (%zu weights)", n);
+        return mni_oom(c->r->err, "widening skinWeight (%zu weights)", n);
     mn_f16_decode(c->known[BLOB_SKIN_WEIGHT]->data, weights, n);
     pack->skin_weight = weights;
     return MN_OK;
@@ -529,20 +528,19 @@ MN_API mn_status mn_aosrig_read_memory(const void *data, size_t size,
     if (out_pack)
         *out_pack = NULL;
     if (!out_pack || (!data && size))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_aosrig_read_memory needs out_pack, and data when size > 0");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_aosrig_read_memory needs out_pack, and data when size > 0");
     const mn_allocator *allocator = options ? &options->allocator : &malloc_hooks;
     pack_holder *h = new_holder(allocator);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     const uint8_t *bytes = data;
     bool copy = (options && options->copy_input) || ((uintptr_t)data % 8) != 0;
     if (copy && size) {
         uint8_t *own = mni_arena_alloc(&h->priv.arena, size, 64);
         if (!own) {
             mn_aosrig_free(&h->pack);
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                                "out of memory copying a %zu-byte pack", size);
+            return mni_oom(err, "copying a %zu-byte pack", size);
         }
         memcpy(own, data, size);
         bytes = own;
@@ -558,12 +556,11 @@ MN_API mn_status mn_aosrig_read_file(const char *path, const mn_aosrig_read_opti
     if (out_pack)
         *out_pack = NULL;
     if (!path || !out_pack)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_aosrig_read_file needs a path and out_pack");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_aosrig_read_file needs a path and out_pack");
     const mn_allocator *allocator = options ? &options->allocator : &malloc_hooks;
     pack_holder *h = new_holder(allocator);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     mn_bytes bytes = {0};
     bool mapped = false;
     mn_status st = MN_OK;

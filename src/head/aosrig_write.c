@@ -336,8 +336,7 @@ static mn_status assemble(writer *w, mn_jstext *text, uint8_t **out_data, size_t
             return mni_error_set(w->err, MN_OVERFLOW, "buffers", -1,
                                 "the blobs do not fit in a file a double can measure");
         if (!print_header(text, w))
-            return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
-                                "out of memory printing the header");
+            return mni_oom(w->err, "printing the header");
         converged = text->len == header_length;
         header_length = text->len;
     }
@@ -347,14 +346,12 @@ static mn_status assemble(writer *w, mn_jstext *text, uint8_t **out_data, size_t
                             "(last %llu bytes)",
                             LAYOUT_PASSES, (unsigned long long)header_length);
     if (header_length > UINT32_MAX)
-        return mni_error_set(w->err, MN_OVERFLOW, NULL, -1,
-                            "the header is %llu bytes; its length must fit a u32",
-                            (unsigned long long)header_length);
+        return mni_fail(w->err, MN_OVERFLOW, "the header is %llu bytes; its length must fit a u32",
+                        (unsigned long long)header_length);
     size_t size = (size_t)end;
     uint8_t *bytes = mni_alloc(w->allocator, size);
     if (!bytes)
-        return mni_error_set(w->err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "out of memory for a %zu-byte pack", size);
+        return mni_oom(w->err, "a %zu-byte pack", size);
     memcpy(bytes, MN_AOSRIG_MAGIC, 8);
     mni_store_u32le(bytes + 8, (uint32_t)header_length);
     mni_store_u32le(bytes + 12, 0);
@@ -387,8 +384,8 @@ MN_API mn_status mn_aosrig_write(const mn_aosrig_header *header, const mn_aosrig
     if (out_size)
         *out_size = 0;
     if (!header || !out_data || !out_size)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "mn_aosrig_write needs a header, out_data and out_size");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_aosrig_write needs a header, out_data and out_size");
     writer w = {.header = header, .blobs = blobs, .blob_count = blob_count,
                 .allocator = options ? &options->allocator : &malloc_hooks, .err = err};
     mn_jstext text;
@@ -400,7 +397,7 @@ MN_API mn_status mn_aosrig_write(const mn_aosrig_header *header, const mn_aosrig
     if (st == MN_OK && blob_count) {
         w.offsets = mni_alloc(w.allocator, offsets_size);
         if (!w.offsets)
-            st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            st = mni_oom(err, NULL);
     }
     if (st == MN_OK)
         st = assemble(&w, &text, out_data, out_size);
@@ -415,7 +412,7 @@ MN_API mn_status mn_aosrig_repack(const mn_aosrig *pack, const mn_aosrig_write_o
                                   uint8_t **out_data, size_t *out_size, mn_error *err)
 {
     if (!pack)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_aosrig_repack: pack is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_aosrig_repack: pack is NULL");
     return mn_aosrig_write(&pack->header, pack->blobs, pack->blob_count, options, out_data,
                            out_size, err);
 }
@@ -438,21 +435,21 @@ static mn_status write_whole_file(const char *path, const uint8_t *bytes, size_t
     size_t tmp_size = strlen(path) + 16;
     char *tmp = mni_alloc(allocator, tmp_size);
     if (!tmp)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     snprintf(tmp, tmp_size, "%s.tmpXXXXXX", path);
     mn_status st = MN_OK;
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        st = mni_error_set(err, MN_IO, NULL, -1, "cannot create a file beside \"%s\": %s", path,
-                          errno_text(errno, why, sizeof why));
+        st = mni_fail(err, MN_IO, "cannot create a file beside \"%s\": %s", path,
+                      errno_text(errno, why, sizeof why));
         mni_free(allocator, tmp, tmp_size);
         return st;
     }
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         close(fd);
-        st = mni_error_set(err, MN_IO, NULL, -1, "cannot write \"%s\": %s", tmp,
-                          errno_text(errno, why, sizeof why));
+        st = mni_fail(err, MN_IO, "cannot write \"%s\": %s", tmp,
+                      errno_text(errno, why, sizeof why));
     } else {
         bool ok = fwrite(bytes, 1, size, f) == size;
         int e = errno;
@@ -461,11 +458,11 @@ static mn_status write_whole_file(const char *path, const uint8_t *bytes, size_t
             e = errno;
         }
         if (!ok)
-            st = mni_error_set(err, MN_IO, NULL, -1, "writing \"%s\" failed: %s", tmp,
-                              errno_text(e, why, sizeof why));
+            st = mni_fail(err, MN_IO, "writing \"%s\" failed: %s", tmp,
+                          errno_text(e, why, sizeof why));
         else if (rename(tmp, path) != 0)
-            st = mni_error_set(err, MN_IO, NULL, -1, "cannot rename \"%s\" to \"%s\": %s", tmp,
-                              path, errno_text(errno, why, sizeof why));
+            st = mni_fail(err, MN_IO, "cannot rename \"%s\" to \"%s\": %s", tmp, path,
+                          errno_text(errno, why, sizeof why));
     }
     if (st != MN_OK)
         remove(tmp);
@@ -479,7 +476,7 @@ MN_API mn_status mn_aosrig_write_file(const mn_aosrig_header *header, const mn_a
 {
     static const mn_allocator malloc_hooks = {0};
     if (!path)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "mn_aosrig_write_file: path is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_aosrig_write_file: path is NULL");
     const mn_allocator *allocator = options ? &options->allocator : &malloc_hooks;
     uint8_t *bytes;
     size_t size;

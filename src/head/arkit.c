@@ -102,7 +102,7 @@ static mn_status new_holder(const mn_allocator *allocator, const mn_aosrig_head_
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     map_holder *h = mni_alloc(&a, sizeof *h);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
+        return mni_oom(err, "ARKit map");
     memset(h, 0, sizeof *h);
     mni_arena_init(&h->arena, &a);
     h->map.dim = layout->dim;
@@ -131,7 +131,7 @@ static mn_status drop(map_holder *h, mn_error *err, mn_status code, const char *
         uint32_t cap = h->drop_capacity ? 2 * h->drop_capacity : 16;
         mn_arkit_drop *grown = mni_arena_calloc(&h->arena, cap, sizeof *grown, 8);
         if (!grown || cap < h->drop_capacity)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
+            return mni_oom(err, "ARKit map");
         if (h->map.drop_count)
             memcpy(grown, h->drops, h->map.drop_count * sizeof *grown);
         h->drops = grown;
@@ -146,7 +146,7 @@ static mn_status drop(map_holder *h, mn_error *err, mn_status code, const char *
     size_t len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
     char *copy = mni_arena_strndup(&h->arena, name, len);
     if (!copy)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit map: out of memory");
+        return mni_oom(err, "ARKit map");
     h->drops[h->map.drop_count++] = (mn_arkit_drop){copy, code};
     return MN_OK;
 }
@@ -244,12 +244,12 @@ static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, js
             upper += json_array_size(value);
     }
     if (upper > UINT32_MAX)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "ARKit table: %zu terms", upper);
+        return mni_fail(err, MN_OVERFLOW, "ARKit table: %zu terms", upper);
     uint32_t *channel = mni_arena_calloc(&h->arena, upper, sizeof *channel, 4);
     uint32_t *slot = mni_arena_calloc(&h->arena, upper, sizeof *slot, 4);
     float *gain = mni_arena_calloc(&h->arena, upper, sizeof *gain, 4);
     if (upper > 0 && (!channel || !slot || !gain))
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "ARKit table: out of memory");
+        return mni_oom(err, "ARKit table");
     uint32_t n = 0;
     json_object_foreach(root, key, value) {
         int32_t c = mn_arkit_channel_index(key);
@@ -284,12 +284,11 @@ mn_status mn_arkit_table_map_create(const mn_aosrig_head_ext *layout, const char
     if (out)
         *out = NULL;
     if (!layout || !json || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "ARKit table: NULL layout, table or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "ARKit table: NULL layout, table or out");
     mn_arkit_table_options o = options ? *options : (mn_arkit_table_options){0};
     if (!(o.clamp >= 0.0f))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "ARKit table: clamp %g is negative or NaN", (double)o.clamp);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "ARKit table: clamp %g is negative or NaN",
+                        (double)o.clamp);
     json_t *root = NULL;
     mn_status st = parse_object(json, json_size, "ARKit table", &root, err);
     map_holder *h = NULL;
@@ -329,7 +328,7 @@ static mn_status fitted_channels(map_holder *h, mn_json *j, json_t *root, mn_err
         return mni_json_fail(j, MN_OVERFLOW, "channels", "%zu channels", rows);
     int32_t *row_channel = mni_arena_calloc(&h->arena, rows, sizeof *row_channel, 4);
     if (rows > 0 && !row_channel)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+        return mni_oom(err, "face table");
     size_t mark = mni_json_push_key(j, "channels");
     for (size_t r = 0; r < rows && st == MN_OK; r++) {
         json_t *name = json_array_get(channels, r);
@@ -361,7 +360,7 @@ static mn_status fitted_pairs(map_holder *h, mn_json *j, json_t *root, mn_error 
         return mni_json_fail(j, MN_OVERFLOW, "pairs", "%zu pairs", n);
     uint32_t *rows = mni_arena_calloc(&h->arena, 2 * n, sizeof *rows, 4);
     if (n > 0 && !rows)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+        return mni_oom(err, "face table");
     size_t mark = mni_json_push_key(j, "pairs");
     for (size_t k = 0; k < n && st == MN_OK; k++) {
         json_t *pair = json_array_get(pairs, k);
@@ -392,7 +391,7 @@ static mn_status fitted_gaze(map_holder *h, mn_json *j, json_t *root, mn_error *
     size_t n = json_object_size(gaze);
     gaze_term *terms = mni_arena_calloc(&h->arena, n, sizeof *terms, 4);
     if (n > 0 && !terms)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+        return mni_oom(err, "face table");
     size_t mark = mni_json_push_key(j, "gaze"), kept = 0;
     const char *key;
     json_t *entry;
@@ -469,15 +468,15 @@ static mn_status fitted_floats(map_holder *h, mn_json *j, json_t *root, const vo
     if (!mni_checked_add(h->priv.rows, h->priv.pairs, &rows_all) ||
         !mni_checked_mul(rows_all, h->priv.coeffs, &floats) ||
         !mni_checked_mul(floats, 4, &bytes))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "face table: its size overflows");
+        return mni_fail(err, MN_OVERFLOW, "face table: its size overflows");
     if (table_size != bytes)
-        return mni_error_set(err, MN_COUNT_MISMATCH, "", -1,
-                            "face table file: %zu bytes, but (%u channels + %u pairs) x %u "
-                            "coeffs x 4 = %zu",
-                            table_size, h->priv.rows, h->priv.pairs, h->priv.coeffs, bytes);
+        return mni_fail(err, MN_COUNT_MISMATCH,
+                        "face table file: %zu bytes, but (%u channels + %u pairs) x %u "
+                        "coeffs x 4 = %zu",
+                        table_size, h->priv.rows, h->priv.pairs, h->priv.coeffs, bytes);
     float *values = mni_arena_alloc(&h->arena, bytes, 16);
     if (bytes > 0 && !values)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "face table: out of memory");
+        return mni_oom(err, "face table");
     const uint8_t *src = table;
     for (size_t i = 0; i < floats; i++) {
         uint32_t bits = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 |
@@ -537,8 +536,8 @@ mn_status mn_arkit_fitted_map_create(const mn_aosrig_head_ext *layout, const cha
     if (out)
         *out = NULL;
     if (!layout || !info_json || !out || (!table && table_size > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "face table: NULL layout, description, table or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "face table: NULL layout, description, table or out");
     mn_error local;
     mn_error *e = err ? err : &local; /* mn_json needs somewhere to write */
     json_t *root = NULL;

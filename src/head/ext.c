@@ -16,12 +16,11 @@ mn_status mn_head_ext_unpack(const mn_aosrig_head_ext *layout, const float *cont
                              size_t count, float *expr, float *gaze, mn_error *err)
 {
     if (!layout || !expr || !gaze || (!controls && count > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "head_ext unpack: NULL layout, output or controls");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "head_ext unpack: NULL layout, output or controls");
     if (count > layout->dim)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "head_ext: %zu controls, more than the layout's dim %u", count,
-                            layout->dim);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "head_ext: %zu controls, more than the layout's dim %u", count, layout->dim);
     for (size_t i = 0; i < layout->expr_dim; i++)
         expr[i] = i < count ? controls[i] : 0.0f;
     for (size_t i = 0; i < layout->gaze_dim; i++) {
@@ -100,13 +99,11 @@ mn_status mn_head_ext_widen(const mn_aosrig_head_ext *layout, const float *reduc
                             size_t count, float *out, mn_error *err)
 {
     if (!layout || !out || (!reduced && count > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "head_ext widen: NULL layout, input or output");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "head_ext widen: NULL layout, input or output");
     size_t want = mn_head_ext_reduced_dim(layout);
     if (count != want)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                            "reduced view: %zu floats, the layout's reduced view has %zu", count,
-                            want);
+        return mni_fail(err, MN_COUNT_MISMATCH,
+                        "reduced view: %zu floats, the layout's reduced view has %zu", count, want);
     memset(out, 0, (size_t)layout->dim * sizeof *out);
     size_t at = 0, start = 0;
     for (size_t r = 0; r < layout->region_count; r++) {

@@ -108,9 +108,8 @@ MN_API mn_status mn_f16_from_float(float value, uint16_t *out, mn_error *err)
     /* 65520 is halfway between 65504 (the largest half) and 65536: ties go to the even
        neighbour, which is infinity.  NaN and infinities land here too. */
     if (magnitude >= 0x477ff000u)
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "%g is not finite as a half (the largest half is 65504)",
-                            (double)value);
+        return mni_fail(err, MN_NOT_FINITE,
+                        "%g is not finite as a half (the largest half is 65504)", (double)value);
     uint32_t exponent = magnitude >> 23;
     uint32_t mantissa = magnitude & 0x7fffffu;
     if (exponent < 113) {

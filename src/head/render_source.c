@@ -64,21 +64,19 @@ static mn_status colour_vertices(const mn_aosrig *pack, const mn_render_head_opt
         mn_height_tint(pack->neutral, v_count, packed);
         return MN_OK;
     }
-    return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                        "render source: colouring %d is none of mn_head_colouring",
-                        (int)o->colouring);
+    return mni_fail(err, MN_INVALID_ARGUMENT,
+                    "render source: colouring %d is none of mn_head_colouring", (int)o->colouring);
 }
 
 static mn_status check_options(const mn_render_head_options *o, mn_error *err)
 {
     if ((unsigned)o->colouring > (unsigned)MN_HEAD_COLOUR_HEIGHT)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "render source: colouring %d is none of mn_head_colouring",
-                            (int)o->colouring);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "render source: colouring %d is none of mn_head_colouring",
+                        (int)o->colouring);
     for (int i = 0; i < 3; i++)
         if (!(o->rgb[i] >= 0.0f && o->rgb[i] <= 1.0f))
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "render source: rgb[%d] is not in [0, 1]", i);
+            return mni_fail(err, MN_INVALID_ARGUMENT, "render source: rgb[%d] is not in [0, 1]", i);
     return MN_OK;
 }
 
@@ -90,7 +88,7 @@ static mn_status make_colours(mn_render_source *s, const mn_aosrig *pack,
     uint32_t *packed = mni_arena_calloc(&s->arena, v_count, sizeof *packed, 16);
     float *colors = mni_arena_calloc(&s->arena, v_count, 3 * sizeof *colors, 16);
     if (!packed || !colors)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     mn_status st = colour_vertices(pack, o, packed, err);
     if (st != MN_OK)
         return st;
@@ -109,8 +107,7 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
     if (out)
         *out = NULL;
     if (!head || !posed || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "render source: NULL head, posed vertices or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "render source: NULL head, posed vertices or out");
     mn_render_head_options o = options ? *options : (mn_render_head_options){0};
     mn_status st = check_options(&o, err);
     if (st != MN_OK)
@@ -123,14 +120,14 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
                             pack->face_count);
     mn_render_source *s = mni_source_new(&o.allocator, head_refresh);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     struct mn_head_source *h = mni_arena_calloc(&s->arena, 1, sizeof *h, 16);
     s->meshes = mni_arena_calloc(&s->arena, 1, sizeof *s->meshes, 16);
     s->materials = mni_arena_calloc(&s->arena, 1, sizeof *s->materials, 16);
     float *normals = mni_arena_calloc(&s->arena, v_count, 3 * sizeof *normals, 16);
     if (!h || !s->meshes || !s->materials || !normals) {
         mn_render_source_free(s);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     }
     *h = (struct mn_head_source){posed, normals, pack->faces, v_count, pack->face_count};
     s->kind_state = h;

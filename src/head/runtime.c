@@ -254,15 +254,15 @@ mn_status mn_head_create(const mn_aosrig *pack, const mn_head_options *options, 
     if (out)
         *out = NULL;
     if (!pack || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "head: NULL pack or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "head: NULL pack or out");
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     block_plan b;
     if (!plan_block(pack->header.joint_count, pack->header.coeff_count,
                     pack->header.head_ext.dim, &b))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "head: the state's size overflows");
+        return mni_fail(err, MN_OVERFLOW, "head: the state's size overflows");
     uint8_t *block = mni_alloc(&allocator, b.size);
     if (!block)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "head: %zu bytes", b.size);
+        return mni_oom(err, "head (%zu bytes)", b.size);
     memset(block, 0, b.size);
     mn_head *h = (mn_head *)(void *)block;
     h->allocator = allocator;
@@ -351,14 +351,12 @@ static mn_status run_frame(mn_head *h, const float *controls, size_t count, floa
                            bool pose, mn_error *err)
 {
     if (!h || !out || (!controls && count > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "head: NULL head, output or controls");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "head: NULL head, output or controls");
     const mn_aosrig *p = h->pack;
     const mn_aosrig_head_ext *layout = &p->header.head_ext;
     if (count > layout->dim)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "head_ext: %zu controls, more than the layout's dim %u", count,
-                            layout->dim);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "head_ext: %zu controls, more than the layout's dim %u", count, layout->dim);
     size_t coeffs = p->header.coeff_count;
     for (size_t e = 0; e < coeffs; e++) {
         float k = (e < count ? controls[e] : 0.0f) * p->basis_scale[e];
@@ -411,22 +409,22 @@ mn_status mn_head_pose(mn_head *head, const float *controls, size_t count, float
 mn_status mn_head_set_joint_worlds(mn_head *head, const float *worlds, size_t count, mn_error *err)
 {
     if (!head || (!worlds && count > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "joint worlds: NULL head, or NULL worlds with a count");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "joint worlds: NULL head, or NULL worlds with a count");
     const mn_aosrig *p = head->pack;
     size_t want = head->joint_count * 16;
     if (!worlds) {
         memcpy(head->worlds, p->rest_world, want * sizeof(float));
     } else {
         if (count != want)
-            return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                                "joint worlds: %zu floats, the pack's %zu joints need %zu", count,
-                                head->joint_count, want);
+            return mni_fail(err, MN_COUNT_MISMATCH,
+                            "joint worlds: %zu floats, the pack's %zu joints need %zu", count,
+                            head->joint_count, want);
         for (size_t i = 0; i < want; i++)
             if (!isfinite(worlds[i]))
-                return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                                    "joint worlds: joint %zu, element %zu is not finite", i / 16,
-                                    i % 16);
+                return mni_fail(err, MN_NOT_FINITE,
+                                "joint worlds: joint %zu, element %zu is not finite", i / 16,
+                                i % 16);
         /* Caller worlds are metres; a "cm" pack poses in its own units. */
         float unit = p->header.units == MN_AOSRIG_CENTIMETRES ? 100.0f : 1.0f;
         for (size_t i = 0; i < want; i++) {
@@ -445,12 +443,11 @@ static mn_status canonical_rotation(const float q[4], float out[4], size_t index
 {
     double x = q[0], y = q[1], z = q[2], w = q[3];
     if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(w))
-        return mni_error_set(err, MN_NOT_FINITE, NULL, -1,
-                            "joint override %zu: the rotation is not finite", index);
+        return mni_fail(err, MN_NOT_FINITE, "joint override %zu: the rotation is not finite", index);
     double len = sqrt(x * x + y * y + z * z + w * w);
     if (!(len > 0.0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "joint override %zu: the rotation has zero length", index);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "joint override %zu: the rotation has zero length", index);
     double c[4] = {x / len, y / len, z / len, w / len};
     bool flip = c[3] < 0.0 ||
                 (c[3] == 0.0 && (c[0] < 0.0 || (c[0] == 0.0 && (c[1] < 0.0 ||
@@ -498,14 +495,13 @@ mn_status mn_head_set_joint_overrides(mn_head *head, const mn_joint_override *ov
     if (moved)
         *moved = false;
     if (!head || (!overrides && count > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "joint overrides: NULL head, or NULL overrides with a count");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "joint overrides: NULL head, or NULL overrides with a count");
     size_t n = head->joint_count;
     memset(head->next_has, 0, n);
     for (size_t i = 0; i < count; i++) {
         if (!overrides[i].joint)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                                "joint override %zu: NULL joint name", i);
+            return mni_fail(err, MN_INVALID_ARGUMENT, "joint override %zu: NULL joint name", i);
         float q[4];
         mn_status st = canonical_rotation(overrides[i].rotation, q, i, err);
         if (st != MN_OK)
@@ -539,11 +535,11 @@ mn_status mn_head_set_joint_overrides(mn_head *head, const mn_joint_override *ov
 mn_status mn_head_set_arkit_map(mn_head *head, const mn_arkit_map *map, mn_error *err)
 {
     if (!head)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "head: NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "head: NULL");
     if (map && map->dim != head->pack->header.head_ext.dim)
-        return mni_error_set(err, MN_COUNT_MISMATCH, NULL, -1,
-                            "ARKit map: it writes %u controls, the head takes %u", map->dim,
-                            head->pack->header.head_ext.dim);
+        return mni_fail(err, MN_COUNT_MISMATCH,
+                        "ARKit map: it writes %u controls, the head takes %u", map->dim,
+                        head->pack->header.head_ext.dim);
     head->arkit = map;
     return MN_OK;
 }
@@ -552,16 +548,14 @@ mn_status mn_head_pose_arkit(mn_head *head, const float *arkit, size_t count, fl
                              mn_error *err)
 {
     if (!head || !out || (!arkit && count > 0))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "head: NULL head, output or ARKit weights");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "head: NULL head, output or ARKit weights");
     if (!head->arkit)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "no ARKit map: this head has no ARKit-to-head_ext map, so an ARKit "
-                            "vector cannot drive it (set one with mn_head_set_arkit_map)");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "no ARKit map: this head has no ARKit-to-head_ext map, so an ARKit "
+                        "vector cannot drive it (set one with mn_head_set_arkit_map)");
     if (count > MN_ARKIT_CHANNEL_COUNT)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "ARKit: %zu weights, more than the %u channels", count,
-                            MN_ARKIT_CHANNEL_COUNT);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "ARKit: %zu weights, more than the %u channels",
+                        count, MN_ARKIT_CHANNEL_COUNT);
     float weights[MN_ARKIT_CHANNEL_COUNT] = {0};
     if (count > 0)
         memcpy(weights, arkit, count * sizeof *weights);
