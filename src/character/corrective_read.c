@@ -171,7 +171,7 @@ static mn_status read_index(mn_json *j, json_t *root, uint32_t splat_count,
         return st;
     mn_correction *c = mni_arena_calloc(j->arena, cn ? cn : 1, sizeof *c, _Alignof(mn_correction));
     if (!c)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     size_t mark = mni_json_push_key(j, "corrections");
     for (uint32_t i = 0; i < cn; i++) {
         size_t m2 = mni_json_push_index(j, i);
@@ -215,7 +215,7 @@ mn_status mn_corrective_index_read(const void *json, size_t size, uint32_t splat
         err = &local;
     mni_error_clear(err);
     if (!out || (!json && size) || (!joint_names && joint_count))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "corrective index: NULL argument");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "corrective index: NULL argument");
     *out = NULL;
     index_rig rig = {splat_count, joint_names, joint_count};
     void *h = NULL;

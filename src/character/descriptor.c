@@ -83,7 +83,7 @@ static mn_status read_file_entry(mn_json *j, json_t *obj, const char *name, cons
 {
     f->name = mni_arena_strndup(j->arena, name, strlen(name));
     if (!f->name)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     mn_status st = read_src(j, obj, src_key, allow_up, &f->src);
     if (st == MN_OK)
         st = read_sha(j, obj, sha_required, f->sha256);
@@ -109,7 +109,7 @@ static mn_status read_files(mn_json *j, json_t *root, mn_character_descriptor *d
     size_t n = json_object_size(files);
     mn_character_file *out = mni_arena_calloc(j->arena, n ? n : 1, sizeof *out, 8);
     if (!out)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     size_t mark = mni_json_push_key(j, "files");
     const char *key;
     json_t *value;
@@ -152,7 +152,7 @@ static mn_status read_names(mn_json *j, json_t *root, const char *key, bool requ
         return st;
     const char **names = mni_arena_calloc(j->arena, n ? n : 1, sizeof *names, 8);
     if (!names)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     size_t mark = mni_json_push_key(j, key);
     for (uint32_t i = 0; i < n; i++) {
         json_t *v = json_array_get(arr, i);
@@ -162,7 +162,7 @@ static mn_status read_names(mn_json *j, json_t *root, const char *key, bool requ
                                 mni_json_type_name(v));
         names[i] = mni_arena_strndup(j->arena, json_string_value(v), json_string_length(v));
         if (!names[i])
-            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(j, NULL, NULL);
         for (uint32_t k = 0; unique && k < i; k++)
             if (strcmp(names[k], names[i]) == 0)
                 return mni_json_fail(j, MN_INVALID_VALUE, NULL, "\"%s\" is named twice",
@@ -297,7 +297,7 @@ static mn_status read_package(mn_json *j, json_t *root, mn_character_descriptor 
         return st;
     mn_character_file *out = mni_arena_calloc(j->arena, n ? n : 1, sizeof *out, 8);
     if (!out)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     size_t f = mni_json_push_key(j, "files");
     for (uint32_t i = 0; i < n; i++) {
         json_t *v = json_array_get(files, i);
@@ -344,10 +344,10 @@ MN_API mn_status mn_character_descriptor_read(const void *json, size_t size,
 {
     mni_error_clear(err);
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!json && size)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "json is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "json is NULL");
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
@@ -364,7 +364,7 @@ MN_API mn_status mn_character_descriptor_read(const void *json, size_t size,
     struct descriptor_holder *h = mni_alloc(&hooks, sizeof *h);
     if (!h) {
         json_decref(root);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     }
     memset(h, 0, sizeof *h);
     mni_arena_init(&h->arena, &hooks);

@@ -90,7 +90,7 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
                                mn_mouth_hidden **out, mn_error *err)
 {
     if (!out || (!data && size))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "mouth_hidden.bin: NULL argument");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mouth_hidden.bin: NULL argument");
     *out = NULL;
     const uint8_t *d = data;
     if (size < HEADER_SIZE)
@@ -119,7 +119,7 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
     size_t total = sizeof(mn_mouth_hidden) + sizeof(struct mn_mouth_private) + entries_bytes;
     uint8_t *block = mni_alloc(&a, total);
     if (!block)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "mouth_hidden.bin: out of memory");
+        return mni_oom(err, "mouth_hidden.bin");
     mn_mouth_hidden *m = (mn_mouth_hidden *)block;
     struct mn_mouth_private *priv = (struct mn_mouth_private *)(m + 1);
     mn_mouth_entry *entries = (mn_mouth_entry *)(priv + 1);
@@ -150,7 +150,7 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
     }
     uint32_t dup = count;
     if (st == MN_OK && find_duplicate(entries, count, &a, &dup) != MN_OK)
-        st = mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "mouth_hidden.bin: out of memory");
+        st = mni_oom(err, "mouth_hidden.bin");
     if (st == MN_OK && dup < count)
         st = mni_error_set(err, MN_INVALID_VALUE, "row", (int64_t)(HEADER_SIZE + (size_t)dup * ENTRY_SIZE),
                           "mouth_hidden.bin: entry %u: row %u is listed twice", dup,

@@ -71,7 +71,7 @@ static mn_status fetch(loader *l, const char *src, mn_bytes *out, mn_error *err)
                 memcpy(copy, got.data, got.size);
             *out = (mn_bytes){copy, got.size};
         } else {
-            st = mni_error_set(err, MN_OUT_OF_MEMORY, src, -1, "out of memory");
+            st = mni_error_set(err, MN_OUT_OF_MEMORY, src, -1, NULL);
         }
         if (l->o.resolver.read && l->o.resolver.release)
             l->o.resolver.release(l->o.resolver.user, &got);
@@ -243,7 +243,7 @@ static mn_status read_shared_clips(loader *l, mn_error *err)
         size_t n = (l->base_dir ? strlen(l->base_dir) : 0) + strlen(src) + 2;
         char *key = mni_arena_alloc(&l->p->arena, n, 1);
         if (!key)
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            return mni_oom(err, NULL);
         snprintf(key, n, "%s%s%s", l->base_dir ? l->base_dir : "", l->base_dir ? "/" : "", src);
         st = mn_soma_clip_cache_acquire(l->o.clip_cache, key, b.data, b.size, c->skeleton,
                                         &c->shared_clips, err);
@@ -280,7 +280,7 @@ static mn_status load_required(loader *l, mn_error *err)
     const mn_character_descriptor *d = l->p->descriptor;
     mn_bytes *data = mni_arena_calloc(&l->p->arena, d->file_count, sizeof *data, 8);
     if (!data)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     l->p->c.file_data = data;
     for (uint32_t i = 0; i < d->file_count; i++) {
         mn_status st = load_file(l, &d->files[i], &data[i], err);
@@ -463,15 +463,14 @@ MN_API mn_status mn_character_load(const char *base_dir, const char *descriptor_
 {
     mni_error_clear(err);
     if (!out || !descriptor_name)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "out or descriptor_name is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out or descriptor_name is NULL");
     *out = NULL;
     loader l = {.base_dir = base_dir};
     if (options)
         l.o = *options;
     l.p = mni_alloc(&l.o.allocator, sizeof *l.p);
     if (!l.p)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     memset(l.p, 0, sizeof *l.p);
     mni_arena_init(&l.p->arena, &l.o.allocator);
     l.p->c.priv_ = l.p;

@@ -359,17 +359,17 @@ MN_API mn_status mn_splat_ply_read(const void *data, size_t size,
 {
     mni_error_clear(err);
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out is NULL");
     memset(out, 0, sizeof *out);
     if (!data && size)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "data is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "data is NULL");
     mn_splat_read_options opts = {0};
     if (options)
         opts = *options;
 
     ply_header *h = mni_alloc(&opts.allocator, sizeof *h + sizeof(ply_layout));
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, NULL);
     memset(h, 0, sizeof *h);
     ply_layout *layout = (ply_layout *)(h + 1);
     mn_status st = parse_header(data, size, h, err);
@@ -380,7 +380,7 @@ MN_API mn_status mn_splat_ply_read(const void *data, size_t size,
     if (st == MN_OK) {
         out->allocator = opts.allocator;
         if (allocate_cloud(out, (uint32_t)h->count, layout->rest_count) != MN_OK)
-            st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+            st = mni_oom(err, NULL);
     }
     const uint8_t *bytes = data;
     for (size_t i = 0; st == MN_OK && i < h->count; i++) {

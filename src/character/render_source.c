@@ -50,13 +50,12 @@ static float dc_colour(float f_dc, bool linear)
 static mn_status check_options(const mn_render_splat_options *o, mn_error *err)
 {
     if (!(o->radius_scale >= 0.0f) || !isfinite(o->radius_scale))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "render source: radius_scale %g is negative or not finite",
-                            (double)o->radius_scale);
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "render source: radius_scale %g is negative or not finite",
+                        (double)o->radius_scale);
     if (!(o->min_opacity >= 0.0f && o->min_opacity <= 1.0f))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "render source: min_opacity %g is not in [0, 1]",
-                            (double)o->min_opacity);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "render source: min_opacity %g is not in [0, 1]",
+                        (double)o->min_opacity);
     return MN_OK;
 }
 
@@ -78,8 +77,8 @@ static mn_status build_discs(mn_render_source *s, struct mn_splat_source *h,
     for (uint32_t i = 0; i < cloud->count; i++)
         n += is_drawn(cloud, i, o->min_opacity) ? 1u : 0u;
     if (n > UINT32_MAX / DISC_INDICES)
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1,
-                            "render source: %u splats are more discs than a mesh holds", n);
+        return mni_fail(err, MN_OVERFLOW,
+                        "render source: %u splats are more discs than a mesh holds", n);
     size_t room = n ? n : 1; /* an empty cloud still gets valid (unused) pointers */
     uint32_t *drawn = mni_arena_calloc(&s->arena, room, sizeof *drawn, 16);
     float *radius = mni_arena_calloc(&s->arena, room, sizeof *radius, 16);
@@ -87,7 +86,7 @@ static mn_status build_discs(mn_render_source *s, struct mn_splat_source *h,
     float *colours = mni_arena_calloc(&s->arena, room * DISC_CORNERS, 3 * sizeof(float), 16);
     uint32_t *indices = mni_arena_calloc(&s->arena, room * DISC_INDICES, sizeof(uint32_t), 16);
     if (!drawn || !radius || !corners || !colours || !indices)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     float scale = o->radius_scale > 0.0f ? o->radius_scale : 1.0f;
     uint32_t k = 0;
     for (uint32_t i = 0; i < cloud->count; i++) {
@@ -133,21 +132,21 @@ mn_status mn_render_source_splat(const mn_splat_cloud *cloud, const float *posed
     if (!cloud || !posed_centres || !out || (cloud->count && (!cloud->scales ||
                                                             !cloud->colours ||
                                                             !cloud->opacities)))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "render source: NULL splats, posed centres or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "render source: NULL splats, posed centres or out");
     mn_render_splat_options o = options ? *options : (mn_render_splat_options){0};
     mn_status st = check_options(&o, err);
     if (st != MN_OK)
         return st;
     mn_render_source *s = mni_source_new(&o.allocator, splat_refresh);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     struct mn_splat_source *h = mni_arena_calloc(&s->arena, 1, sizeof *h, 16);
     s->meshes = mni_arena_calloc(&s->arena, 1, sizeof *s->meshes, 16);
     s->materials = mni_arena_calloc(&s->arena, 1, sizeof *s->materials, 16);
     if (!h || !s->meshes || !s->materials) {
         mn_render_source_free(s);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "render source: out of memory");
+        return mni_oom(err, "render source");
     }
     if ((st = build_discs(s, h, cloud, posed_centres, &o, err)) != MN_OK) {
         mn_render_source_free(s);

@@ -20,12 +20,12 @@ mn_status mn_slot_allocator_create(uint32_t capacity, const mn_allocator *alloca
                                    mn_slot_allocator **out, mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot allocator: out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "slot allocator: out is NULL");
     *out = NULL;
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     mn_slot_allocator *s = mni_alloc(&a, sizeof *s);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot allocator: out of memory");
+        return mni_oom(err, "slot allocator");
     memset(s, 0, sizeof *s);
     s->allocator = a;
     s->capacity = capacity;
@@ -33,7 +33,7 @@ mn_status mn_slot_allocator_create(uint32_t capacity, const mn_allocator *alloca
     s->free_list = mni_alloc(&a, s->room * sizeof *s->free_list);
     if (!s->free_list) {
         mni_free(&a, s, sizeof *s);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot allocator: out of memory");
+        return mni_oom(err, "slot allocator");
     }
     if (capacity > 0)
         s->free_list[s->count++] = (mn_slot_range){0, capacity};
@@ -66,10 +66,9 @@ mn_status mn_slot_allocate(mn_slot_allocator *slots, uint32_t count, mn_slot_ran
     if (out)
         *out = (mn_slot_range){0, 0};
     if (!slots || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot allocate: NULL argument");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "slot allocate: NULL argument");
     if (count == 0)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1,
-                            "slot allocate: count must be a positive integer");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "slot allocate: count must be a positive integer");
     uint32_t largest = 0;
     for (uint32_t i = 0; i < slots->count; i++) {
         mn_slot_range *b = &slots->free_list[i];
@@ -86,9 +85,9 @@ mn_status mn_slot_allocate(mn_slot_allocator *slots, uint32_t count, mn_slot_ran
         if (b->count > largest)
             largest = b->count;
     }
-    return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1,
-                        "slot allocate: no free block holds %u slots (%u free, largest block %u)",
-                        count, mn_slot_available(slots), largest);
+    return mni_fail(err, MN_OUT_OF_MEMORY,
+                    "slot allocate: no free block holds %u slots (%u free, largest block %u)",
+                    count, mn_slot_available(slots), largest);
 }
 
 /* Make room for one more block; false when the allocator refuses. */
@@ -110,12 +109,12 @@ static bool grow(mn_slot_allocator *s)
 mn_status mn_slot_free(mn_slot_allocator *slots, mn_slot_range range, mn_error *err)
 {
     if (!slots)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "slot free: allocator is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "slot free: allocator is NULL");
     uint64_t end = (uint64_t)range.offset + range.count;
     if (range.count == 0 || end > slots->capacity)
-        return mni_error_set(err, MN_INDEX_RANGE, "", -1,
-                            "slot free: range {%u, %u} is not inside the capacity %u",
-                            range.offset, range.count, slots->capacity);
+        return mni_fail(err, MN_INDEX_RANGE,
+                        "slot free: range {%u, %u} is not inside the capacity %u", range.offset,
+                        range.count, slots->capacity);
     /* i = the first free block that starts at or after the range. */
     uint32_t i = 0;
     while (i < slots->count && slots->free_list[i].offset < range.offset)
@@ -126,9 +125,9 @@ mn_status mn_slot_free(mn_slot_allocator *slots, mn_slot_range range, mn_error *
     bool overlaps_after = after && after->offset < end;
     if (overlaps_before || overlaps_after) {
         const mn_slot_range *b = overlaps_before ? before : after;
-        return mni_error_set(err, MN_INVALID_VALUE, "", -1,
-                            "slot free: range {%u, %u} overlaps the free block {%u, %u}",
-                            range.offset, range.count, b->offset, b->count);
+        return mni_fail(err, MN_INVALID_VALUE,
+                        "slot free: range {%u, %u} overlaps the free block {%u, %u}", range.offset,
+                        range.count, b->offset, b->count);
     }
     bool join_before = before && before->offset + before->count == range.offset;
     bool join_after = after && after->offset == end;
@@ -143,7 +142,7 @@ mn_status mn_slot_free(mn_slot_allocator *slots, mn_slot_range range, mn_error *
         after->count += range.count;
     } else {
         if (!grow(slots))
-            return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "slot free: out of memory");
+            return mni_oom(err, "slot free");
         mn_slot_range *at = &slots->free_list[i];
         memmove(at + 1, at, (size_t)(slots->count - i) * sizeof *at);
         *at = range;

@@ -30,11 +30,11 @@ mn_status mn_soma_clip_cache_create(const mn_allocator *allocator, mn_soma_clip_
                                     mn_error *err)
 {
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clip cache: out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "clip cache: out is NULL");
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     mn_soma_clip_cache *c = mni_alloc(&a, sizeof *c);
     if (!c)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "clip cache: out of memory");
+        return mni_oom(err, "clip cache");
     *c = (mn_soma_clip_cache){.allocator = a};
     *out = c;
     return MN_OK;
@@ -104,7 +104,7 @@ mn_status mn_soma_clip_cache_acquire(mn_soma_clip_cache *cache, const char *key,
     if (out)
         *out = NULL;
     if (!cache || !key || !skeleton || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clip cache: NULL argument");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "clip cache: NULL argument");
     for (cache_entry *e = cache->head; e; e = e->next) {
         if (strcmp(e->key, key) != 0)
             continue;
@@ -121,7 +121,7 @@ mn_status mn_soma_clip_cache_acquire(mn_soma_clip_cache *cache, const char *key,
                             "shared clips \"%s\" are not cached and no bytes were given", key);
     cache_entry *e = entry_new(cache, key, skeleton);
     if (!e)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, key, -1, "clip cache: out of memory");
+        return mni_error_set(err, MN_OUT_OF_MEMORY, key, -1, NULL);
     mn_status st = mn_soma_clips_read(json, size, skeleton, &cache->allocator, &e->clips, err);
     if (st != MN_OK) {
         entry_free(cache, e);

@@ -139,7 +139,7 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     mn_track *tracks = mni_arena_calloc(r->scratch, (size_t)bone_count + 1, sizeof *tracks,
                                        _Alignof(mn_track));
     if (!times || !root_keys || !tracks)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     /* Frame f is at f / fps, computed in double so long clips keep their spacing. */
     for (uint32_t f = 0; f < frames; f++)
         times[f] = (float)((double)f / out->fps);
@@ -160,7 +160,7 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
                                 mni_json_type_name(keys));
         float *q = mni_arena_calloc(r->scratch, frames, 4 * sizeof(float), 16);
         if (!q)
-            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(j, NULL, NULL);
         if ((st = read_keys(j, keys, bone, frames, 4, q)) != MN_OK ||
             (st = normalise_keys(j, bone, frames, q)) != MN_OK)
             return st;
@@ -191,7 +191,7 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
     mn_soma_clip_drop *dropped = mni_arena_calloc(j->arena, n ? n : 1, sizeof *dropped,
                                                  _Alignof(mn_soma_clip_drop));
     if (!kept || !dropped)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     r->kept = kept;
     out->clips = kept;
     out->dropped = dropped;
@@ -225,7 +225,7 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
         d->name = c.name ? c.name : "";
         d->message = mni_arena_strndup(j->arena, clip_err.message, strlen(clip_err.message));
         if (!d->message)
-            return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+            return mni_json_oom(j, NULL, NULL);
         out->dropped_count++;
     }
     mni_json_pop(j, mark);
@@ -258,7 +258,7 @@ mn_status mn_soma_clips_read(const void *json, size_t size, const mn_soma_skelet
         err = &local;
     mni_error_clear(err);
     if (!out || !skeleton || (!json && size))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "clips.json: NULL argument");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "clips.json: NULL argument");
     *out = NULL;
     void *h = NULL;
     mn_status st = mni_soma_holder_read(&clips_kind, json, size, allocator, skeleton, &h, err);

@@ -38,7 +38,7 @@ mn_status mni_soma_holder_read(const mn_soma_holder_kind *kind, const void *json
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     unsigned char *h = mni_alloc(&a, kind->size);
     if (!h)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, "", -1, "%s: out of memory", kind->file);
+        return mni_oom(err, "%s", kind->file);
     memset(h, 0, kind->size);
     mn_arena *arena = (mn_arena *)(void *)(h + kind->arena_offset);
     mni_arena_init(arena, &a);

@@ -126,7 +126,7 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
         return st;
     mn_soma_twist_helper *h = mni_arena_calloc(j->arena, n ? n : 1, sizeof *h, _Alignof(mn_soma_twist_helper));
     if (!h)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     size_t mark = mni_json_push_key(j, "helpers");
     for (uint32_t k = 0; k < n; k++) {
         size_t m2 = mni_json_push_index(j, k);
@@ -184,7 +184,7 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
     uint32_t *segment_of = mni_arena_calloc(a, cap, sizeof(uint32_t), 4);
     if (!r->names || !r->parents || !r->pos || !r->rot || !r->ibind || !r->base || !r->has_base ||
         !segment_of)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     size_t mark = mni_json_push_key(j, "joints");
     for (uint32_t i = 0; i < n; i++) {
         size_t m2 = mni_json_push_index(j, i);
@@ -221,7 +221,7 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
         return st;
     mn_soma_twist *tw = mni_arena_calloc(a, tn ? tn : 1, sizeof *tw, _Alignof(mn_soma_twist));
     if (!tw)
-        return mni_json_fail(j, MN_OUT_OF_MEMORY, NULL, "out of memory");
+        return mni_json_oom(j, NULL, NULL);
     sk->twists = tw;
     mark = mni_json_push_key(j, "twist");
     for (uint32_t t = 0; t < tn; t++) {
@@ -262,7 +262,7 @@ mn_status mn_soma_skeleton_read(const void *json, size_t size, const char *const
         err = &local;
     mni_error_clear(err);
     if (!out || (!json && size))
-        return mni_error_set(err, MN_INVALID_ARGUMENT, "", -1, "skeleton.json: NULL argument");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "skeleton.json: NULL argument");
     *out = NULL;
     skeleton_names names = {joint_names, joint_name_count};
     void *h = NULL;

@@ -75,10 +75,10 @@ MN_API mn_status mn_splat_bindings_read(const void *data, size_t size,
 {
     mni_error_clear(err);
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out is NULL");
     memset(out, 0, sizeof *out);
     if (!data && size)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "data is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "data is NULL");
     mn_splat_bindings_read_options o = {0};
     if (options)
         o = *options;
@@ -94,7 +94,7 @@ MN_API mn_status mn_splat_bindings_read(const void *data, size_t size,
     out->joints = mni_alloc(&o.allocator, slots * sizeof(uint16_t));
     out->weights = mni_alloc(&o.allocator, slots * sizeof(float));
     if (!out->joints || !out->weights)
-        st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        st = mni_oom(err, NULL);
     if (st == MN_OK)
         st = copy_arrays(p, n, &o, out, err);
     if (st != MN_OK)

@@ -256,15 +256,14 @@ void mni_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, siz
 mn_status mni_splat_job_check(const mn_splat_skin_job *job, mn_error *err)
 {
     if (!job)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "job is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "job is NULL");
     if (job->count == 0)
         return MN_OK;
     if (job->influences == 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "influences", -1, "influences is 0");
     if (!job->joints || !job->weights || !job->palette || !job->centres || !job->rotations ||
         !job->out_centres || !job->out_rotations)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
-                            "a stream of the splat job is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "a stream of the splat job is NULL");
     if (job->palette_count == 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "palette_count", -1, "palette is empty");
     for (int k = 0; k < 3; k++)
@@ -303,7 +302,7 @@ MN_API mn_status mn_splat_ply_to_character(const float matrix[12], float transla
 {
     mni_error_clear(err);
     if (!matrix || !translation)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "matrix or translation is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "matrix or translation is NULL");
     for (int i = 0; i < 12; i++)
         if (!isfinite(matrix[i]))
             return mni_error_set(err, MN_NOT_FINITE, "plyToCharacter", -1,
