@@ -65,17 +65,13 @@ extern "C" {
     X(UNSUPPORTED_EXTENSION, "required extension is not supported") \
     X(MESHOPT,               "meshopt-compressed data fails to decode")
 
-/* Status codes: MN_OK, MN_ERR_INVALID_ARGUMENT, ... */
+/* Status codes: MN_OK, MN_INVALID_ARGUMENT, ... */
 typedef enum mn_status {
 #define MN_STATUS_ENUM_(name, msg) MN_##name,
     MN_STATUS_TABLE(MN_STATUS_ENUM_)
 #undef MN_STATUS_ENUM_
     MN_STATUS_COUNT
 } mn_status;
-
-/* Short aliases that read as errors at call sites. */
-#define MN_ERR_INVALID_ARGUMENT      MN_INVALID_ARGUMENT
-#define MN_ERR_OUT_OF_MEMORY         MN_OUT_OF_MEMORY
 
 /* Where and why something failed.  Filled by any function taking mn_error*. */
 typedef struct mn_error {
