@@ -1,17 +1,19 @@
 /*
- * The `marionette` command's private contract: one table entry per command,
- * one file per command (cmd_info.c, and later cmd_sample.c, cmd_render.c,
- * cmd_export.c, cmd_demo.c, cmd_bench.c).  Adding a command means writing
- * its cli_<name> function in cmd_<name>.c, declaring it here, and adding one
- * row to the table in marionette.c.
+ * The `marionette` command's private contract: one table entry per command
+ * (marionette.c), one file per command (cmd_info.c, cmd_sample.c, ...), and
+ * one command-line parser they all use (args.c).  Adding a command means
+ * writing its cli_<name> function in cmd_<name>.c with a cli_spec of what it
+ * takes, declaring it here, and adding one row to the table in marionette.c.
  */
 #ifndef MN_TOOLS_CLI_H
 #define MN_TOOLS_CLI_H
 
 #include <marionette/core.h>
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Exit statuses every command keeps: scripts can tell a bad file from a bad call. */
@@ -39,38 +41,163 @@ bool cli_is_rig_json(const char *path);
 /* True when path ends in ext (".glb", lower case), whatever the case of path's letters. */
 bool cli_has_extension(const char *path, const char *ext);
 
-/* A command-line number that must be positive and finite as a float: false otherwise. */
-bool cli_parse_positive(const char *s, float *out);
+/* ---- the command line (args.c) ----------------------------------------------------------
+ *
+ * Every command declares what it takes as a cli_spec: a table of options and
+ * the positional arguments, each with where its value goes.  cli_parse_args
+ * walks argv once, fills the destinations, answers --help, and reports every
+ * mistake the same way (cli_command_error: the message, the usage line, a
+ * hint), so a command never walks argv itself.  What it does not check (one
+ * option excluding another, a name the file must have) the command checks
+ * after, with the same cli_command_error or cli_usage_error.
+ *
+ *   --name VALUE, -o VALUE   a value is the next argument, whatever it looks
+ *                            like (--yaw -30); "--name=VALUE" is not taken
+ *   --help, -h               anywhere: the help is printed, nothing else runs
+ *   -                        alone, a positional argument (not an option)
+ */
 
-/* A finite float written whole (no trailing text), as the render commands take --time, --yaw... */
+/* Numbers: the one checked conversion every command-line number goes through.  Each
+   takes the whole text (strtod's leading blanks aside) and says false for anything else. */
+
+/* A finite double; false on trailing text, overflow or underflow (ERANGE), inf or nan. */
+bool cli_parse_double(const char *s, double *out);
+/* cli_parse_double, and within float range. */
 bool cli_parse_float(const char *s, float *out);
+/* cli_parse_float of the n bytes at s (a piece of a list), at most 63 of them. */
+bool cli_parse_float_span(const char *s, size_t n, float *out);
+/* Decimal digits only (no sign, no blank), a value in [min, max]. */
+bool cli_parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 
-/* A decimal count in [1, max] written whole (no sign, no trailing text). */
-bool cli_parse_count(const char *s, uint32_t max, uint32_t *out);
+typedef struct cli_size {
+    uint32_t width, height;
+} cli_size;
 
-/* An image size "WxH", each in [1, 8192]. */
-bool cli_parse_size(const char *s, uint32_t *w, uint32_t *h);
+/* "WxH", each side a cli_parse_uint in [min, max]. */
+bool cli_parse_size(const char *s, uint32_t min, uint32_t max, cli_size *out);
 
-/* Print "usage: marionette NAME ARGS" and a hint to `stream`; returns CLI_EXIT_USAGE. */
+/* What an option's value becomes, and the type its dest points to. */
+typedef enum cli_kind {
+    CLI_FLAG = 0,    /* bool: set true; takes no value */
+    CLI_SET,         /* int: set to the option's value; takes none (--skinned, a choice's alias) */
+    CLI_STRING,      /* const char *: the value itself (it points into argv) */
+    CLI_PAIR,        /* const char *[2]: the next two arguments (--fitted INFO BIN) */
+    CLI_UINT,        /* uint32_t: cli_parse_uint in [min, max] */
+    CLI_FLOAT,       /* float: cli_parse_float within bounds */
+    CLI_DOUBLE,      /* double: cli_parse_double within bounds */
+    CLI_SIZE,        /* cli_size: cli_parse_size, each side in [min, max] */
+    CLI_CHOICE,      /* int: the value of the choice named */
+    CLI_LIST,        /* cli_list: each time it is given, the value appended */
+    CLI_CUSTOM       /* anything: convert() takes the value */
+} cli_kind;
+
+/* CLI_FLOAT and CLI_DOUBLE bounds, or'ed; 0: any finite number. */
+enum {
+    CLI_ABOVE = 1,       /* value > min */
+    CLI_AT_LEAST = 2,    /* value >= min */
+    CLI_BELOW = 4,       /* value < max */
+    CLI_AT_MOST = 8      /* value <= max */
+};
+
+typedef struct cli_choice {
+    const char *name;    /* "front"; a NULL name ends the list */
+    int value;
+} cli_choice;
+
+/* A CLI_LIST destination: the values in the order given, at most cap of them. */
+typedef struct cli_list {
+    const char **items;
+    uint32_t count, cap;
+} cli_list;
+
+struct cli_spec;
+struct cli_option;
+
+/* A CLI_CUSTOM value: CLI_EXIT_OK, or CLI_EXIT_USAGE after reporting it (cli_bad_value,
+   cli_command_error).  `option` is the spelling given. */
+typedef int (*cli_convert_fn)(const struct cli_spec *spec, const struct cli_option *opt,
+                              const char *option, const char *value);
+
+typedef struct cli_option {
+    const char *name;            /* "--frames" */
+    const char *alias;           /* another spelling ("-o", "--color"), or NULL */
+    cli_kind kind;
+    void *dest;                  /* where the value goes, of the type its kind names */
+    /* The one-line help of the value, in the words errors use: "--frames: '0' is not
+       a count from 1 to 1024".  NULL: the kind's own ("a count from MIN to MAX",
+       "WIDTHxHEIGHT (MIN to MAX each)", "a finite number"). */
+    const char *help;
+    double min, max;             /* CLI_UINT and CLI_SIZE: inclusive; floats: see bounds */
+    unsigned bounds;             /* CLI_FLOAT, CLI_DOUBLE: CLI_ABOVE | CLI_AT_MOST ... */
+    const cli_choice *choices;   /* CLI_CHOICE */
+    int value;                   /* CLI_SET */
+    cli_convert_fn convert;      /* CLI_CUSTOM */
+    const char *needs;           /* what a missing value is called: "OPT needs NEEDS"
+                                    (default "a value") */
+    bool *given;                 /* set true when the option is given, or NULL */
+    const char *required;        /* CLI_STRING: the error when it is still NULL after the
+                                    walk ("where to? (-o out.png)"); NULL: optional */
+} cli_option;
+
+typedef struct cli_positional {
+    const char *name;            /* "FILE", as errors name it */
+    const char **dest;
+    const char *missing;         /* the error when it is absent ("which file?"); NULL: optional */
+} cli_positional;
+
+typedef struct cli_spec {
+    /* The command: its name, the usage line errors print (args), and what --help
+       prints: "usage: marionette NAME ARGS\n" then, when help is set, "\nHELP". */
+    const cli_command *command;
+    const char *help;            /* NULL, or all --help prints instead (a FILE kind's own text) */
+    const char *options_of;      /* NULL, or whose options they are: "unknown option '-x'
+                                    for a .aosrig head" */
+    const cli_option *options;
+    size_t option_count;
+    const cli_option *shared;    /* more options, a table several commands take alike */
+    size_t shared_count;
+    const cli_positional *positionals;
+    size_t positional_count;
+} cli_spec;
+
+/*
+ * Walk argv[1..argc-1] (argv[0] is the command's name) against spec, filling the
+ * destinations; it writes only what the command line gives, so set defaults first.
+ * True when the command goes on.  False when it must return *status now:
+ * CLI_EXIT_OK after --help was printed, CLI_EXIT_USAGE after a mistake was
+ * reported on stderr (an unknown option, a missing or bad value, a positional
+ * too many or missing, a required option absent: positionals are checked first).
+ */
+bool cli_parse_args(const cli_spec *spec, int argc, char **argv, int *status);
+
+/* The length of an array of options or positionals. */
+#define CLI_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* "marionette: NAME: OPTION: 'VALUE' is not HELP" for spec's command; CLI_EXIT_USAGE. */
+int cli_bad_value(const cli_spec *spec, const cli_option *opt, const char *option,
+                  const char *value);
+
+/* "marionette: MESSAGE", then cmd's usage line (none when cmd is NULL) and where its help
+   is, on stderr; returns CLI_EXIT_USAGE. */
+int cli_command_error(const cli_command *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int cli_command_verror(const cli_command *cmd, const char *fmt, va_list ap);
+
+/* cli_command_error for the command named `name` (marionette.c's table), or for none. */
 int cli_usage_error(const char *name, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-/* One option at argv[*i] of a command's `args`; it moves *i past a value it takes.
-   CLI_EXIT_OK or a usage error (cli_usage_error). */
-typedef int (*cli_option_fn)(int argc, char **argv, int *i, void *args);
-
-/*
- * The arguments of command `name` that takes options and one FILE: "--help" or
- * "-h" sets *help and stops; anything else starting with '-' (but "-" alone)
- * goes to `option`; the FILE into *file (NULL when none; a second is a usage
- * error).  *help and *file are set before the walk.  CLI_EXIT_OK or the first
- * usage error.
- */
-int cli_parse_file_args(const char *name, int argc, char **argv, cli_option_fn option, void *args,
-                        const char **file, bool *help);
+/* The first argument that is not an option (it does not start with '-') and that `is`
+   says yes to; NULL when none does.  How sample and render pick the FILE kind whose
+   spec then parses the command line (the FILE may stand anywhere, and an option's
+   value is taken for one too: `--table x.aosrig` chooses the head's). */
+const char *cli_first_file(int argc, char **argv, bool (*is)(const char *path));
 
 /*
  * "marionette: FILE: PATH: MESSAGE (line L, column C) (MN_CODE)" on stderr, for an
@@ -89,6 +216,11 @@ void cli_put_json_number(FILE *out, double v);
 /* n floats as a JSON array of cli_put_json_number. */
 void cli_put_json_floats(FILE *out, const float *v, size_t n);
 
+/* The clip a --clip value names in m: a clip of that exact name, else the index it
+   spells (decimal digits); MN_NONE when neither (cmd_sample.c; render takes it too). */
+struct mn_model;
+uint32_t cli_find_clip(const struct mn_model *m, const char *want);
+
 int cli_info(int argc, char **argv);
 int cli_sample(int argc, char **argv);
 int cli_render(int argc, char **argv);
@@ -96,6 +228,11 @@ int cli_export(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+
+/* export's --scale and --rate into out[0] and out[1], storing into o (convert takes them too,
+   as its spec's shared options). */
+struct mn_voxel_export_options;
+void cli_export_number_options(struct mn_voxel_export_options *o, cli_option out[2]);
 
 /* Expression-head packs: true when FILE ends in ".aosrig" (defined in cmd_sample_head.c);
    `info` hands such a FILE to mn_cli_aosrig_info (cmd_info_aosrig.c). */

@@ -460,22 +460,13 @@ static int run_bench(const bench_args *a)
 int cli_bench(int argc, char **argv)
 {
     bench_args a = {false, false, false};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            const cli_command *cmd = cli_find_command("bench");
-            printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
-            return CLI_EXIT_OK;
-        } else if (strcmp(arg, "--quick") == 0) {
-            a.quick = true;
-        } else if (strcmp(arg, "--json") == 0) {
-            a.json = true;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            a.quiet = true;
-        } else {
-            return cli_usage_error("bench", "bench: %s '%s'",
-                                   arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
-        }
-    }
-    return run_bench(&a);
+    const cli_option options[] = {
+        {.name = "--quick", .kind = CLI_FLAG, .dest = &a.quick},
+        {.name = "--json", .kind = CLI_FLAG, .dest = &a.json},
+        {.name = "--quiet", .alias = "-q", .kind = CLI_FLAG, .dest = &a.quiet},
+    };
+    const cli_spec spec = {.command = cli_find_command("bench"), .options = options,
+                           .option_count = CLI_COUNT(options)};
+    int rc;
+    return cli_parse_args(&spec, argc, argv, &rc) ? run_bench(&a) : rc;
 }

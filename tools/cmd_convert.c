@@ -64,38 +64,34 @@ int cli_convert(int argc, char **argv)
     memset(&wo, 0, sizeof wo);
     mn_voxel_export_options vo;
     memset(&vo, 0, sizeof vo);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--quantize") == 0) {
-            wo.quantize = true;
-        } else if (strcmp(a, "--scale") == 0 || strcmp(a, "--rate") == 0) {
-            float *dst = strcmp(a, "--scale") == 0 ? &vo.scale : &vo.rate;
-            if (i + 1 >= argc || !cli_parse_positive(argv[i + 1], dst) || (dst == &vo.rate && *dst < 1.0f))
-                return cli_usage_error("convert", "%s needs a positive number", a);
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("convert", "unknown option '%s'", a);
-        } else if (!in) {
-            in = a;
-        } else if (!out) {
-            out = a;
-        } else {
-            return cli_usage_error("convert", "unexpected argument '%s'", a);
-        }
-    }
-    if (!in || !out)
-        return cli_usage_error("convert", "give an input and an output file");
+    const cli_option options[] = {
+        {.name = "--quantize", .kind = CLI_FLAG, .dest = &wo.quantize},
+    };
+    cli_option numbers[2];
+    cli_export_number_options(&vo, numbers);
+    const char *missing = "give an input and an output file";
+    const cli_positional positionals[] = {{"IN", &in, missing}, {"OUT", &out, missing}};
+    const cli_spec spec = {.command = cli_find_command("convert"), .options = options,
+                           .option_count = CLI_COUNT(options), .shared = numbers,
+                           .shared_count = CLI_COUNT(numbers), .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    int rc;
+    if (!cli_parse_args(&spec, argc, argv, &rc))
+        return rc;
     if (!cli_has_extension(out, ".glb") && !cli_has_extension(out, ".gltf"))
-        return cli_usage_error("convert", "the output must end in .glb or .gltf, not '%s'", out);
+        return cli_usage_error("convert", "convert: the output must end in .glb or .gltf, not '%s'",
+                               out);
     bool rig = cli_has_extension(in, ".json");
     if (!rig && (vo.scale != 0.0f || vo.rate != 0.0f))
-        return cli_usage_error("convert", "--scale and --rate apply to a voxel rig (.json) input only");
+        return cli_usage_error("convert", "convert: --scale and --rate apply to a voxel rig "
+                                          "(.json) input only");
 
     mn_error err;
     memset(&err, 0, sizeof err);
     if (rig) {
         if (wo.quantize)
-            return cli_usage_error("convert", "--quantize does not apply to a voxel rig input");
+            return cli_usage_error("convert",
+                                   "convert: --quantize does not apply to a voxel rig input");
         if (mn_voxel_export_file(in, NULL, out, &vo, &err) != MN_OK) {
             cli_report_error(in, &err);
             return CLI_EXIT_FAILED;

@@ -43,50 +43,27 @@ typedef struct demo_args {
     bool quiet;
 } demo_args;
 
-static bool parse_side(const char *s, const char *end, uint32_t *out)
+/* cli_parse_args for demo, and a folder name that is not empty. */
+static bool parse_args(int argc, char **argv, demo_args *a, int *status)
 {
-    if (s == end || end - s > 5)
+    *a = (demo_args){.out = DEFAULT_OUT};
+    cli_size size = {256, 320};
+    const cli_option options[] = {
+        {.name = "--out", .alias = "-o", .kind = CLI_STRING, .dest = &a->out},
+        {.name = "--size", .kind = CLI_SIZE, .dest = &size, .min = 16, .max = 4096},
+        {.name = "--quiet", .alias = "-q", .kind = CLI_FLAG, .dest = &a->quiet},
+    };
+    const cli_spec spec = {.command = cli_find_command("demo"), .options = options,
+                           .option_count = CLI_COUNT(options)};
+    if (!cli_parse_args(&spec, argc, argv, status))
         return false;
-    uint32_t v = 0;
-    for (const char *p = s; p < end; p++) {
-        if (*p < '0' || *p > '9')
-            return false;
-        v = v * 10 + (uint32_t)(*p - '0');
+    a->width = size.width;
+    a->height = size.height;
+    if (!*a->out) {
+        *status = cli_usage_error("demo", "demo: --out needs a folder name");
+        return false;
     }
-    *out = v;
-    return v >= 16 && v <= 4096;
-}
-
-static int parse_args(int argc, char **argv, demo_args *a, bool *help)
-{
-    *a = (demo_args){.out = DEFAULT_OUT, .width = 256, .height = 320};
-    *help = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool takes = strcmp(arg, "--out") == 0 || strcmp(arg, "-o") == 0 ||
-                     strcmp(arg, "--size") == 0;
-        if (takes && i + 1 >= argc)
-            return cli_usage_error("demo", "demo: %s needs a value", arg);
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            *help = true;
-            return CLI_EXIT_OK;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            a->quiet = true;
-        } else if (strcmp(arg, "--out") == 0 || strcmp(arg, "-o") == 0) {
-            a->out = argv[++i];
-            if (!*a->out)
-                return cli_usage_error("demo", "demo: --out needs a folder name");
-        } else if (strcmp(arg, "--size") == 0) {
-            const char *v = argv[++i], *x = strchr(v, 'x');
-            if (!x || !parse_side(v, x, &a->width) || !parse_side(x + 1, x + strlen(x), &a->height))
-                return cli_usage_error("demo", "demo: --size: '%s' is not WIDTHxHEIGHT "
-                                               "(16 to 4096 each)", v);
-        } else {
-            return cli_usage_error("demo", "demo: %s '%s'",
-                                   arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
-        }
-    }
-    return CLI_EXIT_OK;
+    return true;
 }
 
 /* ---- the steps ------------------------------------------------------------------------- */
@@ -258,14 +235,6 @@ static int run_demo(const demo_args *a)
 int cli_demo(int argc, char **argv)
 {
     demo_args a;
-    bool help;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (help) {
-        const cli_command *cmd = cli_find_command("demo");
-        printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
-        return CLI_EXIT_OK;
-    }
-    return run_demo(&a);
+    int rc;
+    return parse_args(argc, argv, &a, &rc) ? run_demo(&a) : rc;
 }

@@ -19,41 +19,40 @@
 
 #include <string.h>
 
+void cli_export_number_options(mn_voxel_export_options *o, cli_option out[2])
+{
+    out[0] = (cli_option){.name = "--scale", .kind = CLI_FLOAT, .dest = &o->scale,
+                          .help = "a positive number", .bounds = CLI_ABOVE, .min = 0};
+    out[1] = (cli_option){.name = "--rate", .kind = CLI_FLOAT, .dest = &o->rate,
+                          .help = "a rate of 1 or more (samples a second)", .bounds = CLI_AT_LEAST,
+                          .min = 1};
+}
+
 int cli_export(int argc, char **argv)
 {
     const char *rig = NULL, *meshes = NULL, *out = NULL;
     mn_voxel_export_options o;
     memset(&o, 0, sizeof o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = strcmp(a, "--rig") == 0 || strcmp(a, "--meshes") == 0 || strcmp(a, "--out") == 0 ||
-                     strcmp(a, "-o") == 0 || strcmp(a, "--scale") == 0 || strcmp(a, "--rate") == 0 ||
-                     strcmp(a, "--name") == 0;
-        if (!takes)
-            return cli_usage_error("export", "unexpected argument '%s'", a);
-        if (!v)
-            return cli_usage_error("export", "%s needs a value", a);
-        i++;
-        if (strcmp(a, "--rig") == 0)
-            rig = v;
-        else if (strcmp(a, "--meshes") == 0)
-            meshes = v;
-        else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0)
-            out = v;
-        else if (strcmp(a, "--name") == 0)
-            o.model_name = v;
-        else if (!cli_parse_positive(v, strcmp(a, "--scale") == 0 ? &o.scale : &o.rate) ||
-                 (strcmp(a, "--rate") == 0 && o.rate < 1.0f))
-            return cli_usage_error("export", "%s needs a positive number%s, not '%s'", a,
-                                   strcmp(a, "--rate") == 0 ? " (at least 1)" : "", v);
-    }
-    if (!out)
-        return cli_usage_error("export", "--out is required");
+    const cli_option options[] = {
+        {.name = "--rig", .kind = CLI_STRING, .dest = &rig},
+        {.name = "--meshes", .kind = CLI_STRING, .dest = &meshes},
+        {.name = "--out", .alias = "-o", .kind = CLI_STRING, .dest = &out,
+         .required = "--out is required"},
+        {.name = "--name", .kind = CLI_STRING, .dest = &o.model_name},
+    };
+    cli_option numbers[2];
+    cli_export_number_options(&o, numbers);
+    const cli_spec spec = {.command = cli_find_command("export"), .options = options,
+                           .option_count = CLI_COUNT(options), .shared = numbers,
+                           .shared_count = CLI_COUNT(numbers)};
+    int rc;
+    if (!cli_parse_args(&spec, argc, argv, &rc))
+        return rc;
     if (!cli_has_extension(out, ".glb") && !cli_has_extension(out, ".gltf"))
-        return cli_usage_error("export", "--out must end in .glb or .gltf, not '%s'", out);
+        return cli_usage_error("export", "export: --out must end in .glb or .gltf, not '%s'", out);
     if (!rig && !meshes)
-        return cli_usage_error("export", "give --rig (a rigged model) or --meshes mesh.glb (a static one)");
+        return cli_usage_error("export", "export: give --rig (a rigged model) or --meshes mesh.glb "
+                                         "(a static one)");
 
     mn_error err;
     memset(&err, 0, sizeof err);

@@ -902,22 +902,16 @@ int cli_info(int argc, char **argv)
 {
     const char *file = NULL;
     bool as_json = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            as_json = true;
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            const cli_command *self = cli_find_command("info");
-            printf("usage: marionette info %s\n\n%s", self->args, self->help);
-            return CLI_EXIT_OK;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error("info", "info: unknown option '%s'", argv[i]);
-        else if (file)
-            return cli_usage_error("info", "info: one FILE at a time ('%s' and '%s')", file, argv[i]);
-        else
-            file = argv[i];
-    }
-    if (!file)
-        return cli_usage_error("info", "info: which file?");
+    const cli_option options[] = {
+        {.name = "--json", .kind = CLI_FLAG, .dest = &as_json},
+    };
+    const cli_positional positionals[] = {{"FILE", &file, "which file?"}};
+    const cli_spec spec = {.command = cli_find_command("info"), .options = options,
+                           .option_count = CLI_COUNT(options), .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    int rc;
+    if (!cli_parse_args(&spec, argc, argv, &rc))
+        return rc;
     if (mn_cli_is_character(file))
         return mn_cli_character_info(file, as_json);
     if (cli_is_rig_json(file))

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "shot.h"
 
 #include <marionette/marionette.h>
 
@@ -29,13 +30,12 @@
 #define PI_F 3.14159265f
 
 typedef struct render_args {
-    const char *file, *out, *clip;
-    bool has_time, sheet, quiet;
+    const char *file, *clip;
+    cli_shot shot;
+    bool has_time, sheet;
     float time;
-    uint32_t frames, turntable, width, height, supersample, threads;
-    bool has_yaw, has_pitch;
-    float yaw, pitch, distance, fov;          /* degrees, as given */
-    mn_render_view_kind view;
+    uint32_t frames, turntable;
+    float distance, fov;          /* degrees, as given */
     float background[4];
 } render_args;
 
@@ -72,119 +72,94 @@ static bool parse_color(const char *s, float out[4])
     return true;
 }
 
-static int parse_args(int argc, char **argv, render_args *a, bool *help)
+static int take_colour(const cli_spec *spec, const cli_option *opt, const char *option,
+                       const char *value)
+{
+    return parse_color(value, opt->dest) ? CLI_EXIT_OK : cli_bad_value(spec, opt, option, value);
+}
+
+/* The command line of a glTF, OBJ or voxel rig FILE; see cli_parse_args. */
+static bool parse_args(int argc, char **argv, render_args *a, int *status)
 {
     memset(a, 0, sizeof *a);
-    a->width = 800;
-    a->height = 600;
-    a->supersample = 2;
+    a->shot.size = (cli_size){800, 600};
+    a->shot.supersample = 2;
     a->background[0] = 0x2e / 255.0f;
     a->background[1] = 0x33 / 255.0f;
     a->background[2] = 0x3b / 255.0f;
     a->background[3] = 1.0f;
-    *help = false;
-    static const char *const valued[] = {"--clip", "--time", "--frames", "--size", "--yaw",
-                                         "--pitch", "--distance", "--fov", "--view",
-                                         "--turntable", "--supersample", "--threads",
-                                         "--background", "-o", "--out"};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool takes = false;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-            takes = takes || strcmp(arg, valued[k]) == 0;
-        if (takes && i + 1 >= argc)
-            return cli_usage_error("render", "render: %s needs a value", arg);
-        const char *v = takes ? argv[++i] : NULL;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            *help = true;
-            return CLI_EXIT_OK;
-        } else if (strcmp(arg, "--sheet") == 0) {
-            a->sheet = true;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            a->quiet = true;
-        } else if (strcmp(arg, "--clip") == 0) {
-            a->clip = v;
-        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--out") == 0) {
-            a->out = v;
-        } else if (strcmp(arg, "--time") == 0) {
-            if (!cli_parse_float(v, &a->time) || a->time < 0.0f)
-                return cli_usage_error("render", "render: --time: '%s' is not a time in seconds "
-                                                 "(0 or more)", v);
-            a->has_time = true;
-        } else if (strcmp(arg, "--frames") == 0) {
-            if (!cli_parse_count(v, MAX_FRAMES, &a->frames))
-                return cli_usage_error("render", "render: --frames: '%s' is not a count from 1 "
-                                                 "to %u", v, MAX_FRAMES);
-        } else if (strcmp(arg, "--turntable") == 0) {
-            if (!cli_parse_count(v, MAX_FRAMES, &a->turntable))
-                return cli_usage_error("render", "render: --turntable: '%s' is not a count from "
-                                                 "1 to %u", v, MAX_FRAMES);
-        } else if (strcmp(arg, "--size") == 0) {
-            if (!cli_parse_size(v, &a->width, &a->height))
-                return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT "
-                                                 "(1 to 8192 each)", v);
-        } else if (strcmp(arg, "--supersample") == 0) {
-            if (!cli_parse_count(v, 4, &a->supersample))
-                return cli_usage_error("render", "render: --supersample: '%s' is not 1, 2, 3 "
-                                                 "or 4", v);
-        } else if (strcmp(arg, "--threads") == 0) {
-            if (!cli_parse_count(v, 64, &a->threads))
-                return cli_usage_error("render", "render: --threads: '%s' is not a count from 1 "
-                                                 "to 64", v);
-        } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
-            bool yaw = arg[2] == 'y';
-            float *dst = yaw ? &a->yaw : &a->pitch;
-            if (!cli_parse_float(v, dst) || (!yaw && fabsf(*dst) > 90.0f))
-                return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
-                                       arg, v, yaw ? "" : " from -90 to 90");
-            *(yaw ? &a->has_yaw : &a->has_pitch) = true;
-        } else if (strcmp(arg, "--distance") == 0) {
-            if (!cli_parse_float(v, &a->distance) || !(a->distance > 0.0f))
-                return cli_usage_error("render", "render: --distance: '%s' is not a positive "
-                                                 "number", v);
-        } else if (strcmp(arg, "--fov") == 0) {
-            if (!cli_parse_float(v, &a->fov) || !(a->fov > 0.0f && a->fov < 179.0f))
-                return cli_usage_error("render", "render: --fov: '%s' is not an angle in degrees "
-                                                 "between 0 and 179", v);
-        } else if (strcmp(arg, "--view") == 0) {
-            if (strcmp(v, "front") == 0)
-                a->view = MN_VIEW_FRONT;
-            else if (strcmp(v, "side") == 0)
-                a->view = MN_VIEW_SIDE;
-            else if (strcmp(v, "top") == 0)
-                a->view = MN_VIEW_TOP;
-            else if (strcmp(v, "orbit") == 0)
-                a->view = MN_VIEW_ORBIT;
-            else
-                return cli_usage_error("render", "render: --view takes front, side, top or orbit, "
-                                                 "not '%s'", v);
-        } else if (strcmp(arg, "--background") == 0) {
-            if (!parse_color(v, a->background))
-                return cli_usage_error("render", "render: --background: '%s' is not #rrggbb, "
-                                                 "#rrggbbaa or none", v);
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return cli_usage_error("render", "render: unknown option '%s'", arg);
-        } else if (a->file) {
-            return cli_usage_error("render", "render: one FILE at a time ('%s' and '%s')", a->file,
-                                   arg);
-        } else {
-            a->file = arg;
-        }
-    }
-    if (!a->file)
-        return cli_usage_error("render", "render: which file?");
-    if (!a->out)
-        return cli_usage_error("render", "render: where to? (-o out.png)");
+    const cli_option options[] = {
+        {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
+        {.name = "--time", .kind = CLI_FLOAT, .dest = &a->time, .bounds = CLI_AT_LEAST,
+         .help = "a time in seconds (0 or more)", .given = &a->has_time},
+        {.name = "--frames", .kind = CLI_UINT, .dest = &a->frames, .min = 1, .max = MAX_FRAMES},
+        {.name = "--turntable", .kind = CLI_UINT, .dest = &a->turntable, .min = 1,
+         .max = MAX_FRAMES},
+        {.name = "--sheet", .kind = CLI_FLAG, .dest = &a->sheet},
+        {.name = "--distance", .kind = CLI_FLOAT, .dest = &a->distance, .bounds = CLI_ABOVE,
+         .help = "a positive number"},
+        {.name = "--fov", .kind = CLI_FLOAT, .dest = &a->fov, .bounds = CLI_ABOVE | CLI_BELOW,
+         .max = 179, .help = "an angle in degrees between 0 and 179"},
+        {.name = "--background", .kind = CLI_CUSTOM, .dest = a->background,
+         .convert = take_colour, .help = "#rrggbb, #rrggbbaa or none"},
+    };
+    cli_option shot[CLI_SHOT_OPTIONS];
+    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
+    const cli_spec spec = {.command = cli_find_command("render"), .options = options,
+                           .option_count = CLI_COUNT(options), .shared = shot,
+                           .shared_count = cli_shot_options(&a->shot, true, shot),
+                           .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    if (!cli_parse_args(&spec, argc, argv, status))
+        return false;
+    const char *wrong = NULL;
     if (a->has_time && a->frames)
-        return cli_usage_error("render", "render: --time and --frames exclude each other");
-    if (a->turntable && (a->frames || a->has_time))
-        return cli_usage_error("render", "render: --turntable renders views of one pose; it "
-                                         "takes no --frames or --time");
-    if (a->turntable && a->view != MN_VIEW_ORBIT)
-        return cli_usage_error("render", "render: --turntable orbits; it takes no --view");
-    if (a->sheet && !a->frames && !a->turntable)
-        return cli_usage_error("render", "render: --sheet lays out --frames N or --turntable N");
-    return CLI_EXIT_OK;
+        wrong = "render: --time and --frames exclude each other";
+    else if (a->turntable && (a->frames || a->has_time))
+        wrong = "render: --turntable renders views of one pose; it takes no --frames or --time";
+    else if (a->turntable && a->shot.view != MN_VIEW_ORBIT)
+        wrong = "render: --turntable orbits; it takes no --view";
+    else if (a->sheet && !a->frames && !a->turntable)
+        wrong = "render: --sheet lays out --frames N or --turntable N";
+    if (wrong)
+        *status = cli_usage_error("render", "%s", wrong);
+    return !wrong;
+}
+
+/* ---- the options every FILE kind takes (shot.h) ----------------------------------- */
+
+size_t cli_shot_options(cli_shot *shot, bool with_view, cli_option out[CLI_SHOT_OPTIONS])
+{
+    static const cli_choice views[] = {{"front", MN_VIEW_FRONT}, {"side", MN_VIEW_SIDE},
+                                       {"top", MN_VIEW_TOP}, {"orbit", MN_VIEW_ORBIT},
+                                       {NULL, 0}};
+    const cli_option options[CLI_SHOT_OPTIONS] = {
+        {.name = "--out", .alias = "-o", .kind = CLI_STRING, .dest = &shot->out,
+         .required = "where to? (-o out.png)"},
+        {.name = "--size", .kind = CLI_SIZE, .dest = &shot->size, .min = 1, .max = 8192,
+         .given = &shot->has_size},
+        {.name = "--yaw", .kind = CLI_FLOAT, .dest = &shot->yaw, .help = "an angle in degrees",
+         .given = &shot->has_yaw},
+        {.name = "--pitch", .kind = CLI_FLOAT, .dest = &shot->pitch, .min = -90, .max = 90,
+         .bounds = CLI_AT_LEAST | CLI_AT_MOST, .help = "an angle in degrees from -90 to 90",
+         .given = &shot->has_pitch},
+        {.name = "--supersample", .kind = CLI_UINT, .dest = &shot->supersample, .min = 1,
+         .max = 4, .help = "1, 2, 3 or 4"},
+        {.name = "--threads", .kind = CLI_UINT, .dest = &shot->threads, .min = 1, .max = 64},
+        {.name = "--quiet", .alias = "-q", .kind = CLI_FLAG, .dest = &shot->quiet},
+        {.name = "--view", .kind = CLI_CHOICE, .dest = &shot->view, .choices = views},
+    };
+    size_t n = with_view ? CLI_SHOT_OPTIONS : CLI_SHOT_OPTIONS - 1;
+    memcpy(out, options, n * sizeof *out);
+    return n;
+}
+
+mn_render_view cli_shot_view(const cli_shot *shot)
+{
+    return (mn_render_view){
+        .kind = (mn_render_view_kind)shot->view,
+        .yaw = shot->has_yaw ? shot->yaw * PI_F / 180.0f : MN_RENDER_DEFAULT_YAW,
+        .pitch = shot->has_pitch ? shot->pitch * PI_F / 180.0f : MN_RENDER_DEFAULT_PITCH};
 }
 
 /* ---- the model -------------------------------------------------------------------- */
@@ -228,16 +203,6 @@ static bool ends_with(const char *s, const char *suffix)
     return true;
 }
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 static void list_gltf_clips(const mn_model *model)
 {
     if (model->animation_count == 0) {
@@ -261,14 +226,7 @@ static int choose_gltf_clip(const render_args *a, scene_model *m)
         return CLI_EXIT_OK;
     uint32_t pick = MN_NONE;
     if (a->clip) {
-        for (uint32_t i = 0; i < model->animation_count && pick == MN_NONE; i++)
-            if (model->animations[i].name && strcmp(model->animations[i].name, a->clip) == 0)
-                pick = i;
-        if (pick == MN_NONE && all_digits(a->clip)) {
-            unsigned long v = strtoul(a->clip, NULL, 10);
-            if (v < model->animation_count)
-                pick = (uint32_t)v;
-        }
+        pick = cli_find_clip(model, a->clip);
     } else if (model->animation_count) {
         pick = 0;
     }
@@ -405,11 +363,9 @@ static float frame_time(const scene_model *m, uint32_t i, uint32_t n)
 
 static mn_render_view base_view(const render_args *a)
 {
-    mn_render_view v = {.kind = a->view,
-                        .yaw = a->has_yaw ? a->yaw * PI_F / 180.0f : MN_RENDER_DEFAULT_YAW,
-                        .pitch = a->has_pitch ? a->pitch * PI_F / 180.0f : MN_RENDER_DEFAULT_PITCH,
-                        .distance = a->distance,
-                        .fov_y = a->fov * PI_F / 180.0f};
+    mn_render_view v = cli_shot_view(&a->shot);
+    v.distance = a->distance;
+    v.fov_y = a->fov * PI_F / 180.0f;
     return v;
 }
 
@@ -470,8 +426,8 @@ static int render_cell(job *j, uint32_t i, uint32_t count, char *label, size_t l
     pose_at(j->m, t);
     mn_render_camera cam;
     mn_error err;
-    if (mn_render_camera_frame(j->lo, j->hi, &view, (float)a->width / (float)a->height, &cam,
-                               &err) != MN_OK ||
+    float aspect = (float)a->shot.size.width / (float)a->shot.size.height;
+    if (mn_render_camera_frame(j->lo, j->hi, &view, aspect, &cam, &err) != MN_OK ||
         mn_renderer_draw(j->renderer, mn_render_source_scene(j->m->source), &cam, &j->image,
                          &err) != MN_OK) {
         cli_report_error(a->file, &err);
@@ -484,14 +440,15 @@ static int render_all(job *j)
 {
     const render_args *a = j->a;
     uint32_t count = a->turntable ? a->turntable : a->frames ? a->frames : 1;
-    j->bar = cli_progress_start("rendering", count, a->quiet);
+    j->bar = cli_progress_start("rendering", count, a->shot.quiet);
     if (a->sheet) {
         uint8_t bg[4];
         for (int i = 0; i < 4; i++)
             bg[i] = (uint8_t)(a->background[i] * 255.0f + 0.5f);
         mn_error err;
-        if (mn_sheet_create(count, a->width, a->height, bg, NULL, &j->sheet, &err) != MN_OK) {
-            fprintf(stderr, "marionette: %s: %s\n", a->out, err.message);
+        if (mn_sheet_create(count, a->shot.size.width, a->shot.size.height, bg, NULL, &j->sheet,
+                            &err) != MN_OK) {
+            fprintf(stderr, "marionette: %s: %s\n", a->shot.out, err.message);
             return CLI_EXIT_USAGE;
         }
     }
@@ -504,9 +461,9 @@ static int render_all(job *j)
         if (a->sheet) {
             mn_sheet_put(&j->sheet, i, &j->image, label);
         } else {
-            if (count > 1 ? !numbered_name(name, sizeof name, a->out, i, count)
-                          : snprintf(name, sizeof name, "%s", a->out) >= (int)sizeof name) {
-                fprintf(stderr, "marionette: %s: path too long\n", a->out);
+            if (count > 1 ? !numbered_name(name, sizeof name, a->shot.out, i, count)
+                          : snprintf(name, sizeof name, "%s", a->shot.out) >= (int)sizeof name) {
+                fprintf(stderr, "marionette: %s: path too long\n", a->shot.out);
                 return CLI_EXIT_USAGE;
             }
             rc = write_png(&j->image, name);
@@ -516,11 +473,11 @@ static int render_all(job *j)
         cli_progress_show(&j->bar, i + 1);
     }
     if (a->sheet)
-        return write_png(&j->sheet.image, a->out);
+        return write_png(&j->sheet.image, a->shot.out);
     /* The files of a sequence, listed once the bar is done (not interleaved with it). */
-    for (uint32_t i = 0; count > 1 && !a->quiet && i < count; i++) {
+    for (uint32_t i = 0; count > 1 && !a->shot.quiet && i < count; i++) {
         char name[4200];
-        if (numbered_name(name, sizeof name, a->out, i, count))
+        if (numbered_name(name, sizeof name, a->shot.out, i, count))
             printf("%s\n", name);
     }
     return CLI_EXIT_OK;
@@ -547,12 +504,13 @@ static int run_render(const render_args *a)
     job j = {.a = a, .m = &m};
     mn_error err;
     const mn_render_scene *scene = mn_render_source_scene(m.source);
-    mn_render_options opt = {.width = a->width, .height = a->height,
-                             .supersample = a->supersample, .threads = a->threads,
+    mn_render_options opt = {.width = a->shot.size.width, .height = a->shot.size.height,
+                             .supersample = a->shot.supersample, .threads = a->shot.threads,
                              .max_triangles = mn_render_scene_triangle_count(scene)};
     memcpy(opt.background, a->background, sizeof opt.background);
     if (mn_renderer_create(&opt, &j.renderer, &err) != MN_OK ||
-        mn_rgba_image_create(a->width, a->height, NULL, &j.image, &err) != MN_OK) {
+        mn_rgba_image_create(a->shot.size.width, a->shot.size.height, NULL, &j.image, &err) !=
+            MN_OK) {
         cli_report_error(a->file, &err);
         rc = CLI_EXIT_FAILED;
     } else {
@@ -572,22 +530,20 @@ int mn_cli_render_head(int argc, char **argv);
 bool mn_cli_is_character(const char *path);
 int mn_cli_render_character(int argc, char **argv);
 
+/* Which FILE kind has options of its own (the first one named decides). */
+static bool is_head_or_character(const char *path)
+{
+    return mn_cli_is_aosrig(path) || mn_cli_is_character(path);
+}
+
 int cli_render(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] != '-' && mn_cli_is_aosrig(argv[i]))
-            return mn_cli_render_head(argc, argv);
-        else if (argv[i][0] != '-' && mn_cli_is_character(argv[i]))
-            return mn_cli_render_character(argc, argv);
+    const char *file = cli_first_file(argc, argv, is_head_or_character);
+    if (file && mn_cli_is_aosrig(file))
+        return mn_cli_render_head(argc, argv);
+    if (file)
+        return mn_cli_render_character(argc, argv);
     render_args a;
-    bool help;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (help) {
-        const cli_command *cmd = cli_find_command("render");
-        printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
-        return CLI_EXIT_OK;
-    }
-    return run_render(&a);
+    int rc;
+    return parse_args(argc, argv, &a, &rc) ? run_render(&a) : rc;
 }

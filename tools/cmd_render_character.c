@@ -15,13 +15,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "shot.h"
 
 #include <marionette/character/package.h>
 #include <marionette/render.h>
 
-#include <errno.h>
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,84 +29,43 @@ int mn_cli_render_character(int argc, char **argv);
 /* cmd_info_character.c: the package's folder and descriptor name from FILE. */
 void mn_cli_character_split(const char *path, char *dir, size_t dir_size, const char **name);
 
-#define PI_F 3.14159265f
 #define FRAMING_POSES 17u
 
 typedef struct character_render_args {
-    const char *file, *out, *clip;
+    const char *file, *clip;
+    cli_shot shot;
     bool has_time;
     float time, radius;
-    uint32_t width, height, supersample, threads;
-    mn_render_view view;
+    mn_render_view view;          /* from shot */
 } character_render_args;
 
 /* ---- the command line ------------------------------------------------------------ */
 
-/* One option and its value; *i moves past what it took. */
-static int parse_option(int argc, char **argv, int *i, void *args)
-{
-    character_render_args *a = args;
-    const char *arg = argv[*i];
-    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0)
-        return CLI_EXIT_OK; /* nothing is printed but errors; taken so scripts may pass it */
-    static const char *const valued[] = {"--clip", "--time", "--size", "--yaw", "--pitch",
-                                         "--radius", "--supersample", "--threads", "-o",
-                                         "--out"};
-    bool takes = false;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-        takes = takes || strcmp(arg, valued[k]) == 0;
-    if (!takes)
-        return cli_usage_error("render", "render: unknown option '%s' for a character package",
-                               arg);
-    if (*i + 1 >= argc)
-        return cli_usage_error("render", "render: %s needs a value", arg);
-    const char *v = argv[++*i];
-    float f;
-    if (strcmp(arg, "--clip") == 0) {
-        a->clip = v;
-    } else if (strcmp(arg, "--time") == 0) {
-        if (!cli_parse_float(v, &a->time))
-            return cli_usage_error("render", "render: --time: '%s' is not a number of seconds", v);
-        a->has_time = true;
-    } else if (strcmp(arg, "--size") == 0) {
-        if (!cli_parse_size(v, &a->width, &a->height))
-            return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT (1 to "
-                                             "8192 each)", v);
-    } else if (strcmp(arg, "--radius") == 0) {
-        if (!cli_parse_positive(v, &a->radius))
-            return cli_usage_error("render", "render: --radius: '%s' is not a positive number", v);
-    } else if (strcmp(arg, "--supersample") == 0 || strcmp(arg, "--threads") == 0) {
-        bool ss = arg[2] == 's';
-        if (!cli_parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
-            return cli_usage_error("render", "render: %s: '%s' is not a count from 1 to %d", arg,
-                                   v, ss ? 4 : 64);
-    } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
-        bool yaw = arg[2] == 'y';
-        if (!cli_parse_float(v, &f) || (!yaw && fabsf(f) > 90.0f))
-            return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
-                                   arg, v, yaw ? "" : " from -90 to 90");
-        *(yaw ? &a->view.yaw : &a->view.pitch) = f * PI_F / 180.0f;
-    } else {
-        a->out = v;
-    }
-    return CLI_EXIT_OK;
-}
-
-static int parse_args(int argc, char **argv, character_render_args *a, bool *help)
+static bool parse_args(int argc, char **argv, character_render_args *a, int *status)
 {
     memset(a, 0, sizeof *a);
-    a->width = a->height = 512;
-    a->supersample = 2;
+    a->shot.size = (cli_size){512, 512};
+    a->shot.supersample = 2;
     a->radius = 1.0f;
-    a->view = (mn_render_view){.yaw = MN_RENDER_DEFAULT_YAW, .pitch = MN_RENDER_DEFAULT_PITCH};
-    int rc = cli_parse_file_args("render", argc, argv, parse_option, a, &a->file, help);
-    if (rc != CLI_EXIT_OK || *help)
-        return rc;
-    if (!a->file)
-        return cli_usage_error("render", "render: which file?");
-    if (!a->out)
-        return cli_usage_error("render", "render: where to? (-o out.png)");
-    return CLI_EXIT_OK;
+    const cli_option options[] = {
+        {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
+        {.name = "--time", .kind = CLI_FLOAT, .dest = &a->time, .help = "a number of seconds",
+         .given = &a->has_time},
+        {.name = "--radius", .kind = CLI_FLOAT, .dest = &a->radius, .bounds = CLI_ABOVE,
+         .help = "a positive number"},
+    };
+    cli_option shot[CLI_SHOT_OPTIONS];
+    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
+    const cli_spec spec = {.command = cli_find_command("render"),
+                           .options_of = "a character package", .options = options,
+                           .option_count = CLI_COUNT(options),
+                           .shared = shot, .shared_count = cli_shot_options(&a->shot, false, shot),
+                           .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    if (!cli_parse_args(&spec, argc, argv, status))
+        return false;
+    a->view = cli_shot_view(&a->shot);
+    return true;
 }
 
 /* ---- posing ------------------------------------------------------------------------ */
@@ -245,8 +202,8 @@ static int draw(const character_render_args *a, character_scene *s)
     mn_render_camera cam;
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_render_camera_frame(lo, hi, &a->view, (float)a->width / (float)a->height, &cam,
-                               &err) != MN_OK) {
+    float aspect = (float)a->shot.size.width / (float)a->shot.size.height;
+    if (mn_render_camera_frame(lo, hi, &a->view, aspect, &cam, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
     }
@@ -256,15 +213,15 @@ static int draw(const character_render_args *a, character_scene *s)
     const mn_render_scene *scene = mn_render_source_scene(s->source);
     mn_renderer *r = NULL;
     mn_rgba_image img = {0};
-    mn_render_options ro = {.width = a->width, .height = a->height,
-                            .supersample = a->supersample, .threads = a->threads,
+    mn_render_options ro = {.width = a->shot.size.width, .height = a->shot.size.height,
+                            .supersample = a->shot.supersample, .threads = a->shot.threads,
                             .max_triangles = mn_render_scene_triangle_count(scene),
                             .background = {0x2e / 255.0f, 0x33 / 255.0f, 0x3b / 255.0f, 1.0f}};
     int rc = CLI_EXIT_FAILED;
     if (mn_renderer_create(&ro, &r, &err) == MN_OK &&
-        mn_rgba_image_create(a->width, a->height, NULL, &img, &err) == MN_OK &&
+        mn_rgba_image_create(a->shot.size.width, a->shot.size.height, NULL, &img, &err) == MN_OK &&
         mn_renderer_draw(r, scene, &cam, &img, &err) == MN_OK &&
-        mn_rgba_image_write_png(&img, a->out, &err) == MN_OK)
+        mn_rgba_image_write_png(&img, a->shot.out, &err) == MN_OK)
         rc = CLI_EXIT_OK;
     else
         fprintf(stderr, "marionette: %s: %s (%s)\n", a->file, err.message,
@@ -277,15 +234,9 @@ static int draw(const character_render_args *a, character_scene *s)
 int mn_cli_render_character(int argc, char **argv)
 {
     character_render_args a;
-    bool help;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (rc != CLI_EXIT_OK)
+    int rc;
+    if (!parse_args(argc, argv, &a, &rc))
         return rc;
-    if (help) {
-        const cli_command *cmd = cli_find_command("render");
-        printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
-        return CLI_EXIT_OK;
-    }
     character_scene s;
     memset(&s, 0, sizeof s);
     rc = load(&a, &s);

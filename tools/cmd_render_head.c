@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "shot.h"
 
 #include <marionette/head/aosrig.h>
 #include <marionette/head/arkit.h>
@@ -31,7 +32,6 @@
 #include <marionette/render.h>
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,6 @@ int mn_cli_render_head(int argc, char **argv);
 
 #define MAX_ITEMS 64u             /* --arkit and --expr entries each */
 #define MAX_REGION_CELLS 15u      /* the default sheet's region cells */
-#define PI_F 3.14159265f
 
 typedef struct item {
     uint32_t index;               /* ARKit channel, or control-vector index */
@@ -50,61 +49,68 @@ typedef struct item {
 } item;
 
 typedef struct head_render_args {
-    const char *file, *out, *arkit_list, *expr_list, *table, *fitted_info, *fitted_bin;
-    mn_head_colouring colouring;
-    bool sheet, has_size;
-    uint32_t width, height, supersample, threads;
-    mn_render_view view;
+    const char *file, *arkit_list, *table, *fitted[2];   /* fitted: INFO, BIN */
+    cli_shot shot;
+    int colouring;                /* an mn_head_colouring */
+    bool sheet;
+    mn_render_view view;          /* from shot */
     item arkit[MAX_ITEMS], expr[MAX_ITEMS];
     uint32_t arkit_count, expr_count;
 } head_render_args;
 
-/* ---- the command line ------------------------------------------------------------ */
+static const char head_help[] =
+    "usage: marionette render HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO BIN)]\n"
+    "                         [--expr LIST] [--colour skin|flat|joint|uv|height] [--sheet]\n"
+    "                         [--size WxH] [--yaw DEG] [--pitch DEG] [--view V] -o OUT.png\n\n"
+    "Poses an expression head and draws it (default 512x512; sheet cells 256x256).\n"
+    "  --arkit LIST   ARKit-52 weights, \"jawOpen=0.8,eyeBlinkLeft=1\", mapped through\n"
+    "                 --table FILE (a JSON table) or --fitted INFO BIN (face.arkit and\n"
+    "                 its table); a pack has no map of its own, so one is required\n"
+    "  --expr LIST    control-vector entries by index, \"3=0.5,17=-1\" (expression\n"
+    "                 coefficients, then the four gaze angles), set after the map\n"
+    "  --colour C     skin (default; dark eyes), flat, joint (dominant joint, eyes\n"
+    "                 cyan), uv, height\n"
+    "  --sheet        a labelled grid: neutral, each --arkit/--expr entry alone, all\n"
+    "                 together; with neither, each region's first coefficient at 1\n"
+    "  --yaw, --pitch, --view, --size, --supersample, --threads: as for any FILE\n"
+    "Exit status: 0 when written; 1 when the pack or map cannot be read, --arkit has\n"
+    "no map, or the PNG cannot be written; 2 for a wrong command line.\n";
 
-/* cli_parse_float of the n bytes at s (a part of a list item), at most 63 of them. */
-static bool parse_number(const char *s, size_t n, float *out)
-{
-    char buf[64];
-    if (n == 0 || n >= sizeof buf)
-        return false;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return cli_parse_float(buf, out);
-}
+/* ---- the command line ------------------------------------------------------------ */
 
 /*
  * "NAME=NUMBER,..." into items: an ARKit channel name (arkit) or a control
  * index (which is range-checked once the pack says how many there are).  A
  * repeated name keeps its last value.
  */
-static int parse_items(const char *option, const char *list, bool arkit, item *items,
-                       uint32_t *count)
+static int parse_items(const cli_spec *spec, const char *option, const char *list, bool arkit,
+                       item *items, uint32_t *count)
 {
     for (const char *s = list; *s;) {
         size_t len = strcspn(s, ","), name_len = strcspn(s, "=");
         char name[48];
         item it = {0};
         if (name_len >= len || name_len == 0 || name_len >= sizeof name ||
-            !parse_number(s + name_len + 1, len - name_len - 1, &it.value))
-            return cli_usage_error("render", "render: %s: '%.*s' is not %s=NUMBER", option,
-                                   (int)(len < 60 ? len : 60), s, arkit ? "CHANNEL" : "INDEX");
+            !cli_parse_float_span(s + name_len + 1, len - name_len - 1, &it.value))
+            return cli_command_error(spec->command, "render: %s: '%.*s' is not %s=NUMBER", option,
+                                     (int)(len < 60 ? len : 60), s, arkit ? "CHANNEL" : "INDEX");
         memcpy(name, s, name_len);
         name[name_len] = '\0';
-        char *end = NULL;
-        unsigned long index = arkit ? 0 : strtoul(name, &end, 10);
+        uint32_t index = 0;
         int32_t channel = arkit ? mn_arkit_channel_index(name) : 0;
-        if (arkit ? channel < 0 : (name[0] < '0' || name[0] > '9' || *end || index > UINT32_MAX))
-            return cli_usage_error("render", arkit ? "render: %s: '%s' is not an ARKit-52 channel"
-                                                   : "render: %s: '%s' is not an index",
-                                   option, name);
-        it.index = arkit ? (uint32_t)channel : (uint32_t)index;
+        if (arkit ? channel < 0 : !cli_parse_uint(name, 0, UINT32_MAX, &index))
+            return cli_command_error(spec->command,
+                                     arkit ? "render: %s: '%s' is not an ARKit-52 channel"
+                                           : "render: %s: '%s' is not an index",
+                                     option, name);
+        it.index = arkit ? (uint32_t)channel : index;
         snprintf(it.text, sizeof it.text, "%.*s", (int)(len < 47 ? len : 47), s);
         uint32_t k = 0;
         while (k < *count && items[k].index != it.index)
             k++;
         if (k == MAX_ITEMS)
-            return cli_usage_error("render", "render: %s: more than %u entries", option,
-                                   MAX_ITEMS);
+            return cli_command_error(spec->command, "render: %s: more than %u entries", option,
+                                     MAX_ITEMS);
         items[k] = it;
         *count += k == *count;
         s += len + (s[len] == ',');
@@ -112,112 +118,63 @@ static int parse_items(const char *option, const char *list, bool arkit, item *i
     return CLI_EXIT_OK;
 }
 
-static int parse_colouring(const char *v, mn_head_colouring *out)
+/* --arkit and --expr: each given list is merged into what came before. */
+static int take_arkit(const cli_spec *spec, const cli_option *opt, const char *option,
+                      const char *list)
 {
-    static const char *const names[] = {"skin", "flat", "joint", "uv", "height"};
-    for (int i = 0; i < 5; i++)
-        if (strcmp(v, names[i]) == 0) {
-            *out = (mn_head_colouring)i;
-            return CLI_EXIT_OK;
-        }
-    return cli_usage_error("render", "render: --colour takes skin, flat, joint, uv or height, "
-                                     "not '%s'", v);
+    head_render_args *a = opt->dest;
+    a->arkit_list = list;
+    return parse_items(spec, option, list, true, a->arkit, &a->arkit_count);
 }
 
-static int parse_view(const char *v, mn_render_view_kind *out)
+static int take_expr(const cli_spec *spec, const cli_option *opt, const char *option,
+                     const char *list)
 {
-    static const char *const names[] = {"orbit", "front", "side", "top"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(v, names[i]) == 0) {
-            *out = (mn_render_view_kind)i;
-            return CLI_EXIT_OK;
-        }
-    return cli_usage_error("render", "render: --view takes front, side, top or orbit, not '%s'", v);
+    head_render_args *a = opt->dest;
+    return parse_items(spec, option, list, false, a->expr, &a->expr_count);
 }
 
-/* One option and its value; *i moves past what it took. */
-static int parse_option(int argc, char **argv, int *i, void *args)
-{
-    head_render_args *a = args;
-    const char *arg = argv[*i];
-    static const char *const valued[] = {"--arkit", "--table", "--expr", "--colour", "--color",
-                                         "--size", "--yaw", "--pitch", "--view", "--supersample",
-                                         "--threads", "-o", "--out"};
-    bool takes = false;
-    for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-        takes = takes || strcmp(arg, valued[k]) == 0;
-    if (strcmp(arg, "--fitted") == 0) {
-        if (*i + 2 >= argc)
-            return cli_usage_error("render", "render: --fitted needs INFO.json and TABLE.bin");
-        a->fitted_info = argv[++*i];
-        a->fitted_bin = argv[++*i];
-        return CLI_EXIT_OK;
-    }
-    if (!takes && strcmp(arg, "--sheet") == 0) {
-        a->sheet = true;
-        return CLI_EXIT_OK;
-    }
-    /* A head prints nothing but errors; --quiet is taken so scripts can pass it to any FILE. */
-    if (!takes && (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0))
-        return CLI_EXIT_OK;
-    if (!takes)
-        return cli_usage_error("render", "render: unknown option '%s' for a .aosrig head", arg);
-    if (*i + 1 >= argc)
-        return cli_usage_error("render", "render: %s needs a value", arg);
-    const char *v = argv[++*i];
-    float angle;
-    if (strcmp(arg, "--arkit") == 0) {
-        a->arkit_list = v;
-        return parse_items(arg, v, true, a->arkit, &a->arkit_count);
-    } else if (strcmp(arg, "--expr") == 0) {
-        a->expr_list = v;
-        return parse_items(arg, v, false, a->expr, &a->expr_count);
-    } else if (strcmp(arg, "--table") == 0) {
-        a->table = v;
-    } else if (strcmp(arg, "--colour") == 0 || strcmp(arg, "--color") == 0) {
-        return parse_colouring(v, &a->colouring);
-    } else if (strcmp(arg, "--view") == 0) {
-        return parse_view(v, &a->view.kind);
-    } else if (strcmp(arg, "--size") == 0) {
-        a->has_size = true;
-        if (!cli_parse_size(v, &a->width, &a->height))
-            return cli_usage_error("render", "render: --size: '%s' is not WIDTHxHEIGHT (1 to "
-                                             "8192 each)", v);
-    } else if (strcmp(arg, "--supersample") == 0 || strcmp(arg, "--threads") == 0) {
-        bool ss = arg[2] == 's';
-        if (!cli_parse_count(v, ss ? 4 : 64, ss ? &a->supersample : &a->threads))
-            return cli_usage_error("render", "render: %s: '%s' is not a count from 1 to %d", arg,
-                                   v, ss ? 4 : 64);
-    } else if (strcmp(arg, "--yaw") == 0 || strcmp(arg, "--pitch") == 0) {
-        bool yaw = arg[2] == 'y';
-        if (!parse_number(v, strlen(v), &angle) || (!yaw && fabsf(angle) > 90.0f))
-            return cli_usage_error("render", "render: %s: '%s' is not an angle in degrees%s",
-                                   arg, v, yaw ? "" : " from -90 to 90");
-        *(yaw ? &a->view.yaw : &a->view.pitch) = angle * PI_F / 180.0f;
-    } else {
-        a->out = v;
-    }
-    return CLI_EXIT_OK;
-}
-
-static int parse_args(int argc, char **argv, head_render_args *a, bool *help)
+static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
 {
     memset(a, 0, sizeof *a);
-    a->supersample = 2;
-    a->view = (mn_render_view){.yaw = MN_RENDER_DEFAULT_YAW, .pitch = MN_RENDER_DEFAULT_PITCH};
-    int rc = cli_parse_file_args("render", argc, argv, parse_option, a, &a->file, help);
-    if (rc != CLI_EXIT_OK || *help)
-        return rc;
-    if (!a->out)
-        return cli_usage_error("render", "render: where to? (-o out.png)");
-    if (a->table && a->fitted_info)
-        return cli_usage_error("render", "render: --table and --fitted are two maps: give one");
-    if ((a->table || a->fitted_info) && !a->arkit_list)
-        return cli_usage_error("render", "render: --table and --fitted map ARKit weights: give "
-                                         "--arkit too");
-    if (!a->has_size)
-        a->width = a->height = a->sheet ? 256 : 512;
-    return CLI_EXIT_OK;
+    a->shot.supersample = 2;
+    static const cli_choice colourings[] = {
+        {"skin", MN_HEAD_COLOUR_SKIN}, {"flat", MN_HEAD_COLOUR_FLAT},
+        {"joint", MN_HEAD_COLOUR_JOINT}, {"uv", MN_HEAD_COLOUR_UV},
+        {"height", MN_HEAD_COLOUR_HEIGHT}, {NULL, 0}};
+    const cli_option options[] = {
+        {.name = "--arkit", .kind = CLI_CUSTOM, .dest = a, .convert = take_arkit},
+        {.name = "--expr", .kind = CLI_CUSTOM, .dest = a, .convert = take_expr},
+        {.name = "--table", .kind = CLI_STRING, .dest = &a->table},
+        {.name = "--fitted", .kind = CLI_PAIR, .dest = a->fitted,
+         .needs = "INFO.json and TABLE.bin"},
+        {.name = "--colour", .alias = "--color", .kind = CLI_CHOICE, .dest = &a->colouring,
+         .choices = colourings},
+        {.name = "--sheet", .kind = CLI_FLAG, .dest = &a->sheet},
+    };
+    cli_option shot[CLI_SHOT_OPTIONS];
+    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
+    const cli_spec spec = {.command = cli_find_command("render"), .help = head_help,
+                           .options_of = "a .aosrig head", .options = options,
+                           .option_count = CLI_COUNT(options), .shared = shot,
+                           .shared_count = cli_shot_options(&a->shot, true, shot),
+                           .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    if (!cli_parse_args(&spec, argc, argv, status))
+        return false;
+    const char *wrong = NULL;
+    if (a->table && a->fitted[0])
+        wrong = "render: --table and --fitted are two maps: give one";
+    else if ((a->table || a->fitted[0]) && !a->arkit_list)
+        wrong = "render: --table and --fitted map ARKit weights: give --arkit too";
+    if (wrong) {
+        *status = cli_usage_error("render", "%s", wrong);
+        return false;
+    }
+    if (!a->shot.has_size)
+        a->shot.size.width = a->shot.size.height = a->sheet ? 256 : 512;
+    a->view = cli_shot_view(&a->shot);
+    return true;
 }
 
 /* ---- the ARKit map ----------------------------------------------------------------- */
@@ -262,7 +219,7 @@ static char *read_all(const char *path, size_t *size)
 static mn_arkit_map *load_map(const head_render_args *a, const mn_aosrig *pack)
 {
     size_t size = 0, bin_size = 0;
-    const char *json_path = a->table ? a->table : a->fitted_info;
+    const char *json_path = a->table ? a->table : a->fitted[0];
     char *json = read_all(json_path, &size), *bin = NULL;
     mn_arkit_map *map = NULL;
     mn_error err;
@@ -270,7 +227,7 @@ static mn_arkit_map *load_map(const head_render_args *a, const mn_aosrig *pack)
     if (json && a->table) {
         if (mn_arkit_table_map_create(layout, json, size, NULL, &map, &err) != MN_OK)
             cli_report_error(json_path, &err);
-    } else if (json && (bin = read_all(a->fitted_bin, &bin_size)) != NULL) {
+    } else if (json && (bin = read_all(a->fitted[1], &bin_size)) != NULL) {
         if (mn_arkit_fitted_map_create(layout, json, size, bin, bin_size, NULL, &map, &err) !=
             MN_OK)
             cli_report_error(json_path, &err);
@@ -412,7 +369,7 @@ static int load(head_scene *h)
         return CLI_EXIT_FAILED;
     }
     if (a->arkit_list) {
-        if ((a->table || a->fitted_info) && !(h->map = load_map(a, h->pack)))
+        if ((a->table || a->fitted[0]) && !(h->map = load_map(a, h->pack)))
             return CLI_EXIT_FAILED;
         if (h->map && mn_head_set_arkit_map(h->head, h->map, &err) != MN_OK) {
             cli_report_error(a->file, &err);
@@ -427,7 +384,7 @@ static int load(head_scene *h)
             return CLI_EXIT_FAILED;
         }
     }
-    mn_render_head_options ro = {.colouring = a->colouring};
+    mn_render_head_options ro = {.colouring = (mn_head_colouring)a->colouring};
     if (mn_render_source_head(h->head, h->posed, &ro, &h->source, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
@@ -470,8 +427,8 @@ static int draw(head_scene *h, mn_renderer *r, mn_rgba_image *img, mn_sheet *she
     }
     mn_render_camera cam;
     mn_error err;
-    if (mn_render_camera_frame(lo, hi, &a->view, (float)a->width / (float)a->height, &cam,
-                               &err) != MN_OK) {
+    float aspect = (float)a->shot.size.width / (float)a->shot.size.height;
+    if (mn_render_camera_frame(lo, hi, &a->view, aspect, &cam, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
     }
@@ -488,7 +445,7 @@ static int draw(head_scene *h, mn_renderer *r, mn_rgba_image *img, mn_sheet *she
             mn_sheet_put(sheet, i, img, label);
         }
     }
-    return write_png(sheet ? &sheet->image : img, a->out);
+    return write_png(sheet ? &sheet->image : img, a->shot.out);
 }
 
 static int render_head(const head_render_args *a)
@@ -501,16 +458,17 @@ static int render_head(const head_render_args *a)
     mn_error err;
     /* The command line's background, #2e333b. */
     const uint8_t bg[4] = {0x2e, 0x33, 0x3b, 0xff};
-    mn_render_options opt = {.width = a->width, .height = a->height,
-                             .supersample = a->supersample, .threads = a->threads,
+    mn_render_options opt = {.width = a->shot.size.width, .height = a->shot.size.height,
+                             .supersample = a->shot.supersample, .threads = a->shot.threads,
                              .background = {bg[0] / 255.0f, bg[1] / 255.0f, bg[2] / 255.0f, 1}};
     if (rc == CLI_EXIT_OK) {
         opt.max_triangles = mn_render_scene_triangle_count(mn_render_source_scene(h.source));
         rc = CLI_EXIT_FAILED;
         if (mn_renderer_create(&opt, &r, &err) != MN_OK ||
-            mn_rgba_image_create(a->width, a->height, NULL, &img, &err) != MN_OK ||
-            (a->sheet && mn_sheet_create(h.cell_count, a->width, a->height, bg, NULL, &sheet,
-                                         &err) != MN_OK))
+            mn_rgba_image_create(a->shot.size.width, a->shot.size.height, NULL, &img, &err) !=
+                MN_OK ||
+            (a->sheet && mn_sheet_create(h.cell_count, a->shot.size.width, a->shot.size.height, bg,
+                                         NULL, &sheet, &err) != MN_OK))
             cli_report_error(a->file, &err);
         else
             rc = draw(&h, r, &img, a->sheet ? &sheet : NULL);
@@ -525,31 +483,6 @@ static int render_head(const head_render_args *a)
 int mn_cli_render_head(int argc, char **argv)
 {
     head_render_args a;
-    bool help;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (help) {
-        printf("usage: marionette render HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO "
-               "BIN)]\n"
-               "                         [--expr LIST] [--colour skin|flat|joint|uv|height] "
-               "[--sheet]\n"
-               "                         [--size WxH] [--yaw DEG] [--pitch DEG] [--view V] -o "
-               "OUT.png\n\n"
-               "Poses an expression head and draws it (default 512x512; sheet cells 256x256).\n"
-               "  --arkit LIST   ARKit-52 weights, \"jawOpen=0.8,eyeBlinkLeft=1\", mapped through\n"
-               "                 --table FILE (a JSON table) or --fitted INFO BIN (face.arkit and\n"
-               "                 its table); a pack has no map of its own, so one is required\n"
-               "  --expr LIST    control-vector entries by index, \"3=0.5,17=-1\" (expression\n"
-               "                 coefficients, then the four gaze angles), set after the map\n"
-               "  --colour C     skin (default; dark eyes), flat, joint (dominant joint, eyes\n"
-               "                 cyan), uv, height\n"
-               "  --sheet        a labelled grid: neutral, each --arkit/--expr entry alone, all\n"
-               "                 together; with neither, each region's first coefficient at 1\n"
-               "  --yaw, --pitch, --view, --size, --supersample, --threads: as for any FILE\n"
-               "Exit status: 0 when written; 1 when the pack or map cannot be read, --arkit has\n"
-               "no map, or the PNG cannot be written; 2 for a wrong command line.\n");
-        return CLI_EXIT_OK;
-    }
-    return render_head(&a);
+    int rc;
+    return parse_args(argc, argv, &a, &rc) ? render_head(&a) : rc;
 }

@@ -28,8 +28,6 @@
 #include <marionette/pose.h>
 #include <marionette/skin.h>
 
-#include <errno.h>
-#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -52,7 +50,7 @@ typedef struct sample_args {
     const char *clip;        /* NULL: every clip */
     const char *times;       /* NULL: "keys" */
     bool rest;
-    vertex_choice vertices;
+    int vertices;            /* a vertex_choice */
     bool json;
 } sample_args;
 
@@ -69,123 +67,66 @@ static bool parse_time_token(const char *s, size_t len, time_token *kind, float 
         *kind = TOKEN_KEYS_MID;
         return true;
     }
-    char buf[64];
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(buf, &end);
     /* Times are float32 (the spec): a value that overflows a float is as wrong as "abc". */
-    if (end != buf + len || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
-        return false;
     *kind = TOKEN_NUMBER;
-    *value = (float)d;
-    return true;
+    return cli_parse_float_span(s, len, value);
 }
 
-/* Check every token of a --times LIST; on failure name the bad one. */
-static int check_times(const char *list)
+/* --times LIST (or --time T): every token checked now, so sampling can trust them. */
+static int take_times(const cli_spec *spec, const cli_option *opt, const char *option,
+                      const char *list)
 {
-    const char *s = list;
-    for (;;) {
+    for (const char *s = list;; s++) {
         size_t len = strcspn(s, ",");
         time_token kind;
         float v;
         if (!parse_time_token(s, len, &kind, &v))
-            return cli_usage_error("sample",
-                                   "sample: --times: '%.*s' is not a number of seconds, 'keys' or "
-                                   "'keys+mid'",
-                                   (int)len, s);
-        if (s[len] == '\0')
-            return CLI_EXIT_OK;
-        s += len + 1;
+            return cli_command_error(spec->command,
+                                     "sample: %s: '%.*s' is not a number of seconds, 'keys' or "
+                                     "'keys+mid'",
+                                     option, (int)len, s);
+        s += len;
+        if (*s == '\0')
+            break;
     }
+    *(const char **)opt->dest = list;
+    return CLI_EXIT_OK;
 }
 
-static int parse_args(int argc, char **argv, sample_args *a, bool *help)
+static bool parse_args(int argc, char **argv, sample_args *a, int *status)
 {
     memset(a, 0, sizeof *a);
-    *help = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        /* --time T is --times with one value, --skinned is --vertices skinned: the
-           spellings `render` and the issue's synopsis use, so flags read alike. */
-        bool is_times = strcmp(arg, "--times") == 0 || strcmp(arg, "--time") == 0;
-        bool takes_value = strcmp(arg, "--clip") == 0 || is_times ||
-                           strcmp(arg, "--vertices") == 0;
-        if (takes_value && i + 1 >= argc)
-            return cli_usage_error("sample", "sample: %s needs a value", arg);
-        if (strcmp(arg, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(arg, "--rest") == 0) {
-            a->rest = true;
-        } else if (strcmp(arg, "--clip") == 0) {
-            a->clip = argv[++i];
-        } else if (strcmp(arg, "--skinned") == 0) {
-            a->vertices = VERTICES_SKINNED;
-        } else if (is_times) {
-            a->times = argv[++i];
-            int rc = check_times(a->times);
-            if (rc != CLI_EXIT_OK)
-                return rc;
-        } else if (strcmp(arg, "--vertices") == 0) {
-            const char *v = argv[++i];
-            if (strcmp(v, "deformed") == 0)
-                a->vertices = VERTICES_DEFORMED;
-            else if (strcmp(v, "skinned") == 0)
-                a->vertices = VERTICES_SKINNED;
-            else if (strcmp(v, "all") == 0)
-                a->vertices = VERTICES_ALL;
-            else if (strcmp(v, "none") == 0)
-                a->vertices = VERTICES_NONE;
-            else
-                return cli_usage_error("sample",
-                                       "sample: --vertices takes deformed, skinned, all or none, "
-                                       "not '%s'",
-                                       v);
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            *help = true;
-            return CLI_EXIT_OK;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return cli_usage_error("sample", "sample: unknown option '%s'", arg);
-        } else if (a->file) {
-            return cli_usage_error("sample", "sample: one FILE at a time ('%s' and '%s')", a->file,
-                                   arg);
-        } else {
-            a->file = arg;
-        }
-    }
-    if (!a->file)
-        return cli_usage_error("sample", "sample: which file?");
-    return CLI_EXIT_OK;
+    static const cli_choice vertex_choices[] = {
+        {"deformed", VERTICES_DEFORMED}, {"skinned", VERTICES_SKINNED}, {"all", VERTICES_ALL},
+        {"none", VERTICES_NONE}, {NULL, 0}};
+    /* --time T is --times with one value, --skinned is --vertices skinned: the
+       spellings `render` and the issue's synopsis use, so flags read alike. */
+    const cli_option options[] = {
+        {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
+        {.name = "--rest", .kind = CLI_FLAG, .dest = &a->rest},
+        {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
+        {.name = "--times", .alias = "--time", .kind = CLI_CUSTOM, .dest = &a->times,
+         .convert = take_times},
+        {.name = "--vertices", .kind = CLI_CHOICE, .dest = &a->vertices, .choices = vertex_choices},
+        {.name = "--skinned", .kind = CLI_SET, .dest = &a->vertices, .value = VERTICES_SKINNED},
+    };
+    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
+    const cli_spec spec = {.command = cli_find_command("sample"), .options = options,
+                           .option_count = CLI_COUNT(options), .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    return cli_parse_args(&spec, argc, argv, status);
 }
 
 /* ---- which clips, which times ------------------------------------------------ */
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
-/* The one clip --clip names: an exact name first, then an index.  MN_NONE when none matches. */
-static uint32_t find_clip(const mn_model *m, const char *want)
+uint32_t cli_find_clip(const mn_model *m, const char *want)
 {
     for (uint32_t i = 0; i < m->animation_count; i++)
         if (m->animations[i].name && strcmp(m->animations[i].name, want) == 0)
             return i;
-    if (all_digits(want)) {
-        errno = 0;
-        unsigned long v = strtoul(want, NULL, 10);
-        if (errno == 0 && v < m->animation_count)
-            return (uint32_t)v;
-    }
+    uint32_t index;
+    if (cli_parse_uint(want, 0, UINT32_MAX, &index) && index < m->animation_count)
+        return index;
     return MN_NONE;
 }
 
@@ -264,7 +205,7 @@ static bool expand_times(const char *list, const mn_animation *anim, time_list *
         size_t len = strcspn(s, ",");
         time_token kind = TOKEN_NUMBER;
         float v = 0.0f;
-        parse_time_token(s, len, &kind, &v);   /* checked by parse_args */
+        parse_time_token(s, len, &kind, &v);   /* checked by take_times */
         if (kind == TOKEN_NUMBER) {
             if (!times_push(out, v))
                 return false;
@@ -807,22 +748,14 @@ int mn_cli_head_sample(int argc, char **argv);
 
 int cli_sample(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] != '-' && mn_cli_is_aosrig(argv[i]))
-            return mn_cli_head_sample(argc, argv);
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] != '-' && cli_is_rig_json(argv[i]))
-            return mn_cli_voxel_sample(argc, argv);
+    if (cli_first_file(argc, argv, mn_cli_is_aosrig))
+        return mn_cli_head_sample(argc, argv);
+    if (cli_first_file(argc, argv, cli_is_rig_json))
+        return mn_cli_voxel_sample(argc, argv);
     sample_args a;
-    bool help;
-    int rc = parse_args(argc, argv, &a, &help);
-    if (rc != CLI_EXIT_OK)
+    int rc;
+    if (!parse_args(argc, argv, &a, &rc))
         return rc;
-    if (help) {
-        const cli_command *self = cli_find_command("sample");
-        printf("usage: marionette sample %s\n\n%s", self->args, self->help);
-        return CLI_EXIT_OK;
-    }
 
     mn_model *model = NULL;
     mn_error err;
@@ -834,7 +767,7 @@ int cli_sample(int argc, char **argv)
 
     uint32_t only_clip = MN_NONE;
     if (a.clip && strcmp(a.clip, "all") != 0) {
-        only_clip = find_clip(model, a.clip);
+        only_clip = cli_find_clip(model, a.clip);
         if (only_clip == MN_NONE) {
             fprintf(stderr, "marionette: %s: no clip named or numbered '%s'; ", a.file, a.clip);
             list_clips(stderr, model);
@@ -844,7 +777,7 @@ int cli_sample(int argc, char **argv)
     }
 
     poser p;
-    mn_status st = poser_init(&p, model, a.vertices, &err);
+    mn_status st = poser_init(&p, model, (vertex_choice)a.vertices, &err);
     if (st == MN_OK) {
         emitter e = {stdout, a.json, true};
         if (a.json)

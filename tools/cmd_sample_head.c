@@ -26,8 +26,6 @@
 #include <marionette/head/head.h>
 
 #include <errno.h>
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,62 +47,51 @@ typedef struct head_args {
     const char *arkit;        /* LIST, NULL when absent */
     const char *controls;     /* LIST, NULL when absent */
     const char *table;        /* --table FILE */
-    const char *fitted_info;  /* --fitted INFO BIN */
-    const char *fitted_bin;
-    const char *joints[MAX_JOINT_ARGS];
-    int joint_count;
-    bool forward, json, help;
+    const char *fitted[2];    /* --fitted INFO BIN */
+    const char *joint_items[MAX_JOINT_ARGS];
+    cli_list joints;          /* --joint NAME=x,y,z,w each, in joint_items */
+    bool forward, json;
 } head_args;
 
-static int parse_args(int argc, char **argv, head_args *a)
+static const char head_help[] =
+    "usage: marionette sample HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO BIN)]\n"
+    "                         [--controls LIST] [--joint NAME=x,y,z,w]... [--forward] [--json]\n"
+    "\n"
+    "Poses an expression head and prints its vertices (metres, bind space; --forward:\n"
+    "head-local, the pack's units).  --arkit \"jawOpen=0.8,eyeBlinkLeft=1\" maps ARKit-52\n"
+    "weights through a JSON table (--table) or a face.arkit description and its table\n"
+    "file (--fitted); --controls \"lower_face_002=0.5,gaze_yaw_L=0.2\" sets controls by\n"
+    "name (after the ARKit map); --joint turns a joint on top of its rest (x y z w).\n";
+
+static bool parse_args(int argc, char **argv, head_args *a, int *status)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool one = strcmp(arg, "--arkit") == 0 || strcmp(arg, "--controls") == 0 ||
-                   strcmp(arg, "--table") == 0 || strcmp(arg, "--joint") == 0;
-        if (one && i + 1 >= argc)
-            return cli_usage_error("sample", "sample: %s needs a value", arg);
-        if (strcmp(arg, "--fitted") == 0 && i + 2 >= argc)
-            return cli_usage_error("sample", "sample: %s needs INFO.json and TABLE.bin", arg);
-        if (strcmp(arg, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(arg, "--forward") == 0) {
-            a->forward = true;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            a->help = true;
-        } else if (strcmp(arg, "--arkit") == 0) {
-            a->arkit = argv[++i];
-        } else if (strcmp(arg, "--controls") == 0) {
-            a->controls = argv[++i];
-        } else if (strcmp(arg, "--table") == 0) {
-            a->table = argv[++i];
-        } else if (strcmp(arg, "--joint") == 0) {
-            if (a->joint_count == MAX_JOINT_ARGS)
-                return cli_usage_error("sample",
-                                       "sample: more than %d --joint options", MAX_JOINT_ARGS);
-            a->joints[a->joint_count++] = argv[++i];
-        } else if (strcmp(arg, "--fitted") == 0) {
-            a->fitted_info = argv[++i];
-            a->fitted_bin = argv[++i];
-        } else if (arg[0] == '-') {
-            return cli_usage_error("sample", "sample: unknown option %s for a .aosrig head", arg);
-        } else if (a->file) {
-            return cli_usage_error("sample", "sample: more than one FILE (%s)", arg);
-        } else {
-            a->file = arg;
-        }
-    }
-    if (a->help)
-        return CLI_EXIT_OK;
-    if (!a->file)
-        return cli_usage_error("sample", "sample: no FILE");
-    if (a->table && a->fitted_info)
-        return cli_usage_error("sample", "sample: --table and --fitted are two maps: give one");
-    if ((a->table || a->fitted_info) && !a->arkit)
-        return cli_usage_error("sample",
-                               "sample: --table and --fitted map ARKit weights: give --arkit too");
-    return CLI_EXIT_OK;
+    a->joints = (cli_list){a->joint_items, 0, MAX_JOINT_ARGS};
+    const cli_option options[] = {
+        {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
+        {.name = "--forward", .kind = CLI_FLAG, .dest = &a->forward},
+        {.name = "--arkit", .kind = CLI_STRING, .dest = &a->arkit},
+        {.name = "--controls", .kind = CLI_STRING, .dest = &a->controls},
+        {.name = "--table", .kind = CLI_STRING, .dest = &a->table},
+        {.name = "--joint", .kind = CLI_LIST, .dest = &a->joints},
+        {.name = "--fitted", .kind = CLI_PAIR, .dest = a->fitted,
+         .needs = "INFO.json and TABLE.bin"},
+    };
+    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
+    const cli_spec spec = {.command = cli_find_command("sample"), .help = head_help,
+                           .options_of = "a .aosrig head", .options = options,
+                           .option_count = CLI_COUNT(options), .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    if (!cli_parse_args(&spec, argc, argv, status))
+        return false;
+    const char *wrong = NULL;
+    if (a->table && a->fitted[0])
+        wrong = "sample: --table and --fitted are two maps: give one";
+    else if ((a->table || a->fitted[0]) && !a->arkit)
+        wrong = "sample: --table and --fitted map ARKit weights: give --arkit too";
+    if (wrong)
+        *status = cli_usage_error("sample", "%s", wrong);
+    return !wrong;
 }
 
 /* A whole file into memory (the map builders copy what they keep). */
@@ -159,24 +146,17 @@ static bool next_item(const char **s, list_item *item, bool *bad)
         return false;
     size_t len = strcspn(*s, ",");
     const char *eq = memchr(*s, '=', len);
-    char number[64];
     size_t name_len = eq ? (size_t)(eq - *s) : 0, num_len = eq ? len - name_len - 1 : 0;
-    if (!eq || name_len == 0 || name_len >= sizeof item->name || num_len == 0 ||
-        num_len >= sizeof number) {
+    /* 63 bytes at most for the number, as cli_parse_float_span takes */
+    if (!eq || name_len == 0 || name_len >= sizeof item->name || num_len == 0 || num_len >= 64) {
         snprintf(item->name, sizeof item->name, "%.*s", (int)(len < 100 ? len : 100), *s);
         *bad = true;
         return true;
     }
     memcpy(item->name, *s, name_len);
     item->name[name_len] = '\0';
-    memcpy(number, eq + 1, num_len);
-    number[num_len] = '\0';
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(number, &end);
-    if (end != number + num_len || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
+    if (!cli_parse_float_span(eq + 1, num_len, &item->value))
         *bad = true;
-    item->value = (float)d;
     *s += len + (*(*s + len) == ',' ? 1 : 0);
     return true;
 }
@@ -231,12 +211,10 @@ static int fill_override(const char *arg, mn_joint_override *ov, char *name, siz
     name[eq - arg] = '\0';
     const char *s = eq + 1;
     for (int k = 0; k < 4; k++) {
-        char *end = NULL;
-        double d = strtod(s, &end);
-        if (end == s || !isfinite(d) || (k < 3 ? *end != ',' : *end != '\0'))
+        size_t n = strcspn(s, ",");
+        if ((k < 3) != (s[n] == ',') || !cli_parse_float_span(s, n, &ov->rotation[k]))
             return cli_usage_error("sample", "sample: --joint: '%s' is not NAME=x,y,z,w", arg);
-        ov->rotation[k] = (float)d;
-        s = end + 1;
+        s += n + 1;
     }
     ov->joint = name;
     return CLI_EXIT_OK;
@@ -246,7 +224,7 @@ static int fill_override(const char *arg, mn_joint_override *ov, char *name, siz
 static mn_arkit_map *load_map(const head_args *a, const mn_aosrig *pack, int *rc)
 {
     size_t size = 0, bin_size = 0;
-    char *json = read_all(a->table ? a->table : a->fitted_info, &size);
+    char *json = read_all(a->table ? a->table : a->fitted[0], &size);
     char *bin = NULL;
     mn_arkit_map *map = NULL;
     mn_error err;
@@ -256,10 +234,10 @@ static mn_arkit_map *load_map(const head_args *a, const mn_aosrig *pack, int *rc
     if (a->table) {
         if (mn_arkit_table_map_create(&pack->header.head_ext, json, size, NULL, &map, &err) != MN_OK)
             cli_report_error(a->table, &err);
-    } else if ((bin = read_all(a->fitted_bin, &bin_size)) != NULL) {
+    } else if ((bin = read_all(a->fitted[1], &bin_size)) != NULL) {
         if (mn_arkit_fitted_map_create(&pack->header.head_ext, json, size, bin, bin_size, NULL,
                                        &map, &err) != MN_OK)
-            cli_report_error(a->fitted_info, &err);
+            cli_report_error(a->fitted[0], &err);
     }
     free(json);
     free(bin);
@@ -321,7 +299,7 @@ static int pose_and_print(const head_args *a, const mn_aosrig *pack, mn_head *he
         float weights[MN_ARKIT_CHANNEL_COUNT] = {0};
         if ((rc = fill_arkit(a->arkit, weights)) != CLI_EXIT_OK)
             goto done;
-        if (a->table || a->fitted_info) {
+        if (a->table || a->fitted[0]) {
             if (!(map = load_map(a, pack, &rc)))
                 goto done;
             mn_head_set_arkit_map(head, map, NULL);
@@ -340,11 +318,12 @@ static int pose_and_print(const head_args *a, const mn_aosrig *pack, mn_head *he
         goto done;
     mn_joint_override ov[MAX_JOINT_ARGS];
     char names[MAX_JOINT_ARGS][128];
-    for (int i = 0; i < a->joint_count; i++)
-        if ((rc = fill_override(a->joints[i], &ov[i], names[i], sizeof names[i])) != CLI_EXIT_OK)
+    for (uint32_t i = 0; i < a->joints.count; i++)
+        if ((rc = fill_override(a->joints.items[i], &ov[i], names[i], sizeof names[i])) !=
+            CLI_EXIT_OK)
             goto done;
     rc = CLI_EXIT_FAILED;
-    if (mn_head_set_joint_overrides(head, ov, (size_t)a->joint_count, NULL, &err) != MN_OK ||
+    if (mn_head_set_joint_overrides(head, ov, a->joints.count, NULL, &err) != MN_OK ||
         (a->forward ? mn_head_forward(head, controls, layout->dim, verts, &err)
                     : mn_head_pose(head, controls, layout->dim, verts, &err)) != MN_OK) {
         cli_report_error(a->file, &err);
@@ -365,21 +344,9 @@ done:
 int mn_cli_head_sample(int argc, char **argv)
 {
     head_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc != CLI_EXIT_OK)
+    int rc;
+    if (!parse_args(argc, argv, &a, &rc))
         return rc;
-    if (a.help) {
-        printf("usage: marionette sample HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO "
-               "BIN)]\n"
-               "                         [--controls LIST] [--joint NAME=x,y,z,w]... [--forward] "
-               "[--json]\n\n"
-               "Poses an expression head and prints its vertices (metres, bind space; --forward:\n"
-               "head-local, the pack's units).  --arkit \"jawOpen=0.8,eyeBlinkLeft=1\" maps ARKit-52\n"
-               "weights through a JSON table (--table) or a face.arkit description and its table\n"
-               "file (--fitted); --controls \"lower_face_002=0.5,gaze_yaw_L=0.2\" sets controls by\n"
-               "name (after the ARKit map); --joint turns a joint on top of its rest (x y z w).\n");
-        return CLI_EXIT_OK;
-    }
     mn_aosrig *pack = NULL;
     mn_head *head = NULL;
     mn_error err;

@@ -38,9 +38,7 @@
 
 #define SAMPLE_FORMAT "marionette-voxel-sample/1"
 #define INFO_FORMAT "marionette-voxel-info/1"
-#define SAMPLE_USAGE                                                                      \
-    "usage: marionette sample RIG.json [--anim NAME] [--time-ms T] [--set JOINT=VALUE]... " \
-    "[--rest] [--json]\n"
+#define SAMPLE_ARGS "RIG.json [--anim NAME] [--time-ms T] [--set JOINT=VALUE]... [--rest] [--json]"
 
 /* ---- shared --------------------------------------------------------------------------- */
 
@@ -375,68 +373,37 @@ typedef struct sample_args {
     const char *anim;
     double time_ms;
     bool rest, json;
-    int set_count;
-    char **sets;               /* argv entries "JOINT=VALUE" (points into argv) */
+    cli_list sets;             /* "JOINT=VALUE" each (pointing into argv) */
 } sample_args;
 
-static int sample_usage(const char *fmt, const char *arg)
-{
-    fputs("marionette: sample: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    fputs(SAMPLE_USAGE, stderr);
-    return CLI_EXIT_USAGE;
-}
+/* A rig's options are its own, so its usage line is too (and its --help). */
+static const cli_command sample_command = {"sample", SAMPLE_ARGS, NULL, NULL, NULL};
 
-/* A finite number, the whole of text. */
-static bool parse_number(const char *text, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
-static int parse_sample_args(int argc, char **argv, sample_args *a, char **set_storage)
+/* The options into a; the --set items go to storage (argc of them at most). */
+static bool parse_sample_args(int argc, char **argv, sample_args *a, const char **storage,
+                              int *status)
 {
     memset(a, 0, sizeof *a);
-    a->sets = set_storage;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool takes_value = strcmp(arg, "--anim") == 0 || strcmp(arg, "--time-ms") == 0 ||
-                           strcmp(arg, "--set") == 0;
-        if (takes_value && i + 1 >= argc)
-            return sample_usage("%s needs a value", arg);
-        if (strcmp(arg, "--json") == 0) {
-            a->json = true;
-        } else if (strcmp(arg, "--rest") == 0) {
-            a->rest = true;
-        } else if (strcmp(arg, "--anim") == 0) {
-            a->anim = argv[++i];
-        } else if (strcmp(arg, "--time-ms") == 0) {
-            if (!parse_number(argv[++i], &a->time_ms))
-                return sample_usage("--time-ms '%s' is not a finite number", argv[i]);
-        } else if (strcmp(arg, "--set") == 0) {
-            a->sets[a->set_count++] = argv[++i];
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            fputs(SAMPLE_USAGE, stdout);
-            return -1;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            return sample_usage("unknown option '%s'", arg);
-        } else if (a->file) {
-            return sample_usage("one FILE at a time ('%s' is one too many)", arg);
-        } else {
-            a->file = arg;
-        }
+    a->sets = (cli_list){storage, 0, (uint32_t)argc};
+    const cli_option options[] = {
+        {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
+        {.name = "--rest", .kind = CLI_FLAG, .dest = &a->rest},
+        {.name = "--anim", .kind = CLI_STRING, .dest = &a->anim},
+        {.name = "--time-ms", .kind = CLI_DOUBLE, .dest = &a->time_ms},
+        {.name = "--set", .kind = CLI_LIST, .dest = &a->sets},
+    };
+    const cli_positional positionals[] = {{"FILE", &a->file, "which rig.json?"}};
+    const cli_spec spec = {.command = &sample_command, .options = options,
+                           .option_count = CLI_COUNT(options), .positionals = positionals,
+                           .positional_count = CLI_COUNT(positionals)};
+    if (!cli_parse_args(&spec, argc, argv, status))
+        return false;
+    if (a->rest && (a->anim || a->sets.count)) {
+        *status = cli_command_error(&sample_command, "sample: --rest poses the rest pose: it "
+                                                     "takes no --anim or --set");
+        return false;
     }
-    if (!a->file)
-        return sample_usage("%s", "which rig.json?");
-    if (a->rest && (a->anim || a->set_count))
-        return sample_usage("%s", "--rest poses the rest pose: it takes no --anim or --set");
-    return CLI_EXIT_OK;
+    return true;
 }
 
 /* After an unknown name, what the rig does have (on stderr). */
@@ -459,26 +426,30 @@ static void list_animations(const mn_voxel_rig *rig)
 /* Caller values from the --set arguments; CLI_EXIT_USAGE for a bad one. */
 static int apply_sets(const mn_voxel_rig *rig, const sample_args *a, float *caller)
 {
-    for (int i = 0; i < a->set_count; i++) {
-        const char *set = a->sets[i];
+    for (uint32_t i = 0; i < a->sets.count; i++) {
+        const char *set = a->sets.items[i];
         const char *eq = strchr(set, '=');
         if (!eq || eq == set)
-            return sample_usage("--set '%s' is not JOINT=VALUE", set);
+            return cli_command_error(&sample_command, "sample: --set: '%s' is not JOINT=VALUE",
+                                     set);
         char name[256];
         size_t len = (size_t)(eq - set);
         if (len >= sizeof name)
-            return sample_usage("--set '%s': the joint name is too long", set);
+            return cli_command_error(&sample_command,
+                                     "sample: --set: '%s': the joint name is too long", set);
         memcpy(name, set, len);
         name[len] = '\0';
         uint32_t j = mn_voxel_rig_find_joint(rig, name);
         if (j == MN_NONE) {
-            int rc = sample_usage("--set: the rig has no joint '%s'", name);
+            int rc = cli_command_error(&sample_command, "sample: --set: the rig has no joint '%s'",
+                                       name);
             list_joints(rig);
             return rc;
         }
         double v;
-        if (!parse_number(eq + 1, &v))
-            return sample_usage("--set '%s': the value is not a finite number", set);
+        if (!cli_parse_double(eq + 1, &v))
+            return cli_command_error(&sample_command,
+                                     "sample: --set: '%s': the value is not a finite number", set);
         caller[j] = (float)v;
     }
     return CLI_EXIT_OK;
@@ -553,16 +524,16 @@ static void print_sample_text(FILE *out, const mn_voxel_rig *rig, const sample_a
 
 int mn_cli_voxel_sample(int argc, char **argv)
 {
-    char **set_storage = calloc((size_t)(argc > 0 ? argc : 1), sizeof *set_storage);
+    const char **set_storage = calloc((size_t)(argc > 0 ? argc : 1), sizeof *set_storage);
     if (!set_storage) {
         fprintf(stderr, "marionette: sample: out of memory\n");
         return CLI_EXIT_FAILED;
     }
     sample_args a;
-    int rc = parse_sample_args(argc, argv, &a, set_storage);
-    if (rc != CLI_EXIT_OK) {
+    int rc;
+    if (!parse_sample_args(argc, argv, &a, set_storage, &rc)) {
         free(set_storage);
-        return rc < 0 ? CLI_EXIT_OK : rc;   /* -1: --help was printed */
+        return rc;
     }
     mn_voxel_rig *rig = read_rig(a.file);
     if (!rig) {
@@ -583,7 +554,8 @@ int mn_cli_voxel_sample(int argc, char **argv)
     if (a.anim) {
         anim = mn_voxel_rig_find_animation(rig, a.anim);
         if (anim == MN_NONE) {
-            rc = sample_usage("--anim: the rig has no animation '%s'", a.anim);
+            rc = cli_command_error(&sample_command, "sample: --anim: the rig has no animation '%s'",
+                                   a.anim);
             list_animations(rig);
             goto done;
         }

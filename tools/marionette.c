@@ -14,8 +14,6 @@
 
 #include <marionette/marionette.h>
 
-#include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -222,51 +220,6 @@ bool cli_has_extension(const char *path, const char *ext)
     return true;
 }
 
-bool cli_parse_positive(const char *s, float *out)
-{
-    char *end = NULL;
-    double d = strtod(s, &end);
-    if (end == s || *end != '\0' || !(d > 0.0) || !isfinite((float)d))
-        return false;
-    *out = (float)d;
-    return true;
-}
-
-bool cli_parse_float(const char *s, float *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(d) || fabs(d) > FLT_MAX)
-        return false;
-    *out = (float)d;
-    return true;
-}
-
-bool cli_parse_count(const char *s, uint32_t max, uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    if (*s < '0' || *s > '9')
-        return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v == 0 || v > max)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-bool cli_parse_size(const char *s, uint32_t *w, uint32_t *h)
-{
-    char buf[32];
-    const char *x = strchr(s, 'x');
-    if (!x || (size_t)(x - s) >= sizeof buf)
-        return false;
-    memcpy(buf, s, (size_t)(x - s));
-    buf[x - s] = '\0';
-    return cli_parse_count(buf, 8192, w) && cli_parse_count(x + 1, 8192, h);
-}
-
 const cli_command *cli_find_command(const char *name)
 {
     for (size_t i = 0; i < COMMAND_COUNT; i++)
@@ -278,40 +231,10 @@ const cli_command *cli_find_command(const char *name)
 int cli_usage_error(const char *name, const char *fmt, ...)
 {
     va_list ap;
-    fputs("marionette: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int rc = cli_command_verror(name ? cli_find_command(name) : NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
-    const cli_command *cmd = name ? cli_find_command(name) : NULL;
-    if (cmd)
-        fprintf(stderr, "usage: marionette %s %s\n", cmd->name, cmd->args);
-    fprintf(stderr, "Run 'marionette help%s%s' for more.\n", cmd ? " " : "", cmd ? cmd->name : "");
-    return CLI_EXIT_USAGE;
-}
-
-int cli_parse_file_args(const char *name, int argc, char **argv, cli_option_fn option, void *args,
-                        const char **file, bool *help)
-{
-    *file = NULL;
-    *help = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        int rc = CLI_EXIT_OK;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            *help = true;
-            return CLI_EXIT_OK;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            rc = option(argc, argv, &i, args);
-        } else if (*file) {
-            rc = cli_usage_error(name, "%s: one FILE at a time ('%s' and '%s')", name, *file, arg);
-        } else {
-            *file = arg;
-        }
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
-    return CLI_EXIT_OK;
+    return rc;
 }
 
 /* The reader's message usually begins with the path already: do not say it twice. */
