@@ -8,6 +8,7 @@
  * also shows, by example, how to walk a model.
  */
 #include "cli.h"
+#include "json_tree.h"
 
 #include <marionette/marionette.h>
 
@@ -506,11 +507,7 @@ static bool print_text(FILE *out, const char *path, const mn_model *m)
     return true;
 }
 
-/* ---- JSON output ----------------------------------------------------------
- * Building stops at the first allocation failure: every helper accepts NULL
- * and passes it on, and the caller checks the root once.  json_object_set_new
- * and json_array_append_new take ownership even when they fail.
- */
+/* ---- JSON output (json_tree.h: building stops at the first failure) ---------- */
 
 /* A JSON string; bytes that are not UTF-8 (the reader's JSON parser rejects
    them, but stay safe) become '?'. */
@@ -537,17 +534,6 @@ static json_t *jindex(uint32_t i)
     return i == MN_NONE ? json_null() : json_integer(i);
 }
 
-static json_t *jfloats(const float *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_real((double)v[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
 static json_t *jindices(const uint32_t *v, uint32_t n)
 {
     json_t *a = json_array();
@@ -570,57 +556,33 @@ static json_t *jstrings(const char *const *v, uint32_t n)
     return a;
 }
 
-/* Set key on obj, taking ownership of value; on failure free obj and return NULL. */
-static json_t *put(json_t *obj, const char *key, json_t *value)
-{
-    if (!obj || !value || json_object_set_new(obj, key, value) != 0) {
-        json_decref(obj);
-        if (!obj)
-            json_decref(value);
-        return NULL;
-    }
-    return obj;
-}
-
-/* Append value to arr, taking ownership; on failure free arr and return NULL. */
-static json_t *push(json_t *arr, json_t *value)
-{
-    if (!arr || !value || json_array_append_new(arr, value) != 0) {
-        json_decref(arr);
-        if (!arr)
-            json_decref(value);
-        return NULL;
-    }
-    return arr;
-}
-
 static json_t *json_asset(const mn_model *m)
 {
     json_t *o = json_object();
-    o = put(o, "version", jstr(m->version));
-    o = put(o, "min_version", jstr(m->min_version));
-    o = put(o, "generator", jstr(m->generator));
-    o = put(o, "copyright", jstr(m->copyright));
+    o = cli_jput(o, "version", jstr(m->version));
+    o = cli_jput(o, "min_version", jstr(m->min_version));
+    o = cli_jput(o, "generator", jstr(m->generator));
+    o = cli_jput(o, "copyright", jstr(m->copyright));
     return o;
 }
 
 static json_t *json_counts(const mn_model *m)
 {
     json_t *o = json_object();
-    o = put(o, "buffers", json_integer(m->buffer_count));
-    o = put(o, "buffer_views", json_integer(m->buffer_view_count));
-    o = put(o, "accessors", json_integer(m->accessor_count));
-    o = put(o, "images", json_integer(m->image_count));
-    o = put(o, "samplers", json_integer(m->sampler_count));
-    o = put(o, "textures", json_integer(m->texture_count));
-    o = put(o, "materials", json_integer(m->material_count));
-    o = put(o, "meshes", json_integer(m->mesh_count));
-    o = put(o, "nodes", json_integer(m->node_count));
-    o = put(o, "scenes", json_integer(m->scene_count));
-    o = put(o, "skins", json_integer(m->skin_count));
-    o = put(o, "cameras", json_integer(m->camera_count));
-    o = put(o, "animations", json_integer(m->animation_count));
-    o = put(o, "warnings", json_integer(m->warning_count));
+    o = cli_jput(o, "buffers", json_integer(m->buffer_count));
+    o = cli_jput(o, "buffer_views", json_integer(m->buffer_view_count));
+    o = cli_jput(o, "accessors", json_integer(m->accessor_count));
+    o = cli_jput(o, "images", json_integer(m->image_count));
+    o = cli_jput(o, "samplers", json_integer(m->sampler_count));
+    o = cli_jput(o, "textures", json_integer(m->texture_count));
+    o = cli_jput(o, "materials", json_integer(m->material_count));
+    o = cli_jput(o, "meshes", json_integer(m->mesh_count));
+    o = cli_jput(o, "nodes", json_integer(m->node_count));
+    o = cli_jput(o, "scenes", json_integer(m->scene_count));
+    o = cli_jput(o, "skins", json_integer(m->skin_count));
+    o = cli_jput(o, "cameras", json_integer(m->camera_count));
+    o = cli_jput(o, "animations", json_integer(m->animation_count));
+    o = cli_jput(o, "warnings", json_integer(m->warning_count));
     return o;
 }
 
@@ -629,9 +591,9 @@ static json_t *json_scenes(const mn_model *m)
     json_t *a = json_array();
     for (uint32_t i = 0; i < m->scene_count; i++) {
         json_t *o = json_object();
-        o = put(o, "name", jstr(m->scenes[i].name));
-        o = put(o, "nodes", jindices(m->scenes[i].nodes, m->scenes[i].node_count));
-        a = push(a, o);
+        o = cli_jput(o, "name", jstr(m->scenes[i].name));
+        o = cli_jput(o, "nodes", jindices(m->scenes[i].nodes, m->scenes[i].node_count));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -642,17 +604,17 @@ static json_t *json_nodes(const mn_model *m)
     for (uint32_t i = 0; i < m->node_count; i++) {
         const mn_node *n = &m->nodes[i];
         json_t *o = json_object();
-        o = put(o, "name", jstr(n->name));
-        o = put(o, "parent", jindex(n->parent));
-        o = put(o, "children", jindices(n->children, n->child_count));
-        o = put(o, "mesh", jindex(n->mesh));
-        o = put(o, "skin", jindex(n->skin));
-        o = put(o, "camera", jindex(n->camera));
-        o = put(o, "translation", jfloats(n->translation, 3));
-        o = put(o, "rotation", jfloats(n->rotation, 4));
-        o = put(o, "scale", jfloats(n->scale, 3));
-        o = put(o, "has_matrix", json_boolean(n->has_matrix));
-        a = push(a, o);
+        o = cli_jput(o, "name", jstr(n->name));
+        o = cli_jput(o, "parent", jindex(n->parent));
+        o = cli_jput(o, "children", jindices(n->children, n->child_count));
+        o = cli_jput(o, "mesh", jindex(n->mesh));
+        o = cli_jput(o, "skin", jindex(n->skin));
+        o = cli_jput(o, "camera", jindex(n->camera));
+        o = cli_jput(o, "translation", cli_jfloats(n->translation, 3));
+        o = cli_jput(o, "rotation", cli_jfloats(n->rotation, 4));
+        o = cli_jput(o, "scale", cli_jfloats(n->scale, 3));
+        o = cli_jput(o, "has_matrix", json_boolean(n->has_matrix));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -661,35 +623,35 @@ static json_t *json_attribute(const mn_model *m, const mn_attribute *attr)
 {
     const mn_accessor *acc = &m->accessors[attr->accessor];
     json_t *o = json_object();
-    o = put(o, "name", jstr(attr->name));
-    o = put(o, "accessor", json_integer(attr->accessor));
-    o = put(o, "component", json_string(component_name(acc->component)));
-    o = put(o, "type", json_string(type_name(acc->type)));
-    o = put(o, "normalized", json_boolean(acc->normalized));
-    o = put(o, "count", json_integer(acc->count));
+    o = cli_jput(o, "name", jstr(attr->name));
+    o = cli_jput(o, "accessor", json_integer(attr->accessor));
+    o = cli_jput(o, "component", json_string(component_name(acc->component)));
+    o = cli_jput(o, "type", json_string(type_name(acc->type)));
+    o = cli_jput(o, "normalized", json_boolean(acc->normalized));
+    o = cli_jput(o, "count", json_integer(acc->count));
     return o;
 }
 
 static json_t *json_primitive(const mn_model *m, const mn_primitive *p)
 {
     json_t *o = json_object();
-    o = put(o, "mode", json_string(mode_name(p->mode)));
-    o = put(o, "original_mode", json_string(mode_name(p->original_mode)));
-    o = put(o, "vertex_count", json_integer(p->vertex_count));
+    o = cli_jput(o, "mode", json_string(mode_name(p->mode)));
+    o = cli_jput(o, "original_mode", json_string(mode_name(p->original_mode)));
+    o = cli_jput(o, "vertex_count", json_integer(p->vertex_count));
     if (p->indices != MN_NONE) {
-        o = put(o, "index_count", json_integer(accessor_count(m, p->indices)));
-        o = put(o, "index_component",
-                json_string(component_name(m->accessors[p->indices].component)));
+        o = cli_jput(o, "index_count", json_integer(accessor_count(m, p->indices)));
+        o = cli_jput(o, "index_component",
+                     json_string(component_name(m->accessors[p->indices].component)));
     } else {
-        o = put(o, "index_count", json_null());
-        o = put(o, "index_component", json_null());
+        o = cli_jput(o, "index_count", json_null());
+        o = cli_jput(o, "index_component", json_null());
     }
-    o = put(o, "material", jindex(p->material));
+    o = cli_jput(o, "material", jindex(p->material));
     json_t *attrs = json_array();
     for (uint32_t a = 0; a < p->attribute_count; a++)
-        attrs = push(attrs, json_attribute(m, &p->attributes[a]));
-    o = put(o, "attributes", attrs);
-    o = put(o, "morph_targets", json_integer(p->target_count));
+        attrs = cli_jpush(attrs, json_attribute(m, &p->attributes[a]));
+    o = cli_jput(o, "attributes", attrs);
+    o = cli_jput(o, "morph_targets", json_integer(p->target_count));
     return o;
 }
 
@@ -699,13 +661,13 @@ static json_t *json_meshes(const mn_model *m)
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         const mn_mesh *mesh = &m->meshes[i];
         json_t *o = json_object();
-        o = put(o, "name", jstr(mesh->name));
+        o = cli_jput(o, "name", jstr(mesh->name));
         json_t *prims = json_array();
         for (uint32_t p = 0; p < mesh->primitive_count; p++)
-            prims = push(prims, json_primitive(m, &mesh->primitives[p]));
-        o = put(o, "primitives", prims);
-        o = put(o, "weights", jfloats(mesh->weights, mesh->weight_count));
-        a = push(a, o);
+            prims = cli_jpush(prims, json_primitive(m, &mesh->primitives[p]));
+        o = cli_jput(o, "primitives", prims);
+        o = cli_jput(o, "weights", cli_jfloats(mesh->weights, mesh->weight_count));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -716,11 +678,11 @@ static json_t *json_skins(const mn_model *m)
     for (uint32_t i = 0; i < m->skin_count; i++) {
         const mn_skin *s = &m->skins[i];
         json_t *o = json_object();
-        o = put(o, "name", jstr(s->name));
-        o = put(o, "joint_count", json_integer(s->joint_count));
-        o = put(o, "joints", jindices(s->joints, s->joint_count));
-        o = put(o, "skeleton", jindex(s->skeleton));
-        a = push(a, o);
+        o = cli_jput(o, "name", jstr(s->name));
+        o = cli_jput(o, "joint_count", json_integer(s->joint_count));
+        o = cli_jput(o, "joints", jindices(s->joints, s->joint_count));
+        o = cli_jput(o, "skeleton", jindex(s->skeleton));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -737,23 +699,24 @@ static json_t *json_animations(const mn_model *m)
             if ((unsigned)ch->interpolation < INTERP_COUNT)
                 by_interp[ch->interpolation]++;
             json_t *co = json_object();
-            co = put(co, "node", json_integer(ch->node));
-            co = put(co, "path", json_string(path_name(ch->path)));
-            co = put(co, "interpolation", json_string(interp_name(ch->interpolation)));
-            co = put(co, "key_count", json_integer(ch->key_count));
-            co = put(co, "sampler", json_integer(ch->sampler));
-            channels = push(channels, co);
+            co = cli_jput(co, "node", json_integer(ch->node));
+            co = cli_jput(co, "path", json_string(path_name(ch->path)));
+            co = cli_jput(co, "interpolation", json_string(interp_name(ch->interpolation)));
+            co = cli_jput(co, "key_count", json_integer(ch->key_count));
+            co = cli_jput(co, "sampler", json_integer(ch->sampler));
+            channels = cli_jpush(channels, co);
         }
         json_t *interps = json_object();
         for (unsigned k = 0; k < INTERP_COUNT; k++)
-            interps = put(interps, interp_name((mn_interpolation)k), json_integer(by_interp[k]));
+            interps = cli_jput(interps, interp_name((mn_interpolation)k),
+                               json_integer(by_interp[k]));
         json_t *o = json_object();
-        o = put(o, "name", jstr(anim->name));
-        o = put(o, "duration", json_real((double)anim->duration));
-        o = put(o, "channel_count", json_integer(anim->channel_count));
-        o = put(o, "interpolations", interps);
-        o = put(o, "channels", channels);
-        a = push(a, o);
+        o = cli_jput(o, "name", jstr(anim->name));
+        o = cli_jput(o, "duration", json_real((double)anim->duration));
+        o = cli_jput(o, "channel_count", json_integer(anim->channel_count));
+        o = cli_jput(o, "interpolations", interps);
+        o = cli_jput(o, "channels", channels);
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -763,8 +726,8 @@ static json_t *json_texture_ref(const mn_texture_ref *ref)
     if (ref->texture == MN_NONE)
         return json_null();
     json_t *o = json_object();
-    o = put(o, "texture", json_integer(ref->texture));
-    o = put(o, "texcoord", json_integer(ref->texcoord));
+    o = cli_jput(o, "texture", json_integer(ref->texture));
+    o = cli_jput(o, "texcoord", json_integer(ref->texcoord));
     return o;
 }
 
@@ -774,23 +737,24 @@ static json_t *json_materials(const mn_model *m)
     for (uint32_t i = 0; i < m->material_count; i++) {
         const mn_material *mat = &m->materials[i];
         json_t *tex = json_object();
-        tex = put(tex, "base_color", json_texture_ref(&mat->base_color_texture));
-        tex = put(tex, "metallic_roughness", json_texture_ref(&mat->metallic_roughness_texture));
-        tex = put(tex, "normal", json_texture_ref(&mat->normal_texture));
-        tex = put(tex, "occlusion", json_texture_ref(&mat->occlusion_texture));
-        tex = put(tex, "emissive", json_texture_ref(&mat->emissive_texture));
+        tex = cli_jput(tex, "base_color", json_texture_ref(&mat->base_color_texture));
+        tex = cli_jput(tex, "metallic_roughness",
+                       json_texture_ref(&mat->metallic_roughness_texture));
+        tex = cli_jput(tex, "normal", json_texture_ref(&mat->normal_texture));
+        tex = cli_jput(tex, "occlusion", json_texture_ref(&mat->occlusion_texture));
+        tex = cli_jput(tex, "emissive", json_texture_ref(&mat->emissive_texture));
         json_t *o = json_object();
-        o = put(o, "name", jstr(mat->name));
-        o = put(o, "base_color", jfloats(mat->base_color, 4));
-        o = put(o, "metallic", json_real((double)mat->metallic));
-        o = put(o, "roughness", json_real((double)mat->roughness));
-        o = put(o, "emissive", jfloats(mat->emissive, 3));
-        o = put(o, "emissive_strength", json_real((double)mat->emissive_strength));
-        o = put(o, "alpha_mode", json_string(alpha_name(mat->alpha_mode)));
-        o = put(o, "alpha_cutoff", json_real((double)mat->alpha_cutoff));
-        o = put(o, "double_sided", json_boolean(mat->double_sided));
-        o = put(o, "textures", tex);
-        a = push(a, o);
+        o = cli_jput(o, "name", jstr(mat->name));
+        o = cli_jput(o, "base_color", cli_jfloats(mat->base_color, 4));
+        o = cli_jput(o, "metallic", json_real((double)mat->metallic));
+        o = cli_jput(o, "roughness", json_real((double)mat->roughness));
+        o = cli_jput(o, "emissive", cli_jfloats(mat->emissive, 3));
+        o = cli_jput(o, "emissive_strength", json_real((double)mat->emissive_strength));
+        o = cli_jput(o, "alpha_mode", json_string(alpha_name(mat->alpha_mode)));
+        o = cli_jput(o, "alpha_cutoff", json_real((double)mat->alpha_cutoff));
+        o = cli_jput(o, "double_sided", json_boolean(mat->double_sided));
+        o = cli_jput(o, "textures", tex);
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -802,13 +766,13 @@ static json_t *json_images(const mn_model *m)
         const mn_image *img = &m->images[i];
         bool data_uri = img->uri && strncmp(img->uri, "data:", 5) == 0;
         json_t *o = json_object();
-        o = put(o, "name", jstr(img->name));
-        o = put(o, "mime_type", jstr(img->mime_type));
-        o = put(o, "size", json_integer((json_int_t)img->size));
-        o = put(o, "buffer_view", jindex(img->buffer_view));
+        o = cli_jput(o, "name", jstr(img->name));
+        o = cli_jput(o, "mime_type", jstr(img->mime_type));
+        o = cli_jput(o, "size", json_integer((json_int_t)img->size));
+        o = cli_jput(o, "buffer_view", jindex(img->buffer_view));
         /* A data: URI can be megabytes of base64; say what it is instead. */
-        o = put(o, "uri", data_uri ? json_string("data:") : jstr(img->uri));
-        a = push(a, o);
+        o = cli_jput(o, "uri", data_uri ? json_string("data:") : jstr(img->uri));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -819,20 +783,20 @@ static json_t *json_cameras(const mn_model *m)
     for (uint32_t i = 0; i < m->camera_count; i++) {
         const mn_camera *c = &m->cameras[i];
         json_t *o = json_object();
-        o = put(o, "name", jstr(c->name));
-        o = put(o, "type", json_string(c->orthographic ? "orthographic" : "perspective"));
+        o = cli_jput(o, "name", jstr(c->name));
+        o = cli_jput(o, "type", json_string(c->orthographic ? "orthographic" : "perspective"));
         if (c->orthographic) {
-            o = put(o, "xmag", json_real((double)c->xmag));
-            o = put(o, "ymag", json_real((double)c->ymag));
+            o = cli_jput(o, "xmag", json_real((double)c->xmag));
+            o = cli_jput(o, "ymag", json_real((double)c->ymag));
         } else {
-            o = put(o, "yfov", json_real((double)c->yfov));
-            o = put(o, "aspect_ratio", c->aspect_ratio > 0.0f ? json_real((double)c->aspect_ratio)
-                                                             : json_null());
+            o = cli_jput(o, "yfov", json_real((double)c->yfov));
+            o = cli_jput(o, "aspect_ratio",
+                         c->aspect_ratio > 0.0f ? json_real((double)c->aspect_ratio) : json_null());
         }
-        o = put(o, "znear", json_real((double)c->znear));
-        o = put(o, "zfar", !c->orthographic && c->zfar == 0.0f ? json_null()
-                                                               : json_real((double)c->zfar));
-        a = push(a, o);
+        o = cli_jput(o, "znear", json_real((double)c->znear));
+        o = cli_jput(o, "zfar", !c->orthographic && c->zfar == 0.0f ? json_null()
+                                                                    : json_real((double)c->zfar));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -842,8 +806,8 @@ static json_t *json_bounds(const mn_model *m)
     if (bounds_empty(m))
         return json_null();
     json_t *o = json_object();
-    o = put(o, "min", jfloats(m->bounds_min, 3));
-    o = put(o, "max", jfloats(m->bounds_max, 3));
+    o = cli_jput(o, "min", cli_jfloats(m->bounds_min, 3));
+    o = cli_jput(o, "max", cli_jfloats(m->bounds_max, 3));
     return o;
 }
 
@@ -853,10 +817,10 @@ static json_t *json_warnings(const mn_model *m)
     for (uint32_t i = 0; i < m->warning_count; i++) {
         const mn_warning *w = &m->warnings[i];
         json_t *o = json_object();
-        o = put(o, "code", json_string(mn_status_name(w->code)));
-        o = put(o, "path", jstr(w->path ? w->path : ""));
-        o = put(o, "message", jstr(w->message ? w->message : mn_status_message(w->code)));
-        a = push(a, o);
+        o = cli_jput(o, "code", json_string(mn_status_name(w->code)));
+        o = cli_jput(o, "path", jstr(w->path ? w->path : ""));
+        o = cli_jput(o, "message", jstr(w->message ? w->message : mn_status_message(w->code)));
+        a = cli_jpush(a, o);
     }
     return a;
 }
@@ -864,23 +828,24 @@ static json_t *json_warnings(const mn_model *m)
 static bool print_json(FILE *out, const char *path, const mn_model *m)
 {
     json_t *root = json_object();
-    root = put(root, "file", jstr(path));
-    root = put(root, "asset", json_asset(m));
-    root = put(root, "extensions_used", jstrings(m->extensions_used, m->extensions_used_count));
-    root = put(root, "extensions_required",
-               jstrings(m->extensions_required, m->extensions_required_count));
-    root = put(root, "counts", json_counts(m));
-    root = put(root, "scene", jindex(m->scene));
-    root = put(root, "scenes", json_scenes(m));
-    root = put(root, "nodes", json_nodes(m));
-    root = put(root, "meshes", json_meshes(m));
-    root = put(root, "skins", json_skins(m));
-    root = put(root, "animations", json_animations(m));
-    root = put(root, "materials", json_materials(m));
-    root = put(root, "images", json_images(m));
-    root = put(root, "cameras", json_cameras(m));
-    root = put(root, "bounds", json_bounds(m));
-    root = put(root, "warnings", json_warnings(m));
+    root = cli_jput(root, "file", jstr(path));
+    root = cli_jput(root, "asset", json_asset(m));
+    root = cli_jput(root, "extensions_used",
+                    jstrings(m->extensions_used, m->extensions_used_count));
+    root = cli_jput(root, "extensions_required",
+                    jstrings(m->extensions_required, m->extensions_required_count));
+    root = cli_jput(root, "counts", json_counts(m));
+    root = cli_jput(root, "scene", jindex(m->scene));
+    root = cli_jput(root, "scenes", json_scenes(m));
+    root = cli_jput(root, "nodes", json_nodes(m));
+    root = cli_jput(root, "meshes", json_meshes(m));
+    root = cli_jput(root, "skins", json_skins(m));
+    root = cli_jput(root, "animations", json_animations(m));
+    root = cli_jput(root, "materials", json_materials(m));
+    root = cli_jput(root, "images", json_images(m));
+    root = cli_jput(root, "cameras", json_cameras(m));
+    root = cli_jput(root, "bounds", json_bounds(m));
+    root = cli_jput(root, "warnings", json_warnings(m));
     if (!root)
         return false;
     /* 7 significant digits: the values are 32-bit floats, so more digits only add noise. */

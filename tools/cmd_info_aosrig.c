@@ -28,6 +28,7 @@
  * Exit status: 0 done; 1 the pack is refused (the reader's error on stderr).
  */
 #include "cli.h"
+#include "json_tree.h"
 
 #include <marionette/head/aosrig.h>
 
@@ -163,22 +164,7 @@ static void print_text(FILE *out, const char *path, const mn_aosrig *pack)
     }
 }
 
-/* ---- JSON ---------------------------------------------------------------------------------
- * Building stops at the first allocation failure: each helper passes NULL on,
- * json_object_set_new / json_array_append_new take ownership even when they
- * fail, and the caller checks the root once.
- */
-
-static json_t *jfloats(const float *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_real((double)v[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
+/* ---- JSON (json_tree.h: building stops at the first allocation failure) ------------------ */
 
 /* The pack's JSON text (mouth, source) as a value; null when absent. */
 static json_t *jtext(const char *text)
@@ -221,7 +207,7 @@ static json_t *json_joints(const mn_aosrig *pack)
         json_t *o = json_pack("{s:s, s:o, s:o}", "name", pack->header.joint_names[j], "parent",
                               parent < 0 ? json_null()
                                          : json_string(pack->header.joint_names[parent]),
-                              "restTranslation", jfloats(t, 3));
+                              "restTranslation", cli_jfloats(t, 3));
         if (!o || json_array_append_new(joints, o) != 0) {
             json_decref(joints);
             return NULL;
@@ -258,7 +244,7 @@ static json_t *json_eyes(const mn_aosrig *pack)
     json_t *eyes = json_object();
     for (int k = 0; eyes && k < 2; k++) {
         json_t *o = json_pack("{s:s, s:o, s:I}", "joint", pack->header.eye_joints[k], "position",
-                              jfloats(pack->eye_positions + 3 * k, 3), "weightedVertices",
+                              cli_jfloats(pack->eye_positions + 3 * k, 3), "weightedVertices",
                               (json_int_t)weighted_vertices(pack, k));
         if (!o || json_object_set_new(eyes, k ? "right" : "left", o) != 0) {
             json_decref(eyes);
@@ -287,7 +273,7 @@ static json_t *build_json(const char *path, const mn_aosrig *pack)
               json_object_set_new(root, "joints", json_joints(pack)) == 0 &&
               json_object_set_new(root, "eyes", json_eyes(pack)) == 0 &&
               json_object_set_new(root, "bindTransform",
-                                  h->has_bind_transform ? jfloats(pack->bind_transform, 16)
+                                  h->has_bind_transform ? cli_jfloats(pack->bind_transform, 16)
                                                         : json_null()) == 0 &&
               json_object_set_new(root, "optional", optional) == 0 &&
               json_object_set_new(root, "mouth", jtext(h->mouth_json)) == 0 &&

@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "json_tree.h"
 
 #include <marionette/character/package.h>
 
@@ -187,27 +188,6 @@ static void print_text(const char *path, const mn_character *c)
 
 /* ---- JSON ------------------------------------------------------------------------------ */
 
-/* Build helpers that pass a failure (NULL) on; json_object_set_new takes ownership. */
-static json_t *put(json_t *obj, const char *key, json_t *value)
-{
-    if (!obj || !value || json_object_set_new(obj, key, value) != 0) {
-        json_decref(obj);
-        json_decref(value);
-        return NULL;
-    }
-    return obj;
-}
-
-static json_t *push(json_t *arr, json_t *value)
-{
-    if (!arr || !value || json_array_append_new(arr, value) != 0) {
-        json_decref(arr);
-        json_decref(value);
-        return NULL;
-    }
-    return arr;
-}
-
 static json_t *jreal(float v)
 {
     return json_real((double)v);
@@ -219,27 +199,28 @@ static json_t *json_clips(const mn_character *c, const mn_soma_clips *set, bool 
     for (uint32_t i = 0; set && i < set->clip_count; i++) {
         const mn_soma_clip *k = &set->clips[i];
         json_t *e = json_object();
-        e = put(e, "name", json_string(k->name));
-        e = put(e, "duration", jreal(k->duration));
-        e = put(e, "fps", jreal(k->fps));
-        e = put(e, "frames", json_integer(k->frames));
-        e = put(e, "loop", json_boolean(k->loop));
-        e = put(e, "locomotion", json_boolean(k->locomotion));
-        e = put(e, "speed", jreal(k->speed));
-        e = put(e, "shadowed", json_boolean(shared && mn_soma_clips_shadowed(c->clips, set, i)));
-        kept = push(kept, e);
+        e = cli_jput(e, "name", json_string(k->name));
+        e = cli_jput(e, "duration", jreal(k->duration));
+        e = cli_jput(e, "fps", jreal(k->fps));
+        e = cli_jput(e, "frames", json_integer(k->frames));
+        e = cli_jput(e, "loop", json_boolean(k->loop));
+        e = cli_jput(e, "locomotion", json_boolean(k->locomotion));
+        e = cli_jput(e, "speed", jreal(k->speed));
+        e = cli_jput(e, "shadowed",
+                     json_boolean(shared && mn_soma_clips_shadowed(c->clips, set, i)));
+        kept = cli_jpush(kept, e);
     }
     for (uint32_t i = 0; set && i < set->dropped_count; i++) {
         const mn_soma_clip_drop *dr = &set->dropped[i];
         json_t *e = json_object();
-        e = put(e, "index", json_integer(dr->index));
-        e = put(e, "name", json_string(dr->name));
-        e = put(e, "code", json_string(mn_status_name(dr->code)));
-        e = put(e, "reason", json_string(dr->message));
-        dropped = push(dropped, e);
+        e = cli_jput(e, "index", json_integer(dr->index));
+        e = cli_jput(e, "name", json_string(dr->name));
+        e = cli_jput(e, "code", json_string(mn_status_name(dr->code)));
+        e = cli_jput(e, "reason", json_string(dr->message));
+        dropped = cli_jpush(dropped, e);
     }
-    o = put(o, "kept", kept);
-    return put(o, "dropped", dropped);
+    o = cli_jput(o, "kept", kept);
+    return cli_jput(o, "dropped", dropped);
 }
 
 static json_t *json_parts(const mn_character *c)
@@ -248,29 +229,29 @@ static json_t *json_parts(const mn_character *c)
     json_t *head = json_null(), *corr = json_null(), *mouth = json_null();
     if (c->head) {
         head = json_object();
-        head = put(head, "vertices", json_integer(c->head->header.vertex_count));
-        head = put(head, "faces", json_integer(c->head->face_count));
-        head = put(head, "fitted_arkit_map", json_boolean(c->face_map != NULL));
+        head = cli_jput(head, "vertices", json_integer(c->head->header.vertex_count));
+        head = cli_jput(head, "faces", json_integer(c->head->face_count));
+        head = cli_jput(head, "fitted_arkit_map", json_boolean(c->face_map != NULL));
     }
     if (c->corrective) {
         corr = json_array();
         for (uint32_t i = 0; i < c->corrective->correction_count; i++) {
             const mn_correction *k = &c->corrective->corrections[i];
             json_t *e = json_object();
-            e = put(e, "name", json_string(k->name));
-            e = put(e, "points", json_integer(k->points));
-            e = put(e, "drives", json_integer(k->drive_count));
-            e = put(e, "played", json_boolean(i < c->corrective->played_count));
-            corr = push(corr, e);
+            e = cli_jput(e, "name", json_string(k->name));
+            e = cli_jput(e, "points", json_integer(k->points));
+            e = cli_jput(e, "drives", json_integer(k->drive_count));
+            e = cli_jput(e, "played", json_boolean(i < c->corrective->played_count));
+            corr = cli_jpush(corr, e);
         }
     }
     if (c->mouth) {
         mouth = json_object();
-        mouth = put(mouth, "entries", json_integer(c->mouth->count));
+        mouth = cli_jput(mouth, "entries", json_integer(c->mouth->count));
     }
-    o = put(o, "head", head);
-    o = put(o, "correctives", corr);
-    return put(o, "mouth", mouth);
+    o = cli_jput(o, "head", head);
+    o = cli_jput(o, "correctives", corr);
+    return cli_jput(o, "mouth", mouth);
 }
 
 static json_t *json_files(const mn_character *c)
@@ -280,11 +261,11 @@ static json_t *json_files(const mn_character *c)
     json_t *a = json_array();
     for (uint32_t i = 0; i < n; i++) {
         json_t *e = json_object();
-        e = put(e, "name", json_string(rows[i].name));
-        e = put(e, "src", json_string(rows[i].src));
-        e = put(e, "bytes", json_integer((json_int_t)rows[i].bytes));
-        e = put(e, "sha256_verified", json_boolean(rows[i].hashed));
-        a = push(a, e);
+        e = cli_jput(e, "name", json_string(rows[i].name));
+        e = cli_jput(e, "src", json_string(rows[i].src));
+        e = cli_jput(e, "bytes", json_integer((json_int_t)rows[i].bytes));
+        e = cli_jput(e, "sha256_verified", json_boolean(rows[i].hashed));
+        a = cli_jpush(a, e);
     }
     return a;
 }
@@ -294,10 +275,10 @@ static json_t *json_warnings(const mn_character *c)
     json_t *a = json_array();
     for (uint32_t i = 0; i < c->warning_count; i++) {
         json_t *e = json_object();
-        e = put(e, "part", json_string(c->warnings[i].name));
-        e = put(e, "code", json_string(mn_status_name(c->warnings[i].code)));
-        e = put(e, "message", json_string(c->warnings[i].message));
-        a = push(a, e);
+        e = cli_jput(e, "part", json_string(c->warnings[i].name));
+        e = cli_jput(e, "code", json_string(mn_status_name(c->warnings[i].code)));
+        e = cli_jput(e, "message", json_string(c->warnings[i].message));
+        a = cli_jpush(a, e);
     }
     return a;
 }
@@ -307,29 +288,29 @@ static bool print_json(const char *path, const mn_character *c)
     const mn_character_descriptor *d = c->descriptor;
     const mn_soma_skeleton *sk = c->skeleton;
     json_t *root = json_object();
-    root = put(root, "format", json_string("marionette-character-info/1"));
-    root = put(root, "file", json_string(path));
-    root = put(root, "version", json_integer(d->version));
-    root = put(root, "rig", json_string(d->rig));
-    root = put(root, "units", json_string(d->units));
-    root = put(root, "color_space", json_string(d->color_space));
+    root = cli_jput(root, "format", json_string("marionette-character-info/1"));
+    root = cli_jput(root, "file", json_string(path));
+    root = cli_jput(root, "version", json_integer(d->version));
+    root = cli_jput(root, "rig", json_string(d->rig));
+    root = cli_jput(root, "units", json_string(d->units));
+    root = cli_jput(root, "color_space", json_string(d->color_space));
     json_t *skel = json_object();
-    skel = put(skel, "joints", json_integer(sk->joint_count));
-    skel = put(skel, "hips", json_string(sk->names[sk->hips]));
-    skel = put(skel, "twist_segments", json_integer(sk->twist_count));
-    skel = put(skel, "twist_helpers", json_integer(twist_helpers(sk)));
-    root = put(root, "skeleton", skel);
+    skel = cli_jput(skel, "joints", json_integer(sk->joint_count));
+    skel = cli_jput(skel, "hips", json_string(sk->names[sk->hips]));
+    skel = cli_jput(skel, "twist_segments", json_integer(sk->twist_count));
+    skel = cli_jput(skel, "twist_helpers", json_integer(twist_helpers(sk)));
+    root = cli_jput(root, "skeleton", skel);
     json_t *splats = json_object();
-    splats = put(splats, "count", json_integer(c->splats.count));
-    splats = put(splats, "sh_rest", json_integer(c->splats.rest_count));
-    splats = put(splats, "influences", json_integer(c->bindings.influences));
-    root = put(root, "splats", splats);
-    root = put(root, "clips", json_clips(c, c->clips, false));
-    root = put(root, "shared_clips", c->shared_clips ? json_clips(c, c->shared_clips, true)
-                                                     : json_null());
-    root = put(root, "parts", json_parts(c));
-    root = put(root, "files", json_files(c));
-    root = put(root, "warnings", json_warnings(c));
+    splats = cli_jput(splats, "count", json_integer(c->splats.count));
+    splats = cli_jput(splats, "sh_rest", json_integer(c->splats.rest_count));
+    splats = cli_jput(splats, "influences", json_integer(c->bindings.influences));
+    root = cli_jput(root, "splats", splats);
+    root = cli_jput(root, "clips", json_clips(c, c->clips, false));
+    root = cli_jput(root, "shared_clips", c->shared_clips ? json_clips(c, c->shared_clips, true)
+                                                          : json_null());
+    root = cli_jput(root, "parts", json_parts(c));
+    root = cli_jput(root, "files", json_files(c));
+    root = cli_jput(root, "warnings", json_warnings(c));
     if (!root)
         return false;
     int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(7));
