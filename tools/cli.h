@@ -239,6 +239,19 @@ void cli_export_number_options(struct mn_voxel_export_options *o, cli_option out
 bool mn_cli_is_aosrig(const char *path);
 int mn_cli_aosrig_info(const char *path, bool json);
 
+/* What is wrong with a head's map options, or NULL: --table and --fitted both given, or
+   either without --arkit (cmd_sample_head.c, for sample's and render's heads). */
+const char *cli_arkit_map_mistake(const char *table, const char *fitted_info, bool arkit);
+
+/* The ARKit map a head's --table FILE or --fitted INFO BIN names (the first when table is
+   set), built for layout (cmd_sample_head.c; render takes it too).  Entries the map
+   drops are warned about on stderr.  NULL after saying why (a file that cannot be read,
+   a map the library refuses).  Free with mn_arkit_map_free. */
+struct mn_arkit_map;
+struct mn_aosrig_head_ext;
+struct mn_arkit_map *cli_arkit_map_load(const char *table, const char *const fitted[2],
+                                        const struct mn_aosrig_head_ext *layout);
+
 /* Voxel rigs (cmd_voxel.c): `info` and `sample` hand a ".json" FILE to these.
    mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */
 int mn_cli_voxel_info(const char *path, bool json);

@@ -369,7 +369,7 @@ static mn_render_view base_view(const render_args *a)
     return v;
 }
 
-static int write_png(const mn_rgba_image *img, const char *path)
+int cli_write_png(const mn_rgba_image *img, const char *path)
 {
     mn_error err;
     if (mn_rgba_image_write_png(img, path, &err) != MN_OK) {
@@ -466,14 +466,14 @@ static int render_all(job *j)
                 fprintf(stderr, "marionette: %s: path too long\n", a->shot.out);
                 return CLI_EXIT_USAGE;
             }
-            rc = write_png(&j->image, name);
+            rc = cli_write_png(&j->image, name);
             if (rc != CLI_EXIT_OK)
                 return rc;
         }
         cli_progress_show(&j->bar, i + 1);
     }
     if (a->sheet)
-        return write_png(&j->sheet.image, a->shot.out);
+        return cli_write_png(&j->sheet.image, a->shot.out);
     /* The files of a sequence, listed once the bar is done (not interleaved with it). */
     for (uint32_t i = 0; count > 1 && !a->shot.quiet && i < count; i++) {
         char name[4200];

@@ -162,84 +162,15 @@ static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
                            .positional_count = CLI_COUNT(positionals)};
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
-    const char *wrong = NULL;
-    if (a->table && a->fitted[0])
-        wrong = "render: --table and --fitted are two maps: give one";
-    else if ((a->table || a->fitted[0]) && !a->arkit_list)
-        wrong = "render: --table and --fitted map ARKit weights: give --arkit too";
+    const char *wrong = cli_arkit_map_mistake(a->table, a->fitted[0], a->arkit_list != NULL);
     if (wrong) {
-        *status = cli_usage_error("render", "%s", wrong);
+        *status = cli_usage_error("render", "render: %s", wrong);
         return false;
     }
     if (!a->shot.has_size)
         a->shot.size.width = a->shot.size.height = a->sheet ? 256 : 512;
     a->view = cli_shot_view(&a->shot);
     return true;
-}
-
-/* ---- the ARKit map ----------------------------------------------------------------- */
-
-/* A whole file into memory (the map builders copy what they keep); NULL after saying why. */
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "marionette: %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    char *data = NULL;
-    size_t cap = 0, n = 0, got = 1;
-    while (got) {
-        if (n == cap) {
-            char *p = realloc(data, cap ? 2 * cap : 65536);
-            if (!p) {
-                free(data);
-                fclose(f);
-                fprintf(stderr, "marionette: %s: out of memory\n", path);
-                return NULL;
-            }
-            data = p;
-            cap = cap ? 2 * cap : 65536;
-        }
-        got = fread(data + n, 1, cap - n, f);
-        n += got;
-    }
-    bool failed = ferror(f);
-    fclose(f);
-    if (failed) {
-        free(data);
-        fprintf(stderr, "marionette: %s: read error\n", path);
-        return NULL;
-    }
-    *size = n;
-    return data;
-}
-
-/* The map --table or --fitted names, or NULL after saying why. */
-static mn_arkit_map *load_map(const head_render_args *a, const mn_aosrig *pack)
-{
-    size_t size = 0, bin_size = 0;
-    const char *json_path = a->table ? a->table : a->fitted[0];
-    char *json = read_all(json_path, &size), *bin = NULL;
-    mn_arkit_map *map = NULL;
-    mn_error err;
-    const mn_aosrig_head_ext *layout = &pack->header.head_ext;
-    if (json && a->table) {
-        if (mn_arkit_table_map_create(layout, json, size, NULL, &map, &err) != MN_OK)
-            cli_report_error(json_path, &err);
-    } else if (json && (bin = read_all(a->fitted[1], &bin_size)) != NULL) {
-        if (mn_arkit_fitted_map_create(layout, json, size, bin, bin_size, NULL, &map, &err) !=
-            MN_OK)
-            cli_report_error(json_path, &err);
-    }
-    free(json);
-    free(bin);
-    for (uint32_t i = 0; map && i < map->drop_count; i++) {
-        fprintf(stderr, "marionette: warning: ARKit map: dropped ");
-        cli_put_quoted(stderr, map->drops[i].name);
-        fprintf(stderr, " (%s)\n", mn_status_name(map->drops[i].code));
-    }
-    return map;
 }
 
 /* ---- cells: what each image shows ---------------------------------------------------- */
@@ -369,7 +300,8 @@ static int load(head_scene *h)
         return CLI_EXIT_FAILED;
     }
     if (a->arkit_list) {
-        if ((a->table || a->fitted[0]) && !(h->map = load_map(a, h->pack)))
+        if ((a->table || a->fitted[0]) &&
+            !(h->map = cli_arkit_map_load(a->table, a->fitted, &h->pack->header.head_ext)))
             return CLI_EXIT_FAILED;
         if (h->map && mn_head_set_arkit_map(h->head, h->map, &err) != MN_OK) {
             cli_report_error(a->file, &err);
@@ -401,16 +333,6 @@ static void head_scene_free(head_scene *h)
     mn_aosrig_free(h->pack);
     free(h->controls);
     free(h->posed);
-}
-
-static int write_png(const mn_rgba_image *img, const char *path)
-{
-    mn_error err;
-    if (mn_rgba_image_write_png(img, path, &err) != MN_OK) {
-        fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
-        return CLI_EXIT_FAILED;
-    }
-    return CLI_EXIT_OK;
 }
 
 /* Every cell drawn with one camera framing the bounds of all of them; one PNG or one sheet. */
@@ -445,7 +367,7 @@ static int draw(head_scene *h, mn_renderer *r, mn_rgba_image *img, mn_sheet *she
             mn_sheet_put(sheet, i, img, label);
         }
     }
-    return write_png(sheet ? &sheet->image : img, a->shot.out);
+    return cli_write_png(sheet ? &sheet->image : img, a->shot.out);
 }
 
 static int render_head(const head_render_args *a)

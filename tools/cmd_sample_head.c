@@ -84,13 +84,9 @@ static bool parse_args(int argc, char **argv, head_args *a, int *status)
                            .positional_count = CLI_COUNT(positionals)};
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
-    const char *wrong = NULL;
-    if (a->table && a->fitted[0])
-        wrong = "sample: --table and --fitted are two maps: give one";
-    else if ((a->table || a->fitted[0]) && !a->arkit)
-        wrong = "sample: --table and --fitted map ARKit weights: give --arkit too";
+    const char *wrong = cli_arkit_map_mistake(a->table, a->fitted[0], a->arkit != NULL);
     if (wrong)
-        *status = cli_usage_error("sample", "%s", wrong);
+        *status = cli_usage_error("sample", "sample: %s", wrong);
     return !wrong;
 }
 
@@ -220,34 +216,37 @@ static int fill_override(const char *arg, mn_joint_override *ov, char *name, siz
     return CLI_EXIT_OK;
 }
 
-/* The map --table or --fitted asks for; NULL with *rc set on failure. */
-static mn_arkit_map *load_map(const head_args *a, const mn_aosrig *pack, int *rc)
+const char *cli_arkit_map_mistake(const char *table, const char *fitted_info, bool arkit)
+{
+    if (table && fitted_info)
+        return "--table and --fitted are two maps: give one";
+    if ((table || fitted_info) && !arkit)
+        return "--table and --fitted map ARKit weights: give --arkit too";
+    return NULL;
+}
+
+mn_arkit_map *cli_arkit_map_load(const char *table, const char *const fitted[2],
+                                 const mn_aosrig_head_ext *layout)
 {
     size_t size = 0, bin_size = 0;
-    char *json = read_all(a->table ? a->table : a->fitted[0], &size);
-    char *bin = NULL;
+    const char *json_path = table ? table : fitted[0];
+    char *json = read_all(json_path, &size), *bin = NULL;
     mn_arkit_map *map = NULL;
     mn_error err;
-    *rc = CLI_EXIT_FAILED;
-    if (!json)
-        return NULL;
-    if (a->table) {
-        if (mn_arkit_table_map_create(&pack->header.head_ext, json, size, NULL, &map, &err) != MN_OK)
-            cli_report_error(a->table, &err);
-    } else if ((bin = read_all(a->fitted[1], &bin_size)) != NULL) {
-        if (mn_arkit_fitted_map_create(&pack->header.head_ext, json, size, bin, bin_size, NULL,
-                                       &map, &err) != MN_OK)
-            cli_report_error(a->fitted[0], &err);
+    if (json && table) {
+        if (mn_arkit_table_map_create(layout, json, size, NULL, &map, &err) != MN_OK)
+            cli_report_error(json_path, &err);
+    } else if (json && (bin = read_all(fitted[1], &bin_size)) != NULL) {
+        if (mn_arkit_fitted_map_create(layout, json, size, bin, bin_size, NULL, &map, &err) !=
+            MN_OK)
+            cli_report_error(json_path, &err);
     }
     free(json);
     free(bin);
-    if (map) {
-        *rc = CLI_EXIT_OK;
-        for (uint32_t i = 0; i < map->drop_count; i++) {
-            fprintf(stderr, "marionette: warning: ARKit map: dropped ");
-            cli_put_quoted(stderr, map->drops[i].name);
-            fprintf(stderr, " (%s)\n", mn_status_name(map->drops[i].code));
-        }
+    for (uint32_t i = 0; map && i < map->drop_count; i++) {
+        fprintf(stderr, "marionette: warning: ARKit map: dropped ");
+        cli_put_quoted(stderr, map->drops[i].name);
+        fprintf(stderr, " (%s)\n", mn_status_name(map->drops[i].code));
     }
     return map;
 }
@@ -300,8 +299,11 @@ static int pose_and_print(const head_args *a, const mn_aosrig *pack, mn_head *he
         if ((rc = fill_arkit(a->arkit, weights)) != CLI_EXIT_OK)
             goto done;
         if (a->table || a->fitted[0]) {
-            if (!(map = load_map(a, pack, &rc)))
+            map = cli_arkit_map_load(a->table, a->fitted, &pack->header.head_ext);
+            if (!map) {
+                rc = CLI_EXIT_FAILED;
                 goto done;
+            }
             mn_head_set_arkit_map(head, map, NULL);
         }
         /* With no map the library refuses, and says so. */

@@ -3,7 +3,8 @@
  * voxel rig in cmd_render.c, a head in cmd_render_head.c, a character
  * package in cmd_render_character.c): where the PNG goes, its size, the
  * camera's angles, supersampling and threads, as one table of options they
- * each add to their own (cli_spec.shared).  Defined in cmd_render.c.
+ * each add to their own (cli_spec.shared); and writing the PNG.  Defined in
+ * cmd_render.c.
  */
 #ifndef MN_TOOLS_SHOT_H
 #define MN_TOOLS_SHOT_H
@@ -33,5 +34,8 @@ size_t cli_shot_options(cli_shot *shot, bool with_view, cli_option out[CLI_SHOT_
 /* The orbit (or orthographic view) shot asks for: its yaw and pitch in radians, or the
    renderer's defaults where they were not given. */
 mn_render_view cli_shot_view(const cli_shot *shot);
+
+/* img as the PNG at path: CLI_EXIT_OK, or CLI_EXIT_FAILED after saying why on stderr. */
+int cli_write_png(const mn_rgba_image *img, const char *path);
 
 #endif /* MN_TOOLS_SHOT_H */
