@@ -96,6 +96,30 @@ static cli_spec one_option(const cli_option *opt)
     return (cli_spec){.command = &tool, .options = opt, .option_count = 1};
 }
 
+/* One option and one FILE ("which file?" when it is missing). */
+static cli_spec option_and_file(const cli_option *opt, const cli_positional *file)
+{
+    return (cli_spec){.command = &tool, .options = opt, .option_count = 1,
+                      .positionals = file, .positional_count = 1};
+}
+
+/* A command like info: --json and one FILE. */
+typedef struct info_like {
+    const char *file;
+    bool json;
+    cli_option json_option;
+    cli_positional file_arg;
+    cli_spec spec;
+} info_like;
+
+static void info_like_init(info_like *t)
+{
+    memset(t, 0, sizeof *t);
+    t->json_option = (cli_option){.name = "--json", .kind = CLI_FLAG, .dest = &t->json};
+    t->file_arg = (cli_positional){"FILE", &t->file, "which file?"};
+    t->spec = option_and_file(&t->json_option, &t->file_arg);
+}
+
 /* The run went on with nothing printed. */
 static void assert_went_on(const parsed *p)
 {
@@ -110,6 +134,19 @@ static void assert_usage_error(const parsed *p, const char *want)
     assert_int_equal(p->status, CLI_EXIT_USAGE);
     assert_string_equal(p->err, want);
     assert_string_equal(p->out, "");
+}
+
+/* Each of values, given to option, is refused: "tool: OPTION: 'VALUE' is not PHRASE". */
+static void assert_each_refused(const cli_spec *spec, const char *option,
+                                const char *const *values, size_t n, const char *phrase)
+{
+    for (size_t i = 0; i < n; i++) {
+        char want[512];
+        snprintf(want, sizeof want, USAGE_ERROR("tool: %s: '%s' is not %s"), option, values[i],
+                 phrase);
+        parsed p = run(spec, ARGV((char *)option, (char *)values[i]));
+        assert_usage_error(&p, want);
+    }
 }
 
 /* ---- flags and values ---------------------------------------------------------------------- */
@@ -239,14 +276,9 @@ static void counts_take_decimal_digits_in_range(void **state)
     assert_int_equal(n, 7);
     static const char *const bad[] = {"0", "1025", "-1", "+3", " 3", "3 ", "3x", "", "1.5",
                                       "0x10", "99999999999999999999"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char want[256];
-        snprintf(want, sizeof want,
-                 USAGE_ERROR("tool: --frames: '%s' is not a count from 1 to 1024"), bad[i]);
-        p = run(&spec, ARGV("--frames", (char *)bad[i]));
-        assert_usage_error(&p, want);
-        assert_int_equal(n, 7);   /* left as it was */
-    }
+    assert_each_refused(&spec, "--frames", bad, sizeof bad / sizeof bad[0],
+                        "a count from 1 to 1024");
+    assert_int_equal(n, 7);   /* left as it was */
     opt.help = "1, 2, 3 or 4";
     opt.max = 4;
     p = run(&spec, ARGV("--frames", "5"));
@@ -267,13 +299,8 @@ static void floats_are_finite_float_values_within_their_bounds(void **state)
     assert_float_equal(t, 1e-3f, 0.0f);
     static const char *const bad[] = {"abc", "", "1,5", "2s", "nan", "inf", "-inf", "1e39",
                                       "1e400", "1e-400"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char want[256];
-        snprintf(want, sizeof want, USAGE_ERROR("tool: --time: '%s' is not a finite number"),
-                 bad[i]);
-        p = run(&spec, ARGV("--time", (char *)bad[i]));
-        assert_usage_error(&p, want);
-    }
+    assert_each_refused(&spec, "--time", bad, sizeof bad / sizeof bad[0], "a finite number");
+    assert_float_equal(t, 1e-3f, 0.0f);
 
     /* Each bound, inclusive or not. */
     opt = (cli_option){.name = "--fov", .kind = CLI_FLOAT, .dest = &t, .max = 179,
@@ -323,15 +350,10 @@ static void sizes_are_width_x_height_each_in_range(void **state)
     assert_int_equal(size.height, 4096);
     static const char *const bad[] = {"15x64", "64x4097", "64", "x64", "64x", "64X64",
                                       "64x64x2", "-64x64", "64 x 64"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char want[256];
-        snprintf(want, sizeof want,
-                 USAGE_ERROR("tool: --size: '%s' is not WIDTHxHEIGHT (16 to 4096 each)"), bad[i]);
-        p = run(&spec, ARGV("--size", (char *)bad[i]));
-        assert_usage_error(&p, want);
-        assert_int_equal(size.width, 64);   /* untouched, even when the width was good */
-        assert_int_equal(size.height, 4096);
-    }
+    assert_each_refused(&spec, "--size", bad, sizeof bad / sizeof bad[0],
+                        "WIDTHxHEIGHT (16 to 4096 each)");
+    assert_int_equal(size.width, 64);   /* untouched, even where the width was good */
+    assert_int_equal(size.height, 4096);
 }
 
 static void the_conversions_take_the_whole_text(void **state)
@@ -458,24 +480,20 @@ static void a_custom_value_is_converted_and_reported_by_its_function(void **stat
 static void one_file_is_taken_anywhere_and_a_second_refused(void **state)
 {
     (void)state;
-    const char *file = NULL;
-    bool json = false;
-    cli_option opt = {.name = "--json", .kind = CLI_FLAG, .dest = &json};
-    const cli_positional positionals[] = {{"FILE", &file, "which file?"}};
-    cli_spec spec = {.command = &tool, .options = &opt, .option_count = 1,
-                     .positionals = positionals, .positional_count = 1};
-    parsed p = run(&spec, ARGV("--json", "a.glb"));
+    info_like t;
+    info_like_init(&t);
+    parsed p = run(&t.spec, ARGV("--json", "a.glb"));
     assert_went_on(&p);
-    assert_string_equal(file, "a.glb");
-    file = NULL;
-    p = run(&spec, ARGV("-"));   /* "-" alone is an argument, not an option */
+    assert_string_equal(t.file, "a.glb");
+    t.file = NULL;
+    p = run(&t.spec, ARGV("-"));   /* "-" alone is an argument, not an option */
     assert_went_on(&p);
-    assert_string_equal(file, "-");
-    file = NULL;
-    p = run(&spec, ARGV("a.glb", "--json", "b.glb"));
+    assert_string_equal(t.file, "-");
+    t.file = NULL;
+    p = run(&t.spec, ARGV("a.glb", "--json", "b.glb"));
     assert_usage_error(&p, USAGE_ERROR("tool: one FILE at a time ('a.glb' and 'b.glb')"));
-    file = NULL;
-    p = run(&spec, ARGV("--json"));
+    t.file = NULL;
+    p = run(&t.spec, ARGV("--json"));
     assert_usage_error(&p, USAGE_ERROR("tool: which file?"));
 }
 
@@ -515,11 +533,10 @@ static void a_required_option_is_asked_for_after_the_positionals(void **state)
 {
     (void)state;
     const char *file = NULL, *out = NULL;
-    cli_option opt = {.name = "--out", .alias = "-o", .kind = CLI_STRING, .dest = &out,
-                      .required = "where to? (-o out.png)"};
-    const cli_positional positionals[] = {{"FILE", &file, "which file?"}};
-    cli_spec spec = {.command = &tool, .options = &opt, .option_count = 1,
-                     .positionals = positionals, .positional_count = 1};
+    const cli_option opt = {.name = "--out", .alias = "-o", .kind = CLI_STRING, .dest = &out,
+                            .required = "where to? (-o out.png)"};
+    const cli_positional positional = {"FILE", &file, "which file?"};
+    const cli_spec spec = option_and_file(&opt, &positional);
     parsed p = run(&spec, ARGV("--bogus"));
     assert_usage_error(&p, USAGE_ERROR("tool: unknown option '--bogus'"));
     p = run(&spec, (char *[]){"tool", NULL});
@@ -536,19 +553,15 @@ static void a_required_option_is_asked_for_after_the_positionals(void **state)
 static void help_prints_the_usage_and_the_text_and_stops(void **state)
 {
     (void)state;
-    const char *file = NULL;
-    bool json = false;
-    cli_option opt = {.name = "--json", .kind = CLI_FLAG, .dest = &json};
-    const cli_positional positionals[] = {{"FILE", &file, "which file?"}};
-    cli_spec spec = {.command = &tool, .options = &opt, .option_count = 1,
-                     .positionals = positionals, .positional_count = 1};
+    info_like t;
+    info_like_init(&t);
     static const char *const asks[][3] = {{"--help", NULL, NULL},
                                           {"-h", NULL, NULL},
                                           {"a.glb", "--help", "--bogus"},
                                           {"--json", "-h", "b.glb"}};
     for (size_t i = 0; i < 4; i++) {
         char *argv[] = {"tool", (char *)asks[i][0], (char *)asks[i][1], (char *)asks[i][2], NULL};
-        parsed p = run(&spec, argv);
+        parsed p = run(&t.spec, argv);
         assert_false(p.go);
         assert_int_equal(p.status, CLI_EXIT_OK);
         assert_string_equal(p.out, "usage: marionette tool FILE [--json] [-o OUT]\n\n"
@@ -556,12 +569,12 @@ static void help_prints_the_usage_and_the_text_and_stops(void **state)
         assert_string_equal(p.err, "");
     }
     /* A mistake before it is still a mistake. */
-    parsed p = run(&spec, ARGV("--bogus", "--help"));
+    parsed p = run(&t.spec, ARGV("--bogus", "--help"));
     assert_usage_error(&p, USAGE_ERROR("tool: unknown option '--bogus'"));
 
     /* A FILE kind's own text, printed as it is. */
-    spec.help = "usage: marionette tool HEAD.aosrig [--json]\n";
-    p = run(&spec, ARGV("x.aosrig", "--help"));
+    t.spec.help = "usage: marionette tool HEAD.aosrig [--json]\n";
+    p = run(&t.spec, ARGV("x.aosrig", "--help"));
     assert_int_equal(p.status, CLI_EXIT_OK);
     assert_string_equal(p.out, "usage: marionette tool HEAD.aosrig [--json]\n");
 
