@@ -55,6 +55,18 @@ bool cli_has_extension(const char *path, const char *ext);
  *                            like (--yaw -30); "--name=VALUE" is not taken
  *   --help, -h               anywhere: the help is printed, nothing else runs
  *   -                        alone, a positional argument (not an option)
+ *
+ * The mistakes it reports, each as "marionette: CMD: MESSAGE", the command's
+ * usage line and "Run 'marionette help CMD' for more." (exit status 2):
+ *
+ *   unknown option '-x'                 no table has -x (" for KIND": spec.options_of)
+ *   -x needs a value                    the line ends first (option.needs: "needs NEEDS")
+ *   -x: 'V' is not HELP                 a value that does not convert or is out of range
+ *   -x takes A, B or C, not 'V'         a choice not in the list
+ *   more than CAP -x options            a full list
+ *   one FILE at a time ('A' and 'B')    a second argument where one FILE is taken
+ *   unexpected argument 'X'             an argument too many anywhere else
+ *   MISSING, REQUIRED                   an absent positional's or option's own words
  */
 
 /* Numbers: the one checked conversion every command-line number goes through.  Each
@@ -184,6 +196,7 @@ int cli_command_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* cli_command_error with a va_list. */
 int cli_command_verror(const cli_command *cmd, const char *fmt, va_list ap);
 
 /* cli_command_error for the command named `name` (marionette.c's table), or for none. */
