@@ -4,9 +4,10 @@
  * promises is there (the rig.json and a GLB for each of its parts, the
  * exported GLB and its interface.json, the contact sheet), the exported GLB
  * reads back with both clips and passes the Khronos validator with no error
- * and no warning, the sheet matches the stored golden image, and the
- * README's docs/demo_sheet.png is what a default run draws now, and the
- * command's help, usage errors (exit 2) and unwritable output (exit 1).
+ * and no warning, the sheet matches the stored golden image, the README's
+ * pictures are what the tool draws now (docs/demo_sheet.png from a default
+ * run, docs/character.png from `marionette render` of the exported GLB), and
+ * the command's help, usage errors (exit 2) and unwritable output (exit 1).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -174,7 +175,23 @@ static void test_sheet_matches_golden(void **state)
     mn_rgba_image_free(&sheet);
 }
 
-/* docs/demo_sheet.png, the README's picture, is what the demo draws today at its default size. */
+/* The PNG the tool just wrote at `made` matches the committed docs/ picture `docs`. */
+static void assert_docs_picture_current(const char *made, const char *docs)
+{
+    mn_rgba_image now, committed;
+    mn_error err;
+    assert_int_equal(mn_rgba_image_read_file(made, NULL, &now, &err), MN_OK);
+    assert_int_equal(mn_rgba_image_read_file(docs, NULL, &committed, &err), MN_OK);
+    mn_golden_diff d = mn_golden_compare(&now, &committed);
+    if (!mn_golden_matches(d))
+        fail_msg("%s is stale: %zu of %zu pixels differ (copy %s over it)", docs, d.differing,
+                 d.total, made);
+    mn_rgba_image_free(&now);
+    mn_rgba_image_free(&committed);
+}
+
+/* docs/demo_sheet.png, the README's picture of the demo, is what the demo draws today at its
+   default size. */
 static void test_docs_sheet_is_current(void **state)
 {
     (void)state;
@@ -184,16 +201,24 @@ static void test_docs_sheet_is_current(void **state)
     assert_int_equal(r.status, 0);
     run_free(&r);
     snprintf(path, sizeof path, "%s/full/demo_sheet.png", dir);
-    mn_rgba_image now, docs;
-    mn_error err;
-    assert_int_equal(mn_rgba_image_read_file(path, NULL, &now, &err), MN_OK);
-    assert_int_equal(mn_rgba_image_read_file("docs/demo_sheet.png", NULL, &docs, &err), MN_OK);
-    mn_golden_diff d = mn_golden_compare(&now, &docs);
-    if (!mn_golden_matches(d))
-        fail_msg("docs/demo_sheet.png is stale: %zu of %zu pixels differ (copy %s over it)",
-                 d.differing, d.total, path);
-    mn_rgba_image_free(&now);
-    mn_rgba_image_free(&docs);
+    assert_docs_picture_current(path, "docs/demo_sheet.png");
+}
+
+/* docs/character.png, the README's first picture, is what `marionette render` draws today of
+   the demo's exported glTF character (the GLB does not depend on the sheet's cell size). */
+static void test_docs_character_is_current(void **state)
+{
+    (void)state;
+    char args[512], path[256];
+    snprintf(path, sizeof path, "%s/character.png", dir);
+    snprintf(args, sizeof args,
+             "render '%s/character.glb' --clip wave --time 0.6 --size 320x400 --quiet -o '%s'", out,
+             path);
+    run_result r = mn_run_tool("marionette", args, 1);
+    if (r.status != 0)
+        fail_msg("marionette %s: status %d:\n%s", args, r.status, r.out);
+    run_free(&r);
+    assert_docs_picture_current(path, "docs/character.png");
 }
 
 static void test_help_and_usage(void **state)
@@ -234,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_export_validates),
         cmocka_unit_test(test_sheet_matches_golden),
         cmocka_unit_test(test_docs_sheet_is_current),
+        cmocka_unit_test(test_docs_character_is_current),
         cmocka_unit_test(test_help_and_usage),
         cmocka_unit_test(test_unwritable_output),
     };
