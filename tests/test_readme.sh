@@ -3,6 +3,9 @@
 #   <!-- example: FILE -->     the next fenced block is FILE, byte for byte;
 #   <!-- output: marionette ARGS -->  the next fenced block is "$ build/release/marionette ARGS"
 #                                     followed by what the built tool prints for ARGS now.
+# And the README stays a manual: at most 25,600 bytes, no path into ../shared (it is not part
+# of the repository); it, docs/*.md and bench/README.md name no issue numbers and no commit
+# hashes (words of 7 to 40 hex digits with both a digit and a letter).
 # usage: test_readme.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -45,5 +48,27 @@ for doc in README.md docs/*.md; do
       echo "test_readme: $doc: output of 'marionette $args' matches"
     fi
   done < <(grep '^<!-- output: marionette .* -->$' "$doc" || true)
+done
+
+size=$(wc -c <README.md)
+if [ "$size" -gt 25600 ]; then
+  echo "test_readme: README.md is $size bytes, over 25,600: move detail into docs/"; status=1
+else
+  echo "test_readme: README.md is $size bytes (at most 25,600)"
+fi
+if grep -n '\.\./shared' README.md; then
+  echo "test_readme: README.md names ../shared, which is not in the repository"; status=1
+fi
+for doc in README.md docs/*.md bench/README.md; do
+  [ -f "$doc" ] || continue
+  if grep -niE 'issue #?[0-9]' "$doc"; then
+    echo "test_readme: $doc names an issue number"; status=1
+  fi
+  # A word, not the digits of a float literal such as 0.3826834f.
+  hashes=$(grep -oiE '(^|[^.0-9a-z_])[0-9a-f]{7,40}([^0-9a-z_]|$)' "$doc" |
+           grep -oiE '[0-9a-f]{7,40}' | grep '[0-9]' | grep -i '[a-f]' || true)
+  if [ -n "$hashes" ]; then
+    echo "test_readme: $doc holds words that look like commit hashes: $hashes"; status=1
+  fi
 done
 exit $status
