@@ -1,7 +1,7 @@
 /*
  * `marionette export`: a voxel model (rig.json and its meshes, or a static
  * mesh.glb) as one glTF, with the joint interface beside it
- * (mn_voxel_export_file; voxel_export.h says what the file holds).
+ * (mn_voxel_export_file; voxel/export.h says what the file holds).
  *
  *   marionette export --rig rig.json --meshes meshes/ --out model.glb    rigged, animated
  *   marionette export --meshes mesh.glb --out model.glb                   static

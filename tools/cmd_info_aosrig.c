@@ -41,7 +41,7 @@
 
 #define INFO_FORMAT "marionette-aosrig-info/1"
 
-/* The blobs section 1 names; any other is carried, bounds-checked, and ignored. */
+/* The blobs a pack knows (docs/formats.md); any other is carried, bounds-checked, and ignored. */
 static bool is_known_blob(const char *name)
 {
     static const char *const known[] = {"neutral", "basis", "basisScale", "faces", "quads",

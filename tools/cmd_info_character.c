@@ -11,7 +11,7 @@
  *
  * Which FILEs are character packages (mn_cli_is_character): a file named
  * character.json, or any .json file whose top-level "format" is
- * "aosrig-splat" (character-formats.md section 8).  Any other .json stays a
+ * "aosrig-splat" (docs/formats.md, "character.json").  Any other .json stays a
  * voxel rig.
  */
 #define _POSIX_C_SOURCE 200809L

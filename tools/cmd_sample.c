@@ -67,7 +67,7 @@ static bool parse_time_token(const char *s, size_t len, time_token *kind, float 
         *kind = TOKEN_KEYS_MID;
         return true;
     }
-    /* Times are float32 (the spec): a value that overflows a float is as wrong as "abc". */
+    /* Times are float32 (docs/cli.md): a value that overflows a float is as wrong as "abc". */
     *kind = TOKEN_NUMBER;
     return cli_parse_float_span(s, len, value);
 }
@@ -100,7 +100,7 @@ static bool parse_args(int argc, char **argv, sample_args *a, int *status)
         {"deformed", VERTICES_DEFORMED}, {"skinned", VERTICES_SKINNED}, {"all", VERTICES_ALL},
         {"none", VERTICES_NONE}, {NULL, 0}};
     /* --time T is --times with one value, --skinned is --vertices skinned: the
-       spellings `render` and the issue's synopsis use, so flags read alike. */
+       spellings `render` uses, so flags read alike. */
     const cli_option options[] = {
         {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
         {.name = "--rest", .kind = CLI_FLAG, .dest = &a->rest},
@@ -195,7 +195,7 @@ static bool times_push(time_list *l, float t)
  * The times to sample one animation at, in the order asked.  `keys` is every
  * distinct key time; `keys+mid` adds the midpoint between neighbouring keys
  * and one time 0.25 s before the first and after the last (to exercise
- * clamping).  All of it in float32, as the spec says.
+ * clamping).  All of it in float32, as docs/cli.md says.
  */
 static bool expand_times(const char *list, const mn_animation *anim, time_list *out)
 {

@@ -12,7 +12,7 @@
  * its inputs.  `out` may be the same pose as any input: each joint is read
  * in full before it is written.  On error `out` is left untouched.
  *
- * THE FORMULAS (animation-decisions.md §6, §19, §20)
+ * THE FORMULAS
  *   clamp01(x) = x > 0 ? (x < 1 ? x : 1) : 0, so NaN counts as 0.
  *   Blend, w = clamp01(t): w = 0 copies a and w = 1 copies b, bit-exactly.
  *     Otherwise translation and scale are a + (b − a)·w; rotations take the

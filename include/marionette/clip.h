@@ -15,8 +15,8 @@
  *   LINEAR       lerps; rotations slerp along the short arc (normalised lerp
  *                when nearly parallel);
  *   CUBICSPLINE  the cubic Hermite spline of the specification, tangents
- *                scaled by the key interval (NOT model-files-3d's middle-element
- *                lerp, which is wrong for every curved key).
+ *                scaled by the key interval (not a lerp of the middle
+ *                elements, which is wrong for every curved key).
  * Every sampled rotation is normalised.  Times before the first key or after
  * the last clamp to the end keys.  A cursor (mn_clip_cursor) makes forward
  * playback cheaper and never changes a result.
@@ -45,8 +45,7 @@ typedef struct mn_track {
 
 /*
  * Sample one track at time t into out (`components` floats).  A track with no
- * keys leaves out unchanged.  Pure, allocation-free: this is model-files-3d's
- * sampleChannel with the specification's cubic spline.
+ * keys leaves out unchanged.  Pure and allocation-free.
  */
 MN_API void mn_track_sample(const mn_track *track, float t, float *out);
 

@@ -13,7 +13,7 @@
  *     mn_event fired[8];
  *     uint32_t n = mn_clip_events_crossed(steps, mn_clip_duration(walk), true, t, t + dt, fired, 8);
  *
- * THE RULES (animation-decisions §17)
+ * THE RULES
  *   - Occurrences.  On a looping clip of duration d > 0, an event at e occurs
  *     at e + k·d for every integer k: an event at 0 and one at d both occur
  *     at every wrap.  On a one-shot (or a loop whose d is 0) it occurs once,

@@ -23,8 +23,8 @@
  *
  * The end joint needs no correction (its local rotation is kept; only its
  * position moves with the chain).  Arithmetic is done in double and the
- * results rounded to float.  Rules: ../shared/spec/animation-decisions.md
- * §13 (two-bone) and §14 (aim chain).
+ * results rounded to float.  The rules and their reasons are stated with
+ * each function below; docs/animation.md walks through them.
  */
 #ifndef MARIONETTE_IK_H
 #define MARIONETTE_IK_H

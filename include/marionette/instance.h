@@ -1,7 +1,7 @@
 /*
  * marionette/instance.h — model instances: one prepared model (a rig) shared
  * by many placed, animated, deformed instances, and a thread pool that
- * updates a crowd of them (model-files-3d's Model, ModelHandle and spawn).
+ * updates a crowd of them.
  *
  *     mn_rig *rig;             mn_rig_create(model, NULL, &rig, &err);
  *     mn_instance *guard;      mn_instance_create(rig, &(mn_instance_desc){
@@ -19,7 +19,7 @@
  *     mn_rig_free(rig);
  *     mn_model_free(model);
  *
- * THE RIG (model-files-3d's Model)
+ * THE RIG
  *   Everything instances share, built once: the clips (one per glTF
  *   animation, targets = node indices), one prepared mn_deform_mesh per mesh
  *   primitive that a node of the default scene draws, the unit-fit, and the
@@ -36,8 +36,8 @@
  *
  * PLACEMENT
  *   placement = T(position) · R · S(size × fit.scale) · T(−fit.center), with
- *   R = Ry(yaw) · Rx(pitch) · Rz(roll), the engine order of model-files-3d
- *   (roll about z first, then pitch about x, then yaw about y; radians; y up).
+ *   R = Ry(yaw) · Rx(pitch) · Rz(roll), the usual engine order (roll about
+ *   z first, then pitch about x, then yaw about y; radians; y up).
  *
  * AN INSTANCE'S OUTPUTS (buffers the instance owns, rewritten by update)
  *   - worlds: placement × the mixer's model-space world of every node.

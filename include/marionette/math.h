@@ -40,7 +40,7 @@ MN_API void mn_mat4_compose(float out[16], const float t[3], const float r[4], c
 /*
  * Decompose an affine matrix into t, r (unit quaternion, w >= 0) and s.
  * Scale is the length of each basis column; a negative determinant folds into
- * the sign of s[2] (as model-files-3d's decomposeTRS says).  Exact, up to float
+ * the sign of s[2], so the rotation stays proper.  Exact, up to float
  * rounding, for skew-free matrices.  Returns false when the columns are not
  * orthogonal (skew, relative tolerance 1e-4) or a scale is zero; t, r and s
  * are still written with a best effort.
@@ -48,7 +48,7 @@ MN_API void mn_mat4_compose(float out[16], const float t[3], const float r[4], c
 MN_API bool mn_mat4_decompose(const float m[16], float t[3], float r[4], float s[3]);
 
 /*
- * The engine decomposition of model-files-3d (decomposeTRS): translation,
+ * The engine decomposition: translation,
  * Euler angles e = [yaw, pitch, roll] with R = Ry(yaw)·Rx(pitch)·Rz(roll),
  * and scale.  At pitch = ±90° roll is folded into yaw (roll = 0).
  * Returns false as mn_mat4_decompose does.

@@ -1,6 +1,6 @@
 /*
  * marionette/mixer.h — the clip mixer: plays a model's animations over its
- * whole node hierarchy (model-files-3d's AnimMixer).
+ * whole node hierarchy.
  *
  * A mixer drives every node of one loaded model.  It tracks the active clip
  * and an optional crossfade, and every mn_mixer_update advances time, samples
@@ -50,10 +50,9 @@
  *   use it from one thread at a time.  Distinct mixers are independent; they
  *   may share clips (mn_mixer_options.clips), which are immutable.
  *
- * Differences from model-files-3d's AnimMixer: an unknown clip name is an
- * error (MN_INVALID_VALUE, nothing changes) rather than silently ignored;
- * loop is the default and `once` asks for a one-shot; speed and a start
- * offset (`at`) are play options (as ModelHandle.play has them).
+ * Playing: an unknown clip name is an error (MN_INVALID_VALUE, nothing
+ * changes), never silently ignored; loop is the default and `once` asks for
+ * a one-shot; speed and a start offset (`at`) are play options.
  */
 #ifndef MARIONETTE_MIXER_H
 #define MARIONETTE_MIXER_H
@@ -134,8 +133,8 @@ MN_API mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_op
 
 /*
  * mn_mixer_play by clip name.  An unknown name is an error, MN_INVALID_VALUE
- * with err naming it, and nothing changes (model-files-3d ignores it
- * silently; a misspelt clip name should be loud).  Other errors as mn_mixer_play.
+ * with err naming it, and nothing changes (a misspelt clip name should be
+ * loud).  Other errors as mn_mixer_play.
  */
 MN_API mn_status mn_mixer_play_named(mn_mixer *mixer, const char *name,
                                      const mn_play_options *options, mn_error *err);

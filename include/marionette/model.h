@@ -399,7 +399,7 @@ MN_API void mn_node_local_matrix(const mn_node *node, float out[16]);
 MN_API void mn_model_rest_worlds(const mn_model *model, float *out);
 
 /*
- * Skin influences of a primitive in the "soup" layout of model-files-3d:
+ * Skin influences of a primitive in the layout of the triangle soup below:
  * 4 joints and 4 weights per vertex from JOINTS_0/WEIGHTS_0, weights
  * normalised to sum 1 (all-zero → [1,0,0,0]).  joints/weights hold
  * 4 × vertex_count each.  Returns false when the primitive has no JOINTS_0/WEIGHTS_0.
@@ -417,7 +417,7 @@ MN_API size_t mn_primitive_colors(const mn_model *model, const mn_primitive *pri
                                   float *out, size_t out_capacity);
 
 /*
- * Expand a primitive into model-files-3d's stride-8 non-indexed triangle soup:
+ * Expand a primitive into a stride-8 non-indexed triangle soup:
  * position(3) normal(3) uv(2) per vertex, uv from TEXCOORD_0 (zeros when absent).
  * A primitive without NORMAL gets flat (face) normals.  When `world` is not
  * NULL, positions are transformed by it and normals by its inverse-transpose,

@@ -12,7 +12,7 @@
  *              &obj->materials[obj->groups[g].material_index]);   (when material_index != MN_NONE)
  *     mn_obj_free(obj);
  *
- * What it reads (parseObj / parseMtl of model-files-3d.md):
+ * What it reads:
  *
  *   v x y z [w | r g b]   a position; the optional w or vertex colour is accepted and dropped
  *   vt u [v [w]]          a texture coordinate, v default 0, w dropped; not flipped

@@ -16,7 +16,7 @@
  *     ... per frame:  mn_retarget_apply(map, &figure_pose, &man_pose, &err);
  *     mn_retarget_free(map);
  *
- * The rules (../shared/spec/animation-decisions.md §1, §2):
+ * The rules:
  *  - Rotations transfer in model space, relative to each rest pose: with G a
  *    joint's rest model rotation and W its posed one, destination joint j
  *    matched to source joint s gets W_dst(j) = W_src(s)·G_src(s)⁻¹·G_dst(j),

@@ -19,9 +19,8 @@
  * ended.  So motion is *accumulated* across wraps: sampling the root at two
  * times and subtracting would answer a full stride backwards at every wrap.
  * All three translation components are motion, a vertical bob authored on
- * the root included (strip pins it away from the pose).  Rules:
- * ../shared/spec/animation-decisions.md §5.  Both calls are pure and
- * allocate nothing.
+ * the root included (strip pins it away from the pose).  Both calls are
+ * pure and allocate nothing.
  */
 #ifndef MARIONETTE_ROOT_MOTION_H
 #define MARIONETTE_ROOT_MOTION_H

@@ -83,7 +83,7 @@ MN_API void mn_skeleton_local_to_world(const mn_skeleton *skeleton, const mn_pos
 /*
  * The skinning palette in skin-joint order (what JOINTS_n index):
  * palette[i] = worlds[joint_of_skin_joint[i]] × inverse_bind[i], 16 floats
- * each (model-files-3d's jointPalette).  Allocation-free.  palette must not
+ * each.  Allocation-free.  palette must not
  * alias worlds.
  *
  * The multiply is affine: the inverse bind matrices' last row is taken to be

@@ -26,9 +26,8 @@
  * integrated with the exact matrix exponential over each grid step (the
  * anchor held at the step's end), in double, results rounded to float.  ζ = 1
  * is critical damping, which never overshoots; above 1 sags in; ζ = 0 rings
- * forever, so no lookback is long enough and it is refused.  Rules:
- * ../shared/spec/animation-decisions.md §3 (springs) and §4 (chains).
- * Nothing here allocates.
+ * forever, so no lookback is long enough and it is refused.  Nothing here
+ * allocates.
  */
 #ifndef MARIONETTE_SPRING_H
 #define MARIONETTE_SPRING_H

@@ -30,7 +30,7 @@
  *     }
  *     mn_state_machine_free(sm);
  *
- * WHAT mn_state_machine_update(dt) DOES, IN ORDER (animation-decisions §9)
+ * WHAT mn_state_machine_update(dt) DOES, IN ORDER
  *   A negative or non-finite dt is an error that changes nothing; 0 is valid.
  *   1. Advance.  The current state's local time += dt, and a live fade
  *      source's too; the fade's elapsed time += dt; the phase of every
@@ -51,7 +51,7 @@
  *   blends source and destination with the destination weight, using the
  *   parameters current when it is called.
  *
- * INTERRUPTION (§10)
+ * INTERRUPTION
  *   A transition that fires while a fade is running freezes the pose the
  *   machine would output at that update (after step 1) into a pose claimed
  *   at creation, and fades from it: the frozen source never advances and
@@ -61,7 +61,7 @@
  *   fades from the old state, live (its time advances, it reads the current
  *   parameters, it reports events).
  *
- * CONDITIONS, EXIT TIMES, TRIGGERS (§16)
+ * CONDITIONS, EXIT TIMES, TRIGGERS
  *   Conditions are ANDed.  Each compares a named value with a constant
  *   (<, <=, >, >=, ==, !=, exactly as floats), or requires a trigger.  The
  *   exit time is seconds of the state's local time (a blend-tree state has
@@ -72,7 +72,7 @@
  *   every trigger it names; triggers named only by transitions that do not
  *   fire stay set.
  *
- * NAMES (§21)
+ * NAMES
  *   The names are the tree's blend parameters and clocks, the names that
  *   comparisons use (a name no tree node declares becomes a machine
  *   parameter: "grounded", "health"), and the triggers.  Every value starts
@@ -82,7 +82,7 @@
  *   value, `set` on a trigger or `set_trigger` on a non-trigger is an error
  *   naming it, and nothing changes.  Names are case-sensitive bytes.
  *
- * EVENTS (§17)
+ * EVENTS
  *   Event tracks (events.h) are attached to clip nodes (desc.node_events).
  *   A leaf's span in one update is [its leaf time at the previous update,
  *   its leaf time now) in unwrapped leaf time: state time for the frame

@@ -1,5 +1,5 @@
 /*
- * Additive deltas (animation-decisions.md §6, §18): the delta of one pose
+ * Additive deltas (marionette/blend.h): the delta of one pose
  * against a reference, and a whole clip turned into the deltas it carries
  * against a reference pose.
  *

@@ -1,6 +1,6 @@
 /*
- * Pose blending (animation-decisions.md §19, §20), the additive layer (§6)
- * and the checked joint write (§22).
+ * Pose blending, the additive layer and the checked joint write (the
+ * formulas: marionette/blend.h).
  *
  * Each joint is read in full into locals before anything of it is written,
  * which is what makes `out` safe to alias either input.  A weight of exactly
@@ -139,7 +139,7 @@ static void scale_from_identity_raw(float out[4], const float q_in[4], float w)
         return;
     }
     /* A slerp from identity to q by w, whose cos θ is q.w: with θ/2 = acos(q.w) this is
-       (sin(wθ/2)/sin(θ/2)·q.xyz, cos(wθ/2)), the formula of §6, without its trigonometry. */
+       (sin(wθ/2)/sin(θ/2)·q.xyz, cos(wθ/2)), the additive formula, without its trigonometry. */
     float wi, wq;
     slerp_weights(q[3], w, &wi, &wq);
     out[0] = wq * q[0];
@@ -247,7 +247,7 @@ static void blend_run(const mn_pose *a, const mn_pose *b, float layer, const flo
             t3[i] = ta[i] + (tb[i] - ta[i]) * w[k];
             s3[i] = sa[i] + (sb[i] - sa[i]) * w[k];
         }
-        /* §19: nlerp when nearly parallel, slerp otherwise, normalised after the run */
+        /* nlerp when nearly parallel, slerp otherwise, normalised after the run */
         float ka = wa[k], kb = wb[k];
         if (wide >> k & 1u) {
             float dot = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];

@@ -44,7 +44,7 @@ void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, c
 #define mn_add_poses_reference(base, delta, w, mask, out) \
     mni_add_poses_at(base, delta, w, mask, out, MN_CPU_SCALAR)
 
-/* Slerp weights (blend.c): nlerp above this cos θ (§19). */
+/* Slerp weights (blend.c): nlerp above this cos θ. */
 #define MN_NEARLY_PARALLEL 0.9995f
 /* The series sin(uθ)/sin θ has a fixed eight terms for cos θ >= 0.5; below, it is summed on. */
 #define MN_SERIES_FIXED_TERMS 8
@@ -95,7 +95,7 @@ typedef struct mn_blend_space {
 /*
  * Triangulate `points` (point_count pairs, copied into the arena) with the
  * caller's triangles (triangle_count triples, checked and copied) or, when
- * triangles is NULL, the Delaunay rule of animation-decisions.md §12; find
+ * triangles is NULL, the Delaunay rule (blend_space.c); find
  * the boundary edges.  path names the node for errors.
  * Errors: MN_INVALID_ARGUMENT (fewer than 3 points, duplicates, all
  * collinear, a zero-area triangle), MN_INDEX_RANGE (a triangle index),

@@ -1,5 +1,5 @@
 /*
- * 2D blend spaces (animation-decisions.md §12): a triangulation of the
+ * 2D blend spaces: a triangulation of the
  * children's points, and barycentric weights over it.
  *
  * Spaces are small (a handful to a few dozen points) and built once, so the
@@ -137,7 +137,7 @@ static int compare_triples(const uint32_t *a, const uint32_t *b)
     return 0;
 }
 
-/* Sort triangles by their (sorted) index triples: the canonical order of §12. */
+/* Sort triangles by their (sorted) index triples: one canonical order. */
 static void sort_triangles(uint32_t *tris, uint32_t count)
 {
     for (uint32_t q = 1; q < count; q++)

@@ -1,5 +1,5 @@
 /*
- * Blend trees (animation-decisions.md §7, §8, §11, §12, §15, §21): clip
+ * Blend trees (docs/animation.md): clip
  * leaves with their own clocks, lerps, 1D sets and 2D blend spaces over
  * named parameters, phase-locked sets, evaluated depth-first into a
  * caller's pose.
@@ -196,7 +196,7 @@ static double set_phase(const mn_blend_tree *tree, const bt_node *nd, double tim
 
 /* ---- evaluation --------------------------------------------------------------- */
 
-/* Leaf time to sampling time: wrapped by the duration counted from 0 (§8), or left to clamp. */
+/* Leaf time to sampling time: wrapped by the duration counted from 0, or left to clamp. */
 static float leaf_sample_time(const bt_node *leaf, double t)
 {
     if (!leaf->loop)
@@ -208,7 +208,7 @@ static float leaf_sample_time(const bt_node *leaf, double t)
     return u < d ? (float)u : 0.0f; /* rounding can land a hair below a wrap on d itself */
 }
 
-/* Every leaf starts from the bind pose (§7), then its clip writes what it animates. */
+/* Every leaf starts from the bind pose, then its clip writes what it animates. */
 static void sample_leaf(const mn_blend_tree *tree, const bt_node *leaf, float t, mn_pose *out)
 {
     mn_pose_copy(out, &tree->bind);

@@ -1,6 +1,6 @@
 /*
  * Event tracks: named events at times on a clip's axis, and the walk over
- * the occurrences a span of playback crossed (animation-decisions §17).
+ * the occurrences a span of playback crossed (the rules: marionette/events.h).
  *
  * A track keeps its events sorted by time (stably), so "event order" for
  * ties is a position in one array.  A walk hands occurrences out one at a

@@ -2,7 +2,7 @@
  * Inverse kinematics: ozz-animation's two-bone and aim jobs, written from
  * their published behaviour, with exact arithmetic (double, true square
  * roots and divisions) where ozz uses SIMD estimates.  Rules and their
- * reasons: animation-decisions.md §13 (two-bone) and §14 (aim chain).
+ * reasons: marionette/ik.h and docs/animation.md.
  */
 #include <marionette/ik.h>
 #include <marionette/math.h>

@@ -1,5 +1,5 @@
 /*
- * The clip mixer (model-files-3d's AnimMixer) over a model's whole node
+ * The clip mixer over a model's whole node
  * hierarchy.
  *
  * Everything is laid out at creation, in one arena: the rest pose and the

@@ -202,7 +202,7 @@ static inline void mq_quat_from_vectors(double out[4], const double u[3], const 
 }
 
 /*
- * Scale-from-identity S(q, w) of animation-decisions.md: q moved to the
+ * Scale-from-identity S(q, w) (marionette/blend.h): q moved to the
  * w ≥ 0 hemisphere, then w of the way from identity along the short arc
  * (normalised lerp when nearly identity, where the sine ratio degenerates).
  */

@@ -1,5 +1,5 @@
 /*
- * Retargeting by joint name (animation-decisions.md §1, §2): rotations carried
+ * Retargeting by joint name (the rules: marionette/retarget.h): rotations carried
  * in model space relative to each rest pose, the retarget roots' translation
  * scaled by a leg ratio, everything else at the destination's rest.
  *

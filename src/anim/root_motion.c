@@ -1,6 +1,6 @@
 /*
  * Root motion: the root's rigid motion between two unwrapped times of a
- * looping clip, accumulated over whole cycles (animation-decisions.md §5),
+ * looping clip, accumulated over whole cycles,
  * and pinning the root of a sampled pose to the clip's value at time 0.
  *
  * With r(u) the root's local (translation, rotation) at u in [0, d) and

@@ -1,6 +1,6 @@
 /*
- * Damped springs sampled as pure functions of time (animation-decisions.md
- * §3, §4): look back the settle time, start at rest on the anchor, march one
+ * Damped springs sampled as pure functions of time (marionette/spring.h):
+ * look back the settle time, start at rest on the anchor, march one
  * fixed grid with the exact step matrix of x'' = ω²(a − x) − 2ζω·x'.
  *
  * The exact matrix exponential, rather than semi-implicit Euler, is what

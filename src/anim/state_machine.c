@@ -1,5 +1,5 @@
 /*
- * The state machine (animation-decisions §9, §10, §16, §17, §21): states
+ * The state machine (the rules: marionette/state_machine.h): states
  * are nodes of one blend tree; update advances, reports events, picks at
  * most one transition and enters its state; evaluate blends a fade.
  *

@@ -1,5 +1,5 @@
 /*
- * Pose correctives at play time (character-formats.md §6, §11): arm
+ * Pose correctives at play time (docs/formats.md): arm
  * elevation with the torso's turn taken out, smoothstep weights, the
  * played corrections' weights and point count.
  */

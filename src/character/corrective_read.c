@@ -1,5 +1,5 @@
 /*
- * corrective/index.json (character-formats.md §6, §11 "Correctives"):
+ * corrective/index.json (docs/formats.md):
  * every rule checked at load, paths kept plain so no file outside
  * corrective/ can be named.
  */

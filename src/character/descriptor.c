@@ -1,7 +1,7 @@
 /*
- * format/character_read: character.json, the package descriptor, validated
- * into an mn_character_descriptor whose strings and arrays live in one
- * arena (character-formats.md sections 8 and 11).
+ * character.json, the package descriptor, validated into an
+ * mn_character_descriptor whose strings and arrays live in one arena
+ * (docs/formats.md, "character.json").
  */
 #include <marionette/character/package.h>
 
@@ -17,7 +17,7 @@ struct descriptor_holder {
 
 /* ---- paths ------------------------------------------------------------------- */
 
-/* The plain relative path rule of section 11; allow_up lets it begin with "../" segments. */
+/* The plain relative path rule (docs/formats.md); allow_up lets it begin with "../" segments. */
 static bool plain_path(const char *p, bool allow_up)
 {
     if (!p[0] || p[0] == '/')

@@ -1,5 +1,5 @@
 /*
- * mouth_hidden.bin (character-formats.md §7 and §11 "Mouth list"): the
+ * mouth_hidden.bin (docs/formats.md): the
  * reader, every refusal naming its byte offset, and the gap functions.
  */
 #include <marionette/character/mouth.h>

@@ -1,6 +1,6 @@
 /*
- * rig/character_package: loading a character package (character-formats.md
- * sections 8, 9 and 11).  Every file comes through the resolver, is copied
+ * Loading a character package (docs/formats.md, "Character packages").
+ * Every file comes through the resolver, is copied
  * into the character's arena, and is checked (size, then SHA-256 with
  * libmd) before anything reads it; progress is told after each file.
  *

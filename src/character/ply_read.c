@@ -1,5 +1,5 @@
 /*
- * format/ply_read: the 3D Gaussian Splatting PLY (binary little-endian)
+ * The 3D Gaussian Splatting PLY (binary little-endian)
  * into packed float arrays.  The header is parsed line by line into a
  * property table (name, type, byte offset in the vertex); the required
  * properties are then located by name, so their order in the file is free,

@@ -1,5 +1,5 @@
 /*
- * The slot allocator of section 10: a free list of blocks in ascending
+ * The slot allocator (docs/formats.md, "Slots"): a free list of blocks in ascending
  * offset order, first-fit allocation, coalescing free.
  */
 #include <marionette/character/slots.h>

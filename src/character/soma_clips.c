@@ -1,5 +1,5 @@
 /*
- * clips.json of a version-2 body (character-formats.md §5, §11 "SOMA"):
+ * clips.json of a version-2 body (docs/formats.md):
  * each clip validated on its own — a bad one is left out with its reason,
  * never the whole file — and turned into an ordinary mn_clip so the mixer,
  * blend trees and state machine play it.

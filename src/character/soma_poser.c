@@ -1,5 +1,5 @@
 /*
- * The SOMA poser (character-formats.md §5, §11 "SOMA"): twist helpers by
+ * The SOMA poser (docs/formats.md): twist helpers by
  * swing-twist decomposition, then rig-space worlds and skin matrices.
  * Everything was validated at load; nothing here allocates or branches on
  * input errors.
@@ -53,7 +53,7 @@ void mn_soma_apply_twist(const mn_soma_skeleton *skeleton, mn_pose *pose)
 }
 
 /*
- * out = a · b for affine column-major matrices (§11: every 4×4 here is
+ * out = a · b for affine column-major matrices (every 4×4 here is
  * affine, the last row is ignored and written as 0 0 0 1).  out must not
  * alias a or b.
  */

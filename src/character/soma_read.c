@@ -1,5 +1,5 @@
 /*
- * skeleton.json of a version-2 body (character-formats.md §5, §11 "SOMA"):
+ * skeleton.json of a version-2 body (docs/formats.md):
  * joints in parent-first order, inverse binds, the hips, and the twist
  * segments with their helpers.  Every rule is checked at load so the poser
  * runs without tests per frame.

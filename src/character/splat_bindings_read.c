@@ -1,5 +1,5 @@
 /*
- * format/splat_bindings_read: bindings.bin, each splat's K joint indices
+ * bindings.bin: each splat's K joint indices
  * (u16) and weights (f32).  The size is fixed by the header (16 + 6·count·K,
  * no padding), so any other length is refused before anything is copied.
  */

@@ -1,6 +1,6 @@
 /*
- * deform/splat_skin: the CPU deform of splats bound to a skeleton
- * (character-formats.md sections 9 and 11), on the calling thread.
+ * The CPU deform of splats bound to a skeleton (docs/formats.md,
+ * "bindings.bin and the splat deform"), on the calling thread.
  *
  * Three widths of one rotation kernel (splat_skin_kernel.h): the scalar
  * reference and SSE2 here, AVX2+FMA in splat_skin_avx2.c, chosen at run

@@ -1,5 +1,5 @@
 /*
- * deform/splat_skin_avx2: the splat deform with AVX2 and FMA, eight splats
+ * The splat deform with AVX2 and FMA, eight splats
  * a batch, entered only after the CPU said it has both (mni_splat_level).
  * Only the functions here are compiled for AVX2+FMA, through the target
  * attribute, as skin_avx2.c is.

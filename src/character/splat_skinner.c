@@ -1,5 +1,5 @@
 /*
- * deform/splat_skinner: the splat deform across threads.  The worker threads
+ * The splat deform across threads.  The worker threads
  * start with the skinner and sleep on a condition variable between runs; a
  * run publishes the job, wakes them, works on it from the calling thread
  * too and waits until all are done.  The splats are handed out in chunks

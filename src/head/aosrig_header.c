@@ -1,6 +1,6 @@
 /*
  * The .aosrig header JSON → mn_aosrig_header and the blob list, checked in
- * the order section 11 gives ("The reader's checks, in order"), each flaw
+ * the order docs/formats.md gives ("What the reader checks, in order"), each flaw
  * named by its JSON path ("headExt.regions[2]", "buffers[4].dtype").
  *
  * Every header number is a double (the document is parsed with jansson's

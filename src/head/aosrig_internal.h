@@ -1,7 +1,7 @@
 /*
  * Private: what the .aosrig reader and writer share — the container's fixed
  * numbers, the blobs a pack knows, and the printer that writes JSON exactly
- * as ECMAScript's JSON.stringify does (section 11, "Header bytes").
+ * as ECMAScript's JSON.stringify does (docs/formats.md, "Header bytes").
  */
 #ifndef MN_HEAD_AOSRIG_INTERNAL_H
 #define MN_HEAD_AOSRIG_INTERNAL_H
@@ -77,8 +77,8 @@ typedef struct mn_aosrig_reader {
 /*
  * Read the header document (r->root, already parsed and an object) into
  * r->pack: header, eye_joint, bind_transform and every buffers entry (name,
- * dtype, shape, offset, size; data not yet set), checking section 11's
- * header items in order, up to and including "buffers well-formed with
+ * dtype, shape, offset, size; data not yet set), checking the header items
+ * of docs/formats.md's list in order, up to and including "buffers well-formed with
  * unique names and known dtypes".
  */
 mn_status mni_aosrig_read_header(mn_aosrig_reader *r);

@@ -1,6 +1,6 @@
 /*
  * JSON text exactly as ECMAScript's JSON.stringify prints it with no indent
- * (section 11, "Header bytes"): the bytes of a pack's header must not
+ * (docs/formats.md, "Header bytes"): the bytes of a pack's header must not
  * depend on whose packer wrote them, so numbers follow Number::toString and
  * strings escape only what JSON requires.
  */

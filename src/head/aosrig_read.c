@@ -1,6 +1,6 @@
 /*
  * mn_aosrig_read_*: the .aosrig container, its blobs and their contents,
- * checked in section 11's order ("The reader's checks, in order"); the
+ * checked in the order docs/formats.md gives ("What the reader checks, in order"); the
  * header document itself is aosrig_header.c's.
  *
  * A parsed pack is views: each known blob's pointer points into the bytes
@@ -26,7 +26,7 @@ typedef struct pack_holder {
     struct mn_aosrig_private priv;
 } pack_holder;
 
-/* The blobs a pack knows (section 1's table), with the shape each must have. */
+/* The blobs a pack knows (docs/formats.md's table), with the shape each must have. */
 typedef enum known_blob {
     BLOB_NEUTRAL, BLOB_BASIS, BLOB_BASIS_SCALE, BLOB_FACES, BLOB_QUADS, BLOB_UV,
     BLOB_SKIN_INDEX, BLOB_SKIN_WEIGHT, BLOB_JOINT_PARENTS, BLOB_REST_WORLD,

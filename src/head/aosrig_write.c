@@ -1,6 +1,6 @@
 /*
  * mn_aosrig_write: header and blobs → one .aosrig, byte-exactly as
- * section 11 ("Header bytes") lays it out.
+ * docs/formats.md ("Header bytes") lays it out.
  *
  * The header names each blob's offset, and the offsets depend on the
  * header's own length, so the layout is a fixed-point search: pass n lays

@@ -1,6 +1,6 @@
 /*
  * ARKit-52 face weights into an expression head's control vector
- * (character-formats.md sections 4 and 11): the channel order, the table map
+ * (docs/formats.md, "ARKit-52 maps"): the channel order, the table map
  * (a caller's JSON table resolved once to a flat array of slot terms) and
  * the fitted map (a package's face.arkit: a linear table A, pair correctives
  * C and eyeLook* gaze turns).  Building parses and checks everything; a frame

@@ -1,5 +1,5 @@
 /*
- * The expression head's forward and pose (character-formats.md section 2):
+ * The expression head's forward and pose (docs/formats.md):
  * the scalar reference kernel and the choice of kernel.
  *
  *   p[v]  = neutral[v] + Σ_e c[e]·basisScale[e]·basis[v,e]    (the basis sum)

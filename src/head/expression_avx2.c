@@ -6,7 +6,7 @@
  *
  * A vertex's row is 3E halves, x y z per coefficient, and coef3 is the same
  * length.  Eight halves at a time are widened by vcvtph2ps (exact, as the
- * spec's f16 rule asks) and multiply-added against coef3.  Eight lanes do
+ * f16 rule asks) and multiply-added against coef3.  Eight lanes do
  * not divide into x y z triples, but 24 do: the row is walked in blocks of
  * 24 halves with three accumulators, so lane l of accumulator m always holds
  * component (8m + l) mod 3 and the three are folded into x, y, z once per

@@ -1,7 +1,7 @@
 /*
  * Private to marionette: one frame of an expression-basis head (the maths of
- * character-formats.md section 2) as the kernels receive it, the kernels
- * themselves, and the per-vertex steps every kernel shares.  The head object
+ * docs/formats.md, "The head's forward and pose") as the kernels receive it,
+ * the kernels themselves, and the per-vertex steps every kernel shares.  The head object
  * (src/head/runtime.c) fills a frame from its pack and state; the kernels differ
  * only in how they sum the basis, so scalar and SIMD give the same eyes, seam
  * and skinning to the bit once the sums agree.  Not installed.

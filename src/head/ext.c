@@ -1,6 +1,6 @@
 /*
- * head_ext, the expression head's control vector (character-formats.md
- * sections 3 and 11): the split into coefficients and gaze, region slices,
+ * head_ext, the expression head's control vector (docs/formats.md, "The
+ * control vector"): the split into coefficients and gaze, region slices,
  * control names, the reduced view's widening, and gaze to eye rotations.
  * All of it is slicing over the pack's layout: nothing allocates.
  */

@@ -1,6 +1,6 @@
 /*
  * IEEE half precision: exact decoding (scalar, and F16C where the CPU has
- * it) and round-to-nearest-even encoding, as section 11 ("f16") fixes them.
+ * it) and round-to-nearest-even encoding, as docs/formats.md ("f16") fixes them.
  *
  * The scalar decoder is the reference: F16C's vcvtph2ps gives the same
  * bits for every half (normals, subnormals, zeros, infinities; a signalling

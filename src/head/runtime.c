@@ -1,6 +1,6 @@
 /*
- * The expression head a game drives (character.md's GnmRigBackend on the
- * CPU): a parsed .aosrig pack plus one character's state — the joint worlds
+ * The expression head a game drives on the CPU:
+ * a parsed .aosrig pack plus one character's state — the joint worlds
  * and the skinning rows folded from them, the last override set, an optional
  * ARKit map — and the scratch a frame needs, all in one block made at
  * creation.  The maths of a frame is src/head/expression.c; this file

@@ -1,7 +1,8 @@
 /*
  * Seeing a head: the debug colourings (one packed RGBA per vertex) and the
- * transform that fits its bounds to a view (character.md's jointTint,
- * heightTint, uvTint, flatTint, packRgba, fitVertsTransform).  None of this
+ * transform that fits its bounds to a view (mn_head_joint_tint,
+ * mn_height_tint, mn_uv_tint, mn_flat_tint, mn_pack_rgba,
+ * mn_fit_verts_transform).  None of this
  * is on a frame's path; it only has to make a rig bug obvious.
  */
 #include <marionette/head/head.h>

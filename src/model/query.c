@@ -1,7 +1,7 @@
 /*
  * Pure functions over a loaded mn_model: attribute lookup, node matrices at
- * rest, skin influences, vertex colours, the stride-8 triangle soup of
- * model-files-3d, and the world-space bounds the reader stores on the model.
+ * rest, skin influences, vertex colours, the stride-8 triangle soup, and
+ * the world-space bounds the reader stores on the model.
  *
  * A reader's model is validated, so nothing here can fail on one.  Models
  * built by hand get the same guarantee of memory safety: an accessor index

@@ -1,5 +1,5 @@
 /*
- * MTL text → materials (parseMtl of model-files-3d.md).
+ * MTL text → materials.
  *
  * A library is a list of `newmtl NAME` blocks; the keys read are the ones
  * the OBJ loader has a use for (Kd, Ka, Ks, Ns, d, Tr, Ke, map_Kd).  MTL

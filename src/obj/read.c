@@ -1,5 +1,5 @@
 /*
- * OBJ text → mn_obj (parseObj of model-files-3d.md), then its MTL libraries.
+ * OBJ text → mn_obj, then its MTL libraries.
  *
  * One pass over the text, line by line, without copying it: every line the
  * statement parsers see ends in '\n' (obj/internal.h), so the number

@@ -1,5 +1,5 @@
 /*
- * Model instances (model-files-3d's Model, ModelHandle, spawn): the rig that
+ * Model instances: the rig that
  * many instances share, and the instance that places, animates and deforms
  * it.  The crowd's thread pool is in crowd.c.
  *

@@ -1,5 +1,5 @@
 /*
- * The voxel exporter's model (voxel_export.h says what it holds): nodes in
+ * The voxel exporter's model (voxel/export.h says what it holds): nodes in
  * the part tree with their rest transforms, part meshes or the skinned mesh,
  * and every rig animation baked into LINEAR translation and rotation keys.
  *

@@ -1,5 +1,5 @@
 /*
- * interface.json (voxel-rig-format.md) and the joint entries the exporter
+ * interface.json (docs/formats.md) and the joint entries the exporter
  * mirrors into driven nodes' extras, printed by hand so that numbers keep
  * their authored look (a rest of 0.2 prints as 0.2, the shortest decimal
  * that reads back to the same float) and the same rig always gives the same

@@ -1,6 +1,6 @@
 /*
  * F-curves: the keyframed scalar curves of a voxel rig's animations, sampled
- * exactly as shared/spec/voxel-rig-format.md ("F-curve sampling") says.
+ * exactly as docs/formats.md ("F-curves") says.
  *
  * Where t falls:
  *   - one-shot: before the first key the first key's value, at or after the
@@ -92,7 +92,7 @@ static inline double bezier01(double c1, double c2, double s)
     return 3.0 * r * r * s * c1 + 3.0 * r * s * s * c2 + s * s * s;
 }
 
-/* Solved to this in x on the unit segment: 1e-12, far below the spec's 1e-9 of T. */
+/* Solved to this in x on the unit segment: 1e-12, far below the promised 1e-9 of T. */
 #define SOLVE_TOLERANCE 1e-12
 
 /*

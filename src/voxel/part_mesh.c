@@ -1,7 +1,7 @@
 /*
  * Part meshes: a voxel part's (or a static or skinned model's) GLB decoded
  * into the flat arrays a renderer and the CPU skinner take
- * (voxel-rig-format.md "Artifacts of one model").
+ * (docs/formats.md, "Part meshes").
  *
  * A part's geometry is every triangle primitive instanced by the default
  * scene (scene 0 when none is named, every root when there are no scenes),

@@ -1,5 +1,5 @@
 /*
- * Posing a voxel rig (shared/spec/voxel-rig-format.md, "Posing"):
+ * Posing a voxel rig (docs/formats.md, "Posing"):
  *
  *     world(part) = world(parent) · J1 · J2 · … · Jn     (declared order)
  *     J           = Mount · Driven
@@ -127,7 +127,7 @@ void mn_voxel_mount_affine(const mn_voxel_rig *rig, uint32_t joint, double out[1
  * nearest multiple k of pi/2 (pi/2 split in two so k·PIO2_HI is exact), then
  * Taylor series to the 13th / 14th power on |r| <= pi/4: truncation below
  * 3e-14, far closer than the float sinf/cosf used before, and far inside
- * the spec's 1e-4 voxel.  The quadrant is picked with masks, not branches
+ * the 1e-4 voxel posing is held to.  The quadrant is picked with masks, not branches
  * (its sign is a coin toss to a predictor).  Angles beyond TRIG_FAST
  * radians, and NaN, go to the library.  The scalar path does the same
  * operations in the same order as each SIMD lane: the same bits.

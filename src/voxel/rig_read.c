@@ -1,5 +1,5 @@
 /*
- * rig.json → mn_voxel_rig: the reading half of voxel-rig-format.md.
+ * rig.json → mn_voxel_rig: the reading half of docs/formats.md, "rig.json".
  *
  * The document is parsed with jansson, then read in the order its parts
  * depend on one another: parts (names first, then parents, because a parent

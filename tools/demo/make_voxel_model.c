@@ -9,7 +9,7 @@
  * as an "mc-skinned" model).  The output is a pure function of this file, so
  * test_part_mesh regenerates it and compares it with the committed bytes.
  *
- * The arm stands on +Y in voxel coordinates (voxel-rig-format.md):
+ * The arm stands on +Y in voxel coordinates (docs/formats.md, "Voxel rigs"):
  *
  *   part   parent  pivot       geometry (voxels)            GLB encoding
  *   base   -       (2, 0, 2)   box [0,4]x[0,2]x[0,4]        separate views, f32 VEC3 COLOR_0, u16 indices

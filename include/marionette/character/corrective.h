@@ -6,7 +6,7 @@
  * has up to two drives (left and right side); a drive's weight rises by
  * smoothstep from fromDeg to toDeg of its arm's elevation.  At most
  * MN_CORRECTIONS_PLAYED corrections play (four weights: slot = 2·correction
- * + side).  Formats and maths: character-formats.md §6 and §11 "Correctives".
+ * + side).  Format and maths: docs/formats.md ("corrective/index.json").
  */
 #ifndef MARIONETTE_CHARACTER_CORRECTIVE_H
 #define MARIONETTE_CHARACTER_CORRECTIVE_H

@@ -7,7 +7,7 @@
  * closed.  mouth_hidden.bin lists those splats with the two lip vertices of
  * the head whose distance opens the mouth; a renderer fades each listed
  * splat by mn_mouth_hidden_alpha(gap) and pushes plugs back along forward by
- * mn_mouth_plug_push(gap).  Layout (little-endian, character-formats.md §7):
+ * mn_mouth_plug_push(gap).  Layout (little-endian; docs/formats.md):
  *
  *     "MHID" u32 version (1) u32 count  f32 up[3]  f32 forward[3]
  *     count × { u32 row, u8 kind (1 plug, 2 inside, 3 band), u8 pad[3], u32 upper, u32 lower }

@@ -2,7 +2,7 @@
  * marionette/character/package.h — character packages: character.json (the
  * descriptor) validated, and every file it names read through a resolver,
  * its size and SHA-256 checked, with progress reported in bytes
- * (character-formats.md sections 8 and 11).
+ * (docs/formats.md, "character.json").
  *
  * What a load holds: the descriptor; the splats (character.ply) and their
  * bindings (bindings.bin) read (splat.h); the SOMA skeleton (skeleton.json,
@@ -49,7 +49,7 @@ typedef struct mn_character_file {
 } mn_character_file;
 
 /*
- * character.json, validated.  Rules (section 11): format "aosrig-splat";
+ * character.json, validated.  Rules: format "aosrig-splat";
  * version 2 with rig "aosrig-v2" (version 1, a rig.glb body, and any other
  * version are refused: "unsupported version N"); units "m"; splatCount a
  * positive integer; headVertexCount an integer ≥ 0; jointNames unique
@@ -172,7 +172,7 @@ typedef struct mn_character {
 
 /*
  * Load the package whose descriptor is base_dir/descriptor_name
- * ("character.json") through the resolver, in the order of section 11:
+ * ("character.json") through the resolver, in this order:
  * the descriptor, then `files` in the descriptor's order, the shared clip
  * pack, the face table, the corrective index (corrective/index.json unless
  * the descriptor names another) and the played corrections' files

@@ -9,7 +9,8 @@
  *     mn_clip_sample(clips->clips[0].clip, t, &pose);   // or any mixer / blend tree output
  *     mn_soma_pose(sk, &pose, worlds, skin);            // twist helpers, then skin matrices
  *
- * Formats and maths: character-formats.md §5 and §11 "SOMA".  Matrices here
+ * Formats and maths: docs/formats.md ("skeleton.json and the twist helpers",
+ * "clips.json").  Matrices here
  * are column-major (the SOMA convention, as the rest of marionette), points
  * are column vectors, quaternions x y z w.  Reports of dropped clips carry a
  * name and a status code from marionette's table, so tests compare codes.
@@ -95,7 +96,7 @@ MN_API void mn_soma_rest_pose(const mn_soma_skeleton *skeleton, mn_pose *pose);
 /*
  * Apply the twist rule to pose (which the mixer and any head aim filled):
  * for each segment, the twist of the child's current local rotation about
- * the segment axis (swing-twist decomposition, §11), and each helper's
+ * the segment axis (swing-twist decomposition: mn_soma_twist_angle), and each helper's
  * rotation = baseLocalRotation ⊗ twist^fraction.  Allocation-free.
  * Precondition: pose->joint_count ≥ skeleton->joint_count.
  */
@@ -104,7 +105,7 @@ MN_API void mn_soma_apply_twist(const mn_soma_skeleton *skeleton, mn_pose *pose)
 /*
  * The poser: mn_soma_apply_twist, then every joint's rig-space world
  * (worlds, 16 floats a joint, column-major) and skin matrix (skin = world ·
- * inverseBind, 16 floats a joint).  The products are affine (§11): the
+ * inverseBind, 16 floats a joint).  The products are affine: the
  * last rows are ignored and written as 0 0 0 1.  worlds and skin are caller
  * storage of 16 × joint_count floats that do not overlap; skin may be NULL.
  * Allocation-free.
@@ -112,7 +113,8 @@ MN_API void mn_soma_apply_twist(const mn_soma_skeleton *skeleton, mn_pose *pose)
 MN_API void mn_soma_pose(const mn_soma_skeleton *skeleton, mn_pose *pose, float *worlds,
                          float *skin);
 
-/* The twist angle (radians) of rotation q about the unit axis, as §11 defines it (θ in (−2π, 2π]). */
+/* The twist angle (radians) of rotation q about the unit axis: s = v·axis for q = (v, w), (w, s)
+   negated when w < 0, θ = 2·atan2(s, w), 0 when both are 0 (θ in (−2π, 2π]). */
 MN_API float mn_soma_twist_angle(const float q[4], const float axis[3]);
 
 /* ---- clips --------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * marionette/character/splat.h — Gaussian splats bound to a skeleton: the 3DGS PLY,
  * the bindings (bindings.bin), and the CPU deform of the splats' centres and
- * rotations (character-formats.md sections 9 and 11).
+ * rotations (docs/formats.md, "character.ply", "bindings.bin and the splat deform").
  *
  * The PLY is read whole into packed float arrays (x y z, rotations, scales,
  * opacity, colours); the bindings give each splat K joint indices and
@@ -53,7 +53,7 @@ typedef struct mn_splat_read_options {
 
 /*
  * Read a binary little-endian 3DGS PLY from memory into *out (zeroed on
- * failure; free with mn_splat_cloud_free).  Header rules (section 11):
+ * failure; free with mn_splat_cloud_free).  Header rules:
  * properties are found by name in any order; x y z, f_dc_0..2, opacity,
  * scale_0..2, rot_0..3 are required and, like every f_rest_N (N running
  * 0..n-1 with none missing or twice), must be `float` (or `float32`); other
@@ -117,8 +117,8 @@ MN_API void mn_splat_bindings_free(mn_splat_bindings *bindings);
 /* ---- the deform ---------------------------------------------------------------- */
 
 /*
- * plyToCharacter (12 numbers, a row-major 3×4 affine) checked as section 11
- * requires: its 3×3 must be the identity (exactly; the PLY's axes are kept),
+ * plyToCharacter (12 numbers, a row-major 3×4 affine) checked: its 3×3
+ * must be the identity (exactly; the PLY's axes are kept),
  * every number finite.  On success writes its translation (indices 3, 7, 11)
  * to translation[3].  Errors: MN_INVALID_VALUE, MN_NOT_FINITE.
  */

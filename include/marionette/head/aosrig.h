@@ -1,7 +1,7 @@
 /*
  * marionette/head/aosrig.h — `.aosrig` packs: an expression-basis head in one file.
  *
- * A pack (shared/spec/character-formats.md sections 1 and 11) is a 16-byte
+ * A pack (docs/formats.md, "Expression heads") is a 16-byte
  * preamble (magic "AOSRIG\0\0", the header length H as u32, a reserved u32),
  * H bytes of header JSON, then 8-byte-aligned blobs: the neutral mesh, an f16
  * expression basis with a per-coefficient scale, faces, skinning to a small
@@ -13,8 +13,8 @@
  *         use(pack->neutral + 3 * v);
  *     mn_aosrig_free(pack);
  *
- * Reading validates everything section 11 lists ("The reader's checks, in
- * order"), in that order, and stops at the first flaw with an mn_error whose
+ * Reading validates everything docs/formats.md lists ("What the reader
+ * checks, in order"), in that order, and stops at the first flaw with an mn_error whose
  * path names the field or blob ("headExt.regions[2]", "buffers[7]") and
  * whose message says what is wrong, naming the blob ("buffers[7]: blob
  * \"skinWeight\": half 3 (0x7e00) is not finite").  Every blob is a VIEW
@@ -22,7 +22,8 @@
  * f16 to f32 on load.
  *
  * Writing (mn_aosrig_write) takes the same header struct the reader fills and
- * a list of blobs, and produces the byte-exact container of section 11: the
+ * a list of blobs, and produces the byte-exact container (docs/formats.md,
+ * "Header bytes"): the
  * same inputs always give the same bytes, so reading a pack and writing its
  * header and blobs back gives the original bytes (for any pack the writer
  * made).
@@ -80,7 +81,7 @@ MN_API const char *mn_aosrig_dtype_name(mn_aosrig_dtype dtype);
 /* Bytes per element (4, 2, 1, 2, 4, 4); 0 out of range. */
 MN_API size_t mn_aosrig_dtype_size(mn_aosrig_dtype dtype);
 
-/* The unit of every length a pack stores (section 11, Units). */
+/* The unit of every length a pack stores (neutral, basis × scale, seam, eyes, translations). */
 typedef enum mn_aosrig_units {
     MN_AOSRIG_METRES = 0,      /* "m" */
     MN_AOSRIG_CENTIMETRES      /* "cm" */
@@ -101,7 +102,7 @@ typedef struct mn_aosrig_region {
                                   of the region, 0..count (0 when !has_reduced) */
 } mn_aosrig_region;
 
-/* headExt: the control vector's layout (section 3). */
+/* headExt: the control vector's layout (the coefficients region by region, then 4 gaze angles). */
 typedef struct mn_aosrig_head_ext {
     uint32_t dim;              /* expr_dim + gaze_dim */
     uint32_t expr_dim;         /* = coeff_count */
@@ -132,7 +133,7 @@ typedef struct mn_aosrig_header {
                                   doubles (re-packing writes exactly these); the identity when
                                   !has_bind_transform */
     const char *mouth_json;    /* "mouth": JSON text of any non-null value, NULL when absent.
-                                  Reader: compact, as section 11 prints it.  Writer: any JSON
+                                  Reader: compact, as the writer prints it.  Writer: any JSON
                                   text; it is parsed and re-printed (members in their order) */
     const char *source_json;   /* "source", free-form provenance, the same way; never read */
 } mn_aosrig_header;
@@ -266,12 +267,13 @@ typedef struct mn_aosrig_write_options {
 
 /*
  * Pack `header` and `blobs` (in that order) into one .aosrig, byte-exactly
- * as section 11 says: header JSON printed as ECMAScript's JSON.stringify
- * would (members in the fixed order, shortest round-trip numbers), blobs at
- * 8-byte boundaries with zero padding, the header length found in at most
- * four layout passes.  Blobs are copied verbatim: the writer checks that
- * they can be encoded, not that a reader would accept them (mn_aosrig_read
- * is the judge), so tests can build flawed packs with it.
+ * as docs/formats.md ("Header bytes") lays it out: header JSON printed as
+ * ECMAScript's JSON.stringify would (members in the fixed order, shortest
+ * round-trip numbers), blobs at 8-byte boundaries with zero padding, the
+ * header length found in at most four layout passes.  Blobs are copied
+ * verbatim: the writer checks that they can be encoded, not that a reader
+ * would accept them (mn_aosrig_read is the judge), so tests can build flawed
+ * packs with it.
  * On success *out_data (allocated with options->allocator; free it with
  * mn_aosrig_bytes_free and the same allocator) holds *out_size bytes.
  * Errors (err names the field or blob):

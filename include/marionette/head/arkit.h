@@ -1,6 +1,6 @@
 /*
  * marionette/head/arkit.h — driving an expression head from ARKit-52 face
- * weights (shared/spec/character-formats.md sections 4 and 11).
+ * weights (docs/formats.md, "ARKit-52 maps").
  *
  * ARKit's 52 blendshape weights come in a fixed channel order
  * (mn_arkit_channel_name).  A map turns one such vector into a head's

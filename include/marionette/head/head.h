@@ -3,8 +3,8 @@
  * (head_ext), gaze, its CPU forward and pose, joint overrides, and the debug
  * colourings and view fit a preview needs.
  *
- * A head is posed from a parsed .aosrig pack (aosrig.h) by the maths of
- * shared/spec/character-formats.md section 2:
+ * A head is posed from a parsed .aosrig pack (aosrig.h) by this maths
+ * (docs/formats.md, "The head's forward and pose"):
  *
  *     forward  p[v] = neutral[v] + Σ_e c[e]·basisScale[e]·basis[v,e]
  *              then each eye (left, then right) turns the vertex about its
@@ -29,7 +29,7 @@
  * Conventions that differ from the rest of marionette because the pack's
  * format fixes them: matrices here are ROW-MAJOR 4x4 (translation at floats
  * 3, 7, 11), points column vectors.  Quaternions keep marionette's x y z w
- * order (the spec writes w x y z).
+ * order (the pack's format writes w x y z).
  *
  * Units: forward returns the pack's units; pose takes joint worlds in metres
  * and returns metres (a "cm" pack's output is scaled by 0.01 and caller joint
@@ -191,7 +191,7 @@ typedef struct mn_joint_override {
 } mn_joint_override;
 
 /*
- * Rebuild the joint worlds from the rest with these overrides (section 11):
+ * Rebuild the joint worlds from the rest with these overrides:
  * an overridden joint's local is restLocal·R(q), a turn about its own origin
  * in its own rest axes; joints below it follow their parents; every other
  * joint keeps its restWorld exactly.  Unknown names are skipped, a repeated

@@ -1,6 +1,6 @@
 /*
- * marionette/voxel/controller.h — the voxel rig controller: the VoxelRig /
- * SkinnedVoxelRig driving surface of shared/spec/voxel-runtime.md, without a
+ * marionette/voxel/controller.h — the voxel rig controller: what a game
+ * drives a loaded voxel model through, rigged or skinned, without a
  * renderer.  A game (or a review tool) loads a produced model, sets its
  * caller joints, plays its animations, advances a clock, and draws the
  * outputs: one world matrix per part and, for a skinned model, the posed
@@ -19,7 +19,7 @@
  *     mn_voxel_controller_free(c);
  *
  * VALUES
- *   Every joint's value is, as voxel-rig-format.md's posing rule says, the
+ *   Every joint's value is, as the posing rule says (docs/formats.md), the
  *   value of a playing animation that drives it, else the caller's value
  *   (mn_voxel_controller_pose), else its rest; then clamped to [min, max].
  *   The caller may set any joint, auto joints included.

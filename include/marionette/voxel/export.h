@@ -1,7 +1,7 @@
 /*
- * marionette/voxel/export.h — a voxel model as one glTF: the exporter of
- * shared/spec/voxel-runtime.md ("Exporting to glTF"), with the frames, names
- * and interface.json of shared/spec/voxel-rig-format.md ("The exporter").
+ * marionette/voxel/export.h — a voxel model as one glTF file a game engine
+ * loads, and its joint interface beside it (interface.json); docs/formats.md
+ * ("Exporting a voxel rig to glTF", "interface.json") has both formats.
  *
  *     mn_voxel_export_options o = {.rate = 60};
  *     mn_error err;
@@ -46,7 +46,7 @@
  *     the duration, equals its first.
  *   - nodes with caller joints: extras {"joints": [<their interface entries>]}.
  *
- * THE INTERFACE (interface.json, voxel-rig-format.md): every caller joint in
+ * THE INTERFACE (interface.json): every caller joint in
  * rig.json order: name, node (part name), node_index, kind, axis (the joint's
  * unit axis in the node's frame), min, max, rest (radians; translations in
  * exported units, i.e. voxels × S); every animation's name, loop, autoPlay

@@ -1,7 +1,7 @@
 /*
  * marionette/voxel/rig.h — voxel rigs: rig.json, part meshes, F-curves, posing.
  *
- * A voxel rig (shared/spec/voxel-rig-format.md fixes every rule used here) is
+ * A voxel rig (docs/formats.md, "Voxel rigs", states every rule used here) is
  * a forest of parts, each with a pivot, moved by single-axis joints (rotation
  * in radians or translation in voxels) with ranges and optional mounts, and
  * animated by F-curve tracks.  The geometry is one GLB per part
@@ -56,8 +56,8 @@ typedef struct mn_fcurve {
 } mn_fcurve;
 
 /*
- * The curve's value at t milliseconds (voxel-rig-format.md "F-curve
- * sampling": clamped ends for one-shots, floor-modulo wrap and the closing
+ * The curve's value at t milliseconds (docs/formats.md, "F-curves":
+ * clamped ends for one-shots, floor-modulo wrap and the closing
  * segment for loops, Bézier solved for x(s) = t to 1e-9 of the segment, auto
  * handles clamped so the curve never leaves its keys' range).  Pure and
  * allocation-free.  A curve with no keys gives 0.
@@ -229,8 +229,8 @@ typedef struct mn_voxel_pose_input {
 } mn_voxel_pose_input;
 
 /*
- * poseRig: world matrices of every part (16 floats each, part index order)
- * by voxel-rig-format.md's formula — parents first, each part's joints
+ * World matrices of every part (16 floats each, part index order) by the
+ * posing rule (docs/formats.md, "Posing") — parents first, each part's joints
  * composed in declared order as Mount · Driven, values = animation value,
  * else caller, else rest, clamped to [min, max].  out_values (joint_count,
  * optional) receives the final clamped values.  input may be NULL (rest).
