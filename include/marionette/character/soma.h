@@ -114,7 +114,7 @@ MN_API void mn_soma_pose(const mn_soma_skeleton *skeleton, mn_pose *pose, float 
                          float *skin);
 
 /* The twist angle (radians) of rotation q about the unit axis: s = v·axis for q = (v, w), (w, s)
-   negated when w < 0, θ = 2·atan2(s, w), 0 when both are 0 (θ in (−2π, 2π]). */
+   negated when w < 0, θ = 2·atan2(s, w), 0 when both are 0; so θ lies in [−π, π]. */
 MN_API float mn_soma_twist_angle(const float q[4], const float axis[3]);
 
 /* ---- clips --------------------------------------------------------------- */
