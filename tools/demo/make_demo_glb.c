@@ -1,6 +1,6 @@
 /*
  * make_demo_glb — writes a small but complete skinned, animated GLB byte by
- * byte, with no library help, so `make demo` has a model the build made itself.
+ * byte, with no library help, so the examples have a model the build made itself.
  *
  *     make_demo_glb OUT.glb [--joints u8|u16]
  *
