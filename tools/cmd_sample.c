@@ -5,7 +5,7 @@
  * What the runtime computes, dumped: every node's world matrix, the morph
  * weights of nodes whose mesh has targets, and world-space vertex positions,
  * at the times asked, for the rest pose and for each chosen clip.  The JSON
- * shape ("marionette-sample/1") is fixed by ../shared/spec/sample-json.md,
+ * shape ("marionette-sample/1") is fixed by docs/cli.md ("sample --json"),
  * because other implementations are compared with it number by number (see
  * tests/reference/crosscheck.mjs, which holds it against three.js).
  *
