@@ -401,7 +401,8 @@ MN_API void mn_model_rest_worlds(const mn_model *model, float *out);
 /*
  * Skin influences of a primitive in the layout of the triangle soup below:
  * 4 joints and 4 weights per vertex from JOINTS_0/WEIGHTS_0, weights
- * normalised to sum 1 (all-zero → [1,0,0,0]).  joints/weights hold
+ * divided by their sum when it is positive and finite (however close to 1),
+ * else [1,0,0,0] (all zeros, a negative or NaN sum).  joints/weights hold
  * 4 × vertex_count each.  Returns false when the primitive has no JOINTS_0/WEIGHTS_0.
  */
 MN_API bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *primitive,

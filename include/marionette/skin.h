@@ -116,11 +116,12 @@ MN_API mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level);
 /*
  * A glTF primitive prepared for deformation: rest streams as packed floats,
  * every JOINTS_n/WEIGHTS_n set merged into influence_count influences a vertex
- * with weights normalised on load (each vertex's scaled to sum 1; a vertex
- * whose weights sum to zero is bound wholly to its first influence,
- * [1,0,0,0], rather than collapsing to the origin), morph target deltas as
- * packed floats.  Immutable after creation:
- * share it between instances and threads.
+ * with weights normalised on load by mn_primitive_skin_influences' rule over
+ * all of them (each vertex's scaled to sum 1; a vertex whose weights sum to
+ * zero, or to no positive finite number, is bound wholly to its first
+ * influence, [1,0,...], rather than collapsing to the origin), morph target
+ * deltas as packed floats.  Immutable after creation: share it between
+ * instances and threads.
  */
 typedef struct mn_deform_mesh {
     uint32_t mesh, primitive;      /* where it came from */

@@ -14,8 +14,8 @@
 
 #include "core/core.h"
 #include "deform/internal.h"
+#include "model/model.h"
 
-#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -155,22 +155,6 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
 
 /* ---- filling the block --------------------------------------------------------- */
 
-/* Weights of one vertex scaled to sum 1; a sum of zero (or NaN, or infinite) gives [1, 0, ...]. */
-static void normalise_weights(float *w, size_t ic)
-{
-    float sum = 0.0f;
-    for (size_t k = 0; k < ic; k++)
-        sum += w[k];
-    if (sum > 0.0f && sum <= FLT_MAX) {
-        for (size_t k = 0; k < ic; k++)
-            w[k] /= sum;
-    } else {
-        w[0] = 1.0f;
-        for (size_t k = 1; k < ic; k++)
-            w[k] = 0.0f;
-    }
-}
-
 /*
  * Merge every JOINTS_n/WEIGHTS_n set into ic = 4 × sets influences a vertex,
  * set n at influences 4n .. 4n+3.  scratch holds 4 × vertex_count values.
@@ -200,7 +184,7 @@ static uint32_t fill_influences(const mn_model *model, const mn_primitive *p, co
             memcpy(weights + v * ic + 4 * s, w32 + 4 * v, 4 * sizeof(float));
     }
     for (size_t v = 0; v < n; v++)
-        normalise_weights(weights + v * ic, ic);
+        mni_skin_weights_normalise(weights + v * ic, weights + v * ic, ic);
     return bound;
 }
 

@@ -2,7 +2,8 @@
  * The model folder's interface: what every reader that fills an mn_model
  * (glTF, OBJ through the builder, voxel exports) shares with the model
  * utilities — the model's owner (its arena and what it must release), the
- * bounds every load computes, and the scalar reference of accessor unpacking.
+ * bounds every load computes, the rule that normalises skin weights, and the
+ * scalar reference of accessor unpacking.
  * Not installed.
  */
 #ifndef MN_MODEL_MODEL_H
@@ -12,6 +13,16 @@
 #include <marionette/model.h>
 
 #include "core/core.h"
+
+#include <float.h>
+#include <stddef.h>
+
+#if defined(__SSE2__) && !defined(MN_NO_SIMD)
+#define MNI_MODEL_SSE2 1
+#include <emmintrin.h>
+#else
+#define MNI_MODEL_SSE2 0
+#endif
 
 /* Bytes handed out by a custom resolver, given back by mn_model_free. */
 typedef struct mn_resolved {
@@ -45,6 +56,41 @@ mn_status mni_model_compute_bounds(mn_model *model, const mn_allocator *allocato
  */
 size_t mni_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
                                         size_t out_capacity);
+
+/* ---- skin influences ------------------------------------------------------------------------ */
+
+/*
+ * The one weight rule of the library: the n weights of a vertex (its
+ * WEIGHTS_n influences) scaled to sum 1, which glTF asks of a file and a
+ * runtime makes sure of.  out[k] = in[k] / s with s = in[0] + in[1] + ...
+ * summed in index order; every positive finite s rescales, however close to 1
+ * (no epsilon, so the results do not depend on how far off a file is).  A sum
+ * that is zero, negative, NaN or infinite gives [1, 0, 0, ...]: the vertex
+ * follows its first influence.  n >= 1; out may be in.  Inline because the
+ * load-time bounds call it for every skinned vertex.  With SSE2 each group of
+ * four divides in one instruction (compilers do not find it themselves): every
+ * lane divides by the same sum, so the bits are the scalar loop's, which
+ * MN_NO_SIMD builds run alone.
+ */
+static inline void mni_skin_weights_normalise(const float *in, float *out, size_t n)
+{
+    float sum = in[0];
+    for (size_t k = 1; k < n; k++)
+        sum += in[k];
+    if (sum > 0.0f && sum <= FLT_MAX) {
+        size_t k = 0;
+#if MNI_MODEL_SSE2
+        for (; k + 4 <= n; k += 4)
+            _mm_storeu_ps(out + k, _mm_div_ps(_mm_loadu_ps(in + k), _mm_set1_ps(sum)));
+#endif
+        for (; k < n; k++)
+            out[k] = in[k] / sum;
+    } else {
+        out[0] = 1.0f;
+        for (size_t k = 1; k < n; k++)
+            out[k] = 0.0f;
+    }
+}
 
 /* ---- the owner (owner.c) ------------------------------------------------------------------- */
 

@@ -24,13 +24,6 @@
 #include <math.h>
 #include <string.h>
 
-#if defined(__SSE2__) && !defined(MN_NO_SIMD)
-#define MN_MODEL_SSE2 1
-#include <emmintrin.h>
-#else
-#define MN_MODEL_SSE2 0
-#endif
-
 enum { CHUNK = 256 };
 
 /* ---- attribute access ------------------------------------------------------- */
@@ -199,19 +192,6 @@ void mn_model_rest_worlds(const mn_model *model, float *out)
 
 /* ---- skin influences and colours -------------------------------------------- */
 
-/* Weights scaled to sum 1; a quad summing to zero (or NaN) becomes [1,0,0,0]. */
-static void normalise_weights(float w[4])
-{
-    float sum = w[0] + w[1] + w[2] + w[3];
-    if (sum > 0.0f && sum <= FLT_MAX) {
-        for (int k = 0; k < 4; k++)
-            w[k] /= sum;
-    } else {
-        w[0] = 1.0f;
-        w[1] = w[2] = w[3] = 0.0f;
-    }
-}
-
 /* JOINTS_0 and WEIGHTS_0 when both are present as VEC4. */
 static bool skin_accessors(const mn_model *model, const mn_primitive *primitive,
                            const mn_accessor **joints, const mn_accessor **weights)
@@ -235,7 +215,7 @@ bool mn_primitive_skin_influences(const mn_model *model, const mn_primitive *pri
         chunk_u32(ja, first, n, 4, j);
         chunk_floats(wa, first, n, 4, weights + 4 * first);
         for (size_t v = 0; v < n; v++)
-            normalise_weights(weights + 4 * (first + v));
+            mni_skin_weights_normalise(weights + 4 * (first + v), weights + 4 * (first + v), 4);
         /* glTF joints are u8/u16, so the clip to UINT16_MAX never bites on a valid file */
         for (size_t i = 0; i < 4 * n; i++)
             joints[4 * first + i] = (uint16_t)(j[i] > UINT16_MAX ? UINT16_MAX : j[i]);
@@ -532,7 +512,7 @@ static bool joints_below(const mn_accessor *a, size_t count, uint32_t limit)
 
 /* ---- the three placements, over n packed xyz points ---- */
 
-#if MN_MODEL_SSE2
+#if MNI_MODEL_SSE2
 /* Vector r of the running box: its lanes hold the axes (r, r+1, r+2, r) mod 3. */
 static __m128 box_lanes(const float v[3], int r)
 {
@@ -583,7 +563,7 @@ static size_t scan_box_sse2(const float *p, size_t n, bounds_box *box)
 static void scan_box(const float *p, size_t n, bounds_box *box)
 {
     size_t i = 0;
-#if MN_MODEL_SSE2
+#if MNI_MODEL_SSE2
     i = scan_box_sse2(p, n, box);
 #endif
     for (; i < n; i++)
@@ -606,19 +586,7 @@ static inline const float *influence_matrix(const bounds_instance *inst, uint32_
     return j < inst->joint_count ? inst->palette + 16 * (size_t)j : inst->world;
 }
 
-#if MN_MODEL_SSE2
-/* normalise_weights in one division: each lane divides by the same sum, the same bits. */
-static inline void normalise_weights_sse2(const float in[4], float out[4])
-{
-    float sum = in[0] + in[1] + in[2] + in[3];
-    if (sum > 0.0f && sum <= FLT_MAX) {
-        _mm_storeu_ps(out, _mm_div_ps(_mm_loadu_ps(in), _mm_set1_ps(sum)));
-    } else {
-        out[0] = 1.0f;
-        out[1] = out[2] = out[3] = 0.0f;
-    }
-}
-
+#if MNI_MODEL_SSE2
 /*
  * The blend with one matrix column per vector: each lane does the scalar
  * loop's products and sums in the same order, so the points have the same
@@ -634,7 +602,7 @@ static void skin_box_sse2(const bounds_instance *inst, const mn_accessor *joints
     for (size_t v = 0; v < n; v++) {
         float w[4];
         uint32_t j[4];
-        normalise_weights_sse2(weights + 4 * v, w);
+        mni_skin_weights_normalise(weights + 4 * v, w, 4);
         joints_of(joints, first + v, j);
         __m128 x = _mm_set1_ps(p[3 * v]), y = _mm_set1_ps(p[3 * v + 1]),
                z = _mm_set1_ps(p[3 * v + 2]), sum = _mm_setzero_ps();
@@ -664,14 +632,13 @@ static void skin_box_sse2(const bounds_instance *inst, const mn_accessor *joints
 static void skin_box(const bounds_instance *inst, const mn_accessor *joints, size_t first,
                      size_t n, const float *p, const float *weights, bounds_box *box)
 {
-#if MN_MODEL_SSE2
+#if MNI_MODEL_SSE2
     skin_box_sse2(inst, joints, first, n, p, weights, box);
 #else
     for (size_t v = 0; v < n; v++) {
         float w[4], sum[3] = {0.0f, 0.0f, 0.0f}, q[3];
         uint32_t j[4];
-        memcpy(w, weights + 4 * v, sizeof w);
-        normalise_weights(w);
+        mni_skin_weights_normalise(weights + 4 * v, w, 4);
         joints_of(joints, first + v, j);
         for (int k = 0; k < 4; k++) {
             if (w[k] == 0.0f)
