@@ -608,6 +608,25 @@ static void compute_bounds_covers_translated_and_skinned_instances(void **state)
     assert_int_equal(counter.live_bytes, 0);
 }
 
+static void default_scene_is_the_named_one_else_scene_0_else_every_root(void **state)
+{
+    (void)state;
+    mn_scene scenes[3] = {{0}};
+    mn_model m = {0};
+    m.scenes = scenes, m.scene_count = 3;
+    m.scene = 2;
+    assert_int_equal(mn_model_default_scene(&m), 2);
+    m.scene = MN_NONE;
+    assert_int_equal(mn_model_default_scene(&m), 0);
+    m.scene = 3; /* out of range, only by hand: as if none were named */
+    assert_int_equal(mn_model_default_scene(&m), 0);
+    m.scene_count = 0; /* no scenes: MN_NONE, every root stands in */
+    assert_int_equal(mn_model_default_scene(&m), MN_NONE);
+    m.scene = 0;
+    assert_int_equal(mn_model_default_scene(&m), MN_NONE);
+    assert_int_equal(mn_model_default_scene(NULL), MN_NONE);
+}
+
 static void compute_bounds_applies_default_morph_weights(void **state)
 {
     (void)state;
@@ -1039,6 +1058,7 @@ int main(void)
         cmocka_unit_test(soup_bake_transforms_positions_and_renormalises_normals),
         cmocka_unit_test(soup_is_empty_for_points_lines_and_missing_positions),
         cmocka_unit_test(compute_bounds_covers_translated_and_skinned_instances),
+        cmocka_unit_test(default_scene_is_the_named_one_else_scene_0_else_every_root),
         cmocka_unit_test(compute_bounds_applies_default_morph_weights),
         cmocka_unit_test(compute_bounds_transforms_every_quantized_position),
         cmocka_unit_test(compute_bounds_scans_unmoved_positions_exactly),

@@ -22,10 +22,11 @@
  * THE RIG
  *   Everything instances share, built once: the clips (one per glTF
  *   animation, targets = node indices), one prepared mn_deform_mesh per mesh
- *   primitive that a node of the default scene draws, the unit-fit, and the
- *   part list.  A part is one primitive as one node draws it: a mesh used by
- *   two nodes gives two parts.  Immutable after creation: share it between
- *   instances and threads.  It borrows the model, which must outlive it.
+ *   primitive that a node of the default scene (mn_model_default_scene)
+ *   draws, the unit-fit, and the part list.  A part is one primitive as one
+ *   node draws it: a mesh used by two nodes gives two parts.  Immutable after
+ *   creation: share it between instances and threads.  It borrows the model,
+ *   which must outlive it.
  *
  * THE UNIT-FIT
  *   Models come in any unit.  The rig fits model->bounds (the default scene

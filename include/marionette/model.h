@@ -376,8 +376,9 @@ typedef struct mn_model {
     mn_animation *animations;       uint32_t animation_count;
     mn_warning *warnings;           uint32_t warning_count;
 
-    /* World-space bounds of the default scene (scene 0 when none is named,
-       every root when there are no scenes) at rest; min > max when empty. */
+    /* World-space bounds of the default scene (mn_model_default_scene: scene 0
+       when none is named, every root when there are no scenes) at rest;
+       min > max when empty. */
     float bounds_min[3], bounds_max[3];
 
     struct mn_model_private *priv;   /* the arena; not for callers */
@@ -397,6 +398,17 @@ MN_API void mn_node_local_matrix(const mn_node *node, float out[16]);
  * reader's model.
  */
 MN_API void mn_model_rest_worlds(const mn_model *model, float *out);
+
+/*
+ * The scene shown when the caller names none, the one rule the bounds,
+ * instances (mn_instance_create) and voxel part meshes keep: model->scene when
+ * it is one of the model's scenes (glTF's "scene"); else scene 0 when there
+ * are scenes (glTF leaves that choice to the application, and the first is
+ * the common one; an index out of range, possible only in a model built by
+ * hand, counts as none named); else MN_NONE, which stands for every root node
+ * (every node without a parent).  MN_NONE for NULL.
+ */
+MN_API uint32_t mn_model_default_scene(const mn_model *model);
 
 /*
  * Skin influences of a primitive in the layout of the triangle soup below:

@@ -41,9 +41,10 @@ struct mn_model_private {
 
 /*
  * Set model->bounds_min/max: the world-space bounds, at rest, of every
- * POSITION of every mesh instanced by the default scene (scene 0 when none
- * is named, all root nodes when there are no scenes).  Skinned meshes are
- * bounded as placed by their joints' rest worlds × inverse bind matrices.
+ * POSITION of every mesh instanced by the default scene
+ * (mn_model_default_scene: scene 0 when none is named, all root nodes when
+ * there are no scenes).  Skinned meshes are bounded as placed by their
+ * joints' rest worlds × inverse bind matrices.
  * Temporary memory comes from `allocator` and is returned before the call
  * returns.  MN_OUT_OF_MEMORY is the only error.
  */

@@ -824,6 +824,13 @@ static mn_status bound_node(const mn_model *model, uint32_t node_index, const fl
     return MN_OK;
 }
 
+uint32_t mn_model_default_scene(const mn_model *model)
+{
+    if (!model || model->scene_count == 0)
+        return MN_NONE;
+    return model->scene < model->scene_count ? model->scene : 0;
+}
+
 /* Push node i unless it was seen; each node enters the stack at most once. */
 static void push_node(uint32_t *stack, size_t *top, uint8_t *seen, uint32_t i, uint32_t node_count)
 {
@@ -839,8 +846,7 @@ static mn_status bound_scene(const mn_model *model, const float *worlds, uint32_
 {
     size_t top = 0;
     uint32_t n = model->node_count;
-    uint32_t scene = model->scene < model->scene_count ? model->scene
-                                                      : (model->scene_count > 0 ? 0 : MN_NONE);
+    uint32_t scene = mn_model_default_scene(model);
     if (scene != MN_NONE) {
         for (uint32_t i = 0; i < model->scenes[scene].node_count; i++)
             push_node(stack, &top, seen, model->scenes[scene].nodes[i], n);

@@ -59,12 +59,12 @@ struct mn_instance {
 
 /* ---- the rig ---------------------------------------------------------------- */
 
-/* The default scene's root nodes: scene `model->scene`, else scene 0, else every root. */
+/* The default scene's root nodes (mn_model_default_scene: every root when there are no scenes). */
 static uint32_t scene_roots(const mn_model *model, uint32_t *roots)
 {
-    uint32_t scene = model->scene != MN_NONE ? model->scene : model->scene_count ? 0 : MN_NONE;
+    uint32_t scene = mn_model_default_scene(model);
     uint32_t count = 0;
-    if (scene != MN_NONE && scene < model->scene_count) {
+    if (scene != MN_NONE) {
         const mn_scene *s = &model->scenes[scene];
         for (uint32_t i = 0; i < s->node_count && count < model->node_count; i++)
             if (s->nodes[i] < model->node_count)

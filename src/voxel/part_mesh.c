@@ -99,7 +99,7 @@ static mn_status mark_scene(mesh_builder *b, uint8_t **out)
     uint8_t *in = mni_arena_calloc(&b->scratch, m->node_count, 1, 1);
     if (!root || !in)
         return out_of_memory(b);
-    uint32_t scene = m->scene < m->scene_count ? m->scene : (m->scene_count > 0 ? 0 : MN_NONE);
+    uint32_t scene = mn_model_default_scene(m);
     for (uint32_t i = 0; i < m->node_count; i++)
         root[i] = scene == MN_NONE && m->nodes[i].parent == MN_NONE;
     if (scene != MN_NONE)

@@ -277,12 +277,12 @@ typedef struct mn_part_mesh {
 
 /*
  * Decode a part mesh from a loaded glTF: every triangle primitive instanced
- * by the default scene, transformed by its node's world matrix; an empty
- * scene (a socket) gives an empty mesh.  With `skinned`, the single skinned
- * primitive with its JOINTS_0/WEIGHTS_0 and skin (positions as authored).
- * A primitive with NORMAL keeps its vertices and indices; one without is
- * unwelded (one vertex per triangle corner, indices 0..n-1) to carry flat
- * face normals.
+ * by the default scene (mn_model_default_scene), transformed by its node's
+ * world matrix; an empty scene (a socket) gives an empty mesh.  With
+ * `skinned`, the single skinned primitive with its JOINTS_0/WEIGHTS_0 and
+ * skin (positions as authored).  A primitive with NORMAL keeps its vertices
+ * and indices; one without is unwelded (one vertex per triangle corner,
+ * indices 0..n-1) to carry flat face normals.
  * Errors: MN_INVALID_VALUE (skinned asked but no skin, or its primitive lacks
  * JOINTS_0/WEIGHTS_0), MN_INDEX_RANGE (an index or joint out of range: only
  * a model built by hand), MN_OVERFLOW (2^32 vertices or more), MN_OUT_OF_MEMORY.
