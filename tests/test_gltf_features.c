@@ -760,6 +760,41 @@ static void test_points_and_lines_keep_their_mode(void **state)
     gb_free(&b);
 }
 
+/* Attribute names: set numbers as glTF spells them; any other name is kept, as a custom attribute,
+   with a warning unless it starts with '_'. */
+static void test_attribute_names_glTF_lacks_are_kept_as_custom(void **state)
+{
+    (void)state;
+    gb_builder b;
+    gb_init(&b);
+    size_t pos = gb_bin_f32(&b, 0, 0, 0, 1, 0, 0, 0, 1, 0);
+    size_t uv = gb_bin_f32(&b, 0, 0, 1, 0, 0, 1);
+    begin_single_view(&b);
+    gb_json(&b, "'accessors':["
+                "{'bufferView':0,'byteOffset':%zu,'componentType':%d,'count':3,'type':'VEC3',"
+                "'min':[0,0,0],'max':[1,1,0]},"
+                "{'bufferView':0,'byteOffset':%zu,'componentType':%d,'count':3,'type':'VEC2'}],"
+                "'meshes':[{'primitives':[{'attributes':{'POSITION':0,'TEXCOORD_10':1,'TEXCOORD_01':1,"
+                "'_UV':1}}]}]}",
+            pos, F32, uv, F32);
+    loaded l = load_glb(&b);
+    const mn_model *m = l.model;
+    const mn_primitive *p = m->meshes[0].primitives;
+    assert_int_equal(p->attribute_count, 4);
+    assert_int_equal(mn_primitive_find(p, MN_SEMANTIC_TEXCOORD, 10), 1);
+    assert_int_equal(mn_primitive_find(p, MN_SEMANTIC_TEXCOORD, 1), MN_NONE);
+    uint32_t customs = 0;
+    for (uint32_t a = 0; a < p->attribute_count; a++)
+        customs += p->attributes[a].semantic == MN_SEMANTIC_CUSTOM;
+    assert_int_equal(customs, 2);
+    /* the padded set number is warned about, the underscore name is not */
+    assert_int_equal(m->warning_count, 1);
+    assert_int_equal(m->warnings[0].code, MN_INVALID_VALUE);
+    assert_non_null(strstr(m->warnings[0].message, "\"TEXCOORD_01\" is not a glTF attribute name"));
+    unload(&l);
+    gb_free(&b);
+}
+
 /* ---- buffers: data URIs, files, resolvers ------------------------------------------- */
 
 static void test_data_uri_buffers_and_images(void **state)
@@ -1933,6 +1968,7 @@ int main(void)
         cmocka_unit_test(test_khr_mesh_quantization),
         cmocka_unit_test(test_strips_and_fans_become_triangle_lists),
         cmocka_unit_test(test_points_and_lines_keep_their_mode),
+        cmocka_unit_test(test_attribute_names_glTF_lacks_are_kept_as_custom),
         cmocka_unit_test(test_data_uri_buffers_and_images),
         cmocka_unit_test(test_external_buffer_and_image_via_read_file),
         cmocka_unit_test(test_external_buffers_via_a_custom_resolver),

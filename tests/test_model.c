@@ -627,6 +627,79 @@ static void default_scene_is_the_named_one_else_scene_0_else_every_root(void **s
     assert_int_equal(mn_model_default_scene(NULL), MN_NONE);
 }
 
+static void enum_names_are_gltf_spellings_and_invalid_outside(void **state)
+{
+    (void)state;
+    const struct {
+        const char *got, *want;
+    } names[] = {
+        {mn_component_name(MN_COMPONENT_I8), "i8"},
+        {mn_component_name(MN_COMPONENT_U16), "u16"},
+        {mn_component_name(MN_COMPONENT_F32), "f32"},
+        {mn_component_name(MN_COMPONENT_INVALID), "invalid"},
+        {mn_component_name((mn_component)99), "invalid"},
+        {mn_accessor_type_name(MN_TYPE_SCALAR), "SCALAR"},
+        {mn_accessor_type_name(MN_TYPE_MAT4), "MAT4"},
+        {mn_accessor_type_name(MN_TYPE_INVALID), "invalid"},
+        {mn_accessor_type_name((mn_accessor_type)8), "invalid"},
+        {mn_primitive_mode_name(MN_MODE_POINTS), "POINTS"},
+        {mn_primitive_mode_name(MN_MODE_TRIANGLE_FAN), "TRIANGLE_FAN"},
+        {mn_primitive_mode_name((mn_primitive_mode)7), "invalid"},
+        {mn_alpha_mode_name(MN_ALPHA_OPAQUE), "OPAQUE"},
+        {mn_alpha_mode_name(MN_ALPHA_BLEND), "BLEND"},
+        {mn_alpha_mode_name((mn_alpha_mode)3), "invalid"},
+        {mn_anim_path_name(MN_PATH_TRANSLATION), "translation"},
+        {mn_anim_path_name(MN_PATH_WEIGHTS), "weights"},
+        {mn_anim_path_name((mn_anim_path)4), "invalid"},
+        {mn_interpolation_name(MN_INTERP_LINEAR), "LINEAR"},
+        {mn_interpolation_name(MN_INTERP_CUBICSPLINE), "CUBICSPLINE"},
+        {mn_interpolation_name((mn_interpolation)3), "invalid"},
+        /* glTF's spellings, which the reader and the writer share */
+        {mni_component_gltf_name(MN_COMPONENT_U8), "UNSIGNED_BYTE"},
+        {mni_semantic_name(MN_SEMANTIC_TANGENT), "TANGENT"},
+        {mni_semantic_name(MN_SEMANTIC_WEIGHTS), "WEIGHTS"},
+        {mni_semantic_name(MN_SEMANTIC_CUSTOM), "custom"},
+        {mni_semantic_name(MN_SEMANTIC_INVALID), "invalid"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        assert_string_equal(names[i].got, names[i].want);
+    assert_int_equal(mni_component_gltf_code(MN_COMPONENT_U32), 5125);
+    assert_int_equal(mni_component_gltf_code(MN_COMPONENT_INVALID), 0);
+    for (int c = MN_COMPONENT_I8; c <= MN_COMPONENT_F32; c++)
+        assert_int_equal(mni_component_from_gltf_code(mni_component_gltf_code((mn_component)c)), c);
+    assert_int_equal(mni_component_from_gltf_code(5124), MN_COMPONENT_INVALID);
+    assert_int_equal(mni_component_from_gltf_code(0), MN_COMPONENT_INVALID);
+}
+
+static void semantic_parse_takes_gltf_names_only(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        mn_semantic semantic;
+        uint32_t set;
+    } cases[] = {
+        {"POSITION", MN_SEMANTIC_POSITION, 0},       {"NORMAL", MN_SEMANTIC_NORMAL, 0},
+        {"TANGENT", MN_SEMANTIC_TANGENT, 0},         {"TEXCOORD_0", MN_SEMANTIC_TEXCOORD, 0},
+        {"TEXCOORD_12", MN_SEMANTIC_TEXCOORD, 12},   {"COLOR_1", MN_SEMANTIC_COLOR, 1},
+        {"JOINTS_2", MN_SEMANTIC_JOINTS, 2},         {"WEIGHTS_4294967295", MN_SEMANTIC_WEIGHTS, 4294967295u},
+        {"_TEMPERATURE", MN_SEMANTIC_CUSTOM, 0},     {"_TEXCOORD_01", MN_SEMANTIC_CUSTOM, 0},
+        /* glTF forbids a padded set number: "TEXCOORD_01" is not TEXCOORD_1 */
+        {"TEXCOORD_01", MN_SEMANTIC_INVALID, 0},     {"TEXCOORD_00", MN_SEMANTIC_INVALID, 0},
+        {"WEIGHTS_4294967296", MN_SEMANTIC_INVALID, 0}, {"TEXCOORD_", MN_SEMANTIC_INVALID, 0},
+        {"TEXCOORD", MN_SEMANTIC_INVALID, 0},        {"TEXCOORD_1a", MN_SEMANTIC_INVALID, 0},
+        {"TEXCOORD_-1", MN_SEMANTIC_INVALID, 0},     {"POSITION_0", MN_SEMANTIC_INVALID, 0},
+        {"position", MN_SEMANTIC_INVALID, 0},        {"", MN_SEMANTIC_INVALID, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t set = 7;
+        mn_semantic s = mni_semantic_parse(cases[i].name, &set);
+        if (s != cases[i].semantic || set != cases[i].set)
+            fail_msg("\"%s\": semantic %d set %u, expected %d set %u", cases[i].name, (int)s, set,
+                     (int)cases[i].semantic, cases[i].set);
+    }
+}
+
 static void compute_bounds_applies_default_morph_weights(void **state)
 {
     (void)state;
@@ -1059,6 +1132,8 @@ int main(void)
         cmocka_unit_test(soup_is_empty_for_points_lines_and_missing_positions),
         cmocka_unit_test(compute_bounds_covers_translated_and_skinned_instances),
         cmocka_unit_test(default_scene_is_the_named_one_else_scene_0_else_every_root),
+        cmocka_unit_test(enum_names_are_gltf_spellings_and_invalid_outside),
+        cmocka_unit_test(semantic_parse_takes_gltf_names_only),
         cmocka_unit_test(compute_bounds_applies_default_morph_weights),
         cmocka_unit_test(compute_bounds_transforms_every_quantized_position),
         cmocka_unit_test(compute_bounds_scans_unmoved_positions_exactly),

@@ -19,82 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- names of enum values ------------------------------------------------ */
-
-static const char *component_name(mn_component c)
-{
-    switch (c) {
-    case MN_COMPONENT_I8:  return "i8";
-    case MN_COMPONENT_U8:  return "u8";
-    case MN_COMPONENT_I16: return "i16";
-    case MN_COMPONENT_U16: return "u16";
-    case MN_COMPONENT_U32: return "u32";
-    case MN_COMPONENT_F32: return "f32";
-    case MN_COMPONENT_INVALID: break;
-    }
-    return "invalid";
-}
-
-static const char *type_name(mn_accessor_type t)
-{
-    switch (t) {
-    case MN_TYPE_SCALAR: return "SCALAR";
-    case MN_TYPE_VEC2:   return "VEC2";
-    case MN_TYPE_VEC3:   return "VEC3";
-    case MN_TYPE_VEC4:   return "VEC4";
-    case MN_TYPE_MAT2:   return "MAT2";
-    case MN_TYPE_MAT3:   return "MAT3";
-    case MN_TYPE_MAT4:   return "MAT4";
-    case MN_TYPE_INVALID: break;
-    }
-    return "INVALID";
-}
-
-static const char *mode_name(mn_primitive_mode m)
-{
-    switch (m) {
-    case MN_MODE_POINTS:         return "POINTS";
-    case MN_MODE_LINES:          return "LINES";
-    case MN_MODE_LINE_LOOP:      return "LINE_LOOP";
-    case MN_MODE_LINE_STRIP:     return "LINE_STRIP";
-    case MN_MODE_TRIANGLES:      return "TRIANGLES";
-    case MN_MODE_TRIANGLE_STRIP: return "TRIANGLE_STRIP";
-    case MN_MODE_TRIANGLE_FAN:   return "TRIANGLE_FAN";
-    }
-    return "INVALID";
-}
-
-static const char *path_name(mn_anim_path p)
-{
-    switch (p) {
-    case MN_PATH_TRANSLATION: return "translation";
-    case MN_PATH_ROTATION:    return "rotation";
-    case MN_PATH_SCALE:       return "scale";
-    case MN_PATH_WEIGHTS:     return "weights";
-    }
-    return "invalid";
-}
-
-#define INTERP_COUNT 3
-static const char *interp_name(mn_interpolation i)
-{
-    switch (i) {
-    case MN_INTERP_LINEAR:      return "LINEAR";
-    case MN_INTERP_STEP:        return "STEP";
-    case MN_INTERP_CUBICSPLINE: return "CUBICSPLINE";
-    }
-    return "INVALID";
-}
-
-static const char *alpha_name(mn_alpha_mode a)
-{
-    switch (a) {
-    case MN_ALPHA_OPAQUE: return "OPAQUE";
-    case MN_ALPHA_MASK:   return "MASK";
-    case MN_ALPHA_BLEND:  return "BLEND";
-    }
-    return "INVALID";
-}
+/* Enum values print through the library's names (mn_component_name and the rest of model.h). */
+#define INTERP_COUNT (MN_INTERP_CUBICSPLINE + 1)
 
 /* ---- facts derived from the model ---------------------------------------- */
 
@@ -326,14 +252,14 @@ static void put_meshes(FILE *out, const mn_model *m)
         fputc('\n', out);
         for (uint32_t p = 0; p < mesh->primitive_count; p++) {
             const mn_primitive *prim = &mesh->primitives[p];
-            fprintf(out, "    primitive %u: %s", p, mode_name(prim->mode));
+            fprintf(out, "    primitive %u: %s", p, mn_primitive_mode_name(prim->mode));
             if (prim->original_mode != prim->mode)
-                fprintf(out, " (from %s)", mode_name(prim->original_mode));
+                fprintf(out, " (from %s)", mn_primitive_mode_name(prim->original_mode));
             fputs(", ", out);
             put_plural(out, prim->vertex_count, "vertex", "vertices");
             if (prim->indices != MN_NONE)
                 fprintf(out, ", %u indices (%s)", m->accessors[prim->indices].count,
-                        component_name(m->accessors[prim->indices].component));
+                        mn_component_name(m->accessors[prim->indices].component));
             else
                 fputs(", not indexed", out);
             if (prim->material != MN_NONE)
@@ -345,8 +271,8 @@ static void put_meshes(FILE *out, const mn_model *m)
                 const mn_accessor *acc = &m->accessors[prim->attributes[a].accessor];
                 fputs("      ", out);
                 put_ident(out, prim->attributes[a].name, 12);
-                fprintf(out, " %-6s %s%s\n", type_name(acc->type), component_name(acc->component),
-                        acc->normalized ? " normalized" : "");
+                fprintf(out, " %-6s %s%s\n", mn_accessor_type_name(acc->type),
+                        mn_component_name(acc->component), acc->normalized ? " normalized" : "");
             }
         }
     }
@@ -390,14 +316,15 @@ static void put_animations(FILE *out, const mn_model *m)
         const char *sep = " (";
         for (unsigned p = 0; p < 4; p++)
             if (by_path[p]) {
-                fprintf(out, "%s%u %s", sep, by_path[p], path_name((mn_anim_path)p));
+                fprintf(out, "%s%u %s", sep, by_path[p], mn_anim_path_name((mn_anim_path)p));
                 sep = ", ";
             }
         fputs(anim->channel_count ? ")" : "", out);
         sep = ", ";
         for (unsigned k = 0; k < INTERP_COUNT; k++)
             if (by_interp[k]) {
-                fprintf(out, "%s%s %u", sep, interp_name((mn_interpolation)k), by_interp[k]);
+                fprintf(out, "%s%s %u", sep, mn_interpolation_name((mn_interpolation)k),
+                        by_interp[k]);
                 sep = " ";
             }
         fputc('\n', out);
@@ -423,7 +350,7 @@ static void put_materials(FILE *out, const mn_model *m)
         fprintf(out, ": base color (%.3g, %.3g, %.3g, %.3g), metallic %.3g, roughness %.3g, %s",
                 (double)mat->base_color[0], (double)mat->base_color[1],
                 (double)mat->base_color[2], (double)mat->base_color[3], (double)mat->metallic,
-                (double)mat->roughness, alpha_name(mat->alpha_mode));
+                (double)mat->roughness, mn_alpha_mode_name(mat->alpha_mode));
         if (mat->alpha_mode == MN_ALPHA_MASK)
             fprintf(out, " cutoff %.3g", (double)mat->alpha_cutoff);
         if (mat->double_sided)
@@ -625,8 +552,8 @@ static json_t *json_attribute(const mn_model *m, const mn_attribute *attr)
     json_t *o = json_object();
     o = cli_jput(o, "name", jstr(attr->name));
     o = cli_jput(o, "accessor", json_integer(attr->accessor));
-    o = cli_jput(o, "component", json_string(component_name(acc->component)));
-    o = cli_jput(o, "type", json_string(type_name(acc->type)));
+    o = cli_jput(o, "component", json_string(mn_component_name(acc->component)));
+    o = cli_jput(o, "type", json_string(mn_accessor_type_name(acc->type)));
     o = cli_jput(o, "normalized", json_boolean(acc->normalized));
     o = cli_jput(o, "count", json_integer(acc->count));
     return o;
@@ -635,13 +562,13 @@ static json_t *json_attribute(const mn_model *m, const mn_attribute *attr)
 static json_t *json_primitive(const mn_model *m, const mn_primitive *p)
 {
     json_t *o = json_object();
-    o = cli_jput(o, "mode", json_string(mode_name(p->mode)));
-    o = cli_jput(o, "original_mode", json_string(mode_name(p->original_mode)));
+    o = cli_jput(o, "mode", json_string(mn_primitive_mode_name(p->mode)));
+    o = cli_jput(o, "original_mode", json_string(mn_primitive_mode_name(p->original_mode)));
     o = cli_jput(o, "vertex_count", json_integer(p->vertex_count));
     if (p->indices != MN_NONE) {
         o = cli_jput(o, "index_count", json_integer(accessor_count(m, p->indices)));
         o = cli_jput(o, "index_component",
-                     json_string(component_name(m->accessors[p->indices].component)));
+                     json_string(mn_component_name(m->accessors[p->indices].component)));
     } else {
         o = cli_jput(o, "index_count", json_null());
         o = cli_jput(o, "index_component", json_null());
@@ -700,15 +627,16 @@ static json_t *json_animations(const mn_model *m)
                 by_interp[ch->interpolation]++;
             json_t *co = json_object();
             co = cli_jput(co, "node", json_integer(ch->node));
-            co = cli_jput(co, "path", json_string(path_name(ch->path)));
-            co = cli_jput(co, "interpolation", json_string(interp_name(ch->interpolation)));
+            co = cli_jput(co, "path", json_string(mn_anim_path_name(ch->path)));
+            co = cli_jput(co, "interpolation",
+                          json_string(mn_interpolation_name(ch->interpolation)));
             co = cli_jput(co, "key_count", json_integer(ch->key_count));
             co = cli_jput(co, "sampler", json_integer(ch->sampler));
             channels = cli_jpush(channels, co);
         }
         json_t *interps = json_object();
         for (unsigned k = 0; k < INTERP_COUNT; k++)
-            interps = cli_jput(interps, interp_name((mn_interpolation)k),
+            interps = cli_jput(interps, mn_interpolation_name((mn_interpolation)k),
                                json_integer(by_interp[k]));
         json_t *o = json_object();
         o = cli_jput(o, "name", jstr(anim->name));
@@ -750,7 +678,7 @@ static json_t *json_materials(const mn_model *m)
         o = cli_jput(o, "roughness", json_real((double)mat->roughness));
         o = cli_jput(o, "emissive", cli_jfloats(mat->emissive, 3));
         o = cli_jput(o, "emissive_strength", json_real((double)mat->emissive_strength));
-        o = cli_jput(o, "alpha_mode", json_string(alpha_name(mat->alpha_mode)));
+        o = cli_jput(o, "alpha_mode", json_string(mn_alpha_mode_name(mat->alpha_mode)));
         o = cli_jput(o, "alpha_cutoff", json_real((double)mat->alpha_cutoff));
         o = cli_jput(o, "double_sided", json_boolean(mat->double_sided));
         o = cli_jput(o, "textures", tex);

@@ -36,6 +36,14 @@ typedef enum mn_component {
     MN_COMPONENT_F32
 } mn_component;
 
+/*
+ * The short name of a component type: "i8", "u8", "i16", "u16", "u32", "f32"
+ * (what `marionette info` prints); "invalid" for MN_COMPONENT_INVALID and any
+ * value outside the enum.  Like every mn_*_name function of this header: a
+ * static string, never NULL.
+ */
+MN_API const char *mn_component_name(mn_component component);
+
 typedef enum mn_accessor_type {
     MN_TYPE_INVALID = 0,
     MN_TYPE_SCALAR,
@@ -46,6 +54,9 @@ typedef enum mn_accessor_type {
     MN_TYPE_MAT3,
     MN_TYPE_MAT4
 } mn_accessor_type;
+
+/* glTF's name of an accessor type: "SCALAR", "VEC2" ... "MAT4"; "invalid" otherwise. */
+MN_API const char *mn_accessor_type_name(mn_accessor_type type);
 
 /*
  * A typed view of elements.  `data` points at element 0; element i starts at
@@ -163,6 +174,9 @@ typedef enum mn_alpha_mode {
     MN_ALPHA_BLEND
 } mn_alpha_mode;
 
+/* glTF's name of an alpha mode: "OPAQUE", "MASK", "BLEND"; "invalid" otherwise. */
+MN_API const char *mn_alpha_mode_name(mn_alpha_mode mode);
+
 typedef struct mn_material {
     const char *name;          /* "material0", "material1", ... when the file gives none */
     float base_color[4];       /* default 1 1 1 1 */
@@ -192,6 +206,9 @@ typedef enum mn_primitive_mode {
     MN_MODE_TRIANGLE_STRIP = 5,
     MN_MODE_TRIANGLE_FAN = 6
 } mn_primitive_mode;
+
+/* glTF's name of a primitive mode: "POINTS", "LINES" ... "TRIANGLE_FAN"; "invalid" otherwise. */
+MN_API const char *mn_primitive_mode_name(mn_primitive_mode mode);
 
 typedef enum mn_semantic {
     MN_SEMANTIC_INVALID = 0,
@@ -300,11 +317,17 @@ typedef enum mn_anim_path {
     MN_PATH_WEIGHTS
 } mn_anim_path;
 
+/* glTF's name of an animation path: "translation", "rotation", "scale", "weights"; "invalid" otherwise. */
+MN_API const char *mn_anim_path_name(mn_anim_path path);
+
 typedef enum mn_interpolation {
     MN_INTERP_LINEAR = 0,
     MN_INTERP_STEP,
     MN_INTERP_CUBICSPLINE
 } mn_interpolation;
+
+/* glTF's name of an interpolation: "LINEAR", "STEP", "CUBICSPLINE"; "invalid" otherwise. */
+MN_API const char *mn_interpolation_name(mn_interpolation interpolation);
 
 /*
  * One channel, with its sampler resolved.  times[key_count] ascending;

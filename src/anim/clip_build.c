@@ -17,8 +17,6 @@
 
 #define CLIP_ALIGN 16u
 
-static const char *const PATH_NAMES[] = {"translation", "rotation", "scale", "weights"};
-
 /* Where an error points: "tracks[3]" for mn_clip_create, "animations[0].channels[5]" for glTF. */
 typedef struct item_names {
     const char *prefix;          /* "tracks" or "animations[0].channels" */
@@ -79,7 +77,7 @@ static mn_status check_track(const mn_track *t, uint32_t i, const item_names *na
             snprintf(what, sizeof what, "a weights track needs at least 1 component, it has 0");
         else
             snprintf(what, sizeof what, "a %s track has %u components per key, it has %u",
-                     PATH_NAMES[t->path], expected[t->path], t->components);
+                     mn_anim_path_name(t->path), expected[t->path], t->components);
         return track_error(err, MN_INVALID_ARGUMENT, names, i, what);
     }
     if (t->key_count > 0 && (!t->times || !t->values))

@@ -68,7 +68,7 @@ static mn_status check_stream(const mn_accessor *a, mn_accessor_type type, uint3
     if (a->type != type)
         return mni_error_set(err, MN_INVALID_VALUE, path, -1,
                             "%s: %s must be a %s accessor to deform", path, name,
-                            type == MN_TYPE_VEC4 ? "VEC4" : "VEC3");
+                            mn_accessor_type_name(type));
     if (a->count != count)
         return mni_error_set(err, MN_COUNT_MISMATCH, path, -1,
                             "%s: %s has %u elements, POSITION has %u", path, name, a->count, count);

@@ -11,30 +11,13 @@
 
 #include <string.h>
 
-/* In mn_accessor_type order, from MN_TYPE_SCALAR. */
-static const char *const ACCESSOR_TYPES[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
-
-/* glTF componentType code → mn_component (INVALID for anything else, 5124 included). */
-static mn_component component_of(uint32_t code)
-{
-    switch (code) {
-    case 5120: return MN_COMPONENT_I8;
-    case 5121: return MN_COMPONENT_U8;
-    case 5122: return MN_COMPONENT_I16;
-    case 5123: return MN_COMPONENT_U16;
-    case 5125: return MN_COMPONENT_U32;
-    case 5126: return MN_COMPONENT_F32;
-    default: return MN_COMPONENT_INVALID;
-    }
-}
-
 static mn_status read_component(mn_gltf_reader *r, json_t *obj, mn_component *out)
 {
     uint32_t code = 0;
     mn_status st = mni_json_u32(&r->json, obj, "componentType", true, 0, UINT32_MAX, &code);
     if (st != MN_OK)
         return st;
-    *out = component_of(code);
+    *out = mni_component_from_gltf_code(code);
     if (*out == MN_COMPONENT_INVALID)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "componentType",
                             "%u is not an accessor component type (5120 BYTE, 5121 UNSIGNED_BYTE, 5122 SHORT, "
@@ -46,8 +29,8 @@ static mn_status read_component(mn_gltf_reader *r, json_t *obj, mn_component *ou
 static mn_status read_type(mn_gltf_reader *r, json_t *obj, mn_accessor_type *out)
 {
     int i = 0;
-    mn_status st = mni_json_enum(&r->json, obj, "type", true, ACCESSOR_TYPES,
-                                sizeof ACCESSOR_TYPES / sizeof ACCESSOR_TYPES[0], "an accessor type", &i);
+    mn_status st = mni_json_enum(&r->json, obj, "type", true, mni_accessor_type_names,
+                                MNI_ACCESSOR_TYPE_COUNT, "an accessor type", &i);
     if (st == MN_OK)
         *out = (mn_accessor_type)(MN_TYPE_SCALAR + i);
     return st;
@@ -159,7 +142,7 @@ static mn_status read_sparse(mn_gltf_reader *r, json_t *sparse, mn_accessor *a)
         (st = mni_json_uint(j, indices, "byteOffset", false, 0, SIZE_MAX, &idx_offset)) != MN_OK ||
         (st = mni_json_u32(j, indices, "componentType", true, 0, UINT32_MAX, &idx_code)) != MN_OK)
         return st;
-    mn_component idx_comp = component_of(idx_code);
+    mn_component idx_comp = mni_component_from_gltf_code(idx_code);
     if (idx_comp != MN_COMPONENT_U8 && idx_comp != MN_COMPONENT_U16 && idx_comp != MN_COMPONENT_U32)
         return mni_json_fail(j, MN_INVALID_VALUE, "componentType",
                             "%u is not a sparse index type (5121 UNSIGNED_BYTE, 5123 UNSIGNED_SHORT, "

@@ -21,9 +21,9 @@ typedef struct anim_sampler {
 
 static mn_status read_interpolation(mn_gltf_reader *r, json_t *obj, mn_interpolation *out)
 {
-    static const char *const NAMES[] = {"LINEAR", "STEP", "CUBICSPLINE"}; /* mn_interpolation order */
     int i = MN_INTERP_LINEAR;
-    mn_status st = mni_json_enum(&r->json, obj, "interpolation", false, NAMES, 3, "an interpolation", &i);
+    mn_status st = mni_json_enum(&r->json, obj, "interpolation", false, mni_interpolation_names,
+                                MNI_INTERPOLATION_COUNT, "an interpolation", &i);
     *out = (mn_interpolation)i;
     return st;
 }
@@ -58,8 +58,6 @@ static mn_status read_samplers(mn_gltf_reader *r, json_t *anim, anim_sampler **o
     return MN_OK;
 }
 
-static const char *const PATH_NAMES[] = {"translation", "rotation", "scale", "weights"};
-
 /* The output accessor suits the path: its type, and its components (core or quantized). */
 static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc)
 {
@@ -67,8 +65,8 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
     static const mn_accessor_type types[] = {MN_TYPE_VEC3, MN_TYPE_VEC4, MN_TYPE_VEC3, MN_TYPE_SCALAR};
     if (a->type != types[path])
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                            "the output accessor %u of a %s channel must be %s", acc, PATH_NAMES[path],
-                            path == MN_PATH_WEIGHTS ? "SCALAR" : path == MN_PATH_ROTATION ? "VEC4" : "VEC3");
+                            "the output accessor %u of a %s channel must be %s", acc, mn_anim_path_name(path),
+                            mn_accessor_type_name(types[path]));
     mn_component c = a->component;
     if (c == MN_COMPONENT_F32)
         return MN_OK;
@@ -79,7 +77,7 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
         return MN_OK;
     return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                         "the output accessor %u of a %s channel holds %s integers, which glTF %s", acc,
-                        PATH_NAMES[path], a->normalized ? "normalized" : "plain",
+                        mn_anim_path_name(path), a->normalized ? "normalized" : "plain",
                         quantized ? "allows only with KHR_mesh_quantization in extensionsUsed"
                                   : "does not allow here");
 }
@@ -100,10 +98,8 @@ static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sa
                             "%zu element%s for this %s %s channel, but it holds %u",
                             sampler_index, in->count, in->count == 1 ? "" : "s", s->input, s->output,
                             expected, expected == 1 ? "" : "s",
-                            s->interpolation == MN_INTERP_CUBICSPLINE ? "CUBICSPLINE"
-                            : s->interpolation == MN_INTERP_STEP      ? "STEP"
-                                                                      : "LINEAR",
-                            PATH_NAMES[ch->path], out->count);
+                            mn_interpolation_name(s->interpolation), mn_anim_path_name(ch->path),
+                            out->count);
     if (!s->converted) {
         size_t n;
         mn_status st = mni_gltf_accessor_floats(r, s->input, &s->times, &n);
@@ -142,8 +138,8 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
         (st = mni_json_string_ref(j, target, "path", true, &path, NULL)) != MN_OK)
         return st;
     int p = -1;
-    for (int k = 0; k < 4; k++)
-        if (strcmp(path, PATH_NAMES[k]) == 0)
+    for (int k = 0; k < MNI_ANIM_PATH_COUNT; k++)
+        if (strcmp(path, mni_anim_path_names[k]) == 0)
             p = k;
     if (p < 0)
         return mni_gltf_warn(r, MN_INVALID_VALUE, "path",

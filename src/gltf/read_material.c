@@ -213,9 +213,9 @@ static mn_status read_texture_ref(mn_gltf_reader *r, json_t *obj, const char *ke
 
 static mn_status read_alpha_mode(mn_gltf_reader *r, json_t *obj, mn_alpha_mode *out)
 {
-    static const char *const NAMES[] = {"OPAQUE", "MASK", "BLEND"}; /* mn_alpha_mode order */
     int i = (int)*out;
-    mn_status st = mni_json_enum(&r->json, obj, "alphaMode", false, NAMES, 3, "an alpha mode", &i);
+    mn_status st = mni_json_enum(&r->json, obj, "alphaMode", false, mni_alpha_mode_names,
+                                MNI_ALPHA_MODE_COUNT, "an alpha mode", &i);
     *out = (mn_alpha_mode)i;
     return st;
 }

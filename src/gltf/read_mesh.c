@@ -13,65 +13,6 @@
 
 /* ---- attribute names and types ---------------------------------------------------------- */
 
-/* "TEXCOORD_12" → 12 when name = prefix + decimal digits; false otherwise. */
-static bool parse_set(const char *name, const char *prefix, uint32_t *set)
-{
-    size_t n = strlen(prefix);
-    if (strncmp(name, prefix, n) != 0 || name[n] == '\0')
-        return false;
-    uint64_t v = 0;
-    for (const char *p = name + n; *p; p++) {
-        if (*p < '0' || *p > '9' || v > UINT32_MAX / 10)
-            return false;
-        v = v * 10 + (uint64_t)(*p - '0');
-    }
-    if (v > UINT32_MAX)
-        return false;
-    *set = (uint32_t)v;
-    return true;
-}
-
-static mn_semantic semantic_of(const char *name, uint32_t *set)
-{
-    *set = 0;
-    if (strcmp(name, "POSITION") == 0)
-        return MN_SEMANTIC_POSITION;
-    if (strcmp(name, "NORMAL") == 0)
-        return MN_SEMANTIC_NORMAL;
-    if (strcmp(name, "TANGENT") == 0)
-        return MN_SEMANTIC_TANGENT;
-    if (parse_set(name, "TEXCOORD_", set))
-        return MN_SEMANTIC_TEXCOORD;
-    if (parse_set(name, "COLOR_", set))
-        return MN_SEMANTIC_COLOR;
-    if (parse_set(name, "JOINTS_", set))
-        return MN_SEMANTIC_JOINTS;
-    if (parse_set(name, "WEIGHTS_", set))
-        return MN_SEMANTIC_WEIGHTS;
-    if (name[0] == '_')
-        return MN_SEMANTIC_CUSTOM;
-    return MN_SEMANTIC_INVALID;
-}
-
-static const char *component_name(mn_component c)
-{
-    switch (c) {
-    case MN_COMPONENT_I8: return "BYTE";
-    case MN_COMPONENT_U8: return "UNSIGNED_BYTE";
-    case MN_COMPONENT_I16: return "SHORT";
-    case MN_COMPONENT_U16: return "UNSIGNED_SHORT";
-    case MN_COMPONENT_U32: return "UNSIGNED_INT";
-    case MN_COMPONENT_F32: return "FLOAT";
-    default: return "?";
-    }
-}
-
-static const char *type_name(mn_accessor_type t)
-{
-    static const char *const names[] = {"?", "SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
-    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
-}
-
 /* Which component layouts a semantic allows: in core glTF, and with KHR_mesh_quantization. */
 typedef enum layout_ok {
     LAYOUT_NO = 0,
@@ -137,18 +78,18 @@ static mn_status check_attribute(mn_gltf_reader *r, const char *name, mn_semanti
     if (!type_allowed(s, target, a->type))
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "accessor %u is %s, which a%s %s attribute cannot be", accessor,
-                            type_name(a->type), target ? " morph target" : "n", name);
+                            mn_accessor_type_name(a->type), target ? " morph target" : "n", name);
     layout_ok ok = component_allowed(s, target, a);
     if (ok == LAYOUT_NO)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "accessor %u holds %s%s components, which a%s %s attribute cannot use", accessor,
-                            a->normalized ? "normalized " : "", component_name(a->component),
+                            a->normalized ? "normalized " : "", mni_component_gltf_name(a->component),
                             target ? " morph target" : "n", name);
     if (ok == LAYOUT_QUANTIZED && !r->uses_quantization)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
                             "accessor %u holds %s%s components, which %s may use only with "
                             "KHR_mesh_quantization; add it to extensionsUsed",
-                            accessor, a->normalized ? "normalized " : "", component_name(a->component),
+                            accessor, a->normalized ? "normalized " : "", mni_component_gltf_name(a->component),
                             name);
     return MN_OK;
 }
@@ -179,7 +120,7 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
             return st;
         if (!(at->name = mni_arena_strndup(r->arena, key, strlen(key))))
             return mni_json_oom(j, NULL, NULL);
-        at->semantic = semantic_of(key, &at->set);
+        at->semantic = mni_semantic_parse(key, &at->set);
         if (at->semantic == MN_SEMANTIC_INVALID) {
             /* Harmless: nothing reads an attribute it does not know. */
             at->semantic = MN_SEMANTIC_CUSTOM;
@@ -223,7 +164,7 @@ static mn_status read_target(mn_gltf_reader *r, json_t *obj, const mn_primitive 
     t->position = t->normal = t->tangent = MN_NONE;
     json_object_foreach(obj, key, value) {
         uint32_t set, accessor;
-        mn_semantic s = semantic_of(key, &set);
+        mn_semantic s = mni_semantic_parse(key, &set);
         uint32_t *slot = s == MN_SEMANTIC_POSITION ? &t->position
                          : s == MN_SEMANTIC_NORMAL ? &t->normal
                          : s == MN_SEMANTIC_TANGENT ? &t->tangent
@@ -353,8 +294,8 @@ static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "indices",
                             "accessor %u is %s%s %s; indices must be SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT "
                             "or UNSIGNED_INT",
-                            p->indices, a->normalized ? "normalized " : "", type_name(a->type),
-                            component_name(a->component));
+                            p->indices, a->normalized ? "normalized " : "", mn_accessor_type_name(a->type),
+                            mni_component_gltf_name(a->component));
     return MN_OK;
 }
 

@@ -23,6 +23,7 @@
 
 #include "core/core.h"
 #include "io/io.h"
+#include "model/model.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the glTF writer copies floats and integers as they lie in memory: glTF is little-endian"

@@ -471,12 +471,13 @@ static void print_primitive(printer *p, uint32_t mi, uint32_t pi)
             const mn_morph_target *target = &prim->targets[t];
             elem(p);
             open_(p, "{");
-            if (target->position != MN_NONE)
-                m_uint(p, "POSITION", mni_gltf_write_attribute(w, mi, MN_SEMANTIC_POSITION, true, target->position));
-            if (target->normal != MN_NONE)
-                m_uint(p, "NORMAL", mni_gltf_write_attribute(w, mi, MN_SEMANTIC_NORMAL, true, target->normal));
-            if (target->tangent != MN_NONE)
-                m_uint(p, "TANGENT", mni_gltf_write_attribute(w, mi, MN_SEMANTIC_TANGENT, true, target->tangent));
+            static const mn_semantic semantics[3] = {MN_SEMANTIC_POSITION, MN_SEMANTIC_NORMAL,
+                                                     MN_SEMANTIC_TANGENT};
+            const uint32_t accessors[3] = {target->position, target->normal, target->tangent};
+            for (int k = 0; k < 3; k++)
+                if (accessors[k] != MN_NONE)
+                    m_uint(p, mni_semantic_name(semantics[k]),
+                           mni_gltf_write_attribute(w, mi, semantics[k], true, accessors[k]));
             close_(p, "}");
         }
         close_(p, "]");
@@ -579,13 +580,10 @@ static void print_material(printer *p, uint32_t i)
     texture_ref(p, "emissiveTexture", &mat->emissive_texture, NULL, path);
     if (!all_equal(mat->emissive, 0.0f, 3))
         m_floats(p, "emissiveFactor", mat->emissive, 3, path);
-    if (mat->alpha_mode == MN_ALPHA_MASK) {
-        m_str(p, "alphaMode", "MASK", path);
-        if (mat->alpha_cutoff != 0.5f)
-            m_float(p, "alphaCutoff", mat->alpha_cutoff, path);
-    } else if (mat->alpha_mode == MN_ALPHA_BLEND) {
-        m_str(p, "alphaMode", "BLEND", path);
-    }
+    if (mat->alpha_mode == MN_ALPHA_MASK || mat->alpha_mode == MN_ALPHA_BLEND)
+        m_str(p, "alphaMode", mn_alpha_mode_name(mat->alpha_mode), path);
+    if (mat->alpha_mode == MN_ALPHA_MASK && mat->alpha_cutoff != 0.5f)
+        m_float(p, "alphaCutoff", mat->alpha_cutoff, path);
     if (mat->double_sided) {
         key(p, "doubleSided");
         raw(p, "true");
@@ -713,8 +711,6 @@ static void print_skins(printer *p)
 
 static void print_animations(printer *p)
 {
-    static const char *const paths[] = {"translation", "rotation", "scale", "weights"};
-    static const char *const interpolations[] = {"LINEAR", "STEP", "CUBICSPLINE"};
     mn_gltf_writer *w = p->w;
     const mn_model *m = w->model;
     bool any = false;
@@ -743,7 +739,7 @@ static void print_animations(printer *p)
             key(p, "target");
             open_(p, "{");
             m_uint(p, "node", ch->node);
-            m_str(p, "path", paths[ch->path], path);
+            m_str(p, "path", mn_anim_path_name(ch->path), path);
             close_(p, "}");
             close_(p, "}");
         }
@@ -756,7 +752,7 @@ static void print_animations(printer *p)
             open_(p, "{");
             m_uint(p, "input", ws->input);
             if (ws->interpolation != MN_INTERP_LINEAR)
-                m_str(p, "interpolation", interpolations[ws->interpolation], path);
+                m_str(p, "interpolation", mn_interpolation_name(ws->interpolation), path);
             m_uint(p, "output", ws->output);
             close_(p, "}");
         }
@@ -771,18 +767,6 @@ static void print_animations(printer *p)
 }
 
 /* ---- accessors, buffer views, the buffer ---------------------------------------------------------------------- */
-
-static unsigned component_code(mn_component c)
-{
-    static const unsigned codes[] = {0, 5120, 5121, 5122, 5123, 5125, 5126};
-    return codes[c];
-}
-
-static const char *type_name(mn_accessor_type t)
-{
-    static const char *const names[] = {"?", "SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
-    return names[t];
-}
 
 static void bounds(printer *p, const char *k, const mn_wacc *acc, const double *v)
 {
@@ -813,13 +797,13 @@ static void print_buffers(printer *p, const char *bin_uri)
             open_(p, "{");
             m_str(p, "name", acc->name, path);
             m_uint(p, "bufferView", i);
-            m_uint(p, "componentType", component_code(acc->component));
+            m_uint(p, "componentType", mni_component_gltf_code(acc->component));
             if (acc->normalized) {
                 key(p, "normalized");
                 raw(p, "true");
             }
             m_uint(p, "count", acc->count);
-            m_str(p, "type", type_name(acc->type), path);
+            m_str(p, "type", mn_accessor_type_name(acc->type), path);
             if (acc->has_bounds) {
                 bounds(p, "max", acc, acc->max);
                 bounds(p, "min", acc, acc->min);

@@ -612,7 +612,6 @@ static mn_status plan_meshes(mn_gltf_writer *w)
                     return st;
             }
             for (uint32_t t = 0; t < prim->target_count; t++) {
-                static const char *const names[3] = {"POSITION", "NORMAL", "TANGENT"};
                 static const mn_semantic semantics[3] = {MN_SEMANTIC_POSITION, MN_SEMANTIC_NORMAL,
                                                          MN_SEMANTIC_TANGENT};
                 const uint32_t accessors[3] = {prim->targets[t].position, prim->targets[t].normal,
@@ -620,7 +619,8 @@ static mn_status plan_meshes(mn_gltf_writer *w)
                 for (int k = 0; k < 3; k++) {
                     if (accessors[k] == MN_NONE)
                         continue;
-                    snprintf(path, sizeof path, "meshes[%u].primitives[%u].targets[%u].%s", i, p, t, names[k]);
+                    snprintf(path, sizeof path, "meshes[%u].primitives[%u].targets[%u].%s", i, p, t,
+                             mni_semantic_name(semantics[k]));
                     if ((st = plan_attribute(w, i, semantics[k], true, accessors[k], path)) != MN_OK)
                         return st;
                 }

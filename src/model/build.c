@@ -471,37 +471,6 @@ void mn_model_build_mesh_extras(mn_model_builder *builder, uint32_t mesh, const 
     copy_string(b, extras_json, &b->model->meshes[mesh].extras, path);
 }
 
-/* The semantic and set of a glTF attribute name; MN_SEMANTIC_INVALID for a name glTF does not have. */
-static mn_semantic semantic_of(const char *name, uint32_t *set)
-{
-    static const struct { const char *prefix; mn_semantic semantic; bool numbered; } names[] = {
-        {"POSITION", MN_SEMANTIC_POSITION, false}, {"NORMAL", MN_SEMANTIC_NORMAL, false},
-        {"TANGENT", MN_SEMANTIC_TANGENT, false},   {"TEXCOORD_", MN_SEMANTIC_TEXCOORD, true},
-        {"COLOR_", MN_SEMANTIC_COLOR, true},       {"JOINTS_", MN_SEMANTIC_JOINTS, true},
-        {"WEIGHTS_", MN_SEMANTIC_WEIGHTS, true},
-    };
-    *set = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        size_t n = strlen(names[i].prefix);
-        if (strncmp(name, names[i].prefix, n) != 0)
-            continue;
-        if (!names[i].numbered)
-            return name[n] == '\0' ? names[i].semantic : MN_SEMANTIC_INVALID;
-        const char *p = name + n;
-        uint64_t v = 0;
-        if (*p == '\0' || (*p == '0' && p[1] != '\0'))
-            return MN_SEMANTIC_INVALID;
-        for (; *p; p++) {
-            if (*p < '0' || *p > '9' || v > 100000)
-                return MN_SEMANTIC_INVALID;
-            v = v * 10 + (uint64_t)(*p - '0');
-        }
-        *set = (uint32_t)v;
-        return names[i].semantic;
-    }
-    return name[0] == '_' ? MN_SEMANTIC_CUSTOM : MN_SEMANTIC_INVALID;
-}
-
 /* The accessor layouts core glTF allows for a semantic (what the builder makes: f32, u16, u32). */
 static bool layout_ok(mn_semantic s, const mn_accessor *a)
 {
@@ -560,7 +529,7 @@ uint32_t mn_model_build_primitive(mn_model_builder *builder, uint32_t mesh, mn_p
         mn_attribute *at = &p.attributes[i];
         if (!in->name || !in_range(b, in->accessor, m->accessor_count, false, "accessor", path))
             return in->name ? MN_NONE : fail(b, MN_INVALID_ARGUMENT, path, "attribute %u has no name", i);
-        at->semantic = semantic_of(in->name, &at->set);
+        at->semantic = mni_semantic_parse(in->name, &at->set);
         at->accessor = in->accessor;
         const mn_accessor *a = &m->accessors[in->accessor];
         if (at->semantic == MN_SEMANTIC_INVALID)

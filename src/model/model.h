@@ -2,8 +2,9 @@
  * The model folder's interface: what every reader that fills an mn_model
  * (glTF, OBJ through the builder, voxel exports) shares with the model
  * utilities — the model's owner (its arena and what it must release), the
- * bounds every load computes, the rule that normalises skin weights, and the
- * scalar reference of accessor unpacking.
+ * bounds every load computes, the rule that normalises skin weights, the
+ * name tables of the model's enums, and the scalar reference of accessor
+ * unpacking.
  * Not installed.
  */
 #ifndef MN_MODEL_MODEL_H
@@ -92,6 +93,49 @@ static inline void mni_skin_weights_normalise(const float *in, float *out, size_
             out[k] = 0.0f;
     }
 }
+
+/* ---- names of enum values (names.c) -------------------------------------------------------- */
+
+/*
+ * The tables behind mn_interpolation_name, mn_anim_path_name,
+ * mn_alpha_mode_name and mn_accessor_type_name, in enum order, for the readers
+ * that parse through them (mni_json_enum gives the index).  The accessor types
+ * start at MN_TYPE_SCALAR: names[t - MN_TYPE_SCALAR].
+ */
+enum {
+    MNI_INTERPOLATION_COUNT = MN_INTERP_CUBICSPLINE + 1,
+    MNI_ANIM_PATH_COUNT = MN_PATH_WEIGHTS + 1,
+    MNI_ALPHA_MODE_COUNT = MN_ALPHA_BLEND + 1,
+    MNI_ACCESSOR_TYPE_COUNT = MN_TYPE_MAT4 - MN_TYPE_SCALAR + 1
+};
+extern const char *const mni_interpolation_names[MNI_INTERPOLATION_COUNT];
+extern const char *const mni_anim_path_names[MNI_ANIM_PATH_COUNT];
+extern const char *const mni_alpha_mode_names[MNI_ALPHA_MODE_COUNT];
+extern const char *const mni_accessor_type_names[MNI_ACCESSOR_TYPE_COUNT];
+
+/* glTF's name of a component type ("UNSIGNED_SHORT"); "invalid" outside the enum. */
+const char *mni_component_gltf_name(mn_component component);
+
+/* glTF's componentType code (5123 for MN_COMPONENT_U16); 0 outside the enum. */
+uint32_t mni_component_gltf_code(mn_component component);
+
+/* The component type of a glTF componentType code; MN_COMPONENT_INVALID for any
+   other code (5124, which glTF does not have, included). */
+mn_component mni_component_from_gltf_code(uint32_t code);
+
+/* glTF's name of a semantic without its set ("POSITION", "TEXCOORD"); "custom" for
+   MN_SEMANTIC_CUSTOM, "invalid" outside the enum. */
+const char *mni_semantic_name(mn_semantic semantic);
+
+/*
+ * The semantic and set of a glTF attribute name, the one parse the glTF reader
+ * and the model builder share: "POSITION", "NORMAL", "TANGENT" exactly, or
+ * "TEXCOORD_n", "COLOR_n", "JOINTS_n", "WEIGHTS_n" with n a decimal set number
+ * of at most 2^32 - 1 and no leading zero (glTF forbids "TEXCOORD_01");
+ * MN_SEMANTIC_CUSTOM for any other name starting with '_', MN_SEMANTIC_INVALID
+ * for the rest.  *set = the set number, 0 when the semantic has none.
+ */
+mn_semantic mni_semantic_parse(const char *name, uint32_t *set);
 
 /* ---- the owner (owner.c) ------------------------------------------------------------------- */
 
