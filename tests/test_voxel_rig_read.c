@@ -216,8 +216,22 @@ static void test_every_kind_name_and_which_are_skinned(void **state)
         mn_voxel_rig *rig = read_ok(text);
         assert_int_equal(rig->kind, kinds[i].kind);
         assert_int_equal(mn_voxel_kind_is_skinned(rig->kind), kinds[i].skinned);
+        assert_string_equal(mn_voxel_kind_name(rig->kind), kinds[i].name);
         mn_voxel_rig_free(rig);
     }
+    const struct {
+        const char *got, *want;
+    } names[] = {
+        {mn_voxel_kind_name((mn_voxel_kind)8), "invalid"},
+        {mn_voxel_joint_type_name(MN_VOXEL_ROTATION), "rotation"},
+        {mn_voxel_joint_type_name(MN_VOXEL_TRANSLATION), "translation"},
+        {mn_voxel_joint_type_name((mn_voxel_joint_type)2), "invalid"},
+        {mn_voxel_drive_name(MN_VOXEL_DRIVE_CALLER), "caller"},
+        {mn_voxel_drive_name(MN_VOXEL_DRIVE_AUTO), "auto"},
+        {mn_voxel_drive_name((mn_voxel_drive)2), "invalid"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        assert_string_equal(names[i].got, names[i].want);
 }
 
 static void test_rig_member_holds_the_rig_when_there_are_no_parts(void **state)

@@ -69,31 +69,6 @@ static void put_json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static const char *kind_name(mn_voxel_kind kind)
-{
-    switch (kind) {
-    case MN_VOXEL_CUBE:       return "cube";
-    case MN_VOXEL_MC:         return "mc";
-    case MN_VOXEL_SN:         return "sn";
-    case MN_VOXEL_DC:         return "dc";
-    case MN_VOXEL_MC_SKINNED: return "mc-skinned";
-    case MN_VOXEL_SN_SKINNED: return "sn-skinned";
-    case MN_VOXEL_DC_SKINNED: return "dc-skinned";
-    case MN_VOXEL_STATIC:     return "static";
-    }
-    return "unknown";
-}
-
-static const char *drive_name(mn_voxel_drive d)
-{
-    return d == MN_VOXEL_DRIVE_AUTO ? "auto" : "caller";
-}
-
-static const char *type_name(mn_voxel_joint_type t)
-{
-    return t == MN_VOXEL_TRANSLATION ? "translation" : "rotation";
-}
-
 /* ---- info: the meshes beside the rig --------------------------------------------------- */
 
 typedef struct mesh_report {
@@ -176,7 +151,7 @@ static void text_vec3(FILE *out, const float v[3])
 static void print_info_text(FILE *out, const char *path, const mn_voxel_rig *rig,
                             const mesh_report *meshes, uint32_t mesh_count)
 {
-    fprintf(out, "%s: voxel rig, kind %s, voxel_size %g\n", path, kind_name(rig->kind),
+    fprintf(out, "%s: voxel rig, kind %s, voxel_size %g\n", path, mn_voxel_kind_name(rig->kind),
             (double)rig->voxel_size);
 
     fprintf(out, "\nparts (%u):\n", rig->part_count);
@@ -201,8 +176,8 @@ static void print_info_text(FILE *out, const char *path, const mn_voxel_rig *rig
     for (uint32_t j = 0; j < rig->joint_count; j++) {
         const mn_voxel_joint *jt = &rig->joints[j];
         fprintf(out, "  %-16s part %-12s %-11s %-6s range [%g, %g] rest %g  axis ", jt->name,
-                rig->parts[jt->part].name, type_name(jt->type), drive_name(jt->drive),
-                (double)jt->min, (double)jt->max, (double)jt->rest);
+                rig->parts[jt->part].name, mn_voxel_joint_type_name(jt->type),
+                mn_voxel_drive_name(jt->drive), (double)jt->min, (double)jt->max, (double)jt->rest);
         text_vec3(out, jt->axis);
         if (jt->has_mount) {
             fprintf(out, "  mount orient ");
@@ -252,7 +227,7 @@ static void print_info_json(FILE *out, const char *path, const mn_voxel_rig *rig
 {
     fprintf(out, "{\"format\":\"" INFO_FORMAT "\",\"file\":");
     put_json_string(out, path);
-    fprintf(out, ",\"kind\":\"%s\",\"voxel_size\":", kind_name(rig->kind));
+    fprintf(out, ",\"kind\":\"%s\",\"voxel_size\":", mn_voxel_kind_name(rig->kind));
     cli_put_json_number(out, rig->voxel_size);
 
     fprintf(out, ",\"parts\":[");
@@ -283,8 +258,8 @@ static void print_info_json(FILE *out, const char *path, const mn_voxel_rig *rig
         put_json_string(out, jt->name);
         fprintf(out, ",\"part\":");
         put_json_string(out, rig->parts[jt->part].name);
-        fprintf(out, ",\"type\":\"%s\",\"drive\":\"%s\",\"axis\":", type_name(jt->type),
-                drive_name(jt->drive));
+        fprintf(out, ",\"type\":\"%s\",\"drive\":\"%s\",\"axis\":",
+                mn_voxel_joint_type_name(jt->type), mn_voxel_drive_name(jt->drive));
         cli_put_json_floats(out, jt->axis, 3);
         fprintf(out, ",\"min\":");
         cli_put_json_number(out, jt->min);
@@ -507,7 +482,7 @@ static void print_sample_text(FILE *out, const mn_voxel_rig *rig, const sample_a
         snprintf(range, sizeof range, "[%g, %g]", (double)jt->min, (double)jt->max);
         const char *from = value_source(rig, anim, caller, j);
         fprintf(out, "%-20s %14.9g  %-25s %-7s %s", jt->name, (double)values[j], range,
-                drive_name(jt->drive), from);
+                mn_voxel_drive_name(jt->drive), from);
         if (strcmp(from, "caller") == 0 && caller[j] != values[j])
             fprintf(out, " (%g, clamped)", (double)caller[j]);
         fprintf(out, "\n");

@@ -21,7 +21,6 @@
 #include <marionette/voxel/rig.h>
 
 #include "io/io.h"
-#include "io/io.h"
 #include "voxel/fcurve_internal.h"
 #include "voxel/pose_internal.h"
 
@@ -29,6 +28,31 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* ---- names of enum values ---------------------------------------------------------------------- */
+
+/* rig.json's names, in enum order: the reader parses through them, mn_voxel_*_name prints them. */
+static const char *const kind_names[] = {"cube",       "mc",         "sn",         "dc",
+                                         "mc-skinned", "sn-skinned", "dc-skinned", "static"};
+static const char *const joint_type_names[] = {"rotation", "translation"};
+static const char *const drive_names[] = {"caller", "auto"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *mn_voxel_kind_name(mn_voxel_kind kind)
+{
+    return (unsigned)kind < COUNT(kind_names) ? kind_names[kind] : "invalid";
+}
+
+const char *mn_voxel_joint_type_name(mn_voxel_joint_type type)
+{
+    return (unsigned)type < COUNT(joint_type_names) ? joint_type_names[type] : "invalid";
+}
+
+const char *mn_voxel_drive_name(mn_voxel_drive drive)
+{
+    return (unsigned)drive < COUNT(drive_names) ? drive_names[drive] : "invalid";
+}
 
 /* ---- name tables ------------------------------------------------------------------------------- */
 
@@ -493,8 +517,6 @@ static mn_status resolve_mount(rig_reader *r, uint32_t i)
 
 static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
 {
-    static const char *const types[] = {"rotation", "translation"};
-    static const char *const drives[] = {"caller", "auto"};
     mn_voxel_joint *jt = &r->joints[i];
     int type = 0, drive = 0;
     mn_status st = expect_object(r, obj, "a joint");
@@ -503,7 +525,8 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK)
         st = read_reference(r, obj, "part", &r->priv->parts, "part", &jt->part);
     if (st == MN_OK)
-        st = mni_json_enum(&r->j, obj, "type", true, types, 2, "a joint type", &type);
+        st = mni_json_enum(&r->j, obj, "type", true, joint_type_names, COUNT(joint_type_names),
+                          "a joint type", &type);
     if (st == MN_OK)
         st = read_axis(r, obj, jt->axis);
     if (st == MN_OK)
@@ -515,13 +538,13 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK)
         st = check_range(r, jt);
     if (st == MN_OK)
-        st = mni_json_enum(&r->j, obj, "drive", true, drives, 2, "a drive", &drive);
+        st = mni_json_enum(&r->j, obj, "drive", true, drive_names, COUNT(drive_names), "a drive", &drive);
     if (st == MN_OK)
         st = read_mount(r, obj, jt);
     if (st == MN_OK)
         st = keep_unknown(r, obj, joint_fields, sizeof joint_fields / sizeof *joint_fields, &jt->extras);
-    jt->type = type == 1 ? MN_VOXEL_TRANSLATION : MN_VOXEL_ROTATION;
-    jt->drive = drive == 1 ? MN_VOXEL_DRIVE_AUTO : MN_VOXEL_DRIVE_CALLER;
+    jt->type = (mn_voxel_joint_type)type;
+    jt->drive = (mn_voxel_drive)drive;
     if (st == MN_OK)
         st = resolve_mount(r, i);
     return st;
@@ -886,8 +909,6 @@ static const char *const rig_fields[] = {"format", "version", "kind",      "voxe
 /* format, version, kind and voxel_size: the rig's header. */
 static mn_status read_header(rig_reader *r, json_t *obj)
 {
-    static const char *const kinds[] = {"cube",       "mc",         "sn",         "dc",
-                                        "mc-skinned", "sn-skinned", "dc-skinned", "static"};
     const char *format = NULL;
     mn_status st = mni_json_string_ref(&r->j, obj, "format", false, &format, NULL);
     if (st == MN_OK && format && strcmp(format, "voxel-rig") != 0)
@@ -903,7 +924,7 @@ static mn_status read_header(rig_reader *r, json_t *obj)
                             "version %g is not supported (this reader reads version 1)",
                             json_number_value(version));
     int kind = 0;
-    st = mni_json_enum(&r->j, obj, "kind", false, kinds, 8, "a voxel model kind", &kind);
+    st = mni_json_enum(&r->j, obj, "kind", false, kind_names, COUNT(kind_names), "a voxel model kind", &kind);
     if (st != MN_OK)
         return st;
     r->rig->kind = (mn_voxel_kind)kind;

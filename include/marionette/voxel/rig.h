@@ -102,15 +102,26 @@ typedef enum mn_voxel_kind {
 /* True for the *-skinned kinds (geometry is one skinned mesh.glb). */
 MN_API bool mn_voxel_kind_is_skinned(mn_voxel_kind kind);
 
+/* rig.json's name of a kind: "cube", "mc", "sn", "dc", "mc-skinned", "sn-skinned",
+   "dc-skinned", "static" (the reader parses through the same table); "invalid" out of
+   range.  Never NULL. */
+MN_API const char *mn_voxel_kind_name(mn_voxel_kind kind);
+
 typedef enum mn_voxel_joint_type {
     MN_VOXEL_ROTATION = 0,     /* radians about axis, around the part's pivot */
     MN_VOXEL_TRANSLATION       /* voxels along axis */
 } mn_voxel_joint_type;
 
+/* rig.json's name of a joint type: "rotation", "translation"; "invalid" out of range. */
+MN_API const char *mn_voxel_joint_type_name(mn_voxel_joint_type type);
+
 typedef enum mn_voxel_drive {
     MN_VOXEL_DRIVE_CALLER = 0, /* the procedural interface a game drives */
     MN_VOXEL_DRIVE_AUTO        /* driven only by animations */
 } mn_voxel_drive;
+
+/* rig.json's name of a drive: "caller", "auto"; "invalid" out of range. */
+MN_API const char *mn_voxel_drive_name(mn_voxel_drive drive);
 
 typedef struct mn_voxel_part {
     const char *name;
