@@ -332,6 +332,8 @@ static void packing_is_byte_identical_and_repacks_to_the_same_bytes(void **state
         assert_int_equal(a.size, b.size);
         assert_memory_equal(a.bytes, b.bytes, a.size);
         mn_aosrig *pack = read_ok(a.bytes, a.size);
+        assert_int_equal(pack->header.units, variants[v].centimetres ? MN_AOSRIG_CENTIMETRES : MN_AOSRIG_METRES);
+        assert_string_equal(mn_aosrig_units_name(pack->header.units), variants[v].centimetres ? "cm" : "m");
         uint8_t *again;
         size_t again_size;
         mn_error err;
@@ -344,6 +346,7 @@ static void packing_is_byte_identical_and_repacks_to_the_same_bytes(void **state
         mn_aosrig_bytes_free(NULL, b.bytes, b.size);
         synthetic_head_free(&h);
     }
+    assert_string_equal(mn_aosrig_units_name((mn_aosrig_units)2), "invalid");
 }
 
 static void the_container_is_laid_out_as_section_11_says(void **state)

@@ -90,7 +90,7 @@ static void print_text(FILE *out, const char *path, const mn_aosrig *pack)
     const mn_aosrig_head_ext *x = &h->head_ext;
     fprintf(out, "%s: .aosrig expression head, version 1, model gnm, units %s, %zu bytes "
                  "(header %u)\n",
-            path, h->units == MN_AOSRIG_CENTIMETRES ? "cm" : "m", pack->byte_length,
+            path, mn_aosrig_units_name(h->units), pack->byte_length,
             header_bytes(pack));
     fprintf(out, "  vertices %u, faces %u, quads %u, expressions %u, influences %u, joints %u\n",
             h->vertex_count, pack->face_count, pack->quad_count, h->coeff_count,
@@ -261,7 +261,7 @@ static json_t *build_json(const char *path, const mn_aosrig *pack)
         "{s:s, s:s, s:I, s:I, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "format",
         INFO_FORMAT, "file", path, "bytes", (json_int_t)pack->byte_length, "headerBytes",
         (json_int_t)header_bytes(pack), "version", 1, "model", "gnm", "units",
-        h->units == MN_AOSRIG_CENTIMETRES ? "cm" : "m", "vertexCount",
+        mn_aosrig_units_name(h->units), "vertexCount",
         (json_int_t)h->vertex_count, "faceCount", (json_int_t)pack->face_count, "quadCount",
         (json_int_t)pack->quad_count, "coeffCount", (json_int_t)h->coeff_count, "maxInfluence",
         (json_int_t)h->max_influence, "jointCount", (json_int_t)h->joint_count);

@@ -255,7 +255,7 @@ static void print_json(const head_args *a, const mn_aosrig *pack, const float *c
                        const float *verts)
 {
     const mn_aosrig_header *h = &pack->header;
-    const char *units = a->forward ? (h->units == MN_AOSRIG_CENTIMETRES ? "cm" : "m") : "m";
+    const char *units = mn_aosrig_units_name(a->forward ? h->units : MN_AOSRIG_METRES);
     printf("{\"format\":\"marionette-head-sample/1\",\"file\":");
     cli_put_quoted(stdout, a->file);
     printf(",\"units\":\"%s\",\"stage\":\"%s\",\"vertexCount\":%u,\"controls\":", units,
@@ -273,7 +273,7 @@ static void print_json(const head_args *a, const mn_aosrig *pack, const float *c
 static void print_text(const head_args *a, const mn_aosrig *pack, const float *verts)
 {
     const mn_aosrig_header *h = &pack->header;
-    const char *units = a->forward ? (h->units == MN_AOSRIG_CENTIMETRES ? "cm" : "m") : "m";
+    const char *units = mn_aosrig_units_name(a->forward ? h->units : MN_AOSRIG_METRES);
     printf("%s: %u vertices, %s (%s)\n", a->file, h->vertex_count,
            a->forward ? "forward, head-local" : "posed, bind space", units);
     for (uint32_t v = 0; v < h->vertex_count; v++)

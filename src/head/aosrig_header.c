@@ -186,13 +186,12 @@ static mn_status read_identity(mn_aosrig_reader *r)
     if (st != MN_OK)
         return st;
     const char *units = json_string_value(v);
-    if (strcmp(units, "m") == 0)
-        r->pack->header.units = MN_AOSRIG_METRES;
-    else if (strcmp(units, "cm") == 0)
-        r->pack->header.units = MN_AOSRIG_CENTIMETRES;
-    else
-        return mni_aosrig_fail(r, MN_INVALID_VALUE, "units", "\"%s\" is not a unit (m, cm)", units);
-    return MN_OK;
+    for (int u = MN_AOSRIG_METRES; u <= MN_AOSRIG_CENTIMETRES; u++)
+        if (strcmp(units, mn_aosrig_units_name((mn_aosrig_units)u)) == 0) {
+            r->pack->header.units = (mn_aosrig_units)u;
+            return MN_OK;
+        }
+    return mni_aosrig_fail(r, MN_INVALID_VALUE, "units", "\"%s\" is not a unit (m, cm)", units);
 }
 
 static mn_status read_counts(mn_aosrig_reader *r)

@@ -29,6 +29,12 @@ MN_API const char *mn_aosrig_dtype_name(mn_aosrig_dtype dtype)
     return (unsigned)dtype < MN_AOSRIG_DTYPE_COUNT ? names[dtype] : "invalid";
 }
 
+MN_API const char *mn_aosrig_units_name(mn_aosrig_units units)
+{
+    static const char *const names[] = {"m", "cm"};
+    return (unsigned)units < sizeof names / sizeof names[0] ? names[units] : "invalid";
+}
+
 MN_API size_t mn_aosrig_dtype_size(mn_aosrig_dtype dtype)
 {
     static const size_t sizes[MN_AOSRIG_DTYPE_COUNT] = {4, 2, 1, 2, 4, 4};
@@ -258,7 +264,9 @@ static bool print_header(mn_jstext *t, const writer *w)
     put_key(t, "model", false);
     put_str(t, "gnm");
     put_key(t, "units", false);
-    put_str(t, h->units == MN_AOSRIG_CENTIMETRES ? "cm" : "m");
+    /* any value but centimetres poses as metres (head/runtime.c), so it is written as such */
+    put_str(t, mn_aosrig_units_name(h->units == MN_AOSRIG_CENTIMETRES ? MN_AOSRIG_CENTIMETRES
+                                                                      : MN_AOSRIG_METRES));
     put_key(t, "vertexCount", false);
     put_number(t, h->vertex_count);
     put_key(t, "coeffCount", false);

@@ -87,6 +87,10 @@ typedef enum mn_aosrig_units {
     MN_AOSRIG_CENTIMETRES      /* "cm" */
 } mn_aosrig_units;
 
+/* "m", "cm": the header's "units" string, which the reader parses through this;
+   "invalid" out of range.  Never NULL. */
+MN_API const char *mn_aosrig_units_name(mn_aosrig_units units);
+
 /*
  * One region of the expression block (headExt.regions[i] = [name, count],
  * plus the region's member of headExt.reduced).  Regions tile the expression
