@@ -595,7 +595,7 @@ static void a_pool_survives_many_small_batches(void **state)
         mn_mixer_play(mn_instance_mixer(b[i]), 0, &(mn_play_options){.at = (float)i}, NULL);
     }
     mn_pool *pool = NULL;
-    assert_int_equal(mn_pool_create(0, NULL, &pool, NULL), MN_OK); /* one per CPU */
+    assert_int_equal(mn_pool_create(mn_cpu_count(), NULL, &pool, NULL), MN_OK); /* one per CPU */
     assert_true(mn_pool_thread_count(pool) >= 1);
     for (int frame = 0; frame < 500; frame++) {
         size_t count = (size_t)(frame % 4); /* 0 to 3 instances: fewer than threads, often */

@@ -1,7 +1,7 @@
 /*
  * marionette/instance.h — model instances: one prepared model (a rig) shared
- * by many placed, animated, deformed instances, and a thread pool that
- * updates a crowd of them.
+ * by many placed, animated, deformed instances, and a crowd of them updated
+ * on a worker pool (marionette/pool.h).
  *
  *     mn_rig *rig;             mn_rig_create(model, NULL, &rig, &err);
  *     mn_instance *guard;      mn_instance_create(rig, &(mn_instance_desc){
@@ -76,6 +76,7 @@
 #include "model.h"
 #include "clip.h"
 #include "mixer.h"
+#include "pool.h"
 #include "skin.h"
 
 #ifdef __cplusplus
@@ -220,37 +221,16 @@ MN_API const mn_posed_part *mn_instance_part(const mn_instance *instance, uint32
 /* ---- crowds --------------------------------------------------------------------- */
 
 /*
- * A small pool of threads that updates many instances at once.  The threads
- * are started by mn_pool_create and sleep between batches.
- */
-typedef struct mn_pool mn_pool;
-
-/*
- * A pool that works on `threads` threads counting the caller's (so
- * threads − 1 are started; 1 starts none); 0 means one per online CPU.
- * Errors (*out = NULL): MN_INVALID_ARGUMENT (NULL out, threads above 256),
- * MN_OUT_OF_MEMORY (no memory, or the system refused to start a thread).
- */
-MN_API mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_pool **out,
-                                mn_error *err);
-
-/* Stop and join the threads, free the pool.  Not during a batch.  NULL is allowed. */
-MN_API void mn_pool_free(mn_pool *pool);
-
-/* Threads a batch runs on, the caller's included (1 for a NULL pool). */
-MN_API uint32_t mn_pool_thread_count(const mn_pool *pool);
-
-/*
  * mn_instance_update(instances[i], dt) for every i < count, the instances
  * shared out over the pool's threads (and the caller's); returns when all
  * are done.  Each instance is updated by exactly one thread with exactly the
  * code mn_instance_update runs, so the results are bit-identical to updating
- * them one by one.  A NULL pool updates them on the calling thread.  An
- * instance must appear at most once, and nothing else may touch these
- * instances during the call.  Allocation-free.
+ * them one by one.  A NULL pool (or a pool of one thread) updates them on
+ * the calling thread.  An instance must appear at most once, and nothing
+ * else may touch these instances during the call.  Allocation-free.
  * Errors (nothing is updated): MN_INVALID_ARGUMENT for NULL instances with
- * count > 0 or a NULL entry, or a batch already running on this pool from
- * another thread.
+ * count > 0 or a NULL entry, or a batch already running on this pool
+ * (marionette/pool.h, THREAD SAFETY).
  */
 MN_API mn_status mn_instances_update(mn_pool *pool, mn_instance *const *instances, size_t count,
                                      float dt);

@@ -24,7 +24,8 @@
  *   spring.h      springs and spring chains as pure functions of time
  *   skin.h        linear-blend skinning and the prepared deformable mesh
  *   morph.h       morph targets
- *   instance.h    model instances (a shared rig, placed instances) and crowds
+ *   pool.h        the worker pool (the library's only threads) and the CPU count
+ *   instance.h    model instances (a shared rig, placed instances) and crowds on a pool
  *   render.h      the headless rasteriser: scenes, cameras, PNGs, contact sheets
  * The products:
  *   voxel/rig.h        voxel rigs: rig.json, part meshes, F-curves, posing, skinning matrices
@@ -55,6 +56,7 @@
 #include "skin.h"
 #include "morph.h"
 #include "mixer.h"
+#include "pool.h"
 #include "instance.h"
 #include "voxel/rig.h"
 #include "voxel/controller.h"

@@ -1,12 +1,14 @@
 /*
  * Private core helpers shared by every layer: allocation through the
  * caller's hooks, the arena that owns a loaded object, checked size
- * arithmetic, what the CPU can run, and filling an mn_error.  Not installed.
+ * arithmetic, what the CPU can run, running work on the worker pool, and
+ * filling an mn_error.  Not installed.
  */
 #ifndef MN_CORE_CORE_H
 #define MN_CORE_CORE_H
 
 #include <marionette/core.h>
+#include <marionette/pool.h>
 #include <stdarg.h>
 
 /* ---- allocation ---------------------------------------------------------- */
@@ -94,6 +96,40 @@ typedef enum mn_cpu_simd {
  * architecture) is for the caller to rule out.
  */
 mn_cpu_simd mni_cpu_level(void);
+
+/* ---- the worker pool (core/pool.c; the public half is marionette/pool.h) ------ */
+
+/*
+ * What every thread of a batch runs: `worker` is 0 on the calling thread and
+ * 1 .. mn_pool_thread_count − 1 on the pool's threads, each exactly once.
+ */
+typedef void (*mni_pool_job)(void *context, uint32_t worker);
+
+/*
+ * Run job(context, w) once on each thread of the pool, the caller's
+ * included (w = 0), and return when all are done.  A NULL pool or a pool of
+ * one thread runs job(context, 0) on the caller alone.  Allocation-free.
+ * Returns MN_OK, or MN_INVALID_ARGUMENT (nothing run) when another batch is
+ * running on this pool (marionette/pool.h, THREAD SAFETY).
+ */
+mn_status mni_pool_run(mn_pool *pool, mni_pool_job job, void *context);
+
+/* What a shared-out batch runs on items [first, end), on thread `worker` (as for mni_pool_job). */
+typedef void (*mni_pool_range)(void *context, size_t first, size_t end, uint32_t worker);
+
+/*
+ * Share items 0 .. count − 1 out over the pool's threads and the caller's in
+ * chunks of `chunk` (0 means 1): fn(context, first, end, worker) runs once
+ * for every chunk, [k·chunk, min((k + 1)·chunk, count)), on whichever thread
+ * takes it from one atomic counter, so a descheduled thread holds back one
+ * chunk at most and the chunks' bounds never depend on the thread count.
+ * `worker` lets fn use per-thread scratch (worker < mn_pool_thread_count).
+ * A NULL pool, a pool of one thread, or a batch of one chunk runs every
+ * chunk on the caller, waking no one.  Allocation-free; returns as
+ * mni_pool_run.
+ */
+mn_status mni_pool_for(mn_pool *pool, size_t count, size_t chunk, mni_pool_range fn,
+                       void *context);
 
 /* ---- errors --------------------------------------------------------------- */
 
