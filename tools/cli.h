@@ -9,6 +9,7 @@
 #define MN_TOOLS_CLI_H
 
 #include <marionette/core.h>
+#include <marionette/pool.h>
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -269,5 +270,16 @@ struct mn_arkit_map *cli_arkit_map_load(const char *table, const char *const fit
    mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */
 int mn_cli_voxel_info(const char *path, bool json);
 int mn_cli_voxel_sample(int argc, char **argv);
+
+/*
+ * Threads, which the library leaves to the caller (0 there means the calling thread alone):
+ * the commands draw on --threads N when given and else on one thread per CPU (at most 64, the
+ * renderer's limit).
+ */
+static inline uint32_t cli_render_threads(uint32_t asked)
+{
+    uint32_t cpus = mn_cpu_count();
+    return asked ? asked : cpus < 64 ? cpus : 64;
+}
 
 #endif /* MN_TOOLS_CLI_H */

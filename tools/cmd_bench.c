@@ -382,7 +382,7 @@ static bool bench_render(fixture *f, const bench_plan *plan, result *r, mn_error
     if (mn_render_source_gltf(f->instance, NULL, &src, err) == MN_OK) {
         mn_render_source_refresh(src);
         c.scene = mn_render_source_scene(src);
-        mn_render_options o = {.width = side, .height = side,
+        mn_render_options o = {.width = side, .height = side, .threads = cli_render_threads(0),
                                .max_triangles = mn_render_scene_triangle_count(c.scene),
                                .background = {0.18f, 0.2f, 0.23f, 1.0f}};
         float lo[3], hi[3];

@@ -145,6 +145,7 @@ static int render_sheet(const demo_args *a, const char *glb, const char *png)
         goto done;
     }
     mn_render_options ro = {.width = a->width, .height = a->height, .supersample = 2,
+                            .threads = cli_render_threads(0),
                             .max_triangles =
                                 mn_render_scene_triangle_count(mn_render_source_scene(p.source))};
     memcpy(ro.background, background, sizeof background);

@@ -505,7 +505,8 @@ static int run_render(const render_args *a)
     mn_error err;
     const mn_render_scene *scene = mn_render_source_scene(m.source);
     mn_render_options opt = {.width = a->shot.size.width, .height = a->shot.size.height,
-                             .supersample = a->shot.supersample, .threads = a->shot.threads,
+                             .supersample = a->shot.supersample,
+                             .threads = cli_render_threads(a->shot.threads),
                              .max_triangles = mn_render_scene_triangle_count(scene)};
     memcpy(opt.background, a->background, sizeof opt.background);
     if (mn_renderer_create(&opt, &j.renderer, &err) != MN_OK ||

@@ -214,7 +214,8 @@ static int draw(const character_render_args *a, character_scene *s)
     mn_renderer *r = NULL;
     mn_rgba_image img = {0};
     mn_render_options ro = {.width = a->shot.size.width, .height = a->shot.size.height,
-                            .supersample = a->shot.supersample, .threads = a->shot.threads,
+                            .supersample = a->shot.supersample,
+                            .threads = cli_render_threads(a->shot.threads),
                             .max_triangles = mn_render_scene_triangle_count(scene),
                             .background = {0x2e / 255.0f, 0x33 / 255.0f, 0x3b / 255.0f, 1.0f}};
     int rc = CLI_EXIT_FAILED;

@@ -381,7 +381,8 @@ static int render_head(const head_render_args *a)
     /* The command line's background, #2e333b. */
     const uint8_t bg[4] = {0x2e, 0x33, 0x3b, 0xff};
     mn_render_options opt = {.width = a->shot.size.width, .height = a->shot.size.height,
-                             .supersample = a->shot.supersample, .threads = a->shot.threads,
+                             .supersample = a->shot.supersample,
+                             .threads = cli_render_threads(a->shot.threads),
                              .background = {bg[0] / 255.0f, bg[1] / 255.0f, bg[2] / 255.0f, 1}};
     if (rc == CLI_EXIT_OK) {
         opt.max_triangles = mn_render_scene_triangle_count(mn_render_source_scene(h.source));

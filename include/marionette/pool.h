@@ -57,7 +57,7 @@ MN_API mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator,
 
 /*
  * Stop and join the worker threads and free the pool.  Not while a batch
- * runs on it.  NULL is allowed.
+ * runs on it, nor while a renderer drawing on it lives.  NULL is allowed.
  */
 MN_API void mn_pool_free(mn_pool *pool);
 

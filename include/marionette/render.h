@@ -40,11 +40,14 @@
  *   Each output pixel is the mean of supersample × supersample samples.
  *
  * THREADS AND MEMORY
- *   The renderer starts its worker threads and allocates its sample buffers
- *   and triangle storage at creation; mn_renderer_draw allocates nothing and
- *   splits the image into bands shared out over the threads (the results do
- *   not depend on the thread count).  A renderer is used by one thread at a
- *   time; scenes and sources are read-only while drawn.
+ *   By default a renderer draws on the calling thread and starts no thread.
+ *   With options.threads above 1 it starts a worker pool of its own at
+ *   creation (threads − 1 threads, marionette/pool.h), or it draws on a
+ *   caller's pool (options.pool).  It allocates its sample buffers and
+ *   triangle storage at creation; mn_renderer_draw allocates nothing and
+ *   splits the image into bands shared out over the pool's threads (the
+ *   results do not depend on the thread count).  A renderer is used by one
+ *   thread at a time; scenes and sources are read-only while drawn.
  */
 #ifndef MARIONETTE_RENDER_H
 #define MARIONETTE_RENDER_H
@@ -242,24 +245,32 @@ typedef struct mn_renderer mn_renderer;
 typedef struct mn_render_options {
     uint32_t width, height;      /* output pixels, 1..8192 */
     uint32_t supersample;        /* samples per pixel along each axis, 1..4; 0: 2 (2×2) */
-    uint32_t threads;            /* the caller's thread included, 1..64; 0: one per online CPU */
+    uint32_t threads;            /* the caller's thread included, 0..64; 0 and 1: the calling
+                                    thread alone (no thread started).  For one per CPU pass
+                                    mn_cpu_count() (at most 64 here) */
     size_t max_triangles;        /* triangles a scene may have (mn_renderer_reserve grows it) */
     /* Background, sRGB 0..1 with straight alpha.  Zeros: transparent. */
     float background[4];
     mn_allocator allocator;      /* zero: malloc/free */
+    mn_pool *pool;               /* NULL: the renderer's own pool of `threads`.  Not NULL: draw
+                                    on this pool instead (threads must then be 0 or 1); it is
+                                    borrowed, must outlive the renderer, and runs one batch at
+                                    a time (marionette/pool.h) */
 } mn_render_options;
 
 /*
  * Make a renderer: sample and depth buffers, triangle storage for
- * max_triangles (twice that after near-plane clipping), and threads − 1
- * worker threads.  Errors: MN_INVALID_ARGUMENT (NULL options or out, a size,
- * supersample or thread count out of range, a non-finite background),
- * MN_OVERFLOW, MN_OUT_OF_MEMORY (also when a thread cannot be started).
+ * max_triangles (twice that after near-plane clipping), and, for threads
+ * above 1, a pool of threads − 1 worker threads.  Errors:
+ * MN_INVALID_ARGUMENT (NULL options or out, a size, supersample or thread
+ * count out of range, threads above 1 with a pool, a non-finite
+ * background), MN_OVERFLOW, MN_OUT_OF_MEMORY (also when a thread cannot be
+ * started).
  */
 MN_API mn_status mn_renderer_create(const mn_render_options *options, mn_renderer **out,
                                     mn_error *err);
 
-/* Stop the threads and free everything.  NULL is allowed. */
+/* Stop the renderer's own threads (never a caller's pool) and free everything.  NULL is allowed. */
 MN_API void mn_renderer_free(mn_renderer *renderer);
 
 /*
@@ -277,9 +288,10 @@ MN_API void mn_renderer_set_background(mn_renderer *renderer, const float rgba[4
  * Draw the scene through the camera into `out`, whose size must be the
  * renderer's width × height.  Allocation-free.  Errors (out is left as it
  * was): MN_INVALID_ARGUMENT (NULL arguments, a size mismatch, a scene with
- * more triangles than the renderer was made for, a mesh without positions),
- * MN_INDEX_RANGE (a mesh's material or a material's texture out of range;
- * the message names the mesh or material).
+ * more triangles than the renderer was made for, a mesh without positions,
+ * a caller's pool already running another batch), MN_INDEX_RANGE (a mesh's
+ * material or a material's texture out of range; the message names the
+ * mesh or material).
  */
 MN_API mn_status mn_renderer_draw(mn_renderer *renderer, const mn_render_scene *scene,
                                   const mn_render_camera *camera, mn_rgba_image *out,

@@ -7,8 +7,6 @@
 
 #include "render/render.h"
 
-#include <stdatomic.h>
-
 /* Interpolated per vertex: view-space normal (3), linear colour (4), base-colour uv (2),
    emissive uv (2). */
 #define MN_ATTRS 11
@@ -38,10 +36,10 @@ struct mn_renderer {
     float *keys;                 /* BLEND sort keys (mean NDC depth), by triangle */
     uint32_t tri_count, opaque_count;
     uint32_t band_rows, band_count;   /* output rows a band, bands */
-    atomic_uint next_band;
     const mn_render_scene *scene;     /* during a draw */
     mn_rgba_image *out;
-    mn_workers *workers;
+    mn_pool *pool;               /* the bands are shared out over it (core/pool.c) */
+    bool owns_pool;              /* made from options.threads, freed with the renderer */
     float srgb_to_linear[256];
     uint8_t linear_to_srgb[4096];
 };

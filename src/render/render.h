@@ -1,8 +1,8 @@
 /*
- * The render folder's interface: the worker threads the renderer shares
- * bands over, and the source object every adapter fills — the runtime's own
- * (source_gltf.c, source_obj.c) and each product's render source
- * (voxel/render_source.c, head/render_source.c, character/render_source.c).
+ * The render folder's interface: the source object every adapter fills —
+ * the runtime's own (source_gltf.c, source_obj.c) and each product's render
+ * source (voxel/render_source.c, head/render_source.c,
+ * character/render_source.c).
  */
 #ifndef MN_RENDER_RENDER_H
 #define MN_RENDER_RENDER_H
@@ -10,20 +10,6 @@
 #include <marionette/render.h>
 
 #include "core/core.h"
-
-/* ---- workers ---------------------------------------------------------------- */
-
-typedef struct mn_workers mn_workers;
-
-/* The job every thread runs once per batch: `worker` is 0 for the caller, 1.. for the threads. */
-typedef void (*mn_worker_job)(void *context, uint32_t worker);
-
-/* threads counts the caller's; threads − 1 are started.  NULL on failure (memory or threads). */
-mn_workers *mni_workers_create(uint32_t threads, const mn_allocator *allocator);
-void mni_workers_free(mn_workers *workers);
-uint32_t mni_workers_count(const mn_workers *workers);
-/* Run job(context, w) on every thread, the caller's included; returns when all are done. */
-void mni_workers_run(mn_workers *workers, mn_worker_job job, void *context);
 
 /* ---- sources ------------------------------------------------------------------ */
 

@@ -7,13 +7,10 @@
  * result depends only on the triangle order, so any number of threads gives
  * the same image.
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include "render/raster_internal.h"
 
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_SIDE 8192u
 #define MAX_THREADS 64u
@@ -148,12 +145,6 @@ void mn_renderer_set_background(mn_renderer *r, const float rgba[4])
         r->background[i] = to_byte(isfinite(rgba[i]) ? rgba[i] : 0.0f);
 }
 
-static uint32_t online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1u : n > (long)MAX_THREADS ? MAX_THREADS : (uint32_t)n;
-}
-
 mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_error *err)
 {
     if (out)
@@ -171,6 +162,10 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     if (o->threads > MAX_THREADS)
         return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
                             "renderer: %u threads (at most %u)", o->threads, MAX_THREADS);
+    if (o->pool && o->threads > 1)
+        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                            "renderer: %u threads and a pool (give one or the other)",
+                            o->threads);
     for (int i = 0; i < 4; i++)
         if (!isfinite(o->background[i]))
             return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
@@ -191,14 +186,16 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     size_t samples = (size_t)r->sw * r->sh;
     r->color = mni_alloc(&hooks, samples * 4);
     r->depth = mni_alloc(&hooks, samples * sizeof *r->depth);
-    uint32_t threads = o->threads ? o->threads : online_cpus();
-    r->workers = r->color && r->depth ? mni_workers_create(threads, &hooks) : NULL;
     mn_status st = MN_OK;
-    if (!r->color || !r->depth || !r->workers)
+    if (!r->color || !r->depth)
         st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                          "renderer: out of memory (or no threads) for %ux%u at %ux%u samples",
-                          o->width, o->height, ss, ss);
-    else
+                          "renderer: out of memory for %ux%u at %ux%u samples", o->width,
+                          o->height, ss, ss);
+    else if (o->pool)
+        r->pool = o->pool;
+    else if (o->threads > 1 && (st = mn_pool_create(o->threads, &hooks, &r->pool, err)) == MN_OK)
+        r->owns_pool = true;
+    if (st == MN_OK)
         st = mn_renderer_reserve(r, o->max_triangles ? o->max_triangles : 1, err);
     if (st != MN_OK) {
         mn_renderer_free(r);
@@ -206,7 +203,7 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     }
     /* Enough bands that threads finishing early find more; not so many that each
        band's pass over the triangle rows dominates. */
-    uint32_t rows = r->height / (mni_workers_count(r->workers) * 4);
+    uint32_t rows = r->height / (mn_pool_thread_count(r->pool) * 4);
     r->band_rows = rows < 1 ? 1 : rows > BAND_ROWS_MAX ? BAND_ROWS_MAX : rows;
     r->band_count = (r->height + r->band_rows - 1) / r->band_rows;
     *out = r;
@@ -217,7 +214,8 @@ void mn_renderer_free(mn_renderer *r)
 {
     if (!r)
         return;
-    mni_workers_free(r->workers);
+    if (r->owns_pool)
+        mn_pool_free(r->pool);
     size_t samples = (size_t)r->sw * r->sh;
     if (r->color)
         mni_free(&r->allocator, r->color, samples * 4);
@@ -414,16 +412,11 @@ static void draw_band(mn_renderer *r, uint32_t band)
     resolve(r, oy0, oy1);
 }
 
-static void band_job(void *context, uint32_t worker)
+static void draw_bands(void *context, size_t first, size_t end, uint32_t worker)
 {
     (void)worker;
-    mn_renderer *r = context;
-    for (;;) {
-        uint32_t band = atomic_fetch_add(&r->next_band, 1u);
-        if (band >= r->band_count)
-            return;
-        draw_band(r, band);
-    }
+    for (size_t band = first; band < end; band++)
+        draw_band(context, (uint32_t)band);
 }
 
 /* Check what setup relies on: materials and textures in range, positions present. */
@@ -479,9 +472,11 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
     mni_raster_setup(r, scene, camera);
     r->scene = scene;
     r->out = out;
-    atomic_store(&r->next_band, 0u);
-    mni_workers_run(r->workers, band_job, r);
+    st = mni_pool_for(r->pool, r->band_count, 1, draw_bands, r);
     r->scene = NULL;
     r->out = NULL;
+    if (st != MN_OK)
+        return mni_error_set(err, st, NULL, -1,
+                            "render: the pool is running another batch (one at a time)");
     return MN_OK;
 }
