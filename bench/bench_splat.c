@@ -328,7 +328,7 @@ int main(int argc, char **argv)
             best_one = rate, best = ctx.level;
     }
     mn_splat_skinner *skinner = NULL;
-    if (mn_splat_skinner_create(0, NULL, &skinner, NULL) != MN_OK)
+    if (mn_splat_skinner_create(mn_cpu_count(), NULL, &skinner, NULL) != MN_OK)
         return 1;
     ctx.skinner = skinner;
     ctx.level = best;

@@ -22,6 +22,7 @@
 #define MARIONETTE_CHARACTER_SPLAT_H
 
 #include "../core.h"
+#include "../pool.h"
 #include "../render.h"
 
 #ifdef __cplusplus
@@ -170,21 +171,24 @@ MN_API mn_status mn_splat_skin_job_validate(const mn_splat_skin_job *job, mn_err
 MN_API mn_status mn_splat_skin_run(const mn_splat_skin_job *job, mn_splat_simd level);
 
 /*
- * A set of worker threads started once, which splits every deform across
- * them and the calling thread.  Running allocates nothing; one run at a
- * time per skinner (a skinner is not to be shared by threads).
+ * A worker pool started once (marionette/pool.h), which splits every deform
+ * across its threads and the calling thread.  Running allocates nothing;
+ * one run at a time per skinner (a skinner is not to be shared by threads).
  */
 typedef struct mn_splat_skinner mn_splat_skinner;
 
 /*
- * Start a skinner of thread_count threads in all, the caller's included
- * (0: one per online CPU; 1: no worker threads).  *out is NULL on failure.
- * Errors: MN_OUT_OF_MEMORY, MN_IO when a thread cannot be started.
+ * Start a skinner of thread_count threads in all, the caller's included:
+ * 0 and 1 start no thread (every run is on the calling thread); N starts
+ * N − 1, at most MN_POOL_MAX_THREADS in all.  For one per CPU pass
+ * mn_cpu_count().  *out is NULL on failure.  Errors: MN_INVALID_ARGUMENT
+ * (NULL out, more than MN_POOL_MAX_THREADS), MN_OUT_OF_MEMORY (also when a
+ * thread cannot be started).
  */
 MN_API mn_status mn_splat_skinner_create(uint32_t thread_count, const mn_allocator *allocator,
                                          mn_splat_skinner **out, mn_error *err);
 
-/* Threads in all, the caller's included. */
+/* Threads in all, the caller's included (1 for a skinner made with 0; 0 for NULL). */
 MN_API uint32_t mn_splat_skinner_threads(const mn_splat_skinner *skinner);
 
 /*
