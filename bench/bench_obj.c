@@ -11,14 +11,15 @@
  *   obj_text      the generated text: bytes, elements, faces (nothing timed)
  *   parse_memory  mn_obj_read_memory on the text: parse, triangulate (fan
  *                 after the convexity test), write the stride-8 soup, with
- *                 the default options (the text split over one thread per
- *                 CPU, `threads`); the `bytes` are the OBJ text, beside
- *                 memcpy of as many bytes; target_ratio 0.1 and
+ *                 the text split over one thread per CPU, at most 8
+ *                 (`threads`, passed as mn_obj_options.threads); the
+ *                 `bytes` are the OBJ text, beside memcpy of as many
+ *                 bytes; target_ratio 0.1 and
  *                 within_target say whether the issue's goal was met in
  *                 this run
  *   parse_one_thread  the same with mn_obj_options.threads = 1: the one-pass
  *                 reader, the reference the split read must equal
- *   checks        the default read and the one-thread read give the same
+ *   checks        the split read and the one-thread read give the same
  *                 object, bit for bit (groups, soup, arrays, bounds,
  *                 warnings); the bench fails when they differ
  *   read_file     mn_obj_read_file of the same text written to $TMPDIR (page
@@ -308,12 +309,14 @@ int main(int argc, char **argv)
     bench_line_print(&line);
 
     bench_timing memcpy_t = bench_memcpy_ms(text.size, runs);
-    parse_ctx ctx = {.text = &text, .grid = &g, .options = {.skip_libraries = true}};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t threads = cpus < 1 ? 1u : cpus > 8 ? 8u : (uint32_t)cpus;
+    parse_ctx ctx = {.text = &text, .grid = &g,
+                     .options = {.skip_libraries = true, .threads = threads}};
     bench_timing t = bench_run(runs, parse_body, check_and_free, &ctx);
     bench_line_begin(&line, "obj", "parse_memory");
     bench_line_bool(&line, "ok", t.ok);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    bench_line_i64(&line, "threads", cpus < 1 ? 1 : cpus > 8 ? 8 : cpus);
+    bench_line_i64(&line, "threads", threads);
     bench_line_throughput(&line, text.size, t, memcpy_t);
     double ratio = t.ok && memcpy_t.best_ms > 0.0 ? memcpy_t.best_ms / t.best_ms : NAN;
     bench_line_num(&line, "target_ratio", 0.1);

@@ -274,12 +274,18 @@ int mn_cli_voxel_sample(int argc, char **argv);
 /*
  * Threads, which the library leaves to the caller (0 there means the calling thread alone):
  * the commands draw on --threads N when given and else on one thread per CPU (at most 64, the
- * renderer's limit).
+ * renderer's limit), and read an OBJ on one thread per CPU (at most 8).
  */
 static inline uint32_t cli_render_threads(uint32_t asked)
 {
     uint32_t cpus = mn_cpu_count();
     return asked ? asked : cpus < 64 ? cpus : 64;
+}
+
+static inline uint32_t cli_obj_threads(void)
+{
+    uint32_t cpus = mn_cpu_count();
+    return cpus < 8 ? cpus : 8;
 }
 
 #endif /* MN_TOOLS_CLI_H */

@@ -43,7 +43,8 @@ static mn_model *read_input(const char *in)
         return model;
     }
     mn_obj *obj = NULL;
-    if (mn_obj_read_file(in, NULL, &obj, &err) != MN_OK) {
+    mn_obj_options options = {.threads = cli_obj_threads()};
+    if (mn_obj_read_file(in, &options, &obj, &err) != MN_OK) {
         cli_report_error(in, &err);
         return NULL;
     }

@@ -272,7 +272,8 @@ static int load_obj(const render_args *a, scene_model *m)
         return cli_usage_error("render", "render: --clip, --time and --frames need an animated "
                                          "model");
     }
-    if (mn_obj_read_file(a->file, NULL, &m->obj, &err) != MN_OK) {
+    mn_obj_options options = {.threads = cli_obj_threads()};
+    if (mn_obj_read_file(a->file, &options, &m->obj, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
     }

@@ -61,13 +61,15 @@
  * released by its one free function; big arrays grow geometrically, so the
  * memory used is proportional to the input.
  *
- * Threads: a big text (4 MB or more per thread) is split at line ends into
- * pieces read at once on several threads (mn_obj_options.threads), then
- * joined; the result is the one-thread result exactly (groups, soup bits,
- * arrays, bounds, warnings, and for a malformed text the same first error,
- * which is found by reading the text again on one thread).  While it runs,
- * the split read also holds each piece's faces in a compact form, about 0.6
- * of their text's size.
+ * Threads: by default the text is read on the calling thread and no thread
+ * is started.  Asked for more (mn_obj_options.threads), a big text (4 MB or
+ * more per thread) is split at line ends into pieces read at once on a
+ * worker pool made for the read (marionette/pool.h), then joined; the
+ * result is the one-thread result exactly (groups, soup bits, arrays,
+ * bounds, warnings, and for a malformed text the same first error, which is
+ * found by reading the text again on one thread).  While it runs, the split
+ * read also holds each piece's faces in a compact form, about 0.6 of their
+ * text's size.
  */
 #ifndef MARIONETTE_OBJ_H
 #define MARIONETTE_OBJ_H
@@ -155,8 +157,10 @@ typedef struct mn_obj_options {
     bool allow_unsafe_paths;   /* false: a library name that is absolute or has a ".." segment
                                   is refused (a warning) */
     uint32_t threads;          /* how many threads may parse a big OBJ (4 MB of text or more per
-                                  thread): 0 = one per CPU (at most 8), 1 = only the calling
-                                  thread, at most 16.  The result is the same for any count.
+                                  thread), the caller's included: 0 and 1 = only the calling
+                                  thread (no thread started), at most 16 (more counts as 16).
+                                  For one per CPU pass mn_cpu_count() (marionette/pool.h).
+                                  The result is the same for any count.
                                   With more than one, `allocator`'s hooks are also called from
                                   the reader's own threads (one call at a time), all before the
                                   read returns */

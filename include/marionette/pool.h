@@ -6,6 +6,19 @@
  *     for (;;)                 mn_instances_update(pool, crowd, crowd_count, dt);
  *     mn_pool_free(pool);
  *
+ * THE LIBRARY STARTS NO THREAD UNLESS ASKED
+ *   Every count of threads the library takes counts the caller's thread, and
+ *   0 means 1: mn_pool_create, mn_render_options.threads,
+ *   mn_splat_skinner_create and mn_obj_options.threads.  With 1 the work runs
+ *   on the calling thread and no thread is started.  With N > 1 a pool of
+ *   N − 1 worker threads does the work beside the caller: the renderer and
+ *   the splat skinner make theirs when they are created and stop it when
+ *   freed; an OBJ read makes one for the read of a big text only (the OBJ
+ *   reader's header says when); mn_instances_update runs on the caller's
+ *   pool, and a renderer may draw on one too (mn_render_options.pool).  For
+ *   one thread per CPU, pass mn_cpu_count().  Results never depend on the
+ *   number of threads.
+ *
  * HOW A POOL WORKS
  *   The worker threads start with the pool and sleep between batches.  A
  *   batch wakes them all; the caller works on it too and returns when every

@@ -29,6 +29,9 @@
  * pass, which reports the first error of the file with its line, column and
  * message exactly as it always does.  A failing read costs more; a good one
  * costs nothing for it.
+ *
+ * The threads are a worker pool (core/pool.c) made for the read and freed
+ * after it; each step shares its pieces or soup chunks out over the pool.
  */
 #define _POSIX_C_SOURCE 200809L /* pthreads under -std=c11 */
 
@@ -125,14 +128,19 @@ typedef struct chunk {
     size_t vertex;
 } chunk;
 
+/* One thread's scratch for writing soup chunks. */
+typedef struct soup_scratch {
+    mn_obj_vec corners, tris, work;
+} soup_scratch;
+
 typedef struct join {
     const mn_allocator *allocator;              /* thread-safe */
+    mn_pool *pool;                              /* NULL: the caller's thread alone */
     piece_work *pieces;
     uint32_t piece_count;
-    atomic_uint next_piece;
     chunk *chunks;
     size_t chunk_count, chunk_cap;
-    atomic_size_t next_chunk;
+    soup_scratch *scratch;                      /* one per thread of the pool */
     float *positions, *texcoords, *normals;    /* the result's arrays, at their full size */
     float *soup;
     atomic_bool failed;                         /* a chunk ran out of memory */
@@ -157,9 +165,9 @@ static inline uint32_t global_index(uint32_t stored, bool relative, uint32_t bas
 }
 
 /* Write one chunk's faces into the soup; false when out of memory. */
-static bool write_chunk(const join *j, const chunk *c, mn_obj_vec *corners, mn_obj_vec *tris,
-                        mn_obj_vec *work)
+static bool write_chunk(const join *j, const chunk *c, soup_scratch *scratch)
 {
+    mn_obj_vec *corners = &scratch->corners, *tris = &scratch->tris, *work = &scratch->work;
     const uint32_t *w = (const uint32_t *)c->piece->piece.faces.data + c->word;
     const uint32_t *end = (const uint32_t *)c->piece->piece.faces.data + c->end;
     const uint32_t *base = c->piece->base;
@@ -190,26 +198,23 @@ static bool write_chunk(const join *j, const chunk *c, mn_obj_vec *corners, mn_o
     return true;
 }
 
-/* ---- threads ------------------------------------------------------------------------ */
+/* ---- the steps, shared out over the pool ------------------------------------------ */
 
-/* Take pieces until none is left. */
-static void parse_pieces_job(join *j)
+/* Step 2: parse pieces [first, end). */
+static void parse_pieces(void *context, size_t first, size_t end, uint32_t worker)
 {
-    for (;;) {
-        unsigned k = atomic_fetch_add(&j->next_piece, 1u);
-        if (k >= j->piece_count)
-            return;
+    (void)worker;
+    join *j = context;
+    for (size_t k = first; k < end; k++)
         parse_piece(&j->pieces[k], j->allocator);
-    }
 }
 
-/* Copy pieces' arrays to their places in the result's until none is left. */
-static void copy_arrays_job(join *j)
+/* Step 3: copy pieces' arrays [first, end) to their places in the result's. */
+static void copy_arrays(void *context, size_t first, size_t end, uint32_t worker)
 {
-    for (;;) {
-        unsigned k = atomic_fetch_add(&j->next_piece, 1u);
-        if (k >= j->piece_count)
-            return;
+    (void)worker;
+    const join *j = context;
+    for (size_t k = first; k < end; k++) {
         const piece_work *w = &j->pieces[k];
         if (w->positions.size)
             memcpy(j->positions + 3 * (size_t)w->base[0], w->positions.data, w->positions.size);
@@ -220,49 +225,13 @@ static void copy_arrays_job(join *j)
     }
 }
 
-/* Take soup chunks until none is left (or one failed). */
-static void write_soup_job(join *j)
+/* Step 4: write soup chunks [first, end) with this thread's scratch (none once one failed). */
+static void write_soup(void *context, size_t first, size_t end, uint32_t worker)
 {
-    mn_obj_vec corners = {0}, tris = {0}, work = {0};
-    for (;;) {
-        size_t k = atomic_fetch_add(&j->next_chunk, (size_t)1);
-        if (k >= j->chunk_count || atomic_load(&j->failed))
-            break;
-        if (!write_chunk(j, &j->chunks[k], &corners, &tris, &work)) {
+    join *j = context;
+    for (size_t k = first; k < end && !atomic_load(&j->failed); k++)
+        if (!write_chunk(j, &j->chunks[k], &j->scratch[worker]))
             atomic_store(&j->failed, true);
-            break;
-        }
-    }
-    mni_obj_vec_free(j->allocator, &corners);
-    mni_obj_vec_free(j->allocator, &tris);
-    mni_obj_vec_free(j->allocator, &work);
-}
-
-typedef struct thread_start {
-    join *join;
-    void (*job)(join *);
-} thread_start;
-
-static void *thread_main(void *arg)
-{
-    thread_start *s = arg;
-    s->job(s->join);
-    return NULL;
-}
-
-/* Run `job` on `threads` threads, the caller's included (fewer when threads cannot be started). */
-static void run_on_threads(join *j, void (*job)(join *), uint32_t threads)
-{
-    pthread_t ids[64];
-    thread_start start = {j, job};
-    uint32_t started = 0;
-    if (threads > 64)
-        threads = 64;
-    while (started + 1 < threads && pthread_create(&ids[started], NULL, thread_main, &start) == 0)
-        started++;
-    job(j);
-    for (uint32_t i = 0; i < started; i++)
-        pthread_join(ids[i], NULL);
 }
 
 /* ---- the join --------------------------------------------------------------------- */
@@ -368,8 +337,26 @@ static bool make_chunks(join *j)
     return true;
 }
 
+/* Step 4 with one scratch per thread, freed after. */
+static mn_status write_all_soup(join *j)
+{
+    uint32_t threads = mn_pool_thread_count(j->pool);
+    j->scratch = mni_alloc(j->allocator, threads * sizeof *j->scratch);
+    if (!j->scratch)
+        return MN_OUT_OF_MEMORY;
+    memset(j->scratch, 0, threads * sizeof *j->scratch);
+    (void)mni_pool_for(j->pool, j->chunk_count, 1, write_soup, j);
+    for (uint32_t i = 0; i < threads; i++) {
+        mni_obj_vec_free(j->allocator, &j->scratch[i].corners);
+        mni_obj_vec_free(j->allocator, &j->scratch[i].tris);
+        mni_obj_vec_free(j->allocator, &j->scratch[i].work);
+    }
+    mni_free(j->allocator, j->scratch, threads * sizeof *j->scratch);
+    return atomic_load(&j->failed) ? MN_OUT_OF_MEMORY : MN_OK;
+}
+
 /* Steps 3 and 4 (see the top): the pieces into ps. */
-static mn_status join_pieces(mn_obj_parser *ps, join *j, uint32_t threads)
+static mn_status join_pieces(mn_obj_parser *ps, join *j)
 {
     piece_work *pieces = j->pieces;
     for (uint32_t k = 0; k < j->piece_count; k++)
@@ -396,8 +383,7 @@ static mn_status join_pieces(mn_obj_parser *ps, join *j, uint32_t threads)
     j->positions = ps->positions->data;
     j->texcoords = ps->texcoords->data;
     j->normals = ps->normals->data;
-    atomic_store(&j->next_piece, 0u);
-    run_on_threads(j, copy_arrays_job, j->piece_count < threads ? j->piece_count : threads);
+    (void)mni_pool_for(j->pool, j->piece_count, 1, copy_arrays, j);
     size_t soup_bytes;
     if (!mni_checked_mul(ps->soup_vertices, 8 * sizeof(float), &soup_bytes) ||
         (soup_bytes && !mni_obj_vec_grow(ps->allocator, ps->soup, soup_bytes)))
@@ -406,9 +392,7 @@ static mn_status join_pieces(mn_obj_parser *ps, join *j, uint32_t threads)
     if (!make_chunks(j))
         return MN_OUT_OF_MEMORY;
     j->soup = ps->soup->data;
-    uint32_t soup_threads = j->chunk_count < threads ? (uint32_t)j->chunk_count : threads;
-    run_on_threads(j, write_soup_job, soup_threads ? soup_threads : 1);
-    return atomic_load(&j->failed) ? MN_OUT_OF_MEMORY : MN_OK;
+    return write_all_soup(j);
 }
 
 static void free_piece(const mn_allocator *allocator, piece_work *w)
@@ -442,23 +426,27 @@ mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size,
 
     mn_status st = MN_OUT_OF_MEMORY;
     join j = {.allocator = &shared, .piece_count = count};
-    atomic_init(&j.next_piece, 0u);
-    atomic_init(&j.next_chunk, (size_t)0);
     atomic_init(&j.failed, false);
+    /* No more threads than pieces.  The pool is the read's own, so its batches are never
+       refused; a pool that cannot be made sends the text to the one pass. */
+    uint32_t pool_threads = threads < count ? threads : count;
     j.pieces = mni_alloc(&shared, count * sizeof *j.pieces);
-    if (j.pieces) {
+    bool ready = j.pieces && (pool_threads < 2 ||
+                              mn_pool_create(pool_threads, &shared, &j.pool, NULL) == MN_OK);
+    if (ready) {
         memset(j.pieces, 0, count * sizeof *j.pieces);
         for (uint32_t k = 0; k < count; k++) {
             j.pieces[k].text = text + starts[k];
             j.pieces[k].size = starts[k + 1] - starts[k];
         }
-        run_on_threads(&j, parse_pieces_job, threads < count ? threads : count);
-        st = join_pieces(ps, &j, threads);
+        (void)mni_pool_for(j.pool, count, 1, parse_pieces, &j);
+        st = join_pieces(ps, &j);
         for (uint32_t k = 0; k < count; k++)
             free_piece(&shared, &j.pieces[k]);
         mni_free(&shared, j.chunks, j.chunk_cap * sizeof *j.chunks);
-        mni_free(&shared, j.pieces, count * sizeof *j.pieces);
+        mn_pool_free(j.pool);
     }
+    mni_free(&shared, j.pieces, count * sizeof *j.pieces);
     if (lock)
         pthread_mutex_destroy(&locked.lock);
     if (st == MN_OK)

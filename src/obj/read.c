@@ -14,20 +14,19 @@
  * newline) are copied into scratch memory, joined and newline-terminated,
  * and parsed again from there: the common path pays nothing for them.
  *
- * A big text is read in pieces on several threads (obj/pieces.c): the same
- * statement parsers then run with mn_obj_parser.piece set, which records
- * faces (piece_face) and the usemtl, mtllib and unknown statements instead
- * of applying them; the join replays them through the functions the one
- * pass applies them with (mni_obj_use_material, mni_obj_add_library,
- * mni_obj_add_faces), so both build groups one way.
+ * A big text is read in pieces on several threads when the caller asks for
+ * them (mn_obj_options.threads, obj/pieces.c): the same statement parsers
+ * then run with mn_obj_parser.piece set, which records faces (piece_face)
+ * and the usemtl, mtllib and unknown statements instead of applying them;
+ * the join replays them through the functions the one pass applies them
+ * with (mni_obj_use_material, mni_obj_add_library, mni_obj_add_faces), so
+ * both build groups one way.
  *
  * After the text, each mtllib library is read through the resolver (files
  * beside the OBJ by default) and parsed by mtl_read.c; a library that cannot
  * be read or parsed is a warning, and every usemtl name no library defines
  * gets a default material, so the geometry always loads.
  */
-#define _POSIX_C_SOURCE 200809L /* sysconf under -std=c11 */
-
 #include "obj/internal.h"
 #include "obj/pieces.h"
 
@@ -35,7 +34,6 @@
 
 #include <float.h>
 #include <string.h>
-#include <unistd.h>
 
 struct mn_obj_private {
     mn_arena arena;                     /* strings, groups, materials, warnings */
@@ -1123,19 +1121,13 @@ void mni_obj_parser_release(obj_parser *ps)
 
 /* Below this many bytes a piece is not worth a thread: the text is read in one pass. */
 #define MIN_PIECE_BYTES ((size_t)4 << 20)
-/* At most this many threads by default (options->threads == 0). */
-#define DEFAULT_MAX_THREADS 8u
 #define MAX_THREADS 16u
 #define PIECES_PER_THREAD 4u
 
-/* How many threads read `size` bytes: the options' (or the CPUs') count, one per MIN_PIECE_BYTES at most. */
+/* How many threads read `size` bytes: the options' count (0 is 1), one per MIN_PIECE_BYTES at most. */
 static uint32_t threads_for(size_t size, const mn_obj_options *options)
 {
-    uint32_t threads = options->threads;
-    if (threads == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus < 1 ? 1u : cpus > (long)DEFAULT_MAX_THREADS ? DEFAULT_MAX_THREADS : (uint32_t)cpus;
-    }
+    uint32_t threads = options->threads ? options->threads : 1u;
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
     size_t by_size = size / MIN_PIECE_BYTES;
