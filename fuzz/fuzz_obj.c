@@ -17,7 +17,7 @@
  */
 #include <marionette/obj.h>
 
-#include "obj/pieces.h" /* the split read, for the comparison */
+#include "../src/obj/pieces.h" /* the split read, for the comparison */
 
 #include <math.h>
 #include <stdint.h>
