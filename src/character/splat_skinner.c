@@ -39,14 +39,14 @@ MN_API mn_status mn_splat_skinner_create(uint32_t thread_count, const mn_allocat
 {
     mni_error_clear(err);
     if (!out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "out is NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
     mn_splat_skinner *s = mni_alloc(&hooks, sizeof *s);
     if (!s)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "out of memory");
+        return mni_oom(err, "splat skinner");
     *s = (mn_splat_skinner){.allocator = hooks, .threads = thread_count ? thread_count : 1};
     if (s->threads > 1) {
         mn_status st = mn_pool_create(s->threads, &hooks, &s->pool, err);

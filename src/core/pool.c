@@ -105,7 +105,7 @@ mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_poo
     if (out)
         *out = NULL;
     if (!out || threads > MN_POOL_MAX_THREADS)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "mn_pool_create: out must not be NULL and threads at most %u",
                             MN_POOL_MAX_THREADS);
     if (threads == 0)
@@ -113,18 +113,18 @@ mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_poo
     mn_allocator hooks = allocator ? *allocator : (mn_allocator){0};
     mn_pool *pool = mni_alloc(&hooks, pool_size(threads));
     if (!pool)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "pool: out of memory");
+        return mni_oom(err, "pool");
     *pool = (mn_pool){.allocator = hooks, .thread_count = threads};
     if (!init_sync(pool)) {
         mni_free(&hooks, pool, pool_size(threads));
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+        return mni_fail(err, MN_OUT_OF_MEMORY,
                             "pool: cannot create a mutex or a condition");
     }
     for (uint32_t i = 0; i + 1 < threads; i++) {
         int rc = pthread_create(&pool->threads[i], NULL, worker_main, pool);
         if (rc != 0) {
             destroy(pool);
-            return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
+            return mni_fail(err, MN_OUT_OF_MEMORY,
                                 "pool: the system refused to start thread %u of %u (error %d)",
                                 i + 1, threads - 1, rc);
         }

@@ -97,14 +97,14 @@ static void free_triangles(mn_renderer *r)
 mn_status mn_renderer_reserve(mn_renderer *r, size_t max_triangles, mn_error *err)
 {
     if (!r)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "renderer: NULL");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "renderer: NULL");
     if (max_triangles <= r->max_triangles)
         return MN_OK;
     size_t cap, bytes;
     /* Order indices are uint32: keep the doubled capacity below 2^32. */
     if (max_triangles > (size_t)UINT32_MAX / 2 || !mni_checked_mul(max_triangles, 2, &cap) ||
         !mni_checked_mul(cap, sizeof(mn_rtri), &bytes))
-        return mni_error_set(err, MN_OVERFLOW, NULL, -1, "renderer: %zu triangles is too many",
+        return mni_fail(err, MN_OVERFLOW, "renderer: %zu triangles is too many",
                             max_triangles);
     mn_rtri *tris = mni_alloc(&r->allocator, bytes);
     int32_t *spans = mni_alloc(&r->allocator, cap * 2 * sizeof *spans);
@@ -119,8 +119,7 @@ mn_status mn_renderer_reserve(mn_renderer *r, size_t max_triangles, mn_error *er
             mni_free(&r->allocator, order, cap * sizeof *order);
         if (keys)
             mni_free(&r->allocator, keys, cap * sizeof *keys);
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                            "renderer: out of memory for %zu triangles", max_triangles);
+        return mni_oom(err, "renderer: %zu triangles", max_triangles);
     }
     free_triangles(r);
     r->tris = tris;
@@ -150,30 +149,30 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     if (out)
         *out = NULL;
     if (!o || !out)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "renderer: NULL options or out");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "renderer: NULL options or out");
     uint32_t ss = o->supersample ? o->supersample : 2;
     if (o->width == 0 || o->height == 0 || o->width > MAX_SIDE || o->height > MAX_SIDE)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "renderer: size %ux%u is not from 1x1 to %ux%u", o->width, o->height,
                             MAX_SIDE, MAX_SIDE);
     if (ss > 4)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "renderer: supersample %u is not from 1 to 4", ss);
     if (o->threads > MAX_THREADS)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "renderer: %u threads (at most %u)", o->threads, MAX_THREADS);
     if (o->pool && o->threads > 1)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "renderer: %u threads and a pool (give one or the other)",
                             o->threads);
     for (int i = 0; i < 4; i++)
         if (!isfinite(o->background[i]))
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_fail(err, MN_INVALID_ARGUMENT,
                                 "renderer: background is not finite");
     mn_allocator hooks = o->allocator;
     mn_renderer *r = mni_alloc(&hooks, sizeof *r);
     if (!r)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1, "renderer: out of memory");
+        return mni_oom(err, "renderer");
     memset(r, 0, sizeof *r);
     r->allocator = hooks;
     r->width = o->width;
@@ -188,9 +187,8 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     r->depth = mni_alloc(&hooks, samples * sizeof *r->depth);
     mn_status st = MN_OK;
     if (!r->color || !r->depth)
-        st = mni_error_set(err, MN_OUT_OF_MEMORY, NULL, -1,
-                          "renderer: out of memory for %ux%u at %ux%u samples", o->width,
-                          o->height, ss, ss);
+        st = mni_oom(err, "renderer: %ux%u at %ux%u samples", o->width, o->height,
+                     ss, ss);
     else if (o->pool)
         r->pool = o->pool;
     else if (o->threads > 1 && (st = mn_pool_create(o->threads, &hooks, &r->pool, err)) == MN_OK)
@@ -423,16 +421,16 @@ static void draw_bands(void *context, size_t first, size_t end, uint32_t worker)
 static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
 {
     if (scene->mesh_count && !scene->meshes)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "scene: NULL meshes");
+        return mni_fail(err, MN_INVALID_ARGUMENT, "scene: NULL meshes");
     for (uint32_t m = 0; m < scene->mesh_count; m++) {
         const mn_render_mesh *mesh = &scene->meshes[m];
         if (!mesh->positions && (mesh->vertex_count || mesh->index_count))
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1, "meshes[%u]: no positions", m);
+            return mni_fail(err, MN_INVALID_ARGUMENT, "meshes[%u]: no positions", m);
         if (mesh->index_count && !mesh->indices)
-            return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+            return mni_fail(err, MN_INVALID_ARGUMENT,
                                 "meshes[%u]: %u indices but NULL", m, mesh->index_count);
         if (mesh->material != MN_NONE && mesh->material >= scene->material_count)
-            return mni_error_set(err, MN_INDEX_RANGE, NULL, -1,
+            return mni_fail(err, MN_INDEX_RANGE,
                                 "meshes[%u]: material %u of %u", m, mesh->material,
                                 scene->material_count);
     }
@@ -441,10 +439,10 @@ static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
             uint32_t tex = k ? scene->materials[i].emissive_texture : scene->materials[i].texture;
             const char *slot = k ? "emissive_texture" : "texture";
             if (tex != MN_NONE && tex >= scene->texture_count)
-                return mni_error_set(err, MN_INDEX_RANGE, NULL, -1, "materials[%u]: %s %u of %u",
+                return mni_fail(err, MN_INDEX_RANGE, "materials[%u]: %s %u of %u",
                                     i, slot, tex, scene->texture_count);
             if (tex != MN_NONE && scene->textures[tex].width && !scene->textures[tex].rgba)
-                return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+                return mni_fail(err, MN_INVALID_ARGUMENT,
                                     "textures[%u]: NULL pixels", tex);
         }
     return MN_OK;
@@ -454,15 +452,15 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
                            const mn_render_camera *camera, mn_rgba_image *out, mn_error *err)
 {
     if (!r || !scene || !camera || !out || !out->pixels)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "render: NULL renderer, scene, camera or image");
     if (out->width != r->width || out->height != r->height)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "render: image is %ux%u, the renderer draws %ux%u", out->width,
                             out->height, r->width, r->height);
     size_t tris = mn_render_scene_triangle_count(scene);
     if (tris > r->max_triangles)
-        return mni_error_set(err, MN_INVALID_ARGUMENT, NULL, -1,
+        return mni_fail(err, MN_INVALID_ARGUMENT,
                             "render: the scene has %zu triangles, the renderer room for %zu "
                             "(mn_renderer_reserve)",
                             tris, r->max_triangles);
@@ -476,7 +474,7 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
     r->scene = NULL;
     r->out = NULL;
     if (st != MN_OK)
-        return mni_error_set(err, st, NULL, -1,
+        return mni_fail(err, st,
                             "render: the pool is running another batch (one at a time)");
     return MN_OK;
 }
