@@ -1,7 +1,7 @@
 /*
  * `marionette info FILE [--json]`: what a glTF/GLB file holds, as text for a
  * person or as one JSON object for a script.  The JSON keys are a stable
- * interface documented in README.md ("marionette info --json"): add keys,
+ * interface documented in docs/cli.md ("marionette info --json"): add keys,
  * never rename or remove them.
  *
  * Everything printed comes from the mn_model the reader returns, so this file

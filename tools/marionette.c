@@ -33,7 +33,7 @@ static const cli_command commands[] = {
      "then its skeleton, clips (dropped ones with why), splats, head, correctives,\n"
      "mouth list, files (sizes, hashes checked) and dropped optional parts.\n"
      "\n"
-     "  --json   print one JSON object instead (keys documented in README.md)\n"
+     "  --json   print one JSON object instead (keys documented in docs/cli.md)\n"
      "\n"
      "Exit status: 0 when the file loads, 1 when the reader refuses it (the error,\n"
      "with its JSON path and code, goes to stderr), 2 for a wrong command line.\n",
@@ -46,7 +46,7 @@ static const cli_command commands[] = {
      "weights of every node whose mesh has targets, and the world-space positions of\n"
      "the chosen primitives (morphed, then skinned; glTF places a skinned mesh by its\n"
      "joints, not by its node).  The JSON is the \"marionette-sample/1\" format of\n"
-     "README.md, meant for comparing implementations number by number.\n"
+     "docs/cli.md, meant for comparing implementations number by number.\n"
      "\n"
      "  --clip C       a clip by name, or by index when no clip has that name;\n"
      "                 'all' (the default) samples every clip\n"
