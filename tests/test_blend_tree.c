@@ -23,6 +23,7 @@
 
 #include "anim/blend_internal.h"
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 
 #include <math.h>
@@ -30,7 +31,7 @@
 
 #define JOINTS 3u
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-#define CESIUM_MAN "../shared/assets/gltf/CesiumMan/glTF-Binary/CesiumMan.glb"
+#define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -958,6 +959,7 @@ static void any_node_is_an_entry_point_and_leaves_list_depth_first(void **state)
 static void a_humanoid_clip_through_a_tree_matches_plain_sampling(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *model = NULL;
     mn_skeleton *sk = NULL;
     mn_clip *clip = NULL;

@@ -22,9 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define ASSETS "../shared/assets/"
-#define BOX ASSETS "gltf/Box/glTF-Binary/Box.glb"
-#define CESIUM_MAN ASSETS "gltf/CesiumMan/glTF-Binary/CesiumMan.glb"
+#include "assets.h"
+
+#define BOX mn_test_asset("gltf/Box/glTF-Binary/Box.glb")
+#define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
 
 /* ---- running the tool -------------------------------------------------------- */
 
@@ -36,9 +37,20 @@ static run_result run_tool(const char *program, const char *args, int capture_st
     return mn_run_tool(program, args, capture_stderr);
 }
 
-static run_result marionette(const char *args) { return run_tool("marionette", args, 0); }
-static run_result marionette_stderr(const char *args) { return run_tool("marionette", args, 1); }
+/* `marionette <args>`, args formatted; capture_stderr selects the stream that comes back. */
+static run_result run_marionette(int capture_stderr, const char *fmt, ...)
+{
+    char args[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < sizeof args);
+    return run_tool("marionette", args, capture_stderr);
+}
 
+#define marionette(...) run_marionette(0, __VA_ARGS__)
+#define marionette_stderr(...) run_marionette(1, __VA_ARGS__)
 
 static json_t *parse_json(const run_result *r)
 {
@@ -144,19 +156,22 @@ static void help_lists_info_and_exits_zero(void **state)
 static void bad_usage_exits_two(void **state)
 {
     (void)state;
+    /* Formats of the command lines: each %s is Box.glb. */
     static const char *const cases[] = {
         "",                         /* no command */
         "frobnicate",               /* unknown command */
         "info",                     /* no file */
-        "info --yaml " BOX,         /* unknown option */
-        "info " BOX " " BOX,        /* two files */
+        "info --yaml %s",           /* unknown option */
+        "info %s %s",               /* two files */
         "help nosuchcommand",
         "--version extra",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_result r = marionette_stderr(cases[i]);
+        char args[1024];
+        snprintf(args, sizeof args, cases[i], BOX, BOX);
+        run_result r = marionette_stderr("%s", args);
         if (r.status != 2)
-            fprintf(stderr, "'marionette %s' exited %d\n", cases[i], r.status);
+            fprintf(stderr, "'marionette %s' exited %d\n", args, r.status);
         assert_int_equal(r.status, 2);
         assert_true(r.size > 0);   /* says what was wrong */
         run_free(&r);
@@ -177,7 +192,8 @@ static void unknown_command_is_named(void **state)
 static void info_text_describes_box(void **state)
 {
     (void)state;
-    run_result r = marionette("info " BOX);
+    mn_test_need_assets();
+    run_result r = marionette("info %s", BOX);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "asset       glTF 2.0"));
     assert_non_null(strstr(r.out, "24 vertices, 36 indices (u16)"));
@@ -191,7 +207,8 @@ static void info_text_describes_box(void **state)
 static void info_json_has_every_documented_key(void **state)
 {
     (void)state;
-    run_result r = marionette("info --json " BOX);
+    mn_test_need_assets();
+    run_result r = marionette("info --json %s", BOX);
     assert_int_equal(r.status, 0);
     json_t *root = parse_json(&r);
     static const char *const keys[] = {
@@ -223,7 +240,8 @@ static void info_json_has_every_documented_key(void **state)
 static void info_json_counts_cesium_man(void **state)
 {
     (void)state;
-    run_result r = marionette("info " CESIUM_MAN " --json");
+    mn_test_need_assets();
+    run_result r = marionette("info %s --json", CESIUM_MAN);
     assert_int_equal(r.status, 0);
     json_t *root = parse_json(&r);
     assert_int_equal(int_at(root, "counts/skins"), 1);
@@ -261,7 +279,8 @@ static void info_json_counts_cesium_man(void **state)
 static void info_text_marks_skin_and_joints(void **state)
 {
     (void)state;
-    run_result r = marionette("info " CESIUM_MAN);
+    mn_test_need_assets();
+    run_result r = marionette("info %s", CESIUM_MAN);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "[skin 0]"));
     assert_non_null(strstr(r.out, "[joint of skin 0]"));
@@ -284,7 +303,7 @@ static void check_demo(const char *joints_flag, const char *joints_component)
     run_free(&made);
 
     snprintf(args, sizeof args, "info --json '%s/demo.glb'", t.path);
-    run_result r = marionette(args);
+    run_result r = marionette("%s", args);
     assert_int_equal(r.status, 0);
     json_t *root = parse_json(&r);
     assert_string_equal(str_at(root, "asset/generator"), "marionette make_demo_glb");
@@ -351,7 +370,7 @@ static void glb_version_one_is_refused_with_its_code(void **state)
     char path[256], args[320];
     tmp_file(&t, "v1.glb", glb, sizeof glb, path, sizeof path);
     snprintf(args, sizeof args, "info '%s'", path);
-    run_result r = marionette_stderr(args);
+    run_result r = marionette_stderr("%s", args);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, path));
     assert_non_null(strstr(r.out, "(MN_GLB_VERSION)"));
@@ -371,13 +390,13 @@ static void out_of_range_accessor_names_the_json_path(void **state)
     char path[256], args[320];
     tmp_file(&t, "bad_index.gltf", gltf, sizeof gltf - 1, path, sizeof path);
     snprintf(args, sizeof args, "info --json '%s'", path);
-    run_result r = marionette_stderr(args);
+    run_result r = marionette_stderr("%s", args);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "meshes[0].primitives[0].attributes.POSITION"));
     assert_non_null(strstr(r.out, "(MN_INDEX_RANGE)"));
     run_free(&r);
     /* Nothing on stdout: a script reading the JSON sees no half object. */
-    r = marionette(args);
+    r = marionette("%s", args);
     assert_int_equal(r.status, 1);
     assert_int_equal(r.size, 0);
     run_free(&r);
@@ -394,7 +413,7 @@ static void json_syntax_error_names_its_code(void **state)
     char path[256], args[320];
     tmp_file(&t, "syntax.gltf", gltf, sizeof gltf - 1, path, sizeof path);
     snprintf(args, sizeof args, "info '%s'", path);
-    run_result r = marionette_stderr(args);
+    run_result r = marionette_stderr("%s", args);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "(MN_JSON_SYNTAX)"));
     assert_non_null(strstr(r.out, "line 2"));
@@ -406,9 +425,13 @@ static void json_syntax_error_names_its_code(void **state)
 static void validator_sample_is_refused_with_a_code(void **state)
 {
     (void)state;
-    run_result r = marionette_stderr("info " ASSETS "invalid/glb/invalid_magic.glb");
+    mn_test_need_assets();
+    const char *file = mn_test_asset("invalid/glb/invalid_magic.glb");
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "marionette: %s: ", file);
+    run_result r = marionette_stderr("info %s", file);
     assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.out, "marionette: " ASSETS "invalid/glb/invalid_magic.glb: "));
+    assert_non_null(strstr(r.out, prefix));
     assert_non_null(strstr(r.out, "(MN_"));
     run_free(&r);
 }
@@ -417,11 +440,12 @@ static void validator_sample_is_refused_with_a_code(void **state)
 static void sample_time_and_skinned_are_the_long_flags(void **state)
 {
     (void)state;
-    const char *file = "../shared/assets/gltf/SimpleSkin/glTF/SimpleSkin.gltf";
+    mn_test_need_assets();
+    const char *file = mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf");
     char a[512], b[512];
     snprintf(a, sizeof a, "sample %s --time 0.5 --skinned --json", file);
     snprintf(b, sizeof b, "sample %s --times 0.5 --vertices skinned --json", file);
-    run_result ra = marionette(a), rb = marionette(b);
+    run_result ra = marionette("%s", a), rb = marionette("%s", b);
     assert_int_equal(ra.status, 0);
     assert_int_equal(rb.status, 0);
     assert_true(ra.size > 100);

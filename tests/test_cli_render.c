@@ -21,13 +21,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "assets.h"
 #include "files.h"
 #include "run_tool.h"
 
-#define BOX "../shared/assets/gltf/Box/glTF-Binary/Box.glb"
-#define CUBE "../shared/assets/gltf/AnimatedCube/glTF/AnimatedCube.gltf"
-#define CESIUM "../shared/assets/gltf/CesiumMan/glTF-Binary/CesiumMan.glb"
-#define PIRATE "../shared/assets/obj/pirate/pirate.obj"
+#define BOX mn_test_asset("gltf/Box/glTF-Binary/Box.glb")
+#define CUBE mn_test_asset("gltf/AnimatedCube/glTF/AnimatedCube.gltf")
+#define CESIUM mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
+#define PIRATE mn_test_asset("obj/pirate/pirate.obj")
+#define INVALID_MAGIC mn_test_asset("invalid/glb/invalid_magic.glb")
 #define ARM "tests/data/voxel_arm/rig.json"
 
 static char dir[64];
@@ -104,8 +106,9 @@ static void test_help(void **state)
 static void test_usage_errors(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     expect(1, 2, "which file?", "-o %s/x.png", dir);
-    expect(1, 2, "-o out.png", BOX);
+    expect(1, 2, "-o out.png", "%s", BOX);
     expect(1, 2, "unknown option '--bogus'", "%s --bogus -o %s/x.png", BOX, dir);
     expect(1, 2, "--size: '0x5'", "%s --size 0x5 -o %s/x.png", BOX, dir);
     expect(1, 2, "--size: 'big'", "%s --size big -o %s/x.png", BOX, dir);
@@ -131,11 +134,10 @@ static void test_usage_errors(void **state)
 static void test_bad_files(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     expect(1, 1, "/nonexistent/model.glb", "/nonexistent/model.glb -o %s/x.png", dir);
-    expect(1, 1, "invalid_magic.glb", "../shared/assets/invalid/glb/invalid_magic.glb -o %s/x.png",
-           dir);
-    expect(1, 1, "(MN_GLB_MAGIC)", "../shared/assets/invalid/glb/invalid_magic.glb -o %s/x.png",
-           dir);
+    expect(1, 1, "invalid_magic.glb", "%s -o %s/x.png", INVALID_MAGIC, dir);
+    expect(1, 1, "(MN_GLB_MAGIC)", "%s -o %s/x.png", INVALID_MAGIC, dir);
     expect(1, 1, "/nonexistent/rig.json", "/nonexistent/rig.json -o %s/x.png", dir);
     /* An output that cannot be written: status 1, the message names it. */
     expect(1, 1, "/nonexistent-dir/out.png", "%s -o /nonexistent-dir/out.png", BOX);
@@ -144,6 +146,7 @@ static void test_bad_files(void **state)
 static void test_single_images(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     char out[128];
     snprintf(out, sizeof out, "%s/box.png", dir);
     expect(0, 0, NULL, "%s --size 96x64 -o %s", BOX, out);
@@ -163,6 +166,7 @@ static void test_single_images(void **state)
 static void test_sequences_and_sheets(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     /* Three frames of a node-animated cube as a numbered sequence; stdout lists them. */
     run_result r = render(0, "%s --frames 3 --size 48x48 -o %s/cube.png", CUBE, dir);
     assert_int_equal(r.status, 0);

@@ -17,6 +17,7 @@
 #include <marionette/pose.h>
 
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 #include "glb_builder.h"
 
@@ -26,7 +27,7 @@
 #include <string.h>
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
-#define INTERPOLATION_TEST "../shared/assets/gltf/InterpolationTest/glTF-Binary/InterpolationTest.glb"
+#define INTERPOLATION_TEST mn_test_asset("gltf/InterpolationTest/glTF-Binary/InterpolationTest.glb")
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -1496,6 +1497,7 @@ static void gltf_errors_name_the_channel(void **state)
 static void interpolation_test_model_hits_its_keys_exactly(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *model = NULL;
     mn_error err;
     if (mn_gltf_read_file(INTERPOLATION_TEST, NULL, &model, &err) != MN_OK)

@@ -1,21 +1,22 @@
 /*
  * The glTF reader on real files nobody on this project wrote:
  *
- *   - every model under ../shared/assets/gltf loads, in every variant, with
- *     the counts that ../shared/assets/README.md lists (the facts table below
+ *   - every model under the sample assets' gltf/ loads, in every variant, with
+ *     the counts that the assets' README.md lists (the facts table below
  *     was checked against the README, variant by variant where the README
  *     says variants differ);
  *   - BoxMeshopt (meshopt-compressed and quantized, two encodings) decodes
  *     to the same box as Box;
  *   - a few models are checked value by value where they exercise a feature
  *     (matrix nodes, images in three storages, sparse, morph, skins, modes);
- *   - every file under ../shared/assets/invalid has its outcome asserted, with
+ *   - every file under the assets' invalid/ has its outcome asserted, with
  *     its message printed so a person can judge it;
  *   - real files cut short, corrupted byte by byte, or read with an allocator
  *     that fails, are refused cleanly (ASan/UBSan builds make "cleanly" mean
  *     no out-of-bounds read, leak or undefined behaviour).
  *
- * Tests run from the repository root, so assets are at ../shared/assets.
+ * The assets folder is tests/support/assets.h's (MN_ASSETS, else ../shared/assets); without
+ * it the whole test is skipped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,11 +33,9 @@
 #include <marionette/math.h>
 #include <marionette/model.h>
 
+#include "assets.h"
 #include "counting_alloc.h"
 #include "files.h"
-
-#define GLTF_DIR "../shared/assets/gltf/"
-#define INVALID_DIR "../shared/assets/invalid/"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -73,7 +72,7 @@ static void join(const char **names, uint32_t n, char *out, size_t size)
 /* ---- the facts of every asset ------------------------------------------------------------ */
 
 typedef struct asset_facts {
-    const char *path;                  /* under ../shared/assets/gltf/ */
+    const char *path;                  /* under the assets folder's gltf/ */
     uint32_t vertices;                 /* sum of count over distinct POSITION accessors */
     uint32_t primitives, mode_mask;    /* mode_mask: bit (1 << mode) per mode written in the file */
     uint32_t indexed, indices;         /* indexed primitives; index count as the file has it */
@@ -244,7 +243,7 @@ static void test_every_asset_loads_with_the_readme_counts(void **state)
     (void)state;
     for (size_t i = 0; i < ASSET_COUNT; i++) {
         char path[512];
-        snprintf(path, sizeof path, GLTF_DIR "%s", ASSETS[i].path);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), ASSETS[i].path);
         print_message("%s\n", ASSETS[i].path);
         mn_model *m = load_file(path);
         check_facts(m, &ASSETS[i]);
@@ -258,7 +257,7 @@ static void test_every_asset_reads_the_same_from_memory(void **state)
     (void)state;
     for (size_t i = 0; i < ASSET_COUNT; i++) {
         char path[512], dir[512];
-        snprintf(path, sizeof path, GLTF_DIR "%s", ASSETS[i].path);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), ASSETS[i].path);
         folder_of(path, dir, sizeof dir);
         size_t size;
         void *data = mn_test_read_file(path, &size);
@@ -381,11 +380,12 @@ static world_tri *world_triangles(const mn_model *m, size_t *count)
 static void test_box_meshopt_decodes_to_the_box(void **state)
 {
     (void)state;
-    mn_model *box = load_file(GLTF_DIR "Box/glTF-Binary/Box.glb");
+    mn_model *box = load_file(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
     size_t n_ref;
     world_tri *ref = world_triangles(box, &n_ref);
     assert_int_equal(n_ref, 12);
-    const char *variants[] = {GLTF_DIR "BoxMeshopt/BoxMeshopt.glb", GLTF_DIR "BoxMeshopt/BoxMeshopt.gltf"};
+    const char *variants[] = {mn_test_asset("gltf/BoxMeshopt/BoxMeshopt.glb"),
+                              mn_test_asset("gltf/BoxMeshopt/BoxMeshopt.gltf")};
     for (size_t v = 0; v < 2; v++) {
         mn_model *m = load_file(variants[v]);
         size_t n;
@@ -415,7 +415,7 @@ static void test_box_meshopt_decodes_to_the_box(void **state)
 static void test_box_matrix_node_is_decomposed(void **state)
 {
     (void)state;
-    mn_model *m = load_file(GLTF_DIR "Box/glTF/Box.gltf");
+    mn_model *m = load_file(mn_test_asset("gltf/Box/glTF/Box.gltf"));
     const mn_node *root = &m->nodes[0];
     assert_true(root->has_matrix);
     /* [1 0 0 0, 0 0 -1 0, 0 1 0 0, 0 0 0 1]: -90 degrees about X. */
@@ -441,10 +441,10 @@ static void test_images_in_three_storages_are_the_same_png(void **state)
 {
     (void)state;
     size_t png_size;
-    void *png = mn_test_read_file(GLTF_DIR "BoxTextured/glTF/CesiumLogoFlat.png", &png_size);
-    const char *variants[] = {GLTF_DIR "BoxTextured/glTF-Binary/BoxTextured.glb",
-                              GLTF_DIR "BoxTextured/glTF/BoxTextured.gltf",
-                              GLTF_DIR "BoxTextured/glTF-Embedded/BoxTextured.gltf"};
+    void *png = mn_test_read_file(mn_test_asset("gltf/BoxTextured/glTF/CesiumLogoFlat.png"), &png_size);
+    const char *variants[] = {mn_test_asset("gltf/BoxTextured/glTF-Binary/BoxTextured.glb"),
+                              mn_test_asset("gltf/BoxTextured/glTF/BoxTextured.gltf"),
+                              mn_test_asset("gltf/BoxTextured/glTF-Embedded/BoxTextured.gltf")};
     for (size_t v = 0; v < 3; v++) {
         mn_model *m = load_file(variants[v]);
         const mn_image *img = &m->images[0];
@@ -468,7 +468,7 @@ static void test_images_in_three_storages_are_the_same_png(void **state)
 static void test_sparse_accessor_substitutes_three_positions(void **state)
 {
     (void)state;
-    mn_model *m = load_file(GLTF_DIR "SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf");
+    mn_model *m = load_file(mn_test_asset("gltf/SimpleSparseAccessor/glTF/SimpleSparseAccessor.gltf"));
     const mn_accessor *a = &m->accessors[1];
     assert_int_equal(a->sparse_count, 3);
     assert_int_equal(a->buffer_view, 1);
@@ -488,7 +488,7 @@ static void test_sparse_accessor_substitutes_three_positions(void **state)
 static void test_multi_uv_materials_and_camera(void **state)
 {
     (void)state;
-    mn_model *m = load_file(GLTF_DIR "MultiUVTest/glTF-Binary/MultiUVTest.glb");
+    mn_model *m = load_file(mn_test_asset("gltf/MultiUVTest/glTF-Binary/MultiUVTest.glb"));
     const mn_material *mat = &m->materials[0];
     assert_int_equal(mat->base_color_texture.texture, 0);
     assert_int_equal(mat->base_color_texture.texcoord, 0);
@@ -507,7 +507,7 @@ static void test_multi_uv_materials_and_camera(void **state)
 static void test_morph_targets_weights_and_animation(void **state)
 {
     (void)state;
-    mn_model *m = load_file(GLTF_DIR "SimpleMorph/glTF/SimpleMorph.gltf");
+    mn_model *m = load_file(mn_test_asset("gltf/SimpleMorph/glTF/SimpleMorph.gltf"));
     const mn_mesh *mesh = &m->meshes[0];
     assert_int_equal(mesh->weight_count, 2);
     assert_true(mesh->weights[0] == 0.5f && mesh->weights[1] == 0.5f);
@@ -520,7 +520,7 @@ static void test_morph_targets_weights_and_animation(void **state)
     assert_int_equal(ch->key_count, 5);
     mn_model_free(m);
 
-    m = load_file(GLTF_DIR "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf");
+    m = load_file(mn_test_asset("gltf/AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"));
     const mn_primitive *p = &m->meshes[0].primitives[0];
     assert_int_equal(p->target_count, 2);
     assert_int_not_equal(p->targets[0].normal, MN_NONE);
@@ -532,7 +532,7 @@ static void test_morph_targets_weights_and_animation(void **state)
 static void test_mesh_primitive_modes_strips_and_fans_become_lists(void **state)
 {
     (void)state;
-    mn_model *m = load_file(GLTF_DIR "MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf");
+    mn_model *m = load_file(mn_test_asset("gltf/MeshPrimitiveModes/glTF/MeshPrimitiveModes.gltf"));
     for (uint32_t i = 0; i < m->mesh_count; i++) {
         const mn_primitive *p = &m->meshes[i].primitives[0];
         bool converted = p->original_mode == MN_MODE_TRIANGLE_STRIP || p->original_mode == MN_MODE_TRIANGLE_FAN;
@@ -554,7 +554,7 @@ static void test_skins_and_animation_of_cesium_man(void **state)
 {
     (void)state;
     size_t size;
-    void *data = mn_test_read_file(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb", &size);
+    void *data = mn_test_read_file(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"), &size);
     mn_model *m = NULL;
     mn_error err;
     assert_int_equal(mn_gltf_read_memory(data, size, NULL, &m, &err), MN_OK);
@@ -583,7 +583,7 @@ static void test_skins_and_animation_of_cesium_man(void **state)
 static void test_interpolation_test_keeps_cubic_tangents(void **state)
 {
     (void)state;
-    mn_model *m = load_file(GLTF_DIR "InterpolationTest/glTF-Binary/InterpolationTest.glb");
+    mn_model *m = load_file(mn_test_asset("gltf/InterpolationTest/glTF-Binary/InterpolationTest.glb"));
     static const struct {
         const char *name;
         mn_interpolation interp;
@@ -615,7 +615,7 @@ static void test_glb_bin_is_a_view_unless_copied(void **state)
 {
     (void)state;
     size_t size;
-    void *data = mn_test_read_file(GLTF_DIR "Box/glTF-Binary/Box.glb", &size);
+    void *data = mn_test_read_file(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"), &size);
     const uint8_t *lo = data, *hi = lo + size;
     mn_model *m = NULL;
     assert_int_equal(mn_gltf_read_memory(data, size, NULL, &m, NULL), MN_OK);
@@ -641,7 +641,7 @@ static void test_external_buffer_from_memory_needs_a_base_dir(void **state)
 {
     (void)state;
     size_t size;
-    void *data = mn_test_read_file(GLTF_DIR "Box/glTF/Box.gltf", &size);
+    void *data = mn_test_read_file(mn_test_asset("gltf/Box/glTF/Box.gltf"), &size);
     mn_model *m = NULL;
     mn_error err;
     assert_int_equal(mn_gltf_read_memory(data, size, NULL, &m, &err), MN_URI);
@@ -654,7 +654,7 @@ static void test_external_buffer_from_memory_needs_a_base_dir(void **state)
 /* ---- the invalid files ---------------------------------------------------------------------- */
 
 typedef struct invalid_case {
-    const char *path;     /* under ../shared/assets/invalid/ */
+    const char *path;     /* under the assets folder's invalid/ */
     mn_status code;       /* every one is refused: see the comment on each */
     const char *err_path; /* the JSON path the error names ("" for container errors) */
 } invalid_case;
@@ -691,7 +691,7 @@ static void test_every_invalid_asset_is_refused_with_a_named_code(void **state)
     (void)state;
     for (size_t i = 0; i < INVALID_COUNT; i++) {
         char path[512];
-        snprintf(path, sizeof path, INVALID_DIR "%s", INVALID[i].path);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("invalid"), INVALID[i].path);
         mn_model *m = (mn_model *)(uintptr_t)1;
         mn_error err;
         mn_status st = mn_gltf_read_file(path, NULL, &m, &err);
@@ -714,7 +714,7 @@ static void test_invalid_assets_from_memory_have_the_same_outcome(void **state)
     (void)state;
     for (size_t i = 0; i < INVALID_COUNT; i++) {
         char path[512], dir[512];
-        snprintf(path, sizeof path, INVALID_DIR "%s", INVALID[i].path);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("invalid"), INVALID[i].path);
         folder_of(path, dir, sizeof dir);
         size_t size;
         void *data = mn_test_read_file(path, &size);
@@ -735,8 +735,9 @@ static void test_invalid_assets_from_memory_have_the_same_outcome(void **state)
 static void test_every_truncation_of_real_files_is_refused(void **state)
 {
     (void)state;
-    const char *files[] = {GLTF_DIR "Box/glTF-Binary/Box.glb", GLTF_DIR "BoxMeshopt/BoxMeshopt.glb",
-                           GLTF_DIR "SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf"};
+    const char *files[] = {mn_test_asset("gltf/Box/glTF-Binary/Box.glb"),
+                           mn_test_asset("gltf/BoxMeshopt/BoxMeshopt.glb"),
+                           mn_test_asset("gltf/SimpleSparseAccessor/glTF-Embedded/SimpleSparseAccessor.gltf")};
     for (size_t f = 0; f < 3; f++) {
         size_t size;
         uint8_t *data = mn_test_read_file(files[f], &size);
@@ -766,7 +767,7 @@ static void test_corrupted_bytes_of_a_real_file_fail_cleanly(void **state)
 {
     (void)state;
     size_t size;
-    uint8_t *data = mn_test_read_file(GLTF_DIR "BoxMeshopt/BoxMeshopt.glb", &size);
+    uint8_t *data = mn_test_read_file(mn_test_asset("gltf/BoxMeshopt/BoxMeshopt.glb"), &size);
     uint8_t *copy = malloc(size);
     assert_non_null(copy);
     static const uint8_t values[] = {0x00, 0xFF, 0x7F, '9', '"'};
@@ -795,10 +796,10 @@ static void test_corrupted_bytes_of_a_real_file_fail_cleanly(void **state)
 static void test_allocation_failures_leak_nothing(void **state)
 {
     (void)state;
-    const char *files[] = {GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb",
-                           GLTF_DIR "BoxMeshopt/BoxMeshopt.gltf",
-                           GLTF_DIR "BoxTextured/glTF/BoxTextured.gltf",
-                           GLTF_DIR "MeshPrimitiveModes/glTF-Embedded/MeshPrimitiveModes.gltf"};
+    const char *files[] = {mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"),
+                           mn_test_asset("gltf/BoxMeshopt/BoxMeshopt.gltf"),
+                           mn_test_asset("gltf/BoxTextured/glTF/BoxTextured.gltf"),
+                           mn_test_asset("gltf/MeshPrimitiveModes/glTF-Embedded/MeshPrimitiveModes.gltf")};
     for (size_t f = 0; f < 4; f++) {
         for (long n = 0;; n++) {
             mn_counting_alloc counter = mn_counting_alloc_make();
@@ -826,6 +827,7 @@ static void test_allocation_failures_leak_nothing(void **state)
 
 int main(void)
 {
+    mn_test_binary_needs_assets();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_asset_loads_with_the_readme_counts),
         cmocka_unit_test(test_every_asset_reads_the_same_from_memory),

@@ -1,7 +1,7 @@
 /*
  * The glTF writer:
  *
- *   - round trip: every file under ../shared/assets/gltf is read, written
+ *   - round trip: every file under the sample assets' gltf/ is read, written
  *     (GLB, and .gltf + .bin), read back, and compared in every decoded value
  *     (accessor values, materials, image bytes, nodes, skins, animations,
  *     morph targets, names, extras);
@@ -14,7 +14,8 @@
  *     file left behind), bad indices, NaN, bad extras, a bad extension; and
  *     every allocation failing in turn (no leak, MN_OUT_OF_MEMORY).
  *
- * When MN_WRITE_OUT names a folder, every written file is also saved there
+ * Every case reads the assets (tests/support/assets.h): without them the whole test is
+ * skipped.  When MN_WRITE_OUT names a folder, every written file is also saved there
  * (tests/test_gltf_validate.sh runs the Khronos validator over them).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -38,10 +39,9 @@
 #include <marionette/model.h>
 
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 #include "files.h"
-
-#define GLTF_DIR "../shared/assets/gltf/"
 
 static const char *const ASSETS[] = {
     "AnimatedCube/glTF/AnimatedCube.gltf",
@@ -242,7 +242,7 @@ static void save_outputs(const memory_sink *s, const char *asset, const char *va
     snprintf(path, sizeof path, "%s/source.txt", folder);
     FILE *src = fopen(path, "w");
     assert_non_null(src);
-    fprintf(src, GLTF_DIR "%s\n", asset);
+    fprintf(src, "%s/%s\n", mn_test_asset("gltf"), asset);
     fclose(src);
     for (int i = 0; i < s->count; i++) {
         snprintf(path, sizeof path, "%s/%s", folder, s->out[i].name);
@@ -701,7 +701,7 @@ static void test_every_asset_round_trips_as_glb_and_gltf(void **state)
     (void)state;
     for (size_t i = 0; i < ASSET_COUNT; i++) {
         char path[512];
-        snprintf(path, sizeof path, GLTF_DIR "%s", ASSETS[i]);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), ASSETS[i]);
         mn_model *a = load(path);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLB, false);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLTF, false);
@@ -714,7 +714,7 @@ static void test_every_asset_round_trips_quantized_within_tolerance(void **state
     (void)state;
     for (size_t i = 0; i < ASSET_COUNT; i++) {
         char path[512];
-        snprintf(path, sizeof path, GLTF_DIR "%s", ASSETS[i]);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), ASSETS[i]);
         mn_model *a = load(path);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLB, true);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLTF, true);
@@ -726,7 +726,7 @@ static void test_every_asset_round_trips_quantized_within_tolerance(void **state
 static void test_quantized_box_uses_khr_mesh_quantization(void **state)
 {
     (void)state;
-    mn_model *a = load(GLTF_DIR "Box/glTF-Binary/Box.glb");
+    mn_model *a = load(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
     mn_gltf_write_options o = options_for(MN_GLTF_CONTAINER_GLB, true);
     memory_sink s = sink_make(), plain = sink_make();
     write_ok(a, &o, &s);
@@ -758,7 +758,7 @@ static void test_quantized_box_uses_khr_mesh_quantization(void **state)
 static void test_material_extensions_extras_and_names_survive(void **state)
 {
     (void)state;
-    mn_model *a = load(GLTF_DIR "AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb");
+    mn_model *a = load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb"));
     mn_material *mat = &a->materials[0];
     mat->base_color_texture.texture = MN_NONE;
     mat->emissive_strength = 3.5f;
@@ -802,7 +802,7 @@ static void test_material_extensions_extras_and_names_survive(void **state)
 static void test_texture_transform_survives(void **state)
 {
     (void)state;
-    mn_model *a = load(GLTF_DIR "BoxTextured/glTF-Binary/BoxTextured.glb");
+    mn_model *a = load(mn_test_asset("gltf/BoxTextured/glTF-Binary/BoxTextured.glb"));
     mn_texture_ref *r = &a->materials[0].base_color_texture;
     assert_int_not_equal(r->texture, MN_NONE);
     r->has_transform = true;
@@ -830,7 +830,7 @@ static void test_texture_transform_survives(void **state)
 static void test_sink_refusal_is_an_io_error_at_every_call(void **state)
 {
     (void)state;
-    mn_model *a = load(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb");
+    mn_model *a = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_gltf_write_options o = options_for(MN_GLTF_CONTAINER_GLTF, false);
     for (long fail_at = 0;; fail_at++) {
         memory_sink s = sink_make();
@@ -861,7 +861,7 @@ static mn_status write_status(const mn_model *m, mn_error *err)
 static void test_flawed_models_are_refused_with_their_path(void **state)
 {
     (void)state;
-    mn_model *a = load(GLTF_DIR "Box/glTF-Binary/Box.glb");
+    mn_model *a = load(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
     mn_error err;
     float keep = a->nodes[1].translation[0];
     a->nodes[1].translation[0] = NAN;
@@ -902,7 +902,7 @@ static void test_flawed_models_are_refused_with_their_path(void **state)
 static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void **state)
 {
     (void)state;
-    mn_model *a = load(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb");
+    mn_model *a = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     char dir[64];
     mn_test_make_temp_dir(dir, sizeof dir, "gltf_write");
     char glb[128], gltf[128], big[128], listing[1024];
@@ -955,7 +955,7 @@ static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void 
 static void out_of_memory_walk(const char *asset, mn_gltf_container container, bool quantize)
 {
     char path[512];
-    snprintf(path, sizeof path, GLTF_DIR "%s", asset);
+    snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), asset);
     mn_model *a = load(path);
     long failures = 0;
     for (long n = 0;; n++) {
@@ -990,6 +990,7 @@ static void test_out_of_memory_at_every_allocation(void **state)
 
 int main(void)
 {
+    mn_test_binary_needs_assets();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_asset_round_trips_as_glb_and_gltf),
         cmocka_unit_test(test_every_asset_round_trips_quantized_within_tolerance),

@@ -1,6 +1,7 @@
 /*
  * Model instances and crowds (src/rig/instance.c, src/rig/crowd.c) on the
- * shared sample models: the rig's parts and unit-fit, placement in the
+ * sample assets (every case reads them: without them the whole test is
+ * skipped, tests/support/assets.h): the rig's parts and unit-fit, placement in the
  * engine's yaw/pitch/roll order with the fit and size, skinned vertices
  * checked against palette × vertex computed here from the file's own
  * accessors (SimpleSkin, RiggedSimple), morphed vertices (SimpleMorph), a
@@ -21,6 +22,7 @@
 #include <marionette/mixer.h>
 
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 
 #include <math.h>
@@ -28,12 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ASSETS "../shared/assets/gltf/"
-#define SIMPLE_SKIN ASSETS "SimpleSkin/glTF/SimpleSkin.gltf"
-#define RIGGED_SIMPLE ASSETS "RiggedSimple/glTF-Binary/RiggedSimple.glb"
-#define SIMPLE_MORPH ASSETS "SimpleMorph/glTF/SimpleMorph.gltf"
-#define SIMPLE_MESHES ASSETS "SimpleMeshes/glTF/SimpleMeshes.gltf"
-#define CESIUM_MAN ASSETS "CesiumMan/glTF-Binary/CesiumMan.glb"
+#define SIMPLE_SKIN mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf")
+#define RIGGED_SIMPLE mn_test_asset("gltf/RiggedSimple/glTF-Binary/RiggedSimple.glb")
+#define SIMPLE_MORPH mn_test_asset("gltf/SimpleMorph/glTF/SimpleMorph.gltf")
+#define SIMPLE_MESHES mn_test_asset("gltf/SimpleMeshes/glTF/SimpleMeshes.gltf")
+#define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
 
 static mn_model *load(const char *path)
 {
@@ -637,7 +638,7 @@ static void every_shared_model_makes_a_rig_whose_instances_play_every_clip(void 
     };
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[256];
-        snprintf(path, sizeof path, ASSETS "%s", files[f]);
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), files[f]);
         mn_model *model = load(path);
         mn_counting_alloc counter = mn_counting_alloc_make();
         mn_allocator hooks = mn_counting_allocator(&counter);
@@ -775,6 +776,7 @@ static void every_allocation_failure_during_creation_is_reported_and_leaks_nothi
 
 int main(void)
 {
+    mn_test_binary_needs_assets();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_rig_lists_its_parts_clips_triangles_and_unit_fit),
         cmocka_unit_test(a_mesh_drawn_by_two_nodes_is_two_parts_sharing_one_prepared_mesh),

@@ -17,13 +17,12 @@
 #include <marionette/skin.h>
 
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GLTF_DIR "../shared/assets/gltf/"
 
 static void sums_weighted_deltas_exactly(void **state)
 {
@@ -150,7 +149,8 @@ static float *floats_of(const mn_model *model, uint32_t index)
 static void simple_morph_positions_are_base_plus_deltas(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "SimpleMorph/glTF/SimpleMorph.gltf");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/SimpleMorph/glTF/SimpleMorph.gltf"));
     const mn_primitive *p = &model->meshes[0].primitives[0];
     mn_deform_mesh *mesh = NULL;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, NULL), MN_OK);
@@ -196,7 +196,8 @@ static void normalise3(float v[3])
 static void quantized_morph_cube_morphs_positions_and_normals(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"));
     const mn_primitive *p = &model->meshes[0].primitives[0];
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
@@ -249,7 +250,8 @@ static void quantized_morph_cube_morphs_positions_and_normals(void **state)
 static void morph_cube_tangents_keep_w(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb"));
     const mn_primitive *p = &model->meshes[0].primitives[0];
     mn_deform_mesh *mesh = NULL;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, NULL), MN_OK);

@@ -23,10 +23,11 @@
 
 #include <marionette/obj.h>
 
+#include "assets.h"
 #include "counting_alloc.h"
 #include "obj/internal.h"
 
-#define PIRATE "../shared/assets/obj/pirate/pirate.obj"
+#define PIRATE mn_test_asset("obj/pirate/pirate.obj")
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -568,6 +569,7 @@ static void test_mtl_warnings_and_errors(void **state)
 static void test_pirate_loads_without_its_library(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_obj *obj = NULL;
     mn_error err;
     assert_int_equal(mn_obj_read_file(PIRATE, NULL, &obj, &err), MN_OK);
@@ -783,7 +785,7 @@ static void test_bad_arguments_and_missing_files(void **state)
     assert_null(obj);
     assert_int_equal(mn_obj_read_memory("v", 1, NULL, NULL, &err), MN_INVALID_ARGUMENT);
     assert_int_equal(mn_obj_read_file(NULL, NULL, &obj, &err), MN_INVALID_ARGUMENT);
-    assert_int_equal(mn_obj_read_file("../shared/assets/obj/none.obj", NULL, &obj, &err), MN_IO);
+    assert_int_equal(mn_obj_read_file(mn_test_asset("obj/none.obj"), NULL, &obj, &err), MN_IO);
     assert_null(obj);
     assert_int_equal(mn_mtl_read_memory(NULL, 1, NULL, NULL, &err), MN_INVALID_ARGUMENT);
     assert_int_equal(mn_obj_read_memory(NULL, 0, NULL, &obj, NULL), MN_OK);
@@ -1089,6 +1091,7 @@ static void test_oversized_inputs_load_or_fail_cleanly(void **state)
 static void test_out_of_memory_at_every_allocation(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     for (int pass = 0; pass < 2; pass++) {
         for (long k = 0;; k++) {
             mn_counting_alloc counter = mn_counting_alloc_make();

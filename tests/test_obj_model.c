@@ -24,6 +24,7 @@
 #include <marionette/obj.h>
 #include <marionette/obj_model.h>
 
+#include "assets.h"
 #include "counting_alloc.h"
 #include "oom_walk.h"
 #include "files.h"
@@ -141,9 +142,10 @@ static void test_groups_become_primitives_with_their_materials(void **state)
 static void test_pirate_without_its_mtl_converts_with_default_materials(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_obj *obj = NULL;
     mn_error err;
-    assert_int_equal(mn_obj_read_file("../shared/assets/obj/pirate/pirate.obj", NULL, &obj, &err), MN_OK);
+    assert_int_equal(mn_obj_read_file(mn_test_asset("obj/pirate/pirate.obj"), NULL, &obj, &err), MN_OK);
     mn_model *m = NULL;
     assert_int_equal(mn_model_from_obj(obj, NULL, NULL, &m, &err), MN_OK);
     assert_string_equal(m->nodes[0].name, "obj");

@@ -20,6 +20,7 @@
 
 #include <marionette/marionette.h>
 
+#include "assets.h"
 #include "counting_alloc.h"
 #include "golden.h"
 
@@ -28,7 +29,6 @@
 #include <string.h>
 
 #define SIZE 128
-#define ASSETS "../shared/assets/"
 
 static const float background[4] = {0.18f, 0.2f, 0.23f, 1.0f};
 
@@ -105,14 +105,16 @@ static void render_rest(const char *path, const char *name)
 static void test_lit_cube(void **state)
 {
     (void)state;
-    render_rest(ASSETS "gltf/Box/glTF-Binary/Box.glb", "box");
+    mn_test_need_assets();
+    render_rest(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"), "box");
 }
 
 static void test_textured_box(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     /* The .gltf with its PNG beside it: the image is resolved, decoded and sampled. */
-    render_rest(ASSETS "gltf/BoxTextured/glTF/BoxTextured.gltf", "box_textured");
+    render_rest(mn_test_asset("gltf/BoxTextured/glTF/BoxTextured.gltf"), "box_textured");
 }
 
 /* CesiumMan framed on its whole clip, as the command line frames a clip. */
@@ -132,7 +134,8 @@ static mn_rgba_image render_cesium(gltf_scene *g, float t)
 static void test_skinned_mid_clip(void **state)
 {
     (void)state;
-    gltf_scene g = load_gltf(ASSETS "gltf/CesiumMan/glTF-Binary/CesiumMan.glb");
+    mn_test_need_assets();
+    gltf_scene g = load_gltf(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_rgba_image img = render_cesium(&g, 1.0f);
     mn_golden_check("cesium_man_t1", &img);
     mn_rgba_image_free(&img);
@@ -155,7 +158,8 @@ static void test_skinned_mid_clip(void **state)
 static void test_clip_frames_allocate_nothing(void **state)
 {
     (void)state;
-    gltf_scene g = load_gltf(ASSETS "gltf/CesiumMan/glTF-Binary/CesiumMan.glb");
+    mn_test_need_assets();
+    gltf_scene g = load_gltf(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     const mn_render_scene *scene = mn_render_source_scene(g.source);
@@ -187,13 +191,14 @@ static void test_clip_frames_allocate_nothing(void **state)
 static void test_obj(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_obj *obj = NULL;
     mn_error err;
-    const char *path = ASSETS "obj/pirate/pirate.obj";
+    const char *path = mn_test_asset("obj/pirate/pirate.obj");
     if (mn_obj_read_file(path, NULL, &obj, &err) != MN_OK)
         fail_msg("%s: %s", path, err.message);
     mn_render_source *src = NULL;
-    assert_int_equal(mn_render_source_obj(obj, ASSETS "obj/pirate", NULL, &src, &err), MN_OK);
+    assert_int_equal(mn_render_source_obj(obj, mn_test_asset("obj/pirate"), NULL, &src, &err), MN_OK);
     float lo[3], hi[3];
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(mn_render_source_scene(src), lo, hi);

@@ -5,7 +5,9 @@
  * onto itself returns the input; rest gives rest; model-space rotation deltas
  * carry over while the destination keeps its own bone lengths; the hips move
  * by the leg ratio (or the caller's scale); the roots are the hips alone;
- * errors; a map allocates once and applying allocates nothing.
+ * errors; a map allocates once and applying allocates nothing.  Every case
+ * starts from the sample assets: without them the whole test is skipped
+ * (tests/support/assets.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,15 +23,16 @@
 #include <marionette/skeleton.h>
 
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CESIUM_MAN "../shared/assets/gltf/CesiumMan/glTF-Binary/CesiumMan.glb"
-#define RIGGED_FIGURE "../shared/assets/gltf/RiggedFigure/glTF-Binary/RiggedFigure.glb"
-#define SIMPLE_SKIN "../shared/assets/gltf/SimpleSkin/glTF/SimpleSkin.gltf"
+#define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
+#define RIGGED_FIGURE mn_test_asset("gltf/RiggedFigure/glTF-Binary/RiggedFigure.glb")
+#define SIMPLE_SKIN mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf")
 
 /* RiggedFigure's names (source) → CesiumMan's (destination) where they differ. */
 static const mn_retarget_name_pair FIGURE_TO_MAN[] = {
@@ -490,6 +493,7 @@ static void map_allocates_once_and_apply_never(void **state)
 
 int main(void)
 {
+    mn_test_binary_needs_assets();
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(self_retarget_returns_the_input),

@@ -26,14 +26,15 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#define ASSETS "../shared/assets/gltf/"
-#define BOX ASSETS "Box/glTF-Binary/Box.glb"
-#define BOX_ANIMATED ASSETS "BoxAnimated/glTF-Binary/BoxAnimated.glb"
-#define CESIUM_MAN ASSETS "CesiumMan/glTF-Binary/CesiumMan.glb"
-#define SIMPLE_SKIN ASSETS "SimpleSkin/glTF/SimpleSkin.gltf"
-#define SIMPLE_MORPH ASSETS "SimpleMorph/glTF/SimpleMorph.gltf"
-#define TRIANGLE ASSETS "AnimatedTriangle/glTF/AnimatedTriangle.gltf"
-#define INTERPOLATION ASSETS "InterpolationTest/glTF-Binary/InterpolationTest.glb"
+#include "assets.h"
+
+#define BOX mn_test_asset("gltf/Box/glTF-Binary/Box.glb")
+#define BOX_ANIMATED mn_test_asset("gltf/BoxAnimated/glTF-Binary/BoxAnimated.glb")
+#define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
+#define SIMPLE_SKIN mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf")
+#define SIMPLE_MORPH mn_test_asset("gltf/SimpleMorph/glTF/SimpleMorph.gltf")
+#define TRIANGLE mn_test_asset("gltf/AnimatedTriangle/glTF/AnimatedTriangle.gltf")
+#define INTERPOLATION mn_test_asset("gltf/InterpolationTest/glTF-Binary/InterpolationTest.glb")
 
 /* ---- running the tool -------------------------------------------------------- */
 
@@ -46,10 +47,14 @@ static run_result run_marionette(const char *args, int capture_stderr)
 }
 
 
-/* Run `marionette sample <args> --json`, expect exit 0 and one JSON object. */
-static json_t *sample_json(const char *args)
+/* Run `marionette sample <args> --json`, args formatted; expect exit 0 and one JSON object. */
+static json_t *sample_json(const char *fmt, ...)
 {
-    char full[2048];
+    char args[1024], full[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
     snprintf(full, sizeof full, "sample %s --json", args);
     run_result r = run_marionette(full, 0);
     if (r.status != 0)
@@ -112,7 +117,8 @@ static mn_model *load(const char *path)
 static void json_has_the_documented_shape(void **state)
 {
     (void)state;
-    json_t *root = sample_json(SIMPLE_SKIN " --rest --times 0.5");
+    mn_test_need_assets();
+    json_t *root = sample_json("%s --rest --times 0.5", SIMPLE_SKIN);
     assert_int_equal(json_object_size(root), 5);
     assert_string_equal(json_string_value(get(root, "format")), "marionette-sample/1");
     assert_string_equal(json_string_value(get(root, "source")), "SimpleSkin.gltf");
@@ -170,11 +176,12 @@ static void json_has_the_documented_shape(void **state)
 static void rest_worlds_round_trip_exactly(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load(CESIUM_MAN);
     float *worlds = malloc((size_t)m->node_count * 16 * sizeof *worlds);
     assert_non_null(worlds);
     mn_model_rest_worlds(m, worlds);
-    json_t *root = sample_json(CESIUM_MAN " --rest --times 0 --vertices none");
+    json_t *root = sample_json("%s --rest --times 0 --vertices none", CESIUM_MAN);
     json_t *rest = sample_at(root, 0);
     assert_int_equal(int_of(rest, "clip"), -1);
     json_t *mats = get(rest, "world_matrices");
@@ -192,6 +199,7 @@ static void rest_worlds_round_trip_exactly(void **state)
 static void unskinned_positions_are_placed_by_the_node(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load(BOX);
     float worlds[2 * 16];
     assert_int_equal(m->node_count, 2);
@@ -201,7 +209,7 @@ static void unskinned_positions_are_placed_by_the_node(void **state)
     float local[24 * 3];
     assert_int_equal(mn_accessor_unpack_floats(acc, local, 24 * 3), 24 * 3);
 
-    json_t *root = sample_json(BOX " --vertices all");
+    json_t *root = sample_json("%s --vertices all", BOX);
     assert_int_equal(json_array_size(get(root, "samples")), 1);   /* no animations: the rest pose alone */
     json_t *p = item(get(sample_at(root, 0), "primitives"), 0);
     assert_int_equal(int_of(p, "node"), 1);
@@ -223,10 +231,11 @@ static void unskinned_positions_are_placed_by_the_node(void **state)
 static void skinned_rest_positions_are_the_bind_pose(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     static const float bind[30] = {-0.5f, 0, 0, 0.5f, 0, 0, -0.5f, 0.5f, 0, 0.5f, 0.5f, 0,
                                    -0.5f, 1, 0, 0.5f, 1, 0, -0.5f, 1.5f, 0, 0.5f, 1.5f, 0,
                                    -0.5f, 2, 0, 0.5f, 2, 0};
-    json_t *root = sample_json(SIMPLE_SKIN " --rest --clip 0 --times 0");
+    json_t *root = sample_json("%s --rest --clip 0 --times 0", SIMPLE_SKIN);
     json_t *pos = get(item(get(sample_at(root, 0), "primitives"), 0), "positions");
     assert_int_equal(json_array_size(pos), 30);
     for (size_t i = 0; i < 30; i++)
@@ -238,6 +247,7 @@ static void skinned_rest_positions_are_the_bind_pose(void **state)
 static void key_time_gives_the_key_rotation(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load(SIMPLE_SKIN);
     const mn_channel *ch = NULL;
     for (uint32_t c = 0; c < m->animations[0].channel_count; c++)
@@ -251,8 +261,8 @@ static void key_time_gives_the_key_rotation(void **state)
     mn_quat_to_mat4(r, q);
 
     char args[256];
-    snprintf(args, sizeof args, SIMPLE_SKIN " --times %.9g", (double)ch->times[2]);
-    json_t *root = sample_json(args);
+    snprintf(args, sizeof args, "%s --times %.9g", SIMPLE_SKIN, (double)ch->times[2]);
+    json_t *root = sample_json("%s", args);
     json_t *s = sample_at(root, 0);
     assert_true((float)num(get(s, "time")) == ch->times[2]);
     json_t *world = item(get(s, "world_matrices"), 2);
@@ -271,14 +281,15 @@ static void key_time_gives_the_key_rotation(void **state)
 static void morph_weights_rest_then_track(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load(SIMPLE_MORPH);
     const mn_channel *ch = &m->animations[0].channels[0];
     assert_int_equal(ch->path, MN_PATH_WEIGHTS);
     assert_int_equal(ch->components, 2);
 
     char args[256];
-    snprintf(args, sizeof args, SIMPLE_MORPH " --rest --times %.9g", (double)ch->times[1]);
-    json_t *root = sample_json(args);
+    snprintf(args, sizeof args, "%s --rest --times %.9g", SIMPLE_MORPH, (double)ch->times[1]);
+    json_t *root = sample_json("%s", args);
     json_t *rest = item(get(sample_at(root, 0), "morph_weights"), 0);
     assert_int_equal(int_of(rest, "node"), 0);
     assert_int_equal(int_of(rest, "mesh"), 0);
@@ -316,12 +327,13 @@ static void check_times(json_t *root, const float *want, size_t count, long long
 static void keys_is_every_key_time(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     static const float want[] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f};
-    json_t *root = sample_json(TRIANGLE " --times keys --vertices none");
+    json_t *root = sample_json("%s --times keys --vertices none", TRIANGLE);
     check_times(root, want, 5, 0);
     json_decref(root);
 
-    root = sample_json(TRIANGLE " --vertices none");   /* keys is the default */
+    root = sample_json("%s --vertices none", TRIANGLE);   /* keys is the default */
     check_times(root, want, 5, 0);
     json_decref(root);
 }
@@ -329,9 +341,10 @@ static void keys_is_every_key_time(void **state)
 static void keys_mid_adds_midpoints_and_clamping_times(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     static const float want[] = {-0.25f, 0.0f,   0.125f, 0.25f, 0.375f, 0.5f,
                                  0.625f, 0.75f, 0.875f, 1.0f,  1.25f};
-    json_t *root = sample_json(TRIANGLE " --times keys+mid --vertices none");
+    json_t *root = sample_json("%s --times keys+mid --vertices none", TRIANGLE);
     check_times(root, want, 11, 0);
     /* Clamped outside the keys: -0.25 poses as 0, 1.25 as 1. */
     json_t *before = get(sample_at(root, 0), "world_matrices");
@@ -347,9 +360,10 @@ static void keys_mid_adds_midpoints_and_clamping_times(void **state)
 static void keys_merges_channels_without_duplicates(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load(BOX_ANIMATED);
     assert_int_equal(m->animations[0].channel_count, 2);
-    json_t *root = sample_json(BOX_ANIMATED " --vertices none");
+    json_t *root = sample_json("%s --vertices none", BOX_ANIMATED);
     json_t *samples = get(root, "samples");
     size_t count = json_array_size(samples);
     for (size_t i = 1; i < count; i++)
@@ -371,8 +385,9 @@ static void keys_merges_channels_without_duplicates(void **state)
 static void explicit_times_keep_their_order(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     static const float want[] = {0.5f, 0.1f, -3.0f, 100.0f};
-    json_t *root = sample_json(TRIANGLE " --times 0.5,0.1,-3,1e2 --vertices none");
+    json_t *root = sample_json("%s --times 0.5,0.1,-3,1e2 --vertices none", TRIANGLE);
     check_times(root, want, 4, 0);
     json_decref(root);
 }
@@ -382,7 +397,8 @@ static void explicit_times_keep_their_order(void **state)
 static void clip_all_samples_every_clip_in_order(void **state)
 {
     (void)state;
-    json_t *root = sample_json(INTERPOLATION " --clip all --times 0.5 --vertices none");
+    mn_test_need_assets();
+    json_t *root = sample_json("%s --clip all --times 0.5 --vertices none", INTERPOLATION);
     assert_int_equal(json_array_size(get(root, "clips")), 9);
     json_t *samples = get(root, "samples");
     assert_int_equal(json_array_size(samples), 9);
@@ -390,7 +406,7 @@ static void clip_all_samples_every_clip_in_order(void **state)
         assert_int_equal(int_of(item(samples, i), "clip"), (long long)i);
     json_decref(root);
 
-    root = sample_json(INTERPOLATION " --times 0.5 --vertices none");   /* all is the default */
+    root = sample_json("%s --times 0.5 --vertices none", INTERPOLATION);   /* all is the default */
     assert_int_equal(json_array_size(get(root, "samples")), 9);
     json_decref(root);
 }
@@ -398,7 +414,8 @@ static void clip_all_samples_every_clip_in_order(void **state)
 static void clip_by_name_and_by_index(void **state)
 {
     (void)state;
-    json_t *root = sample_json(INTERPOLATION " --clip 'Linear Rotation' --times 0,1 --vertices none");
+    mn_test_need_assets();
+    json_t *root = sample_json("%s --clip 'Linear Rotation' --times 0,1 --vertices none", INTERPOLATION);
     assert_int_equal(json_array_size(get(root, "clips")), 9);   /* every clip is still listed */
     assert_string_equal(json_string_value(get(item(get(root, "clips"), 5), "name")), "Linear Rotation");
     json_t *samples = get(root, "samples");
@@ -407,7 +424,7 @@ static void clip_by_name_and_by_index(void **state)
     assert_int_equal(int_of(item(samples, 1), "clip"), 5);
     json_decref(root);
 
-    root = sample_json(INTERPOLATION " --clip 7 --times 0 --vertices none --rest");
+    root = sample_json("%s --clip 7 --times 0 --vertices none --rest", INTERPOLATION);
     samples = get(root, "samples");
     assert_int_equal(json_array_size(samples), 2);
     assert_int_equal(int_of(item(samples, 0), "clip"), -1);
@@ -417,9 +434,9 @@ static void clip_by_name_and_by_index(void **state)
 
 /* ---- --vertices ---------------------------------------------------------------- */
 
-static size_t primitive_count(const char *args)
+/* The primitives in the first sample of root, a sample_json result (freed here). */
+static size_t primitive_count(json_t *root)
 {
-    json_t *root = sample_json(args);
     size_t n = json_array_size(get(sample_at(root, 0), "primitives"));
     json_decref(root);
     return n;
@@ -428,13 +445,14 @@ static size_t primitive_count(const char *args)
 static void vertices_chooses_primitives(void **state)
 {
     (void)state;
-    assert_int_equal(primitive_count(CESIUM_MAN " --times 0"), 1);                  /* deformed */
-    assert_int_equal(primitive_count(CESIUM_MAN " --times 0 --vertices skinned"), 1);
-    assert_int_equal(primitive_count(CESIUM_MAN " --times 0 --vertices none"), 0);
-    assert_int_equal(primitive_count(BOX_ANIMATED " --times 0"), 0);                 /* nothing deforms */
-    assert_int_equal(primitive_count(BOX_ANIMATED " --times 0 --vertices all"), 2);
-    assert_int_equal(primitive_count(SIMPLE_MORPH " --times 0 --vertices skinned"), 0);
-    assert_int_equal(primitive_count(SIMPLE_MORPH " --times 0 --vertices deformed"), 1);
+    mn_test_need_assets();
+    assert_int_equal(primitive_count(sample_json("%s --times 0", CESIUM_MAN)), 1);   /* deformed */
+    assert_int_equal(primitive_count(sample_json("%s --times 0 --vertices skinned", CESIUM_MAN)), 1);
+    assert_int_equal(primitive_count(sample_json("%s --times 0 --vertices none", CESIUM_MAN)), 0);
+    assert_int_equal(primitive_count(sample_json("%s --times 0", BOX_ANIMATED)), 0); /* nothing deforms */
+    assert_int_equal(primitive_count(sample_json("%s --times 0 --vertices all", BOX_ANIMATED)), 2);
+    assert_int_equal(primitive_count(sample_json("%s --times 0 --vertices skinned", SIMPLE_MORPH)), 0);
+    assert_int_equal(primitive_count(sample_json("%s --times 0 --vertices deformed", SIMPLE_MORPH)), 1);
 }
 
 /* ---- text --------------------------------------------------------------------- */
@@ -442,9 +460,13 @@ static void vertices_chooses_primitives(void **state)
 static void text_table_without_json(void **state)
 {
     (void)state;
-    run_result r = run_marionette("sample " SIMPLE_SKIN " --rest --times 0.5", 0);
+    mn_test_need_assets();
+    char args[256], file_line[256];
+    snprintf(args, sizeof args, "sample %s --rest --times 0.5", SIMPLE_SKIN);
+    snprintf(file_line, sizeof file_line, "file   \"%s\"\n", SIMPLE_SKIN);
+    run_result r = run_marionette(args, 0);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "file   \"" SIMPLE_SKIN "\"\n"));
+    assert_non_null(strstr(r.out, file_line));
     assert_non_null(strstr(r.out, "\nrest pose\n"));
     assert_non_null(strstr(r.out, "\nclip 0 \"anim0\" at t = 0.5 s\n"));
     assert_non_null(strstr(r.out, "world translation"));
@@ -463,9 +485,14 @@ static void text_table_without_json(void **state)
 
 /* ---- errors -------------------------------------------------------------------- */
 
-static void expect_failure(const char *args, int status, const char *message)
+/* `marionette sample <args>`, args formatted, exits with status and says message on stderr. */
+static void expect_failure(int status, const char *message, const char *fmt, ...)
 {
-    char full[1024];
+    char args[1024], full[1100];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
     snprintf(full, sizeof full, "sample %s", args);
     run_result r = run_marionette(full, 1);
     if (r.status != status || !strstr(r.out, message))
@@ -479,32 +506,34 @@ static void expect_failure(const char *args, int status, const char *message)
 static void unknown_clip_is_a_usage_error_that_lists_the_clips(void **state)
 {
     (void)state;
-    expect_failure(INTERPOLATION " --clip Walk", 2, "no clip named or numbered 'Walk'");
-    expect_failure(INTERPOLATION " --clip Walk", 2, "its clips: 0 \"Step Scale\", 1 \"Linear Scale\"");
-    expect_failure(INTERPOLATION " --clip 9", 2, "no clip named or numbered '9'");
-    expect_failure(BOX " --clip 0", 2, "the file has no animations");
+    mn_test_need_assets();
+    expect_failure(2, "no clip named or numbered 'Walk'", "%s --clip Walk", INTERPOLATION);
+    expect_failure(2, "its clips: 0 \"Step Scale\", 1 \"Linear Scale\"", "%s --clip Walk", INTERPOLATION);
+    expect_failure(2, "no clip named or numbered '9'", "%s --clip 9", INTERPOLATION);
+    expect_failure(2, "the file has no animations", "%s --clip 0", BOX);
 }
 
 static void bad_command_lines_exit_two(void **state)
 {
     (void)state;
-    expect_failure("", 2, "sample: which file?");
-    expect_failure(TRIANGLE " --times abc", 2, "--times: 'abc' is not a number");
-    expect_failure(TRIANGLE " --times 0,,1", 2, "--times: '' is not a number");
-    expect_failure(TRIANGLE " --times 1e39", 2, "--times: '1e39' is not a number");
-    expect_failure(TRIANGLE " --times nan", 2, "--times: 'nan' is not a number");
-    expect_failure(TRIANGLE " --vertices some", 2, "--vertices takes deformed, skinned, all or none");
-    expect_failure(TRIANGLE " --clip", 2, "--clip needs a value");
-    expect_failure(TRIANGLE " --frames 3", 2, "unknown option '--frames'");
-    expect_failure(TRIANGLE " " BOX, 2, "one FILE at a time");
-    expect_failure(TRIANGLE " --times abc", 2, "usage: marionette sample FILE");
+    expect_failure(2, "sample: which file?", "");
+    expect_failure(2, "--times: 'abc' is not a number", "%s --times abc", TRIANGLE);
+    expect_failure(2, "--times: '' is not a number", "%s --times 0,,1", TRIANGLE);
+    expect_failure(2, "--times: '1e39' is not a number", "%s --times 1e39", TRIANGLE);
+    expect_failure(2, "--times: 'nan' is not a number", "%s --times nan", TRIANGLE);
+    expect_failure(2, "--vertices takes deformed, skinned, all or none", "%s --vertices some", TRIANGLE);
+    expect_failure(2, "--clip needs a value", "%s --clip", TRIANGLE);
+    expect_failure(2, "unknown option '--frames'", "%s --frames 3", TRIANGLE);
+    expect_failure(2, "one FILE at a time", "%s %s", TRIANGLE, BOX);
+    expect_failure(2, "usage: marionette sample FILE", "%s --times abc", TRIANGLE);
 }
 
 static void bad_files_exit_one(void **state)
 {
     (void)state;
-    expect_failure("/nonexistent/model.glb --json", 1, "(MN_IO)");
-    expect_failure("../shared/assets/invalid/glb/invalid_magic.glb", 1, "(MN_");
+    mn_test_need_assets();
+    expect_failure(1, "(MN_IO)", "/nonexistent/model.glb --json");
+    expect_failure(1, "(MN_", "%s", mn_test_asset("invalid/glb/invalid_magic.glb"));
 }
 
 int main(void)

@@ -19,6 +19,7 @@
 
 #include "anim/skeleton_internal.h"
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 #include "glb_builder.h"
 
@@ -26,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CESIUM_MAN "../shared/assets/gltf/CesiumMan/glTF-Binary/CesiumMan.glb"
-#define RIGGED_FIGURE "../shared/assets/gltf/RiggedFigure/glTF-Binary/RiggedFigure.glb"
-#define RIGGED_SIMPLE "../shared/assets/gltf/RiggedSimple/glTF-Binary/RiggedSimple.glb"
-#define SIMPLE_SKIN "../shared/assets/gltf/SimpleSkin/glTF/SimpleSkin.gltf"
+#define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
+#define RIGGED_FIGURE mn_test_asset("gltf/RiggedFigure/glTF-Binary/RiggedFigure.glb")
+#define RIGGED_SIMPLE mn_test_asset("gltf/RiggedSimple/glTF-Binary/RiggedSimple.glb")
+#define SIMPLE_SKIN mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf")
 
 #define F32 5126
 #define ASSET "'asset':{'version':'2.0'}"
@@ -297,6 +298,7 @@ static void test_node_listed_twice_in_a_skin_is_one_joint_for_two_skin_joints(vo
 static void test_skin_skeleton_includes_non_joint_ancestors_and_skips_the_mesh_node(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load_file(CESIUM_MAN);
     mn_skeleton *sk = skin_skeleton(m, 0, NULL);
 
@@ -330,6 +332,7 @@ static void test_skin_skeleton_includes_non_joint_ancestors_and_skips_the_mesh_n
 static void test_skeleton_outlives_its_model(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load_file(RIGGED_FIGURE);
     mn_skeleton *sk = skin_skeleton(m, 0, NULL);
     float expected_ibm[16];
@@ -460,6 +463,7 @@ static void check_rest_worlds(const char *path, bool from_skin)
 static void test_local_to_world_at_rest_equals_the_model_rest_worlds(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     check_rest_worlds(CESIUM_MAN, true);
     check_rest_worlds(CESIUM_MAN, false);
     check_rest_worlds(RIGGED_FIGURE, true);
@@ -512,6 +516,7 @@ static void bend(mn_pose *pose)
 static void test_partial_update_equals_full_and_leaves_the_rest_untouched(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load_file(CESIUM_MAN);
     mn_skeleton *sk = skin_skeleton(m, 0, NULL);
     mn_pose pose = rest_pose(sk, NULL);
@@ -559,6 +564,7 @@ static void test_partial_update_equals_full_and_leaves_the_rest_untouched(void *
 static void test_palette_is_world_times_inverse_bind_in_skin_order(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load_file(CESIUM_MAN);
     mn_skeleton *sk = skin_skeleton(m, 0, NULL);
     mn_pose pose = rest_pose(sk, NULL);
@@ -616,6 +622,7 @@ static void check_palette_at_rest_is_node_world(const char *path, uint32_t node)
 static void test_palette_at_rest_places_the_mesh_by_its_joints(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     check_palette_at_rest_is_node_world(SIMPLE_SKIN, 0);   /* the mesh node, at identity */
     check_palette_at_rest_is_node_world(CESIUM_MAN, 2);    /* the mesh node Cesium_Man */
     check_palette_at_rest_is_node_world(RIGGED_FIGURE, 1); /* the mesh node Proxy */
@@ -696,6 +703,7 @@ static void check_kernels_agree(const mn_skeleton *sk, const mn_pose *pose)
 static void test_simd_kernels_agree_with_the_scalar_reference(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     assert_true(mni_skeleton_kernel_available(MN_SKELETON_KERNEL_SCALAR));
 
     mn_model *m = load_file(CESIUM_MAN);
@@ -754,6 +762,7 @@ static void test_simd_kernels_agree_with_the_scalar_reference(void **state)
 static void test_hot_calls_allocate_nothing(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_model *m = load_file(CESIUM_MAN);
@@ -785,6 +794,7 @@ static void test_hot_calls_allocate_nothing(void **state)
 static void test_out_of_memory_at_every_allocation_leaks_nothing(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load_file(CESIUM_MAN);
     for (int which = 0; which < 2; which++) {
         bool done = false;
@@ -818,6 +828,7 @@ static void test_out_of_memory_at_every_allocation_leaks_nothing(void **state)
 static void test_bad_arguments_and_skin_index_out_of_range(void **state)
 {
     (void)state;
+    mn_test_need_assets();
     mn_model *m = load_file(SIMPLE_SKIN);
     mn_skeleton *sk = NULL;
     mn_error err;

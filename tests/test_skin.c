@@ -19,6 +19,7 @@
 #include <marionette/skin.h>
 
 #include "assert_near.h"
+#include "assets.h"
 #include "counting_alloc.h"
 #include "glb_builder.h"
 
@@ -26,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GLTF_DIR "../shared/assets/gltf/"
 #define LEVELS 3
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -796,7 +796,8 @@ static void assert_identity_palette_keeps_rest(const mn_deform_mesh *mesh, uint3
 static void deform_mesh_from_simple_skin(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "SimpleSkin/glTF/SimpleSkin.gltf");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
     mn_deform_mesh *mesh = NULL;
     mn_error err;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, &err), MN_OK);
@@ -828,7 +829,8 @@ static void deform_mesh_from_simple_skin(void **state)
 static void deform_mesh_from_cesium_man(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_deform_mesh *mesh = NULL;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, NULL), MN_OK);
     assert_int_equal(mesh->vertex_count, 3273);
@@ -844,7 +846,8 @@ static void deform_mesh_from_cesium_man(void **state)
 static void deform_mesh_create_refuses_bad_indices(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "SimpleSkin/glTF/SimpleSkin.gltf");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
     mn_deform_mesh *mesh = (mn_deform_mesh *)(uintptr_t)1;
     mn_error err;
     assert_int_equal(mn_deform_mesh_create(model, 1, 0, NULL, &mesh, &err), MN_INDEX_RANGE);
@@ -861,7 +864,8 @@ static void deform_mesh_create_refuses_bad_indices(void **state)
 static void deform_mesh_run_allocates_nothing(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "CesiumMan/glTF-Binary/CesiumMan.glb");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_deform_mesh *mesh = NULL;
@@ -891,7 +895,8 @@ static void deform_mesh_run_allocates_nothing(void **state)
 static void deform_mesh_create_out_of_memory_leaks_nothing(void **state)
 {
     (void)state;
-    mn_model *model = load(GLTF_DIR "SimpleSkin/glTF/SimpleSkin.gltf");
+    mn_test_need_assets();
+    mn_model *model = load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
     for (long fail_after = 0; fail_after < 2; fail_after++) {
         mn_counting_alloc counter = mn_counting_alloc_make();
         counter.fail_after = fail_after;
