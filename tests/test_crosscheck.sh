@@ -9,12 +9,15 @@
 #
 # Needs node and the pinned npm package `three` in tests/reference/node_modules;
 # `make check` installs both through scripts/deps.  Missing, the test FAILS:
-# a cross-check that quietly does not run proves nothing.
+# a cross-check that quietly does not run proves nothing.  Without the sample
+# assets (tests/support/assets.sh) the test is skipped, or fails under
+# MN_REQUIRE_ASSETS=1.
 # usage: test_crosscheck.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 cd "$src"
+. tests/support/assets.sh
 
 if ! command -v node >/dev/null 2>&1; then
   echo "test_crosscheck: FAILED: node is not installed (run scripts/deps, which installs nodejs and npm)"
@@ -35,10 +38,12 @@ if [ "$want" != "$have" ]; then
   exit 1
 fi
 
+need_assets "$build" test_crosscheck
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-assets=../shared/assets/gltf
+gltf=$assets/gltf
 models=(
   SimpleSkin/glTF/SimpleSkin.gltf
   RiggedSimple/glTF-Binary/RiggedSimple.glb
@@ -57,9 +62,9 @@ models=(
 echo "test_crosscheck: three.js $have, node $(node --version)"
 failed=0
 for m in "${models[@]}"; do
-  file=$assets/$m
+  file=$gltf/$m
   if [ ! -f "$file" ]; then
-    echo "test_crosscheck: FAILED: $file is missing (the shared assets belong next to this checkout)"
+    echo "test_crosscheck: FAILED: $file is missing from the sample assets"
     failed=$((failed + 1))
     continue
   fi
@@ -118,11 +123,11 @@ check_catches() {   # FILE WHAT JS-EXPRESSION-THAT-BREAKS-s
     echo "test_crosscheck: a broken $2 is caught: $(grep -m1 "MISMATCH: $2" "$work/out" | cut -c1-160)"
   fi
 }
-check_catches "$assets/SimpleSkin/glTF/SimpleSkin.gltf" positions \
+check_catches "$gltf/SimpleSkin/glTF/SimpleSkin.gltf" positions \
   's.samples[3].primitives[0].positions[7] += 2e-3'
-check_catches "$assets/SimpleSkin/glTF/SimpleSkin.gltf" "world matrices (translation)" \
+check_catches "$gltf/SimpleSkin/glTF/SimpleSkin.gltf" "world matrices (translation)" \
   's.samples[2].world_matrices[2][13] += 2e-3'
-check_catches "$assets/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb" "morph weights" \
+check_catches "$gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb" "morph weights" \
   's.samples[5].morph_weights[0].weights[1] += 1e-3'
 
 if [ "$failed" -ne 0 ]; then

@@ -11,11 +11,14 @@
 #
 # Needs node and the pinned npm package gltf-validator in tests/reference/node_modules;
 # `make check` installs both through scripts/deps.  Missing, the test FAILS.
+# Without the sample assets (tests/support/assets.sh) the test is skipped, or
+# fails under MN_REQUIRE_ASSETS=1.
 # usage: test_gltf_validate.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 cd "$src"
+. tests/support/assets.sh
 
 if ! command -v node >/dev/null 2>&1; then
   echo "test_gltf_validate: FAILED: node is not installed (run scripts/deps, which installs nodejs and npm)"
@@ -41,6 +44,8 @@ if [ ! -x "$writer" ]; then
   echo "test_gltf_validate: FAILED: test_gltf_write is not built in $build"
   exit 1
 fi
+
+need_assets "$build" test_gltf_validate
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,13 +6,28 @@
 # And the README stays a manual: at most 25,600 bytes, no path into ../shared (it is not part
 # of the repository); it, docs/*.md and bench/README.md name no issue numbers and no commit
 # hashes (words of 7 to 40 hex digits with both a digit and a letter).
+# Commands name the sample assets where they usually are, ../shared/assets
+# (tests/support/assets.sh): without the assets such a block is skipped (or, under
+# MN_REQUIRE_ASSETS=1, fails); where MN_ASSETS puts them elsewhere the command runs
+# from a folder whose ../shared/assets is that place, so it prints what the docs show.
 # usage: test_readme.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 cd "$src"
+. tests/support/assets.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# Where a documented command runs: here, or beside a link to the assets when they are elsewhere.
+run_dir=$src
+if [ "$assets" != "$assets_default" ] && assets_present; then
+  run_dir=$work/root
+  mkdir "$run_dir"
+  for entry in "$src"/*; do ln -s "$entry" "$run_dir/"; done
+  mkdir -p "$(dirname "$run_dir/$assets_default")"
+  ln -s "$(cd "$assets" && pwd)" "$run_dir/$assets_default"
+fi
 
 # The fenced block after the first line equal to $2 in document $1, without its fences.
 block_after() {
@@ -37,17 +52,23 @@ for doc in README.md docs/*.md; do
     fi
   done < <(grep '^<!-- example: .* -->$' "$doc" || true)
 
-  while IFS= read -r marker; do
+  while IFS= read -r numbered; do
+    line=${numbered%%:*}; marker=${numbered#*:}
     args=${marker#<!-- output: marionette }; args=${args% -->}
+    if [[ "$args" == *"$assets_default/"* ]] && ! assets_present; then
+      assets_skip "$build" "test_readme/$doc:$line"
+      continue
+    fi
     block_after "$doc" "$marker" >"$work/block"
     # shellcheck disable=SC2086
-    { echo "\$ build/release/marionette $args"; "$build/marionette" $args; } >"$work/now" 2>&1 || true
+    { echo "\$ build/release/marionette $args"; (cd "$run_dir" && "$build/marionette" $args); } \
+      >"$work/now" 2>&1 || true
     if ! diff -u "$work/block" "$work/now" >"$work/diff"; then
       echo "test_readme: $doc's output of 'marionette $args' is out of date:"; cat "$work/diff"; status=1
     else
       echo "test_readme: $doc: output of 'marionette $args' matches"
     fi
-  done < <(grep '^<!-- output: marionette .* -->$' "$doc" || true)
+  done < <(grep -n '^<!-- output: marionette .* -->$' "$doc" || true)
 done
 
 size=$(wc -c <README.md)

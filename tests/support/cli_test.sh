@@ -3,7 +3,9 @@
 #
 #   . "$2/tests/support/cli_test.sh" NAME BUILD_DIR SOURCE_DIR [NPM_PACKAGE...]
 #
-# It moves to SOURCE_DIR (assets are read by relative path), defines
+# It moves to SOURCE_DIR (assets are read by relative path), sources
+# tests/support/assets.sh (the sample assets: $assets, assets_present,
+# assets_skip, need_assets), defines
 # fail MESSAGE (prints "NAME: FAILED: MESSAGE", exits 1), checks that node
 # and each named npm package in tests/reference/node_modules are there (a
 # missing one FAILS the test, never skips it), and sets
@@ -16,6 +18,7 @@ build=$(cd "$2" && pwd)
 src=$(cd "$3" && pwd)
 shift 3
 cd "$src"
+. tests/support/assets.sh
 
 fail() { echo "$test_name: FAILED: $*"; exit 1; }
 command -v node >/dev/null 2>&1 || fail "node is not installed (run scripts/deps)"
