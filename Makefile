@@ -4,7 +4,10 @@ SHELL := /bin/bash
 #                exported, played back and rendered into build/marionette-demo)
 #   make check   check the include rules (scripts/check-includes), then build and run every
 #                test: Release, then ASan+UBSan, then the scalar-only build (MN_NO_SIMD),
-#                then each fuzz target
+#                then each fuzz target; scripts/check-summary closes with the counts and, when
+#                the sample assets are missing, the tests that were skipped for want of them
+# The sample assets are in MN_ASSETS, else ../shared/assets (tests/support/assets.h); without
+# them what needs them is skipped, and MN_REQUIRE_ASSETS=1 (.ci/run) makes that a failure.
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECS ?= 15
 BUILD     ?= build
@@ -25,13 +28,16 @@ build: deps
 demo: build
 	$(BUILD)/release/marionette demo --out $(BUILD)/marionette-demo
 
+# Each run starts without the skip records of an earlier one (tests/support/assets.h).
 test: build
+	rm -rf $(BUILD)/release/skipped-assets
 	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS) | tee ctest.log; exit $${PIPESTATUS[0]}
 
 asan: deps
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMN_SANITIZE=ON \
 	      -DMN_BUILD_BENCH=OFF $(CMAKE_COMMON) >/dev/null
 	cmake --build $(BUILD)/asan -j $(JOBS)
+	rm -rf $(BUILD)/asan/skipped-assets
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) \
 	    | tee ctest.log; exit $${PIPESTATUS[0]}
@@ -40,6 +46,7 @@ scalar: deps
 	cmake -S . -B $(BUILD)/scalar -DCMAKE_BUILD_TYPE=Release -DMN_NO_SIMD=ON \
 	      -DMN_BUILD_BENCH=OFF $(CMAKE_COMMON) >/dev/null
 	cmake --build $(BUILD)/scalar -j $(JOBS)
+	rm -rf $(BUILD)/scalar/skipped-assets
 	cd $(BUILD)/scalar && ctest --output-on-failure -j $(JOBS) | tee ctest.log; exit $${PIPESTATUS[0]}
 
 fuzz: deps
