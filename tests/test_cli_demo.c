@@ -175,21 +175,6 @@ static void test_sheet_matches_golden(void **state)
     mn_rgba_image_free(&sheet);
 }
 
-/* The PNG the tool just wrote at `made` matches the committed docs/ picture `docs`. */
-static void assert_docs_picture_current(const char *made, const char *docs)
-{
-    mn_rgba_image now, committed;
-    mn_error err;
-    assert_int_equal(mn_rgba_image_read_file(made, NULL, &now, &err), MN_OK);
-    assert_int_equal(mn_rgba_image_read_file(docs, NULL, &committed, &err), MN_OK);
-    mn_golden_diff d = mn_golden_compare(&now, &committed);
-    if (!mn_golden_matches(d))
-        fail_msg("%s is stale: %zu of %zu pixels differ (copy %s over it)", docs, d.differing,
-                 d.total, made);
-    mn_rgba_image_free(&now);
-    mn_rgba_image_free(&committed);
-}
-
 /* docs/demo_sheet.png, the README's picture of the demo, is what the demo draws today at its
    default size. */
 static void test_docs_sheet_is_current(void **state)
@@ -201,7 +186,7 @@ static void test_docs_sheet_is_current(void **state)
     assert_int_equal(r.status, 0);
     run_free(&r);
     snprintf(path, sizeof path, "%s/full/demo_sheet.png", dir);
-    assert_docs_picture_current(path, "docs/demo_sheet.png");
+    mn_golden_check_file(path, "docs/demo_sheet.png");
 }
 
 /* docs/character.png, the README's first picture, is what `marionette render` draws today of
@@ -218,7 +203,7 @@ static void test_docs_character_is_current(void **state)
     if (r.status != 0)
         fail_msg("marionette %s: status %d:\n%s", args, r.status, r.out);
     run_free(&r);
-    assert_docs_picture_current(path, "docs/character.png");
+    mn_golden_check_file(path, "docs/character.png");
 }
 
 static void test_help_and_usage(void **state)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "assets.h"
+#include "golden.h"
 #include "files.h"
 #include "run_tool.h"
 
@@ -163,6 +164,18 @@ static void test_single_images(void **state)
     expect_png(out, 64, 64);
 }
 
+/* docs/cesium_man.png, the README's picture of a glTF character, is what `marionette render`
+   draws today of CesiumMan 0.4 s into its walk. */
+static void test_docs_cesium_man_is_current(void **state)
+{
+    (void)state;
+    mn_test_need_assets();
+    char out[128];
+    snprintf(out, sizeof out, "%s/cesium_man.png", dir);
+    expect(0, 0, NULL, "%s --clip 0 --time 0.4 --size 320x400 --quiet -o %s", CESIUM, out);
+    mn_golden_check_file(out, "docs/cesium_man.png");
+}
+
 static void test_sequences_and_sheets(void **state)
 {
     (void)state;
@@ -204,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_single_images),
+        cmocka_unit_test(test_docs_cesium_man_is_current),
         cmocka_unit_test(test_sequences_and_sheets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -60,3 +60,19 @@ void mn_golden_check(const char *name, const mn_rgba_image *img)
                  d.total, out);
     }
 }
+
+void mn_golden_check_file(const char *made, const char *committed)
+{
+    mn_rgba_image now, stored;
+    mn_error err;
+    if (mn_rgba_image_read_file(made, NULL, &now, &err) != MN_OK)
+        fail_msg("%s: %s", made, err.message);
+    if (mn_rgba_image_read_file(committed, NULL, &stored, &err) != MN_OK)
+        fail_msg("%s: %s", committed, err.message);
+    mn_golden_diff d = mn_golden_compare(&now, &stored);
+    mn_rgba_image_free(&now);
+    mn_rgba_image_free(&stored);
+    if (!mn_golden_matches(d))
+        fail_msg("%s is stale: %zu of %zu pixels differ (copy %s over it)", committed, d.differing,
+                 d.total, made);
+}

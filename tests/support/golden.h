@@ -34,4 +34,9 @@ bool mn_golden_matches(mn_golden_diff d);
    a mismatch fails the cmocka test. */
 void mn_golden_check(const char *name, const mn_rgba_image *img);
 
+/* The PNG a test just made at `made` matches the committed picture at `committed` (a docs/
+   picture the README shows) within the golden tolerances; a mismatch fails the cmocka test,
+   saying how many pixels differ and which file to copy over the stale one. */
+void mn_golden_check_file(const char *made, const char *committed);
+
 #endif /* MN_TEST_GOLDEN_H */
