@@ -416,7 +416,7 @@ static bool pose_finite(const mn_pose *p)
 typedef struct blend_run {
     const mn_pose *a, *b;
     mn_pose *out;
-    mn_cpu_simd level;
+    mn_simd_level level;
 } blend_run;
 
 #define BLENDS_PER_RUN 2000u
@@ -459,17 +459,17 @@ static bool blend_cases(const graph *g, int runs)
     mn_pose_copy(&b, &g->rest);
     mn_clip_sample(g->clips[3], 0.3f, &a);
     mn_clip_sample(g->clips[4], 0.35f, &b);
-    static const struct { const char *name; mn_cpu_simd level; } levels[] = {
-        {"blend_scalar", MN_CPU_SCALAR}, {"blend_sse2", MN_CPU_SSE2}, {"blend_avx2", MN_CPU_AVX2_FMA}};
+    static const struct { const char *name; mn_simd_level level; } levels[] = {
+        {"blend_scalar", MN_SIMD_SCALAR}, {"blend_sse2", MN_SIMD_SSE2}, {"blend_avx2", MN_SIMD_AVX2_FMA}};
     bool ok = true;
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        if (levels[i].level > mni_cpu_level())
+        if (mni_simd_resolve(levels[i].level) != levels[i].level)
             continue;
         blend_run r = {&a, &b, &out, levels[i].level};
         run_blend(&r); /* warm up */
         bench_timing t = bench_run(runs, run_blend, NULL, &r);
         ok = ok && t.ok && pose_finite(&out);
-        if (levels[i].level == MN_CPU_SCALAR)
+        if (levels[i].level == MN_SIMD_SCALAR)
             mn_pose_copy(&ref, &out);
         else
             ok = ok && poses_near(&out, &ref, 1e-6f);

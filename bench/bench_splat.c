@@ -122,7 +122,7 @@ static mn_splat_skin_job splat_job(const data *d)
 
 typedef struct splat_ctx {
     mn_splat_skin_job job;
-    mn_splat_simd level;
+    mn_simd_level level;
     mn_splat_skinner *skinner;  /* NULL: the calling thread alone */
 } splat_ctx;
 
@@ -309,8 +309,8 @@ int main(int argc, char **argv)
         return 1;
     }
     bench_timing mt = bench_memcpy_ms((size_t)SPLATS * BYTES_PER_SPLAT / 2, runs);
-    splat_ctx ctx = {splat_job(&d), MN_SPLAT_SIMD_SCALAR, NULL};
-    mn_splat_skin_run(&ctx.job, MN_SPLAT_SIMD_SCALAR);
+    splat_ctx ctx = {splat_job(&d), MN_SIMD_SCALAR, NULL};
+    mn_splat_skin_run(&ctx.job, MN_SIMD_SCALAR);
     float *ref_c = malloc(SPLATS * 3 * sizeof(float)), *ref_r = malloc(SPLATS * 4 * sizeof(float));
     if (!ref_c || !ref_r)
         return 1;
@@ -319,10 +319,10 @@ int main(int argc, char **argv)
 
     bool ok = true;
     double rate = 0, best_one = 0, all = 0;
-    mn_splat_simd best = MN_SPLAT_SIMD_SCALAR;
-    for (int l = MN_SPLAT_SIMD_SCALAR; l <= MN_SPLAT_SIMD_AVX2_FMA; l++) {
-        ctx.level = (mn_splat_simd)l;
-        mn_splat_skin_run(&ctx.job, MN_SPLAT_SIMD_BEST);
+    mn_simd_level best = MN_SIMD_SCALAR;
+    for (int l = MN_SIMD_SCALAR; l <= MN_SIMD_AVX2_FMA; l++) {
+        ctx.level = (mn_simd_level)l;
+        mn_splat_skin_run(&ctx.job, MN_SIMD_BEST);
         ok &= print_splat("splat_skin_one_thread", &ctx, 1, mt, &d, ref_c, ref_r, runs, &rate);
         if (rate > best_one)
             best_one = rate, best = ctx.level;

@@ -67,7 +67,7 @@ static void deform(const mn_splat_cloud *c)
                              .centres = c->centres, .rotations = c->rotations,
                              .out_centres = out_c, .out_rotations = out_r};
     check(mn_splat_skin_job_validate(&job, NULL) == MN_OK);
-    check(mn_splat_skin_run(&job, MN_SPLAT_SIMD_BEST) == MN_OK);
+    check(mn_splat_skin_run(&job, MN_SIMD_BEST) == MN_OK);
     for (size_t i = 0; i < c->count; i++)
         check(out_c[3 * i] == c->centres[3 * i] + (float)(i % JOINTS) || !isfinite(out_c[3 * i]));
     free(joints), free(weights), free(out_c), free(out_r);

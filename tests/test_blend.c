@@ -724,10 +724,10 @@ static void simd_blend_matches_the_scalar_reference(void **state)
         for (size_t l = 0; l < sizeof layers / sizeof layers[0]; l++) {
             const float *mask = simd_mask(m, storage);
             mn_blend_poses_reference(&a, &b, layers[l], mask, &ref);
-            for (mn_cpu_simd level = MN_CPU_SSE2; level <= MN_CPU_AVX2_FMA; level++) {
+            for (mn_simd_level level = MN_SIMD_SSE2; level <= MN_SIMD_AVX2_FMA; level++) {
                 mni_blend_poses_at(&a, &b, layers[l], mask, &out, level);
                 assert_matches_reference(&out, &ref, mask, layers[l]);
-                if (level == MN_CPU_SSE2)
+                if (level == MN_SIMD_SSE2)
                     mn_pose_copy(&sse2, &out);
                 else /* the same operations lane for lane: the same bits */
                     assert_true(poses_bit_equal(&out, &sse2));
@@ -785,9 +785,9 @@ static void simd_add_matches_the_scalar_reference(void **state)
         for (size_t l = 0; l < sizeof layers / sizeof layers[0]; l++) {
             const float *mask = simd_mask(m, storage);
             mn_add_poses_reference(&base, &delta, layers[l], mask, &ref);
-            mni_add_poses_at(&base, &delta, layers[l], mask, &sse2, MN_CPU_SSE2);
+            mni_add_poses_at(&base, &delta, layers[l], mask, &sse2, MN_SIMD_SSE2);
             assert_add_matches(&sse2, &base, &delta, &ref, mask, layers[l]);
-            mni_add_poses_at(&base, &delta, layers[l], mask, &out, MN_CPU_AVX2_FMA);
+            mni_add_poses_at(&base, &delta, layers[l], mask, &out, MN_SIMD_AVX2_FMA);
             assert_true(poses_bit_equal(&out, &sse2)); /* lane for lane the same operations */
             mni_add_poses(&base, &delta, layers[l], mask, &out);
             assert_add_matches(&out, &base, &delta, &ref, mask, layers[l]);
@@ -824,7 +824,7 @@ static void blend_of_equal_channels_matches_the_reference_exactly(void **state)
     for (int alias = 0; alias < 2; alias++) {
         mn_pose *dst = alias ? &a : &out;
         mn_blend_poses_reference(&a, &b, 0.35f, NULL, &ref);
-        mni_blend_poses_at(&a, &b, 0.35f, NULL, dst, alias ? MN_CPU_AVX2_FMA : MN_CPU_SSE2);
+        mni_blend_poses_at(&a, &b, 0.35f, NULL, dst, alias ? MN_SIMD_AVX2_FMA : MN_SIMD_SSE2);
         for (uint32_t i = 0; i < 3 * SIMD_JOINTS; i++) {
             const float *pairs[2][2] = {{dst->translations, ref.translations}, {dst->scales, ref.scales}};
             for (int c = 0; c < 2; c++) {

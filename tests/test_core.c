@@ -510,10 +510,36 @@ static void test_checked_add_edges(void **state)
     assert_int_equal(out, 0);
 }
 
+/* The level rule of marionette/core.h, on whatever this machine and build run. */
+static void test_simd_resolve_follows_the_level_rule(void **state)
+{
+    (void)state;
+    mn_simd_level best = mn_simd_detect();
+    assert_true(best >= MN_SIMD_SCALAR && best <= MN_SIMD_NEON);
+    assert_int_equal(mni_simd_resolve(MN_SIMD_SCALAR), MN_SIMD_SCALAR);
+    assert_int_equal(mni_simd_resolve(MN_SIMD_BEST), best);
+    assert_int_equal(mni_simd_resolve((mn_simd_level)7), best);       /* not a level: the best */
+    assert_int_equal(mni_simd_resolve((mn_simd_level)-5), best);
+    bool x86 = best == MN_SIMD_SSE2 || best == MN_SIMD_AVX2_FMA;
+    if (x86) {
+        assert_int_equal(mni_simd_resolve(MN_SIMD_SSE2), MN_SIMD_SSE2);  /* never above what is asked */
+        assert_int_equal(mni_simd_resolve(MN_SIMD_AVX2_FMA), best);      /* never above what runs */
+        assert_int_equal(mni_simd_resolve(MN_SIMD_NEON), best);          /* another architecture's */
+    } else {
+        /* the reference alone (MN_NO_SIMD, or no kernels for this architecture), or AArch64 */
+        assert_int_equal(mni_simd_resolve(MN_SIMD_SSE2), best);
+        assert_int_equal(mni_simd_resolve(MN_SIMD_AVX2_FMA), best);
+        assert_int_equal(mni_simd_resolve(MN_SIMD_NEON), best);
+    }
+    if (!x86)
+        assert_false(mni_cpu_has_f16c());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_status_has_a_distinct_name_and_a_message),
+        cmocka_unit_test(test_simd_resolve_follows_the_level_rule),
         cmocka_unit_test(test_status_out_of_range_is_unknown),
         cmocka_unit_test(test_version_matches_header),
         cmocka_unit_test(test_error_set_formats_message_path_and_offset),

@@ -663,16 +663,16 @@ static void check_kernels_agree(const mn_skeleton *sk, const mn_pose *pose)
 {
     size_t nw = 16 * (size_t)sk->joint_count, np = 16 * (size_t)(sk->skin_joint_count + 1);
     float *ref = floats(nw, 0), *got = floats(nw, 0), *pref = floats(np, 0), *pgot = floats(np, 0);
-    assert_true(mni_skeleton_local_to_world_kernel(MN_SKELETON_KERNEL_SCALAR, sk, pose, 0, ref));
-    assert_true(mni_skeleton_palette_kernel(MN_SKELETON_KERNEL_SCALAR, sk, ref, pref));
-    const mn_skeleton_kernel kernels[] = {MN_SKELETON_KERNEL_SSE2, MN_SKELETON_KERNEL_AVX2,
-                                          MN_SKELETON_KERNEL_AUTO};
+    assert_true(mni_skeleton_local_to_world_kernel(MN_SIMD_SCALAR, sk, pose, 0, ref));
+    assert_true(mni_skeleton_palette_kernel(MN_SIMD_SCALAR, sk, ref, pref));
+    const mn_simd_level kernels[] = {MN_SIMD_SSE2, MN_SIMD_AVX2_FMA,
+                                          MN_SIMD_BEST};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         if (!mni_skeleton_kernel_available(kernels[k])) {
             assert_false(mni_skeleton_local_to_world_kernel(kernels[k], sk, pose, 0, got));
             continue;
         }
-        bool exact = kernels[k] == MN_SKELETON_KERNEL_SSE2;
+        bool exact = kernels[k] == MN_SIMD_SSE2;
         for (uint32_t from = 0; from < sk->joint_count; from += 1 + from / 3) {
             memcpy(got, ref, nw * sizeof(float));
             uint32_t end = from == 0 ? sk->joint_count : sk->subtree_end[from];
@@ -704,7 +704,7 @@ static void test_simd_kernels_agree_with_the_scalar_reference(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    assert_true(mni_skeleton_kernel_available(MN_SKELETON_KERNEL_SCALAR));
+    assert_true(mni_skeleton_kernel_available(MN_SIMD_SCALAR));
 
     mn_model *m = load_file(CESIUM_MAN);
     mn_skeleton *sk = skin_skeleton(m, 0, NULL);

@@ -555,8 +555,8 @@ static double quat_distance(const float a[4], const double b[4])
     return fmin(same, flip);
 }
 
-static const mn_splat_simd levels[] = {MN_SPLAT_SIMD_SCALAR, MN_SPLAT_SIMD_SSE2,
-                                       MN_SPLAT_SIMD_AVX2_FMA};
+static const mn_simd_level levels[] = {MN_SIMD_SCALAR, MN_SIMD_SSE2,
+                                       MN_SIMD_AVX2_FMA};
 
 static void deform_matches_double_reference(void **state)
 {
@@ -672,7 +672,7 @@ static void simd_matches_scalar(void **state)
     (void)state;
     scene s = make_scene(4099, 3, 40, 1.2, 11u);
     mn_splat_skin_job job = job_of(&s, NULL);
-    assert_int_equal(mn_splat_skin_run(&job, MN_SPLAT_SIMD_SCALAR), MN_OK);
+    assert_int_equal(mn_splat_skin_run(&job, MN_SIMD_SCALAR), MN_OK);
     float *ref_c = malloc(sizeof(float) * 3 * s.count), *ref_r = malloc(sizeof(float) * 4 * s.count);
     memcpy(ref_c, s.out_c, sizeof(float) * 3 * s.count);
     memcpy(ref_r, s.out_r, sizeof(float) * 4 * s.count);
@@ -696,7 +696,7 @@ static void large_jobs_stream_the_same_values(void **state)
     (void)state;
     scene s = make_scene(150001, 2, 16, 1.0, 9u);
     mn_splat_skin_job job = job_of(&s, NULL);
-    assert_int_equal(mn_splat_skin_run(&job, MN_SPLAT_SIMD_SCALAR), MN_OK);
+    assert_int_equal(mn_splat_skin_run(&job, MN_SIMD_SCALAR), MN_OK);
     float *ref_c = malloc(sizeof(float) * 3 * s.count), *ref_r = malloc(sizeof(float) * 4 * s.count);
     memcpy(ref_c, s.out_c, sizeof(float) * 3 * s.count);
     memcpy(ref_r, s.out_r, sizeof(float) * 4 * s.count);
@@ -729,7 +729,7 @@ static void four_influences_stream_or_not_the_same_values(void **state)
     (void)state;
     scene s = make_scene(150003, 4, 24, 1.0, 13u);
     mn_splat_skin_job job = job_of(&s, NULL);
-    assert_int_equal(mn_splat_skin_run(&job, MN_SPLAT_SIMD_SCALAR), MN_OK);
+    assert_int_equal(mn_splat_skin_run(&job, MN_SIMD_SCALAR), MN_OK);
     float *out_c = malloc(sizeof(float) * (3 * (size_t)s.count + 4));
     float *out_r = malloc(sizeof(float) * (4 * (size_t)s.count + 4));
     for (size_t off = 0; off < 2; off++) {
@@ -834,11 +834,11 @@ static void job_checks(void **state)
     assert_non_null(strstr(err.message, "splat 3"));
     job.out_rotations = NULL;
     assert_int_equal(mn_splat_skin_job_validate(&job, &err), MN_INVALID_ARGUMENT);
-    assert_int_equal(mn_splat_skin_run(&job, MN_SPLAT_SIMD_BEST), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_splat_skin_run(&job, MN_SIMD_BEST), MN_INVALID_ARGUMENT);
     job = job_of(&s, NULL);
     job.influences = 0;
-    assert_int_equal(mn_splat_skin_run(&job, MN_SPLAT_SIMD_BEST), MN_INVALID_ARGUMENT);
-    assert_int_equal(mn_splat_skinner_run(NULL, &job, MN_SPLAT_SIMD_BEST), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_splat_skin_run(&job, MN_SIMD_BEST), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_splat_skinner_run(NULL, &job, MN_SIMD_BEST), MN_INVALID_ARGUMENT);
     free_scene(&s);
 }
 

@@ -187,7 +187,7 @@ static void a_splat_skinner_starts_threads_only_above_one(void **state)
         unsigned want = threads == 2 ? before + 1 : before;
         assert_int_equal(task_count(), want);
         memset(out_c, 0, sizeof out_c);
-        assert_int_equal(mn_splat_skinner_run(s, &job, MN_SPLAT_SIMD_BEST), MN_OK);
+        assert_int_equal(mn_splat_skinner_run(s, &job, MN_SIMD_BEST), MN_OK);
         assert_memory_equal(out_c, centres, sizeof centres);
         assert_int_equal(task_count(), want);
         mn_splat_skinner_free(s);

@@ -830,8 +830,8 @@ static void the_avx2_kernel_stays_within_float_roundings_of_the_portable_one(voi
         for (uint32_t j = 0; j < nj; j++)
             caller[j] = rng_float(&rng, -7, 7);
         mn_voxel_pose_input in = {.caller = caller};
-        assert_int_equal(mni_voxel_pose_at(&rig, &in, a, va, MN_CPU_AVX2_FMA), MN_OK);
-        assert_int_equal(mni_voxel_pose_at(&rig, &in, b, vb, MN_CPU_SCALAR), MN_OK);
+        assert_int_equal(mni_voxel_pose_at(&rig, &in, a, va, MN_SIMD_AVX2_FMA), MN_OK);
+        assert_int_equal(mni_voxel_pose_at(&rig, &in, b, vb, MN_SIMD_SCALAR), MN_OK);
         assert_memory_equal(va, vb, nj * sizeof *va);
         for (uint32_t i = 0; i < 16 * PARTS; i++)
             worst = fmax(worst, fabs((double)a[i] - b[i]) / (1.0 + fabs((double)b[i])));
@@ -847,8 +847,8 @@ static void the_avx2_kernel_stays_within_float_roundings_of_the_portable_one(voi
                              mn_voxel_rig_find_animation(read, "wave")};
     for (double t = -700; t <= 4000; t += 33.3) {
         mn_voxel_pose_input in = {.animations = both, .animation_count = 2, .time_ms = t};
-        assert_int_equal(mni_voxel_pose_at(read, &in, a, va, MN_CPU_AVX2_FMA), MN_OK);
-        assert_int_equal(mni_voxel_pose_at(read, &in, b, vb, MN_CPU_SCALAR), MN_OK);
+        assert_int_equal(mni_voxel_pose_at(read, &in, a, va, MN_SIMD_AVX2_FMA), MN_OK);
+        assert_int_equal(mni_voxel_pose_at(read, &in, b, vb, MN_SIMD_SCALAR), MN_OK);
         assert_memory_equal(va, vb, read->joint_count * sizeof *va);
         for (uint32_t i = 0; i < 16 * read->part_count; i++)
             assert_float_near(a[i], b[i], 1e-6 * (1.0 + fabs((double)b[i])));

@@ -131,7 +131,7 @@ static void pose_at(character_scene *s, float t)
         mn_clip_sample(s->clip->clip, t < 0.0f ? 0.0f : (t > d ? d : t), &s->pose);
     }
     mn_soma_pose(sk, &s->pose, s->worlds, s->skin);
-    (void)mn_splat_skin_run(&s->job, MN_SPLAT_SIMD_BEST); /* the job was validated at load */
+    (void)mn_splat_skin_run(&s->job, MN_SIMD_BEST); /* the job was validated at load */
 }
 
 static int load(const character_render_args *a, character_scene *s)

@@ -1,5 +1,5 @@
 /*
- * marionette/core.h — status codes, errors, allocator hooks.
+ * marionette/core.h — status codes, errors, allocator hooks, SIMD levels.
  *
  * Every fallible marionette function returns an mn_status and, when given a
  * non-NULL mn_error*, fills it with the code, a message that names the
@@ -107,6 +107,36 @@ typedef struct mn_bytes {
     const uint8_t *data;
     size_t size;
 } mn_bytes;
+
+/*
+ * SIMD levels: the instruction sets marionette's kernels are written for,
+ * and the one way a caller picks a kernel or asks which runs (mn_skin_run_with,
+ * mn_splat_skin_run, mn_splat_skinner_run, mn_head_set_simd).
+ *
+ * Every kernel family has the scalar reference, always built; each family's
+ * header says which SIMD levels it also has.  Asked for a level, a family
+ * runs its widest kernel that is not above that level and that both the CPU
+ * and the build have: a level the CPU or the build lacks falls back to the
+ * widest below it, down to the reference (a build with -DMN_NO_SIMD=ON has the
+ * reference alone).  The x86-64 levels are ordered SCALAR < SSE2 < AVX2_FMA,
+ * the AArch64 ones SCALAR < NEON; a level of the other architecture, any
+ * value not listed here and MN_SIMD_BEST all mean the widest there is.  The
+ * kernels of a family agree as its header says (within float rounding, some
+ * bit for bit).
+ */
+typedef enum mn_simd_level {
+    MN_SIMD_BEST = -1,    /* the widest the CPU and the build run */
+    MN_SIMD_SCALAR = 0,   /* the plain C reference */
+    MN_SIMD_SSE2,         /* x86-64 SSE2 (every x86-64 CPU has it) */
+    MN_SIMD_AVX2_FMA,     /* x86-64 AVX2 and FMA, with the OS saving the 256-bit registers */
+    MN_SIMD_NEON          /* AArch64 Advanced SIMD (every AArch64 CPU has it) */
+} mn_simd_level;
+
+/*
+ * The widest level this CPU and this build run (never MN_SIMD_BEST): what
+ * MN_SIMD_BEST means.  Cheap (the CPU is asked once, at load): call it freely.
+ */
+MN_API mn_simd_level mn_simd_detect(void);
 
 /* Library version. */
 #define MN_VERSION_MAJOR 0

@@ -83,16 +83,6 @@ typedef struct mn_skin_job {
     mn_skin_store output_store;    /* 0 (MN_SKIN_STORE_DEFAULT) = streaming by size, see above */
 } mn_skin_job;
 
-typedef enum mn_simd_level {
-    MN_SIMD_SCALAR = 0,
-    MN_SIMD_SSE2,
-    MN_SIMD_AVX2_FMA,
-    MN_SIMD_NEON        /* AArch64 Advanced SIMD; appended last so the x86 levels keep their numbers */
-} mn_simd_level;
-
-/* The best level this CPU and build support. */
-MN_API mn_simd_level mn_simd_detect(void);
-
 /*
  * Check a job: pointers and counts consistent, strides large enough, every
  * joint index below palette_count (a scan of the joints: call it once when
@@ -108,7 +98,12 @@ MN_API mn_status mn_skin_job_validate(const mn_skin_job *job, mn_error *err);
  */
 MN_API mn_status mn_skin_run(const mn_skin_job *job);
 
-/* Skin with a chosen implementation (a level the CPU lacks falls back to the best it has). */
+/*
+ * Skin with the kernel of a chosen level (mn_simd_level in core.h: a level
+ * the CPU or the build lacks falls back to the widest below it; MN_SIMD_BEST
+ * is what mn_skin_run uses).  Skinning has a kernel at every level: scalar,
+ * SSE2, AVX2_FMA, NEON.  Checks and errors as mn_skin_run.
+ */
 MN_API mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level);
 
 /* ---- the prepared deformable mesh ----------------------------------------- */

@@ -9,7 +9,7 @@
  *
  * The code here is the scalar reference.  On x86-64 mni_blend_poses and
  * mni_add_poses hand whole groups of joints to the SIMD kernels: eight at a
- * time to blend_avx2.c when mni_cpu_level() reports AVX2+FMA, else four at a
+ * time to blend_avx2.c at MN_SIMD_AVX2_FMA (mni_simd_resolve), else four at a
  * time to blend_simd.c (SSE2, the x86-64 baseline); the reference runs on the
  * tail and on any group with a wide arc.  MN_NO_SIMD builds the reference alone.
  */
@@ -312,16 +312,17 @@ static inline uint32_t simd_loop(simd_kernel *kernel, reference_run *reference, 
 }
 
 void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
-                       mn_cpu_simd level)
+                       mn_simd_level level)
 {
     float layer = mni_clamp01(t);
     uint32_t j = 0;
+    level = mni_simd_resolve(level);
 #ifdef MN_BLEND_AVX2
-    if (level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA)
+    if (level == MN_SIMD_AVX2_FMA)
         j = simd_loop(mni_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b, layer, mask, out, j);
 #endif
 #ifdef MN_BLEND_SSE2
-    if (level >= MN_CPU_SSE2)
+    if (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)
         j = simd_loop(mni_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b, layer, mask, out, j);
 #endif
     (void)level;
@@ -330,7 +331,7 @@ void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float
 
 void mni_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out)
 {
-    mni_blend_poses_at(a, b, t, mask, out, mni_cpu_level());
+    mni_blend_poses_at(a, b, t, mask, out, MN_SIMD_BEST);
 }
 
 /* One run of the additive layer, its S(ΔR, w) weights batched as blend_run's are. */
@@ -406,16 +407,17 @@ static void add_range(const mn_pose *base, const mn_pose *delta, float layer, co
 }
 
 void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
-                     mn_pose *out, mn_cpu_simd level)
+                     mn_pose *out, mn_simd_level level)
 {
     float layer = mni_clamp01(weight);
     uint32_t j = 0;
+    level = mni_simd_resolve(level);
 #ifdef MN_BLEND_AVX2
-    if (level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA)
+    if (level == MN_SIMD_AVX2_FMA)
         j = simd_loop(mni_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta, layer, mask, out, j);
 #endif
 #ifdef MN_BLEND_SSE2
-    if (level >= MN_CPU_SSE2)
+    if (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)
         j = simd_loop(mni_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta, layer, mask, out, j);
 #endif
     (void)level;
@@ -425,7 +427,7 @@ void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, c
 void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                   mn_pose *out)
 {
-    mni_add_poses_at(base, delta, weight, mask, out, mni_cpu_level());
+    mni_add_poses_at(base, delta, weight, mask, out, MN_SIMD_BEST);
 }
 
 /* NULL poses, mismatched counts, a mask of the wrong length: the shared checks. */

@@ -29,20 +29,21 @@ void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, cons
                   mn_pose *out);
 
 /*
- * Either at a chosen kernel level: MN_CPU_SCALAR is the scalar reference
- * (what MN_NO_SIMD builds use alone), MN_CPU_SSE2 and MN_CPU_AVX2_FMA the
- * SIMD kernels below, each falling back to the narrower ones (and the
- * reference) where it is not built or the CPU lacks it.  mni_blend_poses and
- * mni_add_poses use the CPU's level; tests/test_blend.c holds every level to
+ * Either at a chosen kernel level (mn_simd_level, resolved here by
+ * mni_simd_resolve): MN_SIMD_SCALAR is the scalar reference (what MN_NO_SIMD
+ * builds use alone), MN_SIMD_SSE2 and MN_SIMD_AVX2_FMA the SIMD kernels
+ * below; a level the CPU or build lacks falls back to the narrower kernels
+ * and the reference, and NEON runs the reference.  mni_blend_poses and
+ * mni_add_poses use MN_SIMD_BEST; tests/test_blend.c holds every level to
  * the reference.
  */
 void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
-                       mn_cpu_simd level);
+                       mn_simd_level level);
 void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
-                     mn_pose *out, mn_cpu_simd level);
-#define mn_blend_poses_reference(a, b, t, mask, out) mni_blend_poses_at(a, b, t, mask, out, MN_CPU_SCALAR)
+                     mn_pose *out, mn_simd_level level);
+#define mn_blend_poses_reference(a, b, t, mask, out) mni_blend_poses_at(a, b, t, mask, out, MN_SIMD_SCALAR)
 #define mn_add_poses_reference(base, delta, w, mask, out) \
-    mni_add_poses_at(base, delta, w, mask, out, MN_CPU_SCALAR)
+    mni_add_poses_at(base, delta, w, mask, out, MN_SIMD_SCALAR)
 
 /* Slerp weights (blend.c): nlerp above this cos θ. */
 #define MN_NEARLY_PARALLEL 0.9995f

@@ -493,7 +493,7 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose)
 {
-    bool wide = mni_cpu_level() == MN_CPU_AVX2_FMA;
+    bool wide = mni_simd_resolve(MN_SIMD_BEST) == MN_SIMD_AVX2_FMA;
     for (uint32_t l = 0; l < clip->timeline_count; l++) {
         const mn_clip_timeline *line = &clip->timelines[l];
         if (line->run_count == 0)

@@ -37,12 +37,13 @@
  * from registers rather than reloaded from the store just made.
  */
 #include "core/core.h"
+#include "core/simd.h"
 
 #include "anim/skeleton_internal.h"
 
 #include <string.h>
 
-#if defined(__SSE2__) && defined(__GNUC__) && !defined(MN_NO_SIMD)
+#if MN_WITH_SSE2 && MN_WITH_AVX2
 #define MN_SKELETON_SSE2 1
 #include <immintrin.h>
 /* AVX2+FMA code is compiled for those instructions alone and runs only where cpuid has them. */
@@ -655,60 +656,46 @@ MN_TARGET_AVX2 static void palette_avx2(const mn_skeleton *sk, const float *worl
     }
 }
 
-static bool have_avx2_fma(void)
-{
-    return mni_cpu_level() == MN_CPU_AVX2_FMA;
-}
-
 #endif /* MN_SKELETON_SSE2 */
 
 /* ---- per frame: the entry points -------------------------------------------------------- */
 
-bool mni_skeleton_kernel_available(mn_skeleton_kernel kernel)
+bool mni_skeleton_kernel_available(mn_simd_level level)
 {
-    switch (kernel) {
-    case MN_SKELETON_KERNEL_AUTO:
-    case MN_SKELETON_KERNEL_SCALAR:
+    if (level == MN_SIMD_SCALAR || level == MN_SIMD_BEST)
         return true;
 #if MN_SKELETON_SSE2
-    case MN_SKELETON_KERNEL_SSE2:
-        return true;
-    case MN_SKELETON_KERNEL_AVX2:
-        return have_avx2_fma();
+    if (level == MN_SIMD_SSE2 || level == MN_SIMD_AVX2_FMA)
+        return mni_simd_resolve(level) == level;
 #endif
-    default:
-        return false;
+    return false;
+}
+
+/* The level a kernel call runs at: MN_SIMD_BEST resolved, another as asked when it runs here. */
+static bool kernel_level(mn_simd_level *level)
+{
+    if (*level == MN_SIMD_BEST) {
+        *level = mni_simd_resolve(MN_SIMD_BEST);
+        return true;
     }
+    return mni_skeleton_kernel_available(*level);
 }
 
-/* The best kernel this build and CPU run. */
-static mn_skeleton_kernel resolve(mn_skeleton_kernel kernel)
-{
-    if (kernel != MN_SKELETON_KERNEL_AUTO)
-        return kernel;
-#if MN_SKELETON_SSE2
-    return have_avx2_fma() ? MN_SKELETON_KERNEL_AVX2 : MN_SKELETON_KERNEL_SSE2;
-#else
-    return MN_SKELETON_KERNEL_SCALAR;
-#endif
-}
-
-bool mni_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                        const mn_pose *pose, uint32_t from, float *worlds)
 {
-    kernel = resolve(kernel);
-    if (!mni_skeleton_kernel_available(kernel))
+    if (!kernel_level(&level))
         return false;
     if (from >= skeleton->joint_count)
         return true;
     /* from = 0 covers every root's subtree, not just joint 0's. */
     uint32_t end = from == 0 ? skeleton->joint_count : skeleton->subtree_end[from];
-    switch (kernel) {
+    switch (level) {
 #if MN_SKELETON_SSE2
-    case MN_SKELETON_KERNEL_AVX2:
+    case MN_SIMD_AVX2_FMA:
         local_to_world_avx2(skeleton->parents, pose, from, end, worlds);
         break;
-    case MN_SKELETON_KERNEL_SSE2:
+    case MN_SIMD_SSE2:
         local_to_world_sse2(skeleton->parents, pose, from, end, worlds);
         break;
 #endif
@@ -719,18 +706,17 @@ bool mni_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skel
     return true;
 }
 
-bool mni_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_palette_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                 const float *worlds, float *palette)
 {
-    kernel = resolve(kernel);
-    if (!mni_skeleton_kernel_available(kernel))
+    if (!kernel_level(&level))
         return false;
-    switch (kernel) {
+    switch (level) {
 #if MN_SKELETON_SSE2
-    case MN_SKELETON_KERNEL_AVX2:
+    case MN_SIMD_AVX2_FMA:
         palette_avx2(skeleton, worlds, palette);
         break;
-    case MN_SKELETON_KERNEL_SSE2:
+    case MN_SIMD_SSE2:
         palette_sse2(skeleton, worlds, palette);
         break;
 #endif
@@ -744,10 +730,10 @@ bool mni_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *s
 void mn_skeleton_local_to_world(const mn_skeleton *skeleton, const mn_pose *pose, uint32_t from,
                                 float *worlds)
 {
-    mni_skeleton_local_to_world_kernel(MN_SKELETON_KERNEL_AUTO, skeleton, pose, from, worlds);
+    mni_skeleton_local_to_world_kernel(MN_SIMD_BEST, skeleton, pose, from, worlds);
 }
 
 void mn_skeleton_palette(const mn_skeleton *skeleton, const float *worlds, float *palette)
 {
-    mni_skeleton_palette_kernel(MN_SKELETON_KERNEL_AUTO, skeleton, worlds, palette);
+    mni_skeleton_palette_kernel(MN_SIMD_BEST, skeleton, worlds, palette);
 }

@@ -8,20 +8,22 @@
 
 #include <marionette/skeleton.h>
 
-typedef enum mn_skeleton_kernel {
-    MN_SKELETON_KERNEL_AUTO = 0, /* what the public functions use: the best this CPU runs */
-    MN_SKELETON_KERNEL_SCALAR,   /* the reference; always available */
-    MN_SKELETON_KERNEL_SSE2,     /* x86 builds without MN_NO_SIMD; equal to SCALAR bit for bit */
-    MN_SKELETON_KERNEL_AVX2      /* also needs AVX2 and FMA at run time; FMA rounding differs */
-} mn_skeleton_kernel;
+/*
+ * The kernels by level (mn_simd_level): MN_SIMD_SCALAR the reference, always
+ * there; MN_SIMD_SSE2 (x86-64 builds without MN_NO_SIMD; equal to the
+ * reference bit for bit); MN_SIMD_AVX2_FMA (also needs AVX2 and FMA at run
+ * time; FMA rounding differs); MN_SIMD_BEST what the public functions use,
+ * the best this CPU runs.  Unlike the public jobs, a level asked for here
+ * does not fall back: the tests name the kernel they check.
+ */
 
-/* Whether `kernel` can run here (built in, and supported by this CPU). */
-bool mni_skeleton_kernel_available(mn_skeleton_kernel kernel);
+/* Whether the kernel of `level` can run here (built in, and supported by this CPU). */
+bool mni_skeleton_kernel_available(mn_simd_level level);
 
-/* mn_skeleton_local_to_world / mn_skeleton_palette through `kernel`; false (nothing written) when unavailable. */
-bool mni_skeleton_local_to_world_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+/* mn_skeleton_local_to_world / mn_skeleton_palette through that kernel; false (nothing written) when unavailable. */
+bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                        const mn_pose *pose, uint32_t from, float *worlds);
-bool mni_skeleton_palette_kernel(mn_skeleton_kernel kernel, const mn_skeleton *skeleton,
+bool mni_skeleton_palette_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                 const float *worlds, float *palette);
 
 #endif /* MN_ANIM_SKELETON_INTERNAL_H */

@@ -9,6 +9,8 @@
 
 #include <marionette/character/splat.h>
 
+#include "core/core.h"
+
 #include <stddef.h>
 
 /* x86-64 builds carry the SSE2 and AVX2+FMA kernels (the latter entered only on a CPU with both). */
@@ -18,11 +20,12 @@
 #define MN_SPLAT_X86 0
 #endif
 
-/* The kernel that runs for `wanted` on this CPU and build (BEST: the widest there is). */
-mn_splat_simd mni_splat_level(mn_splat_simd wanted);
-
-/* Deform splats [first, end) with a level mni_splat_level returned.  Each splat alone: any split gives the same bits. */
-void mni_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
+/*
+ * Deform splats [first, end) with the kernel of a level mni_simd_resolve
+ * returned (NEON, which has no kernel here, runs the reference).  Each splat
+ * alone: any split gives the same bits.
+ */
+void mni_splat_skin_range(const mn_splat_skin_job *job, mn_simd_level level, size_t first,
                          size_t end);
 
 #if MN_SPLAT_X86

@@ -220,31 +220,17 @@ static inline __m128 sel_gt_m128(__m128 a, __m128 b, __m128 x, __m128 y)
 
 /* ---- choosing and checking ---------------------------------------------------------- */
 
-mn_splat_simd mni_splat_level(mn_splat_simd wanted)
-{
-#if MN_SPLAT_X86
-    mn_splat_simd best = mni_cpu_level() == MN_CPU_AVX2_FMA ? MN_SPLAT_SIMD_AVX2_FMA
-                                                           : MN_SPLAT_SIMD_SSE2;
-    if (wanted == MN_SPLAT_SIMD_BEST || wanted > best)
-        return best;
-    return wanted < MN_SPLAT_SIMD_SCALAR ? MN_SPLAT_SIMD_SCALAR : wanted;
-#else
-    (void)wanted;
-    return MN_SPLAT_SIMD_SCALAR;
-#endif
-}
-
-void mni_splat_skin_range(const mn_splat_skin_job *job, mn_splat_simd level, size_t first,
+void mni_splat_skin_range(const mn_splat_skin_job *job, mn_simd_level level, size_t first,
                          size_t end)
 {
     if (first >= end)
         return;
 #if MN_SPLAT_X86
-    if (level == MN_SPLAT_SIMD_AVX2_FMA) {
+    if (level == MN_SIMD_AVX2_FMA) {
         mni_splat_skin_avx2(job, first, end);
         return;
     }
-    if (level == MN_SPLAT_SIMD_SSE2) {
+    if (level == MN_SIMD_SSE2) {
         splat_skin_sse2(job, first, end);
         return;
     }
@@ -288,12 +274,12 @@ MN_API mn_status mn_splat_skin_job_validate(const mn_splat_skin_job *job, mn_err
     return MN_OK;
 }
 
-MN_API mn_status mn_splat_skin_run(const mn_splat_skin_job *job, mn_splat_simd level)
+MN_API mn_status mn_splat_skin_run(const mn_splat_skin_job *job, mn_simd_level level)
 {
     mn_status st = mni_splat_job_check(job, NULL);
     if (st != MN_OK)
         return st;
-    mni_splat_skin_range(job, mni_splat_level(level), 0, job->count);
+    mni_splat_skin_range(job, mni_simd_resolve(level), 0, job->count);
     return MN_OK;
 }
 

@@ -1,6 +1,6 @@
 /*
  * The splat deform with AVX2 and FMA, eight splats
- * a batch, entered only after the CPU said it has both (mni_splat_level).
+ * a batch, entered only after the CPU said it has both (mni_simd_resolve).
  * Only the functions here are compiled for AVX2+FMA, through the target
  * attribute, as skin_avx2.c is.
  *

@@ -24,7 +24,7 @@ struct mn_splat_skinner {
 
 typedef struct splat_batch {
     const mn_splat_skin_job *job;
-    mn_splat_simd level;
+    mn_simd_level level;
 } splat_batch;
 
 static void skin_range(void *context, size_t first, size_t end, uint32_t worker)
@@ -65,14 +65,14 @@ MN_API uint32_t mn_splat_skinner_threads(const mn_splat_skinner *skinner)
 }
 
 MN_API mn_status mn_splat_skinner_run(mn_splat_skinner *skinner, const mn_splat_skin_job *job,
-                                      mn_splat_simd level)
+                                      mn_simd_level level)
 {
     if (!skinner)
         return MN_INVALID_ARGUMENT;
     mn_status st = mni_splat_job_check(job, NULL);
     if (st != MN_OK)
         return st;
-    splat_batch batch = {job, mni_splat_level(level)};
+    splat_batch batch = {job, mni_simd_resolve(level)};
     return mni_pool_for(skinner->pool, job->count, SPLAT_CHUNK, skin_range, &batch);
 }
 

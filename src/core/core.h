@@ -1,8 +1,9 @@
 /*
  * Private core helpers shared by every layer: allocation through the
  * caller's hooks, the arena that owns a loaded object, checked size
- * arithmetic, what the CPU can run, running work on the worker pool, and
- * filling an mn_error.  Not installed.
+ * arithmetic, the SIMD level to run (core/simd.h has the kernels'
+ * convention), running work on the worker pool, and filling an mn_error.
+ * Not installed.
  */
 #ifndef MN_CORE_CORE_H
 #define MN_CORE_CORE_H
@@ -80,22 +81,24 @@ static inline void mni_arena_release_holder(mn_arena *arena, void *holder, size_
     mni_free(&allocator, holder, holder_size);
 }
 
-/* ---- the CPU -------------------------------------------------------------- */
-
-/* The vector instructions the running CPU offers, in increasing order. */
-typedef enum mn_cpu_simd {
-    MN_CPU_SCALAR = 0,   /* none that a kernel here uses (not x86, or not GCC/clang) */
-    MN_CPU_SSE2,         /* x86 SSE2 (every x86-64 CPU) */
-    MN_CPU_AVX2_FMA      /* x86 AVX2 and FMA, with the OS saving the YMM registers */
-} mn_cpu_simd;
+/* ---- SIMD levels ------------------------------------------------------------ */
 
 /*
- * What this CPU runs, asked of cpuid through the compiler's runtime, which
- * caches the answer: cheap enough to call each time a kernel is chosen.  It
- * says nothing of the build: a kernel compiled out (MN_NO_SIMD, another
- * architecture) is for the caller to rule out.
+ * The level a kernel family runs for a caller's `wanted` (mn_simd_level in
+ * marionette/core.h: MN_SIMD_SCALAR stays; an x86-64 level is capped at
+ * what mn_simd_detect() says; MN_SIMD_BEST, another architecture's level or
+ * an unknown value gives mn_simd_detect()).  Never MN_SIMD_BEST.  A family
+ * then runs its widest kernel not above the answer (core/simd.h).  As cheap
+ * as mn_simd_detect: call it each time a kernel is chosen.
  */
-mn_cpu_simd mni_cpu_level(void);
+mn_simd_level mni_simd_resolve(mn_simd_level wanted);
+
+/*
+ * Whether the CPU converts halves (x86 F16C), which the expression head's
+ * AVX2 kernel needs on top of its level; false off x86 and in MN_NO_SIMD
+ * builds.  Asks cpuid every time: for set-up, not per frame.
+ */
+bool mni_cpu_has_f16c(void);
 
 /* ---- the worker pool (core/pool.c; the public half is marionette/pool.h) ------ */
 

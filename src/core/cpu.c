@@ -1,24 +1,64 @@
 /*
- * What the running CPU can do, asked in one place for every layer that picks
- * a SIMD kernel at run time (anim/skeleton.c, deform/skin.c), and how many
- * CPUs there are, for callers sizing a pool (marionette/pool.h).
+ * What the running CPU and this build can do, asked in one place for every
+ * kernel family that picks a SIMD kernel at run time (core/simd.h says how
+ * they use the answer), and how many CPUs there are, for callers sizing a
+ * pool (marionette/pool.h).
  */
 #define _POSIX_C_SOURCE 200809L /* sysconf under -std=c11 */
 
-#include "core/core.h"
+#include "core/simd.h"
 
 #include <unistd.h>
 
-mn_cpu_simd mni_cpu_level(void)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    /* libgcc's (and compiler-rt's) cpu model also checks that the OS saves the YMM state. */
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return MN_CPU_AVX2_FMA;
-    if (__builtin_cpu_supports("sse2"))
-        return MN_CPU_SSE2;
+#if MN_WITH_SSE2 || MN_WITH_AVX2
+#include <cpuid.h>
 #endif
-    return MN_CPU_SCALAR;
+
+mn_simd_level mn_simd_detect(void)
+{
+#if MN_WITH_AVX2
+    /* libgcc's (and compiler-rt's) CPU model, read once at load; it also checks that the OS
+       saves the YMM state. */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return MN_SIMD_AVX2_FMA;
+#endif
+#if MN_WITH_SSE2
+    return MN_SIMD_SSE2; /* the x86-64 baseline */
+#elif MN_WITH_NEON
+    return MN_SIMD_NEON; /* the AArch64 baseline */
+#else
+    return MN_SIMD_SCALAR;
+#endif
+}
+
+/* The x86-64 levels above the reference, ordered by their values. */
+static bool x86_simd(mn_simd_level level)
+{
+    return level == MN_SIMD_SSE2 || level == MN_SIMD_AVX2_FMA;
+}
+
+mn_simd_level mni_simd_resolve(mn_simd_level wanted)
+{
+    if (wanted == MN_SIMD_SCALAR)
+        return MN_SIMD_SCALAR;
+    mn_simd_level best = mn_simd_detect();
+    if (x86_simd(wanted) && x86_simd(best))
+        return wanted < best ? wanted : best;
+    /* MN_SIMD_BEST, a level above what runs here, another architecture's, an unknown value */
+    return best;
+}
+
+bool mni_cpu_has_f16c(void)
+{
+#if MN_WITH_AVX2
+    /* Every AVX2 CPU made has F16C, but they are separate bits: ask cpuid (leaf 1, ECX bit 29;
+       clang 14's __builtin_cpu_supports does not know "f16c").  A few hundred cycles, more
+       under a hypervisor: for set-up, not for a frame. */
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+#else
+    return false;
+#endif
 }
 
 uint32_t mn_cpu_count(void)

@@ -81,7 +81,7 @@ void mni_skin_scalar(const mn_skin_streams *s);
 
 #if MN_SKIN_X86
 void mni_skin_sse2(const mn_skin_streams *s);
-/* Call only when the CPU has AVX2 and FMA (mn_simd_detect says so). */
+/* Call only when the CPU has AVX2 and FMA (mni_simd_resolve gave MN_SIMD_AVX2_FMA). */
 void mni_skin_avx2(const mn_skin_streams *s);
 #endif
 

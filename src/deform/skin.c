@@ -96,19 +96,6 @@ void mni_skin_scalar(const mn_skin_streams *s)
     }
 }
 
-/* ---- choosing a kernel ------------------------------------------------------- */
-
-mn_simd_level mn_simd_detect(void)
-{
-#if MN_SKIN_X86
-    return mni_cpu_level() == MN_CPU_AVX2_FMA ? MN_SIMD_AVX2_FMA : MN_SIMD_SSE2;
-#elif MN_SKIN_NEON
-    return MN_SIMD_NEON; /* every AArch64 CPU has Advanced SIMD */
-#else
-    return MN_SIMD_SCALAR;
-#endif
-}
-
 /* ---- checking a job ---------------------------------------------------------- */
 
 static const char *const field_names[] = {"joints", "weights", "palette", "positions",
@@ -247,9 +234,7 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
     if (st != MN_OK || s.count == 0)
         return st;
     plan_streaming(&s, job->output_store);
-    mn_simd_level best = mn_simd_detect();
-    if (level > best)
-        level = best;
+    level = mni_simd_resolve(level);
 #if MN_SKIN_X86
     if (level == MN_SIMD_AVX2_FMA) {
         mni_skin_avx2(&s);
@@ -261,8 +246,7 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
     }
 #endif
 #if MN_SKIN_NEON
-    /* NEON is the one SIMD kernel here: any SIMD level asked for falls back to it */
-    if (level != MN_SIMD_SCALAR) {
+    if (level == MN_SIMD_NEON) {
         mn_skin_neon(&s);
         return MN_OK;
     }
@@ -273,5 +257,5 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
 
 mn_status mn_skin_run(const mn_skin_job *job)
 {
-    return mn_skin_run_with(job, MN_SIMD_AVX2_FMA);
+    return mn_skin_run_with(job, MN_SIMD_BEST);
 }

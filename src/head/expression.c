@@ -14,10 +14,6 @@
 #include "head/expression_internal.h"
 #include "core/core.h"
 
-#if MN_EXPR_X86 && defined(__GNUC__)
-#include <cpuid.h>
-#endif
-
 void mni_expression_scalar(const mn_expr_frame *f)
 {
     const size_t row = f->row;
@@ -35,30 +31,16 @@ void mni_expression_scalar(const mn_expr_frame *f)
     }
 }
 
-bool mni_expression_has_f16c(void)
-{
-#if MN_EXPR_X86 && defined(__GNUC__)
-    /* Every AVX2 CPU made has F16C, but the instruction sets are separate bits: ask cpuid
-       (leaf 1, ECX bit 29; clang 14's __builtin_cpu_supports does not know "f16c"). */
-    unsigned a, b, c, d;
-    return mni_cpu_level() == MN_CPU_AVX2_FMA && __get_cpuid(1, &a, &b, &c, &d) &&
-           (c & (1u << 29)) != 0;
-#else
-    return false;
-#endif
-}
-
 mn_simd_level mni_expression_level(mn_simd_level wanted)
 {
-    if (wanted == MN_SIMD_SCALAR)
+    switch (mni_simd_resolve(wanted)) {
+    case MN_SIMD_AVX2_FMA:
+        return mni_cpu_has_f16c() ? MN_SIMD_AVX2_FMA : MN_SIMD_SCALAR;
+    case MN_SIMD_NEON:
+        return MN_SIMD_NEON;
+    default: /* no SSE2 kernel: SSE2 has no half conversion */
         return MN_SIMD_SCALAR;
-#if MN_EXPR_X86
-    return mni_expression_has_f16c() ? MN_SIMD_AVX2_FMA : MN_SIMD_SCALAR;
-#elif MN_EXPR_NEON
-    return MN_SIMD_NEON;
-#else
-    return MN_SIMD_SCALAR;
-#endif
+    }
 }
 
 void mni_expression_run(const mn_expr_frame *f, mn_simd_level level)

@@ -9,7 +9,7 @@
 #ifndef MN_HEAD_EXPRESSION_INTERNAL_H
 #define MN_HEAD_EXPRESSION_INTERNAL_H
 
-#include <marionette/skin.h> /* mn_simd_level */
+#include <marionette/core.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,7 +63,7 @@ typedef struct mn_expr_frame {
 void mni_expression_scalar(const mn_expr_frame *f);
 
 #if MN_EXPR_X86
-/* Call only when the CPU has AVX2, FMA and F16C (mni_expression_has_f16c). */
+/* Call only at a level mni_expression_level returned: the CPU has AVX2, FMA and F16C. */
 void mni_expression_avx2(const mn_expr_frame *f);
 #endif
 
@@ -71,13 +71,11 @@ void mni_expression_avx2(const mn_expr_frame *f);
 void mn_expression_neon(const mn_expr_frame *f);
 #endif
 
-/* True when the AVX2 kernel can run here (AVX2 + FMA from core, and F16C). */
-bool mni_expression_has_f16c(void);
-
 /*
- * The kernel a level asks for, on this CPU and build: any SIMD level picks the
- * AVX2 kernel where it runs (MN_SIMD_AVX2_FMA), or NEON on AArch64
- * (MN_SIMD_NEON); otherwise, and for MN_SIMD_SCALAR, the reference.
+ * The level whose kernel runs for `wanted` on this CPU and build: the
+ * widest the head has (MN_SIMD_AVX2_FMA, which also needs F16C, or
+ * MN_SIMD_NEON) not above mni_simd_resolve(wanted), else MN_SIMD_SCALAR.
+ * Asks the CPU for F16C: call it when a head is set up, not per frame.
  */
 mn_simd_level mni_expression_level(mn_simd_level wanted);
 

@@ -297,7 +297,7 @@ mn_status mn_head_create(const mn_aosrig *pack, const mn_head_options *options, 
     memcpy(h->worlds, pack->rest_world, h->joint_count * 16 * sizeof(float));
     build_skin_rows(h);
     neutral_bounds(h);
-    h->level = mni_expression_level(MN_SIMD_AVX2_FMA); /* the best this CPU runs */
+    h->level = mni_expression_level(MN_SIMD_BEST);
     *out = h;
     return MN_OK;
 }

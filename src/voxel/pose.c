@@ -31,7 +31,7 @@
  *     ("each joint's motion").
  *  3. Each part, parents first: world(parent) · T(pivot) · J1' · … · Jn' ·
  *     T(-pivot), in double (a matrix column a register with AVX2 and FMA,
- *     chosen at run time by mni_cpu_level; else plain double), the parent's
+ *     chosen at run time by mni_simd_resolve; else plain double), the parent's
  *     world read back from its floats ("composing the parts").  A read
  *     rig's parts go by depth (mni_voxel_rig_level_order), so consecutive parts
  *     are seldom parent and child and the CPU overlaps them.  The two
@@ -54,7 +54,9 @@
 #include "voxel/pose_internal.h"
 
 /* The AVX2 + FMA composing kernel, compiled through the target attribute, run when the CPU has it. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(MN_NO_SIMD)
+#include "core/simd.h"
+
+#if MN_WITH_AVX2
 #define VOXEL_AVX2 1
 #include <immintrin.h>
 #else
@@ -937,7 +939,7 @@ static void batch_motions(pose_job *job, double *table, uint8_t *flags, bool fus
 }
 
 mn_status mni_voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
-                        float *out_worlds, float *out_values, mn_cpu_simd level)
+                        float *out_worlds, float *out_values, mn_simd_level level)
 {
     if (rig == NULL || out_worlds == NULL || (rig->part_count > 0 && rig->parts == NULL) ||
         (rig->joint_count > 0 && rig->joints == NULL))
@@ -950,7 +952,7 @@ mn_status mni_voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *
 
     bool fused = false;
 #if VOXEL_AVX2
-    fused = level == MN_CPU_AVX2_FMA && mni_cpu_level() == MN_CPU_AVX2_FMA;
+    fused = mni_simd_resolve(level) == MN_SIMD_AVX2_FMA;
 #endif
     (void)level;
     float stack_values[VALUES_ON_STACK];
@@ -995,7 +997,7 @@ mn_status mni_voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *
 mn_status mn_voxel_pose(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
                         float *out_worlds, float *out_values)
 {
-    return mni_voxel_pose_at(rig, input, out_worlds, out_values, mni_cpu_level());
+    return mni_voxel_pose_at(rig, input, out_worlds, out_values, MN_SIMD_BEST);
 }
 
 /* ---- skinned voxel meshes ---------------------------------------------------------- */

@@ -67,12 +67,13 @@ const voxel_pose_plan *mni_voxel_rig_pose_plan(const mn_voxel_rig *rig);
 const uint32_t *mni_voxel_rig_level_order(const mn_voxel_rig *rig);
 
 /*
- * mn_voxel_pose with the kernel for `level`: MN_CPU_AVX2_FMA (when the CPU has
- * it and the build has it, else the portable one) or any other (the portable
- * kernel, in plain double).  The two agree within a few float roundings
+ * mn_voxel_pose with the kernel for `level` (mn_simd_level): the AVX2 one
+ * where mni_simd_resolve(level) is MN_SIMD_AVX2_FMA (MN_SIMD_AVX2_FMA or
+ * MN_SIMD_BEST on a CPU and build that have it), else the portable kernel, in
+ * plain double.  The two agree within a few float roundings
  * (tests/test_voxel_pose.c).
  */
 mn_status mni_voxel_pose_at(const mn_voxel_rig *rig, const mn_voxel_pose_input *input,
-                        float *out_worlds, float *out_values, mn_cpu_simd level);
+                        float *out_worlds, float *out_values, mn_simd_level level);
 
 #endif

@@ -10,7 +10,7 @@
  *
  *   aarch64-linux-gnu-gcc -O2 -std=c11 -Wall -Wextra -Wpedantic -Werror \
  *       -Iinclude -Isrc -static tests/arm/expression_neon_check.c \
- *       src/deform/expression*.c src/core/cpu.c -lm -o /tmp/expression_neon_check
+ *       src/head/expression*.c src/core/cpu.c -lm -o /tmp/expression_neon_check
  *   qemu-aarch64 /tmp/expression_neon_check
  *
  * Each case builds a random frame (every row length from 3 to 90 halves, so

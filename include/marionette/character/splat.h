@@ -145,14 +145,6 @@ typedef struct mn_splat_skin_job {
     float *out_rotations;        /* count × 4 */
 } mn_splat_skin_job;
 
-/* Which kernel runs (the levels of mn_simd_level in skin.h, restated so this header stands alone). */
-typedef enum mn_splat_simd {
-    MN_SPLAT_SIMD_BEST = -1,     /* the best the CPU and the build offer */
-    MN_SPLAT_SIMD_SCALAR = 0,    /* the reference, always built */
-    MN_SPLAT_SIMD_SSE2 = 1,      /* four splats at a time */
-    MN_SPLAT_SIMD_AVX2_FMA = 2   /* eight splats at a time */
-} mn_splat_simd;
-
 /*
  * Check a job once when it is set up: pointers and counts consistent, every
  * joint index below palette_count.  MN_INVALID_ARGUMENT / MN_INDEX_RANGE
@@ -161,14 +153,17 @@ typedef enum mn_splat_simd {
 MN_API mn_status mn_splat_skin_job_validate(const mn_splat_skin_job *job, mn_error *err);
 
 /*
- * Deform on the calling thread with a chosen kernel (a level the CPU or the
- * build lacks falls back to the best there is).  Checks pointers and counts,
+ * Deform on the calling thread with the kernel of a chosen level
+ * (mn_simd_level in core.h; MN_SIMD_BEST for the widest there is).  The
+ * splat deform has the scalar reference, SSE2 (four splats at a time) and
+ * AVX2_FMA (eight); a level the CPU or the build lacks falls back to the
+ * widest below it, and NEON runs the reference.  Checks pointers and counts,
  * not joint indices (see mn_splat_skin_job_validate).  Allocation-free.
  * The kernels agree within float rounding, not bit for bit: on unit-sized
  * data each is within 3e-7 of a double-precision reference (tests allow
  * 2e-6).
  */
-MN_API mn_status mn_splat_skin_run(const mn_splat_skin_job *job, mn_splat_simd level);
+MN_API mn_status mn_splat_skin_run(const mn_splat_skin_job *job, mn_simd_level level);
 
 /*
  * A worker pool started once (marionette/pool.h), which splits every deform
@@ -200,7 +195,7 @@ MN_API uint32_t mn_splat_skinner_threads(const mn_splat_skinner *skinner);
  * Errors as mn_splat_skin_run.  Allocation-free.
  */
 MN_API mn_status mn_splat_skinner_run(mn_splat_skinner *skinner, const mn_splat_skin_job *job,
-                                      mn_splat_simd level);
+                                      mn_simd_level level);
 
 /* Stop the threads and free the skinner.  NULL is a no-op. */
 MN_API void mn_splat_skinner_free(mn_splat_skinner *skinner);

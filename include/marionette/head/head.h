@@ -53,7 +53,6 @@
 #include "../render.h"
 #include "aosrig.h"
 #include "arkit.h"
-#include "../skin.h" /* mn_simd_level */
 
 #ifdef __cplusplus
 extern "C" {
@@ -144,10 +143,12 @@ MN_API void mn_head_free(mn_head *head);
 MN_API const mn_aosrig *mn_head_pack(const mn_head *head);
 
 /*
- * The kernel forward and pose use: MN_SIMD_SCALAR is the reference; any
- * SIMD level picks the SIMD kernel this CPU and build have (AVX2+FMA+F16C on
- * x86-64, reported as MN_SIMD_AVX2_FMA; NEON on AArch64, MN_SIMD_NEON), or
- * the reference when there is none.  Returns the level now in use.  For
+ * The kernel forward and pose use, by level (mn_simd_level in core.h):
+ * the head has the scalar reference, AVX2_FMA (which also needs the CPU's
+ * F16C, every AVX2 CPU's half conversion) and NEON.  A level falls back to
+ * the widest of those not above it that the CPU and the build have, so
+ * MN_SIMD_SSE2 runs the reference and MN_SIMD_BEST the widest there is.
+ * Returns the level now in use (a kernel's level, never MN_SIMD_BEST).  For
  * tests and benchmarks; results agree within float rounding.
  */
 MN_API mn_simd_level mn_head_set_simd(mn_head *head, mn_simd_level level);
