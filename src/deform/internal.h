@@ -8,24 +8,9 @@
 
 #include <marionette/skin.h>
 
+#include "core/simd.h"
+
 #include <stddef.h>
-
-/* The x86-64 kernels (SSE2 is part of the x86-64 baseline; AVX2+FMA is chosen at run time). */
-#if defined(__x86_64__) && !defined(MN_NO_SIMD)
-#define MN_SKIN_X86 1
-#else
-#define MN_SKIN_X86 0
-#endif
-
-/*
- * The AArch64 kernel (Advanced SIMD is part of every AArch64 CPU, so it needs
- * no run-time check; 32-bit ARM runs the reference, see skin_neon.c).
- */
-#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(MN_NO_SIMD)
-#define MN_SKIN_NEON 1
-#else
-#define MN_SKIN_NEON 0
-#endif
 
 /*
  * A checked job, strides resolved to floats (never 0).  normals / tangents
@@ -76,17 +61,44 @@ typedef struct mn_skin_streams {
  */
 #define MN_SKIN_PREFETCH_AHEAD 128u
 
-/* The reference: plain C, always built, the meaning of every other kernel. */
-void mni_skin_scalar(const mn_skin_streams *s);
+/*
+ * The layout of a call, which every kernel specialises on (skin_kernel.h):
+ * strides in floats, which optional streams are skinned, influences a
+ * vertex.  With `packed` (every stride the default, the glTF layout) the
+ * strides are compile-time constants, which frees registers in the hot loop
+ * and allows stores that cover several vertices.
+ */
+typedef struct mn_skin_layout {
+    bool packed, has_n, has_t;
+    size_t ic;
+} mn_skin_layout;
 
-#if MN_SKIN_X86
+/* A stride of a call with layout L: the default `dflt` when packed, else s->field. */
+#define MN_SKIN_STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
+
+/* Every stream at its default stride: positions and normals 3 floats, tangents 4. */
+static inline bool mni_skin_packed(const mn_skin_streams *s)
+{
+    return s->position_stride == 3 && s->normal_stride == 3 && s->tangent_stride == 4 &&
+           s->out_position_stride == 3 && s->out_normal_stride == 3 && s->out_tangent_stride == 4;
+}
+
+/*
+ * The kernels, one a level (core/simd.h): the reference (skin.c: plain C,
+ * always built, the meaning of every other kernel), SSE2 (skin_sse2.c: the
+ * reference's bits), AVX2+FMA (skin_avx2.c) and NEON (skin_neon.c), the
+ * last two within float rounding of it.  skin.c's dispatch calls one only
+ * at a level mni_simd_resolve gave.
+ */
+void mni_skin_scalar(const mn_skin_streams *s);
+#if MN_WITH_SSE2
 void mni_skin_sse2(const mn_skin_streams *s);
-/* Call only when the CPU has AVX2 and FMA (mni_simd_resolve gave MN_SIMD_AVX2_FMA). */
+#endif
+#if MN_WITH_AVX2
 void mni_skin_avx2(const mn_skin_streams *s);
 #endif
-
-#if MN_SKIN_NEON
-void mn_skin_neon(const mn_skin_streams *s);
+#if MN_WITH_NEON
+void mni_skin_neon(const mn_skin_streams *s);
 #endif
 
 /*

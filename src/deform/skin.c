@@ -1,6 +1,8 @@
 /*
- * Linear-blend skinning: checking a job, choosing a kernel, and the scalar
- * reference every SIMD kernel is measured against.
+ * Linear-blend skinning: checking a job, the scalar reference every SIMD
+ * kernel is measured against, and the dispatch that picks a kernel
+ * (core/simd.h, the convention; the kernels are skin_sse2.c, skin_avx2.c and
+ * skin_neon.c around skin_kernel.h).
  *
  * The arithmetic, which every kernel follows (the SIMD ones may fuse a
  * multiply and an add, or add the same terms in another order, so they agree
@@ -24,6 +26,7 @@
 #include "deform/internal.h"
 
 #include "core/core.h"
+#include "core/simd.h"
 
 #include <math.h>
 #include <string.h>
@@ -227,6 +230,34 @@ static void plan_streaming(mn_skin_streams *s, mn_skin_store store)
                          ((uintptr_t)s->out_tangents & 15u) == 0;
 }
 
+/* A skinning kernel (deform/internal.h). */
+typedef void skin_fn(const mn_skin_streams *s);
+
+/*
+ * The one dispatch of skinning: the kernel of a level mni_simd_resolve gave
+ * (skinning has one at every level, each built only where its
+ * instruction set is).
+ */
+static skin_fn *skin_kernel(mn_simd_level level)
+{
+    switch (level) {
+#if MN_WITH_AVX2
+    case MN_SIMD_AVX2_FMA:
+        return mni_skin_avx2;
+#endif
+#if MN_WITH_SSE2
+    case MN_SIMD_SSE2:
+        return mni_skin_sse2;
+#endif
+#if MN_WITH_NEON
+    case MN_SIMD_NEON:
+        return mni_skin_neon;
+#endif
+    default:
+        return mni_skin_scalar;
+    }
+}
+
 mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
 {
     mn_skin_streams s;
@@ -234,24 +265,7 @@ mn_status mn_skin_run_with(const mn_skin_job *job, mn_simd_level level)
     if (st != MN_OK || s.count == 0)
         return st;
     plan_streaming(&s, job->output_store);
-    level = mni_simd_resolve(level);
-#if MN_SKIN_X86
-    if (level == MN_SIMD_AVX2_FMA) {
-        mni_skin_avx2(&s);
-        return MN_OK;
-    }
-    if (level == MN_SIMD_SSE2) {
-        mni_skin_sse2(&s);
-        return MN_OK;
-    }
-#endif
-#if MN_SKIN_NEON
-    if (level == MN_SIMD_NEON) {
-        mn_skin_neon(&s);
-        return MN_OK;
-    }
-#endif
-    mni_skin_scalar(&s);
+    skin_kernel(mni_simd_resolve(level))(&s);
     return MN_OK;
 }
 

@@ -1,10 +1,6 @@
 /*
- * Skinning with AVX2 and FMA, chosen at run time (mn_simd_detect).
- *
- * Only the functions here are compiled for AVX2+FMA, through the target
- * attribute (meshoptimizer's SIMD_TARGET idea): the rest of the library stays
- * baseline x86-64 and runs on any x86-64 CPU, and this file's code is only
- * entered after the CPU said it has both extensions.
+ * Skinning with AVX2 and FMA, chosen at run time (skin.c's dispatch, when
+ * mni_simd_resolve gives MN_SIMD_AVX2_FMA).
  *
  * Two vertices share each 256-bit register, vertex a in the low 128-bit
  * lane and vertex b in the high one (the pair layout), so that every
@@ -47,28 +43,23 @@
  * vertex falls in, so the full groups, the partial ones at the ends and the
  * peel before a streaming boundary give a vertex the same bits, and
  * streaming stores the same bytes as caching.
+ *
+ * How a call is specialised and walked, and the entry point mni_skin_avx2,
+ * are skin_kernel.h's, shared with the other instruction sets; the functions
+ * here are compiled for AVX2 and FMA through MN_LANE (core/lanes_avx2.h).
  */
 #include "deform/internal.h"
 
-#if MN_SKIN_X86
+#if MN_WITH_AVX2
 
-#include <immintrin.h>
+#include "core/lanes_avx2.h"
+
+#define SKIN_READS_PAST 1
+#define SKIN_STREAMS 1
+#define SKIN_FENCE() _mm_sfence()
+#include "deform/skin_kernel.h"
 
 #include "deform/palette_blend_avx2.h"
-
-#define AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma")))
-
-/*
- * The layout of a call: strides in floats.  With `packed` (every stride the
- * default, the glTF layout) they are compile-time constants, which frees
- * registers in the hot loop and allows the packed stores below.
- */
-typedef struct layout {
-    bool packed, has_n, has_t;
-    size_t ic;
-} layout;
-
-#define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
 
 /*
  * Where a group's inputs start: pointers advanced group by group, so the loop
@@ -79,7 +70,7 @@ typedef struct cursor {
     const float *w, *p, *n, *t;
 } cursor;
 
-AVX2_INLINE cursor cursor_at(const mn_skin_streams *s, layout L, size_t v)
+MN_LANE cursor cursor_at(const mn_skin_streams *s, layout L, size_t v)
 {
     cursor c = {s->joints + v * L.ic, s->weights + v * L.ic,
                 s->positions + v * STRIDE(L, s, position_stride, 3), NULL, NULL};
@@ -90,7 +81,7 @@ AVX2_INLINE cursor cursor_at(const mn_skin_streams *s, layout L, size_t v)
     return c;
 }
 
-AVX2_INLINE void cursor_advance(cursor *c, const mn_skin_streams *s, layout L, size_t by)
+MN_LANE void cursor_advance(cursor *c, const mn_skin_streams *s, layout L, size_t by)
 {
     c->j += by * L.ic;
     c->w += by * L.ic;
@@ -107,8 +98,8 @@ typedef struct pair_cols {
 } pair_cols;
 
 /* The blends of the cursor's vertices a and b, in the pair layout. */
-AVX2_INLINE pair_cols blend_pair(const mn_skin_streams *s, layout L, const cursor *at, size_t a,
-                                 size_t b)
+MN_LANE pair_cols blend_pair(const mn_skin_streams *s, layout L, const cursor *at, size_t a,
+                             size_t b)
 {
     __m256 a01, a23, b01, b23;
     mn_palette_blend_avx2(s->palette, at->j + a * L.ic, at->w + a * L.ic, L.ic, &a01, &a23);
@@ -126,7 +117,7 @@ AVX2_INLINE pair_cols blend_pair(const mn_skin_streams *s, layout L, const curso
  * floats only (the unused lanes are 0); otherwise one 16-byte load each,
  * which also reads the float that follows (see the top of the file).
  */
-AVX2_INLINE __m256 load3_pair(const float *pa, const float *pb, bool exact)
+MN_LANE __m256 load3_pair(const float *pa, const float *pb, bool exact)
 {
     if (exact)
         return _mm256_setr_ps(pa[0], pa[1], pa[2], 0.0f, pb[0], pb[1], pb[2], 0.0f);
@@ -134,7 +125,7 @@ AVX2_INLINE __m256 load3_pair(const float *pa, const float *pb, bool exact)
 }
 
 /* M3x3 · d for both vertices of a pair: (c0·x + c1·y) + c2·z, fused, x y z broadcast from d's lanes 0-2. */
-AVX2_INLINE __m256 xform_dir(const pair_cols *c, __m256 d)
+MN_LANE __m256 xform_dir(const pair_cols *c, __m256 d)
 {
     __m256 x = _mm256_permute_ps(d, 0x00), y = _mm256_permute_ps(d, 0x55);
     __m256 z = _mm256_permute_ps(d, 0xAA);
@@ -142,7 +133,7 @@ AVX2_INLINE __m256 xform_dir(const pair_cols *c, __m256 d)
 }
 
 /* M · (p, 1) for both vertices of a pair: ((c3 + c0·x) + c1·y) + c2·z, fused. */
-AVX2_INLINE __m256 xform_point(const pair_cols *c, __m256 p)
+MN_LANE __m256 xform_point(const pair_cols *c, __m256 p)
 {
     __m256 x = _mm256_permute_ps(p, 0x00), y = _mm256_permute_ps(p, 0x55);
     __m256 z = _mm256_permute_ps(p, 0xAA);
@@ -154,7 +145,7 @@ AVX2_INLINE __m256 xform_point(const pair_cols *c, __m256 p)
  * 1, v23: 2 and 3); a vector whose squared length is zero becomes zero.  The
  * fourth float of each lane comes out as whatever it was times 1/length.
  */
-AVX2_INLINE void normalize_pairs(__m256 *v01, __m256 *v23)
+MN_LANE void normalize_pairs(__m256 *v01, __m256 *v23)
 {
     __m256 s01 = _mm256_mul_ps(*v01, *v01), s23 = _mm256_mul_ps(*v23, *v23);
     __m256 lo = _mm256_unpacklo_ps(s01, s23); /* x0 x2 y0 y2 | x1 x3 y1 y3 */
@@ -168,7 +159,7 @@ AVX2_INLINE void normalize_pairs(__m256 *v01, __m256 *v23)
 }
 
 /* Store lanes 0..2 (x y z) and nothing else. */
-AVX2_INLINE void store3(float *out, __m128 v)
+MN_LANE void store3(float *out, __m128 v)
 {
     _mm_storel_pi((__m64 *)(void *)out, v);
     _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
@@ -179,7 +170,7 @@ AVX2_INLINE void store3(float *out, __m128 v)
  * floats x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3: `head` holds the first 8,
  * `tail` the last 4.
  */
-AVX2_INLINE void pack_xyz4(__m256 v01, __m256 v23, __m256 *head, __m128 *tail)
+MN_LANE void pack_xyz4(__m256 v01, __m256 v23, __m256 *head, __m128 *tail)
 {
     const __m256i first = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
     const __m256i second = _mm256_setr_epi32(2, 4, 5, 6, 0, 0, 0, 1);
@@ -195,8 +186,8 @@ AVX2_INLINE void pack_xyz4(__m256 v01, __m256 v23, __m256 *head, __m128 *tail)
  * stores, or, with `stream` (out on a 16-byte boundary), three aligned
  * non-temporal ones.  Otherwise vertex by vertex, exactly 12 bytes each.
  */
-AVX2_INLINE void store_xyz_group(float *out, size_t stride, __m256 v01, __m256 v23, size_t n,
-                                 bool packed_full, bool stream)
+MN_LANE void store_xyz_group(float *out, size_t stride, __m256 v01, __m256 v23, size_t n,
+                             bool packed_full, bool stream)
 {
     if (packed_full) {
         __m256 head;
@@ -227,8 +218,8 @@ typedef struct group {
  * Read and compute pair h of a group: the cursor's vertices a and b (b may
  * repeat a in a partial group).  `exact`: see load3_pair.
  */
-AVX2_INLINE void skin_pair(const mn_skin_streams *s, layout L, const cursor *at, size_t a,
-                           size_t b, bool exact, group *g, size_t h)
+MN_LANE void skin_pair(const mn_skin_streams *s, layout L, const cursor *at, size_t a,
+                       size_t b, bool exact, group *g, size_t h)
 {
     pair_cols c = blend_pair(s, L, at, a, b);
     size_t ps = STRIDE(L, s, position_stride, 3);
@@ -252,8 +243,8 @@ AVX2_INLINE void skin_pair(const mn_skin_streams *s, layout L, const cursor *at,
  * stream_first on, whose streamed outputs take non-temporal stores (same
  * values, other route).
  */
-AVX2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
-                              bool full, bool stream, group *g)
+MN_LANE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
+                          bool full, bool stream, group *g)
 {
     size_t ps = STRIDE(L, s, out_position_stride, 3);
     store_xyz_group(s->out_positions + first * ps, ps, g->pos[0], g->pos[1], n, L.packed && full,
@@ -284,7 +275,7 @@ AVX2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, 
 }
 
 /* `bytes` after p, as an address only (it may lie past the stream: see prefetch_ahead). */
-AVX2_INLINE const char *ahead_of(const void *p, size_t bytes)
+MN_LANE const char *ahead_of(const void *p, size_t bytes)
 {
     return (const char *)((uintptr_t)p + bytes);
 }
@@ -297,7 +288,7 @@ AVX2_INLINE const char *ahead_of(const void *p, size_t bytes)
  * hint that never faults, so addresses past the end of a stream are harmless
  * and need no clamp.
  */
-AVX2_INLINE void prefetch_ahead(const mn_skin_streams *s, layout L, const cursor *at)
+MN_LANE void prefetch_ahead(const mn_skin_streams *s, layout L, const cursor *at)
 {
     const size_t a = MN_SKIN_PREFETCH_AHEAD * sizeof(float);
     _mm_prefetch(ahead_of(at->p, a * STRIDE(L, s, position_stride, 3)), _MM_HINT_T0);
@@ -314,7 +305,7 @@ AVX2_INLINE void prefetch_ahead(const mn_skin_streams *s, layout L, const cursor
  * stored vertex by vertex through the cache; a missing vertex of a pair
  * repeats the pair's first (computed, not stored).
  */
-AVX2_INLINE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
+MN_LANE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
 {
     group g;
     cursor at = cursor_at(s, L, first);
@@ -334,7 +325,7 @@ AVX2_INLINE void skin_partial(const mn_skin_streams *s, layout L, size_t first, 
  * group's stores touch only its own vertices, all read before, and come
  * after the reads of the group that follows.
  */
-AVX2_INLINE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
+MN_LANE void group_loop(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
 {
     if (v == end)
         return;
@@ -354,64 +345,13 @@ AVX2_INLINE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_
     finish_group(s, L, v - 4, 4, true, stream, &prev);
 }
 
-AVX2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
+/* The full groups from v to end (at least one vertex after them: their 16-byte reads stay inside the streams). */
+MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
 {
-    /* A local copy: the compiler then knows no output store can change a pointer or stride. */
-    const mn_skin_streams st = *sp, *s = &st;
-    bool stream = s->stream_positions || s->stream_normals || s->stream_tangents;
-    size_t v = 0;
-    if (stream && s->stream_first > 0) {
-        /* the vertices before the 16-byte boundary: grouping changes no value (lanes are independent) */
-        v = s->stream_first < s->count ? s->stream_first : s->count;
-        skin_partial(s, L, 0, v);
-    }
-    /* full groups while a vertex follows them (their 16-byte reads stay inside the streams) */
-    size_t end = s->count - v > 4 ? v + (s->count - v - 1) / 4 * 4 : v;
     if (stream) /* two instances: the loop tests no flag per group */
-        skin_groups(s, L, v, end, true);
+        group_loop(s, L, v, end, true);
     else
-        skin_groups(s, L, v, end, false);
-    if (end < s->count) /* the last 1..4 vertices */
-        skin_partial(s, L, end, s->count - end);
-    if (stream)
-        _mm_sfence(); /* streaming stores are weakly ordered: make them visible before returning */
-}
-
-/* One instance per stream set, so the group loop carries no per-vertex tests. */
-AVX2_INLINE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
-{
-    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
-    if (has_n && has_t)
-        skin_all(s, (layout){packed, true, true, ic});
-    else if (has_n)
-        skin_all(s, (layout){packed, true, false, ic});
-    else if (has_t)
-        skin_all(s, (layout){packed, false, true, ic});
-    else
-        skin_all(s, (layout){packed, false, false, ic});
-}
-
-/* Every stream at its default stride: positions and normals 3 floats, tangents 4. */
-static bool is_packed(const mn_skin_streams *s)
-{
-    return s->position_stride == 3 && s->normal_stride == 3 && s->tangent_stride == 4 &&
-           s->out_position_stride == 3 && s->out_normal_stride == 3 && s->out_tangent_stride == 4;
-}
-
-__attribute__((target("avx2,fma"))) void mni_skin_avx2(const mn_skin_streams *s)
-{
-    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
-    bool packed = is_packed(s);
-    if (s->influences == 4 && packed)
-        skin_streams(s, 4, true);
-    else if (s->influences == 4)
-        skin_streams(s, 4, false);
-    else if (s->influences == 8 && packed)
-        skin_streams(s, 8, true);
-    else if (s->influences == 8)
-        skin_streams(s, 8, false);
-    else
-        skin_streams(s, s->influences, false);
+        group_loop(s, L, v, end, false);
 }
 
 #else

@@ -1,6 +1,7 @@
 /*
  * Skinning with AArch64 Advanced SIMD (NEON).  Every AArch64 CPU has it, so
- * an AArch64 build calls this kernel without asking the CPU (mn_simd_detect).
+ * an AArch64 build runs this kernel without asking the CPU (mn_simd_detect
+ * says MN_SIMD_NEON there).
  * 32-bit ARM is left to the scalar reference: its NEON has no vector divide
  * or square root (only estimates that need refining steps), flushes
  * subnormals to zero, and lacks the AArch64 intrinsics used here.
@@ -30,21 +31,27 @@
  * Cortex-A53 on switch to write-streaming by themselves when they see whole
  * cache lines written in sequence, which is what this loop does.  The values
  * would be the same either way.
+ *
+ * How a call is specialised and walked, and the entry point mni_skin_neon,
+ * are skin_kernel.h's, shared with the other instruction sets.
  */
 #include "deform/internal.h"
 
-#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(MN_NO_SIMD)
+#if MN_WITH_NEON
 
-#include <arm_neon.h>
+#include "core/lanes_neon.h"
 
-#define NEON_INLINE static inline __attribute__((always_inline))
+#define SKIN_READS_PAST 0
+#define SKIN_STREAMS 0 /* see above: the streaming plan is ignored */
+#define SKIN_FENCE() ((void)0)
+#include "deform/skin_kernel.h"
 
 typedef struct cols4 {
     float32x4_t c0, c1, c2, c3;
 } cols4;
 
 /* M = Σ w_k · palette[j_k], column by column (row 3 computed and ignored). */
-NEON_INLINE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
+MN_LANE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
 {
     const float *m = pal + 16 * (size_t)j[0];
     cols4 c;
@@ -63,19 +70,19 @@ NEON_INLINE cols4 blend(const float *pal, const uint16_t *j, const float *w, siz
 }
 
 /* c0·x + c1·y + c2·z: the 3x3 part applied to (x, y, z). */
-NEON_INLINE float32x4_t apply3(const cols4 *c, float x, float y, float z)
+MN_LANE float32x4_t apply3(const cols4 *c, float x, float y, float z)
 {
     return vfmaq_n_f32(vfmaq_n_f32(vmulq_n_f32(c->c0, x), c->c1, y), c->c2, z);
 }
 
 /* c0·x + c1·y + c2·z + c3: the affine part applied to the point (x, y, z). */
-NEON_INLINE float32x4_t apply_point(const cols4 *c, float x, float y, float z)
+MN_LANE float32x4_t apply_point(const cols4 *c, float x, float y, float z)
 {
     return vfmaq_n_f32(vfmaq_n_f32(vfmaq_n_f32(c->c3, c->c0, x), c->c1, y), c->c2, z);
 }
 
 /* Store lanes 0..2 (x y z) and nothing else. */
-NEON_INLINE void store3(float *out, float32x4_t v)
+MN_LANE void store3(float *out, float32x4_t v)
 {
     vst1_f32(out, vget_low_f32(v));
     vst1q_lane_f32(out + 2, v, 2);
@@ -86,7 +93,7 @@ NEON_INLINE void store3(float *out, float32x4_t v)
  * 16-byte stores (x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3).  Lane inserts
  * and one extract: fewer stores than writing the vertices one by one.
  */
-NEON_INLINE void pack_xyz4(float *out, const float32x4_t v[4])
+MN_LANE void pack_xyz4(float *out, const float32x4_t v[4])
 {
     float32x4_t a = vcopyq_laneq_f32(v[0], 3, v[1], 0);                 /* x0 y0 z0 x1 */
     float32x4_t b = vcombine_f32(vget_low_f32(vextq_f32(v[1], v[1], 1)),
@@ -98,12 +105,12 @@ NEON_INLINE void pack_xyz4(float *out, const float32x4_t v[4])
 }
 
 /* The low (zip_lo64) or high (zip_hi64) 64-bit halves of a and b side by side. */
-NEON_INLINE float32x4_t zip_lo64(float32x4_t a, float32x4_t b)
+MN_LANE float32x4_t zip_lo64(float32x4_t a, float32x4_t b)
 {
     return vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)));
 }
 
-NEON_INLINE float32x4_t zip_hi64(float32x4_t a, float32x4_t b)
+MN_LANE float32x4_t zip_hi64(float32x4_t a, float32x4_t b)
 {
     return vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)));
 }
@@ -112,7 +119,7 @@ NEON_INLINE float32x4_t zip_hi64(float32x4_t a, float32x4_t b)
  * v[i] = v[i] / |v[i].xyz| for four vectors (lane 3 ignored), zero when the
  * squared length is zero.  len² = (x² + y²) + z², as the reference adds.
  */
-NEON_INLINE void normalize4(float32x4_t v[4])
+MN_LANE void normalize4(float32x4_t v[4])
 {
     float32x4_t s0 = vmulq_f32(v[0], v[0]), s1 = vmulq_f32(v[1], v[1]);
     float32x4_t s2 = vmulq_f32(v[2], v[2]), s3 = vmulq_f32(v[3], v[3]);
@@ -134,25 +141,13 @@ NEON_INLINE void normalize4(float32x4_t v[4])
     v[3] = vmulq_laneq_f32(v[3], inv, 3);
 }
 
-/*
- * The layout of a call: strides in floats.  With `packed` (every stride the
- * default, the glTF layout) they are compile-time constants, which frees
- * registers in the hot loop and allows the packed stores of pack_xyz4.
- */
-typedef struct layout {
-    bool packed, has_n, has_t;
-    size_t ic;
-} layout;
-
-#define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
-
 /* What a group of four vertices carries from its reads to its writes. */
 typedef struct group {
     float32x4_t pos[4], nv[4], tv[4], tw[4];
 } group;
 
 /* Read and compute vertex v into slot b of g (nothing is written to the outputs yet). */
-NEON_INLINE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
+MN_LANE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
 {
     cols4 c = blend(s->palette, s->joints + v * L.ic, s->weights + v * L.ic, L.ic);
     const float *p = s->positions + v * STRIDE(L, s, position_stride, 3);
@@ -170,8 +165,8 @@ NEON_INLINE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group
 }
 
 /* x y z of vertices first .. first+n-1 into a 3-float stream `stride` floats apart. */
-NEON_INLINE void store_xyz_group(float *out, size_t stride, size_t first, size_t n,
-                                 bool packed_full, const float32x4_t v[4])
+MN_LANE void store_xyz_group(float *out, size_t stride, size_t first, size_t n,
+                             bool packed_full, const float32x4_t v[4])
 {
     if (packed_full) {
         pack_xyz4(out + first * 3, v);
@@ -182,8 +177,8 @@ NEON_INLINE void store_xyz_group(float *out, size_t stride, size_t first, size_t
 }
 
 /* Normalise, then write the outputs of vertices first .. first+n-1 (every input already read). */
-NEON_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n, bool full,
-                              group *g)
+MN_LANE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n, bool full,
+                          group *g)
 {
     bool packed_full = L.packed && full;
     store_xyz_group(s->out_positions, STRIDE(L, s, out_position_stride, 3), first, n, packed_full,
@@ -208,7 +203,7 @@ NEON_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, 
  * x86 kernels do in large calls (PRFM PLDL1KEEP).  A hint: it never faults
  * and changes nothing.
  */
-NEON_INLINE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
+MN_LANE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
 {
     if (v >= s->count)
         v = s->count - 1;
@@ -221,13 +216,12 @@ NEON_INLINE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
     __builtin_prefetch(s->weights + v * L.ic, 0, 3);
 }
 
-NEON_INLINE void skin_all(const mn_skin_streams *sp, layout L)
+/* The full groups from vertex v to end (a multiple of 4 further), four vertices a step. */
+MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
 {
-    /* A local copy: the compiler then knows no output store can change a pointer or stride. */
-    const mn_skin_streams st = *sp, *s = &st;
+    (void)stream; /* SKIN_STREAMS is 0 */
     group g;
-    size_t v = 0;
-    for (; v + 4 <= s->count; v += 4) {
+    for (; v < end; v += 4) {
         if (s->prefetch)
             prefetch_vertex(s, L, v + MN_SKIN_PREFETCH_AHEAD);
         /* four calls, not a loop: the group's vectors stay in registers */
@@ -237,51 +231,17 @@ NEON_INLINE void skin_all(const mn_skin_streams *sp, layout L)
         skin_vertex(s, L, v + 3, &g, 3);
         finish_group(s, L, v, 4, true, &g);
     }
-    if (v < s->count) {
-        size_t n = s->count - v;
-        for (size_t b = 0; b < 4; b++) /* unused lanes hold zeros, which normalise to zeros */
-            g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = vdupq_n_f32(0.0f);
-        for (size_t b = 0; b < n; b++)
-            skin_vertex(s, L, v + b, &g, b);
-        finish_group(s, L, v, n, false, &g);
-    }
 }
 
-/* One instance per stream set, so the group loop carries no per-vertex tests. */
-NEON_INLINE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
+/* Vertices first .. first+n-1 (n < 4) as one partial group. */
+MN_LANE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
 {
-    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
-    if (has_n && has_t)
-        skin_all(s, (layout){packed, true, true, ic});
-    else if (has_n)
-        skin_all(s, (layout){packed, true, false, ic});
-    else if (has_t)
-        skin_all(s, (layout){packed, false, true, ic});
-    else
-        skin_all(s, (layout){packed, false, false, ic});
-}
-
-/* Every stream at its default stride: positions and normals 3 floats, tangents 4. */
-static bool is_packed(const mn_skin_streams *s)
-{
-    return s->position_stride == 3 && s->normal_stride == 3 && s->tangent_stride == 4 &&
-           s->out_position_stride == 3 && s->out_normal_stride == 3 && s->out_tangent_stride == 4;
-}
-
-void mn_skin_neon(const mn_skin_streams *s)
-{
-    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
-    bool packed = is_packed(s);
-    if (s->influences == 4 && packed)
-        skin_streams(s, 4, true);
-    else if (s->influences == 4)
-        skin_streams(s, 4, false);
-    else if (s->influences == 8 && packed)
-        skin_streams(s, 8, true);
-    else if (s->influences == 8)
-        skin_streams(s, 8, false);
-    else
-        skin_streams(s, s->influences, false);
+    group g;
+    for (size_t b = 0; b < 4; b++) /* unused lanes hold zeros, which normalise to zeros */
+        g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = vdupq_n_f32(0.0f);
+    for (size_t b = 0; b < n; b++)
+        skin_vertex(s, L, first + b, &g, b);
+    finish_group(s, L, first, n, false, &g);
 }
 
 #else

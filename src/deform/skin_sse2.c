@@ -25,21 +25,27 @@
  * non-temporal stores (stream_xyz4) and the call ends with a store fence; the
  * values are the cached path's, only their route to memory differs.  Large
  * calls also prefetch their inputs a little ahead (prefetch_vertex).
+ *
+ * How a call is specialised and walked, and the entry point mni_skin_sse2,
+ * are skin_kernel.h's, shared with the other instruction sets.
  */
 #include "deform/internal.h"
 
-#if MN_SKIN_X86
+#if MN_WITH_SSE2
 
-#include <emmintrin.h>
+#include "core/lanes_sse2.h"
 
-#define SSE2_INLINE static inline __attribute__((always_inline))
+#define SKIN_READS_PAST 0
+#define SKIN_STREAMS 1
+#define SKIN_FENCE() _mm_sfence()
+#include "deform/skin_kernel.h"
 
 typedef struct cols4 {
     __m128 c0, c1, c2, c3;
 } cols4;
 
 /* M = Σ w_k · palette[j_k], column by column (row 3 computed and ignored). */
-SSE2_INLINE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
+MN_LANE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
 {
     const float *m = pal + 16 * (size_t)j[0];
     __m128 wk = _mm_set1_ps(w[0]);
@@ -60,13 +66,13 @@ SSE2_INLINE cols4 blend(const float *pal, const uint16_t *j, const float *w, siz
 }
 
 /* (c0·x + c1·y) + c2·z: the 3x3 part applied to (x, y, z). */
-SSE2_INLINE __m128 apply3(const cols4 *c, __m128 x, __m128 y, __m128 z)
+MN_LANE __m128 apply3(const cols4 *c, __m128 x, __m128 y, __m128 z)
 {
     return _mm_add_ps(_mm_add_ps(_mm_mul_ps(c->c0, x), _mm_mul_ps(c->c1, y)), _mm_mul_ps(c->c2, z));
 }
 
 /* Store lanes 0..2 (x y z) and nothing else. */
-SSE2_INLINE void store3(float *out, __m128 v)
+MN_LANE void store3(float *out, __m128 v)
 {
     _mm_storel_pi((__m64 *)(void *)out, v);
     _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
@@ -76,7 +82,7 @@ SSE2_INLINE void store3(float *out, __m128 v)
  * v[i] = v[i] / |v[i].xyz| for four vectors (lane 3 ignored), zero when the
  * squared length is zero.  len² = (x² + y²) + z², as the reference adds.
  */
-SSE2_INLINE void normalize4(__m128 v[4])
+MN_LANE void normalize4(__m128 v[4])
 {
     __m128 s0 = _mm_mul_ps(v[0], v[0]), s1 = _mm_mul_ps(v[1], v[1]);
     __m128 s2 = _mm_mul_ps(v[2], v[2]), s3 = _mm_mul_ps(v[3], v[3]);
@@ -96,25 +102,13 @@ SSE2_INLINE void normalize4(__m128 v[4])
     v[3] = _mm_mul_ps(v[3], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(3, 3, 3, 3)));
 }
 
-/*
- * The layout of a call: strides in floats.  With `packed` (every stride the
- * default, the glTF layout) they are compile-time constants, which frees
- * registers in the hot loop and allows the overlapping stores below.
- */
-typedef struct layout {
-    bool packed, has_n, has_t;
-    size_t ic;
-} layout;
-
-#define STRIDE(L, s, field, dflt) ((L).packed ? (size_t)(dflt) : (s)->field)
-
 /* What a group of four vertices carries from its reads to its writes. */
 typedef struct group {
     __m128 pos[4], nv[4], tv[4], tw[4];
 } group;
 
 /* Read and compute vertex v into slot b of g (nothing is written to the outputs yet). */
-SSE2_INLINE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
+MN_LANE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
 {
     cols4 c = blend(s->palette, s->joints + v * L.ic, s->weights + v * L.ic, L.ic);
     const float *p = s->positions + v * STRIDE(L, s, position_stride, 3);
@@ -139,7 +133,7 @@ SSE2_INLINE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group
  * overwrites; the group's last vertex stores exactly 12 bytes, so nothing
  * outside the group is touched.  One store instead of two.
  */
-SSE2_INLINE void store_xyz(float *out, __m128 v, bool packed_full, size_t b)
+MN_LANE void store_xyz(float *out, __m128 v, bool packed_full, size_t b)
 {
     if (packed_full && b < 3)
         _mm_storeu_ps(out, v);
@@ -152,7 +146,7 @@ SSE2_INLINE void store_xyz(float *out, __m128 v, bool packed_full, size_t b)
  * four vertices are 48 bytes, three aligned 16-byte stores
  * (x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3), `out` on a 16-byte boundary.
  */
-SSE2_INLINE void stream_xyz4(float *out, const __m128 v[4])
+MN_LANE void stream_xyz4(float *out, const __m128 v[4])
 {
     __m128 z0x1 = _mm_shuffle_ps(v[0], v[1], _MM_SHUFFLE(0, 0, 2, 2)); /* z0 z0 x1 x1 */
     __m128 z2x3 = _mm_shuffle_ps(v[2], v[3], _MM_SHUFFLE(0, 0, 2, 2)); /* z2 z2 x3 x3 */
@@ -166,8 +160,8 @@ SSE2_INLINE void stream_xyz4(float *out, const __m128 v[4])
  * input already read).  `stream`: a full group from stream_first on, whose
  * streamed outputs take non-temporal stores (same values, other route).
  */
-SSE2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
-                              bool full, bool stream, group *g)
+MN_LANE void finish_group(const mn_skin_streams *s, layout L, size_t first, size_t n,
+                          bool full, bool stream, group *g)
 {
     size_t ps = STRIDE(L, s, out_position_stride, 3);
     if (stream && s->stream_positions)
@@ -205,7 +199,7 @@ SSE2_INLINE void finish_group(const mn_skin_streams *s, layout L, size_t first, 
  * of work, a few times the latency of memory).  A hint: it never faults and
  * changes nothing.
  */
-SSE2_INLINE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
+MN_LANE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
 {
     if (v >= s->count)
         v = s->count - 1;
@@ -219,7 +213,7 @@ SSE2_INLINE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
 }
 
 /* Vertices first .. first+n-1 (n < 4) as one partial group, through the cache. */
-SSE2_INLINE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
+MN_LANE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
 {
     group g;
     for (size_t b = 0; b < 4; b++) /* unused lanes hold zeros, which normalise to zeros */
@@ -229,19 +223,11 @@ SSE2_INLINE void skin_partial(const mn_skin_streams *s, layout L, size_t first, 
     finish_group(s, L, first, n, false, false, &g);
 }
 
-SSE2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
+/* The full groups from vertex v to end (a multiple of 4 further), four vertices a step. */
+MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
 {
-    /* A local copy: the compiler then knows no output store can change a pointer or stride. */
-    const mn_skin_streams st = *sp, *s = &st;
-    bool stream = s->stream_positions || s->stream_normals || s->stream_tangents;
-    size_t v = 0;
-    if (stream && s->stream_first > 0) {
-        /* the vertices before the 16-byte boundary: grouping changes no value (lanes are independent) */
-        v = s->stream_first < s->count ? s->stream_first : s->count;
-        skin_partial(s, L, 0, v);
-    }
     group g;
-    for (; v + 4 <= s->count; v += 4) {
+    for (; v < end; v += 4) {
         if (s->prefetch)
             prefetch_vertex(s, L, v + MN_SKIN_PREFETCH_AHEAD);
         /* four calls, not a loop: the group's vectors stay in registers */
@@ -251,47 +237,6 @@ SSE2_INLINE void skin_all(const mn_skin_streams *sp, layout L)
         skin_vertex(s, L, v + 3, &g, 3);
         finish_group(s, L, v, 4, true, stream, &g);
     }
-    if (v < s->count)
-        skin_partial(s, L, v, s->count - v);
-    if (stream)
-        _mm_sfence(); /* streaming stores are weakly ordered: make them visible before returning */
-}
-
-/* One instance per stream set, so the group loop carries no per-vertex tests. */
-SSE2_INLINE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
-{
-    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
-    if (has_n && has_t)
-        skin_all(s, (layout){packed, true, true, ic});
-    else if (has_n)
-        skin_all(s, (layout){packed, true, false, ic});
-    else if (has_t)
-        skin_all(s, (layout){packed, false, true, ic});
-    else
-        skin_all(s, (layout){packed, false, false, ic});
-}
-
-/* Every stream at its default stride: positions and normals 3 floats, tangents 4. */
-static bool is_packed(const mn_skin_streams *s)
-{
-    return s->position_stride == 3 && s->normal_stride == 3 && s->tangent_stride == 4 &&
-           s->out_position_stride == 3 && s->out_normal_stride == 3 && s->out_tangent_stride == 4;
-}
-
-void mni_skin_sse2(const mn_skin_streams *s)
-{
-    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
-    bool packed = is_packed(s);
-    if (s->influences == 4 && packed)
-        skin_streams(s, 4, true);
-    else if (s->influences == 4)
-        skin_streams(s, 4, false);
-    else if (s->influences == 8 && packed)
-        skin_streams(s, 8, true);
-    else if (s->influences == 8)
-        skin_streams(s, 8, false);
-    else
-        skin_streams(s, s->influences, false);
 }
 
 #else

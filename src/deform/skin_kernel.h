@@ -1,0 +1,86 @@
+/*
+ * What every skinning kernel shares, written once: how a call is
+ * specialised (influence count, packed or strided, which optional streams)
+ * and walked (the vertices before a streaming boundary, the full groups of
+ * four, the last few, the store fence), and its entry point
+ * MN_ISA(mni_skin).  Included by each instruction set's file (skin_sse2.c,
+ * skin_avx2.c, skin_neon.c) after its lane header (core/simd.h, the
+ * convention); what differs between them is how a group of four vertices is
+ * read, computed and written, which each file writes for its registers: one
+ * vertex a register (SSE2, NEON) or two (AVX2).
+ *
+ * The including file defines, before including:
+ *   SKIN_READS_PAST  vertices that must follow a full group, because its
+ *                    loads read past the group's last float (AVX2: 1);
+ *   SKIN_STREAMS     1 when it writes the streamed outputs (skin.c's plan)
+ *                    with non-temporal stores, then ended by SKIN_FENCE();
+ * and, after including, two MN_LANE functions:
+ *   skin_groups(s, L, v, end, stream)  the full groups from v to end (a
+ *                    multiple of 4 further on), streaming when `stream`;
+ *   skin_partial(s, L, first, n)       vertices first .. first+n-1 (1 to 4,
+ *                    fewer than 4 when SKIN_READS_PAST is 0), through the
+ *                    cache.
+ * Every vertex gets the same bits wherever it falls (in a full group, a
+ * partial one or the peel before a streaming boundary): lanes are
+ * independent.
+ */
+#ifndef MN_DEFORM_SKIN_KERNEL_H
+#define MN_DEFORM_SKIN_KERNEL_H
+
+typedef mn_skin_layout layout;
+#define STRIDE MN_SKIN_STRIDE
+
+MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream);
+MN_LANE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n);
+
+MN_LANE void skin_all(const mn_skin_streams *sp, layout L)
+{
+    /* A local copy: the compiler then knows no output store can change a pointer or stride. */
+    const mn_skin_streams st = *sp, *s = &st;
+    bool stream = SKIN_STREAMS && (s->stream_positions || s->stream_normals || s->stream_tangents);
+    size_t v = 0;
+    if (stream && s->stream_first > 0) {
+        /* the vertices before the 16-byte boundary: grouping changes no value */
+        v = s->stream_first < s->count ? s->stream_first : s->count;
+        skin_partial(s, L, 0, v);
+    }
+    size_t left = s->count - v;
+    size_t end = left > SKIN_READS_PAST ? v + (left - SKIN_READS_PAST) / 4 * 4 : v;
+    skin_groups(s, L, v, end, stream);
+    if (end < s->count)
+        skin_partial(s, L, end, s->count - end);
+    if (stream)
+        SKIN_FENCE(); /* streaming stores are weakly ordered: make them visible before returning */
+}
+
+/* One instance per stream set, so the group loop carries no per-vertex tests. */
+MN_LANE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
+{
+    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
+    if (has_n && has_t)
+        skin_all(s, (layout){packed, true, true, ic});
+    else if (has_n)
+        skin_all(s, (layout){packed, true, false, ic});
+    else if (has_t)
+        skin_all(s, (layout){packed, false, true, ic});
+    else
+        skin_all(s, (layout){packed, false, false, ic});
+}
+
+MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
+{
+    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
+    bool packed = mni_skin_packed(s);
+    if (s->influences == 4 && packed)
+        skin_streams(s, 4, true);
+    else if (s->influences == 4)
+        skin_streams(s, 4, false);
+    else if (s->influences == 8 && packed)
+        skin_streams(s, 8, true);
+    else if (s->influences == 8)
+        skin_streams(s, 8, false);
+    else
+        skin_streams(s, s->influences, false);
+}
+
+#endif /* MN_DEFORM_SKIN_KERNEL_H */
