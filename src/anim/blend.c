@@ -7,11 +7,12 @@
  * 0 or 1 copies one side bit-exactly rather than computing a + (b − a)·w,
  * whose rounding would otherwise leak into poses that should be untouched.
  *
- * The code here is the scalar reference.  On x86-64 mni_blend_poses and
- * mni_add_poses hand whole groups of joints to the SIMD kernels: eight at a
- * time to blend_avx2.c at MN_SIMD_AVX2_FMA (mni_simd_resolve), else four at a
- * time to blend_simd.c (SSE2, the x86-64 baseline); the reference runs on the
- * tail and on any group with a wide arc.  MN_NO_SIMD builds the reference alone.
+ * The code here is the scalar reference and the dispatch (core/simd.h, the
+ * convention).  On x86-64 mni_blend_poses and mni_add_poses hand whole
+ * groups of joints to the SIMD kernels of blend_kernel.h: eight at a time to
+ * blend_avx2.c at MN_SIMD_AVX2_FMA, then four at a time to blend_sse2.c
+ * (SSE2, the x86-64 baseline); the reference runs on the tail and on any
+ * group with a wide arc.  MN_NO_SIMD builds the reference alone.
  */
 #include <marionette/blend.h>
 #include <marionette/math.h>
@@ -268,13 +269,6 @@ static void blend_run(const mn_pose *a, const mn_pose *b, float layer, const flo
     normalize_marked(out->rotations, first, marks);
 }
 
-/* Whole groups of `width` joints from joint j on, at most `most` (one SIMD call's worth). */
-static inline uint32_t simd_groups(uint32_t j, uint32_t joint_count, uint32_t width, uint32_t most)
-{
-    uint32_t groups = (joint_count - j) / width;
-    return groups < most ? groups : most;
-}
-
 /* Joints [from, to) by the reference, in runs. */
 static void blend_range(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
                         mn_pose *out, uint32_t from, uint32_t to)
@@ -283,6 +277,14 @@ static void blend_range(const mn_pose *a, const mn_pose *b, float layer, const f
         uint32_t end = to - first < RUN ? to : first + RUN;
         blend_run(a, b, layer, mask, out, first, end);
     }
+}
+
+#if MN_WITH_SSE2
+/* Whole groups of `width` joints from joint j on, at most `most` (one SIMD call's worth). */
+static inline uint32_t simd_groups(uint32_t j, uint32_t joint_count, uint32_t width, uint32_t most)
+{
+    uint32_t groups = (joint_count - j) / width;
+    return groups < most ? groups : most;
 }
 
 /* A kernel's contract (blend_internal.h): a bit per group of joints it left to the reference. */
@@ -310,20 +312,22 @@ static inline uint32_t simd_loop(simd_kernel *kernel, reference_run *reference, 
     }
     return j;
 }
+#endif
 
+/* The one dispatch of the blends: AVX2 eights, then SSE2 fours, then the reference. */
 void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
                        mn_simd_level level)
 {
     float layer = mni_clamp01(t);
     uint32_t j = 0;
     level = mni_simd_resolve(level);
-#ifdef MN_BLEND_AVX2
+#if MN_WITH_AVX2
     if (level == MN_SIMD_AVX2_FMA)
-        j = simd_loop(mni_blend_avx2, blend_run, 8u, MN_AVX2_GROUPS, a, b, layer, mask, out, j);
+        j = simd_loop(mni_blend_avx2, blend_run, 8u, MN_BLEND_RUN / 8u, a, b, layer, mask, out, j);
 #endif
-#ifdef MN_BLEND_SSE2
+#if MN_WITH_SSE2
     if (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)
-        j = simd_loop(mni_blend_sse2, blend_run, 4u, MN_SIMD_GROUPS, a, b, layer, mask, out, j);
+        j = simd_loop(mni_blend_sse2, blend_run, 4u, MN_BLEND_RUN / 4u, a, b, layer, mask, out, j);
 #endif
     (void)level;
     blend_range(a, b, layer, mask, out, j, out->joint_count);
@@ -406,19 +410,20 @@ static void add_range(const mn_pose *base, const mn_pose *delta, float layer, co
     }
 }
 
+/* The one dispatch of the additive layer, as mni_blend_poses_at's. */
 void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                      mn_pose *out, mn_simd_level level)
 {
     float layer = mni_clamp01(weight);
     uint32_t j = 0;
     level = mni_simd_resolve(level);
-#ifdef MN_BLEND_AVX2
+#if MN_WITH_AVX2
     if (level == MN_SIMD_AVX2_FMA)
-        j = simd_loop(mni_add_avx2, add_run, 8u, MN_AVX2_GROUPS, base, delta, layer, mask, out, j);
+        j = simd_loop(mni_add_avx2, add_run, 8u, MN_BLEND_RUN / 8u, base, delta, layer, mask, out, j);
 #endif
-#ifdef MN_BLEND_SSE2
+#if MN_WITH_SSE2
     if (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)
-        j = simd_loop(mni_add_sse2, add_run, 4u, MN_SIMD_GROUPS, base, delta, layer, mask, out, j);
+        j = simd_loop(mni_add_sse2, add_run, 4u, MN_BLEND_RUN / 4u, base, delta, layer, mask, out, j);
 #endif
     (void)level;
     add_range(base, delta, layer, mask, out, j, out->joint_count);

@@ -10,6 +10,7 @@
 #include <marionette/blend_tree.h>
 
 #include "core/core.h"
+#include "core/simd.h"
 
 /* x clamped to [0, 1]; NaN gives 0 (the comparisons are false for it). */
 static inline float mni_clamp01(float x)
@@ -53,32 +54,26 @@ void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, c
 /* 1/(i(2i + 1)), i = 1.., the series' coefficients. */
 extern const float mni_slerp_series_k[40];
 
-#if (defined(__SSE2__) || defined(_M_X64)) && !defined(MN_NO_SIMD)
-#define MN_BLEND_SSE2 1
-/* Groups of four joints one SSE2 call handles: a run of 64. */
-#define MN_SIMD_GROUPS 16u
 /*
- * Joints [first, first + 4·groups) of mni_blend_poses / mni_add_poses at
- * weight `layer` (already clamped) with SSE2 (blend_simd.c), groups <=
- * MN_SIMD_GROUPS.  Returns a bit per group (1 << g) left unwritten because
- * one of its joints needs the wide-arc series: the caller runs the
- * reference on those four joints.
+ * The SIMD kernels (core/simd.h, the convention): blend_kernel.h at four
+ * lanes (blend_sse2.c) and eight (blend_avx2.c).  Each takes joints
+ * [first, first + W·groups) of mni_blend_poses / mni_add_poses at weight
+ * `layer` (already clamped), W its width, groups <= MN_BLEND_RUN / W, and
+ * returns a bit per group (1 << g) left unwritten because one of its joints
+ * needs the wide-arc series: the caller runs the reference on those joints.
  */
+#define MN_BLEND_RUN 64u /* joints one call takes at most */
+#if MN_WITH_SSE2
 uint32_t mni_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
-                       mn_pose *out, uint32_t first, uint32_t groups);
+                        mn_pose *out, uint32_t first, uint32_t groups);
 uint32_t mni_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
-                     mn_pose *out, uint32_t first, uint32_t groups);
-
-#if defined(__GNUC__) && defined(__x86_64__)
-#define MN_BLEND_AVX2 1
-/* Groups of eight joints one AVX2 call handles: a run of 64. */
-#define MN_AVX2_GROUPS 8u
-/* The SSE2 kernels' contract at eight joints a group (blend_avx2.c); AVX2 CPUs only. */
-uint32_t mni_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
-                       mn_pose *out, uint32_t first, uint32_t groups);
-uint32_t mni_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
-                     mn_pose *out, uint32_t first, uint32_t groups);
+                      mn_pose *out, uint32_t first, uint32_t groups);
 #endif
+#if MN_WITH_AVX2
+uint32_t mni_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
+                        mn_pose *out, uint32_t first, uint32_t groups);
+uint32_t mni_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
+                      mn_pose *out, uint32_t first, uint32_t groups);
 #endif
 
 /* ---- 2D blend spaces (blend_space.c) ---------------------------------------- */
