@@ -27,26 +27,24 @@
  * each run of tracks (one path, one interpolation) is a tight loop.  Every
  * entry point computes s and Δt with the one helper below and interpolates
  * with the same expressions, so a track sampled alone (mn_track_sample) and
- * within a clip give the same bits.  Linear rotation runs slerp eight
- * tracks at a time with AVX2 where the CPU has it (clip_avx2.c), then four
- * with SSE2; cubic rotation runs take eight at a time with AVX2; linear and
- * cubic translation and scale tracks go one to an SSE2 register.  Only
- * exact IEEE operations (add, multiply, divide, square root, no fused
- * multiply-add) in the scalar code's order, so each lane is bit for bit the
- * scalar code, which stays the reference (MN_NO_SIMD builds only it).
+ * within a clip give the same bits.  The code here is the scalar reference
+ * and the dispatch (core/simd.h, the convention): rotation runs, linear and
+ * cubic, go eight tracks at a time to AVX2 where the CPU has it
+ * (clip_avx2.c), then four at a time to SSE2 (clip_sse2.c), both
+ * clip_kernel.h; linear and cubic translation and scale tracks go one to an
+ * SSE2 register.  Only exact IEEE operations (add, multiply, divide, square
+ * root, no fused multiply-add) in the scalar code's order, so each lane is
+ * bit for bit the scalar code, which stays the reference (MN_NO_SIMD builds
+ * only it).
  */
 #include "anim/clip_internal.h"
 #include "anim/clip_slerp.h"
 #include "core/core.h"
+#include "core/simd.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
-
-#if defined(__SSE2__) && !defined(MN_NO_SIMD)
-#include <emmintrin.h>
-#define CLIP_SSE2 1
-#endif
 
 /* A cursor walks at most this many spans forward before falling back to binary search. */
 #define CURSOR_WALK 4u
@@ -276,124 +274,6 @@ void mn_channel_sample(const mn_channel *channel, float t, float *out)
     mn_track_sample(&track, t, out);
 }
 
-#ifdef CLIP_SSE2
-/* sin_poly on four lanes: the same operations in the same order. */
-static inline __m128 sin_poly4(__m128 x)
-{
-    __m128 u = _mm_mul_ps(x, x), p = _mm_set1_ps(mn_sin_poly[0]);
-    for (int i = 1; i < MN_SIN_POLY_TERMS; i++)
-        p = _mm_add_ps(_mm_set1_ps(mn_sin_poly[i]), _mm_mul_ps(u, p));
-    return _mm_mul_ps(x, p);
-}
-
-/* acos_poly on four lanes. */
-static inline __m128 acos_poly4(__m128 d)
-{
-    __m128 q = _mm_set1_ps(mn_acos_poly[0]);
-    for (int i = 1; i < MN_ACOS_POLY_TERMS; i++)
-        q = _mm_add_ps(_mm_mul_ps(q, d), _mm_set1_ps(mn_acos_poly[i]));
-    return _mm_mul_ps(_mm_sqrt_ps(_mm_sub_ps(_mm_set1_ps(1.0f), d)), q);
-}
-
-static inline __m128 select4(__m128 mask, __m128 yes, __m128 no)
-{
-    return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
-}
-
-static inline __m128 dot4(__m128 ax, __m128 ay, __m128 az, __m128 aw, __m128 bx, __m128 by,
-                          __m128 bz, __m128 bw)
-{
-    __m128 d = _mm_add_ps(_mm_mul_ps(ax, bx), _mm_mul_ps(ay, by));
-    d = _mm_add_ps(d, _mm_mul_ps(az, bz));
-    return _mm_add_ps(d, _mm_mul_ps(aw, bw));
-}
-
-/*
- * quat_slerp_to for four tracks of one run at span k, lane by lane.  Both
- * weight pairs are computed and the near-parallel test picks one per lane;
- * the lanes a pick discards may hold NaN from acos of a dot above 1 or a
- * zero sin θ, and are never used.  When every lane is near-parallel (keys a
- * frame apart) the polynomials are skipped.
- */
-static inline void slerp4(const mn_track *tr, uint32_t k, float s, float *rotations)
-{
-    size_t at = 4 * (size_t)k;
-    __m128 ax = _mm_loadu_ps(tr[0].values + at), ay = _mm_loadu_ps(tr[1].values + at);
-    __m128 az = _mm_loadu_ps(tr[2].values + at), aw = _mm_loadu_ps(tr[3].values + at);
-    __m128 bx = _mm_loadu_ps(tr[0].values + at + 4), by = _mm_loadu_ps(tr[1].values + at + 4);
-    __m128 bz = _mm_loadu_ps(tr[2].values + at + 4), bw = _mm_loadu_ps(tr[3].values + at + 4);
-    _MM_TRANSPOSE4_PS(ax, ay, az, aw);
-    _MM_TRANSPOSE4_PS(bx, by, bz, bw);
-
-    const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f), sign_bit = _mm_set1_ps(-0.0f);
-    __m128 d = dot4(ax, ay, az, aw, bx, by, bz, bw);
-    __m128 flip = _mm_and_ps(_mm_cmplt_ps(d, zero), sign_bit);   /* short arc: d = -d, wb *= -1 */
-    d = _mm_xor_ps(d, flip);
-    __m128 sv = _mm_set1_ps(s), rest = _mm_set1_ps(1.0f - s);
-    __m128 near = _mm_cmpgt_ps(d, _mm_set1_ps(MN_CLIP_NEARLY_PARALLEL));
-    __m128 wa = rest, wb = sv;
-    if (_mm_movemask_ps(near) != 0xF) { /* keys a frame apart: all near, no polynomials */
-        __m128 theta = acos_poly4(d);
-        __m128 sin_theta = sin_poly4(theta);
-        wa = select4(near, rest, _mm_div_ps(sin_poly4(_mm_mul_ps(rest, theta)), sin_theta));
-        wb = select4(near, sv, _mm_div_ps(sin_poly4(_mm_mul_ps(sv, theta)), sin_theta));
-    }
-    wb = _mm_mul_ps(wb, _mm_or_ps(one, flip));
-
-    __m128 x = _mm_add_ps(_mm_mul_ps(wa, ax), _mm_mul_ps(wb, bx));
-    __m128 y = _mm_add_ps(_mm_mul_ps(wa, ay), _mm_mul_ps(wb, by));
-    __m128 z = _mm_add_ps(_mm_mul_ps(wa, az), _mm_mul_ps(wb, bz));
-    __m128 w = _mm_add_ps(_mm_mul_ps(wa, aw), _mm_mul_ps(wb, bw));
-    /* quat_normalize_to: identity where |q| is zero or not finite. */
-    __m128 n = _mm_sqrt_ps(dot4(x, y, z, w, x, y, z, w));
-    __m128 ok = _mm_and_ps(_mm_cmpgt_ps(n, zero), _mm_cmple_ps(n, _mm_set1_ps(FLT_MAX)));
-    __m128 inv = _mm_div_ps(one, n);
-    x = _mm_and_ps(ok, _mm_mul_ps(x, inv));
-    y = _mm_and_ps(ok, _mm_mul_ps(y, inv));
-    z = _mm_and_ps(ok, _mm_mul_ps(z, inv));
-    w = select4(ok, _mm_mul_ps(w, inv), one);
-    _MM_TRANSPOSE4_PS(x, y, z, w);
-    _mm_storeu_ps(rotations + 4 * (size_t)tr[0].target, x);
-    _mm_storeu_ps(rotations + 4 * (size_t)tr[1].target, y);
-    _mm_storeu_ps(rotations + 4 * (size_t)tr[2].target, z);
-    _mm_storeu_ps(rotations + 4 * (size_t)tr[3].target, w);
-}
-#endif
-
-#ifdef CLIP_SSE2
-/*
- * lerp_to of one 3-float key pair at v0 (v1 = v0 + 3) in one register:
- * lanes 0-2 do the scalar's subtract, multiply and add, lane 3 (the next
- * float, in the clip's block: see CLIP_TAIL_PAD) is never stored.
- */
-static inline void lerp3(float *out, const float *v0, __m128 s)
-{
-    __m128 a = _mm_loadu_ps(v0), b = _mm_loadu_ps(v0 + 3);
-    __m128 r = _mm_add_ps(a, _mm_mul_ps(s, _mm_sub_ps(b, a)));
-    _mm_storel_pi((__m64 *)out, r);
-    _mm_store_ss(out + 2, _mm_movehl_ps(r, r));
-}
-#endif
-
-#ifdef CLIP_SSE2
-/*
- * The cubic of one 3-float track at span k (key k at key0: in-tangent,
- * value, out-tangent; then key k+1) in one register, lanes 0-2 the scalar's
- * products and sums in its order.  Every four-float load starts inside the
- * two keys and the last ends at key k+1's out-tangent: nothing outside them.
- */
-static inline void hermite3(float *out, const float *key0, const __m128 h[4])
-{
-    __m128 v0 = _mm_loadu_ps(key0 + 3), b0 = _mm_loadu_ps(key0 + 6);
-    __m128 a1 = _mm_loadu_ps(key0 + 9), v1 = _mm_loadu_ps(key0 + 12);
-    __m128 r = _mm_add_ps(_mm_mul_ps(h[0], v0), _mm_mul_ps(h[1], b0));
-    r = _mm_add_ps(r, _mm_mul_ps(h[2], v1));
-    r = _mm_add_ps(r, _mm_mul_ps(h[3], a1));
-    _mm_storel_pi((__m64 *)out, r);
-    _mm_store_ss(out + 2, _mm_movehl_ps(r, r));
-}
-#endif
-
 /* How many of a run's tracks drive joints of the pose: a prefix, targets ascending. */
 static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32_t joint_count)
 {
@@ -410,90 +290,90 @@ static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32
     return lo;
 }
 
-/* A linear rotation run: AVX2 eights, then SSE2 fours, then one at a time. */
-static inline void slerp_run(const mn_track *tr, uint32_t n, place p, bool wide, float *rotations)
-{
-    (void)wide;
-    uint32_t i = 0;
-#ifdef MN_CLIP_AVX2
-    if (wide)
-        i = mni_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
-#endif
-#ifdef CLIP_SSE2
-    for (; i + 4 <= n; i += 4)
-        slerp4(tr + i, p.k, p.s, rotations);
-    if (i < n && n >= 4) { /* the last four again: same bits for those already written */
-        slerp4(tr + n - 4, p.k, p.s, rotations);
-        i = n;
-    }
-#endif
-    for (; i < n; i++)
-        quat_slerp_to(rotations + 4 * (size_t)tr[i].target, tr[i].values + 4 * (size_t)p.k,
-                      tr[i].values + 4 * (size_t)p.k + 4, p.s);
-}
-
-/* A rotation run at place p: the linear kernels, the AVX2 cubic, or each track alone. */
+/*
+ * The sampler's dispatch (core/simd.h, the convention), rotation_run and
+ * vector_run: a run goes to the widest kernel of `level` (a level
+ * mni_simd_resolve gave), what that leaves to the narrower ones, the rest to
+ * the reference.  A rotation run at place p: AVX2 eights, then SSE2 fours,
+ * then each track alone.
+ */
 static inline void rotation_run(const mn_track *tr, uint32_t n, mn_interpolation interpolation,
-                                place p, bool wide, float *rotations)
+                                place p, mn_simd_level level, float *rotations)
 {
-    if (p.span && interpolation == MN_INTERP_LINEAR) {
-        slerp_run(tr, n, p, wide, rotations);
-        return;
+    bool linear = p.span && interpolation == MN_INTERP_LINEAR;
+    bool cubic = p.span && interpolation == MN_INTERP_CUBICSPLINE;
+    float h[4] = {0};
+    if (cubic) {
+        hermite c = hermite_at(p.s, p.dt);
+        h[0] = c.h00, h[1] = c.h10, h[2] = c.h01, h[3] = c.h11;
     }
     uint32_t i = 0;
-#ifdef MN_CLIP_AVX2
-    if (wide && p.span && interpolation == MN_INTERP_CUBICSPLINE) {
-        hermite h = hermite_at(p.s, p.dt);
-        i = mni_clip_hermite_avx2(tr, n, p.k, (const float[4]){h.h00, h.h10, h.h01, h.h11}, rotations);
+#if MN_WITH_AVX2
+    if (level == MN_SIMD_AVX2_FMA && linear)
+        i = mni_clip_slerp_avx2(tr, n, p.k, p.s, rotations);
+    else if (level == MN_SIMD_AVX2_FMA && cubic)
+        i = mni_clip_hermite_avx2(tr, n, p.k, h, rotations);
+#endif
+#if MN_WITH_SSE2
+    if (i == 0 && (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)) {
+        if (linear)
+            i = mni_clip_slerp_sse2(tr, n, p.k, p.s, rotations);
+        else if (cubic)
+            i = mni_clip_hermite_sse2(tr, n, p.k, h, rotations);
     }
 #endif
-    (void)wide;
-    for (; i < n; i++)
-        eval(tr[i].values, 4, 4, MN_PATH_ROTATION, interpolation, p, rotations + 4 * (size_t)tr[i].target);
+    (void)h;
+    (void)level;
+    for (; i < n; i++) {
+        float *out = rotations + 4 * (size_t)tr[i].target;
+        const float *v0 = tr[i].values + 4 * (size_t)p.k;
+        if (linear)
+            quat_slerp_to(out, v0, v0 + 4, p.s);
+        else
+            eval(tr[i].values, 4, 4, MN_PATH_ROTATION, interpolation, p, out);
+    }
 }
 
-/* A translation or scale run (three floats a key, checked on build) at place p. */
+/* A translation or scale run (three floats a key, checked on build) at place p: SSE2, or the reference. */
 static inline void vector_run(const mn_track *tr, uint32_t n, mn_anim_path path,
-                              mn_interpolation interpolation, place p, float *base)
+                              mn_interpolation interpolation, place p, mn_simd_level level,
+                              float *base)
 {
-#ifdef CLIP_SSE2
-    size_t k = p.k;
-    if (p.span && interpolation == MN_INTERP_LINEAR) {
-        __m128 sv = _mm_set1_ps(p.s);
-        for (uint32_t i = 0; i < n; i++)
-            lerp3(base + 3 * (size_t)tr[i].target, tr[i].values + 3 * k, sv);
+#if MN_WITH_SSE2
+    if ((level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2) && p.span &&
+        interpolation == MN_INTERP_LINEAR) {
+        mni_clip_lerp3_sse2(tr, n, p.k, p.s, base);
         return;
     }
-    if (p.span && interpolation == MN_INTERP_CUBICSPLINE) {
+    if ((level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2) && p.span &&
+        interpolation == MN_INTERP_CUBICSPLINE) {
         hermite h = hermite_at(p.s, p.dt);
-        const __m128 hv[4] = {_mm_set1_ps(h.h00), _mm_set1_ps(h.h10), _mm_set1_ps(h.h01),
-                              _mm_set1_ps(h.h11)};
-        for (uint32_t i = 0; i < n; i++)
-            hermite3(base + 3 * (size_t)tr[i].target, tr[i].values + 9 * k, hv);
+        mni_clip_hermite3_sse2(tr, n, p.k, (const float[4]){h.h00, h.h10, h.h01, h.h11}, base);
         return;
     }
 #endif
+    (void)level;
     for (uint32_t i = 0; i < n; i++)
         eval(tr[i].values, 3, 3, path, interpolation, p, base + 3 * (size_t)tr[i].target);
 }
 
-/* Sample one run at place p into the pose; `wide`: the CPU has AVX2 (clip_avx2.c). */
-static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place p, bool wide,
-                              mn_pose *pose)
+/* Sample one run at place p into the pose. */
+static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place p,
+                              mn_simd_level level, mn_pose *pose)
 {
     const mn_track *tr = clip->tracks + run->first;
     uint32_t n = tracks_in_pose(tr, run->count, pose->joint_count);
     if (run->path == MN_PATH_ROTATION)
-        rotation_run(tr, n, run->interpolation, p, wide, pose->rotations);
+        rotation_run(tr, n, run->interpolation, p, level, pose->rotations);
     else
-        vector_run(tr, n, run->path, run->interpolation, p,
+        vector_run(tr, n, run->path, run->interpolation, p, level,
                    run->path == MN_PATH_TRANSLATION ? pose->translations : pose->scales);
 }
 
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose)
 {
-    bool wide = mni_simd_resolve(MN_SIMD_BEST) == MN_SIMD_AVX2_FMA;
+    mn_simd_level level = mni_simd_resolve(MN_SIMD_BEST);
     for (uint32_t l = 0; l < clip->timeline_count; l++) {
         const mn_clip_timeline *line = &clip->timelines[l];
         if (line->run_count == 0)
@@ -502,7 +382,7 @@ static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn
                         : locate(line->times, line->key_count, t);
         p = with_fraction(p, line->times, t);
         for (uint32_t r = 0; r < line->run_count; r++)
-            sample_run(clip, &clip->runs[line->first_run + r], p, wide, pose);
+            sample_run(clip, &clip->runs[line->first_run + r], p, level, pose);
     }
 }
 

@@ -33,6 +33,8 @@
 
 #include <marionette/clip.h>
 
+#include "core/simd.h"
+
 /* Consecutive pose tracks (clip->tracks[first .. first + count)) sampled alike. */
 typedef struct mn_clip_run {
     uint32_t first, count;       /* targets ascending: those in a pose are a prefix */
@@ -63,23 +65,35 @@ struct mn_clip {
     mn_clip_run *runs;
 };
 
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(MN_NO_SIMD)
-#define MN_CLIP_AVX2 1
 /*
- * A linear rotation run's tracks (targets inside the pose) slerped at span
- * k, fraction s, into rotations (clip_avx2.c), eight at a time, a tail
- * taken by overlapping the last eight: returns count when count >= 8, else
- * 0 (nothing done).  Bit for bit the scalar slerp; AVX2 CPUs only.
+ * The sampler's SIMD kernels (core/simd.h, the convention), bit for bit the
+ * scalar code; clip.c's dispatch calls them at the levels they are for.
+ *
+ * mni_clip_slerp_<isa>: a linear rotation run's tracks (targets inside the
+ * pose) slerped at span k, fraction s, into rotations, W tracks at a time (4
+ * for SSE2, 8 for AVX2; clip_kernel.h), a tail taken by overlapping the last
+ * W: returns count when count >= W, else 0 (nothing done).
+ * mni_clip_hermite_<isa>: the same for a CUBICSPLINE rotation run, the
+ * Hermite basis h (h00, h10, h01, h11, tangent terms already scaled by Δt)
+ * applied to span k of each track, then normalised.
+ * mni_clip_lerp3_sse2, mni_clip_hermite3_sse2: a translation or scale run
+ * (3 floats a key) at span k, every track, one to an SSE2 register, into
+ * base (the pose's translations or scales).
  */
+#if MN_WITH_SSE2
+uint32_t mni_clip_slerp_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
+                             float *rotations);
+uint32_t mni_clip_hermite_sse2(const mn_track *tracks, uint32_t count, uint32_t k,
+                               const float h[4], float *rotations);
+void mni_clip_lerp3_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s, float *base);
+void mni_clip_hermite3_sse2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
+                            float *base);
+#endif
+#if MN_WITH_AVX2
 uint32_t mni_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
-                            float *rotations);
-/*
- * The same for a CUBICSPLINE rotation run: the Hermite basis h (h00, h10,
- * h01, h11, tangent terms already scaled by Δt) applied to span k of each
- * track, then normalised.  Bit for bit the scalar; AVX2 CPUs only.
- */
-uint32_t mni_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
-                              float *rotations);
+                             float *rotations);
+uint32_t mni_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t k,
+                               const float h[4], float *rotations);
 #endif
 
 #endif /* MN_ANIM_CLIP_INTERNAL_H */

@@ -1,0 +1,140 @@
+/*
+ * The clip sampler's rotation runs, VF_W tracks at a time, written once over
+ * the lane layer (core/simd.h, the convention) and included by clip_sse2.c
+ * (four tracks) and clip_avx2.c (eight): LINEAR (clip.c's quat_slerp_to on
+ * every lane) and CUBICSPLINE (the Hermite cubic, then normalised).  The
+ * entry points are MN_ISA(mni_clip_slerp) and MN_ISA(mni_clip_hermite), with
+ * the contract clip_internal.h states.
+ *
+ * No fused multiply-add: every lane does the scalar code's IEEE operations
+ * in its order (the polynomials of clip_slerp.h, the same selects, the
+ * Hermite sum left to right), so a track sampled here gives the bits
+ * mn_track_sample gives (tests/test_clip.c holds every track of a clip to
+ * that).
+ */
+#ifndef MN_ANIM_CLIP_KERNEL_H
+#define MN_ANIM_CLIP_KERNEL_H
+
+#include "anim/clip_slerp.h"
+#include "anim/quat_lanes.h"
+
+/* sin_poly on every lane: the same operations in the same order. */
+MN_LANE vf sin_poly_v(vf x)
+{
+    vf u = vf_mul(x, x), p = vf_set1(mn_sin_poly[0]);
+    for (int i = 1; i < MN_SIN_POLY_TERMS; i++)
+        p = vf_add(vf_set1(mn_sin_poly[i]), vf_mul(u, p));
+    return vf_mul(x, p);
+}
+
+/* acos_poly on every lane. */
+MN_LANE vf acos_poly_v(vf d)
+{
+    vf q = vf_set1(mn_acos_poly[0]);
+    for (int i = 1; i < MN_ACOS_POLY_TERMS; i++)
+        q = vf_add(vf_mul(q, d), vf_set1(mn_acos_poly[i]));
+    return vf_mul(vf_sqrt(vf_sub(vf_set1(1.0f), d)), q);
+}
+
+/* The four floats at `at` in VF_W tracks' values (a key, or one element of a cubic key) as x, y, z, w registers. */
+MN_LANE void load_keys(const mn_track *tr, size_t at, vf r[4])
+{
+    const float *p[VF_W];
+    for (int l = 0; l < VF_W; l++)
+        p[l] = tr[l].values + at;
+    vf_load_t4(p, r);
+}
+
+/* VF_W rotations (x, y, z, w registers) stored at their tracks' targets. */
+MN_LANE void store_targets(const mn_track *tr, const vf q[4], float *rotations)
+{
+    float *p[VF_W];
+    for (int l = 0; l < VF_W; l++)
+        p[l] = rotations + 4 * (size_t)tr[l].target;
+    vf_store_t4(p, q);
+}
+
+/*
+ * quat_slerp_to for VF_W tracks at span k, lane by lane: both weight pairs
+ * computed, the near-parallel test picking one per lane (the discarded
+ * lanes may hold NaN from acos of a dot above 1 or a zero sin θ, and are
+ * never used); when every lane is near-parallel (keys a frame apart) the
+ * polynomials are skipped.
+ */
+MN_LANE void slerp_group(const mn_track *tr, size_t k, vf sv, vf rest, float *rotations)
+{
+    vf a[4], b[4];
+    load_keys(tr, 4 * k, a);
+    load_keys(tr, 4 * k + 4, b);
+    const vf zero = vf_zero(), one = vf_set1(1.0f), sign_bit = vf_set1(-0.0f);
+    vf d = quat_dot(a, b);
+    vf flip = vf_and(vf_lt(d, zero), sign_bit); /* short arc: d = -d, wb *= -1 */
+    d = vf_xor(d, flip);
+    vf near = vf_gt(d, vf_set1(MN_CLIP_NEARLY_PARALLEL));
+    vf wa = rest, wb = sv;
+    if (vf_movemask(near) != VF_ALL) {
+        vf theta = acos_poly_v(d);
+        vf sin_theta = sin_poly_v(theta);
+        wa = vf_select(near, rest, vf_div(sin_poly_v(vf_mul(rest, theta)), sin_theta));
+        wb = vf_select(near, sv, vf_div(sin_poly_v(vf_mul(sv, theta)), sin_theta));
+    }
+    wb = vf_mul(wb, vf_or(one, flip));
+    vf q[4];
+    for (int i = 0; i < 4; i++)
+        q[i] = vf_add(vf_mul(wa, a[i]), vf_mul(wb, b[i]));
+    quat_normalize(q);
+    store_targets(tr, q, rotations);
+}
+
+/*
+ * The cubic of VF_W rotation tracks at span k: key k at 12k (in-tangent,
+ * value, out-tangent), key k+1 at 12k + 12; summed in the scalar's order,
+ * then normalised.
+ */
+MN_LANE void hermite_group(const mn_track *tr, size_t k, const vf h[4], float *rotations)
+{
+    vf v0[4], b0[4], a1[4], v1[4], q[4];
+    size_t at = 12 * k;
+    load_keys(tr, at + 4, v0);
+    load_keys(tr, at + 8, b0);
+    load_keys(tr, at + 12, a1);
+    load_keys(tr, at + 16, v1);
+    for (int i = 0; i < 4; i++) {
+        vf r = vf_add(vf_mul(h[0], v0[i]), vf_mul(h[1], b0[i]));
+        r = vf_add(r, vf_mul(h[2], v1[i]));
+        q[i] = vf_add(r, vf_mul(h[3], a1[i]));
+    }
+    quat_normalize(q);
+    store_targets(tr, q, rotations);
+}
+
+MN_KERNEL uint32_t MN_ISA(mni_clip_slerp)(const mn_track *tracks, uint32_t count, uint32_t k,
+                                          float s, float *rotations)
+{
+    vf sv = vf_set1(s), rest = vf_set1(1.0f - s);
+    uint32_t i = 0;
+    for (; i + VF_W <= count; i += VF_W)
+        slerp_group(tracks + i, k, sv, rest, rotations);
+    /* A tail shorter than VF_W: the last VF_W again, rewriting some with the bits they hold. */
+    if (i < count && count >= VF_W) {
+        slerp_group(tracks + count - VF_W, k, sv, rest, rotations);
+        i = count;
+    }
+    return i;
+}
+
+MN_KERNEL uint32_t MN_ISA(mni_clip_hermite)(const mn_track *tracks, uint32_t count, uint32_t k,
+                                            const float h[4], float *rotations)
+{
+    if (count < VF_W)
+        return 0;
+    const vf hv[4] = {vf_set1(h[0]), vf_set1(h[1]), vf_set1(h[2]), vf_set1(h[3])};
+    uint32_t i = 0;
+    for (; i + VF_W <= count; i += VF_W)
+        hermite_group(tracks + i, k, hv, rotations);
+    if (i < count) /* a tail: the last VF_W again, as MN_ISA(mni_clip_slerp) */
+        hermite_group(tracks + count - VF_W, k, hv, rotations);
+    return count;
+}
+
+#endif /* MN_ANIM_CLIP_KERNEL_H */
