@@ -1,8 +1,8 @@
 /*
- * The splat deform with AVX2 and FMA, eight splats
- * a batch, entered only after the CPU said it has both (mni_simd_resolve).
- * Only the functions here are compiled for AVX2+FMA, through the target
- * attribute, as skin_avx2.c is.
+ * The splat deform with AVX2 and FMA, eight splats a batch, entered only
+ * from splat_skin.c's dispatch at MN_SIMD_AVX2_FMA.  Every function here is
+ * compiled for AVX2+FMA by MN_LANE and MN_KERNEL (core/lanes_avx2.h), as
+ * skin_avx2.c's are.
  *
  * The rotation maths runs with one splat a lane (splat_skin_kernel.h); the
  * work around it is moving eight splats into that layout and back, which is
@@ -37,59 +37,25 @@
 #include <stdint.h>
 #include <string.h>
 
-#if MN_SPLAT_X86
+#if MN_WITH_AVX2
 
-#include <immintrin.h>
+#include "core/lanes_avx2.h"
 
-#include "core/avx2_lanes.h"
-#include "deform/palette_blend_avx2.h"
-
-#define SPLAT_AVX2 __attribute__((target("avx2,fma")))
-#define SPLAT_AVX2_INLINE static inline __attribute__((always_inline, target("avx2,fma")))
-
-/* ---- the rotation maths, eight lanes ------------------------------------------------ */
-
-SPLAT_AVX2_INLINE __m256 sel_gt_m256(__m256 a, __m256 b, __m256 x, __m256 y)
-{
-    return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_GT_OQ));
-}
-
-#define SK_ROTATE rotate_m256
-#define SK_ATTR __attribute__((always_inline, target("avx2,fma")))
-#define SK_V __m256
-#define SK_SET1(x) _mm256_set1_ps(x)
-#define SK_SQRT(v) _mm256_sqrt_ps(v)
-#define SK_SEL_GT(a, b, x, y) sel_gt_m256((a), (b), (x), (y))
-#define SK_ALL_GT(a, b) (_mm256_movemask_ps(_mm256_cmp_ps((a), (b), _CMP_GT_OQ)) == 0xff)
-#define SK_MADD(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define SK_RCP(v) _mm256_rcp_ps(v)
-#define SK_RSQRT(v) _mm256_rsqrt_ps(v)
-#define SK_FLIPSIGN(x, s) _mm256_xor_ps((x), _mm256_and_ps((s), _mm256_set1_ps(-0.0f)))
 #include "character/splat_skin_kernel.h"
-#undef SK_ROTATE
-#undef SK_ATTR
-#undef SK_V
-#undef SK_SET1
-#undef SK_SQRT
-#undef SK_SEL_GT
-#undef SK_ALL_GT
-#undef SK_MADD
-#undef SK_RCP
-#undef SK_RSQRT
-#undef SK_FLIPSIGN
+#include "deform/palette_blend_avx2.h"
 
 /* ---- into lanes and back ----------------------------------------------------------- */
 
 /* Rows 0-2 of the in-lane 4×4 transpose of v[0..3] (row 3 is not needed: its shuffle is dropped). */
-SPLAT_AVX2_INLINE void transpose3(const __m256 v[4], __m256 out[3])
+MN_LANE void transpose3(const __m256 v[4], __m256 out[3])
 {
     __m256 all[4];
-    mn_transpose_halves4(v, all);
+    vf_transpose_halves4(v, all);
     out[0] = all[0], out[1] = all[1], out[2] = all[2];
 }
 
 /* The halves of v to lo and hi: streaming (both 16-byte aligned) or not. */
-SPLAT_AVX2_INLINE void store_halves(float *lo, float *hi, __m256 v, bool stream)
+MN_LANE void store_halves(float *lo, float *hi, __m256 v, bool stream)
 {
     if (stream) {
         _mm_stream_ps(lo, _mm256_castps256_ps128(v));
@@ -122,8 +88,8 @@ typedef struct batch_io {
  * and 3.  Blending four at a time, rather than all eight before
  * transposing, keeps the accumulators in registers.
  */
-SPLAT_AVX2_INLINE void blend4(const float *pal, const batch_io *io, int first, size_t ic,
-                              __m256 rows01[3], __m256 rows23[3])
+MN_LANE void blend4(const float *pal, const batch_io *io, int first, size_t ic,
+                    __m256 rows01[3], __m256 rows23[3])
 {
     __m256 c01[4], c23[4];
     for (int l = 0; l < 4; l++)
@@ -136,8 +102,8 @@ SPLAT_AVX2_INLINE void blend4(const float *pal, const batch_io *io, int first, s
  * Eight splats' blended 3×3 columns and translation into lanes: m[c*3 + r]
  * is row r of column c (c = 3: the translation), lane l splat l of io.
  */
-SPLAT_AVX2_INLINE void gather_matrices(const float *pal, const batch_io *io, size_t ic,
-                                       __m256 m[12])
+MN_LANE void gather_matrices(const float *pal, const batch_io *io, size_t ic,
+                             __m256 m[12])
 {
     __m256 lo01[3], lo23[3], hi01[3], hi23[3]; /* splats 0-3 and 4-7, by row */
     blend4(pal, io, 0, ic, lo01, lo23);
@@ -151,11 +117,11 @@ SPLAT_AVX2_INLINE void gather_matrices(const float *pal, const batch_io *io, siz
 }
 
 /* Eight packed x y z to x, y and z lanes. */
-SPLAT_AVX2_INLINE void load_xyz(const float *p, __m256 xyz[3])
+MN_LANE void load_xyz(const float *p, __m256 xyz[3])
 {
     /* a = x0 y0 z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3 (and splats 4-7 in the high half) */
-    __m256 a = mn_load_halves(p, p + 12), b = mn_load_halves(p + 4, p + 16);
-    __m256 c = mn_load_halves(p + 8, p + 20);
+    __m256 a = vf_load_halves(p, p + 12), b = vf_load_halves(p + 4, p + 16);
+    __m256 c = vf_load_halves(p + 8, p + 20);
     __m256 x = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x44), c, 0x22); /* x0 x3 x2 x1 */
     __m256 y = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x99), c, 0x44); /* y1 y0 y3 y2 */
     __m256 z = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x22), c, 0x99); /* z2 z1 z0 z3 */
@@ -165,7 +131,7 @@ SPLAT_AVX2_INLINE void load_xyz(const float *p, __m256 xyz[3])
 }
 
 /* load_xyz backwards: x, y and z lanes to eight packed x y z. */
-SPLAT_AVX2_INLINE void store_xyz(float *p, const __m256 xyz[3], bool stream)
+MN_LANE void store_xyz(float *p, const __m256 xyz[3], bool stream)
 {
     __m256 x = _mm256_permute_ps(xyz[0], _MM_SHUFFLE(1, 2, 3, 0)); /* x0 x3 x2 x1 */
     __m256 y = _mm256_permute_ps(xyz[1], _MM_SHUFFLE(2, 3, 0, 1)); /* y1 y0 y3 y2 */
@@ -179,7 +145,7 @@ SPLAT_AVX2_INLINE void store_xyz(float *p, const __m256 xyz[3], bool stream)
 }
 
 /* One batch of eight splats. */
-SPLAT_AVX2_INLINE void batch(const mn_splat_skin_job *a, const batch_io *io, size_t ic)
+MN_LANE void batch(const mn_splat_skin_job *a, const batch_io *io, size_t ic)
 {
     __m256 m[12];
     gather_matrices(a->palette, io, ic, m);
@@ -199,10 +165,10 @@ SPLAT_AVX2_INLINE void batch(const mn_splat_skin_job *a, const batch_io *io, siz
     const float *rot = io->rotations;
     __m256 q[4];
     for (int l = 0; l < 4; l++)
-        q[l] = mn_load_halves(rot + 4 * l, rot + 4 * (l + 4));
-    mn_transpose_halves4(q, q);
-    rotate_m256(m, q);
-    mn_transpose_halves4(q, q);
+        q[l] = vf_load_halves(rot + 4 * l, rot + 4 * (l + 4));
+    vf_transpose_halves4(q, q);
+    rotate(m, q);
+    vf_transpose_halves4(q, q);
     float *out = io->out_rotations;
     for (int l = 0; l < 4; l++)
         store_halves(out + 4 * l, out + 4 * (l + 4), q[l], io->stream);
@@ -213,8 +179,8 @@ SPLAT_AVX2_INLINE void batch(const mn_splat_skin_job *a, const batch_io *io, siz
  * the common count, so the blend is straight-line code) and once with ic
  * read from the job.  Returns where the short batch starts.
  */
-SPLAT_AVX2_INLINE size_t whole_batches(const mn_splat_skin_job *a, size_t first, size_t end,
-                                       size_t ic, bool stream)
+MN_LANE size_t whole_batches(const mn_splat_skin_job *a, size_t first, size_t end,
+                             size_t ic, bool stream)
 {
     size_t base = first;
     for (; end - base >= 8; base += 8) {
@@ -231,7 +197,7 @@ SPLAT_AVX2_INLINE size_t whole_batches(const mn_splat_skin_job *a, size_t first,
 }
 
 /* A short last batch: its splats [base, end) through padded blocks, the last one repeated. */
-SPLAT_AVX2 static void short_batch(const mn_splat_skin_job *a, size_t base, size_t end)
+MN_KERNEL static void short_batch(const mn_splat_skin_job *a, size_t base, size_t end)
 {
     _Alignas(32) float centres[24], rotations[32], out_c[24], out_r[32];
     batch_io io = {.centres = centres, .rotations = rotations, .out_centres = out_c,
@@ -248,7 +214,7 @@ SPLAT_AVX2 static void short_batch(const mn_splat_skin_job *a, size_t base, size
     memcpy(a->out_rotations + 4 * base, out_r, 4 * (end - base) * sizeof(float));
 }
 
-SPLAT_AVX2 void mni_splat_skin_avx2(const mn_splat_skin_job *a, size_t first, size_t end)
+MN_KERNEL void mni_splat_skin_avx2(const mn_splat_skin_job *a, size_t first, size_t end)
 {
     /* as mesh skinning decides (skin.h); 16-byte streaming stores need 16-byte alignment, which
        every batch has when the arrays do (a batch is 96 and 128 bytes of them) */
@@ -263,4 +229,7 @@ SPLAT_AVX2 void mni_splat_skin_avx2(const mn_splat_skin_job *a, size_t first, si
         _mm_sfence();
 }
 
-#endif /* MN_SPLAT_X86 */
+#else
+/* ISO C wants a translation unit to declare something. */
+typedef int mn_splat_skin_avx2_unused;
+#endif

@@ -1,10 +1,11 @@
 /*
- * The splat deform's rotation maths, written once over a lane type and
- * included once per width: float (the scalar reference, one lane) and
- * __m128 (SSE2, four lanes) by splat_skin.c, __m256 (AVX2+FMA, eight
- * lanes) by splat_skin_avx2.c.  GCC and clang give the SIMD types the
- * ordinary + - * / operators, so the maths reads the same for every width;
- * the including file supplies the few operations that differ.
+ * The splat deform's rotation maths, written once over the lane layer
+ * (core/simd.h, the convention) and included once per width after its lane
+ * header: one lane (core/lanes_scalar.h: the scalar reference) by
+ * splat_skin.c, four (SSE2) by splat_skin_sse2.c, eight (AVX2+FMA) by
+ * splat_skin_avx2.c.  GCC and clang give the SIMD types the ordinary
+ * + - * / operators, so the maths reads the same for every width; the lane
+ * layer supplies the few operations that differ.
  *
  * The rotation nearest M (the blended 3×3): Horn's quaternion form.  For a
  * unit quaternion q, trace(R(q)ᵀ·M) = qᵀ·N·q with N the symmetric 4×4
@@ -37,6 +38,9 @@
  * batch ran, within float rounding; a batch is the same splats whatever the
  * thread count.
  */
+#ifndef MN_CHARACTER_SPLAT_SKIN_KERNEL_H
+#define MN_CHARACTER_SPLAT_SKIN_KERNEL_H
+
 #define SK_SQUARINGS 8
 #define SK_SETTLED 4e-2f
 #define SK_POWERS 3
@@ -50,49 +54,45 @@
 #define SK_TINY 1e-36f
 
 /*
- * The rotation of a batch, SK_ROTATE(m, r): m[c*3 + r] holds the lanes'
- * blended 3×3s (column c, row r), r[0..3] their splats' own rotations
- * (x y z w); r comes back as q(R) ⊗ normalise(r), w ≥ 0.  Expects SK_ROTATE,
- * SK_ATTR, SK_V (lane type), SK_SET1(x), SK_SQRT(v), SK_SEL_GT(a, b, x, y)
- * (per lane: a > b ? x : y), SK_ALL_GT(a, b) (a > b in every lane),
- * SK_MADD(a, b, c) (a·b + c, fused where the width has FMA), SK_RCP(v) and
- * SK_RSQRT(v) (about 1/v and 1/√v: only scales) and SK_FLIPSIGN(x, s) (x
- * negated where s has its sign bit set).
+ * The rotation of a batch: m[c*3 + r] holds the lanes' blended 3×3s (column
+ * c, row r), r[0..3] their splats' own rotations (x y z w); r comes back as
+ * q(R) ⊗ normalise(r), w ≥ 0.  vf_madd fuses where the width has FMA;
+ * vf_rcp and vf_rsqrt (estimates at the SIMD widths) only scale.
  */
-SK_ATTR static inline void SK_ROTATE(const SK_V m[9], SK_V r[4])
+MN_LANE void rotate(const vf m[9], vf r[4])
 {
-    SK_V m00 = m[0], m10 = m[1], m20 = m[2];
-    SK_V m01 = m[3], m11 = m[4], m21 = m[5];
-    SK_V m02 = m[6], m12 = m[7], m22 = m[8];
+    vf m00 = m[0], m10 = m[1], m20 = m[2];
+    vf m01 = m[3], m11 = m[4], m21 = m[5];
+    vf m02 = m[6], m12 = m[7], m22 = m[8];
 
     /* M scaled to |M|_F = 1, so s = |M|_F/√3 = 1/√3 and tr(B) = 4s = 4/√3 (tr N = 0).  Only a
        scale (the eigenvector does not depend on it), so rsqrt's precision is enough. */
-    SK_V f2 = SK_MADD(m00, m00, SK_MADD(m10, m10, m20 * m20)) +
-              SK_MADD(m01, m01, SK_MADD(m11, m11, m21 * m21)) +
-              SK_MADD(m02, m02, SK_MADD(m12, m12, m22 * m22));
-    SK_V k = SK_RSQRT(f2 + SK_SET1(SK_TINY));
+    vf f2 = vf_madd(m00, m00, vf_madd(m10, m10, m20 * m20)) +
+            vf_madd(m01, m01, vf_madd(m11, m11, m21 * m21)) +
+            vf_madd(m02, m02, vf_madd(m12, m12, m22 * m22));
+    vf k = vf_rsqrt(f2 + vf_set1(SK_TINY));
     m00 = m00 * k, m10 = m10 * k, m20 = m20 * k;
     m01 = m01 * k, m11 = m11 * k, m21 = m21 * k;
     m02 = m02 * k, m12 = m12 * k, m22 = m22 * k;
     /* B = N + s·I, order w x y z */
-    SK_V s = SK_SET1(0.57735027f);
-    SK_V b00 = (m00 + m11) + (m22 + s), b11 = (m00 - m11) + (s - m22);
-    SK_V b22 = (m11 - m00) + (s - m22), b33 = (m22 - m00) + (s - m11);
-    SK_V b01 = m21 - m12, b02 = m02 - m20, b03 = m10 - m01;
-    SK_V b12 = m01 + m10, b13 = m02 + m20, b23 = m12 + m21;
+    vf s = vf_set1(0.57735027f);
+    vf b00 = (m00 + m11) + (m22 + s), b11 = (m00 - m11) + (s - m22);
+    vf b22 = (m11 - m00) + (s - m22), b33 = (m22 - m00) + (s - m11);
+    vf b01 = m21 - m12, b02 = m02 - m20, b03 = m10 - m01;
+    vf b12 = m01 + m10, b13 = m02 + m20, b23 = m12 + m21;
 
     /* C = B² (B symmetric: ten entries) */
 #define SK_SQUARE()                                                                          \
-    SK_V c00 = SK_MADD(b00, b00, b01 * b01) + SK_MADD(b02, b02, b03 * b03);                 \
-    SK_V c11 = SK_MADD(b01, b01, b11 * b11) + SK_MADD(b12, b12, b13 * b13);                 \
-    SK_V c22 = SK_MADD(b02, b02, b12 * b12) + SK_MADD(b22, b22, b23 * b23);                 \
-    SK_V c33 = SK_MADD(b03, b03, b13 * b13) + SK_MADD(b23, b23, b33 * b33);                 \
-    SK_V c01 = SK_MADD(b00, b01, b01 * b11) + SK_MADD(b02, b12, b03 * b13);                 \
-    SK_V c02 = SK_MADD(b00, b02, b01 * b12) + SK_MADD(b02, b22, b03 * b23);                 \
-    SK_V c03 = SK_MADD(b00, b03, b01 * b13) + SK_MADD(b02, b23, b03 * b33);                 \
-    SK_V c12 = SK_MADD(b01, b02, b11 * b12) + SK_MADD(b12, b22, b13 * b23);                 \
-    SK_V c13 = SK_MADD(b01, b03, b11 * b13) + SK_MADD(b12, b23, b13 * b33);                 \
-    SK_V c23 = SK_MADD(b02, b03, b12 * b13) + SK_MADD(b22, b23, b23 * b33)
+    vf c00 = vf_madd(b00, b00, b01 * b01) + vf_madd(b02, b02, b03 * b03);                    \
+    vf c11 = vf_madd(b01, b01, b11 * b11) + vf_madd(b12, b12, b13 * b13);                    \
+    vf c22 = vf_madd(b02, b02, b12 * b12) + vf_madd(b22, b22, b23 * b23);                    \
+    vf c33 = vf_madd(b03, b03, b13 * b13) + vf_madd(b23, b23, b33 * b33);                    \
+    vf c01 = vf_madd(b00, b01, b01 * b11) + vf_madd(b02, b12, b03 * b13);                    \
+    vf c02 = vf_madd(b00, b02, b01 * b12) + vf_madd(b02, b22, b03 * b23);                    \
+    vf c03 = vf_madd(b00, b03, b01 * b13) + vf_madd(b02, b23, b03 * b33);                    \
+    vf c12 = vf_madd(b01, b02, b11 * b12) + vf_madd(b12, b22, b13 * b23);                    \
+    vf c13 = vf_madd(b01, b03, b11 * b13) + vf_madd(b12, b23, b13 * b33);                    \
+    vf c23 = vf_madd(b02, b03, b12 * b13) + vf_madd(b22, b23, b23 * b33)
     {
         /* the first square needs no scale: tr B² = tr N² + 4s² = 4|M|² + 4/3 = 16/3 */
         SK_SQUARE();
@@ -101,16 +101,16 @@ SK_ATTR static inline void SK_ROTATE(const SK_V m[9], SK_V r[4])
     }
     for (int step = 1;; step++) {
         /* B (positive semi-definite now) is rank one when tr(B²) = tr(B)² */
-        SK_V tb = (b00 + b11) + (b22 + b33);
-        SK_V off = SK_MADD(b01, b01, SK_MADD(b02, b02, b03 * b03)) +
-                   SK_MADD(b12, b12, SK_MADD(b13, b13, b23 * b23));
-        SK_V sq = SK_MADD(b00, b00, SK_MADD(b11, b11, SK_MADD(b22, b22, SK_MADD(b33, b33,
-                                                                           off + off))));
-        if (step == SK_SQUARINGS - 1 || SK_ALL_GT(sq, SK_SET1(1.0f - SK_SETTLED) * tb * tb))
+        vf tb = (b00 + b11) + (b22 + b33);
+        vf off = vf_madd(b01, b01, vf_madd(b02, b02, b03 * b03)) +
+                 vf_madd(b12, b12, vf_madd(b13, b13, b23 * b23));
+        vf sq = vf_madd(b00, b00, vf_madd(b11, b11, vf_madd(b22, b22, vf_madd(b33, b33,
+                                                                         off + off))));
+        if (step == SK_SQUARINGS - 1 || vf_all_gt(sq, vf_set1(1.0f - SK_SETTLED) * tb * tb))
             break;
         SK_SQUARE();
         /* rescaled by about its trace so that nothing underflows */
-        SK_V inv = SK_RCP((c00 + c11) + (c22 + c33));
+        vf inv = vf_rcp((c00 + c11) + (c22 + c33));
         b00 = c00 * inv, b11 = c11 * inv, b22 = c22 * inv, b33 = c33 * inv;
         b01 = c01 * inv, b02 = c02 * inv, b03 = c03 * inv;
         b12 = c12 * inv, b13 = c13 * inv, b23 = c23 * inv;
@@ -118,67 +118,75 @@ SK_ATTR static inline void SK_ROTATE(const SK_V m[9], SK_V r[4])
 #undef SK_SQUARE
 
     /* the splat's own rotation, normalised (zero stays zero): independent of the above */
-    SK_V rx = r[0], ry = r[1], rz = r[2], rw = r[3];
-    SK_V r2 = SK_MADD(rx, rx, ry * ry) + SK_MADD(rz, rz, rw * rw);
-    SK_V rn = SK_SEL_GT(r2, SK_SET1(0.0f), SK_SET1(1.0f) / SK_SQRT(r2), SK_SET1(0.0f));
+    vf rx = r[0], ry = r[1], rz = r[2], rw = r[3];
+    vf r2 = vf_madd(rx, rx, ry * ry) + vf_madd(rz, rz, rw * rw);
+    vf rn = vf_sel_gt(r2, vf_set1(0.0f), vf_set1(1.0f) / vf_sqrt(r2), vf_set1(0.0f));
     rx = rx * rn, ry = ry * rn, rz = rz * rn, rw = rw * rn;
 
     /* B's column with the largest diagonal (the first of equals), as (w, x, y, z): the larger
        of columns 0 and 1 against the larger of 2 and 3 ... */
-    SK_V qw = SK_SEL_GT(b11, b00, b01, b00), qx = SK_SEL_GT(b11, b00, b11, b01);
-    SK_V qy = SK_SEL_GT(b11, b00, b12, b02), qz = SK_SEL_GT(b11, b00, b13, b03);
-    SK_V best = SK_SEL_GT(b11, b00, b11, b00);
-    SK_V tw = SK_SEL_GT(b33, b22, b03, b02), tx = SK_SEL_GT(b33, b22, b13, b12);
-    SK_V ty = SK_SEL_GT(b33, b22, b23, b22), tz = SK_SEL_GT(b33, b22, b33, b23);
-    SK_V tbest = SK_SEL_GT(b33, b22, b33, b22);
-    qw = SK_SEL_GT(tbest, best, tw, qw), qx = SK_SEL_GT(tbest, best, tx, qx);
-    qy = SK_SEL_GT(tbest, best, ty, qy), qz = SK_SEL_GT(tbest, best, tz, qz);
+    vf qw = vf_sel_gt(b11, b00, b01, b00), qx = vf_sel_gt(b11, b00, b11, b01);
+    vf qy = vf_sel_gt(b11, b00, b12, b02), qz = vf_sel_gt(b11, b00, b13, b03);
+    vf best = vf_sel_gt(b11, b00, b11, b00);
+    vf tw = vf_sel_gt(b33, b22, b03, b02), tx = vf_sel_gt(b33, b22, b13, b12);
+    vf ty = vf_sel_gt(b33, b22, b23, b22), tz = vf_sel_gt(b33, b22, b33, b23);
+    vf tbest = vf_sel_gt(b33, b22, b33, b22);
+    qw = vf_sel_gt(tbest, best, tw, qw), qx = vf_sel_gt(tbest, best, tx, qx);
+    qy = vf_sel_gt(tbest, best, ty, qy), qz = vf_sel_gt(tbest, best, tz, qz);
     /* ... times B, SK_POWERS times: that column of B to the power SK_POWERS + 1 */
     for (int power = 0; power < SK_POWERS; power++) {
-        SK_V pw = SK_MADD(b00, qw, b01 * qx) + SK_MADD(b02, qy, b03 * qz);
-        SK_V px = SK_MADD(b01, qw, b11 * qx) + SK_MADD(b12, qy, b13 * qz);
-        SK_V py = SK_MADD(b02, qw, b12 * qx) + SK_MADD(b22, qy, b23 * qz);
-        SK_V pz = SK_MADD(b03, qw, b13 * qx) + SK_MADD(b23, qy, b33 * qz);
+        vf pw = vf_madd(b00, qw, b01 * qx) + vf_madd(b02, qy, b03 * qz);
+        vf px = vf_madd(b01, qw, b11 * qx) + vf_madd(b12, qy, b13 * qz);
+        vf py = vf_madd(b02, qw, b12 * qx) + vf_madd(b22, qy, b23 * qz);
+        vf pz = vf_madd(b03, qw, b13 * qx) + vf_madd(b23, qy, b33 * qz);
         qw = pw, qx = px, qy = py, qz = pz;
     }
 
     /* q ⊗ r (Hamilton) with q not yet unit: its 1/|q| and the sign that makes w ≥ 0 are applied
        last, so the product need not wait for the square root */
-    SK_V ow = SK_MADD(qw, rw, -(qx * rx)) - SK_MADD(qy, ry, qz * rz);
-    SK_V ox = SK_MADD(qw, rx, qx * rw) + SK_MADD(qy, rz, -(qz * ry));
-    SK_V oy = SK_MADD(qw, ry, qy * rw) + SK_MADD(qz, rx, -(qx * rz));
-    SK_V oz = SK_MADD(qw, rz, qz * rw) + SK_MADD(qx, ry, -(qy * rx));
-    SK_V qn = SK_SET1(1.0f) / SK_SQRT(SK_MADD(qw, qw, qx * qx) + SK_MADD(qy, qy, qz * qz));
-    qn = SK_FLIPSIGN(qn, ow);
+    vf ow = vf_madd(qw, rw, -(qx * rx)) - vf_madd(qy, ry, qz * rz);
+    vf ox = vf_madd(qw, rx, qx * rw) + vf_madd(qy, rz, -(qz * ry));
+    vf oy = vf_madd(qw, ry, qy * rw) + vf_madd(qz, rx, -(qx * rz));
+    vf oz = vf_madd(qw, rz, qz * rw) + vf_madd(qx, ry, -(qy * rx));
+    vf qn = vf_set1(1.0f) / vf_sqrt(vf_madd(qw, qw, qx * qx) + vf_madd(qy, qy, qz * qz));
+    qn = vf_flipsign(qn, ow);
     r[0] = ox * qn, r[1] = oy * qn, r[2] = oz * qn, r[3] = ow * qn;
 }
 
-#ifdef SK_NAME
+#ifdef SPLAT_STAGED
 /*
- * The batch loop, for the widths that stage their lanes in memory: expects
- * SK_NAME, SK_W, SK_LOAD(p) / SK_STORE(p, v) (SK_W floats, aligned),
- * SK_GATHER(a, base, end, m, rq): blend splats [base, base + SK_W) (clamped
- * to end), write their centres, put their 3×3s into m[c*3 + r][lane] and
- * their rotations into rq[k][lane], SK_SCATTER(a, base, end, rq): write rq's
- * lanes below end out.
+ * The batch loop, for the widths that stage their lanes in memory (SPLAT_STAGED):
+ * the including file defines, after including,
+ *   gather(a, base, end, m, rq)  blend splats [base, base + VF_W) (clamped
+ *                                to end), write their centres, put their
+ *                                3×3s into m[c*3 + r][lane] and their
+ *                                rotations into rq[k][lane];
+ *   scatter(a, base, end, rq)    write rq's lanes below end out.
+ * The entry point is MN_ISA(mni_splat_skin), over splats [first, end).
  */
-SK_ATTR static void SK_NAME(const mn_splat_skin_job *a, size_t first, size_t end)
+MN_LANE void gather(const mn_splat_skin_job *a, size_t base, size_t end, float m[9][VF_W],
+                    float rq[4][VF_W]);
+MN_LANE void scatter(const mn_splat_skin_job *a, size_t base, size_t end, float rq[4][VF_W]);
+
+MN_KERNEL void MN_ISA(mni_splat_skin)(const mn_splat_skin_job *a, size_t first, size_t end)
 {
-    for (size_t base = first; base < end; base += SK_W) {
-        _Alignas(32) float m[9][SK_W];
-        _Alignas(32) float rq[4][SK_W];
+    for (size_t base = first; base < end; base += VF_W) {
+        _Alignas(32) float m[9][VF_W];
+        _Alignas(32) float rq[4][VF_W];
         /* centres written; the 3×3s and the splats' rotations into lanes (a short last batch
            repeats its last splat in the spare lanes, which are written nowhere) */
-        SK_GATHER(a, base, end, m, rq);
-        SK_V mv[9], r[4];
+        gather(a, base, end, m, rq);
+        vf mv[9], r[4];
         for (int e = 0; e < 9; e++)
-            mv[e] = SK_LOAD(m[e]);
+            mv[e] = vf_load(m[e]);
         for (int k = 0; k < 4; k++)
-            r[k] = SK_LOAD(rq[k]);
-        SK_ROTATE(mv, r);
+            r[k] = vf_load(rq[k]);
+        rotate(mv, r);
         for (int k = 0; k < 4; k++)
-            SK_STORE(rq[k], r[k]);
-        SK_SCATTER(a, base, end, rq);
+            vf_store(rq[k], r[k]);
+        scatter(a, base, end, rq);
     }
 }
 #endif
+
+#endif /* MN_CHARACTER_SPLAT_SKIN_KERNEL_H */

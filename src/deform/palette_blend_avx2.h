@@ -1,23 +1,25 @@
 /*
  * The blend of a skin palette that mesh skinning (skin_avx2.c) and splat
- * skinning (splat_skin_avx2.c) both start from: one vertex's or splat's
- * M = Σ w_k · palette[j_k], its 4x4 column-major matrix held as columns 0-1
- * (c01) and 2-3 (c23, column 3 the translation) in two AVX registers.
+ * skinning (character/splat_skin_avx2.c) both start from: one vertex's or
+ * splat's M = Σ w_k · palette[j_k], its 4x4 column-major matrix held as
+ * columns 0-1 (c01) and 2-3 (c23, column 3 the translation) in two AVX
+ * registers.
  *
- * Included only by files that check for x86 first; the function is compiled
- * for AVX2+FMA through its target attribute, so the including file needs no
- * special flags, and it is only called after the CPU check (core/cpu.c).
+ * AVX2 code (core/simd.h, the convention): include after core/lanes_avx2.h,
+ * whose MN_LANE compiles it for AVX2 and FMA.  Not installed.
  */
 #ifndef MN_DEFORM_PALETTE_BLEND_AVX2_H
 #define MN_DEFORM_PALETTE_BLEND_AVX2_H
 
-#include <immintrin.h>
+#if VF_W != 8
+#error "include core/lanes_avx2.h first"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
-static inline __attribute__((always_inline, target("avx2,fma"))) void
-mn_palette_blend_avx2(const float *pal, const uint16_t *j, const float *w, size_t ic, __m256 *c01,
-                      __m256 *c23)
+MN_LANE void mn_palette_blend_avx2(const float *pal, const uint16_t *j, const float *w, size_t ic,
+                                   __m256 *c01, __m256 *c23)
 {
     const float *m = pal + 16 * (size_t)j[0];
     __m256 wk = _mm256_broadcast_ss(w);
