@@ -1,6 +1,8 @@
 /*
  * The expression head's forward and pose (docs/formats.md):
- * the scalar reference kernel and the choice of kernel.
+ * the scalar reference kernel and the choice of kernel (core/simd.h, the
+ * convention; the SIMD kernels are expression_avx2.c and expression_neon.c
+ * over expression_kernel.h).
  *
  *   p[v]  = neutral[v] + Σ_e c[e]·basisScale[e]·basis[v,e]    (the basis sum)
  *   p[v] += eyeWeights[k,v]·(R_k·(p[v] − eye_k) + eye_k − p[v]) for the left eye, then the right
@@ -45,18 +47,19 @@ mn_simd_level mni_expression_level(mn_simd_level wanted)
 
 void mni_expression_run(const mn_expr_frame *f, mn_simd_level level)
 {
-#if MN_EXPR_X86
-    if (level == MN_SIMD_AVX2_FMA) {
+    switch (level) {
+#if MN_WITH_AVX2
+    case MN_SIMD_AVX2_FMA:
         mni_expression_avx2(f);
         return;
-    }
 #endif
-#if MN_EXPR_NEON
-    if (level == MN_SIMD_NEON) {
-        mn_expression_neon(f);
+#if MN_WITH_NEON
+    case MN_SIMD_NEON:
+        mni_expression_neon(f);
+        return;
+#endif
+    default:
+        mni_expression_scalar(f);
         return;
     }
-#endif
-    (void)level;
-    mni_expression_scalar(f);
 }

@@ -11,24 +11,12 @@
 
 #include <marionette/core.h>
 
+#include "core/simd.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-
-/* The x86-64 kernel (AVX2 + FMA + F16C, chosen at run time). */
-#if defined(__x86_64__) && !defined(MN_NO_SIMD)
-#define MN_EXPR_X86 1
-#else
-#define MN_EXPR_X86 0
-#endif
-
-/* The AArch64 kernel (Advanced SIMD and its half conversion are in every AArch64 CPU). */
-#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(MN_NO_SIMD)
-#define MN_EXPR_NEON 1
-#else
-#define MN_EXPR_NEON 0
-#endif
 
 /*
  * One frame.  Counts are checked by the caller (the head), pointers are the
@@ -59,16 +47,18 @@ typedef struct mn_expr_frame {
     float *out;                 /* V × 3 */
 } mn_expr_frame;
 
-/* The reference: plain C, always built, the meaning of every other kernel. */
+/*
+ * The kernels, one a level (core/simd.h, the convention): the reference
+ * (expression.c: plain C, always built, the meaning of every other kernel),
+ * AVX2 with FMA and F16C (expression_avx2.c) and NEON (expression_neon.c),
+ * both over expression_kernel.h.
+ */
 void mni_expression_scalar(const mn_expr_frame *f);
-
-#if MN_EXPR_X86
-/* Call only at a level mni_expression_level returned: the CPU has AVX2, FMA and F16C. */
+#if MN_WITH_AVX2
 void mni_expression_avx2(const mn_expr_frame *f);
 #endif
-
-#if MN_EXPR_NEON
-void mn_expression_neon(const mn_expr_frame *f);
+#if MN_WITH_NEON
+void mni_expression_neon(const mn_expr_frame *f);
 #endif
 
 /*
@@ -79,7 +69,7 @@ void mn_expression_neon(const mn_expr_frame *f);
  */
 mn_simd_level mni_expression_level(mn_simd_level wanted);
 
-/* Run the frame with the kernel of a level mni_expression_level returned. */
+/* Run the frame with the kernel of a level mni_expression_level returned: the one dispatch. */
 void mni_expression_run(const mn_expr_frame *f, mn_simd_level level);
 
 /*

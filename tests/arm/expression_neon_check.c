@@ -99,7 +99,7 @@ static int run_case(size_t vertices, size_t coeffs, bool eyes, bool pose)
     f.out = a;
     mni_expression_scalar(&f);
     f.out = b;
-    mn_expression_neon(&f);
+    mni_expression_neon(&f);
     double worst = 0.0;
     for (size_t i = 0; i < vertices * 3; i++)
         worst = fmax(worst, fabs((double)a[i] - (double)b[i]));
