@@ -16,6 +16,7 @@
 #include <marionette/math.h>
 #include <marionette/pose.h>
 
+#include "anim/clip_internal.h" /* mni_clip_sample_at: each kernel level */
 #include "assert_near.h"
 #include "assets.h"
 #include "counting_alloc.h"
@@ -1040,6 +1041,24 @@ static void assert_pose_is_each_track_alone(const shared_clip *sc, const mn_pose
 }
 
 /*
+ * The clip sampled at t with every kernel level gives `want`'s bits (the
+ * levels this CPU and build lack fall back, so the widest there is runs
+ * again; the reference and SSE2 run on every x86-64 machine).
+ */
+static void assert_every_level_gives(const mn_clip *clip, float t, const mn_pose *want,
+                                     mn_pose *scratch)
+{
+    static const mn_simd_level levels[] = {MN_SIMD_SCALAR, MN_SIMD_SSE2, MN_SIMD_AVX2_FMA,
+                                           MN_SIMD_NEON};
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+        mni_clip_sample_at(clip, t, scratch, levels[l]);
+        if (!pose_bits_equal(scratch, want))
+            fail_msg("level %d at t = %.9g differs from the clip's own sampling", (int)levels[l],
+                     (double)t);
+    }
+}
+
+/*
  * A clip of `joints` joints samples every track exactly as mn_track_sample,
  * plainly, through a cursor, and into a pose of `small_joints` (tracks
  * beyond it skipped).
@@ -1047,9 +1066,10 @@ static void assert_pose_is_each_track_alone(const shared_clip *sc, const mn_pose
 static void check_shared_times(uint32_t seed, uint32_t joints, uint32_t small_joints)
 {
     shared_clip sc = make_shared_clip(seed, joints, NULL);
-    mn_pose plain, cursored, small;
+    mn_pose plain, cursored, small, level;
     assert_int_equal(mn_pose_create(&plain, joints, NULL, NULL), MN_OK);
     assert_int_equal(mn_pose_create(&cursored, joints, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, joints, NULL, NULL), MN_OK);
     assert_int_equal(mn_pose_create(&small, small_joints, NULL, NULL), MN_OK);
     uint32_t spans[2];
     assert_int_equal(mn_clip_cursor_storage_size(sc.clip), sizeof spans);
@@ -1068,6 +1088,7 @@ static void check_shared_times(uint32_t seed, uint32_t joints, uint32_t small_jo
         mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored);
         mn_clip_sample(sc.clip, t, &small);
         assert_true(pose_bits_equal(&plain, &cursored));
+        assert_every_level_gives(sc.clip, t, &plain, &level);
         assert_pose_is_each_track_alone(&sc, &plain, t);
         assert_pose_is_each_track_alone(&sc, &small, t);
         for (uint32_t j = 0; j < small_joints; j++)
@@ -1079,6 +1100,7 @@ static void check_shared_times(uint32_t seed, uint32_t joints, uint32_t small_jo
     mn_pose_free(&plain);
     mn_pose_free(&cursored);
     mn_pose_free(&small);
+    mn_pose_free(&level);
     free_shared_clip(&sc);
 }
 
@@ -1124,11 +1146,13 @@ static void near_parallel_runs_sample_exactly_as_each_track_alone(void **state)
         tracks[j] = make_track(j, MN_PATH_ROTATION, MN_INTERP_LINEAR, times, KEYS, values[j], 4);
     }
     mn_clip *clip = must_create(tracks, JOINTS, NULL);
-    mn_pose pose;
+    mn_pose pose, level;
     assert_int_equal(mn_pose_create(&pose, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
     for (int i = 0; i <= 500; i++) {
         float t = 0.002f * (float)i;
         mn_clip_sample(clip, t, &pose);
+        assert_every_level_gives(clip, t, &pose, &level);
         for (uint32_t j = 0; j < JOINTS; j++) {
             float alone[4];
             mn_track_sample(&tracks[j], t, alone);
@@ -1136,14 +1160,15 @@ static void near_parallel_runs_sample_exactly_as_each_track_alone(void **state)
         }
     }
     mn_pose_free(&pose);
+    mn_pose_free(&level);
     mn_clip_free(clip);
 }
 
 /*
  * CUBICSPLINE runs of every path (rotations with tangents of every size,
  * off-unit values) sample exactly as each track alone, at random times and
- * at every key.  13 joints: an AVX2 eight and a tail; a 6-joint pose keeps
- * fewer than eight (each track alone).
+ * at every key, at every kernel level.  13 joints: an AVX2 eight and a
+ * tail; a 6-joint pose keeps fewer than eight (an SSE2 four and its tail).
  */
 static void cubic_runs_sample_exactly_as_each_track_alone(void **state)
 {
@@ -1170,13 +1195,17 @@ static void cubic_runs_sample_exactly_as_each_track_alone(void **state)
         }
     }
     mn_clip *clip = must_create(tracks, 3 * JOINTS, NULL);
-    mn_pose pose, small;
+    mn_pose pose, small, level, small_level;
     assert_int_equal(mn_pose_create(&pose, JOINTS, NULL, NULL), MN_OK);
     assert_int_equal(mn_pose_create(&small, 6, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small_level, 6, NULL, NULL), MN_OK);
     for (int i = 0; i < 700; i++) {
         float t = i < 600 ? rng_float(&rng, -0.2f, 1.6f) : times[i % KEYS];
         mn_clip_sample(clip, t, &pose);
         mn_clip_sample(clip, t, &small);
+        assert_every_level_gives(clip, t, &pose, &level);
+        assert_every_level_gives(clip, t, &small, &small_level);
         for (uint32_t c = 0; c < 3 * JOINTS; c++) {
             float alone[4];
             mn_track_sample(&tracks[c], t, alone);
@@ -1193,6 +1222,8 @@ static void cubic_runs_sample_exactly_as_each_track_alone(void **state)
     }
     mn_pose_free(&pose);
     mn_pose_free(&small);
+    mn_pose_free(&level);
+    mn_pose_free(&small_level);
     mn_clip_free(clip);
 }
 

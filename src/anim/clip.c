@@ -371,9 +371,9 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
 }
 
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
-static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose)
+static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose,
+                               mn_simd_level level)
 {
-    mn_simd_level level = mni_simd_resolve(MN_SIMD_BEST);
     for (uint32_t l = 0; l < clip->timeline_count; l++) {
         const mn_clip_timeline *line = &clip->timelines[l];
         if (line->run_count == 0)
@@ -390,7 +390,14 @@ void mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose)
 {
     if (!clip || !pose)
         return;
-    sample_clip(clip, t, NULL, pose);
+    sample_clip(clip, t, NULL, pose, mni_simd_resolve(MN_SIMD_BEST));
+}
+
+void mni_clip_sample_at(const mn_clip *clip, float t, mn_pose *pose, mn_simd_level level)
+{
+    if (!clip || !pose)
+        return;
+    sample_clip(clip, t, NULL, pose, mni_simd_resolve(level));
 }
 
 bool mn_clip_sample_weights(const mn_clip *clip, float t, uint32_t target, float *out,
@@ -433,5 +440,5 @@ void mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor,
         return;
     /* A cursor of another clip (or none) would index the wrong tracks: search instead. */
     bool usable = cursor && cursor->clip == clip && cursor->spans;
-    sample_clip(clip, t, usable ? cursor->spans : NULL, pose);
+    sample_clip(clip, t, usable ? cursor->spans : NULL, pose, mni_simd_resolve(MN_SIMD_BEST));
 }

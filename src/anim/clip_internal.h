@@ -66,6 +66,13 @@ struct mn_clip {
 };
 
 /*
+ * mn_clip_sample with the kernels of `level` (resolved by mni_simd_resolve:
+ * a level the CPU or build lacks falls back): for the tests, which hold
+ * every level to mn_track_sample's bits.
+ */
+void mni_clip_sample_at(const mn_clip *clip, float t, mn_pose *pose, mn_simd_level level);
+
+/*
  * The sampler's SIMD kernels (core/simd.h, the convention), bit for bit the
  * scalar code; clip.c's dispatch calls them at the levels they are for.
  *
