@@ -62,6 +62,12 @@
  *    0: the instruction-set files compile to their placeholders, the
  *    dispatches' SIMD cases are compiled out, mn_simd_detect() says
  *    MN_SIMD_SCALAR, and the test suite runs the reference alone.
+ *
+ * Not yet in files of their own: the SSE2 and AVX2 kernels of
+ * anim/skeleton.c and the AVX2 kernel of voxel/pose.c sit beside their
+ * references, with target attributes of their own (their levels, guards
+ * and dispatch follow 1 and 5); model/accessor.c and model/query.c have
+ * SSE2 loops chosen at compile time (the x86-64 baseline), no dispatch.
  */
 #ifndef MN_CORE_SIMD_H
 #define MN_CORE_SIMD_H
