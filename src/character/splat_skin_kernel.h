@@ -59,6 +59,28 @@
  * q(R) ⊗ normalise(r), w ≥ 0.  vf_madd fuses where the width has FMA;
  * vf_rcp and vf_rsqrt (estimates at the SIMD widths) only scale.
  */
+/* A symmetric 4 x 4 matrix: its ten distinct entries. */
+typedef struct sym4 {
+    vf m00, m11, m22, m33, m01, m02, m03, m12, m13, m23;
+} sym4;
+
+/* B² of a symmetric B (itself symmetric), each entry summed in the same fixed order. */
+MN_LANE sym4 sym4_square(const sym4 *b)
+{
+    sym4 c;
+    c.m00 = vf_madd(b->m00, b->m00, b->m01 * b->m01) + vf_madd(b->m02, b->m02, b->m03 * b->m03);
+    c.m11 = vf_madd(b->m01, b->m01, b->m11 * b->m11) + vf_madd(b->m12, b->m12, b->m13 * b->m13);
+    c.m22 = vf_madd(b->m02, b->m02, b->m12 * b->m12) + vf_madd(b->m22, b->m22, b->m23 * b->m23);
+    c.m33 = vf_madd(b->m03, b->m03, b->m13 * b->m13) + vf_madd(b->m23, b->m23, b->m33 * b->m33);
+    c.m01 = vf_madd(b->m00, b->m01, b->m01 * b->m11) + vf_madd(b->m02, b->m12, b->m03 * b->m13);
+    c.m02 = vf_madd(b->m00, b->m02, b->m01 * b->m12) + vf_madd(b->m02, b->m22, b->m03 * b->m23);
+    c.m03 = vf_madd(b->m00, b->m03, b->m01 * b->m13) + vf_madd(b->m02, b->m23, b->m03 * b->m33);
+    c.m12 = vf_madd(b->m01, b->m02, b->m11 * b->m12) + vf_madd(b->m12, b->m22, b->m13 * b->m23);
+    c.m13 = vf_madd(b->m01, b->m03, b->m11 * b->m13) + vf_madd(b->m12, b->m23, b->m13 * b->m33);
+    c.m23 = vf_madd(b->m02, b->m03, b->m12 * b->m13) + vf_madd(b->m22, b->m23, b->m23 * b->m33);
+    return c;
+}
+
 MN_LANE void rotate(const vf m[9], vf r[4])
 {
     vf m00 = m[0], m10 = m[1], m20 = m[2];
@@ -76,46 +98,30 @@ MN_LANE void rotate(const vf m[9], vf r[4])
     m02 = m02 * k, m12 = m12 * k, m22 = m22 * k;
     /* B = N + s·I, order w x y z */
     vf s = vf_set1(0.57735027f);
-    vf b00 = (m00 + m11) + (m22 + s), b11 = (m00 - m11) + (s - m22);
-    vf b22 = (m11 - m00) + (s - m22), b33 = (m22 - m00) + (s - m11);
-    vf b01 = m21 - m12, b02 = m02 - m20, b03 = m10 - m01;
-    vf b12 = m01 + m10, b13 = m02 + m20, b23 = m12 + m21;
+    sym4 b;
+    b.m00 = (m00 + m11) + (m22 + s), b.m11 = (m00 - m11) + (s - m22);
+    b.m22 = (m11 - m00) + (s - m22), b.m33 = (m22 - m00) + (s - m11);
+    b.m01 = m21 - m12, b.m02 = m02 - m20, b.m03 = m10 - m01;
+    b.m12 = m01 + m10, b.m13 = m02 + m20, b.m23 = m12 + m21;
 
-    /* C = B² (B symmetric: ten entries) */
-#define SK_SQUARE()                                                                          \
-    vf c00 = vf_madd(b00, b00, b01 * b01) + vf_madd(b02, b02, b03 * b03);                    \
-    vf c11 = vf_madd(b01, b01, b11 * b11) + vf_madd(b12, b12, b13 * b13);                    \
-    vf c22 = vf_madd(b02, b02, b12 * b12) + vf_madd(b22, b22, b23 * b23);                    \
-    vf c33 = vf_madd(b03, b03, b13 * b13) + vf_madd(b23, b23, b33 * b33);                    \
-    vf c01 = vf_madd(b00, b01, b01 * b11) + vf_madd(b02, b12, b03 * b13);                    \
-    vf c02 = vf_madd(b00, b02, b01 * b12) + vf_madd(b02, b22, b03 * b23);                    \
-    vf c03 = vf_madd(b00, b03, b01 * b13) + vf_madd(b02, b23, b03 * b33);                    \
-    vf c12 = vf_madd(b01, b02, b11 * b12) + vf_madd(b12, b22, b13 * b23);                    \
-    vf c13 = vf_madd(b01, b03, b11 * b13) + vf_madd(b12, b23, b13 * b33);                    \
-    vf c23 = vf_madd(b02, b03, b12 * b13) + vf_madd(b22, b23, b23 * b33)
-    {
-        /* the first square needs no scale: tr B² = tr N² + 4s² = 4|M|² + 4/3 = 16/3 */
-        SK_SQUARE();
-        b00 = c00, b11 = c11, b22 = c22, b33 = c33;
-        b01 = c01, b02 = c02, b03 = c03, b12 = c12, b13 = c13, b23 = c23;
-    }
+    /* B², B⁴, ...: the first square needs no scale, tr B² = tr N² + 4s² = 4|M|² + 4/3 = 16/3 */
+    b = sym4_square(&b);
     for (int step = 1;; step++) {
         /* B (positive semi-definite now) is rank one when tr(B²) = tr(B)² */
-        vf tb = (b00 + b11) + (b22 + b33);
-        vf off = vf_madd(b01, b01, vf_madd(b02, b02, b03 * b03)) +
-                 vf_madd(b12, b12, vf_madd(b13, b13, b23 * b23));
-        vf sq = vf_madd(b00, b00, vf_madd(b11, b11, vf_madd(b22, b22, vf_madd(b33, b33,
-                                                                         off + off))));
+        vf tb = (b.m00 + b.m11) + (b.m22 + b.m33);
+        vf off = vf_madd(b.m01, b.m01, vf_madd(b.m02, b.m02, b.m03 * b.m03)) +
+                 vf_madd(b.m12, b.m12, vf_madd(b.m13, b.m13, b.m23 * b.m23));
+        vf sq = vf_madd(b.m33, b.m33, off + off);
+        sq = vf_madd(b.m00, b.m00, vf_madd(b.m11, b.m11, vf_madd(b.m22, b.m22, sq)));
         if (step == SK_SQUARINGS - 1 || vf_all_gt(sq, vf_set1(1.0f - SK_SETTLED) * tb * tb))
             break;
-        SK_SQUARE();
+        sym4 c = sym4_square(&b);
         /* rescaled by about its trace so that nothing underflows */
-        vf inv = vf_rcp((c00 + c11) + (c22 + c33));
-        b00 = c00 * inv, b11 = c11 * inv, b22 = c22 * inv, b33 = c33 * inv;
-        b01 = c01 * inv, b02 = c02 * inv, b03 = c03 * inv;
-        b12 = c12 * inv, b13 = c13 * inv, b23 = c23 * inv;
+        vf inv = vf_rcp((c.m00 + c.m11) + (c.m22 + c.m33));
+        b.m00 = c.m00 * inv, b.m11 = c.m11 * inv, b.m22 = c.m22 * inv, b.m33 = c.m33 * inv;
+        b.m01 = c.m01 * inv, b.m02 = c.m02 * inv, b.m03 = c.m03 * inv;
+        b.m12 = c.m12 * inv, b.m13 = c.m13 * inv, b.m23 = c.m23 * inv;
     }
-#undef SK_SQUARE
 
     /* the splat's own rotation, normalised (zero stays zero): independent of the above */
     vf rx = r[0], ry = r[1], rz = r[2], rw = r[3];
@@ -125,20 +131,20 @@ MN_LANE void rotate(const vf m[9], vf r[4])
 
     /* B's column with the largest diagonal (the first of equals), as (w, x, y, z): the larger
        of columns 0 and 1 against the larger of 2 and 3 ... */
-    vf qw = vf_sel_gt(b11, b00, b01, b00), qx = vf_sel_gt(b11, b00, b11, b01);
-    vf qy = vf_sel_gt(b11, b00, b12, b02), qz = vf_sel_gt(b11, b00, b13, b03);
-    vf best = vf_sel_gt(b11, b00, b11, b00);
-    vf tw = vf_sel_gt(b33, b22, b03, b02), tx = vf_sel_gt(b33, b22, b13, b12);
-    vf ty = vf_sel_gt(b33, b22, b23, b22), tz = vf_sel_gt(b33, b22, b33, b23);
-    vf tbest = vf_sel_gt(b33, b22, b33, b22);
+    vf qw = vf_sel_gt(b.m11, b.m00, b.m01, b.m00), qx = vf_sel_gt(b.m11, b.m00, b.m11, b.m01);
+    vf qy = vf_sel_gt(b.m11, b.m00, b.m12, b.m02), qz = vf_sel_gt(b.m11, b.m00, b.m13, b.m03);
+    vf best = vf_sel_gt(b.m11, b.m00, b.m11, b.m00);
+    vf tw = vf_sel_gt(b.m33, b.m22, b.m03, b.m02), tx = vf_sel_gt(b.m33, b.m22, b.m13, b.m12);
+    vf ty = vf_sel_gt(b.m33, b.m22, b.m23, b.m22), tz = vf_sel_gt(b.m33, b.m22, b.m33, b.m23);
+    vf tbest = vf_sel_gt(b.m33, b.m22, b.m33, b.m22);
     qw = vf_sel_gt(tbest, best, tw, qw), qx = vf_sel_gt(tbest, best, tx, qx);
     qy = vf_sel_gt(tbest, best, ty, qy), qz = vf_sel_gt(tbest, best, tz, qz);
     /* ... times B, SK_POWERS times: that column of B to the power SK_POWERS + 1 */
     for (int power = 0; power < SK_POWERS; power++) {
-        vf pw = vf_madd(b00, qw, b01 * qx) + vf_madd(b02, qy, b03 * qz);
-        vf px = vf_madd(b01, qw, b11 * qx) + vf_madd(b12, qy, b13 * qz);
-        vf py = vf_madd(b02, qw, b12 * qx) + vf_madd(b22, qy, b23 * qz);
-        vf pz = vf_madd(b03, qw, b13 * qx) + vf_madd(b23, qy, b33 * qz);
+        vf pw = vf_madd(b.m00, qw, b.m01 * qx) + vf_madd(b.m02, qy, b.m03 * qz);
+        vf px = vf_madd(b.m01, qw, b.m11 * qx) + vf_madd(b.m12, qy, b.m13 * qz);
+        vf py = vf_madd(b.m02, qw, b.m12 * qx) + vf_madd(b.m22, qy, b.m23 * qz);
+        vf pz = vf_madd(b.m03, qw, b.m13 * qx) + vf_madd(b.m23, qy, b.m33 * qz);
         qw = pw, qx = px, qy = py, qz = pz;
     }
 
