@@ -204,6 +204,13 @@ static inline void sin_versin(float angle, double out[2])
  * sin_cos_reduced2 four angles at a time, AVX2 without FMA: each lane does
  * the scalar path's IEEE operations in its order, so the same bits.
  */
+/* One Horner step on four lanes: acc · z + coef. */
+__attribute__((target("avx2"))) static inline __m256d horner_step4(__m256d acc, __m256d z,
+                                                                    double coef)
+{
+    return _mm256_add_pd(_mm256_mul_pd(acc, z), _mm256_set1_pd(coef));
+}
+
 __attribute__((target("avx2"))) static inline void sin_versin_reduced4(__m256d x, __m256d *s,
                                                                       __m256d *t)
 {
@@ -214,14 +221,12 @@ __attribute__((target("avx2"))) static inline void sin_versin_reduced4(__m256d x
                               _mm256_mul_pd(k, _mm256_set1_pd(PIO2_LO)));
     __m256d z = _mm256_mul_pd(r, r);
     __m256d ps = _mm256_set1_pd(SIN_P5), qc = _mm256_set1_pd(COS_Q6);
-#define HORNER_STEP4(acc, coef) acc = _mm256_add_pd(_mm256_mul_pd(acc, z), _mm256_set1_pd(coef))
-    HORNER_STEP4(ps, SIN_P4), HORNER_STEP4(qc, COS_Q5);
-    HORNER_STEP4(ps, SIN_P3), HORNER_STEP4(qc, COS_Q4);
-    HORNER_STEP4(ps, SIN_P2), HORNER_STEP4(qc, COS_Q3);
-    HORNER_STEP4(ps, SIN_P1), HORNER_STEP4(qc, COS_Q2);
-    HORNER_STEP4(ps, SIN_P0), HORNER_STEP4(qc, COS_Q1);
-    HORNER_STEP4(qc, COS_Q0);
-#undef HORNER_STEP4
+    ps = horner_step4(ps, z, SIN_P4), qc = horner_step4(qc, z, COS_Q5);
+    ps = horner_step4(ps, z, SIN_P3), qc = horner_step4(qc, z, COS_Q4);
+    ps = horner_step4(ps, z, SIN_P2), qc = horner_step4(qc, z, COS_Q3);
+    ps = horner_step4(ps, z, SIN_P1), qc = horner_step4(qc, z, COS_Q2);
+    ps = horner_step4(ps, z, SIN_P0), qc = horner_step4(qc, z, COS_Q1);
+    qc = horner_step4(qc, z, COS_Q0);
     __m256d sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), ps));
     __m256d cr = _mm256_add_pd(_mm256_set1_pd(1.0), _mm256_mul_pd(z, qc));
     __m256i q = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(k));
