@@ -381,24 +381,28 @@ static mn_status check_contents(blob_checks *c)
     return st;
 }
 
+/* The data of known blob k, NULL when the pack has none. */
+static const void *blob_view(const blob_checks *c, known_blob k)
+{
+    return c->known[k] ? c->known[k]->data : NULL;
+}
+
 /* Point the pack's views at the known blobs and widen skinWeight. */
 static mn_status publish_views(blob_checks *c)
 {
     mn_aosrig *pack = c->r->pack;
-#define VIEW(k) (c->known[k] ? c->known[k]->data : NULL)
-    pack->neutral = VIEW(BLOB_NEUTRAL);
-    pack->basis = VIEW(BLOB_BASIS);
-    pack->basis_scale = VIEW(BLOB_BASIS_SCALE);
-    pack->faces = VIEW(BLOB_FACES);
-    pack->quads = VIEW(BLOB_QUADS);
-    pack->uv = VIEW(BLOB_UV);
-    pack->skin_index = VIEW(BLOB_SKIN_INDEX);
-    pack->joint_parents = VIEW(BLOB_JOINT_PARENTS);
-    pack->rest_world = VIEW(BLOB_REST_WORLD);
-    pack->eye_positions = VIEW(BLOB_EYE_POSITIONS);
-    pack->eye_weights = VIEW(BLOB_EYE_WEIGHTS);
-    pack->stitch_local = VIEW(BLOB_STITCH_LOCAL);
-#undef VIEW
+    pack->neutral = blob_view(c, BLOB_NEUTRAL);
+    pack->basis = blob_view(c, BLOB_BASIS);
+    pack->basis_scale = blob_view(c, BLOB_BASIS_SCALE);
+    pack->faces = blob_view(c, BLOB_FACES);
+    pack->quads = blob_view(c, BLOB_QUADS);
+    pack->uv = blob_view(c, BLOB_UV);
+    pack->skin_index = blob_view(c, BLOB_SKIN_INDEX);
+    pack->joint_parents = blob_view(c, BLOB_JOINT_PARENTS);
+    pack->rest_world = blob_view(c, BLOB_REST_WORLD);
+    pack->eye_positions = blob_view(c, BLOB_EYE_POSITIONS);
+    pack->eye_weights = blob_view(c, BLOB_EYE_WEIGHTS);
+    pack->stitch_local = blob_view(c, BLOB_STITCH_LOCAL);
     pack->face_count = (uint32_t)c->known[BLOB_FACES]->shape[0];
     pack->quad_count = c->known[BLOB_QUADS] ? (uint32_t)c->known[BLOB_QUADS]->shape[0] : 0;
     size_t n = (size_t)c->elements[BLOB_SKIN_WEIGHT];
