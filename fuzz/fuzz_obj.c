@@ -102,7 +102,7 @@ static void check_split(const uint8_t *data, size_t size, const mn_obj_options *
     mn_obj *split = NULL;
     mn_error split_err;
     mn_status st = mni_obj_read_memory_pieces(data, size, options, 2 + (uint32_t)(size % 7), 1, &split,
-                                             &split_err, NULL);
+                                              &split_err, NULL);
     check(st == status);
     if (st != MN_OK) {
         check(split == NULL && split_err.code == err->code && split_err.line == err->line &&

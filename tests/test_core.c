@@ -65,8 +65,8 @@ static void test_error_set_formats_message_path_and_offset(void **state)
     (void)state;
     mn_error err;
     mn_status st = mni_error_set(&err, MN_ACCESSOR_BOUNDS, "accessors[3]", 120,
-                                "accessors[%d]: count %d x stride %d runs past bufferViews[%d]", 3,
-                                10, 12, 1);
+                                 "accessors[%d]: count %d x stride %d runs past bufferViews[%d]", 3,
+                                 10, 12, 1);
     assert_int_equal(st, MN_ACCESSOR_BOUNDS);
     assert_int_equal(err.code, MN_ACCESSOR_BOUNDS);
     assert_string_equal(err.message, "accessors[3]: count 10 x stride 12 runs past bufferViews[1]");

@@ -316,7 +316,7 @@ static inline uint32_t simd_loop(simd_kernel *kernel, reference_run *reference, 
 
 /* The one dispatch of the blends: AVX2 eights, then SSE2 fours, then the reference. */
 void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
-                       mn_simd_level level)
+                        mn_simd_level level)
 {
     float layer = mni_clamp01(t);
     uint32_t j = 0;
@@ -412,7 +412,7 @@ static void add_range(const mn_pose *base, const mn_pose *delta, float layer, co
 
 /* The one dispatch of the additive layer, as mni_blend_poses_at's. */
 void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
-                     mn_pose *out, mn_simd_level level)
+                      mn_pose *out, mn_simd_level level)
 {
     float layer = mni_clamp01(weight);
     uint32_t j = 0;
@@ -430,7 +430,7 @@ void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, c
 }
 
 void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
-                  mn_pose *out)
+                   mn_pose *out)
 {
     mni_add_poses_at(base, delta, weight, mask, out, MN_SIMD_BEST);
 }

@@ -27,7 +27,7 @@ void mni_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *m
 
 /* out = delta added over base, weights as mni_blend_poses.  Same counts, unchecked. */
 void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
-                  mn_pose *out);
+                   mn_pose *out);
 
 /*
  * Either at a chosen kernel level (mn_simd_level, resolved here by
@@ -39,9 +39,9 @@ void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, cons
  * the reference.
  */
 void mni_blend_poses_at(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out,
-                       mn_simd_level level);
+                        mn_simd_level level);
 void mni_add_poses_at(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
-                     mn_pose *out, mn_simd_level level);
+                      mn_pose *out, mn_simd_level level);
 #define mn_blend_poses_reference(a, b, t, mask, out) mni_blend_poses_at(a, b, t, mask, out, MN_SIMD_SCALAR)
 #define mn_add_poses_reference(base, delta, w, mask, out) \
     mni_add_poses_at(base, delta, w, mask, out, MN_SIMD_SCALAR)
@@ -98,8 +98,8 @@ typedef struct mn_blend_space {
  * MN_NOT_FINITE, MN_OUT_OF_MEMORY.
  */
 mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const float *points,
-                               uint32_t point_count, const uint32_t *triangles,
-                               uint32_t triangle_count, const char *path, mn_error *err);
+                                uint32_t point_count, const uint32_t *triangles,
+                                uint32_t triangle_count, const char *path, mn_error *err);
 
 /*
  * Barycentric weights of (x, y): up to three point indices and weights
@@ -107,6 +107,6 @@ mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const fl
  * returns how many (2 outside the hull, 3 inside).
  */
 uint32_t mni_blend_space_weights(const mn_blend_space *space, double x, double y, uint32_t index[3],
-                                double weight[3]);
+                                 double weight[3]);
 
 #endif /* MN_ANIM_BLEND_INTERNAL_H */

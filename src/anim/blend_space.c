@@ -177,23 +177,23 @@ static mn_status check_points(const double *p, uint32_t n, double eps_area, cons
 {
     if (n < 3)
         return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
-                            "%s: a 2D blend space needs at least 3 children, has %u", path, n);
+                             "%s: a 2D blend space needs at least 3 children, has %u", path, n);
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++)
             if (p[2 * i] == p[2 * j] && p[2 * i + 1] == p[2 * j + 1])
                 return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
-                                    "%s: children %u and %u are at the same point (%g, %g)", path,
-                                    i, j, p[2 * i], p[2 * i + 1]);
+                                     "%s: children %u and %u are at the same point (%g, %g)", path,
+                                     i, j, p[2 * i], p[2 * i + 1]);
     for (uint32_t i = 2; i < n; i++)
         if (fabs(orient(p, p + 2, p + 2 * i)) > eps_area)
             return MN_OK;
     return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
-                        "%s: all %u children lie on one line", path, n);
+                         "%s: all %u children lie on one line", path, n);
 }
 
 mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const float *points,
-                               uint32_t point_count, const uint32_t *triangles,
-                               uint32_t triangle_count, const char *path, mn_error *err)
+                                uint32_t point_count, const uint32_t *triangles,
+                                uint32_t triangle_count, const char *path, mn_error *err)
 {
     memset(space, 0, sizeof *space);
     uint32_t n = point_count;
@@ -204,7 +204,7 @@ mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const fl
     for (uint32_t i = 0; i < 2 * n; i++) {
         if (!isfinite(points[i]))
             return mni_error_set(err, MN_NOT_FINITE, path, -1,
-                                "%s: position %u of child %u is not finite", path, i % 2, i / 2);
+                                 "%s: position %u of child %u is not finite", path, i % 2, i / 2);
         p[i] = points[i];
         lo[i % 2] = fmin(lo[i % 2], p[i]);
         hi[i % 2] = fmax(hi[i % 2], p[i]);
@@ -218,7 +218,7 @@ mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const fl
     if (triangles) {
         if (triangle_count == 0)
             return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: triangles given but none",
-                                path);
+                                 path);
         b.tri_capacity = triangle_count;
     } else {
         b.tri_capacity = 2 * n; /* a planar triangulation of n points has at most 2n − 5 triangles */
@@ -239,11 +239,11 @@ mn_status mni_blend_space_build(mn_blend_space *space, mn_arena *arena, const fl
             for (int c = 0; c < 3; c++)
                 if (tri[c] >= n)
                     return mni_error_set(err, MN_INDEX_RANGE, path, -1,
-                                        "%s: triangles[%u] names child %u of %u", path, t, tri[c], n);
+                                         "%s: triangles[%u] names child %u of %u", path, t, tri[c], n);
             if (fabs(orient(p + 2 * tri[0], p + 2 * tri[1], p + 2 * tri[2])) <= b.eps_area)
                 return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
-                                    "%s: triangles[%u] (%u, %u, %u) has zero area", path, t, tri[0],
-                                    tri[1], tri[2]);
+                                     "%s: triangles[%u] (%u, %u, %u) has zero area", path, t, tri[0],
+                                     tri[1], tri[2]);
             memcpy(b.tris + 3 * (size_t)t, tri, 3 * sizeof(uint32_t));
         }
         b.tri_count = triangle_count;
@@ -275,7 +275,7 @@ static void barycentric(const mn_blend_space *s, const uint32_t *t, double x, do
 }
 
 uint32_t mni_blend_space_weights(const mn_blend_space *s, double x, double y, uint32_t index[3],
-                                double weight[3])
+                                 double weight[3])
 {
     for (uint32_t t = 0; t < s->triangle_count; t++) {
         const uint32_t *tri = s->triangles + 3 * (size_t)t;

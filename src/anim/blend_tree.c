@@ -98,15 +98,15 @@ static mn_status declare_name(mn_blend_tree *tree, const char *name, mn_blend_na
     snprintf(path, sizeof path, "nodes[%u].%s", node, field);
     if (!name || !name[0])
         return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is %s", path,
-                            name ? "empty" : "missing");
+                             name ? "empty" : "missing");
     uint32_t i = find_name(tree, name);
     if (i != MN_NONE) {
         if (tree->names[i].kind != kind)
             return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                "%s: \"%s\" is %s here and %s at nodes[%u]; a name is one or the "
-                                "other, never both",
-                                path, name, kind_word(kind), kind_word(tree->names[i].kind),
-                                tree->names[i].first_node);
+                                 "%s: \"%s\" is %s here and %s at nodes[%u]; a name is one or the "
+                                 "other, never both",
+                                 path, name, kind_word(kind), kind_word(tree->names[i].kind),
+                                 tree->names[i].first_node);
         *index = i;
         return MN_OK;
     }
@@ -159,7 +159,7 @@ static uint32_t set_weights(const mn_blend_tree *tree, const bt_node *nd, uint32
         return 2;
     }
     uint32_t k = mni_blend_space_weights(&nd->space, name_value(tree, nd->param),
-                                        name_value(tree, nd->param_y), idx, w);
+                                         name_value(tree, nd->param_y), idx, w);
     uint32_t kept = 0;
     for (uint32_t c = 0; c < k; c++)
         if (w[c] > 0.0) {
@@ -587,7 +587,7 @@ static mn_status build_node(mn_blend_tree *tree, uint32_t node, const mn_blend_n
         char path[32];
         snprintf(path, sizeof path, "nodes[%u]", node);
         return mni_blend_space_build(&nd->space, &tree->arena, src->positions, src->child_count,
-                                    src->triangles, src->triangle_count, path, err);
+                                     src->triangles, src->triangle_count, path, err);
     }
     default:
         return node_error(err, MN_INVALID_ARGUMENT, node, "kind", "not a node kind");
@@ -731,14 +731,14 @@ static mn_status check_desc(const mn_blend_tree_desc *desc, mn_error *err)
         return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: no nodes");
     if (desc->root >= desc->node_count)
         return mni_error_set(err, MN_INDEX_RANGE, "root", -1, "blend tree: root %u of %u nodes",
-                            desc->root, desc->node_count);
+                             desc->root, desc->node_count);
     if (desc->joint_count == 0 && !desc->bind)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "joint_count", -1,
-                            "blend tree: neither joint_count nor a bind pose");
+                             "blend tree: neither joint_count nor a bind pose");
     if (desc->bind && desc->joint_count != 0 && desc->bind->joint_count != desc->joint_count)
         return mni_error_set(err, MN_COUNT_MISMATCH, "bind", -1,
-                            "blend tree: the bind pose has %u joints, joint_count is %u",
-                            desc->bind->joint_count, desc->joint_count);
+                             "blend tree: the bind pose has %u joints, joint_count is %u",
+                             desc->bind->joint_count, desc->joint_count);
     if (desc->bind && desc->bind->joint_count == 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "bind", -1, "blend tree: the bind pose is empty");
     if (desc->node_count > UINT32_MAX / 3)
@@ -768,7 +768,7 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
     if (desc->bind)
         mn_pose_copy(&tree->bind, desc->bind);
     tree->scratch = mni_arena_calloc(&tree->arena, tree->scratch_count ? tree->scratch_count : 1,
-                                    sizeof(mn_pose), 8);
+                                     sizeof(mn_pose), 8);
     if (!tree->scratch)
         return mni_oom(err, "blend tree");
     for (uint32_t i = 0; i < tree->scratch_count && st == MN_OK; i++)

@@ -494,8 +494,8 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
                 char path[96];
                 snprintf(path, sizeof path, "%s[%u]", prefix, c);
                 st = mni_error_set(err, MN_INDEX_RANGE, path, -1,
-                                  "%s: node %u is outside target_map (%u entries)", path, ch->node,
-                                  map_count);
+                                   "%s: node %u is outside target_map (%u entries)", path, ch->node,
+                                   map_count);
                 break;
             }
             target = map[ch->node];

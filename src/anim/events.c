@@ -56,11 +56,11 @@ static mn_status check_keys(const mn_event_key *keys, uint32_t count, size_t *na
             return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
         if (!isfinite(keys[i].time))
             return mni_error_set(err, MN_NOT_FINITE, path, -1, "%s (\"%s\"): time is not finite", path,
-                                keys[i].name);
+                                 keys[i].name);
         if (keys[i].time < 0.0f)
             return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                "%s (\"%s\"): time %g is before the clip's start", path, keys[i].name,
-                                (double)keys[i].time);
+                                 "%s (\"%s\"): time %g is before the clip's start", path, keys[i].name,
+                                 (double)keys[i].time);
         if (!mni_checked_add(*name_bytes, strlen(keys[i].name) + 1, name_bytes))
             return mni_error_set(err, MN_OVERFLOW, path, -1, "event names overflow size_t");
     }
@@ -178,7 +178,7 @@ static double first_k_at_or_after(double e, double d, double t)
 }
 
 bool mni_event_span_init(mn_event_span *span, const mn_clip_events *events, float duration,
-                        bool loop, double t0, double t1)
+                         bool loop, double t0, double t1)
 {
     memset(span, 0, sizeof *span);
     span->sign = t1 < t0 ? -1 : 1;

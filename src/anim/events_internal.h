@@ -29,7 +29,7 @@ typedef struct mn_event_span {
  * empty walk) for a NULL track or non-finite input.
  */
 bool mni_event_span_init(mn_event_span *span, const mn_clip_events *events, float duration,
-                        bool loop, double t0, double t1);
+                         bool loop, double t0, double t1);
 
 /* How many occurrences the whole span holds (saturating at UINT32_MAX). */
 uint32_t mni_event_span_total(const mn_event_span *span);

@@ -80,7 +80,7 @@ static mn_status parent_first_order(const mn_model *model, mn_arena *arena, int3
         uint32_t p = model->nodes[i].parent;
         if (p != MN_NONE && p >= n)
             return mni_error_set(err, MN_INDEX_RANGE, "nodes", -1,
-                                "nodes[%u]: parent %u is out of range (%u nodes)", i, p, n);
+                                 "nodes[%u]: parent %u is out of range (%u nodes)", i, p, n);
         parents[i] = p == MN_NONE ? -1 : (int32_t)p;
         depth[i] = UINT32_MAX; /* unknown */
     }
@@ -91,7 +91,7 @@ static mn_status parent_first_order(const mn_model *model, mn_arena *arena, int3
             at = (uint32_t)parents[at];
             if (++steps > n)
                 return mni_error_set(err, MN_HIERARCHY, "nodes", -1,
-                                    "nodes[%u]: its parent chain loops", i);
+                                     "nodes[%u]: its parent chain loops", i);
         }
         uint32_t base = depth[at] != UINT32_MAX ? depth[at] : 0;
         if (depth[at] == UINT32_MAX)
@@ -274,7 +274,7 @@ static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_optio
     if (options && options->clips) {
         m->clip_count = options->clip_count;
         m->clips = mni_arena_calloc(arena, m->clip_count ? m->clip_count : 1, sizeof *m->clips,
-                                   sizeof(void *));
+                                    sizeof(void *));
         if (!m->clips)
             return mni_oom(err, "mixer");
         for (uint32_t c = 0; c < m->clip_count; c++) {
@@ -287,7 +287,7 @@ static mn_status gather_clips(mn_mixer *m, mn_arena *arena, const mn_mixer_optio
     const mn_model *model = m->model;
     m->owns_clips = true;
     m->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
-                               sizeof *m->clips, sizeof(void *));
+                                sizeof *m->clips, sizeof(void *));
     if (!m->clips)
         return mni_oom(err, "mixer");
     mn_clip_options clip_options = {.allocator = m->allocator};

@@ -176,9 +176,9 @@ static mn_status order_joints(const mn_model *model, uint32_t joint_count, uint3
     }
     if (emitted != joint_count)
         return mni_error_set(err, MN_HIERARCHY, "nodes", -1,
-                            "%u of %u skeleton nodes are not reachable from a root through "
-                            "children lists that agree with their parent links",
-                            joint_count - emitted, joint_count);
+                             "%u of %u skeleton nodes are not reachable from a root through "
+                             "children lists that agree with their parent links",
+                             joint_count - emitted, joint_count);
     return MN_OK;
 }
 
@@ -330,8 +330,8 @@ mn_status mn_skeleton_from_nodes(const mn_model *model, const mn_allocator *allo
         return mni_fail(err, MN_INVALID_ARGUMENT, "skeleton_from_nodes: NULL model or out");
     if (model->node_count > MN_SKELETON_MAX_JOINTS)
         return mni_error_set(err, MN_OVERFLOW, "nodes", -1,
-                            "the model has %u nodes; a skeleton holds at most %u",
-                            model->node_count, MN_SKELETON_MAX_JOINTS);
+                             "the model has %u nodes; a skeleton holds at most %u",
+                             model->node_count, MN_SKELETON_MAX_JOINTS);
     return build(model, NULL, model->node_count, NULL, allocator, out, err);
 }
 
@@ -682,7 +682,7 @@ static bool kernel_level(mn_simd_level *level)
 }
 
 bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *skeleton,
-                                       const mn_pose *pose, uint32_t from, float *worlds)
+                                        const mn_pose *pose, uint32_t from, float *worlds)
 {
     if (!kernel_level(&level))
         return false;
@@ -707,7 +707,7 @@ bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *
 }
 
 bool mni_skeleton_palette_kernel(mn_simd_level level, const mn_skeleton *skeleton,
-                                const float *worlds, float *palette)
+                                 const float *worlds, float *palette)
 {
     if (!kernel_level(&level))
         return false;

@@ -22,8 +22,8 @@ bool mni_skeleton_kernel_available(mn_simd_level level);
 
 /* mn_skeleton_local_to_world / mn_skeleton_palette through that kernel; false (nothing written) when unavailable. */
 bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *skeleton,
-                                       const mn_pose *pose, uint32_t from, float *worlds);
+                                        const mn_pose *pose, uint32_t from, float *worlds);
 bool mni_skeleton_palette_kernel(mn_simd_level level, const mn_skeleton *skeleton,
-                                const float *worlds, float *palette);
+                                 const float *worlds, float *palette);
 
 #endif /* MN_ANIM_SKELETON_INTERNAL_H */

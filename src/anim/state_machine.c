@@ -174,10 +174,10 @@ static mn_status check_states(mn_state_machine *sm, const mn_state_machine_desc 
             return st;
         if (find_name(sm->state_names, s, sm->state_names[s]) != MN_NONE)
             return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: state name \"%s\" is used twice",
-                                path, sm->state_names[s]);
+                                 path, sm->state_names[s]);
         if (desc->states[s].node >= desc->node_count)
             return mni_error_set(err, MN_INDEX_RANGE, path, -1, "%s (\"%s\"): node %u is out of range (%u nodes)",
-                                path, sm->state_names[s], desc->states[s].node, desc->node_count);
+                                 path, sm->state_names[s], desc->states[s].node, desc->node_count);
         sm->state_nodes[s] = desc->states[s].node;
     }
     return MN_OK;
@@ -190,14 +190,14 @@ static mn_status check_transition(const mn_state_machine_desc *desc, uint32_t t,
     snprintf(path, sizeof path, "transitions[%u]", t);
     if (tr->from >= desc->state_count || tr->to >= desc->state_count)
         return mni_error_set(err, MN_INDEX_RANGE, path, -1, "%s: from %u / to %u out of range (%u states)",
-                            path, tr->from, tr->to, desc->state_count);
+                             path, tr->from, tr->to, desc->state_count);
     if (!isfinite(tr->duration) || (tr->has_exit_time && !isfinite(tr->exit_time)))
         return mni_error_set(err, MN_NOT_FINITE, path, -1, "%s: duration or exit time is not finite", path);
     if (tr->duration < 0.0f || (tr->has_exit_time && tr->exit_time < 0.0f))
         return mni_error_set(err, MN_INVALID_VALUE, path, -1, "%s: duration or exit time is negative", path);
     if (!tr->conditions && tr->condition_count > 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: conditions is NULL with count %u",
-                            path, tr->condition_count);
+                             path, tr->condition_count);
     for (uint32_t c = 0; c < tr->condition_count; c++) {
         const mn_sm_condition *cond = &tr->conditions[c];
         char cpath[80];
@@ -206,10 +206,10 @@ static mn_status check_transition(const mn_state_machine_desc *desc, uint32_t t,
             return mni_error_set(err, MN_INVALID_ARGUMENT, cpath, -1, "%s: the name is NULL or empty", cpath);
         if (cond->op <= MN_SM_CONDITION_INVALID || cond->op > MN_SM_TRIGGER)
             return mni_error_set(err, MN_INVALID_ARGUMENT, cpath, -1, "%s (\"%s\"): invalid op %d", cpath,
-                                cond->name, (int)cond->op);
+                                 cond->name, (int)cond->op);
         if (cond->op != MN_SM_TRIGGER && !isfinite(cond->value))
             return mni_error_set(err, MN_NOT_FINITE, cpath, -1, "%s (\"%s\"): the constant is not finite",
-                                cpath, cond->name);
+                                 cpath, cond->name);
     }
     return MN_OK;
 }
@@ -233,12 +233,12 @@ static mn_status collect_names(mn_state_machine *sm, const mn_state_machine_desc
                 mn_blend_name_kind kind = mn_blend_tree_name_kind(sm->tree, cond->name);
                 if (trigger && kind != MN_BLEND_NAME_NONE)
                     return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                        "%s: \"%s\" is a trigger and also a blend-tree %s", path, cond->name,
-                                        kind == MN_BLEND_NAME_CLOCK ? "clock" : "parameter");
+                                         "%s: \"%s\" is a trigger and also a blend-tree %s", path, cond->name,
+                                         kind == MN_BLEND_NAME_CLOCK ? "clock" : "parameter");
                 if (!trigger && find_name(sm->trigger_names, sm->trigger_count, cond->name) != MN_NONE)
                     return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                        "%s: \"%s\" is compared here and used as a trigger elsewhere", path,
-                                        cond->name);
+                                         "%s: \"%s\" is compared here and used as a trigger elsewhere", path,
+                                         cond->name);
                 if (!trigger && kind != MN_BLEND_NAME_NONE)
                     continue; /* a tree parameter or clock, read from the tree */
                 char **names = trigger ? sm->trigger_names : sm->param_names;
@@ -307,7 +307,7 @@ static mn_status check_node_events(mn_state_machine *sm, const mn_state_machine_
             char path[48];
             snprintf(path, sizeof path, "node_events[%u]", i);
             return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1,
-                                "%s: events attached to node %u, which is not a clip leaf", path, i);
+                                 "%s: events attached to node %u, which is not a clip leaf", path, i);
         }
         sm->node_events[i] = ev;
     }
@@ -427,7 +427,7 @@ mn_status mn_state_machine_create(const mn_state_machine_desc *desc, mn_state_ma
         return mni_error_set(err, MN_INVALID_ARGUMENT, "states", -1, "a state machine needs at least one state");
     if (!desc->transitions && desc->transition_count > 0)
         return mni_error_set(err, MN_INVALID_ARGUMENT, "transitions", -1, "transitions is NULL with count %u",
-                            desc->transition_count);
+                             desc->transition_count);
     mn_state_machine *sm = mni_alloc(&desc->allocator, sizeof *sm);
     if (!sm)
         return mni_oom(err, "a state machine");
@@ -461,9 +461,9 @@ mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float val
     if (i == MN_NONE && p == MN_NONE) {
         bool trigger = find_name(sm->trigger_names, sm->trigger_count, name) != MN_NONE;
         return mni_error_set(err, MN_INVALID_VALUE, name, -1,
-                            trigger ? "\"%s\" is a trigger: set it with mn_state_machine_set_trigger"
-                                    : "no parameter or clock is named \"%s\"",
-                            name);
+                             trigger ? "\"%s\" is a trigger: set it with mn_state_machine_set_trigger"
+                                     : "no parameter or clock is named \"%s\"",
+                             name);
     }
     if (!isfinite(value))
         return mni_error_set(err, MN_NOT_FINITE, name, -1, "\"%s\": the value is not finite", name);
@@ -497,7 +497,7 @@ mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, flo
         *value = sm->triggers[i] ? 1.0f : 0.0f;
     else
         return mni_error_set(err, MN_INVALID_VALUE, name, -1, "no parameter, clock or trigger is named \"%s\"",
-                            name);
+                             name);
     return MN_OK;
 }
 
@@ -552,7 +552,7 @@ static uint32_t add_walks(mn_state_machine *sm, sm_slot *slot, uint32_t n, uint3
             continue;
         sm_walk *w = &sm->walks[n];
         if (!mni_event_span_init(&w->span, ev, mn_clip_duration(leaf->clip), leaf->loop, slot->prev[i],
-                                leaf->time))
+                                 leaf->time))
             continue;
         uint32_t t = mni_event_span_total(&w->span);
         if (t == 0)

@@ -54,11 +54,11 @@ static mn_status joint_member(mn_json *j, json_t *obj, json_t *v, const char *ke
     (void)obj;
     if (!json_is_string(v))
         return mni_json_fail(j, MN_JSON_TYPE, key, "expected a joint name, found %s",
-                            mni_json_type_name(v));
+                             mni_json_type_name(v));
     *out = mni_soma_find_name(names, n, json_string_value(v));
     if (*out == UINT32_MAX)
         return mni_json_fail(j, MN_INDEX_RANGE, key, "\"%s\" names no joint of the rig",
-                            json_string_value(v));
+                             json_string_value(v));
     return MN_OK;
 }
 
@@ -75,7 +75,7 @@ static mn_status read_drive(mn_json *j, json_t *d, const char *const *names, uin
         return st;
     if (json_array_size(bone) != 2)
         return mni_json_fail(j, MN_INVALID_VALUE, "bone", "expected [upper, next], found %zu names",
-                            json_array_size(bone));
+                             json_array_size(bone));
     if ((st = joint_member(j, d, json_array_get(bone, 0), "bone", names, n, &out->upper)) != MN_OK ||
         (st = joint_member(j, d, json_array_get(bone, 1), "bone", names, n, &out->next)) != MN_OK)
         return st;
@@ -89,7 +89,7 @@ static mn_status read_drive(mn_json *j, json_t *d, const char *const *names, uin
         return st;
     if (!(out->from_deg < out->to_deg))
         return mni_json_fail(j, MN_INVALID_VALUE, "toDeg", "fromDeg %g is not below toDeg %g",
-                            out->from_deg, out->to_deg);
+                             out->from_deg, out->to_deg);
     const char *curve;
     if ((st = mni_json_string_ref(j, d, "curve", true, &curve, NULL)) != MN_OK)
         return st;
@@ -119,7 +119,7 @@ static mn_status read_correction(mn_json *j, json_t *c, const char *const *names
             return st;
         if (!mn_corrective_path_is_plain(out->files[f], false))
             return mni_json_fail(j, MN_INVALID_VALUE, file_keys[f],
-                                "\"%s\" is not a plain relative path under corrective/", out->files[f]);
+                                 "\"%s\" is not a plain relative path under corrective/", out->files[f]);
         mni_json_pop(j, mark);
         if (sha) {
             mark = mni_json_push_key(j, "sha256");
@@ -141,7 +141,7 @@ static mn_status read_correction(mn_json *j, json_t *c, const char *const *names
             return st;
         if (d == 1 && out->drives[1].side == out->drives[0].side)
             return mni_json_fail(j, MN_INVALID_VALUE, "side", "both drives are on side %u",
-                                out->drives[1].side);
+                                 out->drives[1].side);
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
@@ -164,7 +164,7 @@ static mn_status read_index(mn_json *j, json_t *root, uint32_t splat_count,
         return st;
     if (out->splat_count != splat_count)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "splatCount", "splatCount %u, but the package has %u",
-                            out->splat_count, splat_count);
+                             out->splat_count, splat_count);
     json_t *list;
     uint32_t cn;
     if ((st = mni_json_array_count(j, root, "corrections", true, &list, &cn)) != MN_OK)

@@ -118,7 +118,7 @@ static mn_status read_files(mn_json *j, json_t *root, mn_character_descriptor *d
         size_t m = mni_json_push_key(j, key);
         if (!json_is_object(value))
             return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                mni_json_type_name(value));
+                                 mni_json_type_name(value));
         if (!plain_path(key, false))
             return mni_json_fail(j, MN_URI, NULL, "\"%s\" is not a plain relative name", key);
         st = read_file_entry(j, value, key, "src", true, false, &out[i++]);
@@ -131,7 +131,7 @@ static mn_status read_files(mn_json *j, json_t *root, mn_character_descriptor *d
     d->file_count = i;
     if (heads > 1)
         return mni_json_fail(j, MN_INVALID_VALUE, NULL, "%u head packs (*.aosrig); at most one",
-                            heads);
+                             heads);
     static const char *const required[] = {"character.ply", "bindings.bin", "skeleton.json",
                                            "clips.json"};
     for (size_t r = 0; r < 4; r++)
@@ -159,14 +159,14 @@ static mn_status read_names(mn_json *j, json_t *root, const char *key, bool requ
         size_t m = mni_json_push_index(j, i);
         if (!json_is_string(v))
             return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a string, found %s",
-                                mni_json_type_name(v));
+                                 mni_json_type_name(v));
         names[i] = mni_arena_strndup(j->arena, json_string_value(v), json_string_length(v));
         if (!names[i])
             return mni_json_oom(j, NULL, NULL);
         for (uint32_t k = 0; unique && k < i; k++)
             if (strcmp(names[k], names[i]) == 0)
                 return mni_json_fail(j, MN_INVALID_VALUE, NULL, "\"%s\" is named twice",
-                                    names[i]);
+                                     names[i]);
         mni_json_pop(j, m);
     }
     mni_json_pop(j, mark);
@@ -181,21 +181,21 @@ static mn_status read_identity(mn_json *j, json_t *root, mn_character_descriptor
     mn_status st = mni_json_string(j, root, "format", true, &format);
     if (st == MN_OK && strcmp(format, "aosrig-splat") != 0)
         return mni_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"aosrig-splat\"",
-                            format);
+                             format);
     uint64_t version = 0;
     if (st == MN_OK)
         st = mni_json_uint(j, root, "version", true, 0, UINT32_MAX, &version);
     if (st == MN_OK && version != 2)
         return mni_json_fail(j, MN_INVALID_VALUE, "version",
-                            "unsupported version %llu (version 2 packages are read%s)",
-                            (unsigned long long)version,
-                            version == 1 ? "; version 1's rig.glb body is not" : "");
+                             "unsupported version %llu (version 2 packages are read%s)",
+                             (unsigned long long)version,
+                             version == 1 ? "; version 1's rig.glb body is not" : "");
     d->version = (uint32_t)version;
     if (st == MN_OK)
         st = mni_json_string(j, root, "rig", true, &d->rig);
     if (st == MN_OK && strcmp(d->rig, "aosrig-v2") != 0)
         return mni_json_fail(j, MN_INVALID_VALUE, "rig", "\"%s\" does not pair with version 2 "
-                            "(\"aosrig-v2\")", d->rig);
+                             "(\"aosrig-v2\")", d->rig);
     if (st == MN_OK)
         st = mni_json_string(j, root, "units", true, &d->units);
     if (st == MN_OK && strcmp(d->units, "m") != 0)
@@ -213,12 +213,12 @@ static mn_status read_geometry(mn_json *j, json_t *root, mn_character_descriptor
     mn_status st = mni_json_u32(j, root, "splatCount", true, 1, UINT32_MAX, &d->splat_count);
     if (st == MN_OK)
         st = mni_json_u32(j, root, "headVertexCount", true, 0, UINT32_MAX,
-                         &d->head_vertex_count);
+                          &d->head_vertex_count);
     if (st == MN_OK)
         st = read_names(j, root, "jointNames", true, true, &d->joint_names, &d->joint_count);
     if (st == MN_OK && (d->joint_count == 0 || d->joint_count > 65535))
         return mni_json_fail(j, MN_INVALID_VALUE, "jointNames", "%u joints (1 to 65535)",
-                            d->joint_count);
+                             d->joint_count);
     json_t *bounds = NULL;
     if (st == MN_OK)
         st = mni_json_object(j, root, "bounds", true, &bounds);
@@ -235,7 +235,7 @@ static mn_status read_geometry(mn_json *j, json_t *root, mn_character_descriptor
         for (int c = 0; c < 3; c++)
             if (d->ply_to_character[4 * r + c] != (r == c ? 1.0f : 0.0f))
                 return mni_json_fail(j, MN_INVALID_VALUE, "plyToCharacter",
-                                    "the 3x3 must be the identity (the PLY's axes are kept)");
+                                     "the 3x3 must be the identity (the PLY's axes are kept)");
     return st;
 }
 
@@ -249,7 +249,7 @@ static mn_status read_optional_parts(mn_json *j, json_t *root, mn_character_desc
         st = mni_json_string(j, obj, "format", true, &format);
         if (st == MN_OK && strcmp(format, "soma-clips") != 0)
             return mni_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"soma-clips\"",
-                                format);
+                                 format);
         if (st == MN_OK)
             st = read_file_entry(j, obj, "sharedClips", "src", true, true, &d->shared_clips);
         d->has_shared_clips = st == MN_OK;
@@ -304,7 +304,7 @@ static mn_status read_package(mn_json *j, json_t *root, mn_character_descriptor 
         size_t e = mni_json_push_index(j, i);
         if (!json_is_object(v))
             return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                mni_json_type_name(v));
+                                 mni_json_type_name(v));
         st = mni_json_string(j, v, "path", true, &out[i].src);
         if (st == MN_OK)
             st = read_bytes(j, v, &out[i]);
@@ -355,8 +355,8 @@ MN_API mn_status mn_character_descriptor_read(const void *json, size_t size,
     json_t *root = json_loadb(json ? (const char *)json : "", size, 0, &jerr);
     if (!root) {
         mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
-                                    "character.json: JSON syntax error at line %d, column %d: "
-                                    "%s", jerr.line, jerr.column, jerr.text);
+                                     "character.json: JSON syntax error at line %d, column %d: "
+                                     "%s", jerr.line, jerr.column, jerr.text);
         if (err)
             err->line = jerr.line, err->column = jerr.column;
         return st;

@@ -40,13 +40,13 @@ static mn_status read_unit(const uint8_t *d, size_t at, const char *what, float 
         out[k] = rd_f32(d + at + 4u * (size_t)k);
         if (!isfinite(out[k]))
             return mni_error_set(err, MN_NOT_FINITE, what, (int64_t)(at + 4u * (size_t)k),
-                                "mouth_hidden.bin: %s[%d] is not finite", what, k);
+                                 "mouth_hidden.bin: %s[%d] is not finite", what, k);
         len2 += (double)out[k] * out[k];
     }
     double len = sqrt(len2);
     if (fabs(len - 1.0) > 1e-3)
         return mni_error_set(err, MN_INVALID_VALUE, what, (int64_t)at,
-                            "mouth_hidden.bin: %s has length %g, not 1 (within 1e-3)", what, len);
+                             "mouth_hidden.bin: %s has length %g, not 1 (within 1e-3)", what, len);
     return MN_OK;
 }
 
@@ -95,18 +95,18 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
     const uint8_t *d = data;
     if (size < HEADER_SIZE)
         return mni_error_set(err, MN_COUNT_MISMATCH, "", (int64_t)size,
-                            "mouth_hidden.bin: %zu bytes is shorter than the 36-byte header", size);
+                             "mouth_hidden.bin: %zu bytes is shorter than the 36-byte header", size);
     if (memcmp(d, "MHID", 4) != 0)
         return mni_error_set(err, MN_INVALID_VALUE, "magic", 0, "mouth_hidden.bin: magic is not \"MHID\"");
     uint32_t version = rd_u32(d + 4);
     if (version != 1)
         return mni_error_set(err, MN_INVALID_VALUE, "version", 4,
-                            "mouth_hidden.bin: unsupported version %u", version);
+                             "mouth_hidden.bin: unsupported version %u", version);
     uint32_t count = rd_u32(d + 8);
     if ((size - HEADER_SIZE) / ENTRY_SIZE != count || (size - HEADER_SIZE) % ENTRY_SIZE != 0)
         return mni_error_set(err, MN_COUNT_MISMATCH, "count", 8,
-                            "mouth_hidden.bin: %zu bytes do not hold the header and %u entries "
-                            "of 16 bytes", size, count);
+                             "mouth_hidden.bin: %zu bytes do not hold the header and %u entries "
+                             "of 16 bytes", size, count);
     float up[3], forward[3];
     mn_status st = read_unit(d, 12, "up", up, err);
     if (st == MN_OK)
@@ -134,18 +134,18 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
                             rd_u32(d + at + 12)};
         if (e.row >= splat_count)
             st = mni_error_set(err, MN_INDEX_RANGE, "row", (int64_t)at,
-                              "mouth_hidden.bin: entry %u: row %u is not below the splat count %u",
-                              i, e.row, splat_count);
+                               "mouth_hidden.bin: entry %u: row %u is not below the splat count %u",
+                               i, e.row, splat_count);
         else if (d[at + 4] < 1 || d[at + 4] > 3)
             st = mni_error_set(err, MN_INVALID_VALUE, "kind", (int64_t)at + 4,
-                              "mouth_hidden.bin: entry %u: kind %u is not 1 (plug), 2 (inside) "
-                              "or 3 (band)", i, d[at + 4]);
+                               "mouth_hidden.bin: entry %u: kind %u is not 1 (plug), 2 (inside) "
+                               "or 3 (band)", i, d[at + 4]);
         else if (e.upper >= head_vertex_count || e.lower >= head_vertex_count)
             st = mni_error_set(err, MN_INDEX_RANGE, e.upper >= head_vertex_count ? "upper" : "lower",
-                              (int64_t)at + (e.upper >= head_vertex_count ? 8 : 12),
-                              "mouth_hidden.bin: entry %u: lip vertex %u is not below the head's "
-                              "vertex count %u", i,
-                              e.upper >= head_vertex_count ? e.upper : e.lower, head_vertex_count);
+                               (int64_t)at + (e.upper >= head_vertex_count ? 8 : 12),
+                               "mouth_hidden.bin: entry %u: lip vertex %u is not below the head's "
+                               "vertex count %u", i,
+                               e.upper >= head_vertex_count ? e.upper : e.lower, head_vertex_count);
         entries[i] = e;
     }
     uint32_t dup = count;
@@ -153,8 +153,8 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
         st = mni_oom(err, "mouth_hidden.bin");
     if (st == MN_OK && dup < count)
         st = mni_error_set(err, MN_INVALID_VALUE, "row", (int64_t)(HEADER_SIZE + (size_t)dup * ENTRY_SIZE),
-                          "mouth_hidden.bin: entry %u: row %u is listed twice", dup,
-                          entries[dup].row);
+                           "mouth_hidden.bin: entry %u: row %u is listed twice", dup,
+                           entries[dup].row);
     if (st != MN_OK) {
         mni_free(&a, block, total);
         return st;

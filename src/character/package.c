@@ -89,15 +89,15 @@ static mn_status check(const mn_character_file *f, mn_bytes b, mn_error *err)
 {
     if (f->has_bytes && b.size != f->bytes)
         return mni_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
-                            "%s (\"%s\") is %zu bytes; character.json says %llu", f->name,
-                            f->src, b.size, (unsigned long long)f->bytes);
+                             "%s (\"%s\") is %zu bytes; character.json says %llu", f->name,
+                             f->src, b.size, (unsigned long long)f->bytes);
     if (f->sha256[0]) {
         char got[65];
         mn_sha256_hex(b.data, b.size, got);
         if (strcmp(got, f->sha256) != 0)
             return mni_error_set(err, MN_INVALID_VALUE, f->name, -1,
-                                "sha256 of %s (\"%s\") is %s, expected %s", f->name, f->src,
-                                got, f->sha256);
+                                 "sha256 of %s (\"%s\") is %s, expected %s", f->name, f->src,
+                                 got, f->sha256);
     }
     return MN_OK;
 }
@@ -225,8 +225,8 @@ static mn_status read_parts(loader *l, const mn_character_file *f, mn_bytes b, m
         st = mn_aosrig_read_memory(b.data, b.size, &o, &c->head, err);
         if (st == MN_OK && c->head->header.vertex_count != d->head_vertex_count)
             st = mni_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
-                              "the head has %u vertices; headVertexCount is %u",
-                              c->head->header.vertex_count, d->head_vertex_count);
+                               "the head has %u vertices; headVertexCount is %u",
+                               c->head->header.vertex_count, d->head_vertex_count);
     }
     return in_file(err, st, f->name);
 }
@@ -311,7 +311,7 @@ static void load_face(loader *l)
     mn_status st = load_file(l, &d->face_table, &b, &why);
     if (st == MN_OK && !c->head)
         st = mni_error_set(&why, MN_MISSING_PROPERTY, "face.arkit", -1,
-                          "the package has no head pack to drive");
+                           "the package has no head pack to drive");
     if (st == MN_OK) {
         mn_arkit_fitted_options o = {l->o.allocator};
         st = mn_arkit_fitted_map_create(&c->head->header.head_ext, d->face_json,
@@ -413,8 +413,8 @@ static void load_corrective(loader *l)
     }
     if (c->corrective->extra_warning) {
         mni_error_set(&why, MN_COUNT_MISMATCH, "corrections", -1,
-                     "%u corrections; the first %u are played", c->corrective->correction_count,
-                     c->corrective->played_count);
+                      "%u corrections; the first %u are played", c->corrective->correction_count,
+                      c->corrective->played_count);
         warn(l, "corrective/index.json", &why);
     }
 }

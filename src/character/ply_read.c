@@ -70,7 +70,7 @@ static mn_status bad_line(mn_error *err, mn_status code, size_t line_start, cons
 {
     int shown = (int)(len > 60 ? 60 : len);
     return mni_error_set(err, code, "header", (int64_t)line_start, "PLY header: %s: \"%.*s\"",
-                        what, shown, line);
+                         what, shown, line);
 }
 
 static mn_status parse_format(const char *line, size_t len, size_t at, mn_error *err)
@@ -83,12 +83,12 @@ static mn_status parse_format(const char *line, size_t len, size_t at, mn_error 
         return bad_line(err, MN_INVALID_VALUE, at, "malformed format line", line, len);
     if (strcmp(word, "ascii") == 0)
         return mni_error_set(err, MN_INVALID_VALUE, "header.format", (int64_t)at,
-                            "ASCII PLY is not supported: splat PLYs must be "
-                            "binary_little_endian");
+                             "ASCII PLY is not supported: splat PLYs must be "
+                             "binary_little_endian");
     if (strcmp(word, "binary_big_endian") == 0)
         return mni_error_set(err, MN_INVALID_VALUE, "header.format", (int64_t)at,
-                            "big-endian PLY is not supported: splat PLYs must be "
-                            "binary_little_endian");
+                             "big-endian PLY is not supported: splat PLYs must be "
+                             "binary_little_endian");
     if (strcmp(word, "binary_little_endian") != 0 || strcmp(version, "1.0") != 0)
         return bad_line(err, MN_INVALID_VALUE, at, "unknown format", line, len);
     return MN_OK;
@@ -105,8 +105,8 @@ static mn_status parse_element(ply_header *h, const char *line, size_t len, size
         return bad_line(err, MN_INVALID_VALUE, at, "malformed element line", line, len);
     if (strcmp(word, "vertex") != 0 || h->seen_vertex)
         return mni_error_set(err, MN_INVALID_VALUE, "header.element", (int64_t)at,
-                            "PLY element \"%s\": a splat PLY has exactly one element, "
-                            "\"vertex\"", word);
+                             "PLY element \"%s\": a splat PLY has exactly one element, "
+                             "\"vertex\"", word);
     uint64_t n = 0;
     for (const char *c = count; *c; c++) {
         if (*c < '0' || *c > '9' || n > (UINT64_MAX - 9) / 10)
@@ -115,7 +115,7 @@ static mn_status parse_element(ply_header *h, const char *line, size_t len, size
     }
     if (n > UINT32_MAX)
         return mni_error_set(err, MN_OVERFLOW, "header.element", (int64_t)at,
-                            "PLY vertex count %llu is beyond 2^32 - 1", (unsigned long long)n);
+                             "PLY vertex count %llu is beyond 2^32 - 1", (unsigned long long)n);
     h->count = n;
     h->seen_vertex = true;
     return MN_OK;
@@ -191,7 +191,7 @@ static mn_status parse_header(const uint8_t *data, size_t size, ply_header *h, m
         const uint8_t *nl = memchr(data + pos, '\n', limit - pos);
         if (!nl)
             return mni_error_set(err, MN_COUNT_MISMATCH, "header", (int64_t)pos,
-                                "PLY header has no end_header line within %zu bytes", limit);
+                                 "PLY header has no end_header line within %zu bytes", limit);
         size_t len = (size_t)(nl - (data + pos));
         const char *line = (const char *)data + pos;
         bool is_format = len >= 7 && memcmp(line, "format ", 7) == 0;
@@ -206,7 +206,7 @@ static mn_status parse_header(const uint8_t *data, size_t size, ply_header *h, m
     }
     if (!h->seen_vertex)
         return mni_error_set(err, MN_INVALID_VALUE, "header.element", (int64_t)pos,
-                            "PLY has no vertex element");
+                             "PLY has no vertex element");
     h->data_offset = pos;
     return MN_OK;
 }
@@ -226,10 +226,10 @@ static mn_status require_float(const ply_header *h, const char *name, uint32_t *
     const ply_property *p = find_property(h, name);
     if (!p)
         return mni_error_set(err, MN_MISSING_PROPERTY, name, -1,
-                            "PLY vertex has no \"%s\" property", name);
+                             "PLY vertex has no \"%s\" property", name);
     if (!p->is_float)
         return mni_error_set(err, MN_INVALID_VALUE, name, -1,
-                            "PLY property \"%s\" must be float", name);
+                             "PLY property \"%s\" must be float", name);
     *offset = p->offset;
     return MN_OK;
 }
@@ -244,7 +244,7 @@ static mn_status find_rest(const ply_header *h, uint32_t offsets[PLY_REST_MAX], 
             count++;
     if (count > PLY_REST_MAX)
         return mni_error_set(err, MN_INVALID_VALUE, "f_rest", -1,
-                            "PLY has %u f_rest properties (at most %u)", count, PLY_REST_MAX);
+                             "PLY has %u f_rest properties (at most %u)", count, PLY_REST_MAX);
     for (uint32_t k = 0; k < count; k++) {
         char name[32];
         snprintf(name, sizeof name, "f_rest_%u", k);
@@ -326,11 +326,11 @@ static mn_status copy_vertex(const uint8_t *v, const ply_layout *l, mn_splat_clo
         ok &= take(v, l->rest[k], &c->rest[i * l->rest_count + k]);
     if (!ok)
         return mni_error_set(err, MN_NOT_FINITE, "vertex", (int64_t)at,
-                            "PLY vertex %zu holds a NaN or infinity", i);
+                             "PLY vertex %zu holds a NaN or infinity", i);
     const float *q = &c->rotations[i * 4];
     if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
         return mni_error_set(err, MN_INVALID_VALUE, "rot_0", (int64_t)at,
-                            "PLY vertex %zu has a zero-length rotation", i);
+                             "PLY vertex %zu has a zero-length rotation", i);
     return MN_OK;
 }
 
@@ -338,18 +338,18 @@ static mn_status check_size(const ply_header *h, size_t size, uint32_t expected,
 {
     if (expected != 0 && h->count != expected)
         return mni_error_set(err, MN_COUNT_MISMATCH, "header.element", -1,
-                            "PLY has %llu splats, the package says splatCount %u",
-                            (unsigned long long)h->count, expected);
+                             "PLY has %llu splats, the package says splatCount %u",
+                             (unsigned long long)h->count, expected);
     size_t bytes = 0, end = 0;
     if (!mni_checked_mul((size_t)h->count, h->stride, &bytes) ||
         !mni_checked_add(h->data_offset, bytes, &end))
         return mni_error_set(err, MN_OVERFLOW, "header.element", -1,
-                            "PLY vertex data size overflows");
+                             "PLY vertex data size overflows");
     if (end != size)
         return mni_error_set(err, MN_COUNT_MISMATCH, "vertex", (int64_t)size,
-                            "PLY is %zu bytes; %llu vertices of %u bytes after the header "
-                            "need %zu (%s)", size, (unsigned long long)h->count, h->stride, end,
-                            end > size ? "truncated" : "trailing bytes");
+                             "PLY is %zu bytes; %llu vertices of %u bytes after the header "
+                             "need %zu (%s)", size, (unsigned long long)h->count, h->stride, end,
+                             end > size ? "truncated" : "trailing bytes");
     return MN_OK;
 }
 

@@ -110,15 +110,15 @@ mn_status mn_soma_clip_cache_acquire(mn_soma_clip_cache *cache, const char *key,
             continue;
         if (!same_joints(e, skeleton))
             return mni_error_set(err, MN_COUNT_MISMATCH, key, -1,
-                                "shared clips \"%s\" were read for a skeleton with other joints",
-                                key);
+                                 "shared clips \"%s\" were read for a skeleton with other joints",
+                                 key);
         e->refs++;
         *out = e->clips;
         return MN_OK;
     }
     if (!json)
         return mni_error_set(err, MN_INVALID_ARGUMENT, key, -1,
-                            "shared clips \"%s\" are not cached and no bytes were given", key);
+                             "shared clips \"%s\" are not cached and no bytes were given", key);
     cache_entry *e = entry_new(cache, key, skeleton);
     if (!e)
         return mni_error_set(err, MN_OUT_OF_MEMORY, key, -1, NULL);

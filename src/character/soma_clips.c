@@ -38,14 +38,14 @@ static mn_status read_keys(mn_json *j, json_t *arr, const char *key, uint32_t fr
     size_t want = (size_t)frames * width;
     if (json_array_size(arr) != want)
         return mni_json_fail(j, MN_COUNT_MISMATCH, key, "%zu numbers, expected %zu (%u frames × %u)",
-                            json_array_size(arr), want, frames, width);
+                             json_array_size(arr), want, frames, width);
     for (size_t i = 0; i < want; i++) {
         json_t *v = json_array_get(arr, i);
         if (!json_is_number(v)) {
             size_t mark = mni_json_push_key(j, key);
             mni_json_push_index(j, i);
             mn_status st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a number, found %s",
-                                        mni_json_type_name(v));
+                                         mni_json_type_name(v));
             mni_json_pop(j, mark);
             return st;
         }
@@ -86,7 +86,7 @@ static mn_status read_header(clip_reader *r, json_t *c, mn_soma_clip *out)
     for (uint32_t k = 0; k < r->kept_count; k++)
         if (strcmp(r->kept[k].name, out->name) == 0)
             return mni_json_fail(j, MN_INVALID_VALUE, "name", "clip name \"%s\" is already taken",
-                                out->name);
+                                 out->name);
     json_t *fps = json_object_get(c, "fps"), *frames = json_object_get(c, "frames");
     if (!fps || !frames)
         return mni_json_fail(j, MN_MISSING_PROPERTY, fps ? "frames" : "fps", "required property is missing");
@@ -97,7 +97,7 @@ static mn_status read_header(clip_reader *r, json_t *c, mn_soma_clip *out)
         return mni_json_fail(j, MN_INVALID_VALUE, "fps", "fps %g is not a positive finite number", f);
     if (!json_is_number(frames))
         return mni_json_fail(j, MN_JSON_TYPE, "frames", "expected a number, found %s",
-                            mni_json_type_name(frames));
+                             mni_json_type_name(frames));
     double n = json_number_value(frames);
     if (!(n >= 1) || n != floor(n) || n > (double)(UINT32_MAX / 4))
         return mni_json_fail(j, MN_INVALID_VALUE, "frames", "frames %g is not a positive integer", n);
@@ -120,7 +120,7 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     const mn_soma_skeleton *sk = r->sk;
     if (!json_is_object(c))
         return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mni_json_type_name(c));
+                             mni_json_type_name(c));
     mn_status st = read_header(r, c, out);
     if (st != MN_OK)
         return st;
@@ -132,12 +132,12 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     /* Check root's length before allocating: frames is then bounded by the file's size. */
     if (json_array_size(root) != (size_t)frames * 3)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "root", "%zu numbers, expected %zu (%u frames × 3)",
-                            json_array_size(root), (size_t)frames * 3, frames);
+                             json_array_size(root), (size_t)frames * 3, frames);
     uint32_t bone_count = bones ? (uint32_t)json_object_size(bones) : 0;
     float *times = mni_arena_calloc(r->scratch, frames, sizeof(float), 16);
     float *root_keys = mni_arena_calloc(r->scratch, frames, 3 * sizeof(float), 16);
     mn_track *tracks = mni_arena_calloc(r->scratch, (size_t)bone_count + 1, sizeof *tracks,
-                                       _Alignof(mn_track));
+                                        _Alignof(mn_track));
     if (!times || !root_keys || !tracks)
         return mni_json_oom(j, NULL, NULL);
     /* Frame f is at f / fps, computed in double so long clips keep their spacing. */
@@ -157,7 +157,7 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
             return mni_json_fail(j, MN_INDEX_RANGE, bone, "\"%s\" names no joint of the skeleton", bone);
         if (!json_is_array(keys))
             return mni_json_fail(j, MN_JSON_TYPE, bone, "expected an array, found %s",
-                                mni_json_type_name(keys));
+                                 mni_json_type_name(keys));
         float *q = mni_arena_calloc(r->scratch, frames, 4 * sizeof(float), 16);
         if (!q)
             return mni_json_oom(j, NULL, NULL);
@@ -189,7 +189,7 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
         return st;
     mn_soma_clip *kept = mni_arena_calloc(j->arena, n ? n : 1, sizeof *kept, _Alignof(mn_soma_clip));
     mn_soma_clip_drop *dropped = mni_arena_calloc(j->arena, n ? n : 1, sizeof *dropped,
-                                                 _Alignof(mn_soma_clip_drop));
+                                                  _Alignof(mn_soma_clip_drop));
     if (!kept || !dropped)
         return mni_json_oom(j, NULL, NULL);
     r->kept = kept;

@@ -37,7 +37,7 @@ typedef struct mn_soma_holder_kind {
  * failure everything is released, err says why and *out is left alone.
  */
 mn_status mni_soma_holder_read(const mn_soma_holder_kind *kind, const void *json, size_t size,
-                              const mn_allocator *allocator, const void *ctx, void **out, mn_error *err);
+                               const mn_allocator *allocator, const void *ctx, void **out, mn_error *err);
 
 /*
  * The opening every SOMA document shares: the root is an object whose member

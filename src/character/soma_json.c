@@ -15,8 +15,8 @@ mn_status mni_soma_json_load(const void *json, size_t size, json_t **root, mn_er
     if (*root)
         return MN_OK;
     mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
-                                "JSON syntax error at line %d, column %d: %s", jerr.line,
-                                jerr.column, jerr.text);
+                                 "JSON syntax error at line %d, column %d: %s", jerr.line,
+                                 jerr.column, jerr.text);
     if (err) {
         err->line = jerr.line;
         err->column = jerr.column;
@@ -33,7 +33,7 @@ uint32_t mni_soma_find_name(const char *const *names, uint32_t count, const char
 }
 
 mn_status mni_soma_holder_read(const mn_soma_holder_kind *kind, const void *json, size_t size,
-                              const mn_allocator *allocator, const void *ctx, void **out, mn_error *err)
+                               const mn_allocator *allocator, const void *ctx, void **out, mn_error *err)
 {
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     unsigned char *h = mni_alloc(&a, kind->size);
@@ -65,7 +65,7 @@ mn_status mni_soma_json_format(mn_json *j, json_t *root, const char *file, const
 {
     if (!json_is_object(root))
         return mni_json_fail(j, MN_JSON_TYPE, NULL, "%s: expected an object, found %s", file,
-                            mni_json_type_name(root));
+                             mni_json_type_name(root));
     const char *found;
     mn_status st = mni_json_string_ref(j, root, "format", true, &found, NULL);
     if (st != MN_OK)

@@ -51,24 +51,24 @@ static mn_status read_joint(reader *r, json_t *joint, uint32_t i)
     mn_json *j = r->j;
     if (!json_is_object(joint))
         return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mni_json_type_name(joint));
+                             mni_json_type_name(joint));
     mn_status st = mni_json_string(j, joint, "name", true, &r->names[i]);
     if (st != MN_OK)
         return st;
     if (mni_soma_find_name(r->names, i, r->names[i]) != UINT32_MAX)
         return mni_json_fail(j, MN_INVALID_VALUE, "name", "joint name \"%s\" is used twice",
-                            r->names[i]);
+                             r->names[i]);
     json_t *parent = json_object_get(joint, "parent");
     if (!parent)
         return mni_json_fail(j, MN_MISSING_PROPERTY, "parent", "required property is missing");
     if (!json_is_integer(parent) && !(json_is_real(parent) &&
                                       json_real_value(parent) == floor(json_real_value(parent))))
         return mni_json_fail(j, MN_JSON_TYPE, "parent", "expected an integer, found %s",
-                            mni_json_type_name(parent));
+                             mni_json_type_name(parent));
     double p = json_number_value(parent);
     if (p != -1 && !(p >= 0 && p < (double)i))
         return mni_json_fail(j, MN_INDEX_RANGE, "parent",
-                            "parent %g is not -1 or an earlier joint (this is joint %u)", p, i);
+                             "parent %g is not -1 or an earlier joint (this is joint %u)", p, i);
     r->parents[i] = (int32_t)p;
     if ((st = mni_json_floats(j, joint, "localPosition", true, 3, r->pos + 3 * i)) != MN_OK ||
         (st = read_rotation(j, joint, "localRotation", r->rot + 4 * i)) != MN_OK ||
@@ -104,20 +104,20 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
     mn_json *j = r->j;
     if (!json_is_object(seg))
         return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mni_json_type_name(seg));
+                             mni_json_type_name(seg));
     mn_status st;
     if ((st = joint_ref(r, seg, "bone", &tw->bone)) != MN_OK ||
         (st = joint_ref(r, seg, "child", &tw->child)) != MN_OK)
         return st;
     if (r->parents[tw->child] != (int32_t)tw->bone)
         return mni_json_fail(j, MN_INVALID_VALUE, "child", "\"%s\" is not a direct child of \"%s\"",
-                            r->names[tw->child], r->names[tw->bone]);
+                             r->names[tw->child], r->names[tw->bone]);
     const float *lp = r->pos + 3 * tw->child;
     double len = sqrt((double)lp[0] * lp[0] + (double)lp[1] * lp[1] + (double)lp[2] * lp[2]);
     if (!(len > 0) || !isfinite(len))
         return mni_json_fail(j, MN_INVALID_VALUE, "child",
-                            "\"%s\" has a zero localPosition: the twist has no axis",
-                            r->names[tw->child]);
+                             "\"%s\" has a zero localPosition: the twist has no axis",
+                             r->names[tw->child]);
     for (int k = 0; k < 3; k++)
         tw->axis[k] = (float)(lp[k] / len);
     json_t *helpers;
@@ -133,21 +133,21 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
         json_t *hj = json_array_get(helpers, k);
         if (!json_is_object(hj))
             return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                mni_json_type_name(hj));
+                                 mni_json_type_name(hj));
         if ((st = joint_ref(r, hj, "joint", &h[k].joint)) != MN_OK ||
             (st = mni_json_float(j, hj, "fraction", true, &h[k].fraction)) != MN_OK)
             return st;
         uint32_t hjn = h[k].joint;
         if (hjn == tw->bone || hjn == tw->child)
             return mni_json_fail(j, MN_INVALID_VALUE, "joint", "helper \"%s\" is the segment's %s",
-                                r->names[hjn], hjn == tw->bone ? "bone" : "child");
+                                 r->names[hjn], hjn == tw->bone ? "bone" : "child");
         if (segment_of[hjn] != UINT32_MAX)
             return mni_json_fail(j, MN_INVALID_VALUE, "joint",
-                                "helper \"%s\" is already a helper of twist[%u]", r->names[hjn],
-                                segment_of[hjn]);
+                                 "helper \"%s\" is already a helper of twist[%u]", r->names[hjn],
+                                 segment_of[hjn]);
         if (!r->has_base[hjn])
             return mni_json_fail(j, MN_INVALID_VALUE, "joint",
-                                "helper \"%s\" has no baseLocalRotation", r->names[hjn]);
+                                 "helper \"%s\" has no baseLocalRotation", r->names[hjn]);
         segment_of[hjn] = (uint32_t)(tw - r->sk->twists);
         mni_json_pop(j, m2);
     }
@@ -204,12 +204,12 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
     if (joint_names) {
         if (joint_name_count != n)
             return mni_json_fail(j, MN_COUNT_MISMATCH, "joints",
-                                "%u joints, but the package names %u", n, joint_name_count);
+                                 "%u joints, but the package names %u", n, joint_name_count);
         for (uint32_t i = 0; i < n; i++)
             if (!joint_names[i] || strcmp(joint_names[i], r->names[i]) != 0)
                 return mni_json_fail(j, MN_COUNT_MISMATCH, "joints",
-                                    "joint %u is \"%s\", but the package's jointNames[%u] is \"%s\"",
-                                    i, r->names[i], i, joint_names[i] ? joint_names[i] : "(null)");
+                                     "joint %u is \"%s\", but the package's jointNames[%u] is \"%s\"",
+                                     i, r->names[i], i, joint_names[i] ? joint_names[i] : "(null)");
     }
     if ((st = joint_ref(r, root, "hips", &sk->hips)) != MN_OK)
         return st;

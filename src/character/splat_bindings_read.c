@@ -21,27 +21,27 @@ static mn_status check_header(const uint8_t *p, size_t size,
 {
     if (size < 16)
         return mni_error_set(err, MN_COUNT_MISMATCH, "header", (int64_t)size,
-                            "bindings.bin is %zu bytes, shorter than its 16-byte header", size);
+                             "bindings.bin is %zu bytes, shorter than its 16-byte header", size);
     if (memcmp(p, "BIND", 4) != 0)
         return mni_error_set(err, MN_INVALID_VALUE, "magic", 0, "bindings.bin magic is not \"BIND\"");
     uint32_t version = read_u32(p + 4), count = read_u32(p + 8), k = read_u32(p + 12);
     if (version != 1)
         return mni_error_set(err, MN_INVALID_VALUE, "version", 4,
-                            "unsupported version %u (bindings.bin version 1 is read)", version);
+                             "unsupported version %u (bindings.bin version 1 is read)", version);
     if (k == 0)
         return mni_error_set(err, MN_INVALID_VALUE, "K", 12, "bindings.bin K is 0");
     if (o->expected_count != 0 && count != o->expected_count)
         return mni_error_set(err, MN_COUNT_MISMATCH, "count", 8,
-                            "bindings.bin has %u splats, the package says splatCount %u", count,
-                            o->expected_count);
+                             "bindings.bin has %u splats, the package says splatCount %u", count,
+                             o->expected_count);
     size_t n = 0, bytes = 0, total = 0;
     if (!mni_checked_mul(count, k, &n) || !mni_checked_mul(n, 6, &bytes) ||
         !mni_checked_add(bytes, 16, &total))
         return mni_error_set(err, MN_OVERFLOW, "count", 8, "bindings.bin size overflows");
     if (total != size)
         return mni_error_set(err, MN_COUNT_MISMATCH, "length", (int64_t)size,
-                            "bindings.bin is %zu bytes; %u splats x K %u need %zu", size, count,
-                            k, total);
+                             "bindings.bin is %zu bytes; %u splats x K %u need %zu", size, count,
+                             k, total);
     *values = n;
     return MN_OK;
 }
@@ -54,16 +54,16 @@ static mn_status copy_arrays(const uint8_t *p, size_t n, const mn_splat_bindings
         uint16_t j = (uint16_t)(idx[2 * i] | idx[2 * i + 1] << 8);
         if (o->joint_count != 0 && j >= o->joint_count)
             return mni_error_set(err, MN_INDEX_RANGE, "joints", (int64_t)(16 + 2 * i),
-                                "bindings.bin splat %zu: joint %u is not below the joint "
-                                "count %u", i / out->influences, j, o->joint_count);
+                                 "bindings.bin splat %zu: joint %u is not below the joint "
+                                 "count %u", i / out->influences, j, o->joint_count);
         out->joints[i] = j;
         uint32_t bits = read_u32(wts + 4 * i);
         float w;
         memcpy(&w, &bits, 4);
         if (!isfinite(w))
             return mni_error_set(err, MN_NOT_FINITE, "weights", (int64_t)(16 + 2 * n + 4 * i),
-                                "bindings.bin splat %zu: weight is not finite",
-                                i / out->influences);
+                                 "bindings.bin splat %zu: weight is not finite",
+                                 i / out->influences);
         out->weights[i] = w;
     }
     return MN_OK;

@@ -105,7 +105,7 @@ mn_status mni_splat_job_check(const mn_splat_skin_job *job, mn_error *err)
     for (int k = 0; k < 3; k++)
         if (!isfinite(job->translation[k]))
             return mni_error_set(err, MN_NOT_FINITE, "translation", -1,
-                                "translation is not finite");
+                                 "translation is not finite");
     return MN_OK;
 }
 
@@ -119,8 +119,8 @@ MN_API mn_status mn_splat_skin_job_validate(const mn_splat_skin_job *job, mn_err
     for (size_t i = 0; i < n; i++)
         if (job->joints[i] >= job->palette_count)
             return mni_error_set(err, MN_INDEX_RANGE, "joints", -1,
-                                "splat %zu: joint %u is not below palette_count %u",
-                                i / job->influences, job->joints[i], job->palette_count);
+                                 "splat %zu: joint %u is not below palette_count %u",
+                                 i / job->influences, job->joints[i], job->palette_count);
     return MN_OK;
 }
 
@@ -142,13 +142,13 @@ MN_API mn_status mn_splat_ply_to_character(const float matrix[12], float transla
     for (int i = 0; i < 12; i++)
         if (!isfinite(matrix[i]))
             return mni_error_set(err, MN_NOT_FINITE, "plyToCharacter", -1,
-                                "plyToCharacter[%d] is not finite", i);
+                                 "plyToCharacter[%d] is not finite", i);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             if (matrix[4 * r + c] != (r == c ? 1.0f : 0.0f))
                 return mni_error_set(err, MN_INVALID_VALUE, "plyToCharacter", -1,
-                                    "plyToCharacter's 3x3 must be the identity "
-                                    "(element [%d][%d] is %g)", r, c, (double)matrix[4 * r + c]);
+                                     "plyToCharacter's 3x3 must be the identity "
+                                     "(element [%d][%d] is %g)", r, c, (double)matrix[4 * r + c]);
     translation[0] = matrix[3];
     translation[1] = matrix[7];
     translation[2] = matrix[11];

@@ -148,7 +148,7 @@ mn_status mni_pool_for(mn_pool *pool, size_t count, size_t chunk, mni_pool_range
 __attribute__((format(printf, 5, 6)))
 #endif
 mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
-                       const char *fmt, ...);
+                        const char *fmt, ...);
 
 /*
  * The common failure: mni_error_set with no path and no offset.  Fills err

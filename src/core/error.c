@@ -69,7 +69,7 @@ static void error_vset(mn_error *err, mn_status code, const char *path, int64_t 
 }
 
 mn_status mni_error_set(mn_error *err, mn_status code, const char *path, int64_t offset,
-                       const char *fmt, ...)
+                        const char *fmt, ...)
 {
     if (!err)
         return code;

@@ -540,7 +540,7 @@ static mn_status check_parent_range(const int32_t *parents, size_t count, bool *
             char path[32];
             snprintf(path, sizeof path, "nodes[%zu]", i);
             return mni_error_set(err, MN_INDEX_RANGE, path, -1,
-                                "node %zu: parent %d out of range (%zu nodes)", i, (int)p, count);
+                                 "node %zu: parent %d out of range (%zu nodes)", i, (int)p, count);
         }
         if (p >= 0 && (size_t)p >= i)
             *parent_first = false;
@@ -564,8 +564,8 @@ static mn_status check_cycles(const int32_t *parents, size_t count, mn_error *er
                 char path[32];
                 snprintf(path, sizeof path, "nodes[%d]", (int)p);
                 return mni_error_set(err, MN_HIERARCHY, path, -1,
-                                    "node %d is in a parent cycle (its parent is node %d)", (int)p,
-                                    (int)parents[p]);
+                                     "node %d is in a parent cycle (its parent is node %d)", (int)p,
+                                     (int)parents[p]);
             }
             p = parents[p];
         }

@@ -106,8 +106,8 @@ mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_poo
         *out = NULL;
     if (!out || threads > MN_POOL_MAX_THREADS)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "mn_pool_create: out must not be NULL and threads at most %u",
-                            MN_POOL_MAX_THREADS);
+                        "mn_pool_create: out must not be NULL and threads at most %u",
+                        MN_POOL_MAX_THREADS);
     if (threads == 0)
         threads = 1;
     mn_allocator hooks = allocator ? *allocator : (mn_allocator){0};
@@ -118,15 +118,15 @@ mn_status mn_pool_create(uint32_t threads, const mn_allocator *allocator, mn_poo
     if (!init_sync(pool)) {
         mni_free(&hooks, pool, pool_size(threads));
         return mni_fail(err, MN_OUT_OF_MEMORY,
-                            "pool: cannot create a mutex or a condition");
+                        "pool: cannot create a mutex or a condition");
     }
     for (uint32_t i = 0; i + 1 < threads; i++) {
         int rc = pthread_create(&pool->threads[i], NULL, worker_main, pool);
         if (rc != 0) {
             destroy(pool);
             return mni_fail(err, MN_OUT_OF_MEMORY,
-                                "pool: the system refused to start thread %u of %u (error %d)",
-                                i + 1, threads - 1, rc);
+                            "pool: the system refused to start thread %u of %u (error %d)",
+                            i + 1, threads - 1, rc);
         }
         pool->started++;
     }

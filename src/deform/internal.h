@@ -109,8 +109,8 @@ void mni_skin_neon(const mn_skin_streams *s);
  * skipped.  out may equal base (with the same stride), else must not overlap it.
  */
 void mni_morph3_strided(float *out, size_t out_stride, const float *base, size_t base_stride,
-                       size_t count, const float *const *deltas, const float *weights,
-                       size_t target_count, size_t copy_rest);
+                        size_t count, const float *const *deltas, const float *weights,
+                        size_t target_count, size_t copy_rest);
 
 /* v = v / |v| for the first 3 floats of each of count vectors stride floats apart (zero stays zero). */
 void mni_normalize3_strided(float *v, size_t stride, size_t count);

@@ -83,8 +83,8 @@ mn_status mn_morph_run(const mn_morph_job *job)
 /* ---- strided streams for the prepared mesh (tangents: 4 floats a vertex) ---- */
 
 void mni_morph3_strided(float *out, size_t out_stride, const float *base, size_t base_stride,
-                       size_t count, const float *const *deltas, const float *weights,
-                       size_t target_count, size_t copy_rest)
+                        size_t count, const float *const *deltas, const float *weights,
+                        size_t target_count, size_t copy_rest)
 {
     const size_t chunk = MORPH_CHUNK / 4; /* vertices per chunk */
     for (size_t start = 0; start < count; start += chunk) {

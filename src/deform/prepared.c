@@ -67,11 +67,11 @@ static mn_status check_stream(const mn_accessor *a, mn_accessor_type type, uint3
         return MN_OK;
     if (a->type != type)
         return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                            "%s: %s must be a %s accessor to deform", path, name,
-                            mn_accessor_type_name(type));
+                             "%s: %s must be a %s accessor to deform", path, name,
+                             mn_accessor_type_name(type));
     if (a->count != count)
         return mni_error_set(err, MN_COUNT_MISMATCH, path, -1,
-                            "%s: %s has %u elements, POSITION has %u", path, name, a->count, count);
+                             "%s: %s has %u elements, POSITION has %u", path, name, a->count, count);
     return MN_OK;
 }
 
@@ -86,7 +86,7 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
     plan->position = accessor_of(model, mn_primitive_find(p, MN_SEMANTIC_POSITION, 0));
     if (!plan->position || plan->position->type != MN_TYPE_VEC3)
         return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                            "%s has no VEC3 POSITION attribute: nothing to deform", path);
+                             "%s has no VEC3 POSITION attribute: nothing to deform", path);
     uint32_t n = plan->position->count;
     plan->normal = accessor_of(model, mn_primitive_find(p, MN_SEMANTIC_NORMAL, 0));
     plan->tangent = accessor_of(model, mn_primitive_find(p, MN_SEMANTIC_TANGENT, 0));
@@ -103,9 +103,9 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
             break;
         if (!j || !w)
             return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                "%s has %s_%u without %s_%u: influences come in pairs", path,
-                                j ? "JOINTS" : "WEIGHTS", plan->sets, j ? "WEIGHTS" : "JOINTS",
-                                plan->sets);
+                                 "%s has %s_%u without %s_%u: influences come in pairs", path,
+                                 j ? "JOINTS" : "WEIGHTS", plan->sets, j ? "WEIGHTS" : "JOINTS",
+                                 plan->sets);
         if ((st = check_stream(j, MN_TYPE_VEC4, n, path, "JOINTS", err)) != MN_OK ||
             (st = check_stream(w, MN_TYPE_VEC4, n, path, "WEIGHTS", err)) != MN_OK)
             return st;
@@ -148,8 +148,8 @@ static mn_status plan_mesh(const mn_model *model, uint32_t mesh, uint32_t primit
          mni_checked_add(plan->at_deltas, deltas, &plan->size);
     if (!ok)
         return mni_error_set(err, MN_OVERFLOW, path, -1,
-                            "%s: %u vertices with %zu influences and %u targets overflow memory",
-                            path, n, ic, plan->targets);
+                             "%s: %u vertices with %zu influences and %u targets overflow memory",
+                             path, n, ic, plan->targets);
     return MN_OK;
 }
 
@@ -205,8 +205,8 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
         return mni_fail(err, MN_INVALID_ARGUMENT, "model and out must not be NULL");
     if (mesh >= model->mesh_count)
         return mni_error_set(err, MN_INDEX_RANGE, "meshes", -1,
-                            "mesh %u is out of range: the model has %u meshes", mesh,
-                            model->mesh_count);
+                             "mesh %u is out of range: the model has %u meshes", mesh,
+                             model->mesh_count);
     if (primitive >= model->meshes[mesh].primitive_count)
         return mni_fail(err, MN_INDEX_RANGE,
                         "primitive %u is out of range: meshes[%u] has %u primitives", primitive,
@@ -334,7 +334,7 @@ mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
             morph3(mesh, normals, mesh->normal_deltas, weights, out_normals);
         if (tangents)
             mni_morph3_strided(out_tangents, 4, tangents, 4, n, mesh->tangent_deltas, weights,
-                              mesh->target_count, 1);
+                               mesh->target_count, 1);
         if (!skinned) {
             /* A sum of unit vectors and deltas is not unit length: renormalise, as skinning would. */
             if (normals)

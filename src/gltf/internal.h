@@ -129,13 +129,13 @@ typedef enum mn_uri_outcome {
  * none).  Errors are reported at the current path + "uri".
  */
 mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
-                           const char **out_media_type);
+                            const char **out_media_type);
 
 /* ---- glb.c ------------------------------------------------------------------ */
 
 /* Split a GLB into its JSON chunk and (optional) BIN chunk; unknown chunks skipped. */
 mn_status mni_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_bytes *bin,
-                       bool *has_bin, mn_error *err);
+                        bool *has_bin, mn_error *err);
 
 /* ---- meshopt.c ------------------------------------------------------------------ */
 
@@ -168,6 +168,6 @@ uint32_t mni_gltf_count_synth_accessors(json_t *root);
  * else a converted arena copy.  *out_count = count × components.
  */
 mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
-                                  size_t *out_count);
+                                   size_t *out_count);
 
 #endif /* MN_GLTF_INTERNAL_H */

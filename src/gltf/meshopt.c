@@ -31,22 +31,22 @@ static mn_status check_layout(mn_gltf_reader *r, int mode, int filter, uint32_t 
     mn_json *j = &r->json;
     if (mode == MODE_ATTRIBUTES && (stride % 4 != 0 || stride > 256))
         return mni_json_fail(j, MN_INVALID_VALUE, "byteStride",
-                            "ATTRIBUTES data needs a byteStride that is a multiple of 4 up to 256, not %u",
-                            stride);
+                             "ATTRIBUTES data needs a byteStride that is a multiple of 4 up to 256, not %u",
+                             stride);
     if (mode != MODE_ATTRIBUTES && stride != 2 && stride != 4)
         return mni_json_fail(j, MN_INVALID_VALUE, "byteStride", "index data needs byteStride 2 or 4, not %u",
-                            stride);
+                             stride);
     if (mode == MODE_TRIANGLES && count % 3 != 0)
         return mni_json_fail(j, MN_INVALID_VALUE, "count",
-                            "TRIANGLES data holds whole triangles, but count %u is not a multiple of 3", count);
+                             "TRIANGLES data holds whole triangles, but count %u is not a multiple of 3", count);
     if (filter != FILTER_NONE && mode != MODE_ATTRIBUTES)
         return mni_json_fail(j, MN_INVALID_VALUE, "filter", "filters apply to ATTRIBUTES data only");
     if (filter == FILTER_OCTAHEDRAL && stride != 4 && stride != 8)
         return mni_json_fail(j, MN_INVALID_VALUE, "byteStride",
-                            "the OCTAHEDRAL filter needs byteStride 4 or 8, not %u", stride);
+                             "the OCTAHEDRAL filter needs byteStride 4 or 8, not %u", stride);
     if (filter == FILTER_QUATERNION && stride != 8)
         return mni_json_fail(j, MN_INVALID_VALUE, "byteStride",
-                            "the QUATERNION filter needs byteStride 8, not %u", stride);
+                             "the QUATERNION filter needs byteStride 8, not %u", stride);
     return MN_OK;
 }
 
@@ -91,22 +91,22 @@ mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view
     const mn_buffer *src = &m->buffers[buffer];
     if (r->buffer_is_fallback[buffer])
         return mni_json_fail(j, MN_INVALID_VALUE, "buffer",
-                            "buffer %u is a fallback buffer with no data; the compressed bytes must come "
-                            "from a buffer that holds them",
-                            buffer);
+                             "buffer %u is a fallback buffer with no data; the compressed bytes must come "
+                             "from a buffer that holds them",
+                             buffer);
     if (offset > src->size || length > src->size - offset)
         return mni_json_fail(j, MN_BUFFER_VIEW_BOUNDS, "byteLength",
-                            "byteOffset %llu + byteLength %llu runs past the end of buffer %u, which holds "
-                            "%zu bytes",
-                            (unsigned long long)offset, (unsigned long long)length, buffer, src->size);
+                             "byteOffset %llu + byteLength %llu runs past the end of buffer %u, which holds "
+                             "%zu bytes",
+                             (unsigned long long)offset, (unsigned long long)length, buffer, src->size);
     size_t bytes;
     if (!mni_checked_mul(count, stride, &bytes))
         return mni_json_fail(j, MN_OVERFLOW, "count", "count %u x byteStride %u overflows", count, stride);
     if (bytes > view->size)
         return mni_json_fail(j, MN_INVALID_VALUE, "count",
-                            "count %u x byteStride %u = %zu decoded bytes do not fit the buffer view's "
-                            "byteLength %zu",
-                            count, stride, bytes, view->size);
+                             "count %u x byteStride %u = %zu decoded bytes do not fit the buffer view's "
+                             "byteLength %zu",
+                             count, stride, bytes, view->size);
     if ((st = mni_gltf_budget(r, view->size, "the decoded meshopt data")) != MN_OK)
         return st;
     uint8_t *out = mni_arena_alloc(r->arena, view->size, 64);
@@ -116,9 +116,9 @@ mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view
     int rc = decode(mode, out, count, stride, src->data + offset, (size_t)length);
     if (rc != 0)
         return mni_json_fail(j, MN_MESHOPT, NULL,
-                            "the %s data (%llu bytes from buffer %u, count %u, byteStride %u) fails to "
-                            "decode (meshoptimizer error %d)",
-                            MODES[mode], (unsigned long long)length, buffer, count, stride, rc);
+                             "the %s data (%llu bytes from buffer %u, count %u, byteStride %u) fails to "
+                             "decode (meshoptimizer error %d)",
+                             MODES[mode], (unsigned long long)length, buffer, count, stride, rc);
     apply_filter(filter, out, count, stride);
     view->data = out;
     return MN_OK;

@@ -42,9 +42,9 @@ mn_status mni_gltf_budget(mn_gltf_reader *r, size_t bytes, const char *what)
     size_t total;
     if (!mni_checked_add(r->synth_bytes, bytes, &total) || total > MN_GLTF_SYNTH_LIMIT)
         return mni_json_fail(&r->json, MN_OUT_OF_MEMORY, NULL,
-                            "%s would need %zu bytes that the file does not hold; refusing more than "
-                            "%zu bytes of such data per model",
-                            what, bytes, (size_t)MN_GLTF_SYNTH_LIMIT);
+                             "%s would need %zu bytes that the file does not hold; refusing more than "
+                             "%zu bytes of such data per model",
+                             what, bytes, (size_t)MN_GLTF_SYNTH_LIMIT);
     r->synth_bytes = total;
     return MN_OK;
 }
@@ -66,7 +66,7 @@ mn_status mni_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **
     *out = json_array_get(array, i);
     if (!json_is_object(*out))
         return mni_json_fail(&r->json, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                            mni_json_type_name(*out));
+                             mni_json_type_name(*out));
     return MN_OK;
 }
 
@@ -131,7 +131,7 @@ static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded
         if (rerr.code == MN_OK)
             mni_fail(&rerr, st, NULL);
         return mni_error_set(r->err, st, path, -1, "%s: cannot read \"%.80s\": %s", path, uri,
-                            rerr.message);
+                             rerr.message);
     }
     if (!r->default_resolver) {
         /* Views into resolver bytes must stay aligned for their component type. */
@@ -154,7 +154,7 @@ static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded
 }
 
 mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
-                           const char **out_media_type)
+                            const char **out_media_type)
 {
     char path[MN_JSON_PATH_MAX + 8];
     mni_json_path_of(&r->json, "uri", path, sizeof path);
@@ -167,9 +167,9 @@ mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
         return st;
     if (!r->base_dir && r->default_resolver)
         return mni_error_set(r->err, MN_URI, path, -1,
-                            "%s: external URI \"%.80s\" cannot be resolved: the model was read from memory "
-                            "without a base_dir (set mn_gltf_options.base_dir or a resolver)",
-                            path, uri);
+                             "%s: external URI \"%.80s\" cannot be resolved: the model was read from memory "
+                             "without a base_dir (set mn_gltf_options.base_dir or a resolver)",
+                             path, uri);
     return resolve(r, uri, decoded, out, path);
 }
 
@@ -214,18 +214,18 @@ static mn_status read_asset(mn_gltf_reader *r)
         return st;
     if (!parse_version(m->version, &major, &minor))
         return mni_json_fail(j, MN_INVALID_VALUE, "version",
-                            "\"%.32s\" is not a version of the form <major>.<minor>", m->version);
+                             "\"%.32s\" is not a version of the form <major>.<minor>", m->version);
     if (major != 2)
         return mni_json_fail(j, MN_INVALID_VALUE, "version",
-                            "the file is glTF %.32s; this reader reads glTF 2.x", m->version);
+                             "the file is glTF %.32s; this reader reads glTF 2.x", m->version);
     if (m->min_version) {
         if (!parse_version(m->min_version, &major, &minor))
             return mni_json_fail(j, MN_INVALID_VALUE, "minVersion",
-                                "\"%.32s\" is not a version of the form <major>.<minor>", m->min_version);
+                                 "\"%.32s\" is not a version of the form <major>.<minor>", m->min_version);
         if (major != 2 || minor != 0)
             return mni_json_fail(j, MN_INVALID_VALUE, "minVersion",
-                                "the file needs a glTF %.32s reader; this one implements 2.0",
-                                m->min_version);
+                                 "the file needs a glTF %.32s reader; this one implements 2.0",
+                                 m->min_version);
     }
     mni_json_pop(j, mark);
     return MN_OK;
@@ -248,7 +248,7 @@ static mn_status read_names(mn_gltf_reader *r, const char *key, const char ***ou
         size_t m2 = mni_json_push_index(j, i);
         if (!json_is_string(v))
             return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an extension name (a string), found %s",
-                                mni_json_type_name(v));
+                                 mni_json_type_name(v));
         if (!(names[i] = mni_arena_strndup(r->arena, json_string_value(v), json_string_length(v))))
             return mni_json_oom(j, NULL, NULL);
         mni_json_pop(j, m2);
@@ -272,10 +272,10 @@ static mn_status read_extensions(mn_gltf_reader *r)
             size_t mark = mni_json_push_key(&r->json, "extensionsRequired");
             mni_json_push_index(&r->json, i);
             st = mni_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, NULL,
-                              "the file requires the extension %.64s, which this reader does not implement "
-                              "(it reads KHR_mesh_quantization, KHR_texture_transform, "
-                              "KHR_materials_emissive_strength and EXT_meshopt_compression)",
-                              name);
+                               "the file requires the extension %.64s, which this reader does not implement "
+                               "(it reads KHR_mesh_quantization, KHR_texture_transform, "
+                               "KHR_materials_emissive_strength and EXT_meshopt_compression)",
+                               name);
             mni_json_pop(&r->json, mark);
             return st;
         }
@@ -324,8 +324,8 @@ static mn_status read_buffer(mn_gltf_reader *r, json_t *obj, uint32_t index, mn_
     } else if (r->is_glb && index == 0) {
         if (!r->glb_bin)
             return mni_json_fail(j, MN_MISSING_PROPERTY, "uri",
-                                "buffer 0 has no uri, so its data must be the GLB's BIN chunk, but the GLB "
-                                "has none");
+                                 "buffer 0 has no uri, so its data must be the GLB's BIN chunk, but the GLB "
+                                 "has none");
         bytes.data = r->glb_bin;
         bytes.size = r->glb_bin_size;
         source = "the GLB BIN chunk";
@@ -335,12 +335,12 @@ static mn_status read_buffer(mn_gltf_reader *r, json_t *obj, uint32_t index, mn_
         return MN_OK;
     } else {
         return mni_json_fail(j, MN_MISSING_PROPERTY, "uri",
-                            "buffer %u has no uri%s, so it has no data", index,
-                            r->is_glb ? " and only buffer 0 can be the GLB BIN chunk" : "");
+                             "buffer %u has no uri%s, so it has no data", index,
+                             r->is_glb ? " and only buffer 0 can be the GLB BIN chunk" : "");
     }
     if (bytes.size < b->size)
         return mni_json_fail(j, MN_INVALID_VALUE, "byteLength",
-                            "byteLength is %zu, but %s holds only %zu bytes", b->size, source, bytes.size);
+                             "byteLength is %zu, but %s holds only %zu bytes", b->size, source, bytes.size);
     b->data = bytes.data;
     return MN_OK;
 }
@@ -369,14 +369,14 @@ static mn_status read_buffer_view(mn_gltf_reader *r, json_t *obj, mn_buffer_view
     /* Harmless to this reader: each accessor's stride is checked against its own component size. */
     if (v->stride % 4 != 0 &&
         (st = mni_gltf_warn(r, MN_INVALID_VALUE, "byteStride",
-                           "byteStride %u is not a multiple of 4 as glTF requires; read anyway", v->stride)) != MN_OK)
+                            "byteStride %u is not a multiple of 4 as glTF requires; read anyway", v->stride)) != MN_OK)
         return st;
     const mn_buffer *b = &m->buffers[v->buffer];
     if (v->offset > b->size || v->size > b->size - v->offset)
         return mni_json_fail(j, MN_BUFFER_VIEW_BOUNDS, v->offset ? "byteOffset" : "byteLength",
-                            "byteOffset %zu + byteLength %zu runs past the end of buffer %u, which holds "
-                            "%zu bytes",
-                            v->offset, v->size, v->buffer, b->size);
+                             "byteOffset %zu + byteLength %zu runs past the end of buffer %u, which holds "
+                             "%zu bytes",
+                             v->offset, v->size, v->buffer, b->size);
     if (ext) {
         size_t mark = mni_json_push_key(j, "extensions");
         mni_json_push_key(j, "EXT_meshopt_compression");
@@ -386,9 +386,9 @@ static mn_status read_buffer_view(mn_gltf_reader *r, json_t *obj, mn_buffer_view
     }
     if (r->buffer_is_fallback[v->buffer])
         return mni_json_fail(j, MN_INVALID_VALUE, "buffer",
-                            "buffer %u is an EXT_meshopt_compression fallback with no data; only views "
-                            "compressed with EXT_meshopt_compression may refer to it",
-                            v->buffer);
+                             "buffer %u is an EXT_meshopt_compression fallback with no data; only views "
+                             "compressed with EXT_meshopt_compression may refer to it",
+                             v->buffer);
     v->data = b->data + v->offset;
     return MN_OK;
 }
@@ -468,7 +468,7 @@ static mn_status allocate_arrays(mn_gltf_reader *r)
 static mn_status read_default_scene(mn_gltf_reader *r)
 {
     return mni_json_index(&r->json, r->root, "scene", false, r->model->scene_count, "scenes",
-                         &r->model->scene);
+                          &r->model->scene);
 }
 
 /* Turn the warning list into model->warnings. */
@@ -539,16 +539,16 @@ static mn_status parse_json(mn_gltf_reader *r, const uint8_t *data, size_t size,
     r->root = json_loadb((const char *)data, size, 0, &jerr);
     if (!r->root) {
         mn_status st = mni_error_set(r->err, MN_JSON_SYNTAX, "", (int64_t)(base + (size_t)jerr.position),
-                                    "JSON syntax error at line %d, column %d: %s", jerr.line,
-                                    jerr.column, jerr.text);
+                                     "JSON syntax error at line %d, column %d: %s", jerr.line,
+                                     jerr.column, jerr.text);
         r->err->line = jerr.line;
         r->err->column = jerr.column;
         return st;
     }
     if (!json_is_object(r->root))
         return mni_error_set(r->err, MN_JSON_TYPE, "", (int64_t)base,
-                            "the document is %s; a glTF document is a JSON object",
-                            mni_json_type_name(r->root));
+                             "the document is %s; a glTF document is a JSON object",
+                             mni_json_type_name(r->root));
     return MN_OK;
 }
 
@@ -577,12 +577,12 @@ static mn_status read_bytes(mn_gltf_reader *r, const uint8_t *data, size_t size)
     if (!text) {
         if (size < 4)
             return mni_error_set(r->err, MN_GLB_HEADER, "", (int64_t)size,
-                                "the input is %zu bytes long: neither JSON nor a GLB (whose header is 12 bytes)",
-                                size);
+                                 "the input is %zu bytes long: neither JSON nor a GLB (whose header is 12 bytes)",
+                                 size);
         return mni_error_set(r->err, MN_GLB_MAGIC, "", 0,
-                            "the input is neither JSON nor a GLB: it starts with 0x%02x%02x%02x%02x, not "
-                            "the GLB magic \"glTF\" or '{'",
-                            data[0], data[1], data[2], data[3]);
+                             "the input is neither JSON nor a GLB: it starts with 0x%02x%02x%02x%02x, not "
+                             "the GLB magic \"glTF\" or '{'",
+                             data[0], data[1], data[2], data[3]);
     }
     mn_status st = parse_json(r, data, size, 0);
     return st != MN_OK ? st : read_document(r);

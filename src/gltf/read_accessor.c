@@ -20,9 +20,9 @@ static mn_status read_component(mn_gltf_reader *r, json_t *obj, mn_component *ou
     *out = mni_component_from_gltf_code(code);
     if (*out == MN_COMPONENT_INVALID)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "componentType",
-                            "%u is not an accessor component type (5120 BYTE, 5121 UNSIGNED_BYTE, 5122 SHORT, "
-                            "5123 UNSIGNED_SHORT, 5125 UNSIGNED_INT, 5126 FLOAT)",
-                            code);
+                             "%u is not an accessor component type (5120 BYTE, 5121 UNSIGNED_BYTE, 5122 SHORT, "
+                             "5123 UNSIGNED_SHORT, 5125 UNSIGNED_INT, 5126 FLOAT)",
+                             code);
     return MN_OK;
 }
 
@@ -30,7 +30,7 @@ static mn_status read_type(mn_gltf_reader *r, json_t *obj, mn_accessor_type *out
 {
     int i = 0;
     mn_status st = mni_json_enum(&r->json, obj, "type", true, mni_accessor_type_names,
-                                MNI_ACCESSOR_TYPE_COUNT, "an accessor type", &i);
+                                 MNI_ACCESSOR_TYPE_COUNT, "an accessor type", &i);
     if (st == MN_OK)
         *out = (mn_accessor_type)(MN_TYPE_SCALAR + i);
     return st;
@@ -47,11 +47,11 @@ static mn_status check_fits(mn_gltf_reader *r, const char *key, uint32_t view, s
     size_t end;
     if (!mni_checked_add(offset, bytes, &end))
         return mni_json_fail(&r->json, MN_OVERFLOW, key, "%s: byteOffset %zu + %zu bytes overflows",
-                            what, offset, bytes);
+                             what, offset, bytes);
     if (end > v->size)
         return mni_json_fail(&r->json, MN_ACCESSOR_BOUNDS, key,
-                            "%s needs bytes %zu to %zu of bufferViews[%u], which holds %zu bytes", what,
-                            offset, end, view, v->size);
+                             "%s needs bytes %zu to %zu of bufferViews[%u], which holds %zu bytes", what,
+                             offset, end, view, v->size);
     return MN_OK;
 }
 
@@ -64,30 +64,30 @@ static mn_status bind_view(mn_gltf_reader *r, mn_accessor *a, size_t offset)
     uint32_t stride = v->stride ? v->stride : elem;
     if (v->stride && v->stride < elem)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "bufferView",
-                            "bufferViews[%u].byteStride %u is smaller than this accessor's element size %u",
-                            a->buffer_view, v->stride, elem);
+                             "bufferViews[%u].byteStride %u is smaller than this accessor's element size %u",
+                             a->buffer_view, v->stride, elem);
     if (stride % comp != 0)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "bufferView",
-                            "bufferViews[%u].byteStride %u is not a multiple of the component size %u",
-                            a->buffer_view, stride, comp);
+                             "bufferViews[%u].byteStride %u is not a multiple of the component size %u",
+                             a->buffer_view, stride, comp);
     if (offset % comp != 0 || (uintptr_t)(v->data + offset) % comp != 0)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "byteOffset",
-                            "the accessor starts at byte %zu of buffer %u, not a multiple of its component "
-                            "size %u",
-                            v->offset + offset, v->buffer, comp);
+                             "the accessor starts at byte %zu of buffer %u, not a multiple of its component "
+                             "size %u",
+                             v->offset + offset, v->buffer, comp);
     size_t span, bytes;
     if (!mni_checked_mul((size_t)a->count - 1, stride, &span) || !mni_checked_add(span, elem, &bytes))
         return mni_json_fail(&r->json, MN_OVERFLOW, "count",
-                            "count %u x byteStride %u overflows the size arithmetic", a->count, stride);
+                             "count %u x byteStride %u overflows the size arithmetic", a->count, stride);
     size_t end;
     if (!mni_checked_add(offset, bytes, &end))
         return mni_json_fail(&r->json, MN_OVERFLOW, "byteOffset", "byteOffset %zu + %zu bytes overflows",
-                            offset, bytes);
+                             offset, bytes);
     if (end > v->size)
         return mni_json_fail(&r->json, MN_ACCESSOR_BOUNDS, NULL,
-                            "byteOffset %zu + (count %u - 1) x stride %u + element size %u = %zu bytes runs "
-                            "past the end of bufferViews[%u], which holds %zu bytes",
-                            offset, a->count, stride, elem, end, a->buffer_view, v->size);
+                             "byteOffset %zu + (count %u - 1) x stride %u + element size %u = %zu bytes runs "
+                             "past the end of bufferViews[%u], which holds %zu bytes",
+                             offset, a->count, stride, elem, end, a->buffer_view, v->size);
     a->data = v->data + offset;
     a->stride = stride;
     return MN_OK;
@@ -100,7 +100,7 @@ static mn_status dense_copy(mn_gltf_reader *r, const mn_accessor *a, uint8_t **o
     size_t bytes;
     if (!mni_checked_mul(a->count, elem, &bytes))
         return mni_json_fail(&r->json, MN_OVERFLOW, "count", "count %u x element size %u overflows",
-                            a->count, elem);
+                             a->count, elem);
     if (!a->data) {
         mn_status st = mni_gltf_budget(r, bytes, "this accessor's elements");
         if (st != MN_OK)
@@ -134,25 +134,25 @@ static mn_status read_sparse(mn_gltf_reader *r, json_t *sparse, mn_accessor *a)
         return st;
     if (count > a->count)
         return mni_json_fail(j, MN_INVALID_VALUE, "count",
-                            "%u sparse substitutions are more than the accessor's %u elements", count,
-                            a->count);
+                             "%u sparse substitutions are more than the accessor's %u elements", count,
+                             a->count);
     size_t mark = mni_json_push_key(j, "indices");
     if ((st = mni_json_index(j, indices, "bufferView", true, m->buffer_view_count, "bufferViews",
-                            &idx_view)) != MN_OK ||
+                             &idx_view)) != MN_OK ||
         (st = mni_json_uint(j, indices, "byteOffset", false, 0, SIZE_MAX, &idx_offset)) != MN_OK ||
         (st = mni_json_u32(j, indices, "componentType", true, 0, UINT32_MAX, &idx_code)) != MN_OK)
         return st;
     mn_component idx_comp = mni_component_from_gltf_code(idx_code);
     if (idx_comp != MN_COMPONENT_U8 && idx_comp != MN_COMPONENT_U16 && idx_comp != MN_COMPONENT_U32)
         return mni_json_fail(j, MN_INVALID_VALUE, "componentType",
-                            "%u is not a sparse index type (5121 UNSIGNED_BYTE, 5123 UNSIGNED_SHORT, "
-                            "5125 UNSIGNED_INT)",
-                            idx_code);
+                             "%u is not a sparse index type (5121 UNSIGNED_BYTE, 5123 UNSIGNED_SHORT, "
+                             "5125 UNSIGNED_INT)",
+                             idx_code);
     uint32_t isize = mn_component_size(idx_comp);
     if (idx_offset % isize != 0)
         return mni_json_fail(j, MN_INVALID_VALUE, "byteOffset",
-                            "byteOffset %llu is not a multiple of the index size %u",
-                            (unsigned long long)idx_offset, isize);
+                             "byteOffset %llu is not a multiple of the index size %u",
+                             (unsigned long long)idx_offset, isize);
     if ((st = check_fits(r, "byteOffset", idx_view, (size_t)idx_offset, (size_t)count * isize,
                          "the sparse indices")) != MN_OK)
         return st;
@@ -162,13 +162,13 @@ static mn_status read_sparse(mn_gltf_reader *r, json_t *sparse, mn_accessor *a)
     size_t val_bytes;
     mark = mni_json_push_key(j, "values");
     if ((st = mni_json_index(j, values, "bufferView", true, m->buffer_view_count, "bufferViews",
-                            &val_view)) != MN_OK ||
+                             &val_view)) != MN_OK ||
         (st = mni_json_uint(j, values, "byteOffset", false, 0, SIZE_MAX, &val_offset)) != MN_OK)
         return st;
     if (val_offset % mn_component_size(a->component) != 0)
         return mni_json_fail(j, MN_INVALID_VALUE, "byteOffset",
-                            "byteOffset %llu is not a multiple of the component size %u",
-                            (unsigned long long)val_offset, mn_component_size(a->component));
+                             "byteOffset %llu is not a multiple of the component size %u",
+                             (unsigned long long)val_offset, mn_component_size(a->component));
     if (!mni_checked_mul(count, elem, &val_bytes))
         return mni_json_fail(j, MN_OVERFLOW, NULL, "count %u x element size %u overflows", count, elem);
     if ((st = check_fits(r, "byteOffset", val_view, (size_t)val_offset, val_bytes,
@@ -187,13 +187,13 @@ static mn_status read_sparse(mn_gltf_reader *r, json_t *sparse, mn_accessor *a)
         uint32_t target = mni_gltf_uint_le(idx + (size_t)k * isize, isize);
         if (target >= a->count)
             return mni_json_fail(j, MN_INDEX_RANGE, NULL,
-                                "sparse index %u (substitution %u) is not below the accessor's count %u",
-                                target, k, a->count);
+                                 "sparse index %u (substitution %u) is not below the accessor's count %u",
+                                 target, k, a->count);
         if (k > 0 && target <= prev)
             return mni_json_fail(j, MN_INVALID_VALUE, NULL,
-                                "sparse indices must increase strictly, but substitution %u has index %u "
-                                "after %u",
-                                k, target, prev);
+                                 "sparse indices must increase strictly, but substitution %u has index %u "
+                                 "after %u",
+                                 k, target, prev);
         memcpy(dense + (size_t)target * elem, val + (size_t)k * elem, elem);
         prev = target;
     }
@@ -225,7 +225,7 @@ static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
     mn_status st;
     if ((st = mni_json_string(j, obj, "name", false, &a->name)) != MN_OK ||
         (st = mni_json_index(j, obj, "bufferView", false, r->model->buffer_view_count, "bufferViews",
-                            &a->buffer_view)) != MN_OK ||
+                             &a->buffer_view)) != MN_OK ||
         (st = mni_json_uint(j, obj, "byteOffset", false, 0, SIZE_MAX, &offset)) != MN_OK ||
         (st = read_component(r, obj, &a->component)) != MN_OK ||
         (st = mni_json_bool(j, obj, "normalized", false, &a->normalized)) != MN_OK ||
@@ -236,7 +236,7 @@ static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
         return st;
     if (a->normalized && (a->component == MN_COMPONENT_F32 || a->component == MN_COMPONENT_U32))
         return mni_json_fail(j, MN_INVALID_VALUE, "normalized",
-                            "normalized is only allowed for 8- and 16-bit integer components");
+                             "normalized is only allowed for 8- and 16-bit integer components");
     if (a->buffer_view != MN_NONE) {
         if ((st = bind_view(r, a, (size_t)offset)) != MN_OK)
             return st;
@@ -269,7 +269,7 @@ mn_status mni_gltf_read_accessors(mn_gltf_reader *r)
 }
 
 mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
-                                  size_t *out_count)
+                                   size_t *out_count)
 {
     const mn_accessor *a = &r->model->accessors[accessor];
     size_t n;

@@ -23,7 +23,7 @@ static mn_status read_interpolation(mn_gltf_reader *r, json_t *obj, mn_interpola
 {
     int i = MN_INTERP_LINEAR;
     mn_status st = mni_json_enum(&r->json, obj, "interpolation", false, mni_interpolation_names,
-                                MNI_INTERPOLATION_COUNT, "an interpolation", &i);
+                                 MNI_INTERPOLATION_COUNT, "an interpolation", &i);
     *out = (mn_interpolation)i;
     return st;
 }
@@ -50,7 +50,7 @@ static mn_status read_samplers(mn_gltf_reader *r, json_t *anim, anim_sampler **o
         const mn_accessor *in = &r->model->accessors[s[i].input];
         if (in->type != MN_TYPE_SCALAR || in->component != MN_COMPONENT_F32)
             return mni_json_fail(j, MN_INVALID_VALUE, "input",
-                                "accessor %u holds the key times, so it must be SCALAR FLOAT", s[i].input);
+                                 "accessor %u holds the key times, so it must be SCALAR FLOAT", s[i].input);
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
@@ -65,8 +65,8 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
     static const mn_accessor_type types[] = {MN_TYPE_VEC3, MN_TYPE_VEC4, MN_TYPE_VEC3, MN_TYPE_SCALAR};
     if (a->type != types[path])
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                            "the output accessor %u of a %s channel must be %s", acc, mn_anim_path_name(path),
-                            mn_accessor_type_name(types[path]));
+                             "the output accessor %u of a %s channel must be %s", acc, mn_anim_path_name(path),
+                             mn_accessor_type_name(types[path]));
     mn_component c = a->component;
     if (c == MN_COMPONENT_F32)
         return MN_OK;
@@ -76,10 +76,10 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
     if (core || (quantized && r->uses_quantization))
         return MN_OK;
     return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                        "the output accessor %u of a %s channel holds %s integers, which glTF %s", acc,
-                        mn_anim_path_name(path), a->normalized ? "normalized" : "plain",
-                        quantized ? "allows only with KHR_mesh_quantization in extensionsUsed"
-                                  : "does not allow here");
+                         "the output accessor %u of a %s channel holds %s integers, which glTF %s", acc,
+                         mn_anim_path_name(path), a->normalized ? "normalized" : "plain",
+                         quantized ? "allows only with KHR_mesh_quantization in extensionsUsed"
+                                   : "does not allow here");
 }
 
 /* Fill the sampler's float arrays (once) and check its output count for this channel. */
@@ -94,12 +94,12 @@ static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sa
     size_t expected;
     if (!mni_checked_mul(in->count, per_key, &expected) || out->count != expected)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "sampler",
-                            "sampler %u has %u key time%s (accessor %u), so its output accessor %u must hold "
-                            "%zu element%s for this %s %s channel, but it holds %u",
-                            sampler_index, in->count, in->count == 1 ? "" : "s", s->input, s->output,
-                            expected, expected == 1 ? "" : "s",
-                            mn_interpolation_name(s->interpolation), mn_anim_path_name(ch->path),
-                            out->count);
+                             "sampler %u has %u key time%s (accessor %u), so its output accessor %u must hold "
+                             "%zu element%s for this %s %s channel, but it holds %u",
+                             sampler_index, in->count, in->count == 1 ? "" : "s", s->input, s->output,
+                             expected, expected == 1 ? "" : "s",
+                             mn_interpolation_name(s->interpolation), mn_anim_path_name(ch->path),
+                             out->count);
     if (!s->converted) {
         size_t n;
         mn_status st = mni_gltf_accessor_floats(r, s->input, &s->times, &n);
@@ -130,7 +130,7 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
     mn_status st;
     *keep = false;
     if ((st = mni_json_index(j, obj, "sampler", true, sampler_count, "samplers of this animation",
-                            &sampler)) != MN_OK ||
+                             &sampler)) != MN_OK ||
         (st = mni_json_object(j, obj, "target", true, &target)) != MN_OK)
         return st;
     size_t mark = mni_json_push_key(j, "target");
@@ -143,12 +143,12 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
             p = k;
     if (p < 0)
         return mni_gltf_warn(r, MN_INVALID_VALUE, "path",
-                            "\"%.32s\" is not an animation path this reader drives (translation, rotation, "
-                            "scale, weights); the channel is ignored",
-                            path);
+                             "\"%.32s\" is not an animation path this reader drives (translation, rotation, "
+                             "scale, weights); the channel is ignored",
+                             path);
     if (ch->node == MN_NONE)
         return mni_gltf_warn(r, MN_MISSING_PROPERTY, "node",
-                            "the channel targets no node; it is ignored");
+                             "the channel targets no node; it is ignored");
     ch->path = (mn_anim_path)p;
     uint32_t components = p == MN_PATH_ROTATION ? 4 : 3;
     if (ch->path == MN_PATH_WEIGHTS) {
@@ -156,9 +156,9 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
         components = n->mesh != MN_NONE ? m->meshes[n->mesh].weight_count : 0;
         if (components == 0)
             return mni_gltf_warn(r, MN_INVALID_VALUE, "node",
-                                "a weights channel targets node %u, which has no mesh with morph targets; "
-                                "the channel is ignored",
-                                ch->node);
+                                 "a weights channel targets node %u, which has no mesh with morph targets; "
+                                 "the channel is ignored",
+                                 ch->node);
     }
     mni_json_pop(j, mark);
     size_t m2 = mni_json_push_key(j, "sampler");

@@ -91,11 +91,11 @@ static mn_status read_image(mn_gltf_reader *r, json_t *obj, mn_image *img)
         (st = mni_json_string(j, obj, "mimeType", false, &img->mime_type)) != MN_OK ||
         (st = mni_json_string_ref(j, obj, "uri", false, &uri, NULL)) != MN_OK ||
         (st = mni_json_index(j, obj, "bufferView", false, r->model->buffer_view_count, "bufferViews",
-                            &img->buffer_view)) != MN_OK)
+                             &img->buffer_view)) != MN_OK)
         return st;
     if (uri && img->buffer_view != MN_NONE)
         return mni_json_fail(j, MN_INVALID_VALUE, NULL,
-                            "an image has either a uri or a bufferView, not both");
+                             "an image has either a uri or a bufferView, not both");
     if (img->buffer_view != MN_NONE) {
         const mn_buffer_view *v = &r->model->buffer_views[img->buffer_view];
         img->data = v->data;
@@ -106,7 +106,7 @@ static mn_status read_image(mn_gltf_reader *r, json_t *obj, mn_image *img)
     } else {
         /* Extensions (KHR_texture_basisu, ...) may carry the image instead; nothing to read here. */
         return mni_gltf_warn(r, MN_MISSING_PROPERTY, NULL,
-                            "the image has neither a uri nor a bufferView; it is left empty");
+                             "the image has neither a uri nor a bufferView; it is left empty");
     }
     if (!img->mime_type && img->size)
         img->mime_type = mime_from_magic(img->data, img->size);
@@ -162,9 +162,9 @@ static mn_status read_texture(mn_gltf_reader *r, json_t *obj, mn_texture *t)
     mn_status st;
     if ((st = mni_json_string(&r->json, obj, "name", false, &t->name)) != MN_OK ||
         (st = mni_json_index(&r->json, obj, "source", false, r->model->image_count, "images",
-                            &t->image)) != MN_OK ||
+                             &t->image)) != MN_OK ||
         (st = mni_json_index(&r->json, obj, "sampler", false, r->model->sampler_count, "samplers",
-                            &t->sampler)) != MN_OK)
+                             &t->sampler)) != MN_OK)
         return st;
     return MN_OK;
 }
@@ -215,7 +215,7 @@ static mn_status read_alpha_mode(mn_gltf_reader *r, json_t *obj, mn_alpha_mode *
 {
     int i = (int)*out;
     mn_status st = mni_json_enum(&r->json, obj, "alphaMode", false, mni_alpha_mode_names,
-                                MNI_ALPHA_MODE_COUNT, "an alpha mode", &i);
+                                 MNI_ALPHA_MODE_COUNT, "an alpha mode", &i);
     *out = (mn_alpha_mode)i;
     return st;
 }

@@ -77,20 +77,20 @@ static mn_status check_attribute(mn_gltf_reader *r, const char *name, mn_semanti
     const mn_accessor *a = &r->model->accessors[accessor];
     if (!type_allowed(s, target, a->type))
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                            "accessor %u is %s, which a%s %s attribute cannot be", accessor,
-                            mn_accessor_type_name(a->type), target ? " morph target" : "n", name);
+                             "accessor %u is %s, which a%s %s attribute cannot be", accessor,
+                             mn_accessor_type_name(a->type), target ? " morph target" : "n", name);
     layout_ok ok = component_allowed(s, target, a);
     if (ok == LAYOUT_NO)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                            "accessor %u holds %s%s components, which a%s %s attribute cannot use", accessor,
-                            a->normalized ? "normalized " : "", mni_component_gltf_name(a->component),
-                            target ? " morph target" : "n", name);
+                             "accessor %u holds %s%s components, which a%s %s attribute cannot use", accessor,
+                             a->normalized ? "normalized " : "", mni_component_gltf_name(a->component),
+                             target ? " morph target" : "n", name);
     if (ok == LAYOUT_QUANTIZED && !r->uses_quantization)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                            "accessor %u holds %s%s components, which %s may use only with "
-                            "KHR_mesh_quantization; add it to extensionsUsed",
-                            accessor, a->normalized ? "normalized " : "", mni_component_gltf_name(a->component),
-                            name);
+                             "accessor %u holds %s%s components, which %s may use only with "
+                             "KHR_mesh_quantization; add it to extensionsUsed",
+                             accessor, a->normalized ? "normalized " : "", mni_component_gltf_name(a->component),
+                             name);
     return MN_OK;
 }
 
@@ -125,9 +125,9 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
             /* Harmless: nothing reads an attribute it does not know. */
             at->semantic = MN_SEMANTIC_CUSTOM;
             if ((st = mni_gltf_warn(r, MN_INVALID_VALUE, NULL,
-                                   "\"%.64s\" is not a glTF attribute name (application-specific names "
-                                   "start with '_'); kept as a custom attribute",
-                                   key)) != MN_OK)
+                                    "\"%.64s\" is not a glTF attribute name (application-specific names "
+                                    "start with '_'); kept as a custom attribute",
+                                    key)) != MN_OK)
                 return st;
         }
         if ((st = check_attribute(r, key, at->semantic, false, at->accessor)) != MN_OK)
@@ -142,9 +142,9 @@ static mn_status read_attributes(mn_gltf_reader *r, json_t *prim, mn_primitive *
             first_count = c;
         } else if (c != first_count) {
             return mni_json_fail(j, MN_COUNT_MISMATCH, NULL,
-                                "accessor %u has %u elements, but %s has %u: every attribute of a primitive "
-                                "must have the same count",
-                                at->accessor, c, first_name, first_count);
+                                 "accessor %u has %u elements, but %s has %u: every attribute of a primitive "
+                                 "must have the same count",
+                                 at->accessor, c, first_name, first_count);
         }
         mni_json_pop(j, m2);
         count++;
@@ -175,8 +175,8 @@ static mn_status read_target(mn_gltf_reader *r, json_t *obj, const mn_primitive 
             return st;
         if (!slot) {
             st = mni_gltf_warn(r, MN_INVALID_VALUE, NULL,
-                              "morph target attribute %.64s is not read (only POSITION, NORMAL and TANGENT are)",
-                              key);
+                               "morph target attribute %.64s is not read (only POSITION, NORMAL and TANGENT are)",
+                               key);
             if (st != MN_OK)
                 return st;
             mni_json_pop(j, mark);
@@ -187,9 +187,9 @@ static mn_status read_target(mn_gltf_reader *r, json_t *obj, const mn_primitive 
         uint32_t c = r->model->accessors[accessor].count;
         if (c != p->vertex_count)
             return mni_json_fail(j, MN_COUNT_MISMATCH, NULL,
-                                "morph target accessor %u has %u elements, but the primitive's attributes "
-                                "have %u",
-                                accessor, c, p->vertex_count);
+                                 "morph target accessor %u has %u elements, but the primitive's attributes "
+                                 "have %u",
+                                 accessor, c, p->vertex_count);
         *slot = accessor;
         mni_json_pop(j, mark);
     }
@@ -283,7 +283,7 @@ static mn_status convert_strip_fan(mn_gltf_reader *r, mn_primitive *p)
 static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
 {
     mn_status st = mni_json_index(&r->json, prim, "indices", false, r->file_accessor_count, "accessors",
-                                 &p->indices);
+                                  &p->indices);
     if (st != MN_OK || p->indices == MN_NONE)
         return st;
     const mn_accessor *a = &r->model->accessors[p->indices];
@@ -292,10 +292,10 @@ static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
                a->component == MN_COMPONENT_U32);
     if (!ok)
         return mni_json_fail(&r->json, MN_INVALID_VALUE, "indices",
-                            "accessor %u is %s%s %s; indices must be SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT "
-                            "or UNSIGNED_INT",
-                            p->indices, a->normalized ? "normalized " : "", mn_accessor_type_name(a->type),
-                            mni_component_gltf_name(a->component));
+                             "accessor %u is %s%s %s; indices must be SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT "
+                             "or UNSIGNED_INT",
+                             p->indices, a->normalized ? "normalized " : "", mn_accessor_type_name(a->type),
+                             mni_component_gltf_name(a->component));
     return MN_OK;
 }
 
@@ -306,7 +306,7 @@ static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p
     mn_status st;
     if ((st = read_attributes(r, prim, p)) != MN_OK || (st = read_indices(r, prim, p)) != MN_OK ||
         (st = mni_json_index(j, prim, "material", false, r->model->material_count, "materials",
-                            &p->material)) != MN_OK ||
+                             &p->material)) != MN_OK ||
         (st = mni_json_u32(j, prim, "mode", false, 0, 6, &mode)) != MN_OK ||
         (st = read_targets(r, prim, p)) != MN_OK)
         return st;
@@ -332,8 +332,8 @@ static mn_status read_target_names(mn_gltf_reader *r, json_t *obj, mn_mesh *mesh
     if (!ok) {
         size_t mark = mni_json_push_key(&r->json, "extras");
         mn_status st = mni_gltf_warn(r, MN_INVALID_VALUE, "targetNames",
-                                    "expected an array of %u strings (one per morph target); ignored",
-                                    mesh->weight_count);
+                                     "expected an array of %u strings (one per morph target); ignored",
+                                     mesh->weight_count);
         mni_json_pop(&r->json, mark);
         return st;
     }
@@ -360,8 +360,8 @@ static mn_status read_weights(mn_gltf_reader *r, json_t *obj, mn_mesh *mesh, uin
         return st;
     if (arr && n != targets)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "weights",
-                            "%u default weights for %u morph targets; there must be one per target", n,
-                            targets);
+                             "%u default weights for %u morph targets; there must be one per target", n,
+                             targets);
     mesh->weight_count = targets;
     mesh->weights = mni_gltf_alloc(r, targets ? targets : 1, sizeof(float), 16, true);
     if (!mesh->weights)
@@ -382,7 +382,7 @@ static mn_status read_mesh(mn_gltf_reader *r, json_t *obj, uint32_t index)
         (st = mni_json_extras(j, obj, &mesh->extras)) != MN_OK)
         return st;
     mesh->primitives = mni_gltf_alloc(r, mesh->primitive_count ? mesh->primitive_count : 1,
-                                     sizeof *mesh->primitives, 16, true);
+                                      sizeof *mesh->primitives, 16, true);
     if (!mesh->primitives)
         return MN_OUT_OF_MEMORY;
     size_t mark = mni_json_push_key(j, "primitives");
@@ -394,9 +394,9 @@ static mn_status read_mesh(mn_gltf_reader *r, json_t *obj, uint32_t index)
             return st;
         if (i > 0 && p->target_count != mesh->primitives[0].target_count)
             return mni_json_fail(j, MN_COUNT_MISMATCH, "targets",
-                                "%u morph targets, but primitive 0 has %u: every primitive of a mesh must "
-                                "have the same number",
-                                p->target_count, mesh->primitives[0].target_count);
+                                 "%u morph targets, but primitive 0 has %u: every primitive of a mesh must "
+                                 "have the same number",
+                                 p->target_count, mesh->primitives[0].target_count);
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);

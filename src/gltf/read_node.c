@@ -27,7 +27,7 @@ static mn_status read_perspective(mn_gltf_reader *r, json_t *p, mn_camera *c)
         return mni_json_fail(j, MN_INVALID_VALUE, "znear", "znear must be above 0 for a perspective camera");
     if (json_object_get(p, "zfar") && !(c->zfar > c->znear))
         return mni_json_fail(j, MN_INVALID_VALUE, "zfar", "zfar %g is not beyond znear %g", (double)c->zfar,
-                            (double)c->znear);
+                             (double)c->znear);
     if (json_object_get(p, "aspectRatio") && !(c->aspect_ratio > 0.0f))
         return mni_json_fail(j, MN_INVALID_VALUE, "aspectRatio", "the aspect ratio must be above 0");
     return MN_OK;
@@ -44,7 +44,7 @@ static mn_status read_orthographic(mn_gltf_reader *r, json_t *o, mn_camera *c)
         return st;
     if (!(c->zfar > c->znear))
         return mni_json_fail(j, MN_INVALID_VALUE, "zfar", "zfar %g is not beyond znear %g", (double)c->zfar,
-                            (double)c->znear);
+                             (double)c->znear);
     return MN_OK;
 }
 
@@ -82,9 +82,9 @@ static mn_status decompose_matrix(mn_gltf_reader *r, const float m[16], mn_node 
 {
     if (fabsf(m[3]) > 1e-6f || fabsf(m[7]) > 1e-6f || fabsf(m[11]) > 1e-6f || fabsf(m[15] - 1.0f) > 1e-6f)
         return mni_json_fail(&r->json, MN_SKEW, "matrix",
-                            "the matrix's last row is (%g %g %g %g), not (0 0 0 1): a projective matrix "
-                            "cannot be decomposed into translation, rotation and scale",
-                            (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
+                             "the matrix's last row is (%g %g %g %g), not (0 0 0 1): a projective matrix "
+                             "cannot be decomposed into translation, rotation and scale",
+                             (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
     bool ok = mn_mat4_decompose(m, n->translation, n->rotation, n->scale);
     /* A zero scale makes decompose refuse, yet T·R·S with that zero still is the matrix. */
     float back[16], largest = 0.0f, worst = 0.0f;
@@ -96,9 +96,9 @@ static mn_status decompose_matrix(mn_gltf_reader *r, const float m[16], mn_node 
         }
     if (!ok && worst > 1e-4f * fmaxf(largest, 1e-30f))
         return mni_json_fail(&r->json, MN_SKEW, "matrix",
-                            "the matrix has skew (its basis columns are not perpendicular), so it cannot be "
-                            "decomposed into translation, rotation and scale as glTF requires; bake the "
-                            "skew into the mesh or use TRS");
+                             "the matrix has skew (its basis columns are not perpendicular), so it cannot be "
+                             "decomposed into translation, rotation and scale as glTF requires; bake the "
+                             "skew into the mesh or use TRS");
     return MN_OK;
 }
 
@@ -111,7 +111,7 @@ static mn_status check_rotation(mn_gltf_reader *r, mn_node *n)
         return MN_OK;
     mn_quat_normalize(q, q);
     return mni_gltf_warn(r, MN_INVALID_VALUE, "rotation",
-                        "the rotation quaternion has length %g, not 1; it was normalised", (double)sqrtf(len2));
+                         "the rotation quaternion has length %g, not 1; it was normalised", (double)sqrtf(len2));
 }
 
 static mn_status read_children(mn_gltf_reader *r, json_t *obj, uint32_t index)
@@ -137,8 +137,8 @@ static mn_status read_children(mn_gltf_reader *r, json_t *obj, uint32_t index)
             return mni_json_fail(j, MN_HIERARCHY, NULL, "node %u lists node %u as a child twice", index, child);
         if (nodes[child].parent != MN_NONE)
             return mni_json_fail(j, MN_HIERARCHY, NULL,
-                                "node %u is a child of both node %u and node %u; a node has at most one parent",
-                                child, nodes[child].parent, index);
+                                 "node %u is a child of both node %u and node %u; a node has at most one parent",
+                                 child, nodes[child].parent, index);
         nodes[child].parent = index;
         n->children[i] = child;
         mni_json_pop(j, m2);
@@ -181,8 +181,8 @@ static mn_status read_node(mn_gltf_reader *r, json_t *obj, uint32_t index)
         if (json_object_get(obj, "translation") || json_object_get(obj, "rotation") ||
             json_object_get(obj, "scale"))
             return mni_json_fail(j, MN_INVALID_VALUE, "matrix",
-                                "the node has both a matrix and translation/rotation/scale; glTF allows one "
-                                "or the other");
+                                 "the node has both a matrix and translation/rotation/scale; glTF allows one "
+                                 "or the other");
         if ((st = mni_json_floats(j, obj, "matrix", true, 16, mat)) != MN_OK ||
             (st = decompose_matrix(r, mat, n)) != MN_OK)
             return st;
@@ -226,8 +226,8 @@ static mn_status read_scene(mn_gltf_reader *r, json_t *obj, uint32_t index)
         uint32_t parent = r->model->nodes[s->nodes[i]].parent;
         if (parent != MN_NONE)
             return mni_json_fail(j, MN_HIERARCHY, NULL,
-                                "node %u is listed as a root of the scene, but it is a child of node %u",
-                                s->nodes[i], parent);
+                                 "node %u is listed as a root of the scene, but it is a child of node %u",
+                                 s->nodes[i], parent);
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
@@ -246,7 +246,7 @@ static mn_status read_inverse_binds(mn_gltf_reader *r, json_t *obj, mn_skin *s)
     mn_json *j = &r->json;
     uint32_t acc;
     mn_status st = mni_json_index(j, obj, "inverseBindMatrices", false, r->file_accessor_count,
-                                 "accessors", &acc);
+                                  "accessors", &acc);
     if (st != MN_OK)
         return st;
     if (acc == MN_NONE) {
@@ -262,11 +262,11 @@ static mn_status read_inverse_binds(mn_gltf_reader *r, json_t *obj, mn_skin *s)
     const mn_accessor *a = &r->model->accessors[acc];
     if (a->type != MN_TYPE_MAT4 || a->component != MN_COMPONENT_F32)
         return mni_json_fail(j, MN_INVALID_VALUE, "inverseBindMatrices",
-                            "accessor %u must be MAT4 of FLOAT to hold inverse bind matrices", acc);
+                             "accessor %u must be MAT4 of FLOAT to hold inverse bind matrices", acc);
     if (a->count < s->joint_count)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "inverseBindMatrices",
-                            "accessor %u holds %u matrices for %u joints; there must be one per joint", acc,
-                            a->count, s->joint_count);
+                             "accessor %u holds %u matrices for %u joints; there must be one per joint", acc,
+                             a->count, s->joint_count);
     size_t n;
     size_t mark = mni_json_push_key(j, "inverseBindMatrices");
     st = mni_gltf_accessor_floats(r, acc, &s->inverse_bind, &n);
@@ -292,7 +292,7 @@ static mn_status read_skin(mn_gltf_reader *r, json_t *obj, uint32_t index)
     for (uint32_t i = 0; i < s->joint_count; i++) {
         size_t m2 = mni_json_push_index(j, i);
         if ((st = mni_json_index_value(j, json_array_get(arr, i), r->model->node_count, "nodes",
-                                      &s->joints[i])) != MN_OK)
+                                       &s->joints[i])) != MN_OK)
             return st;
         mni_json_pop(j, m2);
     }

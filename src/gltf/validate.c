@@ -71,8 +71,8 @@ static mn_status check_cycles(mn_gltf_reader *r, uint32_t *walk)
             snprintf(members + len, sizeof members - len, "...");
         path_set(r, "nodes", n, NULL, 0, NULL);
         return mni_json_fail(&r->json, MN_HIERARCHY, NULL,
-                            "the nodes form a cycle (child to parent: %s); the node hierarchy must be a forest",
-                            members);
+                             "the nodes form a cycle (child to parent: %s); the node hierarchy must be a forest",
+                             members);
     }
     return MN_OK;
 }
@@ -223,14 +223,14 @@ static mn_status check_indices(mn_gltf_reader *r)
             path_set(r, "meshes", mi, "primitives", pi, "indices");
             if (p->vertex_count == 0)
                 return mni_json_fail(&r->json, MN_INDEX_RANGE, NULL,
-                                    "index %u (element %u%s) points at a vertex, but the primitive has no "
-                                    "vertices",
-                                    value, at, converted ? " of the strip/fan converted to a list" : "");
+                                     "index %u (element %u%s) points at a vertex, but the primitive has no "
+                                     "vertices",
+                                     value, at, converted ? " of the strip/fan converted to a list" : "");
             return mni_json_fail(&r->json, MN_INDEX_RANGE, NULL,
-                                "index %u (element %u%s) is out of range: the primitive has %u vertices "
-                                "(valid: 0 to %u)",
-                                value, at, converted ? " of the strip/fan converted to a list" : "",
-                                p->vertex_count, p->vertex_count - 1);
+                                 "index %u (element %u%s) is out of range: the primitive has %u vertices "
+                                 "(valid: 0 to %u)",
+                                 value, at, converted ? " of the strip/fan converted to a list" : "",
+                                 p->vertex_count, p->vertex_count - 1);
         }
     }
     return MN_OK;
@@ -257,9 +257,9 @@ static mn_status check_joints(mn_gltf_reader *r)
                     continue;
                 path_set(r, "meshes", n->mesh, "primitives", pi, "attributes");
                 return mni_json_fail(&r->json, MN_INDEX_RANGE, at->name,
-                                    "joint index %u (vertex %u) is out of range: nodes[%u] skins this mesh "
-                                    "with skins[%u], which has %u joints",
-                                    value, vertex, ni, n->skin, joints);
+                                     "joint index %u (vertex %u) is out of range: nodes[%u] skins this mesh "
+                                     "with skins[%u], which has %u joints",
+                                     value, vertex, ni, n->skin, joints);
             }
         }
     }
@@ -277,9 +277,9 @@ static mn_status check_node_weights(mn_gltf_reader *r)
         if (n->weight_count != targets) {
             path_set(r, "nodes", ni, NULL, 0, "weights");
             return mni_json_fail(&r->json, MN_COUNT_MISMATCH, NULL,
-                                "%u morph weights, but meshes[%u] has %u morph targets; there must be one "
-                                "per target",
-                                n->weight_count, n->mesh, targets);
+                                 "%u morph weights, but meshes[%u] has %u morph targets; there must be one "
+                                 "per target",
+                                 n->weight_count, n->mesh, targets);
         }
     }
     return MN_OK;
@@ -307,8 +307,8 @@ static mn_status check_channel(mn_gltf_reader *r, uint32_t ai, uint32_t ci, cons
         if (ch->times[k] < ch->times[k - 1]) {
             path_set(r, "animations", ai, "samplers", ch->sampler, "input");
             return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                                "key times must not decrease, but key %u is at %g s after key %u at %g s", k,
-                                (double)ch->times[k], k - 1, (double)ch->times[k - 1]);
+                                 "key times must not decrease, but key %u is at %g s after key %u at %g s", k,
+                                 (double)ch->times[k], k - 1, (double)ch->times[k - 1]);
         }
     }
     size_t per_key = (size_t)ch->components * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
@@ -317,7 +317,7 @@ static mn_status check_channel(mn_gltf_reader *r, uint32_t ai, uint32_t ci, cons
     if (bad < n) {
         path_set(r, "animations", ai, "samplers", ch->sampler, "output");
         return mni_json_fail(&r->json, MN_NOT_FINITE, NULL, "value %zu (used by channel %u) is not finite",
-                            bad, ci);
+                             bad, ci);
     }
     return MN_OK;
 }
@@ -351,7 +351,7 @@ static mn_status check_inverse_binds(mn_gltf_reader *r)
         if (bad < n) {
             path_set(r, "skins", si, NULL, 0, "inverseBindMatrices");
             return mni_json_fail(&r->json, MN_NOT_FINITE, NULL,
-                                "element %zu of inverse bind matrix %zu is not finite", bad % 16, bad / 16);
+                                 "element %zu of inverse bind matrix %zu is not finite", bad % 16, bad / 16);
         }
     }
     return MN_OK;

@@ -131,7 +131,7 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w);
  * it, so this only looks it up (MN_NONE if the plan did not).
  */
 uint32_t mni_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic semantic, bool target,
-                                 uint32_t accessor);
+                                  uint32_t accessor);
 
 /* The written accessor of primitive indices `accessor` (looked up as above). */
 uint32_t mni_gltf_write_indices(mn_gltf_writer *w, uint32_t accessor);
@@ -147,7 +147,7 @@ uint32_t mni_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin);
  */
 typedef mn_status (*mn_wemit_fn)(void *ctx, const void *bytes, size_t size);
 mn_status mni_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
-                                       mn_wemit_fn emit, void *ctx);
+                                        mn_wemit_fn emit, void *ctx);
 
 /* ---- gltf/write_json.c --------------------------------------------------------------------- */
 

@@ -412,7 +412,7 @@ static mn_status plan_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic se
 }
 
 uint32_t mni_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic semantic, bool target,
-                                 uint32_t accessor)
+                                  uint32_t accessor)
 {
     if (accessor >= w->model->accessor_count)
         return MN_NONE;
@@ -853,7 +853,7 @@ static void convert_element(const mn_wacc *acc, uint32_t i, uint8_t *out)
 }
 
 mn_status mni_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
-                                       mn_wemit_fn emit, void *ctx)
+                                        mn_wemit_fn emit, void *ctx)
 {
     size_t tight = (size_t)acc->count * acc->element_size;
     if (acc->source == MN_WSOURCE_FLOATS)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 mn_status mni_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
-                         ...)
+                          ...)
 {
     char text[224];
     va_list ap;
@@ -94,7 +94,7 @@ static mn_status member(mn_aosrig_reader *r, json_t *obj, const char *key, bool 
     *out = json_object_get(obj, key);
     if (!*out && required)
         return mni_aosrig_fail(r, MN_MISSING_PROPERTY, key, "required member \"%s\" is missing",
-                              key);
+                               key);
     return MN_OK;
 }
 
@@ -106,7 +106,7 @@ static mn_status typed(mn_aosrig_reader *r, json_t *obj, const char *key, bool r
         return st;
     if (json_typeof(*out) != type)
         return mni_aosrig_fail(r, MN_JSON_TYPE, key, "expected %s, found %s", expected,
-                              type_name(*out));
+                               type_name(*out));
     return MN_OK;
 }
 
@@ -135,7 +135,7 @@ static mn_status integer_value(mn_aosrig_reader *r, json_t *v, const char *key, 
     double x = json_number_value(v);
     if (x != floor(x) || x < min || x > max)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, key, "%.17g is not %s (%.0f to %.0f)", x,
-                              what, min, max);
+                               what, min, max);
     *out = (uint64_t)x;
     return MN_OK;
 }
@@ -158,7 +158,7 @@ static mn_status fixed_string(mn_aosrig_reader *r, const char *key, const char *
         return st;
     if (strcmp(json_string_value(v), want) != 0)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, key, "\"%s\" is not a model this reader reads (%s)",
-                              json_string_value(v), want);
+                               json_string_value(v), want);
     *out = json_string_value(v);
     return MN_OK;
 }
@@ -173,11 +173,11 @@ static mn_status read_identity(mn_aosrig_reader *r)
         return st;
     if (!json_is_number(v))
         return mni_aosrig_fail(r, MN_JSON_TYPE, "version", "expected a number, found %s",
-                              type_name(v));
+                               type_name(v));
     if (json_number_value(v) != 1.0)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "version",
-                              "unsupported version %.17g (this reader reads version 1)",
-                              json_number_value(v));
+                               "unsupported version %.17g (this reader reads version 1)",
+                               json_number_value(v));
     const char *model;
     st = fixed_string(r, "model", "gnm", &model);
     if (st != MN_OK)
@@ -219,8 +219,8 @@ static mn_status read_names(mn_aosrig_reader *r)
     uint32_t e_count = r->pack->header.coeff_count;
     if (json_array_size(names) != e_count)
         return mni_aosrig_fail(r, MN_COUNT_MISMATCH, "names",
-                              "%zu names for coeffCount %u expressions", json_array_size(names),
-                              e_count);
+                               "%zu names for coeffCount %u expressions", json_array_size(names),
+                               e_count);
     const char **out = mni_arena_alloc(r->arena, (size_t)e_count * sizeof *out, 8);
     if (!out)
         return out_of_memory(r);
@@ -248,7 +248,7 @@ static mn_status read_regions(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
     size_t count = json_array_size(regions);
     if (count == 0 || count > UINT32_MAX)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "regions", "%zu regions; at least one tiles exprDim",
-                              count);
+                               count);
     mn_aosrig_region *out = mni_arena_calloc(r->arena, count, sizeof *out, 8);
     if (!out)
         return out_of_memory(r);
@@ -259,7 +259,7 @@ static mn_status read_regions(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         json_t *pair = json_array_get(regions, i);
         if (!json_is_array(pair) || json_array_size(pair) != 2)
             return mni_aosrig_fail(r, MN_JSON_TYPE, NULL,
-                                  "expected a [name, count] pair, found %s", type_name(pair));
+                                   "expected a [name, count] pair, found %s", type_name(pair));
         st = string_value(r, json_array_get(pair, 0), NULL, &out[i].name);
         uint64_t n = 0;
         if (st == MN_OK)
@@ -282,16 +282,16 @@ static mn_status read_regions(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
     if (first_duplicate(r->arena, names, count, &dup, &first, &oom)) {
         mni_json_push_index(&r->json, dup);
         return mni_aosrig_fail(r, MN_INVALID_VALUE, NULL,
-                              "region \"%s\" is declared twice (also regions[%zu])", names[dup],
-                              first);
+                               "region \"%s\" is declared twice (also regions[%zu])", names[dup],
+                               first);
     }
     if (oom)
         return out_of_memory(r);
     mni_json_pop(&r->json, mark);
     if (start != x->expr_dim)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "regions",
-                              "the regions cover %llu coefficients; they must tile exprDim %u",
-                              (unsigned long long)start, x->expr_dim);
+                               "the regions cover %llu coefficients; they must tile exprDim %u",
+                               (unsigned long long)start, x->expr_dim);
     x->regions = out;
     x->region_count = (uint32_t)count;
     return MN_OK;
@@ -351,14 +351,14 @@ static mn_status read_head_ext(mn_aosrig_reader *r)
         return st;
     if (expr_dim != r->pack->header.coeff_count)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "exprDim", "%llu is not coeffCount %u",
-                              (unsigned long long)expr_dim, r->pack->header.coeff_count);
+                               (unsigned long long)expr_dim, r->pack->header.coeff_count);
     if (gaze_dim != 4)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "gazeDim",
-                              "%llu; the gaze block is 4 angles (pitch_L, yaw_L, pitch_R, yaw_R)",
-                              (unsigned long long)gaze_dim);
+                               "%llu; the gaze block is 4 angles (pitch_L, yaw_L, pitch_R, yaw_R)",
+                               (unsigned long long)gaze_dim);
     if (dim != expr_dim + gaze_dim)
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "dim", "%llu is not exprDim + gazeDim = %llu",
-                              (unsigned long long)dim, (unsigned long long)(expr_dim + gaze_dim));
+                               (unsigned long long)dim, (unsigned long long)(expr_dim + gaze_dim));
     x->dim = (uint32_t)dim;
     x->expr_dim = (uint32_t)expr_dim;
     x->gaze_dim = (uint32_t)gaze_dim;
@@ -390,7 +390,7 @@ static mn_status read_joints(mn_aosrig_reader *r)
         json_t *joint = json_array_get(joints, j);
         if (!json_is_object(joint))
             return mni_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                  type_name(joint));
+                                   type_name(joint));
         st = string_member(r, joint, "name", &names[j]);
         if (st != MN_OK)
             return st;
@@ -401,7 +401,7 @@ static mn_status read_joints(mn_aosrig_reader *r)
     if (first_duplicate(r->arena, names, count, &dup, &first, &oom)) {
         mni_json_push_index(&r->json, dup);
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "name",
-                              "joint \"%s\" is named twice (also joints[%zu])", names[dup], first);
+                               "joint \"%s\" is named twice (also joints[%zu])", names[dup], first);
     }
     if (oom)
         return out_of_memory(r);
@@ -431,7 +431,7 @@ static mn_status read_eyes(mn_aosrig_reader *r)
         uint32_t found = mn_aosrig_find_joint(r->pack, json_string_value(joint));
         if (found == UINT32_MAX)
             return mni_aosrig_fail(r, MN_INDEX_RANGE, "joint", "\"%s\" is not a joint of the pack",
-                                  json_string_value(joint));
+                                   json_string_value(joint));
         r->pack->eye_joint[k] = found;
         r->pack->header.eye_joints[k] = r->pack->header.joint_names[found];
         mni_json_pop(&r->json, at);
@@ -454,14 +454,14 @@ static mn_status read_bind_transform(mn_aosrig_reader *r)
     }
     if (json_array_size(m) != 16)
         return mni_aosrig_fail(r, MN_COUNT_MISMATCH, "bindTransform",
-                              "%zu numbers; a 4x4 matrix has 16", json_array_size(m));
+                               "%zu numbers; a 4x4 matrix has 16", json_array_size(m));
     size_t mark = mni_json_push_key(&r->json, "bindTransform");
     for (size_t i = 0; i < 16; i++) {
         json_t *v = json_array_get(m, i);
         size_t at = mni_json_push_index(&r->json, i);
         if (!json_is_number(v))
             return mni_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected a number, found %s",
-                                  type_name(v));
+                                   type_name(v));
         double x = json_number_value(v);
         if (!isfinite((float)x))
             return mni_aosrig_fail(r, MN_NOT_FINITE, NULL, "%g is not finite as a float", x);
@@ -504,7 +504,7 @@ static mn_status read_dtype(mn_aosrig_reader *r, json_t *entry, mn_aosrig_dtype 
             return MN_OK;
         }
     return mni_aosrig_fail(r, MN_INVALID_VALUE, "dtype",
-                          "\"%s\" is not a dtype (f32 f16 u8 u16 u32 i32)", json_string_value(v));
+                           "\"%s\" is not a dtype (f32 f16 u8 u16 u32 i32)", json_string_value(v));
 }
 
 static mn_status read_shape(mn_aosrig_reader *r, json_t *entry, mn_aosrig_blob *b)
@@ -538,7 +538,7 @@ static mn_status read_buffer(mn_aosrig_reader *r, json_t *entry, mn_aosrig_blob 
 {
     if (!json_is_object(entry))
         return mni_aosrig_fail(r, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                              type_name(entry));
+                               type_name(entry));
     mn_status st = string_member(r, entry, "name", &b->name);
     if (st == MN_OK)
         st = read_dtype(r, entry, &b->dtype);
@@ -583,8 +583,8 @@ static mn_status read_buffers(mn_aosrig_reader *r)
     if (first_duplicate(r->arena, names, count, &dup, &first, &oom)) {
         mni_json_push_index(&r->json, dup);
         return mni_aosrig_fail(r, MN_INVALID_VALUE, "name",
-                              "blob \"%s\" is listed twice (also buffers[%zu])", names[dup],
-                              first);
+                               "blob \"%s\" is listed twice (also buffers[%zu])", names[dup],
+                               first);
     }
     if (oom)
         return out_of_memory(r);

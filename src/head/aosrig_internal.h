@@ -88,6 +88,6 @@ mn_status mni_aosrig_read_header(mn_aosrig_reader *r);
 __attribute__((format(printf, 4, 5)))
 #endif
 mn_status mni_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
-                         ...);
+                          ...);
 
 #endif /* MN_HEAD_AOSRIG_INTERNAL_H */

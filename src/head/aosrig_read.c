@@ -85,7 +85,7 @@ static mn_status blob_fail(mn_aosrig_reader *r, uint32_t i, const char *key, mn_
     va_end(ap);
     snprintf(path, sizeof path, key ? "buffers[%u].%s" : "buffers[%u]", i, key ? key : "");
     return mni_error_set(r->err, code, path, offset, "%s: blob \"%s\": %s", path,
-                        r->pack->blobs[i].name, text);
+                         r->pack->blobs[i].name, text);
 }
 
 /* ---- the blob list ------------------------------------------------------------------ */
@@ -124,7 +124,7 @@ static mn_status find_known(blob_checks *c)
     for (int k = 0; k < KNOWN_BLOB_COUNT; k++)
         if (rules[k].required && !c->known[k])
             return mni_error_set(c->r->err, MN_MISSING_PROPERTY, "buffers", -1,
-                                "buffers: the required blob \"%s\" is missing", rules[k].name);
+                                 "buffers: the required blob \"%s\" is missing", rules[k].name);
     return MN_OK;
 }
 
@@ -234,8 +234,8 @@ static mn_status check_placement(mn_aosrig_reader *r)
             end = pack->blobs[i].offset + pack->blobs[i].size;
     if (end != r->size)
         return mni_error_set(r->err, MN_COUNT_MISMATCH, "length", (int64_t)end,
-                            "the file is %zu bytes but its last blob ends at byte %llu", r->size,
-                            (unsigned long long)end);
+                             "the file is %zu bytes but its last blob ends at byte %llu", r->size,
+                             (unsigned long long)end);
     for (uint32_t i = 0; i < pack->blob_count; i++)
         ((mn_aosrig_blob *)&pack->blobs[i])->data = r->bytes + pack->blobs[i].offset;
     return MN_OK;
@@ -439,23 +439,23 @@ static mn_status read_preamble(mn_aosrig_reader *r)
 {
     if (r->size < 8 || memcmp(r->bytes, MN_AOSRIG_MAGIC, 8) != 0)
         return mni_error_set(r->err, MN_INVALID_VALUE, "magic", 0,
-                            "magic: the file does not start with \"AOSRIG\\0\\0\" (not a .aosrig pack)");
+                             "magic: the file does not start with \"AOSRIG\\0\\0\" (not a .aosrig pack)");
     if (r->size < MN_AOSRIG_PREAMBLE)
         return mni_error_set(r->err, MN_BUFFER_VIEW_BOUNDS, "header", 8,
-                            "header: the file ends (%zu bytes) inside the 16-byte preamble",
-                            r->size);
+                             "header: the file ends (%zu bytes) inside the 16-byte preamble",
+                             r->size);
     r->header_length = mni_load_u32le(r->bytes + 8);
     if ((uint64_t)MN_AOSRIG_PREAMBLE + r->header_length > r->size)
         return mni_error_set(r->err, MN_BUFFER_VIEW_BOUNDS, "header", 8,
-                            "header: length %u runs past the end of the file (%zu bytes)",
-                            r->header_length, r->size);
+                             "header: length %u runs past the end of the file (%zu bytes)",
+                             r->header_length, r->size);
     json_error_t jerr;
     r->root = mni_js_parse((const char *)r->bytes + MN_AOSRIG_PREAMBLE, r->header_length, &jerr);
     if (!r->root) {
         mn_status st = mni_error_set(r->err, MN_JSON_SYNTAX, "header",
-                                    (int64_t)MN_AOSRIG_PREAMBLE + jerr.position,
-                                    "header: not JSON text at line %d, column %d: %s", jerr.line,
-                                    jerr.column, jerr.text);
+                                     (int64_t)MN_AOSRIG_PREAMBLE + jerr.position,
+                                     "header: not JSON text at line %d, column %d: %s", jerr.line,
+                                     jerr.column, jerr.text);
         if (r->err) {
             r->err->line = jerr.line;
             r->err->column = jerr.column;
@@ -464,8 +464,8 @@ static mn_status read_preamble(mn_aosrig_reader *r)
     }
     if (!json_is_object(r->root))
         return mni_error_set(r->err, MN_JSON_TYPE, "header", MN_AOSRIG_PREAMBLE,
-                            "header: expected a JSON object, found %s",
-                            mni_json_type_name(r->root));
+                             "header: expected a JSON object, found %s",
+                             mni_json_type_name(r->root));
     return MN_OK;
 }
 

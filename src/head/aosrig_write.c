@@ -65,7 +65,7 @@ static mn_status check_string(writer *w, const char *s, const char *what)
         return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1, "%s is NULL", what);
     if (!mni_js_valid_utf8(s, strlen(s)))
         return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
-                            "%s is not UTF-8 text", what);
+                             "%s is not UTF-8 text", what);
     return MN_OK;
 }
 
@@ -79,8 +79,8 @@ static mn_status parse_free_form(writer *w, const char *text, const char *key, j
     *out = mni_js_parse(text, strlen(text), &jerr);
     if (!*out) {
         mn_status st = mni_error_set(w->err, MN_JSON_SYNTAX, key, jerr.position,
-                                    "%s: not JSON text (line %d, column %d): %s", key, jerr.line,
-                                    jerr.column, jerr.text);
+                                     "%s: not JSON text (line %d, column %d): %s", key, jerr.line,
+                                     jerr.column, jerr.text);
         if (w->err) {
             w->err->line = jerr.line;
             w->err->column = jerr.column;
@@ -89,7 +89,7 @@ static mn_status parse_free_form(writer *w, const char *text, const char *key, j
     }
     if (json_is_null(*out))
         return mni_error_set(w->err, MN_JSON_SYNTAX, key, -1,
-                            "%s is null; leave it out (NULL) instead", key);
+                             "%s is null; leave it out (NULL) instead", key);
     return MN_OK;
 }
 
@@ -107,7 +107,7 @@ static mn_status check_header(writer *w)
     }
     if (!h->head_ext.regions && h->head_ext.region_count)
         return mni_error_set(w->err, MN_INVALID_ARGUMENT, "headExt.regions", -1,
-                            "headExt.regions is NULL");
+                             "headExt.regions is NULL");
     for (uint32_t r = 0; r < h->head_ext.region_count; r++) {
         snprintf(what, sizeof what, "headExt.regions[%u]", r);
         mn_status st = check_string(w, h->head_ext.regions[r].name, what);
@@ -131,7 +131,7 @@ static mn_status check_header(writer *w)
         for (int i = 0; i < 16; i++)
             if (!isfinite(h->bind_transform[i]))
                 return mni_error_set(w->err, MN_NOT_FINITE, "bindTransform", -1,
-                                    "bindTransform[%d] is not finite", i);
+                                     "bindTransform[%d] is not finite", i);
     mn_status st = parse_free_form(w, h->mouth_json, "mouth", &w->mouth);
     if (st == MN_OK)
         st = parse_free_form(w, h->source_json, "source", &w->source);
@@ -142,7 +142,7 @@ static mn_status check_blobs(writer *w)
 {
     if (!w->blobs && w->blob_count)
         return mni_error_set(w->err, MN_INVALID_ARGUMENT, "buffers", -1,
-                            "blobs is NULL with a count of %u", w->blob_count);
+                             "blobs is NULL with a count of %u", w->blob_count);
     for (uint32_t i = 0; i < w->blob_count; i++) {
         const mn_aosrig_blob *b = &w->blobs[i];
         char what[32];
@@ -152,23 +152,23 @@ static mn_status check_blobs(writer *w)
             return st;
         if ((unsigned)b->dtype >= MN_AOSRIG_DTYPE_COUNT)
             return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
-                                "blob \"%s\": dtype %d is not one of f32 f16 u8 u16 u32 i32",
-                                b->name, (int)b->dtype);
+                                 "blob \"%s\": dtype %d is not one of f32 f16 u8 u16 u32 i32",
+                                 b->name, (int)b->dtype);
         if (b->size && !b->data)
             return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
-                                "blob \"%s\": data is NULL with %llu bytes", b->name,
-                                (unsigned long long)b->size);
+                                 "blob \"%s\": data is NULL with %llu bytes", b->name,
+                                 (unsigned long long)b->size);
         if (b->rank && !b->shape)
             return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
-                                "blob \"%s\": shape is NULL with rank %u", b->name, b->rank);
+                                 "blob \"%s\": shape is NULL with rank %u", b->name, b->rank);
         for (uint32_t d = 0; d < b->rank; d++)
             if ((double)b->shape[d] > MN_AOSRIG_MAX_SAFE_INTEGER)
                 return mni_error_set(w->err, MN_INVALID_ARGUMENT, what, -1,
-                                    "blob \"%s\": shape[%u] = %llu is not exact as a double",
-                                    b->name, d, (unsigned long long)b->shape[d]);
+                                     "blob \"%s\": shape[%u] = %llu is not exact as a double",
+                                     b->name, d, (unsigned long long)b->shape[d]);
         if ((double)b->size > MN_AOSRIG_MAX_SAFE_INTEGER || b->size > SIZE_MAX)
             return mni_error_set(w->err, MN_OVERFLOW, what, -1, "blob \"%s\" is too large",
-                                b->name);
+                                 b->name);
     }
     return MN_OK;
 }
@@ -342,7 +342,7 @@ static mn_status assemble(writer *w, mn_jstext *text, uint8_t **out_data, size_t
     for (int pass = 1; pass <= LAYOUT_PASSES && !converged; pass++) {
         if (!lay_out(w, header_length, &end))
             return mni_error_set(w->err, MN_OVERFLOW, "buffers", -1,
-                                "the blobs do not fit in a file a double can measure");
+                                 "the blobs do not fit in a file a double can measure");
         if (!print_header(text, w))
             return mni_oom(w->err, "printing the header");
         converged = text->len == header_length;
@@ -350,9 +350,9 @@ static mn_status assemble(writer *w, mn_jstext *text, uint8_t **out_data, size_t
     }
     if (!converged)
         return mni_error_set(w->err, MN_COUNT_MISMATCH, "buffers", -1,
-                            "the header length did not converge in %d layout passes "
-                            "(last %llu bytes)",
-                            LAYOUT_PASSES, (unsigned long long)header_length);
+                             "the header length did not converge in %d layout passes "
+                             "(last %llu bytes)",
+                             LAYOUT_PASSES, (unsigned long long)header_length);
     if (header_length > UINT32_MAX)
         return mni_fail(w->err, MN_OVERFLOW, "the header is %llu bytes; its length must fit a u32",
                         (unsigned long long)header_length);

@@ -158,8 +158,8 @@ static mn_status parse_object(const char *text, size_t size, const char *what, j
     *root = json_loadb(text, size, 0, &jerr);
     if (!*root) {
         mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)jerr.position,
-                                    "%s: JSON syntax error at line %d, column %d: %s", what,
-                                    jerr.line, jerr.column, jerr.text);
+                                     "%s: JSON syntax error at line %d, column %d: %s", what,
+                                     jerr.line, jerr.column, jerr.text);
         if (err) {
             err->line = jerr.line;
             err->column = jerr.column;
@@ -168,7 +168,7 @@ static mn_status parse_object(const char *text, size_t size, const char *what, j
     }
     if (!json_is_object(*root))
         return mni_error_set(err, MN_JSON_TYPE, "", 0, "%s: the document is %s, not an object",
-                            what, mni_json_type_name(*root));
+                             what, mni_json_type_name(*root));
     return MN_OK;
 }
 
@@ -335,7 +335,7 @@ static mn_status fitted_channels(map_holder *h, mn_json *j, json_t *root, mn_err
         if (!json_is_string(name)) {
             size_t m2 = mni_json_push_index(j, r);
             st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a channel name, found %s",
-                              mni_json_type_name(name));
+                               mni_json_type_name(name));
             mni_json_pop(j, m2);
             break;
         }
@@ -367,11 +367,11 @@ static mn_status fitted_pairs(map_holder *h, mn_json *j, json_t *root, mn_error 
         size_t m2 = mni_json_push_index(j, k);
         if (!json_is_array(pair) || json_array_size(pair) != 2)
             st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected [i, j], found %s",
-                              mni_json_type_name(pair));
+                               mni_json_type_name(pair));
         for (size_t e = 0; e < 2 && st == MN_OK; e++)
             if (!integer_below(json_array_get(pair, e), h->priv.rows, &rows[2 * k + e]))
                 st = mni_json_fail(j, MN_INDEX_RANGE, NULL,
-                                  "element %zu is not a channel index below %u", e, h->priv.rows);
+                                   "element %zu is not a channel index below %u", e, h->priv.rows);
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
@@ -401,7 +401,7 @@ static mn_status fitted_gaze(map_holder *h, mn_json *j, json_t *root, mn_error *
         float radians = 0.0f;
         if (!json_is_object(entry))
             st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                              mni_json_type_name(entry));
+                               mni_json_type_name(entry));
         if (st == MN_OK)
             st = mni_json_enum(j, entry, "axis", true, axes, 2, "an axis", &axis);
         if (st == MN_OK)
@@ -444,7 +444,7 @@ static mn_status fitted_descriptive(mn_json *j, json_t *root)
             size_t mark = mni_json_push_key(j, "blinks");
             size_t m2 = mni_json_push_index(j, i);
             st = mni_json_fail(j, MN_JSON_TYPE, NULL, "expected a channel name, found %s",
-                              mni_json_type_name(json_array_get(blinks, i)));
+                               mni_json_type_name(json_array_get(blinks, i)));
             mni_json_pop(j, m2);
             mni_json_pop(j, mark);
         }
@@ -462,8 +462,8 @@ static mn_status fitted_floats(map_holder *h, mn_json *j, json_t *root, const vo
         return st;
     if (has_bytes && declared != table_size)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "bytes",
-                            "the description says %llu bytes, the file has %zu",
-                            (unsigned long long)declared, table_size);
+                             "the description says %llu bytes, the file has %zu",
+                             (unsigned long long)declared, table_size);
     size_t rows_all = 0, floats = 0, bytes = 0;
     if (!mni_checked_add(h->priv.rows, h->priv.pairs, &rows_all) ||
         !mni_checked_mul(rows_all, h->priv.coeffs, &floats) ||
@@ -484,13 +484,13 @@ static mn_status fitted_floats(map_holder *h, mn_json *j, json_t *root, const vo
         memcpy(&values[i], &bits, sizeof bits);
         if (!isfinite(values[i]))
             return mni_error_set(err, MN_NOT_FINITE, "", (int64_t)(4 * i),
-                                "face table file: float %zu (%s row %zu, coefficient %zu) is "
-                                "not finite",
-                                i, i / h->priv.coeffs < h->priv.rows ? "A" : "C",
-                                i / h->priv.coeffs < h->priv.rows
-                                    ? i / h->priv.coeffs
-                                    : i / h->priv.coeffs - h->priv.rows,
-                                i % h->priv.coeffs);
+                                 "face table file: float %zu (%s row %zu, coefficient %zu) is "
+                                 "not finite",
+                                 i, i / h->priv.coeffs < h->priv.rows ? "A" : "C",
+                                 i / h->priv.coeffs < h->priv.rows
+                                     ? i / h->priv.coeffs
+                                     : i / h->priv.coeffs - h->priv.rows,
+                                 i % h->priv.coeffs);
     }
     h->priv.a = values;
     h->priv.c = values ? values + (size_t)h->priv.rows * h->priv.coeffs : NULL;
@@ -507,13 +507,13 @@ static mn_status build_fitted(map_holder *h, const mn_aosrig_head_ext *layout, j
     mn_status st = mni_json_uint(&j, root, "version", true, 0, UINT32_MAX, &version);
     if (st == MN_OK && version != 1)
         st = mni_json_fail(&j, MN_INVALID_VALUE, "version", "unsupported version %llu",
-                          (unsigned long long)version);
+                           (unsigned long long)version);
     if (st == MN_OK)
         st = fitted_uint(&j, root, "coeffs", true, UINT32_MAX, &coeffs);
     if (st == MN_OK && coeffs != layout->expr_dim)
         st = mni_json_fail(&j, MN_COUNT_MISMATCH, "coeffs",
-                          "the table has %llu coefficients a row, the head's exprDim is %u",
-                          (unsigned long long)coeffs, layout->expr_dim);
+                           "the table has %llu coefficients a row, the head's exprDim is %u",
+                           (unsigned long long)coeffs, layout->expr_dim);
     h->priv.coeffs = (uint32_t)coeffs;
     if (st == MN_OK)
         st = fitted_channels(h, &j, root, err);

@@ -56,8 +56,8 @@ static mn_status colour_vertices(const mn_aosrig *pack, const mn_render_head_opt
     case MN_HEAD_COLOUR_UV:
         if (!pack->uv)
             return mni_error_set(err, MN_MISSING_PROPERTY, "uv", -1,
-                                "render source: the uv colouring needs the pack's uv blob, and "
-                                "this pack has none");
+                                 "render source: the uv colouring needs the pack's uv blob, and "
+                                 "this pack has none");
         mn_uv_tint(pack->uv, v_count, packed);
         return MN_OK;
     case MN_HEAD_COLOUR_HEIGHT:
@@ -116,8 +116,8 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
     uint32_t v_count = pack->header.vertex_count;
     if (pack->face_count > UINT32_MAX / 3u)
         return mni_error_set(err, MN_OVERFLOW, "faces", -1,
-                            "render source: %u faces are more than a mesh's index count holds",
-                            pack->face_count);
+                             "render source: %u faces are more than a mesh's index count holds",
+                             pack->face_count);
     mn_render_source *s = mni_source_new(&o.allocator, head_refresh);
     if (!s)
         return mni_oom(err, "render source");

@@ -230,9 +230,9 @@ static mn_status prepare_rest(mn_head *h, mn_error *err)
     for (size_t j = 0; j < h->joint_count; j++) {
         if (!affine_invert(h->rest_inverse + 16 * j, p->rest_world + 16 * j))
             return mni_error_set(err, MN_INVALID_VALUE, "blobs.restWorld", -1,
-                                "restWorld[%zu] (joint \"%s\") has a singular 3x3: it cannot be "
-                                "inverted for skinning",
-                                j, p->header.joint_names[j]);
+                                 "restWorld[%zu] (joint \"%s\") has a singular 3x3: it cannot be "
+                                 "inverted for skinning",
+                                 j, p->header.joint_names[j]);
     }
     for (size_t j = 0; j < h->joint_count; j++) {
         int32_t parent = p->joint_parents[j];

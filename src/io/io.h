@@ -81,22 +81,22 @@ mn_status mni_json_array(mn_json *j, json_t *obj, const char *key, bool required
 mn_status mni_json_string(mn_json *j, json_t *obj, const char *key, bool required, const char **out);
 /* A string member, not copied (valid while the document lives). */
 mn_status mni_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
-                             const char **out, size_t *out_len);
+                              const char **out, size_t *out_len);
 mn_status mni_json_bool(mn_json *j, json_t *obj, const char *key, bool required, bool *out);
 /* An integer in [min, max]. */
 mn_status mni_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
-                       uint64_t max, uint64_t *out);
+                        uint64_t max, uint64_t *out);
 /* A uint32 in [min, max]. */
 mn_status mni_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
-                      uint32_t max, uint32_t *out);
+                       uint32_t max, uint32_t *out);
 /* A number that is finite as a float. */
 mn_status mni_json_float(mn_json *j, json_t *obj, const char *key, bool required, float *out);
 /* A number that is finite as a float and at least `min` (inclusive). */
 mn_status mni_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
-                            float *out);
+                             float *out);
 /* An array of exactly n numbers, each finite as a float. */
 mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
-                         float *out);
+                          float *out);
 
 /*
  * A string that must be one of names[0..count): *out = its index.  Any other
@@ -105,17 +105,17 @@ mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool require
  * `what` is "an interpolation".
  */
 mn_status mni_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
-                       const char *const *names, size_t count, const char *what, int *out);
+                        const char *const *names, size_t count, const char *what, int *out);
 
 /*
  * An index into the top-level array `what` ("accessors") of `count` elements:
  * an integer in [0, count).  *out = MN_NONE when absent and optional.
  */
 mn_status mni_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
-                        const char *what, uint32_t *out);
+                         const char *what, uint32_t *out);
 /* The same check for a bare value (an array element); the path is the current one. */
 mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
-                              uint32_t *out);
+                               uint32_t *out);
 
 /*
  * The array member `key` as a uint32 count (*out = 0 when absent and
@@ -123,7 +123,7 @@ mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const 
  * array (NULL when absent).
  */
 mn_status mni_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
-                              json_t **out_array, uint32_t *out);
+                               json_t **out_array, uint32_t *out);
 
 /* The member "extras" as compact JSON text in the arena (*out = NULL when absent). */
 mn_status mni_json_extras(mn_json *j, json_t *obj, const char **out);
@@ -168,7 +168,7 @@ bool mni_uri_is_data(const char *uri);
  * MN_URI for a malformed header, MN_BASE64 for bad base64.
  */
 mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
-                             const char *path, mn_error *err);
+                              const char *path, mn_error *err);
 
 /*
  * Percent-decode a relative URI into the arena and check that it stays
@@ -176,11 +176,11 @@ mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, c
  * unless allow_unsafe.  MN_URI otherwise.
  */
 mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
-                         const char *path, mn_error *err);
+                          const char *path, mn_error *err);
 
 /* The default resolver: reads base_dir/uri with stdio into the arena passed as `user`. */
 mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
-                                 mn_error *err);
+                                  mn_error *err);
 
 /* ---- files (file.c) -------------------------------------------------------------------- */
 

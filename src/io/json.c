@@ -120,7 +120,7 @@ static mn_status member(mn_json *j, json_t *obj, const char *key, bool required,
 static mn_status wrong_type(mn_json *j, const char *key, const char *expected, const json_t *v)
 {
     return mni_json_fail(j, MN_JSON_TYPE, key, "expected %s, found %s", expected,
-                        mni_json_type_name(v));
+                         mni_json_type_name(v));
 }
 
 /* A member holding an object or an array (`type`); *out = NULL unless it is one. */
@@ -149,7 +149,7 @@ mn_status mni_json_array(mn_json *j, json_t *obj, const char *key, bool required
 }
 
 mn_status mni_json_string_ref(mn_json *j, json_t *obj, const char *key, bool required,
-                             const char **out, size_t *out_len)
+                              const char **out, size_t *out_len)
 {
     json_t *v;
     mn_status st = member(j, obj, key, required, &v);
@@ -199,16 +199,16 @@ static mn_status uint_value(mn_json *j, const char *key, json_t *v, uint64_t min
     if (x < 0 || (uint64_t)x < min || (uint64_t)x > max) {
         if (max == UINT64_MAX)
             return mni_json_fail(j, MN_INVALID_VALUE, key, "%lld is below the minimum %llu",
-                                (long long)x, (unsigned long long)min);
+                                 (long long)x, (unsigned long long)min);
         return mni_json_fail(j, MN_INVALID_VALUE, key, "%lld is outside the allowed range [%llu, %llu]",
-                            (long long)x, (unsigned long long)min, (unsigned long long)max);
+                             (long long)x, (unsigned long long)min, (unsigned long long)max);
     }
     *out = (uint64_t)x;
     return MN_OK;
 }
 
 mn_status mni_json_uint(mn_json *j, json_t *obj, const char *key, bool required, uint64_t min,
-                       uint64_t max, uint64_t *out)
+                        uint64_t max, uint64_t *out)
 {
     json_t *v;
     mn_status st = member(j, obj, key, required, &v);
@@ -218,7 +218,7 @@ mn_status mni_json_uint(mn_json *j, json_t *obj, const char *key, bool required,
 }
 
 mn_status mni_json_u32(mn_json *j, json_t *obj, const char *key, bool required, uint32_t min,
-                      uint32_t max, uint32_t *out)
+                       uint32_t max, uint32_t *out)
 {
     uint64_t x = 0;
     json_t *v;
@@ -253,7 +253,7 @@ mn_status mni_json_float(mn_json *j, json_t *obj, const char *key, bool required
 }
 
 mn_status mni_json_float_min(mn_json *j, json_t *obj, const char *key, bool required, float min,
-                            float *out)
+                             float *out)
 {
     float x = 0.0f;
     json_t *v;
@@ -265,13 +265,13 @@ mn_status mni_json_float_min(mn_json *j, json_t *obj, const char *key, bool requ
         return st;
     if (x < min)
         return mni_json_fail(j, MN_INVALID_VALUE, key, "%g is below the minimum %g", (double)x,
-                            (double)min);
+                             (double)min);
     *out = x;
     return MN_OK;
 }
 
 mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool required, size_t n,
-                         float *out)
+                          float *out)
 {
     json_t *arr;
     mn_status st = mni_json_array(j, obj, key, required, &arr);
@@ -279,7 +279,7 @@ mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool require
         return st;
     if (json_array_size(arr) != n)
         return mni_json_fail(j, MN_INVALID_VALUE, key, "expected an array of %zu numbers, found %zu",
-                            n, json_array_size(arr));
+                             n, json_array_size(arr));
     size_t mark = mni_json_push_key(j, key);
     for (size_t i = 0; i < n; i++) {
         size_t m2 = mni_json_push_index(j, i);
@@ -293,7 +293,7 @@ mn_status mni_json_floats(mn_json *j, json_t *obj, const char *key, bool require
 }
 
 mn_status mni_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
-                       const char *const *names, size_t count, const char *what, int *out)
+                        const char *const *names, size_t count, const char *what, int *out)
 {
     const char *s = NULL;
     mn_status st = mni_json_string_ref(j, obj, key, required, &s, NULL);
@@ -313,7 +313,7 @@ mn_status mni_json_enum(mn_json *j, json_t *obj, const char *key, bool required,
 }
 
 mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const char *what,
-                              uint32_t *out)
+                               uint32_t *out)
 {
     if (!json_is_integer(value))
         return wrong_type(j, NULL, "an integer index", value);
@@ -321,17 +321,17 @@ mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const 
     if (x < 0 || (uint64_t)x >= count) {
         if (count == 0)
             return mni_json_fail(j, MN_INDEX_RANGE, NULL, "index %lld is out of range: the file has no %s",
-                                (long long)x, what);
+                                 (long long)x, what);
         return mni_json_fail(j, MN_INDEX_RANGE, NULL,
-                            "index %lld is out of range: the file has %u %s (valid: 0 to %u)",
-                            (long long)x, count, what, count - 1);
+                             "index %lld is out of range: the file has %u %s (valid: 0 to %u)",
+                             (long long)x, count, what, count - 1);
     }
     *out = (uint32_t)x;
     return MN_OK;
 }
 
 mn_status mni_json_index(mn_json *j, json_t *obj, const char *key, bool required, uint32_t count,
-                        const char *what, uint32_t *out)
+                         const char *what, uint32_t *out)
 {
     json_t *v;
     mn_status st = member(j, obj, key, required, &v);
@@ -348,7 +348,7 @@ mn_status mni_json_index(mn_json *j, json_t *obj, const char *key, bool required
 }
 
 mn_status mni_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
-                              json_t **out_array, uint32_t *out)
+                               json_t **out_array, uint32_t *out)
 {
     json_t *arr;
     mn_status st = mni_json_array(j, obj, key, required, &arr);

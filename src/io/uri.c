@@ -82,22 +82,22 @@ static mn_status base64_decode(mn_arena *arena, const char *text, size_t n, mn_b
         if (!is_base64_char(c)) {
             if (c == '=')
                 return mni_error_set(err, MN_BASE64, path, -1,
-                                    "%s: base64 padding '=' at character %zu is not at the end of the data",
-                                    path, i);
+                                     "%s: base64 padding '=' at character %zu is not at the end of the data",
+                                     path, i);
             return mni_error_set(err, MN_BASE64, path, -1,
-                                "%s: character %zu of the base64 data (0x%02x) is not in the base64 alphabet",
-                                path, i, c);
+                                 "%s: character %zu of the base64 data (0x%02x) is not in the base64 alphabet",
+                                 path, i, c);
         }
     }
     if ((pad > 0 && n % 4 != 0) || chars % 4 == 1)
         return mni_error_set(err, MN_BASE64, path, -1,
-                            "%s: base64 data of %zu characters is truncated (its length must be a multiple of 4)",
-                            path, n);
+                             "%s: base64 data of %zu characters is truncated (its length must be a multiple of 4)",
+                             path, n);
     size_t size = chars / 4 * 3 + (chars % 4 ? chars % 4 - 1 : 0);
     uint8_t *dst = mni_arena_alloc(arena, size ? size : 1, 16);
     if (!dst)
         return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, "%s: out of memory decoding %zu bytes",
-                            path, size);
+                             path, size);
     const unsigned char *s = (const unsigned char *)text;
     size_t o = 0, i = 0;
     for (; i + 4 <= chars; i += 4) {
@@ -140,11 +140,11 @@ static mn_status unescape(const char *text, size_t n, bool data, uint8_t *dst, s
         int lo = i + 2 < n ? hex_value((unsigned char)text[i + 2]) : -1;
         if (hi < 0 || lo < 0)
             return mni_error_set(err, MN_URI, path, -1,
-                                "%s: '%%' at character %zu%s does not start a %%XX escape", path, i,
-                                data ? " of the data" : "");
+                                 "%s: '%%' at character %zu%s does not start a %%XX escape", path, i,
+                                 data ? " of the data" : "");
         if (hi == 0 && lo == 0 && !data)
             return mni_error_set(err, MN_URI, path, -1,
-                                "%s: the escape %%00 (a NUL byte) cannot be part of a file name", path);
+                                 "%s: the escape %%00 (a NUL byte) cannot be part of a file name", path);
         dst[o++] = (uint8_t)(hi * 16 + lo);
         i += 2;
     }
@@ -191,14 +191,14 @@ static bool valid_media_type(const char *s, size_t n)
 }
 
 mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, const char **media_type,
-                             const char *path, mn_error *err)
+                              const char *path, mn_error *err)
 {
     *media_type = NULL;
     const char *header = uri + 5; /* after "data:" */
     const char *comma = strchr(header, ',');
     if (!comma)
         return mni_error_set(err, MN_URI, path, -1,
-                            "%s: data: URI has no ',' between its header and its data", path);
+                             "%s: data: URI has no ',' between its header and its data", path);
     /* Header: [mediatype] *(";" attribute "=" value) [";base64"]. */
     bool base64 = false;
     const char *p = header;
@@ -211,26 +211,26 @@ mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, c
         if (index == 0) {
             if (n > 0 && !valid_media_type(p, n))
                 return mni_error_set(err, MN_URI, path, -1,
-                                    "%s: data: URI media type \"%.*s\" is not of the form type/subtype",
-                                    path, (int)(n > 64 ? 64 : n), p);
+                                     "%s: data: URI media type \"%.*s\" is not of the form type/subtype",
+                                     path, (int)(n > 64 ? 64 : n), p);
             if (n > 0 && !(*media_type = mni_arena_strndup(arena, p, n)))
                 return mni_error_set(err, MN_OUT_OF_MEMORY, path, -1, NULL);
         } else if (base64) {
             return mni_error_set(err, MN_URI, path, -1,
-                                "%s: data: URI has parameters after \";base64\", which must come last",
-                                path);
+                                 "%s: data: URI has parameters after \";base64\", which must come last",
+                                 path);
         } else if (equals_nocase(p, n, "base64")) {
             base64 = true;
         } else if (n == 0) {
             return mni_error_set(err, MN_URI, path, -1,
-                                "%s: data: URI header has an empty parameter (\";;\" or a trailing ';')",
-                                path);
+                                 "%s: data: URI header has an empty parameter (\";;\" or a trailing ';')",
+                                 path);
         } else {
             const char *eq = memchr(p, '=', n);
             if (!eq || eq == p || eq == end - 1)
                 return mni_error_set(err, MN_URI, path, -1,
-                                    "%s: data: URI parameter \"%.*s\" is not of the form name=value",
-                                    path, (int)(n > 64 ? 64 : n), p);
+                                     "%s: data: URI parameter \"%.*s\" is not of the form name=value",
+                                     path, (int)(n > 64 ? 64 : n), p);
         }
         index++;
         p = end + 1;
@@ -283,7 +283,7 @@ static bool has_dotdot_segment(const char *s)
 }
 
 mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
-                         const char *path, mn_error *err)
+                          const char *path, mn_error *err)
 {
     if (uri[0] == '\0')
         return mni_error_set(err, MN_URI, path, -1, "%s: the URI is empty", path);
@@ -291,9 +291,9 @@ mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, c
     /* One letter before ':' is a Windows drive ("C:/x"), an absolute path; more is a scheme. */
     if (scheme > 1)
         return mni_error_set(err, MN_URI, path, -1,
-                            "%s: URI \"%.64s\" has the scheme \"%.*s:\"; only data: URIs and relative "
-                            "file paths can be read",
-                            path, uri, (int)(scheme > 16 ? 16 : scheme), uri);
+                             "%s: URI \"%.64s\" has the scheme \"%.*s:\"; only data: URIs and relative "
+                             "file paths can be read",
+                             path, uri, (int)(scheme > 16 ? 16 : scheme), uri);
     /* Strip a query or fragment: they never name part of a file. */
     size_t n = strcspn(uri, "?#");
     char *decoded = NULL;
@@ -303,14 +303,14 @@ mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, c
     if (!allow_unsafe) {
         if (scheme == 1 || decoded[0] == '/' || decoded[0] == '\\')
             return mni_error_set(err, MN_URI, path, -1,
-                                "%s: URI \"%.64s\" is an absolute path; only paths relative to the model's "
-                                "folder are read unless the caller allows unsafe URIs",
-                                path, uri);
+                                 "%s: URI \"%.64s\" is an absolute path; only paths relative to the model's "
+                                 "folder are read unless the caller allows unsafe URIs",
+                                 path, uri);
         if (has_dotdot_segment(decoded))
             return mni_error_set(err, MN_URI, path, -1,
-                                "%s: URI \"%.64s\" has a \"..\" segment that could leave the model's folder; "
-                                "refused unless the caller allows unsafe URIs",
-                                path, uri);
+                                 "%s: URI \"%.64s\" has a \"..\" segment that could leave the model's folder; "
+                                 "refused unless the caller allows unsafe URIs",
+                                 path, uri);
     }
     *out = decoded;
     return MN_OK;
@@ -324,7 +324,7 @@ static bool is_absolute(const char *p)
 }
 
 mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
-                                 mn_error *err)
+                                  mn_error *err)
 {
     mn_arena *arena = user;
     size_t base_len = (base_dir && !is_absolute(uri)) ? strlen(base_dir) : 0;

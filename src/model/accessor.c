@@ -431,7 +431,7 @@ size_t mn_accessor_unpack_floats(const mn_accessor *accessor, float *out, size_t
 
 /* The scalar reference (declared in model/model.h). */
 size_t mni_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
-                                        size_t out_capacity)
+                                         size_t out_capacity)
 {
     return unpack_floats(accessor, out, out_capacity, false);
 }

@@ -57,7 +57,7 @@ mn_status mni_model_compute_bounds(mn_model *model, const mn_allocator *allocato
  * two paths agree bit for bit.
  */
 size_t mni_accessor_unpack_floats_scalar(const mn_accessor *accessor, float *out,
-                                        size_t out_capacity);
+                                         size_t out_capacity);
 
 /* ---- skin influences ------------------------------------------------------------------------ */
 

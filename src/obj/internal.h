@@ -335,7 +335,7 @@ void mni_obj_vec_free(const mn_allocator *allocator, mn_obj_vec *vec);
  * how many physical lines were used.  False when out of memory.
  */
 bool mni_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
-                      const char *end, const char **next, int *lines);
+                       const char *end, const char **next, int *lines);
 
 /* The length of the text from p to its '\n' with trailing blanks removed. */
 size_t mni_obj_rest_length(const char *p);
@@ -378,11 +378,11 @@ bool mni_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const ch
  * split read's pieces, so both report the same keywords.
  */
 bool mni_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
-                           char key[16], size_t *kept);
+                            char key[16], size_t *kept);
 
 /* Warn about the statement `keyword` (len bytes) at `line` unless its keyword was already reported. */
 bool mni_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
-                         const char *what);
+                          const char *what);
 
 /* The warnings as an arena array (NULL when none).  False when out of memory. */
 bool mni_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count);
@@ -432,7 +432,7 @@ typedef struct mn_obj_where {
 __attribute__((format(printf, 6, 7)))
 #endif
 mn_status mni_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
-                      const char *at, const char *fmt, ...);
+                       const char *at, const char *fmt, ...);
 
 /* ---- triangulation (obj/triangulate.c) ------------------------------------------- */
 
@@ -449,8 +449,8 @@ typedef struct mn_obj_corner {
  * normal out).  `work` is scratch memory.  False when out of memory.
  */
 bool mni_obj_triangulate(const mn_allocator *allocator, const float *positions,
-                        const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
-                        mn_obj_vec *work, float normal[3]);
+                         const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
+                         mn_obj_vec *work, float normal[3]);
 
 /* The unit normal of triangle a b c ((0, 0, 1) when it has no area). */
 void mni_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3]);
@@ -498,7 +498,7 @@ MN_OBJ_INLINE bool mn_obj_emit_face(const mn_allocator *allocator, const float *
     if (n == 3) {
         if (!all_normals)
             mni_obj_triangle_normal(positions + 3 * (size_t)c[0].v, positions + 3 * (size_t)c[1].v,
-                                   positions + 3 * (size_t)c[2].v, face_normal);
+                                    positions + 3 * (size_t)c[2].v, face_normal);
         o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[0], face_normal);
         o = mn_obj_put_vertex(o, positions, texcoords, normals, &c[1], face_normal);
         mn_obj_put_vertex(o, positions, texcoords, normals, &c[2], face_normal);
@@ -616,8 +616,8 @@ typedef struct mn_obj_parser {
  * given (the soup may be NULL for a piece), names and warnings to `arena`.
  */
 void mni_obj_parser_init(mn_obj_parser *ps, const mn_allocator *allocator, mn_arena *arena,
-                        mn_error *err, mn_obj_vec *positions, mn_obj_vec *texcoords,
-                        mn_obj_vec *normals, mn_obj_vec *soup, size_t size);
+                         mn_error *err, mn_obj_vec *positions, mn_obj_vec *texcoords,
+                         mn_obj_vec *normals, mn_obj_vec *soup, size_t size);
 
 /* Free the parser's working buffers (not the vectors it was given, not the arena). */
 void mni_obj_parser_release(mn_obj_parser *ps);
@@ -642,7 +642,7 @@ bool mni_obj_add_faces(mn_obj_parser *ps, size_t vertices);
  * caller to release.  *joined: how many pieces were joined (on MN_OK).
  */
 mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
-                              uint32_t threads, uint32_t *joined);
+                               uint32_t threads, uint32_t *joined);
 
 /* ---- MTL (mtl_read.c) -------------------------------------------------------------- */
 
@@ -652,7 +652,7 @@ mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size,
  * keeps its first place and its last definition.  Warnings go to `warnings`.
  */
 mn_status mni_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
-                       mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err);
+                        mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err);
 
 /* A material with every default (Kd 0.7, opacity 1, the rest 0), named `name`. */
 void mni_obj_material_default(mn_obj_material *m, const char *name);

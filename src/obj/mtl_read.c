@@ -75,7 +75,7 @@ static mn_status expect_end(mtl_parser *ps, const char *key, const char *p)
     p = mni_obj_skip_blanks(p);
     if (*p != '\n' && *p != '#')
         return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, p,
-                           "unexpected text after the value");
+                            "unexpected text after the value");
     return MN_OK;
 }
 
@@ -91,10 +91,10 @@ static mn_status numbers(mtl_parser *ps, const char *key, const char *p, float *
         const char *q = mn_obj_parse_float(p, &out[*count]);
         if (!q || !mni_obj_ends_token(*q))
             return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, p,
-                               "\"%.*s\" is not a number", shown(p), p);
+                                "\"%.*s\" is not a number", shown(p), p);
         if (!isfinite(out[*count]))
             return mni_obj_fail(ps->err, MN_NOT_FINITE, &ps->where, key, p,
-                               "number is beyond the float range");
+                                "number is beyond the float range");
         (*count)++;
         p = q;
     }
@@ -108,8 +108,8 @@ static mn_status colour(mtl_parser *ps, const char *key, size_t key_len, const c
     const char *v = mni_obj_skip_blanks(p);
     if ((strncmp(v, "spectral", 8) == 0 || strncmp(v, "xyz", 3) == 0)) {
         return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, key,
-                           "line %d: %.*s: spectral and CIEXYZ colours are not read; ignored",
-                           ps->where.line, (int)key_len, key)
+                            "line %d: %.*s: spectral and CIEXYZ colours are not read; ignored",
+                            ps->where.line, (int)key_len, key)
                    ? MN_OK
                    : mni_oom(ps->err, NULL);
     }
@@ -121,7 +121,7 @@ static mn_status colour(mtl_parser *ps, const char *key, size_t key_len, const c
         return st;
     if (n != 1 && n != 3)
         return mni_obj_fail(ps->err, MN_INVALID_VALUE, &ps->where, key, rest,
-                           "needs r g b (or one grey value), found %d number%s", n, n == 1 ? "" : "s");
+                            "needs r g b (or one grey value), found %d number%s", n, n == 1 ? "" : "s");
     if ((st = expect_end(ps, key, rest)) != MN_OK)
         return st;
     rgb[0] = c[0];
@@ -216,8 +216,8 @@ static mn_status newmtl(mtl_parser *ps, const char *p)
         mni_obj_material_default(current(ps), slot->name);
         current(ps)->defined = true;
         return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, "newmtl",
-                           "line %d: material \"%s\" is defined again; the later definition is used",
-                           ps->where.line, slot->name)
+                            "line %d: material \"%s\" is defined again; the later definition is used",
+                            ps->where.line, slot->name)
                    ? MN_OK
                    : out_of_memory(ps);
     }
@@ -241,7 +241,7 @@ static mn_status map_kd(mtl_parser *ps, const char *p)
     size_t len = mni_obj_rest_length(p);
     if (len == 0)
         return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, "map_Kd",
-                           "line %d: map_Kd names no file; ignored", ps->where.line)
+                            "line %d: map_Kd names no file; ignored", ps->where.line)
                    ? MN_OK
                    : out_of_memory(ps);
     char *written = mni_arena_strndup(ps->arena, p, len);
@@ -274,7 +274,7 @@ static mn_status statement(mtl_parser *ps, const char *p)
                    : out_of_memory(ps);
     if (ps->current == MN_NONE)
         return mni_obj_warn(ps->warnings, MN_INVALID_VALUE, "", "line %d: %.*s before any newmtl; ignored",
-                           ps->where.line, (int)kl, k)
+                            ps->where.line, (int)kl, k)
                    ? MN_OK
                    : out_of_memory(ps);
     char key[8];
@@ -328,7 +328,7 @@ static bool continued(const char *p, const char *nl)
 }
 
 mn_status mni_mtl_parse(const char *text, size_t size, const mn_allocator *allocator, mn_arena *arena,
-                       mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err)
+                        mn_obj_vec *materials, mn_obj_warnings *warnings, mn_error *err)
 {
     mtl_parser ps = {.allocator = allocator, .arena = arena, .materials = materials,
                      .warnings = warnings, .err = err, .current = MN_NONE};
@@ -395,7 +395,7 @@ mn_status mn_mtl_read_memory(const void *text, size_t size, const mn_obj_options
     mni_obj_warnings_init(&warnings, &h->priv.arena);
     mn_obj_vec materials = {0};
     mn_status st = mni_mtl_parse(size ? text : "", size, allocator, &h->priv.arena, &materials,
-                                &warnings, err);
+                                 &warnings, err);
     if (st == MN_OK && materials.size) {
         mn_obj_material *copy = mni_arena_alloc(&h->priv.arena, materials.size, 8);
         if (copy) {

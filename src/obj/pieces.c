@@ -151,7 +151,7 @@ static void parse_piece(piece_work *w, const mn_allocator *allocator)
 {
     mni_arena_init(&w->piece.arena, allocator);
     mni_obj_parser_init(&w->ps, allocator, &w->piece.arena, &w->err, &w->positions, &w->texcoords,
-                       &w->normals, NULL, w->size);
+                        &w->normals, NULL, w->size);
     w->ps.piece = &w->piece;
     w->status = mni_obj_parse_text(&w->ps, w->text, w->size);
 }
@@ -298,7 +298,7 @@ static bool replay(mn_obj_parser *ps, const piece_work *w, int64_t line_base)
         case MN_OBJ_EVENT_UNKNOWN: {
             int64_t line = line_base + e[i].line;
             ok = mni_obj_warn_unknown(&ps->warnings, e[i].name, e[i].len,
-                                     line > INT32_MAX ? INT32_MAX : (int)line, MN_OBJ_UNKNOWN_WHAT);
+                                      line > INT32_MAX ? INT32_MAX : (int)line, MN_OBJ_UNKNOWN_WHAT);
             break;
         }
         case MN_OBJ_EVENT_FACES:
@@ -408,7 +408,7 @@ static void free_piece(const mn_allocator *allocator, piece_work *w)
 }
 
 mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size, uint32_t pieces,
-                              uint32_t threads, uint32_t *joined)
+                               uint32_t threads, uint32_t *joined)
 {
     *joined = 1;
     if (pieces > 64)

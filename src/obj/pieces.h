@@ -25,8 +25,8 @@ extern "C" {
  * gave up: an error in the text, a limit, memory).
  */
 mn_status mni_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
-                                    uint32_t pieces, uint32_t threads, mn_obj **out_obj,
-                                    mn_error *err, uint32_t *joined);
+                                     uint32_t pieces, uint32_t threads, mn_obj **out_obj,
+                                     mn_error *err, uint32_t *joined);
 
 #ifdef __cplusplus
 }

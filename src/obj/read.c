@@ -849,8 +849,8 @@ static mn_status merge_materials(obj_parser *ps, library_context *lc, const mn_o
         if (slot->value != MN_NONE) {
             ((mn_obj_material *)lc->materials.data)[slot->value] = m[i];
             if (!mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "mtllib",
-                             "%s: material \"%s\" was defined by an earlier library; this definition is used",
-                             file, m[i].name))
+                              "%s: material \"%s\" was defined by an earlier library; this definition is used",
+                              file, m[i].name))
                 return MN_OUT_OF_MEMORY;
             continue;
         }
@@ -893,7 +893,7 @@ static mn_status read_library(obj_parser *ps, library_context *lc, const char *f
     snprintf(prefix, sizeof prefix, "%s: ", file);
     ps->warnings.prefix = prefix;
     st = mni_mtl_parse(bytes.size ? (const char *)bytes.data : "", bytes.size, ps->allocator, ps->arena,
-                      &lib, &ps->warnings, why);
+                       &lib, &ps->warnings, why);
     ps->warnings.prefix = "";
     if (res->read && res->release)
         res->release(res->user, &bytes);
@@ -912,7 +912,7 @@ static mn_status warn_unread(obj_parser *ps, const char *file, const mn_error *w
 {
     const char *what = why->line ? "cannot be parsed" : "cannot be read";
     return mni_obj_warn(&ps->warnings, why->code, "mtllib", "mtllib \"%s\" %s (%s); default materials are used",
-                       file, what, why->message)
+                        file, what, why->message)
                ? MN_OK
                : MN_OUT_OF_MEMORY;
 }
@@ -968,9 +968,9 @@ static mn_status load_libraries(obj_parser *ps, library_context *lc)
     if (!lc->base_dir && !lc->options->resolver.read) {
         lc->all_read = false;
         return mni_obj_warn(&ps->warnings, MN_URI, "mtllib",
-                           "mtllib \"%s\" not read: read from memory without a base_dir or resolver "
-                           "(set mn_obj_options.base_dir, resolver or skip_libraries); default materials are used",
-                           libs[0])
+                            "mtllib \"%s\" not read: read from memory without a base_dir or resolver "
+                            "(set mn_obj_options.base_dir, resolver or skip_libraries); default materials are used",
+                            libs[0])
                    ? MN_OK
                    : MN_OUT_OF_MEMORY;
     }
@@ -1005,7 +1005,7 @@ static mn_status assign_materials(obj_parser *ps, library_context *lc, mn_obj_gr
             lc->materials.size += sizeof *m;
             if (lc->all_read &&
                 !mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
-                             "usemtl \"%s\": no library defines it; a default material is used", name))
+                              "usemtl \"%s\": no library defines it; a default material is used", name))
                 return MN_OUT_OF_MEMORY;
         }
         groups[g].material_index = slot->value;
@@ -1088,8 +1088,8 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
 }
 
 void mni_obj_parser_init(obj_parser *ps, const mn_allocator *allocator, mn_arena *arena, mn_error *err,
-                        mn_obj_vec *positions, mn_obj_vec *texcoords, mn_obj_vec *normals, mn_obj_vec *soup,
-                        size_t size)
+                         mn_obj_vec *positions, mn_obj_vec *texcoords, mn_obj_vec *normals, mn_obj_vec *soup,
+                         size_t size)
 {
     memset(ps, 0, sizeof *ps);
     ps->allocator = allocator;
@@ -1156,14 +1156,14 @@ static mn_status parse_into(obj_holder *h, obj_parser *ps, const char *text, siz
     *joined = 1;
     const mn_allocator *allocator = &h->priv.arena.allocator;
     mni_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
-                       &h->priv.normals, &h->priv.soup, size);
+                        &h->priv.normals, &h->priv.soup, size);
     if (pieces > 1) {
         if (mni_obj_parse_pieces(ps, text, size, pieces, threads, joined) == MN_OK)
             return MN_OK;
         mni_obj_parser_release(ps);
         holder_reset(h);
         mni_obj_parser_init(ps, allocator, &h->priv.arena, err, &h->priv.positions, &h->priv.texcoords,
-                           &h->priv.normals, &h->priv.soup, size);
+                            &h->priv.normals, &h->priv.soup, size);
     }
     return mni_obj_parse_text(ps, text, size);
 }
@@ -1212,8 +1212,8 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
 static const mn_obj_options default_options; /* zero: every default */
 
 mn_status mni_obj_read_memory_pieces(const void *text, size_t size, const mn_obj_options *options,
-                                    uint32_t pieces, uint32_t threads, mn_obj **out_obj, mn_error *err,
-                                    uint32_t *joined)
+                                     uint32_t pieces, uint32_t threads, mn_obj **out_obj, mn_error *err,
+                                     uint32_t *joined)
 {
     if (joined)
         *joined = 1;

@@ -86,7 +86,7 @@ static bool append(const mn_allocator *allocator, mn_obj_vec *v, const char *s, 
 }
 
 bool mni_obj_join_line(const mn_allocator *allocator, mn_obj_vec *scratch, const char *p,
-                      const char *end, const char **next, int *lines)
+                       const char *end, const char **next, int *lines)
 {
     scratch->size = 0;
     *lines = 0;
@@ -166,7 +166,7 @@ bool mni_obj_warn(mn_obj_warnings *w, mn_status code, const char *path, const ch
 }
 
 bool mni_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keyword, size_t len,
-                           char key[16], size_t *kept)
+                            char key[16], size_t *kept)
 {
     *kept = len < 15 ? len : 15;
     memcpy(key, keyword, *kept);
@@ -178,7 +178,7 @@ bool mni_obj_keyword_listed(char (*list)[16], uint32_t count, const char *keywor
 }
 
 bool mni_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, int line,
-                         const char *what)
+                          const char *what)
 {
     char key[16];
     size_t kept;
@@ -189,11 +189,11 @@ bool mni_obj_warn_unknown(mn_obj_warnings *w, const char *keyword, size_t len, i
             return true;
         w->unknown_overflow = true;
         return mni_obj_warn(w, MN_INVALID_VALUE, "", "line %d: more unknown statements; not listed",
-                           line);
+                            line);
     }
     memcpy(w->unknown[w->unknown_count++], key, kept + 1);
     return mni_obj_warn(w, MN_INVALID_VALUE, key, "line %d: %s \"%s\" ignored (reported once)", line,
-                       what, key);
+                        what, key);
 }
 
 bool mni_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_t *count)
@@ -284,7 +284,7 @@ mn_obj_name_slot *mni_obj_names_add(mn_obj_names *t, const char *name, size_t le
 /* ---- errors ------------------------------------------------------------------------- */
 
 mn_status mni_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where, const char *keyword,
-                      const char *at, const char *fmt, ...)
+                       const char *at, const char *fmt, ...)
 {
     if (!err)
         return code;
@@ -295,7 +295,7 @@ mn_status mni_obj_fail(mn_error *err, mn_status code, const mn_obj_where *where,
     va_end(ap);
     int64_t column = at >= where->text ? (int64_t)(at - where->text) : 0;
     mni_error_set(err, code, keyword, where->offset + column, "line %d: %s: %s", where->line, keyword,
-                 text);
+                  text);
     err->line = where->line;
     err->column = column + 1 > INT32_MAX ? INT32_MAX : (int)(column + 1);
     return code;

@@ -182,8 +182,8 @@ static void quad(const float *positions, const mn_obj_corner *corners, uint32_t 
 }
 
 bool mni_obj_triangulate(const mn_allocator *allocator, const float *positions,
-                        const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
-                        mn_obj_vec *work, float normal[3])
+                         const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
+                         mn_obj_vec *work, float normal[3])
 {
     size_t tri_bytes = (size_t)(n - 2) * 3 * sizeof(uint32_t);
     if (!mni_obj_vec_reserve(allocator, tris, tri_bytes))

@@ -70,6 +70,6 @@ void mni_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_ren
  * out[4]; returns false when MASK discards it.
  */
 bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
-                     const float attr[MN_ATTRS], float out[4]);
+                      const float attr[MN_ATTRS], float out[4]);
 
 #endif /* MN_RENDER_RASTER_INTERNAL_H */

@@ -46,11 +46,11 @@ mn_render_source *mni_source_new(const mn_allocator *allocator, mn_source_refres
  * returned (through *status) rather than warned about.
  */
 bool mni_source_decode_texture(mn_render_source *source, const void *bytes, size_t size,
-                              const char *what, mn_render_texture *out, mn_status *status);
+                               const char *what, mn_render_texture *out, mn_status *status);
 
 /* Record a warning (kept when there is room; the message is copied into the arena). */
 void mni_source_warn(mn_render_source *source, mn_status code, const char *path, const char *fmt,
-                    ...)
+                     ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif

@@ -105,7 +105,7 @@ mn_status mn_renderer_reserve(mn_renderer *r, size_t max_triangles, mn_error *er
     if (max_triangles > (size_t)UINT32_MAX / 2 || !mni_checked_mul(max_triangles, 2, &cap) ||
         !mni_checked_mul(cap, sizeof(mn_rtri), &bytes))
         return mni_fail(err, MN_OVERFLOW, "renderer: %zu triangles is too many",
-                            max_triangles);
+                        max_triangles);
     mn_rtri *tris = mni_alloc(&r->allocator, bytes);
     int32_t *spans = mni_alloc(&r->allocator, cap * 2 * sizeof *spans);
     uint32_t *order = mni_alloc(&r->allocator, cap * sizeof *order);
@@ -153,22 +153,22 @@ mn_status mn_renderer_create(const mn_render_options *o, mn_renderer **out, mn_e
     uint32_t ss = o->supersample ? o->supersample : 2;
     if (o->width == 0 || o->height == 0 || o->width > MAX_SIDE || o->height > MAX_SIDE)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "renderer: size %ux%u is not from 1x1 to %ux%u", o->width, o->height,
-                            MAX_SIDE, MAX_SIDE);
+                        "renderer: size %ux%u is not from 1x1 to %ux%u", o->width, o->height,
+                        MAX_SIDE, MAX_SIDE);
     if (ss > 4)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "renderer: supersample %u is not from 1 to 4", ss);
+                        "renderer: supersample %u is not from 1 to 4", ss);
     if (o->threads > MAX_THREADS)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "renderer: %u threads (at most %u)", o->threads, MAX_THREADS);
+                        "renderer: %u threads (at most %u)", o->threads, MAX_THREADS);
     if (o->pool && o->threads > 1)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "renderer: %u threads and a pool (give one or the other)",
-                            o->threads);
+                        "renderer: %u threads and a pool (give one or the other)",
+                        o->threads);
     for (int i = 0; i < 4; i++)
         if (!isfinite(o->background[i]))
             return mni_fail(err, MN_INVALID_ARGUMENT,
-                                "renderer: background is not finite");
+                            "renderer: background is not finite");
     mn_allocator hooks = o->allocator;
     mn_renderer *r = mni_alloc(&hooks, sizeof *r);
     if (!r)
@@ -428,11 +428,11 @@ static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
             return mni_fail(err, MN_INVALID_ARGUMENT, "meshes[%u]: no positions", m);
         if (mesh->index_count && !mesh->indices)
             return mni_fail(err, MN_INVALID_ARGUMENT,
-                                "meshes[%u]: %u indices but NULL", m, mesh->index_count);
+                            "meshes[%u]: %u indices but NULL", m, mesh->index_count);
         if (mesh->material != MN_NONE && mesh->material >= scene->material_count)
             return mni_fail(err, MN_INDEX_RANGE,
-                                "meshes[%u]: material %u of %u", m, mesh->material,
-                                scene->material_count);
+                            "meshes[%u]: material %u of %u", m, mesh->material,
+                            scene->material_count);
     }
     for (uint32_t i = 0; i < scene->material_count; i++)
         for (int k = 0; k < 2; k++) {
@@ -440,10 +440,10 @@ static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
             const char *slot = k ? "emissive_texture" : "texture";
             if (tex != MN_NONE && tex >= scene->texture_count)
                 return mni_fail(err, MN_INDEX_RANGE, "materials[%u]: %s %u of %u",
-                                    i, slot, tex, scene->texture_count);
+                                i, slot, tex, scene->texture_count);
             if (tex != MN_NONE && scene->textures[tex].width && !scene->textures[tex].rgba)
                 return mni_fail(err, MN_INVALID_ARGUMENT,
-                                    "textures[%u]: NULL pixels", tex);
+                                "textures[%u]: NULL pixels", tex);
         }
     return MN_OK;
 }
@@ -453,17 +453,17 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
 {
     if (!r || !scene || !camera || !out || !out->pixels)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "render: NULL renderer, scene, camera or image");
+                        "render: NULL renderer, scene, camera or image");
     if (out->width != r->width || out->height != r->height)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "render: image is %ux%u, the renderer draws %ux%u", out->width,
-                            out->height, r->width, r->height);
+                        "render: image is %ux%u, the renderer draws %ux%u", out->width,
+                        out->height, r->width, r->height);
     size_t tris = mn_render_scene_triangle_count(scene);
     if (tris > r->max_triangles)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                            "render: the scene has %zu triangles, the renderer room for %zu "
-                            "(mn_renderer_reserve)",
-                            tris, r->max_triangles);
+                        "render: the scene has %zu triangles, the renderer room for %zu "
+                        "(mn_renderer_reserve)",
+                        tris, r->max_triangles);
     mn_status st = check_scene(scene, err);
     if (st != MN_OK)
         return st;
@@ -475,6 +475,6 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
     r->out = NULL;
     if (st != MN_OK)
         return mni_fail(err, st,
-                            "render: the pool is running another batch (one at a time)");
+                        "render: the pool is running another batch (one at a time)");
     return MN_OK;
 }

@@ -109,7 +109,7 @@ static void sample_texture(const mn_renderer *r, const mn_render_texture *tex, f
 }
 
 bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
-                     const float attr[MN_ATTRS], float out[4])
+                      const float attr[MN_ATTRS], float out[4])
 {
     const mn_render_material *m =
         t->material == MN_NONE ? &default_material : &scene->materials[t->material];

@@ -40,7 +40,7 @@ void mni_source_warn(mn_render_source *s, mn_status code, const char *path, cons
 }
 
 bool mni_source_decode_texture(mn_render_source *s, const void *bytes, size_t size,
-                              const char *what, mn_render_texture *out, mn_status *status)
+                               const char *what, mn_render_texture *out, mn_status *status)
 {
     out->width = out->height = 0;
     out->rgba = NULL;

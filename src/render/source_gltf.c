@@ -98,7 +98,7 @@ static mn_status load_textures(mn_render_source *s, const mn_model *model)
         char what[64];
         snprintf(what, sizeof what, "images[%u]", img);
         mni_source_decode_texture(s, model->images[img].data, model->images[img].size, what,
-                                 &images[img], &status);
+                                  &images[img], &status);
         if (status != MN_OK)
             return status;
         if (!images[img].rgba)

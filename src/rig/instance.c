@@ -256,7 +256,7 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
     size_t n = model->node_count ? model->node_count : 1;
 
     rig->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
-                                 sizeof *rig->clips, sizeof(void *));
+                                  sizeof *rig->clips, sizeof(void *));
     if (!rig->clips)
         return mni_oom(err, "rig");
     mn_clip_options clip_options = {.allocator = *allocator};
@@ -269,7 +269,7 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
 
     /* One deform slot per (mesh, primitive); first[mesh] is its mesh's first slot. */
     uint32_t *first = mni_arena_calloc(arena, model->mesh_count ? model->mesh_count : 1,
-                                      sizeof *first, 4);
+                                       sizeof *first, 4);
     if (!first)
         return mni_oom(err, "rig");
     size_t slots = 0;
@@ -465,7 +465,7 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
     size_t parts = rig->part_count ? rig->part_count : 1;
     in->worlds = mni_arena_calloc(arena, nodes * 16, sizeof(float), 16);
     in->palettes = mni_arena_calloc(arena, rig->palette_floats ? rig->palette_floats : 16,
-                                   sizeof(float), 16);
+                                    sizeof(float), 16);
     in->parts = mni_arena_calloc(arena, parts, sizeof *in->parts, 8);
     in->buffers = mni_arena_calloc(arena, parts, sizeof *in->buffers, 8);
     if (!in->worlds || !in->palettes || !in->parts || !in->buffers)

@@ -225,7 +225,7 @@ void mn_voxel_controller_free(mn_voxel_controller *c)
         for (uint32_t p = 0; p < c->rig->part_count; p++)
             mn_part_mesh_free(c->owned_part_meshes[p]);
         mni_free(&c->allocator, c->owned_part_meshes,
-                (size_t)c->rig->part_count * sizeof *c->owned_part_meshes);
+                 (size_t)c->rig->part_count * sizeof *c->owned_part_meshes);
     }
     mn_part_mesh_free(c->owned_mesh);
     mn_voxel_rig_free(c->owned_rig);
@@ -300,8 +300,8 @@ static mn_status read_meshes(const mn_voxel_rig *rig, const mn_allocator *alloca
             char path[32];
             snprintf(path, sizeof path, "parts[%u].name", (unsigned)p);
             return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                "part name \"%s\" cannot name a file in meshes/",
-                                name != NULL ? name : "");
+                                 "part name \"%s\" cannot name a file in meshes/",
+                                 name != NULL ? name : "");
         }
         mn_status st =
             read_mesh(allocator, dir, dir_len, "meshes/", name, ".glb", false, &parts[p], err);

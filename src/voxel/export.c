@@ -493,7 +493,7 @@ static mn_status pose_at(exporter *x, uint32_t index, const uint32_t *parts, uin
     mn_status st = mn_voxel_pose(x->rig, &in, x->worlds, NULL);
     if (st != MN_OK)
         return mni_error_set(x->err, st, "animations", -1, "animation \"%.64s\" cannot be posed",
-                            x->rig->animations[index].name);
+                             x->rig->animations[index].name);
     for (uint32_t i = 0; i < count; i++)
         local_trs(x, x->worlds, parts[i], &out[7 * i], &out[7 * i + 3]);
     return MN_OK;
@@ -613,8 +613,8 @@ static mn_status bake(exporter *x, uint32_t index)
     const mn_voxel_animation *a = &rig->animations[index];
     if (fmax(a->duration_ms, 0.0) / 1000.0 * x->rate > MAX_GRID)
         return mni_error_set(x->err, MN_OVERFLOW, "animations", -1,
-                            "animation \"%.64s\" lasts %g s: more than %u samples at %g per second", a->name,
-                            a->duration_ms / 1000.0, MAX_GRID, x->rate);
+                             "animation \"%.64s\" lasts %g s: more than %u samples at %g per second", a->name,
+                             a->duration_ms / 1000.0, MAX_GRID, x->rate);
     uint32_t count = 0, *parts = temp_alloc(x, rig->part_count, sizeof *parts);
     size_t bound = sample_bound(x, a);
     sample *grid = temp_alloc(x, bound, sizeof *grid);

@@ -329,7 +329,7 @@ bool mni_fcurve_bake(mn_arena *arena, const mn_fcurve *curve, const double *reso
         return true;   /* more than the rig's budget can cover: sampled exactly */
     fcurve_baked *b = mni_arena_calloc(arena, 1, sizeof *b, _Alignof(fcurve_baked));
     fcurve_segment *segs = mni_arena_calloc(arena, (size_t)segs_n + 1, sizeof *segs,
-                                           _Alignof(fcurve_segment));
+                                            _Alignof(fcurve_segment));
     int *warp_of = mni_arena_calloc(arena, segs_n, sizeof *warp_of, _Alignof(int));
     if (!b || !segs || !warp_of)
         return false;

@@ -164,8 +164,8 @@ static mn_status collect_pieces(mesh_builder *b, bool skinned, const float *worl
     }
     if (skinned && skinned_node == MN_NONE)
         return mni_error_set(b->err, MN_INVALID_VALUE, "nodes", -1,
-                            "a skinned mesh was asked for, but no node of the default scene has both "
-                            "a mesh and a skin");
+                             "a skinned mesh was asked for, but no node of the default scene has both "
+                             "a mesh and a skin");
     for (int pass = 0; pass < 2; pass++) {
         b->piece_count = 0;
         if (skinned) {
@@ -229,8 +229,8 @@ static mn_status read_indices(mesh_builder *b, const piece *pc, uint32_t **out)
             char path[96];
             snprintf(path, sizeof path, "meshes[%u].primitives[%u].indices", pc->mesh, pc->primitive);
             return mni_error_set(b->err, MN_INDEX_RANGE, path, -1,
-                                "%s: index %u (element %u) is out of range: the primitive has %u vertices",
-                                path, idx[c], c, pc->prim->vertex_count);
+                                 "%s: index %u (element %u) is out of range: the primitive has %u vertices",
+                                 path, idx[c], c, pc->prim->vertex_count);
         }
     *out = idx;
     return MN_OK;
@@ -263,12 +263,12 @@ static mn_status read_influences(mesh_builder *b, const piece *pc, uint16_t **jo
         return out_of_memory(b);
     if (!mn_primitive_skin_influences(b->model, pc->prim, *joints, *weights))
         return mni_error_set(b->err, MN_INVALID_VALUE, path, -1,
-                            "%s: the skinned mesh's primitive has no JOINTS_0/WEIGHTS_0 (VEC4)", path);
+                             "%s: the skinned mesh's primitive has no JOINTS_0/WEIGHTS_0 (VEC4)", path);
     for (size_t i = 0; i < n; i++)
         if ((*joints)[i] >= b->skin->joint_count)
             return mni_error_set(b->err, MN_INDEX_RANGE, path, -1,
-                                "%s: JOINTS_0 of vertex %zu names joint %u; the skin has %u", path,
-                                i / 4, (*joints)[i], b->skin->joint_count);
+                                 "%s: JOINTS_0 of vertex %zu names joint %u; the skin has %u", path,
+                                 i / 4, (*joints)[i], b->skin->joint_count);
     return MN_OK;
 }
 

@@ -511,7 +511,7 @@ bool mni_voxel_pose_plan_build(mn_arena *arena, const mn_voxel_rig *rig, voxel_p
 {
     uint32_t n = rig->joint_count, stride = (n + 3u) & ~3u;
     double *rows = mni_arena_calloc(arena, (size_t)VOXEL_PLAN_ROWS * (stride ? stride : 4),
-                                   sizeof *rows, 32);
+                                    sizeof *rows, 32);
     uint8_t *flags = mni_arena_calloc(arena, n ? n : 1, 1, 1);
     float *limits = mni_arena_calloc(arena, 3 * (size_t)(n ? n : 1), sizeof *limits, 32);
     if (!rows || !flags || !limits)

@@ -178,7 +178,7 @@ static mn_status expect_object(rig_reader *r, json_t *v, const char *what)
     if (json_is_object(v))
         return MN_OK;
     return mni_json_fail(&r->j, MN_JSON_TYPE, NULL, "expected %s (an object), found %s", what,
-                        mni_json_type_name(v));
+                         mni_json_type_name(v));
 }
 
 /* A JSON number as a finite double; `key` names it for messages (NULL: the current path). */
@@ -243,8 +243,8 @@ static mn_status read_unique_name(rig_reader *r, json_t *obj, name_table *table,
     uint32_t first = table_add(table, *out);
     if (first != MN_NONE)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "name",
-                            "\"%.64s\" is already the name of %s[%u]; names must be unique", *out,
-                            array, first);
+                             "\"%.64s\" is already the name of %s[%u]; names must be unique", *out,
+                             array, first);
     return MN_OK;
 }
 
@@ -295,10 +295,10 @@ static mn_status read_part(rig_reader *r, json_t *obj, uint32_t i)
         json_t *parent = json_object_get(obj, "parent");
         if (!parent)
             st = mni_json_fail(&r->j, MN_MISSING_PROPERTY, "parent",
-                              "required property \"parent\" is missing (null for a root part)");
+                               "required property \"parent\" is missing (null for a root part)");
         else if (!json_is_string(parent) && !json_is_null(parent))
             st = mni_json_fail(&r->j, MN_JSON_TYPE, "parent", "expected a part name or null, found %s",
-                              mni_json_type_name(parent));
+                               mni_json_type_name(parent));
     }
     if (st == MN_OK)
         st = mni_json_floats(&r->j, obj, "pivot", true, 3, p->pivot);
@@ -392,8 +392,8 @@ static mn_status order_parts(rig_reader *r)
             size_t m1 = mni_json_push_key(&r->j, "parts");
             mni_json_push_index(&r->j, p);
             mn_status st = mni_json_fail(&r->j, MN_HIERARCHY, "parent",
-                                        "the part tree has a cycle (%s); a part cannot be its own ancestor",
-                                        cycle);
+                                         "the part tree has a cycle (%s); a part cannot be its own ancestor",
+                                         cycle);
             mni_json_pop(&r->j, m1);
             return st;
         }
@@ -457,7 +457,7 @@ static mn_status read_axis(rig_reader *r, json_t *obj, float axis[3])
     }
     if (!json_is_array(v))
         return mni_json_fail(&r->j, MN_JSON_TYPE, "axis",
-                            "expected a 3-vector or \"x\", \"y\", \"z\", found %s", mni_json_type_name(v));
+                             "expected a 3-vector or \"x\", \"y\", \"z\", found %s", mni_json_type_name(v));
     float a[3];
     mn_status st = mni_json_floats(&r->j, obj, "axis", true, 3, a);
     if (st != MN_OK)
@@ -465,8 +465,8 @@ static mn_status read_axis(rig_reader *r, json_t *obj, float axis[3])
     double len = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
     if (!(len > 0.0))
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "axis",
-                            "[%g, %g, %g] has no direction: an axis is a non-zero vector", (double)a[0],
-                            (double)a[1], (double)a[2]);
+                             "[%g, %g, %g] has no direction: an axis is a non-zero vector", (double)a[0],
+                             (double)a[1], (double)a[2]);
     for (int k = 0; k < 3; k++)
         axis[k] = (float)(a[k] / len);
     return MN_OK;
@@ -477,10 +477,10 @@ static mn_status check_range(rig_reader *r, const mn_voxel_joint *jt)
 {
     if (jt->min > jt->max)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "min", "min %g is greater than max %g",
-                            (double)jt->min, (double)jt->max);
+                             (double)jt->min, (double)jt->max);
     if (jt->rest < jt->min || jt->rest > jt->max)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "rest", "rest %g is outside [min, max] = [%g, %g]",
-                            (double)jt->rest, (double)jt->min, (double)jt->max);
+                             (double)jt->rest, (double)jt->min, (double)jt->max);
     return MN_OK;
 }
 
@@ -526,7 +526,7 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
         st = read_reference(r, obj, "part", &r->priv->parts, "part", &jt->part);
     if (st == MN_OK)
         st = mni_json_enum(&r->j, obj, "type", true, joint_type_names, COUNT(joint_type_names),
-                          "a joint type", &type);
+                           "a joint type", &type);
     if (st == MN_OK)
         st = read_axis(r, obj, jt->axis);
     if (st == MN_OK)
@@ -620,7 +620,7 @@ static mn_status read_handle(rig_reader *r, json_t *obj, const char *key, bool *
         return st;
     if (json_array_size(arr) != 2)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, key,
-                            "expected [dt_ms, dv] (2 numbers), found an array of %zu", json_array_size(arr));
+                             "expected [dt_ms, dv] (2 numbers), found an array of %zu", json_array_size(arr));
     size_t mark = mni_json_push_key(&r->j, key);
     for (size_t k = 0; k < 2; k++) {
         size_t m2 = mni_json_push_index(&r->j, k);
@@ -645,8 +645,8 @@ static mn_status read_key(rig_reader *r, json_t *obj, mn_fcurve_key *key, const 
         st = get_number(&r->j, obj, "t", true, &key->t);
     if (st == MN_OK && prev && !(key->t > prev->t))
         st = mni_json_fail(&r->j, MN_INVALID_VALUE, "t",
-                          "t %g is not after the previous key's t %g: key times must strictly increase",
-                          key->t, prev->t);
+                           "t %g is not after the previous key's t %g: key times must strictly increase",
+                           key->t, prev->t);
     if (st == MN_OK)
         st = get_number(&r->j, obj, "v", true, &key->v);
     /* Values become float joint values: one too large for a float is not a usable value. */
@@ -671,9 +671,9 @@ static mn_status read_track_joint(rig_reader *r, json_t *obj, uint32_t anim, uin
         return st;
     if (r->claimed_by[*out] == anim + 1)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "joint",
-                            "a second track for joint \"%.64s\" (tracks[%u] drives it already); an "
-                            "animation has at most one track per joint",
-                            r->joints[*out].name, r->claimed_track[*out]);
+                             "a second track for joint \"%.64s\" (tracks[%u] drives it already); an "
+                             "animation has at most one track per joint",
+                             r->joints[*out].name, r->claimed_track[*out]);
     r->claimed_by[*out] = anim + 1;
     r->claimed_track[*out] = track;
     return MN_OK;
@@ -726,10 +726,10 @@ static mn_status settle_duration(rig_reader *r, json_t *obj, mn_voxel_animation 
     }
     if (a->loop && !(a->duration_ms > 0.0))
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "duration_ms",
-                            given ? "a looping animation needs duration_ms > 0, found %g"
-                                  : "a looping animation needs duration_ms > 0; without it the "
-                                    "duration is the largest key time, %g",
-                            a->duration_ms);
+                             given ? "a looping animation needs duration_ms > 0, found %g"
+                                   : "a looping animation needs duration_ms > 0; without it the "
+                                     "duration is the largest key time, %g",
+                             a->duration_ms);
     for (uint32_t t = 0; t < a->track_count; t++) {
         mn_fcurve *c = &tracks[t].curve;
         double span = c->keys[c->key_count - 1].t - c->keys[0].t;
@@ -737,8 +737,8 @@ static mn_status settle_duration(rig_reader *r, json_t *obj, mn_voxel_animation 
             size_t mark = mni_json_push_key(&r->j, "tracks");
             mni_json_push_index(&r->j, t);
             mn_status st = mni_json_fail(&r->j, MN_INVALID_VALUE, "keys",
-                                        "the keys span %g ms, longer than the loop's duration_ms %g",
-                                        span, a->duration_ms);
+                                         "the keys span %g ms, longer than the loop's duration_ms %g",
+                                         span, a->duration_ms);
             mni_json_pop(&r->j, mark);
             return st;
         }
@@ -757,7 +757,7 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
     uint32_t i = (uint32_t)(a - r->animations);
     baked_tracks *bt = &r->priv->baked[i];
     bt->tracks = mni_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
-                                 sizeof *bt->tracks, _Alignof(fcurve_baked *));
+                                  sizeof *bt->tracks, _Alignof(fcurve_baked *));
     if (!bt->tracks)
         return mni_json_oom(&r->j, NULL, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
@@ -769,7 +769,7 @@ static mn_status bake_curves(rig_reader *r, const mn_voxel_animation *a)
     if (!a->loop || a->track_count == 0)
         return MN_OK;
     const mn_fcurve **curves = mni_arena_calloc(r->arena, a->track_count, sizeof *curves,
-                                               _Alignof(const mn_fcurve *));
+                                                _Alignof(const mn_fcurve *));
     if (!curves)
         return mni_json_oom(&r->j, NULL, "baking the curves");
     for (uint32_t t = 0; t < a->track_count; t++)
@@ -809,7 +809,7 @@ const fcurve_baked *const *mni_voxel_rig_baked_tracks(const mn_voxel_rig *rig, u
 static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
 {
     const double **records = mni_arena_calloc(r->arena, a->track_count ? a->track_count : 1,
-                                             sizeof *records, _Alignof(double *));
+                                              sizeof *records, _Alignof(double *));
     if (!records)
         return mni_json_oom(&r->j, NULL, "resolving the curves");
     for (uint32_t t = 0; t < a->track_count; t++) {
@@ -820,7 +820,7 @@ static mn_status resolve_curves(rig_reader *r, mn_voxel_animation *a)
         if (!bezier)
             continue;
         double *record = mni_arena_calloc(r->arena, (size_t)c->key_count * 4, sizeof *record,
-                                         _Alignof(double));
+                                          _Alignof(double));
         if (!record)
             return mni_json_oom(&r->j, NULL, "resolving the curves");
         mn_fcurve_resolve(c, record);
@@ -870,7 +870,7 @@ static mn_status read_animation(rig_reader *r, json_t *obj, uint32_t i)
         st = get_number(&r->j, obj, "duration_ms", false, &a->duration_ms);
     if (st == MN_OK && a->duration_ms < 0.0)
         st = mni_json_fail(&r->j, MN_INVALID_VALUE, "duration_ms", "duration_ms %g is negative",
-                          a->duration_ms);
+                           a->duration_ms);
     if (st == MN_OK)
         st = read_tracks(r, obj, i);
     if (st == MN_OK)
@@ -891,7 +891,7 @@ static mn_status read_animations(rig_reader *r, json_t *rig_obj)
     r->claimed_by = mni_arena_calloc(r->arena, nj, sizeof *r->claimed_by, _Alignof(uint32_t));
     r->claimed_track = mni_arena_calloc(r->arena, nj, sizeof *r->claimed_track, _Alignof(uint32_t));
     r->priv->baked = mni_arena_calloc(r->arena, n ? n : 1, sizeof *r->priv->baked,
-                                     _Alignof(baked_tracks));
+                                      _Alignof(baked_tracks));
     if (!r->animations || !r->claimed_by || !r->claimed_track || !r->priv->baked ||
         !table_init(r->arena, &r->priv->animations, n))
         return mni_json_oom(&r->j, NULL, "reading the animations");
@@ -918,11 +918,11 @@ static mn_status read_header(rig_reader *r, json_t *obj)
     json_t *version = json_object_get(obj, "version");
     if (version && !json_is_number(version))
         return mni_json_fail(&r->j, MN_JSON_TYPE, "version", "expected the number 1, found %s",
-                            mni_json_type_name(version));
+                             mni_json_type_name(version));
     if (version && json_number_value(version) != 1.0)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "version",
-                            "version %g is not supported (this reader reads version 1)",
-                            json_number_value(version));
+                             "version %g is not supported (this reader reads version 1)",
+                             json_number_value(version));
     int kind = 0;
     st = mni_json_enum(&r->j, obj, "kind", false, kind_names, COUNT(kind_names), "a voxel model kind", &kind);
     if (st != MN_OK)
@@ -932,7 +932,7 @@ static mn_status read_header(rig_reader *r, json_t *obj)
     st = mni_json_float(&r->j, obj, "voxel_size", false, &size);
     if (st == MN_OK && !(size > 0.0f))
         st = mni_json_fail(&r->j, MN_INVALID_VALUE, "voxel_size", "voxel_size %g is not positive",
-                          (double)size);
+                           (double)size);
     r->rig->voxel_size = size;
     return st;
 }
@@ -975,15 +975,15 @@ static mn_status parse(const uint8_t *data, size_t size, mn_error *err, json_t *
     *root = json_loadb((const char *)data + base, size - base, 0, &jerr);
     if (!*root) {
         mn_status st = mni_error_set(err, MN_JSON_SYNTAX, "", (int64_t)(base + (size_t)jerr.position),
-                                    "JSON syntax error at line %d, column %d: %s", jerr.line,
-                                    jerr.column, jerr.text);
+                                     "JSON syntax error at line %d, column %d: %s", jerr.line,
+                                     jerr.column, jerr.text);
         err->line = jerr.line;
         err->column = jerr.column;
         return st;
     }
     if (!json_is_object(*root))
         return mni_error_set(err, MN_JSON_TYPE, "", (int64_t)base,
-                            "the document is %s; a rig is a JSON object", mni_json_type_name(*root));
+                             "the document is %s; a rig is a JSON object", mni_json_type_name(*root));
     return MN_OK;
 }
 
