@@ -1,6 +1,6 @@
 /*
  * bench_graph — the per-frame cost of a locomotion graph beside plain
- * sampling of one clip, for a 64-joint skeleton (issue 7's benchmark).
+ * sampling of one clip, for a 64-joint skeleton.
  *
  * Everything is generated here: a humanoid-shaped skeleton of 64 joints
  * (hips, two legs of four, a spine to the head, two arms with five

@@ -1,6 +1,6 @@
 /*
- * bench_obj — streaming a 100 MB OBJ (issue 5: "loading a 100 MB OBJ streams
- * at no less than a tenth of memcpy bandwidth").
+ * bench_obj — streaming a 100 MB OBJ, against the goal that it reads at no
+ * less than a tenth of memcpy's bandwidth.
  *
  * The OBJ is generated in memory: a grid of 1,000 columns and as many rows
  * as make about 100 MB, each vertex with `v` (six decimals), `vt` and `vn`,
@@ -15,7 +15,7 @@
  *                 (`threads`, passed as mn_obj_options.threads); the
  *                 `bytes` are the OBJ text, beside memcpy of as many
  *                 bytes; target_ratio 0.1 and
- *                 within_target say whether the issue's goal was met in
+ *                 within_target say whether that goal was met in
  *                 this run
  *   parse_one_thread  the same with mn_obj_options.threads = 1: the one-pass
  *                 reader, the reference the split read must equal

@@ -18,7 +18,7 @@
  * reads N and writes N, so the yardstick is memcpy of bytes/2 (36 a vertex),
  * the same traffic, measured in the same run; gbps and memcpy_gbps are both
  * traffic rates and ratio_to_memcpy = memcpy_ms / ms (1.0: as fast as memcpy
- * moving the same traffic; the issue's target is about 0.55).  Neither side
+ * moving the same traffic; the goal is about 0.55).  Neither side
  * counts the extra read of a line that an ordinary store of it costs
  * (read-for-ownership), which is what streaming stores save.
  *

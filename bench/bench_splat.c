@@ -2,13 +2,13 @@
  * bench_splat — skinning 200,000 splats (centres and rotations) per frame,
  * beside memcpy of the same traffic and beside mesh skinning
  * (mn_skin_run, positions + normals) of 200,000 vertices, all in the same
- * run.  The issue's target: the splat rate on every core at no less than a
+ * run.  The goal: the splat rate on every core at no less than a
  * third of the mesh-skinning vertex rate.
  *
  * Lines: one per splat kernel on one thread, one for the best kernel on
  * every core (mn_splat_skinner), mesh skinning on one thread and on every
  * core, and a summary with both ratios: against mesh skinning on one
- * thread (the issue's wording) and like for like, against mesh skinning on
+ * thread (as the goal is stated) and like for like, against mesh skinning on
  * as many threads as the splat skinner ran.  Mesh skinning has no threaded
  * entry point, so the bench splits it itself the way mn_splat_skinner
  * splits splats: persistent threads, 2048-vertex chunks from an atomic
