@@ -43,6 +43,18 @@ static inline bool mni_checked_add(size_t a, size_t b, size_t *out)
     return true;
 }
 
+/* ---- name tables ----------------------------------------------------------- */
+
+/* The number of elements of an array (not a pointer). */
+#define MNI_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* names[value] of an enum's name table of count entries; "invalid" past its end.  Never NULL
+   when the table holds no NULL. */
+static inline const char *mni_name_in(const char *const *names, size_t count, unsigned value)
+{
+    return value < count ? names[value] : "invalid";
+}
+
 /* ---- arenas -------------------------------------------------------------- */
 
 /*

@@ -11,8 +11,6 @@
 
 #include <string.h>
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 const char *const mni_interpolation_names[MNI_INTERPOLATION_COUNT] = {"LINEAR", "STEP",
                                                                       "CUBICSPLINE"};
 const char *const mni_anim_path_names[MNI_ANIM_PATH_COUNT] = {"translation", "rotation", "scale",
@@ -50,42 +48,37 @@ static const struct {
     [MN_SEMANTIC_WEIGHTS] = {"WEIGHTS", true},
 };
 
-static const char *name_in(const char *const *names, size_t count, unsigned value)
-{
-    return value < count ? names[value] : "invalid";
-}
-
 const char *mn_interpolation_name(mn_interpolation interpolation)
 {
-    return name_in(mni_interpolation_names, MNI_INTERPOLATION_COUNT, (unsigned)interpolation);
+    return mni_name_in(mni_interpolation_names, MNI_INTERPOLATION_COUNT, (unsigned)interpolation);
 }
 
 const char *mn_anim_path_name(mn_anim_path path)
 {
-    return name_in(mni_anim_path_names, MNI_ANIM_PATH_COUNT, (unsigned)path);
+    return mni_name_in(mni_anim_path_names, MNI_ANIM_PATH_COUNT, (unsigned)path);
 }
 
 const char *mn_alpha_mode_name(mn_alpha_mode mode)
 {
-    return name_in(mni_alpha_mode_names, MNI_ALPHA_MODE_COUNT, (unsigned)mode);
+    return mni_name_in(mni_alpha_mode_names, MNI_ALPHA_MODE_COUNT, (unsigned)mode);
 }
 
 const char *mn_accessor_type_name(mn_accessor_type type)
 {
     /* the table starts at MN_TYPE_SCALAR; INVALID wraps round to a value past its end */
-    return name_in(mni_accessor_type_names, MNI_ACCESSOR_TYPE_COUNT, (unsigned)type - MN_TYPE_SCALAR);
+    return mni_name_in(mni_accessor_type_names, MNI_ACCESSOR_TYPE_COUNT, (unsigned)type - MN_TYPE_SCALAR);
 }
 
 const char *mn_primitive_mode_name(mn_primitive_mode mode)
 {
-    return name_in(primitive_mode_names, COUNT(primitive_mode_names), (unsigned)mode);
+    return mni_name_in(primitive_mode_names, MNI_COUNT(primitive_mode_names), (unsigned)mode);
 }
 
 /* The row of a component type, NULL outside the enum and for MN_COMPONENT_INVALID. */
 static const component_names *component_row(mn_component component)
 {
     unsigned c = (unsigned)component;
-    return c < COUNT(components) && components[c].name ? &components[c] : NULL;
+    return c < MNI_COUNT(components) && components[c].name ? &components[c] : NULL;
 }
 
 const char *mn_component_name(mn_component component)
@@ -108,7 +101,7 @@ uint32_t mni_component_gltf_code(mn_component component)
 
 mn_component mni_component_from_gltf_code(uint32_t code)
 {
-    for (size_t c = 0; c < COUNT(components); c++)
+    for (size_t c = 0; c < MNI_COUNT(components); c++)
         if (components[c].name && components[c].code == code)
             return (mn_component)c;
     return MN_COMPONENT_INVALID;
@@ -119,7 +112,7 @@ const char *mni_semantic_name(mn_semantic semantic)
     if (semantic == MN_SEMANTIC_CUSTOM)
         return "custom";
     unsigned s = (unsigned)semantic;
-    return s < COUNT(semantics) && semantics[s].name ? semantics[s].name : "invalid";
+    return s < MNI_COUNT(semantics) && semantics[s].name ? semantics[s].name : "invalid";
 }
 
 /* The set number after "NAME_": decimal digits without a leading zero (but "0"), at most UINT32_MAX. */
@@ -142,7 +135,7 @@ static bool parse_set(const char *digits, uint32_t *set)
 mn_semantic mni_semantic_parse(const char *name, uint32_t *set)
 {
     *set = 0;
-    for (size_t s = 0; s < COUNT(semantics); s++) {
+    for (size_t s = 0; s < MNI_COUNT(semantics); s++) {
         if (!semantics[s].name)
             continue;
         size_t n = strlen(semantics[s].name);

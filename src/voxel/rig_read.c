@@ -37,21 +37,19 @@ static const char *const kind_names[] = {"cube",       "mc",         "sn",      
 static const char *const joint_type_names[] = {"rotation", "translation"};
 static const char *const drive_names[] = {"caller", "auto"};
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 const char *mn_voxel_kind_name(mn_voxel_kind kind)
 {
-    return (unsigned)kind < COUNT(kind_names) ? kind_names[kind] : "invalid";
+    return mni_name_in(kind_names, MNI_COUNT(kind_names), (unsigned)kind);
 }
 
 const char *mn_voxel_joint_type_name(mn_voxel_joint_type type)
 {
-    return (unsigned)type < COUNT(joint_type_names) ? joint_type_names[type] : "invalid";
+    return mni_name_in(joint_type_names, MNI_COUNT(joint_type_names), (unsigned)type);
 }
 
 const char *mn_voxel_drive_name(mn_voxel_drive drive)
 {
-    return (unsigned)drive < COUNT(drive_names) ? drive_names[drive] : "invalid";
+    return mni_name_in(drive_names, MNI_COUNT(drive_names), (unsigned)drive);
 }
 
 /* ---- name tables ------------------------------------------------------------------------------- */
@@ -525,7 +523,7 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK)
         st = read_reference(r, obj, "part", &r->priv->parts, "part", &jt->part);
     if (st == MN_OK)
-        st = mni_json_enum(&r->j, obj, "type", true, joint_type_names, COUNT(joint_type_names),
+        st = mni_json_enum(&r->j, obj, "type", true, joint_type_names, MNI_COUNT(joint_type_names),
                            "a joint type", &type);
     if (st == MN_OK)
         st = read_axis(r, obj, jt->axis);
@@ -538,7 +536,7 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
     if (st == MN_OK)
         st = check_range(r, jt);
     if (st == MN_OK)
-        st = mni_json_enum(&r->j, obj, "drive", true, drive_names, COUNT(drive_names), "a drive", &drive);
+        st = mni_json_enum(&r->j, obj, "drive", true, drive_names, MNI_COUNT(drive_names), "a drive", &drive);
     if (st == MN_OK)
         st = read_mount(r, obj, jt);
     if (st == MN_OK)
@@ -924,7 +922,7 @@ static mn_status read_header(rig_reader *r, json_t *obj)
                              "version %g is not supported (this reader reads version 1)",
                              json_number_value(version));
     int kind = 0;
-    st = mni_json_enum(&r->j, obj, "kind", false, kind_names, COUNT(kind_names), "a voxel model kind", &kind);
+    st = mni_json_enum(&r->j, obj, "kind", false, kind_names, MNI_COUNT(kind_names), "a voxel model kind", &kind);
     if (st != MN_OK)
         return st;
     r->rig->kind = (mn_voxel_kind)kind;
