@@ -8,6 +8,8 @@
  *   IN .json          a voxel rig with its meshes beside it, through the
  *                     exporter (mn_voxel_export_file: OUT.interface.json too)
  *
+ * The reader's warnings (what it could not carry over) go to stderr, one line each.
+ *
  * Exit status: 0 written; 1 IN cannot be read or OUT written (the error names
  * the file and item; nothing partial is left); 2 a wrong command line.
  */
@@ -39,6 +41,13 @@ static mn_model *read_input(const char *in)
         if (mn_gltf_read_file(in, NULL, &model, &err) != MN_OK) {
             cli_report_error(in, &err);
             return NULL;
+        }
+        /* What the reader could not carry over (an extension it does not expand, ...) would
+           otherwise be lost from the written file without a word. */
+        for (uint32_t i = 0; i < model->warning_count; i++) {
+            const mn_warning *w = &model->warnings[i];
+            fprintf(stderr, "marionette: %s: warning: %s%s%s\n", in, w->path ? w->path : "",
+                    w->path && w->path[0] ? ": " : "", w->message ? w->message : mn_status_message(w->code));
         }
         return model;
     }

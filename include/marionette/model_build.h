@@ -176,7 +176,8 @@ MN_API uint32_t mn_model_build_animation(mn_model_builder *builder, const char *
 
 /*
  * A channel of `animation` driving `path` of `node`: key_count times
- * (seconds, never decreasing, finite) and values (3 floats a key for
+ * (seconds, finite, the first 0 or more, strictly increasing, as glTF
+ * requires; MN_INVALID_VALUE otherwise) and values (3 floats a key for
  * translation and scale, 4 for rotation x y z w, the mesh's target count for
  * weights; three times that per key for CUBICSPLINE: in-tangent, value,
  * out-tangent).  Both are copied, except that a channel whose times equal

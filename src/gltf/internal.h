@@ -66,10 +66,16 @@ typedef struct mn_gltf_reader {
     uint32_t accessor_capacity;
     bool *buffer_is_fallback;   /* per buffer: EXT_meshopt_compression fallback without data */
     size_t synth_bytes;         /* counted against MN_GLTF_SYNTH_LIMIT */
+    const float **accessor_floats;  /* per file accessor: its converted floats (NULL: none yet) */
+    uint8_t *keys_checked;      /* per file accessor: MNI_KEYS_* checks already passed */
 
     mn_gltf_warning_node *warnings, **warnings_tail;
     uint32_t warning_count;
 } mn_gltf_reader;
+
+/* What gltf/read_anim.c has checked of an accessor's floats (mn_gltf_reader.keys_checked). */
+#define MNI_KEYS_TIMES 1u       /* key times: finite, the first >= 0, strictly increasing */
+#define MNI_KEYS_VALUES 2u      /* key values: finite */
 
 /* ---- index data ------------------------------------------------------------- */
 
@@ -164,8 +170,9 @@ mn_status mni_gltf_validate(mn_gltf_reader *r);           /* gltf/validate.c */
 uint32_t mni_gltf_count_synth_accessors(json_t *root);
 
 /*
- * Float data of an accessor: a zero-copy view when it is tightly packed f32,
- * else a converted arena copy.  *out_count = count × components.
+ * Float data of file accessor `accessor`: a zero-copy view when it is tightly
+ * packed f32, else an arena copy converted once per accessor (a second call
+ * returns the same copy).  *out_count = count × components.
  */
 mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,
                                    size_t *out_count);

@@ -654,10 +654,13 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
     }
     if (st == MN_OK)
         st = read_bytes(&r, bytes, size);
-    if (st == MN_OK && mni_model_compute_bounds(model, &opts.allocator) != MN_OK)
-        st = mni_oom(&local, "computing the bounds");
+    /* The model holds copies of all it keeps, so the DOM (the largest part of reading a
+       .gltf) goes before the bounds' scratch is allocated rather than beside it. */
     if (r.root)
         json_decref(r.root);
+    r.root = NULL;
+    if (st == MN_OK && mni_model_compute_bounds(model, &opts.allocator) != MN_OK)
+        st = mni_oom(&local, "computing the bounds");
     if (st != MN_OK) {
         if (local.code == MN_OK)
             mni_fail(&local, st, NULL);

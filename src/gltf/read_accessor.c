@@ -281,10 +281,19 @@ mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const f
         *out = view;
         return MN_OK;
     }
+    /* Converted once per accessor: many samplers or skins sharing one strided or quantized
+       accessor must not cost a copy each (memory would grow as their product, not the file). */
+    if (!r->accessor_floats &&
+        !(r->accessor_floats = mni_gltf_alloc(r, r->file_accessor_count, sizeof(float *), 16, true)))
+        return MN_OUT_OF_MEMORY;
+    if (r->accessor_floats[accessor]) {
+        *out = r->accessor_floats[accessor];
+        return MN_OK;
+    }
     float *conv = mni_gltf_alloc(r, n ? n : 1, sizeof(float), 16, false);
     if (!conv)
         return MN_OUT_OF_MEMORY;
     mn_accessor_unpack_floats(a, conv, n);
-    *out = conv;
+    *out = r->accessor_floats[accessor] = conv;
     return MN_OK;
 }

@@ -5,10 +5,13 @@
  * KHR_mesh_quantization allows) is converted once per sampler.  A channel
  * whose target cannot be driven (no node, an unknown path, weights on a node
  * without morph targets) is dropped with a warning, as a runtime would
- * ignore it anyway.
+ * ignore it anyway.  Key times are checked as glTF requires (finite, the
+ * first at 0 or later, strictly increasing) and key values must be finite,
+ * once per accessor however many samplers share it.
  */
 #include "gltf/internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A sampler as read, with its float data filled in on first use. */
@@ -82,9 +85,83 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
                                    : "does not allow here");
 }
 
-/* Fill the sampler's float arrays (once) and check its output count for this channel. */
-static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sampler_index,
-                                 uint32_t components, mn_channel *ch)
+/* Index of the first non-finite of n floats, or n. */
+static size_t first_not_finite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return i;
+    return n;
+}
+
+/*
+ * The path "animations[a].samplers[i].<key>" for a message about sampler i
+ * (anim_mark: the path's length at "animations[a]").
+ */
+static void sampler_path(mn_gltf_reader *r, size_t anim_mark, uint32_t sampler_index, const char *key)
+{
+    mni_json_pop(&r->json, anim_mark);
+    mni_json_push_key(&r->json, "samplers");
+    mni_json_push_index(&r->json, sampler_index);
+    mni_json_push_key(&r->json, key);
+}
+
+/*
+ * glTF: "sampler input values are times: time[0] >= 0, strictly increasing"
+ * (a MUST); a key twice at one time or a time before 0 is refused, naming the
+ * key.  Values must be finite.  Each accessor is checked once, however many
+ * samplers share it.
+ */
+static mn_status check_keys(mn_gltf_reader *r, size_t anim_mark, const anim_sampler *s,
+                            uint32_t sampler_index, size_t value_count)
+{
+    const mn_accessor *in = &r->model->accessors[s->input];
+    const float *t = s->times;
+    if (!r->keys_checked &&
+        !(r->keys_checked = mni_gltf_alloc(r, r->file_accessor_count, sizeof(uint8_t), 16, true)))
+        return MN_OUT_OF_MEMORY;
+    if (!(r->keys_checked[s->input] & MNI_KEYS_TIMES)) {
+        size_t bad = first_not_finite(t, in->count);
+        if (bad < in->count) {
+            sampler_path(r, anim_mark, sampler_index, "input");
+            return mni_json_fail(&r->json, MN_NOT_FINITE, NULL,
+                                 "key time %zu of sampler %u (accessor %u) is not a finite number", bad,
+                                 sampler_index, s->input);
+        }
+        if (in->count > 0 && t[0] < 0.0f) {
+            sampler_path(r, anim_mark, sampler_index, "input");
+            return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+                                 "key 0 of sampler %u (accessor %u) is at %g s; glTF requires key times of 0 "
+                                 "or more",
+                                 sampler_index, s->input, (double)t[0]);
+        }
+        for (uint32_t k = 1; k < in->count; k++) {
+            if (!(t[k] > t[k - 1])) {
+                sampler_path(r, anim_mark, sampler_index, "input");
+                return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
+                                     "key %u of sampler %u (accessor %u) is at %g s, not after key %u at %g s; "
+                                     "glTF requires strictly increasing key times",
+                                     k, sampler_index, s->input, (double)t[k], k - 1, (double)t[k - 1]);
+            }
+        }
+        r->keys_checked[s->input] |= MNI_KEYS_TIMES;
+    }
+    if (!(r->keys_checked[s->output] & MNI_KEYS_VALUES)) {
+        size_t bad = first_not_finite(s->values, value_count);
+        if (bad < value_count) {
+            sampler_path(r, anim_mark, sampler_index, "output");
+            return mni_json_fail(&r->json, MN_NOT_FINITE, NULL,
+                                 "value %zu of sampler %u (accessor %u) is not finite", bad, sampler_index,
+                                 s->output);
+        }
+        r->keys_checked[s->output] |= MNI_KEYS_VALUES;
+    }
+    return MN_OK;
+}
+
+/* Fill the sampler's float arrays and check its keys (once), and its output count for this channel. */
+static mn_status resolve_sampler(mn_gltf_reader *r, size_t anim_mark, anim_sampler *s,
+                                 uint32_t sampler_index, uint32_t components, mn_channel *ch)
 {
     mn_json *j = &r->json;
     const mn_accessor *in = &r->model->accessors[s->input];
@@ -105,6 +182,8 @@ static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sa
         mn_status st = mni_gltf_accessor_floats(r, s->input, &s->times, &n);
         if (st == MN_OK)
             st = mni_gltf_accessor_floats(r, s->output, &s->values, &n);
+        if (st == MN_OK)
+            st = check_keys(r, anim_mark, s, sampler_index, n);
         if (st != MN_OK)
             return st;
         s->converted = true;
@@ -119,7 +198,7 @@ static mn_status resolve_sampler(mn_gltf_reader *r, anim_sampler *s, uint32_t sa
 }
 
 /* Read channel obj into ch; *keep = false when it is dropped (with a warning). */
-static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samplers,
+static mn_status read_channel(mn_gltf_reader *r, size_t anim_mark, json_t *obj, anim_sampler *samplers,
                               uint32_t sampler_count, mn_channel *ch, bool *keep)
 {
     mn_json *j = &r->json;
@@ -164,7 +243,7 @@ static mn_status read_channel(mn_gltf_reader *r, json_t *obj, anim_sampler *samp
     size_t m2 = mni_json_push_key(j, "sampler");
     st = check_output(r, ch->path, samplers[sampler].output);
     mni_json_pop(j, m2);
-    if (st != MN_OK || (st = resolve_sampler(r, &samplers[sampler], sampler, components, ch)) != MN_OK)
+    if (st != MN_OK || (st = resolve_sampler(r, anim_mark, &samplers[sampler], sampler, components, ch)) != MN_OK)
         return st;
     *keep = true;
     return MN_OK;
@@ -174,6 +253,7 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
 {
     mn_json *j = &r->json;
     mn_animation *anim = &r->model->animations[index];
+    size_t anim_mark = j->len;
     anim_sampler *samplers = NULL;
     uint32_t sampler_count = 0, channel_count = 0;
     json_t *arr;
@@ -193,7 +273,7 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
         size_t m2 = j->len;
         mn_channel *ch = &anim->channels[anim->channel_count];
         if ((st = mni_gltf_element(r, arr, i, &ch_obj)) != MN_OK ||
-            (st = read_channel(r, ch_obj, samplers, sampler_count, ch, &keep)) != MN_OK)
+            (st = read_channel(r, anim_mark, ch_obj, samplers, sampler_count, ch, &keep)) != MN_OK)
             return st;
         if (keep)
             anim->channel_count++;

@@ -299,7 +299,30 @@ static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
     return MN_OK;
 }
 
-static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
+/*
+ * A Draco-compressed primitive the file does not require decoding (the
+ * extension only in extensionsUsed; a required one was refused) loads from
+ * its accessors as they stand, usually without a bufferView and so all
+ * zeros: say so rather than hand out a mesh collapsed to the origin.
+ */
+static mn_status warn_draco(mn_gltf_reader *r, json_t *prim, uint32_t mesh, uint32_t index)
+{
+    json_t *ext;
+    mn_status st = mni_gltf_extension(r, prim, "KHR_draco_mesh_compression", &ext);
+    if (st != MN_OK || !ext)
+        return st;
+    size_t mark = mni_json_push_key(&r->json, "extensions");
+    st = mni_gltf_warn(r, MN_UNSUPPORTED_EXTENSION, "KHR_draco_mesh_compression",
+                       "primitive %u of mesh %u is compressed with KHR_draco_mesh_compression, which this "
+                       "reader does not decode: its attributes are read from their accessors as they stand "
+                       "(zeros where an accessor has no bufferView), not from the compressed data",
+                       index, mesh);
+    mni_json_pop(&r->json, mark);
+    return st;
+}
+
+static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p, uint32_t mesh,
+                                uint32_t index)
 {
     mn_json *j = &r->json;
     uint32_t mode = MN_MODE_TRIANGLES;
@@ -308,7 +331,7 @@ static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p
         (st = mni_json_index(j, prim, "material", false, r->model->material_count, "materials",
                              &p->material)) != MN_OK ||
         (st = mni_json_u32(j, prim, "mode", false, 0, 6, &mode)) != MN_OK ||
-        (st = read_targets(r, prim, p)) != MN_OK)
+        (st = read_targets(r, prim, p)) != MN_OK || (st = warn_draco(r, prim, mesh, index)) != MN_OK)
         return st;
     p->mode = p->original_mode = (mn_primitive_mode)mode;
     if (p->mode == MN_MODE_TRIANGLE_STRIP || p->mode == MN_MODE_TRIANGLE_FAN)
@@ -390,7 +413,8 @@ static mn_status read_mesh(mn_gltf_reader *r, json_t *obj, uint32_t index)
         json_t *prim;
         size_t m2 = j->len;
         mn_primitive *p = &mesh->primitives[i];
-        if ((st = mni_gltf_element(r, arr, i, &prim)) != MN_OK || (st = read_primitive(r, prim, p)) != MN_OK)
+        if ((st = mni_gltf_element(r, arr, i, &prim)) != MN_OK ||
+            (st = read_primitive(r, prim, p, index, i)) != MN_OK)
             return st;
         if (i > 0 && p->target_count != mesh->primitives[0].target_count)
             return mni_json_fail(j, MN_COUNT_MISMATCH, "targets",

@@ -9,8 +9,8 @@
  *   - every vertex index is below its primitive's vertex count,
  *   - every joint index of a skinned primitive is below its skin's joint count,
  *   - node morph weights match their mesh's target count,
- *   - animation key times are finite and never decrease, key values and
- *     inverse bind matrices are finite,
+ *   - inverse bind matrices are finite (animation keys are checked as each
+ *     sampler is read, gltf/read_anim.c),
  *
  * and the derived facts: the parent-first node order (model->node_order) and
  * each animation's duration.  The index scans are
@@ -107,16 +107,20 @@ static mn_status check_hierarchy(mn_gltf_reader *r)
     mn_model *m = r->model;
     if (m->node_count == 0)
         return MN_OK;
-    uint32_t *walk = mni_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, true);
-    uint32_t *order = walk ? mni_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, false) : NULL;
-    if (!order)
-        return MN_OUT_OF_MEMORY;
+    /* The walk marks (then the stack) are scratch: from the allocator, not the model's arena. */
+    size_t walk_size = (size_t)m->node_count * sizeof(uint32_t);
+    uint32_t *order = mni_gltf_alloc(r, m->node_count, sizeof(uint32_t), 16, false);
+    uint32_t *walk = order ? mni_alloc(&r->options.allocator, walk_size) : NULL;
+    if (!walk)
+        return order ? mni_oom(r->err, "checking the node hierarchy") : MN_OUT_OF_MEMORY;
+    memset(walk, 0, walk_size);
     mn_status st = check_cycles(r, walk);
-    if (st != MN_OK)
-        return st;
-    order_nodes(m, order, walk); /* the walk marks are done with: their memory is the stack */
-    m->node_order = order;
-    return MN_OK;
+    if (st == MN_OK) {
+        order_nodes(m, order, walk); /* the walk marks are done with: their memory is the stack */
+        m->node_order = order;
+    }
+    mni_free(&r->options.allocator, walk, walk_size);
+    return st;
 }
 
 /* ---- index ranges ----------------------------------------------------------------------------- */
@@ -285,7 +289,7 @@ static mn_status check_node_weights(mn_gltf_reader *r)
     return MN_OK;
 }
 
-/* ---- numbers that must be finite and ordered ------------------------------------------------------ */
+/* ---- numbers that must be finite ------------------------------------------------------------ */
 
 /* Index of the first non-finite of n floats, or n. */
 static size_t first_not_finite(const float *v, size_t n)
@@ -296,49 +300,19 @@ static size_t first_not_finite(const float *v, size_t n)
     return n;
 }
 
-static mn_status check_channel(mn_gltf_reader *r, uint32_t ai, uint32_t ci, const mn_channel *ch)
+/* Each animation's duration: its channels' last key times (checked by gltf/read_anim.c). */
+static void animation_durations(mn_model *m)
 {
-    size_t bad = first_not_finite(ch->times, ch->key_count);
-    if (bad < ch->key_count) {
-        path_set(r, "animations", ai, "samplers", ch->sampler, "input");
-        return mni_json_fail(&r->json, MN_NOT_FINITE, NULL, "key time %zu is not a finite number", bad);
-    }
-    for (uint32_t k = 1; k < ch->key_count; k++) {
-        if (ch->times[k] < ch->times[k - 1]) {
-            path_set(r, "animations", ai, "samplers", ch->sampler, "input");
-            return mni_json_fail(&r->json, MN_INVALID_VALUE, NULL,
-                                 "key times must not decrease, but key %u is at %g s after key %u at %g s", k,
-                                 (double)ch->times[k], k - 1, (double)ch->times[k - 1]);
-        }
-    }
-    size_t per_key = (size_t)ch->components * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
-    size_t n = (size_t)ch->key_count * per_key;
-    bad = first_not_finite(ch->values, n);
-    if (bad < n) {
-        path_set(r, "animations", ai, "samplers", ch->sampler, "output");
-        return mni_json_fail(&r->json, MN_NOT_FINITE, NULL, "value %zu (used by channel %u) is not finite",
-                             bad, ci);
-    }
-    return MN_OK;
-}
-
-static mn_status check_animations(mn_gltf_reader *r)
-{
-    mn_model *m = r->model;
     for (uint32_t ai = 0; ai < m->animation_count; ai++) {
         mn_animation *anim = &m->animations[ai];
         anim->duration = 0.0f;
         for (uint32_t ci = 0; ci < anim->channel_count; ci++) {
             const mn_channel *ch = &anim->channels[ci];
-            mn_status st = check_channel(r, ai, ci, ch);
-            if (st != MN_OK)
-                return st;
             float end = ch->times[ch->key_count - 1];
             if (end > anim->duration)
                 anim->duration = end;
         }
     }
-    return MN_OK;
 }
 
 static mn_status check_inverse_binds(mn_gltf_reader *r)
@@ -362,8 +336,9 @@ mn_status mni_gltf_validate(mn_gltf_reader *r)
     mn_status st;
     if ((st = check_hierarchy(r)) != MN_OK || (st = check_indices(r)) != MN_OK ||
         (st = check_joints(r)) != MN_OK || (st = check_node_weights(r)) != MN_OK ||
-        (st = check_inverse_binds(r)) != MN_OK || (st = check_animations(r)) != MN_OK)
+        (st = check_inverse_binds(r)) != MN_OK)
         return st;
+    animation_durations(r->model);
     mni_json_pop(&r->json, 0);
     return MN_OK;
 }

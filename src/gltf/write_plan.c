@@ -645,6 +645,28 @@ static mn_status plan_skins(mn_gltf_writer *w)
 
 static const uint32_t PATH_COMPONENTS[3] = {3, 4, 3};
 
+/*
+ * Key times as glTF requires them (and the reader checks them): finite, the
+ * first at 0 or later, strictly increasing; so no written file breaks that rule.
+ */
+static mn_status check_times(mn_gltf_writer *w, const mn_channel *ch, const char *path)
+{
+    const float *t = ch->times;
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        if (!isfinite(t[k]))
+            return fail(w, MN_NOT_FINITE, path, "%s: key time %u is not finite", path, k);
+        if (k == 0 && t[0] < 0.0f)
+            return fail(w, MN_INVALID_VALUE, path, "%s: key 0 is at %g s; glTF requires key times of 0 or more",
+                        path, (double)t[0]);
+        if (k > 0 && !(t[k] > t[k - 1]))
+            return fail(w, MN_INVALID_VALUE, path,
+                        "%s: key %u is at %g s, not after key %u at %g s; glTF requires strictly increasing "
+                        "key times",
+                        path, k, (double)t[k], k - 1, (double)t[k - 1]);
+    }
+    return MN_OK;
+}
+
 static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint32_t *input, uint32_t *output)
 {
     const mn_model *m = w->model;
@@ -670,7 +692,11 @@ static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint3
         type = components == 4 ? MN_TYPE_VEC4 : MN_TYPE_VEC3;
     if (elements > UINT32_MAX / 16u)
         return fail(w, MN_OVERFLOW, path, "%s: too many keys", path);
+    uint32_t known = w->acc_count;
     *input = plan_floats(w, ch->times, ch->key_count, MN_TYPE_SCALAR, true);
+    mn_status st;
+    if (w->acc_count > known && (st = check_times(w, ch, path)) != MN_OK)   /* once per time array */
+        return st;
     *output = plan_floats(w, ch->values, (uint32_t)elements, type, false);
     return MN_OK;
 }
@@ -707,6 +733,39 @@ static mn_status plan_animations(mn_gltf_writer *w)
 
 /* ---- images and the buffer's layout --------------------------------------------------------------- */
 
+/*
+ * A URI the writer keeps must be one the reader reads back: the reader's own
+ * checks (mni_uri_to_path without unsafe URIs: no "..", not absolute, no
+ * scheme, valid percent escapes; a data: URI that decodes).  A refused one
+ * is MN_URI naming the image; it is not embedded, because the writer reads
+ * no files (the URI is relative to a folder it does not know).
+ */
+static mn_status check_image_uri(mn_gltf_writer *w, const char *uri, const char *path)
+{
+    char at[64];
+    snprintf(at, sizeof at, "%s.uri", path);
+    mn_error why;
+    mni_error_clear(&why);
+    mn_status st;
+    mn_arena scratch;   /* what the checks decode is dropped at once */
+    mni_arena_init(&scratch, &w->options.allocator);
+    if (mni_uri_is_data(uri)) {
+        mn_bytes bytes;
+        const char *media;
+        st = mni_data_uri_decode(&scratch, uri, &bytes, &media, at, &why);
+    } else {
+        char *decoded;
+        st = mni_uri_to_path(&scratch, uri, false, &decoded, at, &why);
+    }
+    mni_arena_release(&scratch);
+    if (st == MN_OUT_OF_MEMORY)
+        return mni_oom(w->err, "checking %s", at);
+    if (st != MN_OK)
+        return fail(w, MN_URI, at, "%s; the reader would refuse it, so it is not written (embed the image's "
+                    "bytes or give a URI inside the model's folder)", why.message);
+    return MN_OK;
+}
+
 static mn_status plan_images(mn_gltf_writer *w)
 {
     const mn_model *m = w->model;
@@ -723,6 +782,10 @@ static mn_status plan_images(mn_gltf_writer *w)
             w->image_views[i] = 0;   /* numbered in plan_layout */
         } else if (!img->uri) {
             return fail(w, MN_INVALID_ARGUMENT, path, "%s: the image has neither bytes nor a uri", path);
+        } else {
+            mn_status st = check_image_uri(w, img->uri, path);
+            if (st != MN_OK)
+                return st;
         }
     }
     return MN_OK;

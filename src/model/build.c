@@ -823,8 +823,14 @@ uint32_t mn_model_build_channel(mn_model_builder *builder, uint32_t animation, u
     for (uint32_t k = 0; k < key_count; k++) {
         if (!isfinite(times[k]))
             return fail(b, MN_NOT_FINITE, at, "key time %u is not finite", k);
-        if (k > 0 && times[k] < times[k - 1])
-            return fail(b, MN_INVALID_VALUE, at, "key times must not decrease (key %u)", k);
+        if (k == 0 && times[0] < 0.0f)
+            return fail(b, MN_INVALID_VALUE, at, "key 0 is at %g s; glTF requires key times of 0 or more",
+                        (double)times[0]);
+        if (k > 0 && !(times[k] > times[k - 1]))
+            return fail(b, MN_INVALID_VALUE, at,
+                        "key %u is at %g s, not after key %u at %g s; glTF requires strictly increasing key "
+                        "times",
+                        k, (double)times[k], k - 1, (double)times[k - 1]);
     }
     size_t n = (size_t)key_count * components * (interpolation == MN_INTERP_CUBICSPLINE ? 3u : 1u);
     if (!all_finite(values, n))
