@@ -17,7 +17,12 @@
  * KHR_materials_emissive_strength, EXT_meshopt_compression (decoded with
  * libmeshoptimizer, fallback buffers honoured).  Any other extension listed in
  * extensionsRequired (Draco included) is refused with MN_UNSUPPORTED_EXTENSION
- * naming it.
+ * naming it.  Used but not required, a KHR_draco_mesh_compression primitive
+ * (read from its accessors as they stand, not decoded) and a node with
+ * EXT_mesh_gpu_instancing (its mesh drawn once, the instances not kept) are
+ * warnings naming the primitive or node.  Animation key times must be
+ * finite, the first 0 or more, each after the one before, as glTF requires
+ * (MN_INVALID_VALUE naming the sampler, its accessor and the key).
  *
  * What it guarantees: every index, range and count is checked before the model
  * is returned; hostile input gets an mn_error naming the JSON path, never a
@@ -27,6 +32,8 @@
  * creates from counts alone (accessors without a buffer view, sparse
  * accessors, meshopt output, strip/fan index lists) is capped at 1 GiB per
  * model, so a tiny file cannot demand huge allocations (MN_OUT_OF_MEMORY).
+ * Memory is in proportion to the input: docs/formats.md states the bound
+ * (jansson's DOM included).
  */
 #ifndef MARIONETTE_GLTF_H
 #define MARIONETTE_GLTF_H
@@ -125,7 +132,10 @@ MN_API mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *opti
  *     are not written; EXT_meshopt_compression data is written decompressed;
  *   - alphaCutoff is written only in MASK mode (the only mode it applies to),
  *     KHR_texture_transform only when one of its values is not the default;
- *   - an image whose bytes could not be resolved (size 0) keeps its uri;
+ *   - an image whose bytes could not be resolved (size 0) keeps its uri,
+ *     which must pass the reader's own check (no ".." segment, not absolute,
+ *     no scheme, valid %XX escapes; a data: URI must decode): else MN_URI
+ *     naming the image (it is not embedded: the writer reads no files);
  *   - an animation without channels is left out (glTF requires one).
  *
  * Quantization (options->quantize, KHR_mesh_quantization, off by default):
@@ -193,6 +203,9 @@ typedef struct mn_gltf_write_options {
  *                        produce: an accessor without elements, a string that
  *                        is not UTF-8, an image with neither bytes nor uri or
  *                        without a mimeType, a channel without keys ...
+ *   MN_INVALID_VALUE     key times glTF forbids (the first below 0, one not
+ *                        after the one before), naming the channel and key
+ *   MN_URI               an image's uri that the reader would refuse
  *   MN_INDEX_RANGE       a cross-reference outside its array (a hand-built model)
  *   MN_NOT_FINITE        a NaN or infinite float the JSON would have to hold
  *   MN_JSON_SYNTAX       extras that are not JSON text
