@@ -194,6 +194,7 @@ typedef struct tweak {
     int wrong_hash;              /* index + 1 of a file whose stated hash is another file's */
     uint32_t head_vertex_count;  /* 0: the head's */
     bool second_head;
+    bool copy_of_bindings;       /* one more file, "copy.bin", whose src is bindings.bin */
 } tweak;
 
 static void sha_of(const blob *b, char out[65])
@@ -241,6 +242,9 @@ static void write_descriptor(const package *p, const tweak *t)
     if (t->second_head)
         n += snprintf(json + n, 16384 - (size_t)n,
                       ",\"other.aosrig\":{\"src\":\"head.aosrig\",\"sha256\":\"%s\"}", sha[4]);
+    if (t->copy_of_bindings)
+        n += snprintf(json + n, 16384 - (size_t)n,
+                      ",\"copy.bin\":{\"src\":\"bindings.bin\",\"sha256\":\"%s\"}", sha[1]);
     n += snprintf(json + n, 16384 - (size_t)n,
         "},\"clips\":[],\"sharedClips\":{\"src\":\"../shared.json\",\"format\":\"soma-clips\","
         "\"sha256\":\"%s\",\"bytes\":%zu},"
@@ -337,7 +341,9 @@ static void on_progress(void *user, uint64_t loaded, uint64_t total)
 
 static mn_status load(const package *p, mn_character **out, mn_error *err)
 {
-    return mn_character_load(p->pkg, "character.json", NULL, out, err);
+    /* The shared clip pack is "../shared.json": the package is read with dir as its root. */
+    mn_character_load_options o = {.resolver.root = p->dir};
+    return mn_character_load(p->pkg, "character.json", &o, out, err);
 }
 
 static void loads_the_whole_package(void **state)
@@ -347,7 +353,8 @@ static void loads_the_whole_package(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     progress_log log = {0};
     mn_character_load_options o = {.allocator = mn_counting_allocator(&counter),
-                                   .progress = on_progress, .progress_user = &log};
+                                   .progress = on_progress, .progress_user = &log,
+                                   .resolver.root = p->dir};
     mn_character *c = NULL;
     mn_error err;
     mn_status st = mn_character_load(p->pkg, "character.json", &o, &c, &err);
@@ -556,7 +563,8 @@ static void optional_parts_are_dropped_with_a_warning(void **state)
     for (size_t i = 0; i < 2; i++) {
         write_package(p, &(tweak){.wrong_hash = cases[i].wrong_hash});
         progress_log log = {0};
-        mn_character_load_options o = {.progress = on_progress, .progress_user = &log};
+        mn_character_load_options o = {.progress = on_progress, .progress_user = &log,
+                                   .resolver.root = p->dir};
         mn_character *c = NULL;
         mn_error err;
         assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &c, &err), MN_OK);
@@ -587,7 +595,8 @@ static void optional_parts_are_dropped_with_a_warning(void **state)
     snprintf(path, sizeof path, "%s/mouth_hidden.bin", p->pkg);
     assert_int_equal(unlink(path), 0);
     progress_log log = {0};
-    mn_character_load_options o = {.progress = on_progress, .progress_user = &log};
+    mn_character_load_options o = {.progress = on_progress, .progress_user = &log,
+                                   .resolver.root = p->dir};
     assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &c, NULL), MN_OK);
     assert_int_equal(c->warning_count, 1);
     assert_string_equal(c->warnings[0].name, "mouth_hidden.bin");
@@ -636,7 +645,8 @@ static void optional_parts_are_dropped_with_a_warning(void **state)
     /* skipping parts: nothing fetched for them, nothing said */
     write_package(p, &(tweak){0});
     mn_character_load_options skip = {.skip_face = true, .skip_corrective = true,
-                                      .skip_mouth = true, .skip_shared_clips = true};
+                                      .skip_mouth = true, .skip_shared_clips = true,
+                                      .resolver.root = p->dir};
     assert_int_equal(mn_character_load(p->pkg, "character.json", &skip, &c, NULL), MN_OK);
     assert_int_equal(c->warning_count, 0);
     assert_null(c->face_map);
@@ -651,7 +661,7 @@ static void shared_clips_are_read_once(void **state)
     write_package(p, &(tweak){0});
     mn_soma_clip_cache *cache = NULL;
     assert_int_equal(mn_soma_clip_cache_create(NULL, &cache, NULL), MN_OK);
-    mn_character_load_options o = {.clip_cache = cache};
+    mn_character_load_options o = {.clip_cache = cache, .resolver.root = p->dir};
     mn_character *a = NULL, *b = NULL;
     assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &a, NULL), MN_OK);
     assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &b, NULL), MN_OK);
@@ -733,7 +743,7 @@ static void loads_through_a_resolver(void **state)
     s.descriptor.size = fread(s.descriptor.data, 1, 16384, f);
     fclose(f);
     mn_character_load_options o = {
-        .resolver = {.read = store_read, .release = store_release, .user = &s}};
+        .resolver = {.read = store_read, .release = store_release, .user = &s, .root = "/"}};
     mn_character *c = NULL;
     assert_int_equal(mn_character_load("nowhere", "character.json", &o, &c, NULL), MN_OK);
     assert_int_equal(s.reads, 1 + FILES);
@@ -768,7 +778,7 @@ static void the_package_head_is_driven_by_its_face_map(void **state)
     write_package(p, &(tweak){0});
     mn_character *c = NULL;
     mn_error err;
-    if (mn_character_load(p->pkg, "character.json", NULL, &c, &err) != MN_OK)
+    if (load(p, &c, &err) != MN_OK)
         fail_msg("%s", err.message);
     mn_head *head = NULL;
     assert_int_equal(mn_head_create(c->head, NULL, &head, &err), MN_OK);
@@ -803,6 +813,38 @@ static void the_package_head_is_driven_by_its_face_map(void **state)
     mn_character_free(c);
 }
 
+/* Containment (marionette/io.h): the shared pack's "../" needs a root; a FIFO never blocks; a file named twice is read once. */
+static void package_files_stay_inside_its_folder(void **state)
+{
+    package *p = *state;
+    write_package(p, &(tweak){.copy_of_bindings = true});
+    mn_character *c = NULL;
+    mn_error err;
+    assert_int_equal(mn_character_load(p->pkg, "character.json", NULL, &c, &err), MN_URI);
+    assert_null(c);
+    assert_non_null(strstr(err.message, "sharedClips: \"../shared.json\" has a \"..\" segment"));
+
+    assert_int_equal(load(p, &c, &err), MN_OK);
+    const mn_bytes *copy = mn_character_file_data(c, "copy.bin");
+    const mn_bytes *bindings = mn_character_file_data(c, "bindings.bin");
+    assert_non_null(copy);
+    assert_non_null(bindings);
+    assert_ptr_equal(copy->data, bindings->data);   /* read once, shared */
+    mn_character_free(c);
+
+    char path[700];
+    snprintf(path, sizeof path, "%s/fifo.json", p->pkg);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    mn_character_load_options o = {.resolver.root = p->dir};
+    assert_int_equal(mn_character_load(p->pkg, "fifo.json", &o, &c, &err), MN_IO);
+    assert_non_null(strstr(err.message, "is a FIFO"));
+    snprintf(path, sizeof path, "%s/bindings.bin", p->pkg);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(load(p, &c, &err), MN_IO);
+    assert_non_null(strstr(err.message, "is a FIFO"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,6 +858,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(shared_clips_are_read_once, setup, teardown),
         cmocka_unit_test_setup_teardown(loads_through_a_resolver, setup, teardown),
+        cmocka_unit_test_setup_teardown(package_files_stay_inside_its_folder, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

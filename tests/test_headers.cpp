@@ -27,7 +27,7 @@ int main()
 
     // Aggregates initialise the way C callers write them.
     mn_gltf_options options = mn_gltf_options();
-    check(options.resolver.read == nullptr && !options.allow_unsafe_uris, "zeroed options");
+    check(options.resolver.read == nullptr && options.resolver.root == nullptr, "zeroed options");
 
     // The reader refuses garbage with a code, from C++ as from C.
     const unsigned char junk[12] = {0};

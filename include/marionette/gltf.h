@@ -49,16 +49,15 @@ extern "C" {
 /* Reader options.  A zeroed struct (or NULL) means the defaults given per field. */
 typedef struct mn_gltf_options {
     mn_allocator allocator;      /* zero: malloc/free */
-    mn_resolver resolver;        /* zero (read == NULL): read files with stdio, relative to base_dir */
+    mn_resolver resolver;        /* zero (read == NULL): read files relative to base_dir, kept inside
+                                    it (resolver.root widens that; marionette/io.h) */
     const char *base_dir;        /* folder external URIs resolve against.  mn_gltf_read_file sets it
                                     from the path when NULL; for mn_gltf_read_memory NULL means
                                     external URIs are refused (MN_URI) unless a resolver is given,
                                     which then receives "" */
-    bool allow_unsafe_uris;      /* false: a URI with a ".." segment or an absolute path is refused */
     bool copy_input;             /* default false: mn_gltf_read_memory keeps views into the input
-                                    (the GLB BIN buffer); mn_gltf_read_file maps the file.  true:
-                                    the model holds its own copy (read_memory copies the input,
-                                    read_file reads the file into allocated memory) */
+                                    (the GLB BIN buffer).  true: the model holds its own copy.
+                                    (mn_gltf_read_file always reads the file into the model) */
 } mn_gltf_options;
 
 /*
@@ -74,14 +73,25 @@ MN_API mn_status mn_gltf_read_memory(const void *data, size_t size, const mn_glt
                                      mn_model **out_model, mn_error *err);
 
 /*
- * Read a .glb or .gltf file.  The file is mapped read-only (mmap) and the
- * mapping belongs to the model until mn_model_free: the GLB BIN buffer and its
- * images are zero-copy views into it, and its bytes do not come from the
- * allocator hooks.  Do not truncate the file while the model lives (reading a
- * truncated mapping faults); set copy_input to read it into one allocated
- * buffer instead, as is also done when the file cannot be mapped.  External
- * buffers and images are resolved relative to the file's folder.
- * Errors as mn_gltf_read_memory, plus MN_IO when the file cannot be read.
+ * Read a .glb or .gltf file.  The file is opened without blocking and read
+ * only when it is a regular file (a FIFO or device is MN_IO, named), with
+ * read() into one block from the allocator hooks that the model owns: the
+ * GLB BIN buffer and its images are views into that block.  External
+ * buffers and images are resolved relative to the file's folder and kept
+ * inside it (or options->resolver.root; marionette/io.h): each file is read
+ * once however many buffers or images name it, a buffer's file only up to
+ * the largest byteLength asked of it (a shorter file is an error naming the
+ * buffer), an image's file whole.  So the default read allocates at most
+ * the model file, plus per distinct external file the largest byteLength
+ * asked of it or an image file's size, plus the model's own arrays.
+ *
+ * While a file changes: the reader takes what each read() returns and never
+ * maps, so a file that shrinks while it is read is MN_IO ("changed while
+ * being read"), never a crash, and one that grows is read only up to the
+ * size it had when opened; once the read returns, the model holds its own
+ * bytes and nothing that happens to the files can reach it.
+ * Errors as mn_gltf_read_memory, plus MN_IO when a file cannot be read, and
+ * MN_URI for a name refused by the containment rule.
  */
 MN_API mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *options,
                                    mn_model **out_model, mn_error *err);

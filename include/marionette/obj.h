@@ -130,7 +130,8 @@ typedef struct mn_obj {
     const float *normals;            uint32_t normal_count;   /* xyz per `vn` */
     const mn_warning *warnings;      uint32_t warning_count;  /* path: the keyword; code: what
                                         the flaw would be if fatal (MN_IO: a library that cannot
-                                        be read, MN_URI: a library name refused as unsafe) */
+                                        be read, MN_URI: a library or map_Kd name refused
+                                        by the containment rule of marionette/io.h) */
     struct mn_obj_private *priv_;
 } mn_obj;
 
@@ -147,15 +148,17 @@ typedef struct mn_mtl_library {
 typedef struct mn_obj_options {
     mn_allocator allocator;    /* zero: malloc/free */
     mn_resolver resolver;      /* reads the mtllib libraries.  zero (read == NULL): files
-                                  relative to base_dir, read with stdio */
+                                  relative to base_dir, kept inside it (resolver.root widens
+                                  that; marionette/io.h), each file read and merged once
+                                  however many mtllib lines name it.  A name refused is a
+                                  warning (MN_URI); so is a map_Kd refused by the same
+                                  lexical rule (absolute, or with ".."), which is dropped */
     const char *base_dir;      /* folder mtllib names resolve against.  mn_obj_read_file sets
                                   it from the path when NULL.  For mn_obj_read_memory NULL means
                                   no library is read (a warning says so) unless a resolver is
                                   given, which then receives "" */
     bool skip_libraries;       /* true: never read mtllib libraries, no warning; usemtl names
                                   get default materials */
-    bool allow_unsafe_paths;   /* false: a library name that is absolute or has a ".." segment
-                                  is refused (a warning) */
     uint32_t threads;          /* how many threads may parse a big OBJ (4 MB of text or more per
                                   thread), the caller's included: 0 and 1 = only the calling
                                   thread (no thread started), at most 16 (more counts as 16).

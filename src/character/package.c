@@ -32,6 +32,7 @@ typedef struct loader {
     struct mn_character_private *p;
     mn_character_load_options o;
     const char *base_dir;
+    mni_files files;                /* what was read: kept inside the package's folder, each file once */
     uint64_t total, loaded;
     bool told_equal;                /* the last progress call had loaded == total */
 } loader;
@@ -53,40 +54,65 @@ MN_API void mn_sha256_hex(const void *data, size_t size, char out[65])
 
 /* ---- reading one file ---------------------------------------------------------- */
 
-/* Read src through the resolver into the character's arena (64-byte aligned). */
-static mn_status fetch(loader *l, const char *src, mn_bytes *out, mn_error *err)
+/* Bytes a custom resolver returned for src, copied into the character's arena (64-byte aligned). */
+static mn_status fetch_resolved(loader *l, const char *src, mn_bytes *out, mn_error *err)
 {
+    if (mni_files_find_named(&l->files, src, out))
+        return MN_OK;
     mn_bytes got = {0};
-    mn_arena scratch;
-    mni_arena_init(&scratch, &l->o.allocator);
-    mn_status st;
+    mn_status st = l->o.resolver.read(l->o.resolver.user, l->base_dir ? l->base_dir : "", src, &got, err);
+    if (st != MN_OK)
+        return st;
+    uint8_t *copy = mni_arena_alloc(&l->p->arena, got.size ? got.size : 1, 64);
+    if (copy && got.size)
+        memcpy(copy, got.data, got.size);
+    if (l->o.resolver.release)
+        l->o.resolver.release(l->o.resolver.user, &got);
+    *out = (mn_bytes){copy, got.size};
+    if (!copy || !mni_files_keep_named(&l->files, src, *out))
+        return mni_error_set(err, MN_OUT_OF_MEMORY, src, -1, NULL);
+    return MN_OK;
+}
+
+/*
+ * Read src into the character's arena: through the custom resolver (once per
+ * name), or contained in the package's folder (once per file, at most
+ * `limit` bytes).  `item` names it in errors ("sharedClips").  The
+ * descriptor itself (`top`) is the file the caller named: it is not held
+ * to the folder, only opened as every file is (regular files only).
+ */
+static mn_status fetch(loader *l, const char *item, const char *src, uint64_t limit, bool top,
+                       mn_bytes *out, mn_error *err)
+{
+    mn_status st = top ? MN_OK : mni_name_check(src, l->o.resolver.root != NULL, item, err);
+    if (st != MN_OK)
+        return st;
     if (l->o.resolver.read)
-        st = l->o.resolver.read(l->o.resolver.user, l->base_dir, src, &got, err);
+        st = fetch_resolved(l, src, out, err);
+    else if (top)
+        st = mni_files_read_top(&l->files, src, item, out, err);
     else
-        st = mni_stdio_resolver_read(&scratch, l->base_dir, src, &got, err);
-    if (st == MN_OK) {
-        uint8_t *copy = mni_arena_alloc(&l->p->arena, got.size ? got.size : 1, 64);
-        if (copy) {
-            if (got.size)
-                memcpy(copy, got.data, got.size);
-            *out = (mn_bytes){copy, got.size};
-        } else {
-            st = mni_error_set(err, MN_OUT_OF_MEMORY, src, -1, NULL);
-        }
-        if (l->o.resolver.read && l->o.resolver.release)
-            l->o.resolver.release(l->o.resolver.user, &got);
-    } else if (err && err->code == MN_OK) {
+        st = mni_files_read(&l->files, src, item, limit, out, NULL, err);
+    if (st != MN_OK && err && err->code == MN_OK)
         mni_error_set(err, st, src, -1, "cannot read \"%s\"", src);
-    } else if (err) {
-        snprintf(err->path, sizeof err->path, "%s", src);  /* the resolver's message, our file */
-    }
-    mni_arena_release(&scratch);
+    else if (st != MN_OK && err)
+        snprintf(err->path, sizeof err->path, "%s", src);  /* the reader's message, our file */
     return st;
+}
+
+/* The most a file is read: one byte past its stated size shows a mismatch without reading on. */
+static uint64_t limit_of(const mn_character_file *f)
+{
+    return f->has_bytes && f->bytes < UINT64_MAX ? f->bytes + 1 : UINT64_MAX;
 }
 
 /* Size (when stated), then hash (when stated). */
 static mn_status check(const mn_character_file *f, mn_bytes b, mn_error *err)
 {
+    if (f->has_bytes && b.size > f->bytes)
+        return mni_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
+                             "%s (\"%s\") is more than %llu bytes, what character.json says",
+                             f->name, f->src, (unsigned long long)f->bytes);
     if (f->has_bytes && b.size != f->bytes)
         return mni_error_set(err, MN_COUNT_MISMATCH, f->name, -1,
                              "%s (\"%s\") is %zu bytes; character.json says %llu", f->name,
@@ -114,7 +140,7 @@ static void progress(loader *l, uint64_t bytes)
 /* Fetch, check, tell progress (whatever the check said).  A read failure tells nothing: nothing came. */
 static mn_status load_file(loader *l, const mn_character_file *f, mn_bytes *out, mn_error *err)
 {
-    mn_status st = fetch(l, f->src, out, err);
+    mn_status st = fetch(l, f->name, f->src, limit_of(f), false, out, err);
     if (st != MN_OK)
         return st;
     st = check(f, *out, err);
@@ -332,7 +358,7 @@ static void load_optional(loader *l, const mn_character_file *f, bool expected, 
     mn_error why;
     mni_error_clear(&why);
     mn_bytes b = {0};
-    mn_status st = fetch(l, f->src, &b, &why);
+    mn_status st = fetch(l, f->name, f->src, limit_of(f), false, &b, &why);
     if (st != MN_OK) {
         if (expected)
             warn(l, f->src, &why);
@@ -362,7 +388,7 @@ static mn_status load_correction_file(loader *l, const char *file, const char *s
         if (n == 0)
             snprintf(f.sha256, sizeof f.sha256, "-");  /* an empty hash matches nothing */
     }
-    mn_status st = fetch(l, src, out, why);
+    mn_status st = fetch(l, src, src, UINT64_MAX, false, out, why);
     if (st != MN_OK)
         return st;
     st = check(&f, *out, why);
@@ -449,7 +475,7 @@ static void load_optional_parts(loader *l)
 static mn_status read_descriptor(loader *l, const char *name, mn_error *err)
 {
     mn_bytes json = {0};
-    mn_status st = fetch(l, name, &json, err);
+    mn_status st = fetch(l, name, name, UINT64_MAX, true, &json, err);
     if (st == MN_OK)
         st = mn_character_descriptor_read(json.data, json.size, &l->o.allocator,
                                           &l->p->descriptor, err);
@@ -475,6 +501,7 @@ MN_API mn_status mn_character_load(const char *base_dir, const char *descriptor_
     mni_arena_init(&l.p->arena, &l.o.allocator);
     l.p->c.priv_ = l.p;
     l.p->c.warnings = l.p->warnings;
+    mni_files_init(&l.files, &l.p->arena, l.o.resolver.root, base_dir);
 
     mn_status st = read_descriptor(&l, descriptor_name, err);
     if (st == MN_OK) {

@@ -55,6 +55,7 @@ typedef struct mn_gltf_reader {
     mn_gltf_options options;    /* defaults filled in */
     const char *base_dir;       /* NULL: external URIs are refused */
     bool default_resolver;
+    mni_files files;            /* what this read opened: contained, each file read once */
 
     json_t *root;
     const uint8_t *glb_bin;     /* the GLB BIN chunk, NULL when none */
@@ -130,9 +131,11 @@ typedef enum mn_uri_outcome {
 
 /*
  * Load the bytes `uri` names: a data: URI is decoded into the arena; any
- * other URI is percent-decoded, checked, and read through the resolver.
- * *out_media_type receives a data: URI's media type (arena copy, NULL when
- * none).  Errors are reported at the current path + "uri".
+ * other URI is percent-decoded, checked, and read through the resolver (the
+ * default one reads at most the largest byteLength any buffer asks of that
+ * file, the whole file for an image).  *out_media_type receives a data:
+ * URI's media type (arena copy, NULL when none).  Errors are reported at the
+ * current path + "uri".
  */
 mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
                             const char **out_media_type);

@@ -112,19 +112,17 @@ mn_status mni_gltf_extension(mn_gltf_reader *r, json_t *obj, const char *name, j
     return st;
 }
 
-/* Read external bytes through the resolver; MN_OK or the resolver's error (reported at path). */
-static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded, mn_bytes *out,
-                         const char *path)
+/* Bytes from a custom resolver, kept (aligned) for the model and by name for this read. */
+static mn_status from_resolver(mn_gltf_reader *r, const char *uri, const char *decoded, mn_bytes *out,
+                               const char *path)
 {
+    if (mni_files_find_named(&r->files, decoded, out))
+        return MN_OK;
     mn_error rerr;
     mni_error_clear(&rerr);
-    mn_status st;
     mn_bytes bytes = {0};
     const mn_resolver *res = &r->options.resolver;
-    if (r->default_resolver)
-        st = mni_stdio_resolver_read(r->arena, r->base_dir, decoded, &bytes, &rerr);
-    else
-        st = res->read(res->user, r->base_dir ? r->base_dir : "", decoded, &bytes, &rerr);
+    mn_status st = res->read(res->user, r->base_dir ? r->base_dir : "", decoded, &bytes, &rerr);
     if (st == MN_OK && bytes.size > 0 && !bytes.data)
         st = mni_fail(&rerr, MN_IO, "the resolver returned no data");
     if (st != MN_OK) {
@@ -133,22 +131,22 @@ static mn_status resolve(mn_gltf_reader *r, const char *uri, const char *decoded
         return mni_error_set(r->err, st, path, -1, "%s: cannot read \"%.80s\": %s", path, uri,
                              rerr.message);
     }
-    if (!r->default_resolver) {
-        /* Views into resolver bytes must stay aligned for their component type. */
-        if (((uintptr_t)bytes.data & 15) != 0) {
-            uint8_t *copy = mni_arena_alloc(r->arena, bytes.size, 64);
-            if (copy)
-                memcpy(copy, bytes.data, bytes.size);
-            if (res->release)
-                res->release(res->user, &bytes);
-            if (!copy)
-                return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, NULL);
-            bytes.data = copy;
-        } else if (res->release && !mni_model_keep_resolved(r->model, res, bytes)) {
+    /* Views into resolver bytes must stay aligned for their component type. */
+    if (((uintptr_t)bytes.data & 15) != 0) {
+        uint8_t *copy = mni_arena_alloc(r->arena, bytes.size ? bytes.size : 1, 64);
+        if (copy)
+            memcpy(copy, bytes.data, bytes.size);
+        if (res->release)
             res->release(res->user, &bytes);
+        if (!copy)
             return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, NULL);
-        }
+        bytes.data = copy;
+    } else if (res->release && !mni_model_keep_resolved(r->model, res, bytes)) {
+        res->release(res->user, &bytes);
+        return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, NULL);
     }
+    if (!mni_files_keep_named(&r->files, decoded, bytes))
+        return mni_error_set(r->err, MN_OUT_OF_MEMORY, path, -1, NULL);
     *out = bytes;
     return MN_OK;
 }
@@ -162,7 +160,7 @@ mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
     if (mni_uri_is_data(uri))
         return mni_data_uri_decode(r->arena, uri, out, out_media_type, path, r->err);
     char *decoded = NULL;
-    mn_status st = mni_uri_to_path(r->arena, uri, r->options.allow_unsafe_uris, &decoded, path, r->err);
+    mn_status st = mni_uri_to_path(r->arena, uri, r->options.resolver.root != NULL, &decoded, path, r->err);
     if (st != MN_OK)
         return st;
     if (!r->base_dir && r->default_resolver)
@@ -170,7 +168,10 @@ mn_status mni_gltf_load_uri(mn_gltf_reader *r, const char *uri, mn_bytes *out,
                              "%s: external URI \"%.80s\" cannot be resolved: the model was read from memory "
                              "without a base_dir (set mn_gltf_options.base_dir or a resolver)",
                              path, uri);
-    return resolve(r, uri, decoded, out, path);
+    if (!r->default_resolver)
+        return from_resolver(r, uri, decoded, out, path);
+    return mni_files_read(&r->files, decoded, path, mni_files_wanted(&r->files, decoded), out, NULL,
+                          r->err);
 }
 
 /* ---- asset and extensions ------------------------------------------------------------ */
@@ -487,9 +488,36 @@ static mn_status finish_warnings(mn_gltf_reader *r)
     return MN_OK;
 }
 
+/*
+ * Before any buffer is read: the largest byteLength asked of each file, so
+ * that a file several buffers name is read once, and no further than that.
+ * Values that fail their checks are left to read_buffer to report.
+ */
+static mn_status note_buffer_sizes(mn_gltf_reader *r)
+{
+    json_t *arr = json_object_get(r->root, "buffers");
+    if (!r->default_resolver || !r->base_dir)
+        return MN_OK;
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *b = json_array_get(arr, i);
+        const char *uri = json_string_value(json_object_get(b, "uri"));
+        json_t *length = json_object_get(b, "byteLength");
+        if (!uri || !json_is_integer(length) || json_integer_value(length) < 1 || mni_uri_is_data(uri))
+            continue;
+        mn_error ignored;
+        char *decoded;
+        if (mni_uri_to_path(r->arena, uri, true, &decoded, "", &ignored) != MN_OK)
+            continue;
+        if (!mni_files_want(&r->files, decoded, (uint64_t)json_integer_value(length)))
+            return mni_json_oom(&r->json, NULL, NULL);
+    }
+    return MN_OK;
+}
+
 static mn_status read_buffers(mn_gltf_reader *r)
 {
-    return mni_gltf_read_array(r, "buffers", r->model->buffer_count, buffer_at);
+    mn_status st = note_buffer_sizes(r);
+    return st != MN_OK ? st : mni_gltf_read_array(r, "buffers", r->model->buffer_count, buffer_at);
 }
 
 static mn_status read_buffer_views(mn_gltf_reader *r)
@@ -627,22 +655,19 @@ static mn_status read_model(const void *data, size_t size, const char *file_path
     r.base_dir = opts.base_dir;
     r.warnings_tail = &r.warnings;
     mni_json_init(&r.json, r.arena, &local);
+    mni_files_init(&r.files, r.arena, opts.resolver.root, r.base_dir);
 
     mn_status st = MN_OK;
     const uint8_t *bytes = data;
     if (file_path) {
+        /* Read, not mapped: a file that shrinks later cannot fault the model's readers. */
         mn_bytes file = {0};
-        bool mapped = false;
-        if (!opts.copy_input)
-            st = mni_file_map(file_path, &file, &mapped, &local);
-        if (st == MN_OK && mapped)
-            model->priv->mapping = file;
-        else if (st == MN_OK)
-            st = mni_file_read(r.arena, file_path, &file, &local);
+        st = mni_file_read(r.arena, file_path, &file, &local);
         bytes = file.data;
         size = file.size;
         if (st == MN_OK && !r.base_dir && !(r.base_dir = dir_of(r.arena, file_path)))
             st = mni_oom(&local, NULL);
+        mni_files_init(&r.files, r.arena, opts.resolver.root, r.base_dir);
     } else if (opts.copy_input || ((uintptr_t)data & 15) != 0) {
         /* A copy also keeps views aligned when the caller's bytes are not. */
         uint8_t *copy = mni_arena_alloc(r.arena, size ? size : 1, 64);

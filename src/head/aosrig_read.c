@@ -4,7 +4,7 @@
  * header document itself is aosrig_header.c's.
  *
  * A parsed pack is views: each known blob's pointer points into the bytes
- * (the caller's, the file's mapping, or the pack's copy), which are 8-byte
+ * (the caller's, or the pack's copy), which are 8-byte
  * aligned and whose blobs start at multiples of 8, so every view is aligned
  * for its type.  Only skinWeight is decoded, from f16 into the pack's arena.
  */
@@ -18,7 +18,6 @@
 
 struct mn_aosrig_private {
     mn_arena arena;
-    mn_bytes mapping;          /* the file mapped by mn_aosrig_read_file, or nothing */
 };
 
 typedef struct pack_holder {
@@ -496,8 +495,6 @@ MN_API void mn_aosrig_free(mn_aosrig *pack)
     if (!pack)
         return;
     pack_holder *h = (pack_holder *)pack;
-    if (h->priv.mapping.data)
-        mni_file_unmap(h->priv.mapping);
     mni_arena_release_holder(&h->priv.arena, h, sizeof *h);
 }
 
@@ -565,19 +562,13 @@ MN_API mn_status mn_aosrig_read_file(const char *path, const mn_aosrig_read_opti
     pack_holder *h = new_holder(allocator);
     if (!h)
         return mni_oom(err, NULL);
+    /* Read, not mapped: a file that shrinks while the pack lives cannot fault it. */
     mn_bytes bytes = {0};
-    bool mapped = false;
-    mn_status st = MN_OK;
-    if (!(options && options->copy_input))
-        st = mni_file_map(path, &bytes, &mapped, err);
-    if (st == MN_OK && !mapped)
-        st = mni_file_read(&h->priv.arena, path, &bytes, err);
+    mn_status st = mni_file_read(&h->priv.arena, path, &bytes, err);
     if (st != MN_OK) {
         mn_aosrig_free(&h->pack);
         return st;
     }
-    if (mapped)
-        h->priv.mapping = bytes;
     return parse_into(h, bytes.data, bytes.size, allocator, out_pack, err);
 }
 

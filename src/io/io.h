@@ -1,7 +1,7 @@
 /*
  * The io folder's interface: what every reader shares to get bytes and read
- * JSON — whole files read or mapped, data: and relative URIs with the
- * stdio resolver, and jansson helpers that know where they are.
+ * JSON — whole files read without blocking, names kept inside the model's
+ * folder, data: and relative URIs, and jansson helpers that know where they are.
  *
  * JSON:
  * An mn_json walks a document while keeping the JSON path of the current
@@ -171,28 +171,96 @@ mn_status mni_data_uri_decode(mn_arena *arena, const char *uri, mn_bytes *out, c
                               const char *path, mn_error *err);
 
 /*
- * Percent-decode a relative URI into the arena and check that it stays
- * inside the model's folder (no ".." segment, not absolute, no scheme)
- * unless allow_unsafe.  MN_URI otherwise.
+ * Percent-decode a relative URI into the arena and apply the lexical rule of
+ * mni_name_check to it (wide: the caller gave a root).  A scheme other than
+ * data: is MN_URI; so is what mni_name_check refuses.
  */
-mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
-                          const char *path, mn_error *err);
+mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool wide, char **out, const char *path,
+                          mn_error *err);
 
-/* The default resolver: reads base_dir/uri with stdio into the arena passed as `user`. */
-mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
-                                  mn_error *err);
+/* ---- files (contain.c) ------------------------------------------------------------------
+ *
+ * Every file a reader opens comes through here.  The file the caller names
+ * is read with mni_file_read; every file that file names (buffers, images,
+ * libraries, part meshes, a package's files) through an mni_files, which
+ * keeps it inside a root: see contain.c for the rule.
+ */
 
-/* ---- files (file.c) -------------------------------------------------------------------- */
+/*
+ * The lexical rule for a name a model gives: MN_URI, naming `item`, for an
+ * empty name, and, unless `wide` (the caller gave a root), for an absolute
+ * path or one with a ".." segment.  A custom resolver gets only names that
+ * pass it.
+ */
+mn_status mni_name_check(const char *name, bool wide, const char *item, mn_error *err);
 
-/* Read the whole file into one arena block (64-byte aligned).  MN_IO when it cannot. */
+/*
+ * Read a file the caller named (it may be a symlink) into one arena block
+ * (64-byte aligned): opened without blocking, refused unless it is a regular
+ * file, read with read().  MN_IO (naming the path) when it cannot be, and
+ * when it ends before the size it had when opened (it changed while being
+ * read).
+ */
 mn_status mni_file_read(mn_arena *arena, const char *path, mn_bytes *out, mn_error *err);
 
 /*
- * Map the whole file read-only.  MN_IO when it cannot be opened; MN_OK with
- * *mapped = false when it can but mapping is not possible (an empty or
- * special file): then read it with mni_file_read.  Unmap with mni_file_unmap.
+ * Read `want` bytes from fd into one 64-byte-aligned arena block; MN_IO
+ * (naming item) when the file ends first ("changed while being read").
  */
-mn_status mni_file_map(const char *path, mn_bytes *out, bool *mapped, mn_error *err);
-void mni_file_unmap(mn_bytes bytes);
+mn_status mni_fd_read(int fd, uint64_t want, mn_arena *arena, const char *item, mn_bytes *out,
+                      mn_error *err);
+
+struct mni_file_entry;
+
+/* The files one reader call reads: where they may be, and what was read (set with mni_files_init). */
+typedef struct mni_files {
+    mn_arena *arena;               /* the bytes, the table, the paths */
+    const char *root;              /* the caller's root; NULL: base_dir is the root */
+    const char *base_dir;          /* the model's folder ("" for the current one) */
+    char *real_root;               /* realpath of the root, once known */
+    struct mni_file_entry **slots; /* by file (st_dev, st_ino) and by name */
+    size_t cap, used;
+} mni_files;
+
+void mni_files_init(mni_files *f, mn_arena *arena, const char *root, const char *base_dir);
+
+/*
+ * base_dir/name (or name itself when absolute and a root is given) checked
+ * and resolved: the lexical rule, then realpath(), which must lie inside the
+ * real root (whole path components).  *out is the resolved path (arena).
+ * MN_URI when refused ("... resolves outside the model's folder"), MN_IO
+ * when it does not resolve (a missing file).
+ */
+mn_status mni_contained_path(mni_files *f, const char *name, const char *item, char **out,
+                             mn_error *err);
+
+/*
+ * The default resolver: mni_contained_path, then the resolved path opened
+ * without following a symlink or blocking (O_NOFOLLOW, O_NONBLOCK), refused
+ * unless fstat() says it is a regular file (MN_IO naming the kind: a FIFO, a
+ * device, ...), and read up to `limit` bytes (UINT64_MAX: all of it).  A
+ * file read before in this mni_files (the same st_dev and st_ino, under any
+ * name) is not read again: *out shares its bytes, and *again (when not NULL)
+ * is set.  Errors name `item`.
+ */
+mn_status mni_files_read(mni_files *f, const char *name, const char *item, uint64_t limit,
+                         mn_bytes *out, bool *again, mn_error *err);
+
+/*
+ * base_dir/name read as a file the caller named (a symlink followed, no
+ * containment: it defines the folder), opened and read as mni_files_read
+ * does, and kept so that a later name leading to it shares its bytes.
+ */
+mn_status mni_files_read_top(mni_files *f, const char *name, const char *item, mn_bytes *out,
+                             mn_error *err);
+
+/* Note that `name` will be asked for with `size` bytes: mni_files_wanted gives the largest. false: out of memory. */
+bool mni_files_want(mni_files *f, const char *name, uint64_t size);
+/* The largest size noted for name, UINT64_MAX when none was. */
+uint64_t mni_files_wanted(mni_files *f, const char *name);
+
+/* Bytes a custom resolver returned for name, kept so a name is asked for once. */
+bool mni_files_find_named(mni_files *f, const char *name, mn_bytes *out);
+bool mni_files_keep_named(mni_files *f, const char *name, mn_bytes bytes);
 
 #endif /* MN_IO_IO_H */

@@ -1,8 +1,7 @@
 /*
  * URIs in a glTF document: data: URIs (RFC 2397) with strict base64
- * (RFC 4648), percent-decoding of relative URIs (RFC 3986), the rule that a
- * URI may not leave the model's folder, and the default resolver that reads
- * external files with stdio.
+ * (RFC 4648), and percent-decoding of relative URIs (RFC 3986), the names
+ * then checked by mni_name_check (contain.c).
  */
 #include "io/io.h"
 
@@ -267,23 +266,8 @@ static size_t scheme_length(const char *uri)
     return uri[i] == ':' ? i : 0;
 }
 
-/* True when a path segment (between '/' or '\\') is "..". */
-static bool has_dotdot_segment(const char *s)
-{
-    const char *seg = s;
-    for (const char *p = s;; p++) {
-        if (*p == '/' || *p == '\\' || *p == '\0') {
-            if (p - seg == 2 && seg[0] == '.' && seg[1] == '.')
-                return true;
-            if (*p == '\0')
-                return false;
-            seg = p + 1;
-        }
-    }
-}
-
-mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, char **out,
-                          const char *path, mn_error *err)
+mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool wide, char **out, const char *path,
+                          mn_error *err)
 {
     if (uri[0] == '\0')
         return mni_error_set(err, MN_URI, path, -1, "%s: the URI is empty", path);
@@ -300,48 +284,9 @@ mn_status mni_uri_to_path(mn_arena *arena, const char *uri, bool allow_unsafe, c
     mn_status st = percent_decode(arena, uri, n, &decoded, NULL, path, err);
     if (st != MN_OK)
         return st;
-    if (!allow_unsafe) {
-        if (scheme == 1 || decoded[0] == '/' || decoded[0] == '\\')
-            return mni_error_set(err, MN_URI, path, -1,
-                                 "%s: URI \"%.64s\" is an absolute path; only paths relative to the model's "
-                                 "folder are read unless the caller allows unsafe URIs",
-                                 path, uri);
-        if (has_dotdot_segment(decoded))
-            return mni_error_set(err, MN_URI, path, -1,
-                                 "%s: URI \"%.64s\" has a \"..\" segment that could leave the model's folder; "
-                                 "refused unless the caller allows unsafe URIs",
-                                 path, uri);
-    }
+    st = mni_name_check(decoded, wide, path, err);
+    if (st != MN_OK)
+        return st;
     *out = decoded;
     return MN_OK;
-}
-
-/* ---- the default resolver ----------------------------------------------------------- */
-
-static bool is_absolute(const char *p)
-{
-    return p[0] == '/' || p[0] == '\\' || (p[0] && p[1] == ':');
-}
-
-mn_status mni_stdio_resolver_read(void *user, const char *base_dir, const char *uri, mn_bytes *out,
-                                  mn_error *err)
-{
-    mn_arena *arena = user;
-    size_t base_len = (base_dir && !is_absolute(uri)) ? strlen(base_dir) : 0;
-    size_t uri_len = strlen(uri);
-    size_t total;
-    if (!mni_checked_add(base_len, uri_len, &total) || !mni_checked_add(total, 2, &total))
-        return mni_fail(err, MN_OVERFLOW, "file path is too long");
-    char *full = mni_arena_alloc(arena, total, 1);
-    if (!full)
-        return mni_oom(err, NULL);
-    size_t o = 0;
-    if (base_len) {
-        memcpy(full, base_dir, base_len);
-        o = base_len;
-        if (full[o - 1] != '/' && full[o - 1] != '\\')
-            full[o++] = '/';
-    }
-    memcpy(full + o, uri, uri_len + 1);
-    return mni_file_read(arena, full, out, err);
 }

@@ -36,7 +36,6 @@ struct mn_model_private {
     mn_arena arena;
     mn_resolver resolver;       /* the custom resolver whose bytes are released */
     mn_resolved *resolved;      /* arena list, newest first */
-    mn_bytes mapping;           /* the model file mapped by mn_gltf_read_file, or nothing */
 };
 
 

@@ -2,9 +2,8 @@
  * The owner of a loaded model.  A model and its private part come from one
  * allocation; everything the model points at lives in the arena (a copy of
  * the input, decoded data: URIs, external files, converted and synthesized
- * data), except the model file mapped by mn_gltf_read_file, which is
- * unmapped, and bytes a custom resolver handed out, which are given back
- * through its release callback.  One mn_model_free undoes it all.
+ * data, the file mn_gltf_read_file read), except bytes a custom resolver
+ * handed out, which are given back through its release callback.  One mn_model_free undoes it all.
  */
 #include "model/model.h"
 #include "io/io.h"
@@ -49,7 +48,6 @@ void mn_model_free(mn_model *model)
     for (mn_resolved *r = priv->resolved; r; r = r->next)
         if (priv->resolver.release)
             priv->resolver.release(priv->resolver.user, &r->bytes);
-    mni_file_unmap(priv->mapping);
     /* model is the first member of its holder, so this is the holder's address. */
     mni_arena_release_holder(&priv->arena, (model_holder *)(void *)model, sizeof(model_holder));
 }

@@ -816,33 +816,43 @@ typedef struct library_context {
     const mn_obj_options *options;
     const char *base_dir;
     mn_arena file_arena;                /* what the default resolver reads */
+    mni_files files;                    /* the files read: contained, each read once */
+    mn_obj_names library_names;         /* every library name asked for, so each is read once */
     mn_obj_vec materials;               /* mn_obj_material, all libraries */
     mn_obj_names material_names;        /* name → index into materials */
     bool all_read;                      /* every library was read and parsed */
 } library_context;
 
-static bool is_unsafe_path(const char *name)
+/*
+ * A map_Kd that names a file outside the model's folder as written (absolute,
+ * or with ".."; the lexical rule of every reader) is dropped with a warning
+ * here, so nothing that uses the OBJ later (a renderer, a converter writing
+ * it as an image URI) is handed it.
+ */
+static mn_status drop_unsafe_map(obj_parser *ps, library_context *lc, mn_obj_material *m,
+                                 const char *file)
 {
-    if (name[0] == '/' || name[0] == '\\' || (name[0] && name[1] == ':'))
-        return true;
-    for (const char *s = name; *s;) {
-        size_t len = strcspn(s, "/\\");
-        if (len == 2 && s[0] == '.' && s[1] == '.')
-            return true;
-        s += len;
-        if (*s)
-            s++;
-    }
-    return false;
+    mn_error why;
+    if (!m->map_kd_file || mni_name_check(m->map_kd_file, lc->options->resolver.root != NULL,
+                                          "map_Kd", &why) == MN_OK)
+        return MN_OK;
+    if (!mni_obj_warn(&ps->warnings, MN_URI, "map_Kd", "%s: material \"%s\": %s; the map is dropped",
+                      file, m->name, why.message))
+        return MN_OUT_OF_MEMORY;
+    m->map_kd = NULL;
+    m->map_kd_file = NULL;
+    return MN_OK;
 }
 
 /* Add one library's materials; a name already defined takes the later definition. */
 static mn_status merge_materials(obj_parser *ps, library_context *lc, const mn_obj_vec *lib,
                                  const char *file)
 {
-    const mn_obj_material *m = lib->data;
+    mn_obj_material *m = lib->data;
     size_t count = lib->size / sizeof *m;
     for (size_t i = 0; i < count; i++) {
+        if (drop_unsafe_map(ps, lc, &m[i], file) != MN_OK)
+            return MN_OUT_OF_MEMORY;
         mn_obj_name_slot *slot = mni_obj_names_add(&lc->material_names, m[i].name, strlen(m[i].name));
         if (!slot)
             return MN_OUT_OF_MEMORY;
@@ -872,17 +882,19 @@ static mn_status read_library(obj_parser *ps, library_context *lc, const char *f
 {
     *read = false;
     mni_error_clear(why);
-    if (!lc->options->allow_unsafe_paths && is_unsafe_path(file)) {
-        mni_error_set(why, MN_URI, "mtllib", -1, "an absolute path or one with \"..\" is refused "
-                                                "(mn_obj_options.allow_unsafe_paths)");
-        return MN_OK;
-    }
     const mn_resolver *res = &lc->options->resolver;
+    if (mni_name_check(file, res->root != NULL, "mtllib", why) != MN_OK)
+        return MN_OK;
     mn_bytes bytes = {0};
+    bool again = false;
     mn_status st = res->read ? res->read(res->user, lc->base_dir, file, &bytes, why)
-                             : mni_stdio_resolver_read(&lc->file_arena, lc->base_dir, file, &bytes, why);
+                             : mni_files_read(&lc->files, file, "mtllib", UINT64_MAX, &bytes, &again, why);
     if (st == MN_OUT_OF_MEMORY)
         return st;
+    if (st == MN_OK && again) {
+        *read = true; /* another name for a library already merged */
+        return MN_OK;
+    }
     if (st != MN_OK) {
         if (why->code == MN_OK)
             mni_error_set(why, st, "mtllib", -1, "the resolver could not read it");
@@ -926,6 +938,13 @@ static mn_status load_mtllib(obj_parser *ps, library_context *lc, const char *wr
 {
     bool read;
     mn_error why;
+    /* A line written again (100,000 times, say) was read or reported the first time. */
+    mn_obj_name_slot *seen = mni_obj_names_add(&lc->library_names, written, strlen(written));
+    if (!seen)
+        return MN_OUT_OF_MEMORY;
+    if (seen->value != MN_NONE)
+        return MN_OK;
+    seen->value = 0;
     mn_status st = read_library(ps, lc, written, &read, &why);
     if (st != MN_OK || read)
         return st;
@@ -976,6 +995,7 @@ static mn_status load_libraries(obj_parser *ps, library_context *lc)
     }
     if (!lc->base_dir)
         lc->base_dir = "";
+    mni_files_init(&lc->files, &lc->file_arena, lc->options->resolver.root, lc->base_dir);
     for (size_t i = 0; i < count; i++) {
         mn_status st = load_mtllib(ps, lc, libs[i]);
         if (st != MN_OK)
@@ -1193,6 +1213,7 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
     lc.base_dir = base_dir ? base_dir : options->base_dir;
     mni_arena_init(&lc.file_arena, allocator);
     mni_obj_names_init(&lc.material_names, ps.arena);
+    mni_obj_names_init(&lc.library_names, ps.arena);
 
     if (st == MN_OK && (st = finish(&ps, &lc, h)) == MN_OUT_OF_MEMORY)
         mni_oom(err, "reading OBJ");
@@ -1268,19 +1289,15 @@ mn_status mn_obj_read_file(const char *path, const mn_obj_options *options, mn_o
         mni_arena_release(&file_arena);
         return mni_oom(err, "reading \"%s\"", path);
     }
+    /* Read, not mapped: a file that shrinks meanwhile is an error, never a fault. */
     mn_bytes bytes = {0};
-    bool mapped = false;
-    mn_status st = mni_file_map(path, &bytes, &mapped, err);
-    if (st == MN_OK && !mapped)
-        st = mni_file_read(&file_arena, path, &bytes, err);
+    mn_status st = mni_file_read(&file_arena, path, &bytes, err);
     if (!options)
         options = &default_options;
     uint32_t threads = threads_for(bytes.size, options);
     if (st == MN_OK)
         st = read_text((const char *)bytes.data, bytes.size, options, base_dir, pieces_for(threads), threads,
                        out_obj, err, NULL);
-    if (mapped)
-        mni_file_unmap(bytes);
     mni_arena_release(&file_arena);
     return st;
 }

@@ -9,6 +9,7 @@
 #include <marionette/render.h>
 
 #include "core/core.h"
+#include "io/io.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -59,34 +60,21 @@ mn_status mn_rgba_image_read_file(const char *path, const mn_allocator *allocato
     mn_allocator hooks = {0};
     if (allocator)
         hooks = *allocator;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mni_fail(err, MN_IO, "%s: cannot open", path);
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        size = ftell(f);
-    if (size <= 0 || size > INT_MAX || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return mni_fail(err, MN_IO, "%s: cannot read (empty or not a file)", path);
-    }
-    uint8_t *bytes = mni_alloc(&hooks, (size_t)size);
-    if (!bytes) {
-        fclose(f);
-        return mni_oom(err, "%s", path);
-    }
-    size_t got = fread(bytes, 1, (size_t)size, f);
-    fclose(f);
-    mn_status st;
-    if (got != (size_t)size) {
-        st = mni_fail(err, MN_IO, "%s: read %zu of %ld bytes", path, got, size);
-    } else {
-        st = mn_rgba_image_decode(bytes, (size_t)size, allocator, out, err);
+    /* Opened without blocking, a regular file only, read with read() (io/contain.c). */
+    mn_arena scratch;
+    mni_arena_init(&scratch, &hooks);
+    mn_bytes file;
+    mn_status st = mni_file_read(&scratch, path, &file, err);
+    if (st == MN_OK && (file.size == 0 || file.size > INT_MAX))
+        st = mni_fail(err, MN_IO, "%s: cannot read (empty or too large)", path);
+    if (st == MN_OK) {
+        st = mn_rgba_image_decode(file.data, file.size, allocator, out, err);
         if (st != MN_OK && err) {
             char why[sizeof err->message];
             snprintf(why, sizeof why, "%s", err->message);
             mni_fail(err, st, "%s: %s", path, why);
         }
     }
-    mni_free(&hooks, bytes, (size_t)size);
+    mni_arena_release(&scratch);
     return st;
 }

@@ -5,25 +5,32 @@
  * often mix windings, so their materials are double-sided.
  */
 #include "render/render.h"
+#include "io/io.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* Read a map_Kd file into a texture (a warning when it cannot be read or decoded). */
+/*
+ * Read a map_Kd file into a texture (a warning when it cannot be read or
+ * decoded).  The map is read as every name a model gives is: inside base_dir,
+ * symlinks followed, regular files only (io/contain.c).
+ */
 static mn_status load_map(mn_render_source *s, const char *base_dir, const mn_obj_material *m,
                           uint32_t index, mn_render_texture *tex)
 {
-    char path[4096], what[160];
+    char what[160];
     snprintf(what, sizeof what, "materials[%u] (%s).map_Kd", index, m->name ? m->name : "");
-    int n = snprintf(path, sizeof path, "%s%s%s", base_dir ? base_dir : "",
-                     base_dir && *base_dir ? "/" : "", m->map_kd_file);
-    if (n < 0 || (size_t)n >= sizeof path) {
-        mni_source_warn(s, MN_IO, what, "%s: path too long", what);
-        return MN_OK;
-    }
     mn_rgba_image img;
     mn_error err;
-    mn_status st = mn_rgba_image_read_file(path, &s->arena.allocator, &img, &err);
+    mn_arena scratch;
+    mni_arena_init(&scratch, &s->arena.allocator);
+    mni_files files;
+    mni_files_init(&files, &scratch, NULL, base_dir);
+    mn_bytes file;
+    mn_status st = mni_files_read(&files, m->map_kd_file, what, UINT64_MAX, &file, NULL, &err);
+    if (st == MN_OK)
+        st = mn_rgba_image_decode(file.data, file.size, &s->arena.allocator, &img, &err);
+    mni_arena_release(&scratch);
     if (st == MN_OUT_OF_MEMORY)
         return st;
     if (st != MN_OK) {

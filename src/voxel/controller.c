@@ -264,28 +264,31 @@ static char *join_path(const mn_allocator *allocator, const char *dir, size_t di
     return s;
 }
 
-/* Read <dir>/<a><b><c> as a part mesh. */
+/* Read <a><b><c> in the folder dir as a part mesh, kept inside root (NULL: dir). */
 static mn_status read_mesh(const mn_allocator *allocator, const char *dir, size_t dir_len,
-                           const char *a, const char *b, const char *c, bool skinned,
-                           mn_part_mesh **out, mn_error *err)
+                           const char *root, const char *a, const char *b, const char *c,
+                           bool skinned, mn_part_mesh **out, mn_error *err)
 {
-    size_t size;
-    char *path = join_path(allocator, dir, dir_len, a, b, c, &size);
-    if (path == NULL)
-        return mni_oom(err, "a mesh path");
-    mn_status st = mn_part_mesh_read_file(path, skinned, allocator, out, err);
-    mni_free(allocator, path, size);
+    size_t size, name_size;
+    char *folder = join_path(allocator, dir, dir_len, "", "", "", &size);
+    char *name = folder ? join_path(allocator, "", 0, a, b, c, &name_size) : NULL;
+    mn_status st = name ? mn_part_mesh_read_in(folder, name + 1, root, skinned, allocator, out, err)
+                        : mni_oom(err, "a mesh path");
+    if (name)
+        mni_free(allocator, name, name_size);
+    if (folder)
+        mni_free(allocator, folder, size);
     return st;
 }
 
 /* The meshes of the rig's kind, into the owned slots of a desc being built. */
 static mn_status read_meshes(const mn_voxel_rig *rig, const mn_allocator *allocator,
-                             const char *dir, size_t dir_len, mn_part_mesh ***out_parts,
+                             const char *dir, size_t dir_len, const char *root, mn_part_mesh ***out_parts,
                              mn_part_mesh **out_mesh, mn_error *err)
 {
     bool skinned = mn_voxel_kind_is_skinned(rig->kind);
     if (skinned || rig->kind == MN_VOXEL_STATIC)
-        return read_mesh(allocator, dir, dir_len, "mesh.glb", "", "", skinned, out_mesh, err);
+        return read_mesh(allocator, dir, dir_len, root, "mesh.glb", "", "", skinned, out_mesh, err);
     if (rig->part_count == 0)
         return MN_OK;
     size_t bytes = (size_t)rig->part_count * sizeof **out_parts;
@@ -304,7 +307,7 @@ static mn_status read_meshes(const mn_voxel_rig *rig, const mn_allocator *alloca
                                  name != NULL ? name : "");
         }
         mn_status st =
-            read_mesh(allocator, dir, dir_len, "meshes/", name, ".glb", false, &parts[p], err);
+            read_mesh(allocator, dir, dir_len, root, "meshes/", name, ".glb", false, &parts[p], err);
         if (st != MN_OK)
             return st;
     }
@@ -350,7 +353,8 @@ mn_status mn_voxel_controller_load(const char *path, const mn_voxel_controller_o
         mni_free(&allocator, rig_path, size);
     }
     if (st == MN_OK)
-        st = read_meshes(rig, &allocator, dir, dir_len, &parts, &mesh, err);
+        st = read_meshes(rig, &allocator, dir, dir_len, options != NULL ? options->root : NULL, &parts,
+                         &mesh, err);
     if (st == MN_OK) {
         mn_voxel_controller_desc desc = {
             .rig = rig,

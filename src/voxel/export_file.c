@@ -87,7 +87,8 @@ static void inputs_free(inputs *in)
     mn_voxel_rig_free(in->rig);
 }
 
-static mn_status read_inputs(const char *rig_path, const char *meshes_path, inputs *in, mn_error *err)
+static mn_status read_inputs(const char *rig_path, const char *meshes_path, const char *root, inputs *in,
+                             mn_error *err)
 {
     char base[PATH_CAP], path[PATH_CAP + 256];
     if (rig_path) {
@@ -121,12 +122,21 @@ static mn_status read_inputs(const char *rig_path, const char *meshes_path, inpu
     if (!in->parts)
         return mni_oom(err, NULL);
     memset(in->parts, 0, (size_t)n * sizeof *in->parts);
+    /* A part's file is named by the rig: it must stay inside the meshes' folder's model (or root). */
+    char folder[PATH_CAP];
+    const char *sub = meshes_path ? "" : "meshes/";
+    if (meshes_path)
+        snprintf(folder, sizeof folder, "%s", base);
+    else
+        dir_of(rig_path, folder, sizeof folder);
+    if (!folder[0])
+        snprintf(folder, sizeof folder, ".");
     for (uint32_t p = 0; p < n; p++) {
         const char *name = in->rig->parts[p].name;
-        snprintf(path, sizeof path, "%s%s.glb", base, name);
-        mn_status st = read_mesh(path, false, name, &in->allocator, &in->parts[p], err);
+        snprintf(path, sizeof path, "%s%s.glb", sub, name);
+        mn_status st = mn_part_mesh_read_in(folder, path, root, false, &in->allocator, &in->parts[p], err);
         if (st != MN_OK)
-            return st;
+            return name_file(err, st, path, name);
     }
     return MN_OK;
 }
@@ -240,7 +250,7 @@ mn_status mn_voxel_export_file(const char *rig_path, const char *meshes_path, co
     memset(&in, 0, sizeof in);
     in.allocator = o.allocator;
     mn_model *model = NULL;
-    mn_status st = read_inputs(rig_path, meshes_path, &in, err);
+    mn_status st = read_inputs(rig_path, meshes_path, o.root, &in, err);
     if (st == MN_OK)
         st = mn_voxel_export_model(in.rig, (const mn_part_mesh *const *)in.parts, in.mesh, &o, &model, err);
     if (st == MN_OK)

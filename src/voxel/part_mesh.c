@@ -31,6 +31,7 @@
 #include <marionette/voxel/rig.h>
 
 #include "core/core.h"
+#include "io/io.h"
 
 #include <float.h>
 #include <math.h>
@@ -502,6 +503,35 @@ mn_status mn_part_mesh_read_file(const char *path, bool skinned, const mn_alloca
     if (st == MN_OK)
         st = mn_part_mesh_from_model(model, skinned, allocator, out_mesh, err);
     mn_model_free(model);
+    return st;
+}
+
+mn_status mn_part_mesh_read_in(const char *dir, const char *name, const char *root, bool skinned,
+                               const mn_allocator *allocator, mn_part_mesh **out_mesh, mn_error *err)
+{
+    if (out_mesh)
+        *out_mesh = NULL;
+    if (!dir || !name || !out_mesh)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_part_mesh_read_in needs dir, name and out_mesh");
+    mn_arena paths;
+    mni_arena_init(&paths, allocator);
+    mni_files files;
+    mni_files_init(&files, &paths, root, dir);
+    char *resolved = NULL;
+    mn_status st = mni_contained_path(&files, name, name, &resolved, err);
+    if (st == MN_OK) {
+        mn_gltf_options options;
+        memset(&options, 0, sizeof options);
+        if (allocator)
+            options.allocator = *allocator;
+        options.resolver.root = root ? root : files.real_root;
+        mn_model *model = NULL;
+        st = mn_gltf_read_file(resolved, &options, &model, err);
+        if (st == MN_OK)
+            st = mn_part_mesh_from_model(model, skinned, allocator, out_mesh, err);
+        mn_model_free(model);
+    }
+    mni_arena_release(&paths);
     return st;
 }
 

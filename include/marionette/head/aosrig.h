@@ -201,8 +201,8 @@ typedef struct mn_aosrig {
 typedef struct mn_aosrig_read_options {
     mn_allocator allocator;    /* zero: malloc/free */
     bool copy_input;           /* default false: mn_aosrig_read_memory keeps views into the
-                                  caller's bytes and mn_aosrig_read_file maps the file.  true:
-                                  the pack holds its own copy of the bytes */
+                                  caller's bytes.  true: the pack holds its own copy of them
+                                  (mn_aosrig_read_file always reads the file into the pack) */
 } mn_aosrig_read_options;
 
 /*
@@ -244,16 +244,16 @@ MN_API mn_status mn_aosrig_read_memory(const void *data, size_t size,
                                        mn_aosrig **out_pack, mn_error *err);
 
 /*
- * Read a .aosrig file: mapped read-only (mmap) unless options->copy_input,
- * or when the file cannot be mapped; then read into one allocated block.  The
- * mapping belongs to the pack until mn_aosrig_free (do not truncate the file
- * meanwhile).  Errors as mn_aosrig_read_memory, plus MN_IO when the file
+ * Read a .aosrig file: opened without blocking, refused unless it is a
+ * regular file, and read with read() into one block the pack owns (so a file
+ * changed afterwards cannot reach the pack; one that shrinks while it is
+ * read is MN_IO).  Errors as mn_aosrig_read_memory, plus MN_IO when the file
  * cannot be read.
  */
 MN_API mn_status mn_aosrig_read_file(const char *path, const mn_aosrig_read_options *options,
                                      mn_aosrig **out_pack, mn_error *err);
 
-/* Free a pack and everything it owns (its copy or mapping of the bytes).  NULL is allowed. */
+/* Free a pack and everything it owns (its copy of the bytes).  NULL is allowed. */
 MN_API void mn_aosrig_free(mn_aosrig *pack);
 
 /* The blob called `name` (any blob, known or not), or NULL. */

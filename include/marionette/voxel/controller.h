@@ -79,6 +79,8 @@ typedef struct mn_voxel_controller_desc {
 
 typedef struct mn_voxel_controller_options {
     mn_allocator allocator;                 /* zero: malloc/free */
+    const char *root;                       /* where the mesh files may be (marionette/io.h):
+                                               NULL: inside the model's folder */
 } mn_voxel_controller_options;
 
 /*
@@ -95,9 +97,10 @@ MN_API mn_status mn_voxel_controller_create(const mn_voxel_controller_desc *desc
  * folder holding rig.json, or the path of the rig.json itself (any name);
  * the meshes are read beside it: meshes/<part>.glb for every part of a
  * rigged kind, mesh.glb for a *-skinned kind (decoded with its skin) or the
- * static kind.  Errors: those of mn_voxel_rig_read_file and
- * mn_part_mesh_read_file (MN_IO for a missing part file; err names the file),
- * and of mn_voxel_controller_create.
+ * static kind, each through mn_part_mesh_read_in (kept inside the model's
+ * folder or options->root).  Errors: those of mn_voxel_rig_read_file and
+ * mn_part_mesh_read_in (MN_IO for a missing part file, MN_URI for one that
+ * leads outside; err names the file), and of mn_voxel_controller_create.
  */
 MN_API mn_status mn_voxel_controller_load(const char *path,
                                           const mn_voxel_controller_options *options,

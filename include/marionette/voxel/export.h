@@ -79,6 +79,8 @@ typedef struct mn_voxel_export_options {
     float rate;                /* animation samples per second; 0: 60 */
     const char *model_name;    /* interface.json "model"; NULL: "model" (mn_voxel_export_file: the
                                   output's file name without its extension) */
+    const char *root;          /* mn_voxel_export_file: where the part meshes the rig names may
+                                  be (marionette/io.h); NULL: inside their folder */
 } mn_voxel_export_options;
 
 /*
@@ -121,7 +123,9 @@ MN_API size_t mn_voxel_export_interface(const mn_voxel_rig *rig, const mn_model 
  * place only once all were written: an error leaves none behind.
  * Errors: those of the rig reader and part mesh decoding (err names the
  * file, and the part for a part mesh: "meshes/arm.glb (part \"arm\"): ..."),
- * MN_IO for a missing mesh file or an unwritable output, those of
+ * MN_IO for a missing mesh file or an unwritable output, MN_URI for a part
+ * whose file would lie outside the meshes' folder or options->root (a part
+ * name with "..", a symlink leading out: mn_part_mesh_read_in), those of
  * mn_voxel_export_model and mn_gltf_write_file.
  */
 MN_API mn_status mn_voxel_export_file(const char *rig_path, const char *meshes_path, const char *out_path,

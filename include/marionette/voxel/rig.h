@@ -307,6 +307,19 @@ MN_API mn_status mn_part_mesh_read_file(const char *path, bool skinned,
                                         const mn_allocator *allocator, mn_part_mesh **out_mesh,
                                         mn_error *err);
 
+/*
+ * Read the mesh file a rig names, `name` ("meshes/upper.glb") in the model's
+ * folder `dir`, and decode it as above.  The name is held to the rule every
+ * reader keeps (marionette/io.h): refused (MN_URI, err->path = name) when it
+ * is absolute, holds "..", or resolves (symlinks followed) outside `root`
+ * (NULL: dir); with a root it may be absolute or hold ".." as long as it
+ * resolves inside.  The file must be a regular file (MN_IO otherwise, a FIFO
+ * never blocks), and its own external buffers are kept inside root too.
+ */
+MN_API mn_status mn_part_mesh_read_in(const char *dir, const char *name, const char *root,
+                                      bool skinned, const mn_allocator *allocator,
+                                      mn_part_mesh **out_mesh, mn_error *err);
+
 /* Free a part mesh.  NULL is allowed. */
 MN_API void mn_part_mesh_free(mn_part_mesh *mesh);
 
