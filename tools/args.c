@@ -149,8 +149,20 @@ static const cli_option *find_in(const cli_option *options, size_t count, const 
     return NULL;
 }
 
+const char *cli_allow_outside;
+
+/* What every command that reads a model takes (spec.reads_model). */
+static const cli_option model_options[] = {
+    {"--allow-outside", NULL, CLI_STRING, &cli_allow_outside, .needs = "a folder"},
+};
+
 static const cli_option *find_option(const cli_spec *spec, const char *arg)
 {
+    if (spec->reads_model) {
+        const cli_option *m = find_in(model_options, CLI_COUNT(model_options), arg);
+        if (m)
+            return m;
+    }
     const cli_option *o = find_in(spec->options, spec->option_count, arg);
     return o ? o : find_in(spec->shared, spec->shared_count, arg);
 }

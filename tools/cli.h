@@ -171,7 +171,13 @@ typedef struct cli_spec {
     size_t shared_count;
     const cli_positional *positionals;
     size_t positional_count;
+    bool reads_model;            /* the command reads a model: it takes --allow-outside DIR
+                                    (into cli_allow_outside) */
 } cli_spec;
+
+/* --allow-outside DIR: the root every name the model gives may resolve inside (mn_resolver.root
+   and the readers' root fields; marionette/io.h), NULL when not given: the model's folder. */
+extern const char *cli_allow_outside;
 
 /*
  * Walk argv[1..argc-1] (argv[0] is the command's name) against spec, filling the

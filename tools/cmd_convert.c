@@ -38,7 +38,7 @@ static mn_model *read_input(const char *in)
     memset(&err, 0, sizeof err);
     mn_model *model = NULL;
     if (!cli_has_extension(in, ".obj")) {
-        if (mn_gltf_read_file(in, NULL, &model, &err) != MN_OK) {
+        if (mn_gltf_read_file(in, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &model, &err) != MN_OK) {
             cli_report_error(in, &err);
             return NULL;
         }
@@ -52,7 +52,7 @@ static mn_model *read_input(const char *in)
         return model;
     }
     mn_obj *obj = NULL;
-    mn_obj_options options = {.threads = cli_obj_threads()};
+    mn_obj_options options = {.threads = cli_obj_threads(), .resolver.root = cli_allow_outside};
     if (mn_obj_read_file(in, &options, &obj, &err) != MN_OK) {
         cli_report_error(in, &err);
         return NULL;
@@ -81,7 +81,7 @@ int cli_convert(int argc, char **argv)
     cli_export_number_options(&vo, numbers);
     const char *missing = "give an input and an output file";
     const cli_positional positionals[] = {{"IN", &in, missing}, {"OUT", &out, missing}};
-    const cli_spec spec = {.command = cli_find_command("convert"), .options = options,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("convert"), .options = options,
                            .option_count = CLI_COUNT(options), .shared = numbers,
                            .shared_count = CLI_COUNT(numbers), .positionals = positionals,
                            .positional_count = CLI_COUNT(positionals)};
@@ -102,6 +102,7 @@ int cli_convert(int argc, char **argv)
         if (wo.quantize)
             return cli_usage_error("convert",
                                    "convert: --quantize does not apply to a voxel rig input");
+        vo.root = cli_allow_outside;
         if (mn_voxel_export_file(in, NULL, out, &vo, &err) != MN_OK) {
             cli_report_error(in, &err);
             return CLI_EXIT_FAILED;

@@ -42,7 +42,7 @@ int cli_export(int argc, char **argv)
     };
     cli_option numbers[2];
     cli_export_number_options(&o, numbers);
-    const cli_spec spec = {.command = cli_find_command("export"), .options = options,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("export"), .options = options,
                            .option_count = CLI_COUNT(options), .shared = numbers,
                            .shared_count = CLI_COUNT(numbers)};
     int rc;
@@ -56,6 +56,7 @@ int cli_export(int argc, char **argv)
 
     mn_error err;
     memset(&err, 0, sizeof err);
+    o.root = cli_allow_outside;
     if (mn_voxel_export_file(rig, meshes, out, &o, &err) != MN_OK) {
         cli_report_error("export", &err);
         return CLI_EXIT_FAILED;

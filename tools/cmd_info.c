@@ -799,7 +799,7 @@ int cli_info(int argc, char **argv)
         {.name = "--json", .kind = CLI_FLAG, .dest = &as_json},
     };
     const cli_positional positionals[] = {{"FILE", &file, "which file?"}};
-    const cli_spec spec = {.command = cli_find_command("info"), .options = options,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("info"), .options = options,
                            .option_count = CLI_COUNT(options), .positionals = positionals,
                            .positional_count = CLI_COUNT(positionals)};
     int rc;
@@ -815,7 +815,7 @@ int cli_info(int argc, char **argv)
     mn_model *model = NULL;
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_gltf_read_file(file, NULL, &model, &err) != MN_OK) {
+    if (mn_gltf_read_file(file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &model, &err) != MN_OK) {
         cli_report_error(file, &err);
         return CLI_EXIT_FAILED;
     }

@@ -327,7 +327,7 @@ int mn_cli_character_info(const char *path, bool json)
     mn_character *c = NULL;
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_character_load(dir, name, NULL, &c, &err) != MN_OK) {
+    if (mn_character_load(dir, name, &(mn_character_load_options){.resolver.root = cli_allow_outside}, &c, &err) != MN_OK) {
         cli_report_error(path, &err);
         return CLI_EXIT_FAILED;
     }

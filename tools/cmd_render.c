@@ -105,7 +105,7 @@ static bool parse_args(int argc, char **argv, render_args *a, int *status)
     };
     cli_option shot[CLI_SHOT_OPTIONS];
     const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.command = cli_find_command("render"), .options = options,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("render"), .options = options,
                            .option_count = CLI_COUNT(options), .shared = shot,
                            .shared_count = cli_shot_options(&a->shot, true, shot),
                            .positionals = positionals,
@@ -248,7 +248,7 @@ static int choose_gltf_clip(const render_args *a, scene_model *m)
 static int load_gltf(const render_args *a, scene_model *m)
 {
     mn_error err;
-    if (mn_gltf_read_file(a->file, NULL, &m->model, &err) != MN_OK ||
+    if (mn_gltf_read_file(a->file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &m->model, &err) != MN_OK ||
         mn_rig_create(m->model, NULL, &m->rig, &err) != MN_OK ||
         mn_instance_create(m->rig, NULL, &m->instance, &err) != MN_OK) {
         cli_report_error(a->file, &err);
@@ -272,7 +272,7 @@ static int load_obj(const render_args *a, scene_model *m)
         return cli_usage_error("render", "render: --clip, --time and --frames need an animated "
                                          "model");
     }
-    mn_obj_options options = {.threads = cli_obj_threads()};
+    mn_obj_options options = {.threads = cli_obj_threads(), .resolver.root = cli_allow_outside};
     if (mn_obj_read_file(a->file, &options, &m->obj, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
@@ -294,7 +294,7 @@ static int load_obj(const render_args *a, scene_model *m)
 static int load_voxel(const render_args *a, scene_model *m)
 {
     mn_error err;
-    if (mn_voxel_controller_load(a->file, NULL, &m->voxel, &err) != MN_OK) {
+    if (mn_voxel_controller_load(a->file, &(mn_voxel_controller_options){.root = cli_allow_outside}, &m->voxel, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
     }

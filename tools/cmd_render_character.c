@@ -56,7 +56,7 @@ static bool parse_args(int argc, char **argv, character_render_args *a, int *sta
     };
     cli_option shot[CLI_SHOT_OPTIONS];
     const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.command = cli_find_command("render"),
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("render"),
                            .options_of = "a character package", .options = options,
                            .option_count = CLI_COUNT(options),
                            .shared = shot, .shared_count = cli_shot_options(&a->shot, false, shot),
@@ -141,7 +141,7 @@ static int load(const character_render_args *a, character_scene *s)
     mn_cli_character_split(a->file, dir, sizeof dir, &name);
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_character_load(dir, name, NULL, &s->character, &err) != MN_OK) {
+    if (mn_character_load(dir, name, &(mn_character_load_options){.resolver.root = cli_allow_outside}, &s->character, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
     }

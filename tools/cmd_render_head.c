@@ -154,7 +154,7 @@ static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
     };
     cli_option shot[CLI_SHOT_OPTIONS];
     const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.command = cli_find_command("render"), .help = head_help,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("render"), .help = head_help,
                            .options_of = "a .aosrig head", .options = options,
                            .option_count = CLI_COUNT(options), .shared = shot,
                            .shared_count = cli_shot_options(&a->shot, true, shot),

@@ -111,7 +111,7 @@ static bool parse_args(int argc, char **argv, sample_args *a, int *status)
         {.name = "--skinned", .kind = CLI_SET, .dest = &a->vertices, .value = VERTICES_SKINNED},
     };
     const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.command = cli_find_command("sample"), .options = options,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("sample"), .options = options,
                            .option_count = CLI_COUNT(options), .positionals = positionals,
                            .positional_count = CLI_COUNT(positionals)};
     return cli_parse_args(&spec, argc, argv, status);
@@ -760,7 +760,7 @@ int cli_sample(int argc, char **argv)
     mn_model *model = NULL;
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_gltf_read_file(a.file, NULL, &model, &err) != MN_OK) {
+    if (mn_gltf_read_file(a.file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &model, &err) != MN_OK) {
         cli_report_error(a.file, &err);
         return CLI_EXIT_FAILED;
     }

@@ -19,6 +19,8 @@
  * ("pose" or "forward"), "vertexCount", "controls": [dim numbers],
  * "vertices": [[x, y, z], ...]}.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "cli.h"
 
 #include <marionette/head/aosrig.h>
@@ -26,9 +28,12 @@
 #include <marionette/head/head.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Prototypes for cmd_sample.c's dispatch (not in cli.h: one command's private pair). */
 bool mn_cli_is_aosrig(const char *path);
@@ -78,7 +83,7 @@ static bool parse_args(int argc, char **argv, head_args *a, int *status)
          .needs = "INFO.json and TABLE.bin"},
     };
     const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.command = cli_find_command("sample"), .help = head_help,
+    const cli_spec spec = {.reads_model = true, .command = cli_find_command("sample"), .help = head_help,
                            .options_of = "a .aosrig head", .options = options,
                            .option_count = CLI_COUNT(options), .positionals = positionals,
                            .positional_count = CLI_COUNT(positionals)};
@@ -93,9 +98,24 @@ static bool parse_args(int argc, char **argv, head_args *a, int *status)
 /* A whole file into memory (the map builders copy what they keep). */
 static char *read_all(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
+    /* Opened without blocking and read only when it is a regular file: a FIFO never hangs the command. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "marionette: %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr, "marionette: %s: not a regular file; refused\n", path);
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         fprintf(stderr, "marionette: %s: %s\n", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     char *data = NULL;

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SAMPLE_FORMAT "marionette-voxel-sample/1"
 #define INFO_FORMAT "marionette-voxel-info/1"
@@ -95,17 +96,18 @@ static void inspect_mesh(const mn_voxel_rig *rig, const char *folder, bool skinn
 {
     char full[1024];
     snprintf(full, sizeof full, "%s%s", folder, m->file);
-    FILE *probe = fopen(full, "rb");
-    if (!probe) {
-        m->status = errno == ENOENT ? "missing" : "error";
+    struct stat st;   /* stat() opens nothing: a FIFO cannot block it */
+    if (stat(full, &st) != 0 && errno == ENOENT) {
+        m->status = "missing";
         snprintf(m->error, sizeof m->error, "%s", strerror(errno));
         return;
     }
-    fclose(probe);
     mn_part_mesh *mesh = NULL;
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_part_mesh_read_file(full, skinned, NULL, &mesh, &err) != MN_OK) {
+    /* The rig names the file: it is read only inside the rig's folder (or --allow-outside). */
+    if (mn_part_mesh_read_in(folder[0] ? folder : ".", m->file, cli_allow_outside, skinned, NULL, &mesh,
+                             &err) != MN_OK) {
         m->status = "error";
         snprintf(m->error, sizeof m->error, "%s (%s)", err.message, mn_status_name(err.code));
         return;
@@ -368,7 +370,7 @@ static bool parse_sample_args(int argc, char **argv, sample_args *a, const char 
         {.name = "--set", .kind = CLI_LIST, .dest = &a->sets},
     };
     const cli_positional positionals[] = {{"FILE", &a->file, "which rig.json?"}};
-    const cli_spec spec = {.command = &sample_command, .options = options,
+    const cli_spec spec = {.reads_model = true, .command = &sample_command, .options = options,
                            .option_count = CLI_COUNT(options), .positionals = positionals,
                            .positional_count = CLI_COUNT(positionals)};
     if (!cli_parse_args(&spec, argc, argv, status))

@@ -299,7 +299,11 @@ static void print_overview(FILE *out)
           "\n"
           "options:\n"
           "  --version  print the library version\n"
-          "  --help     this text\n",
+          "  --help     this text\n"
+          "\n"
+          "info, sample, render, convert and export also take --allow-outside DIR: the files\n"
+          "a model names (buffers, images, mtllib, map_Kd, part meshes, package files) may\n"
+          "then lie anywhere inside DIR, not only inside the model's own folder.\n",
           out);
 }
 
