@@ -195,6 +195,7 @@ typedef struct tweak {
     uint32_t head_vertex_count;  /* 0: the head's */
     bool second_head;
     bool copy_of_bindings;       /* one more file, "copy.bin", whose src is bindings.bin */
+    const char *shared_src;      /* NULL: "../shared.json" */
 } tweak;
 
 static void sha_of(const blob *b, char out[65])
@@ -246,7 +247,7 @@ static void write_descriptor(const package *p, const tweak *t)
         n += snprintf(json + n, 16384 - (size_t)n,
                       ",\"copy.bin\":{\"src\":\"bindings.bin\",\"sha256\":\"%s\"}", sha[1]);
     n += snprintf(json + n, 16384 - (size_t)n,
-        "},\"clips\":[],\"sharedClips\":{\"src\":\"../shared.json\",\"format\":\"soma-clips\","
+        "},\"clips\":[],\"sharedClips\":{\"src\":\"%s\",\"format\":\"soma-clips\","
         "\"sha256\":\"%s\",\"bytes\":%zu},"
         "\"corrective\":{\"index\":\"corrective/index.json\",\"sha256\":\"%s\"},"
         "\"face\":{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"%s\","
@@ -254,7 +255,7 @@ static void write_descriptor(const package *p, const tweak *t)
         "\"pairs\":[[0,1]],\"gaze\":{},\"blinks\":[]}},"
         "\"package\":{\"files\":[{\"path\":\"corrective/index.json\",\"bytes\":%zu},"
         "{\"path\":\"mouth_hidden.bin\",\"bytes\":%zu}",
-        sha[F_SHARED], bytes[F_SHARED], sha[F_CORR], sha[F_FACE], bytes[F_FACE], COEFFS,
+        t->shared_src ? t->shared_src : "../shared.json", sha[F_SHARED], bytes[F_SHARED], sha[F_CORR], sha[F_FACE], bytes[F_FACE], COEFFS,
         bytes[F_CORR], bytes[F_MOUTH]);
     for (int i = F_C0; i < FILES; i++)
         n += snprintf(json + n, 16384 - (size_t)n, ",{\"path\":\"%s\",\"bytes\":%zu}",
@@ -341,9 +342,8 @@ static void on_progress(void *user, uint64_t loaded, uint64_t total)
 
 static mn_status load(const package *p, mn_character **out, mn_error *err)
 {
-    /* The shared clip pack is "../shared.json": the package is read with dir as its root. */
-    mn_character_load_options o = {.resolver.root = p->dir};
-    return mn_character_load(p->pkg, "character.json", &o, out, err);
+    /* The shared clip pack is "../shared.json", beside the package: no root is needed. */
+    return mn_character_load(p->pkg, "character.json", NULL, out, err);
 }
 
 static void loads_the_whole_package(void **state)
@@ -353,8 +353,7 @@ static void loads_the_whole_package(void **state)
     mn_counting_alloc counter = mn_counting_alloc_make();
     progress_log log = {0};
     mn_character_load_options o = {.allocator = mn_counting_allocator(&counter),
-                                   .progress = on_progress, .progress_user = &log,
-                                   .resolver.root = p->dir};
+                                   .progress = on_progress, .progress_user = &log};
     mn_character *c = NULL;
     mn_error err;
     mn_status st = mn_character_load(p->pkg, "character.json", &o, &c, &err);
@@ -563,8 +562,7 @@ static void optional_parts_are_dropped_with_a_warning(void **state)
     for (size_t i = 0; i < 2; i++) {
         write_package(p, &(tweak){.wrong_hash = cases[i].wrong_hash});
         progress_log log = {0};
-        mn_character_load_options o = {.progress = on_progress, .progress_user = &log,
-                                   .resolver.root = p->dir};
+        mn_character_load_options o = {.progress = on_progress, .progress_user = &log};
         mn_character *c = NULL;
         mn_error err;
         assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &c, &err), MN_OK);
@@ -595,8 +593,7 @@ static void optional_parts_are_dropped_with_a_warning(void **state)
     snprintf(path, sizeof path, "%s/mouth_hidden.bin", p->pkg);
     assert_int_equal(unlink(path), 0);
     progress_log log = {0};
-    mn_character_load_options o = {.progress = on_progress, .progress_user = &log,
-                                   .resolver.root = p->dir};
+    mn_character_load_options o = {.progress = on_progress, .progress_user = &log};
     assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &c, NULL), MN_OK);
     assert_int_equal(c->warning_count, 1);
     assert_string_equal(c->warnings[0].name, "mouth_hidden.bin");
@@ -661,7 +658,7 @@ static void shared_clips_are_read_once(void **state)
     write_package(p, &(tweak){0});
     mn_soma_clip_cache *cache = NULL;
     assert_int_equal(mn_soma_clip_cache_create(NULL, &cache, NULL), MN_OK);
-    mn_character_load_options o = {.clip_cache = cache, .resolver.root = p->dir};
+    mn_character_load_options o = {.clip_cache = cache};
     mn_character *a = NULL, *b = NULL;
     assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &a, NULL), MN_OK);
     assert_int_equal(mn_character_load(p->pkg, "character.json", &o, &b, NULL), MN_OK);
@@ -817,12 +814,31 @@ static void the_package_head_is_driven_by_its_face_map(void **state)
 static void package_files_stay_inside_its_folder(void **state)
 {
     package *p = *state;
-    write_package(p, &(tweak){.copy_of_bindings = true});
+    /* The shared pack may be beside the package ("../"), no further. */
     mn_character *c = NULL;
     mn_error err;
+    write_package(p, &(tweak){.shared_src = "../../shared.json"});
     assert_int_equal(mn_character_load(p->pkg, "character.json", NULL, &c, &err), MN_URI);
     assert_null(c);
-    assert_non_null(strstr(err.message, "sharedClips: \"../shared.json\" has a \"..\" segment"));
+    assert_non_null(strstr(err.message, "sharedClips"));
+    assert_non_null(strstr(err.message, "\"..\" segment"));
+    /* ... also through a symlink beside the package that leads out of its folder. */
+    char link[700];
+    snprintf(link, sizeof link, "%s/out.json", p->dir);
+    assert_int_equal(symlink("/etc/hostname", link), 0);
+    write_package(p, &(tweak){.shared_src = "../out.json"});
+    assert_int_equal(mn_character_load(p->pkg, "character.json", NULL, &c, &err), MN_URI);
+    assert_non_null(strstr(err.message, "outside"));
+    unlink(link);
+    /* A root above lets it through (and the hash check then speaks). */
+    mn_character_load_options wide = {.resolver.root = "/"};
+    char two_up[400];
+    snprintf(two_up, sizeof two_up, "../../%s/shared.json", strrchr(p->dir, '/') + 1);
+    write_package(p, &(tweak){.shared_src = two_up});
+    assert_int_equal(mn_character_load(p->pkg, "character.json", &wide, &c, &err), MN_OK);
+    mn_character_free(c);
+
+    write_package(p, &(tweak){.copy_of_bindings = true});
 
     assert_int_equal(load(p, &c, &err), MN_OK);
     const mn_bytes *copy = mn_character_file_data(c, "copy.bin");
@@ -835,8 +851,7 @@ static void package_files_stay_inside_its_folder(void **state)
     char path[700];
     snprintf(path, sizeof path, "%s/fifo.json", p->pkg);
     assert_int_equal(mkfifo(path, 0600), 0);
-    mn_character_load_options o = {.resolver.root = p->dir};
-    assert_int_equal(mn_character_load(p->pkg, "fifo.json", &o, &c, &err), MN_IO);
+    assert_int_equal(mn_character_load(p->pkg, "fifo.json", NULL, &c, &err), MN_IO);
     assert_non_null(strstr(err.message, "is a FIFO"));
     snprintf(path, sizeof path, "%s/bindings.bin", p->pkg);
     assert_int_equal(unlink(path), 0);

@@ -33,6 +33,7 @@ typedef struct loader {
     mn_character_load_options o;
     const char *base_dir;
     mni_files files;                /* what was read: kept inside the package's folder, each file once */
+    mni_files batch;                /* the shared clip pack "../src": kept inside the folder above */
     uint64_t total, loaded;
     bool told_equal;                /* the last progress call had loaded == total */
 } loader;
@@ -53,6 +54,20 @@ MN_API void mn_sha256_hex(const void *data, size_t size, char out[65])
 }
 
 /* ---- reading one file ---------------------------------------------------------- */
+
+/* The folder that holds the package's folder: base_dir + "/..", in the arena (NULL: out of memory). */
+static const char *batch_folder(mn_arena *arena, const char *base_dir)
+{
+    size_t n = base_dir ? strlen(base_dir) : 0;
+    char *s = mni_arena_alloc(arena, n + 4, 1);
+    if (!s)
+        return NULL;
+    memcpy(s, base_dir ? base_dir : "", n);
+    if (n > 0 && base_dir[n - 1] != '/')
+        s[n++] = '/';
+    memcpy(s + n, "..", 3);
+    return s;
+}
 
 /* Bytes a custom resolver returned for src, copied into the character's arena (64-byte aligned). */
 static mn_status fetch_resolved(loader *l, const char *src, mn_bytes *out, mn_error *err)
@@ -84,15 +99,27 @@ static mn_status fetch_resolved(loader *l, const char *src, mn_bytes *out, mn_er
 static mn_status fetch(loader *l, const char *item, const char *src, uint64_t limit, bool top,
                        mn_bytes *out, mn_error *err)
 {
-    mn_status st = top ? MN_OK : mni_name_check(src, l->o.resolver.root != NULL, item, err);
+    mni_files *files = &l->files;
+    const char *checked = src;
+    /*
+     * The shared clip pack lies beside the packages (character-formats.md:
+     * its src may begin with "../"): one leading "../" reaches the folder
+     * that holds the package's folder, and no further unless the caller
+     * gave a root.
+     */
+    if (!l->o.resolver.root && strcmp(item, "sharedClips") == 0 && strncmp(src, "../", 3) == 0) {
+        checked = src + 3;
+        files = &l->batch;
+    }
+    mn_status st = top ? MN_OK : mni_name_check(checked, l->o.resolver.root != NULL, item, err);
     if (st != MN_OK)
         return st;
     if (l->o.resolver.read)
         st = fetch_resolved(l, src, out, err);
     else if (top)
-        st = mni_files_read_top(&l->files, src, item, out, err);
+        st = mni_files_read_top(files, src, item, out, err);
     else
-        st = mni_files_read(&l->files, src, item, limit, out, NULL, err);
+        st = mni_files_read(files, src, item, limit, out, NULL, err);
     if (st != MN_OK && err && err->code == MN_OK)
         mni_error_set(err, st, src, -1, "cannot read \"%s\"", src);
     else if (st != MN_OK && err)
@@ -502,6 +529,12 @@ MN_API mn_status mn_character_load(const char *base_dir, const char *descriptor_
     l.p->c.priv_ = l.p;
     l.p->c.warnings = l.p->warnings;
     mni_files_init(&l.files, &l.p->arena, l.o.resolver.root, base_dir);
+    const char *batch_root = l.o.resolver.root ? l.o.resolver.root : batch_folder(&l.p->arena, base_dir);
+    if (!batch_root) {
+        mn_character_free(&l.p->c);
+        return mni_oom(err, NULL);
+    }
+    mni_files_init(&l.batch, &l.p->arena, batch_root, base_dir);
 
     mn_status st = read_descriptor(&l, descriptor_name, err);
     if (st == MN_OK) {

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +147,26 @@ static mn_status open_regular(const char *path, bool follow, const char *item, i
     return MN_OK;
 }
 
+/*
+ * Ask for huge pages under a large read buffer before read() touches it:
+ * with 4 KiB pages, faulting in fresh memory is most of what reading a big
+ * file costs (an 83 MB GLB: about 20,000 faults).  Only the whole huge pages
+ * inside the block are advised; where the system says no, nothing changes.
+ */
+static void advise_huge_pages(void *data, size_t size)
+{
+#if defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t begin = ((uintptr_t)data + huge - 1) & ~(huge - 1);
+    uintptr_t end = ((uintptr_t)data + size) & ~(huge - 1);
+    if (end > begin)
+        (void)madvise((void *)begin, end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)size;
+#endif
+}
+
 mn_status mni_fd_read(int fd, uint64_t want, mn_arena *arena, const char *item, mn_bytes *out,
                       mn_error *err)
 {
@@ -159,6 +180,7 @@ mn_status mni_fd_read(int fd, uint64_t want, mn_arena *arena, const char *item, 
     if (!data)
         return mni_error_set(err, MN_OUT_OF_MEMORY, item, -1, "%s: out of memory reading %zu bytes",
                              item, size);
+    advise_huge_pages(data, size);
     size_t got = 0;
     while (got < size) {
         size_t chunk = size - got < ((size_t)1 << 30) ? size - got : ((size_t)1 << 30);

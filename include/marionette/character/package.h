@@ -115,7 +115,11 @@ typedef void (*mn_character_progress_fn)(void *user, uint64_t loaded, uint64_t t
 typedef struct mn_character_load_options {
     mn_allocator allocator;       /* zero: malloc/free */
     mn_resolver resolver;         /* every file, character.json included, is read through it;
-                                     zero (read == NULL): stdio, relative to base_dir */
+                                     zero (read == NULL): stdio, relative to base_dir, kept
+                                     inside base_dir (root NULL) or resolver.root.  Without a
+                                     root, sharedClips.src may begin with one "../" (the pack
+                                     beside the packages): it is then kept inside the folder
+                                     above base_dir; a custom resolver gets that name as is */
     mn_character_progress_fn progress;  /* NULL: none */
     void *progress_user;
     bool skip_shared_clips;       /* do not fetch the shared clip pack */
