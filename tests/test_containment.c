@@ -17,6 +17,7 @@
 
 #include <marionette/gltf.h>
 #include <marionette/obj.h>
+#include <marionette/render.h>
 #include <marionette/voxel/export.h>
 #include <marionette/voxel/rig.h>
 
@@ -377,6 +378,70 @@ static void obj_library_named_many_times_is_read_once(void **state)
     assert_true(counter.peak_bytes < 8 * n);
 }
 
+/* A 256x256 PNG at dir/name: 256 KiB once decoded. */
+static void write_png(const char *dir, const char *name)
+{
+    mn_rgba_image img;
+    assert_int_equal(mn_rgba_image_create(256, 256, NULL, &img, NULL), MN_OK);
+    for (size_t i = 0; i < 256u * 256u * 4u; i++)
+        img.pixels[i] = (uint8_t)(i * 7);
+    assert_int_equal(mn_rgba_image_write_png(&img, at(dir, name), NULL), MN_OK);
+    mn_rgba_image_free(&img);
+}
+
+static void obj_map_named_by_many_materials_is_decoded_once(void **state)
+{
+    folders *f = *state;
+    enum { MATERIALS = 1000 };
+    write_png(f->model, "tex.png");
+    char *mtl = malloc(MATERIALS * 64), *p = mtl;
+    for (int i = 0; i < MATERIALS; i++)
+        p += sprintf(p, "newmtl m%d\nmap_Kd %stex.png\n", i, i % 2 ? "./" : "");
+    write_text(f->model, "a.mtl", mtl);
+    free(mtl);
+    mn_obj *obj = read_obj(f, "mtllib a.mtl\n", NULL);
+    assert_int_equal(obj->material_count, MATERIALS + 1);  /* and "m", which the faces use */
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_render_source *src = NULL;
+    mn_error err;
+    assert_int_equal(mn_render_source_obj(obj, f->model, NULL, &hooks, &src, &err), MN_OK);
+    const mn_render_scene *scene = mn_render_source_scene(src);
+    for (uint32_t i = 0; i < MATERIALS; i++)
+        assert_ptr_equal(scene->textures[i].rgba, scene->textures[0].rgba);
+    mn_render_source_free(src);
+    mn_obj_free(obj);
+    print_message("%d materials naming one 256x256 map: peak %zu bytes\n", MATERIALS,
+                  counter.peak_bytes);
+    assert_true(counter.peak_bytes < 4 * 256 * 256 * 4 + 256 * (size_t)MATERIALS);
+}
+
+static void obj_map_outside_needs_the_root_when_drawn(void **state)
+{
+    folders *f = *state;
+    write_png(f->outside, "tex.png");
+    write_text(f->model, "a.mtl", "newmtl m\nKd 1 1 1\nmap_Kd ../outside/tex.png\n");
+    write_text(f->model, "m.obj", "mtllib a.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nusemtl m\nf 1/1 2/1 3/1\n");
+    mn_obj_options o = {.resolver.root = f->tmp};
+    mn_obj *obj = NULL;
+    mn_error err;
+    assert_int_equal(mn_obj_read_file(at(f->model, "m.obj"), &o, &obj, &err), MN_OK);
+    assert_non_null(obj->materials[0].map_kd_file);
+    mn_render_source *src = NULL;
+    /* Drawn without the root: the map stays outside, a warning, untextured. */
+    assert_int_equal(mn_render_source_obj(obj, f->model, NULL, NULL, &src, &err), MN_OK);
+    assert_null(mn_render_source_scene(src)->textures[0].rgba);
+    assert_int_equal(mn_render_source_warning_count(src), 1);
+    assert_non_null(strstr(mn_render_source_warning(src, 0)->message, "\"..\" segment"));
+    mn_render_source_free(src);
+    /* With the root the OBJ was read under, it is drawn. */
+    assert_int_equal(mn_render_source_obj(obj, f->model, f->tmp, NULL, &src, &err), MN_OK);
+    assert_non_null(mn_render_source_scene(src)->textures[0].rgba);
+    assert_int_equal(mn_render_source_warning_count(src), 0);
+    mn_render_source_free(src);
+    mn_obj_free(obj);
+}
+
 /* ---- voxel rig part meshes ------------------------------------------------------------------ */
 
 static void copy_file(const char *from, const char *to)
@@ -451,6 +516,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(obj_fifo_mtllib_is_refused_without_blocking, setup, teardown),
         cmocka_unit_test_setup_teardown(obj_map_kd_outside_is_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(obj_library_named_many_times_is_read_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(obj_map_named_by_many_materials_is_decoded_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(obj_map_outside_needs_the_root_when_drawn, setup, teardown),
         cmocka_unit_test_setup_teardown(rig_part_outside_is_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,7 +198,7 @@ static void test_obj(void **state)
     if (mn_obj_read_file(path, NULL, &obj, &err) != MN_OK)
         fail_msg("%s: %s", path, err.message);
     mn_render_source *src = NULL;
-    assert_int_equal(mn_render_source_obj(obj, mn_test_asset("obj/pirate"), NULL, &src, &err), MN_OK);
+    assert_int_equal(mn_render_source_obj(obj, mn_test_asset("obj/pirate"), NULL, NULL, &src, &err), MN_OK);
     float lo[3], hi[3];
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(mn_render_source_scene(src), lo, hi);

@@ -284,7 +284,7 @@ static int load_obj(const render_args *a, scene_model *m)
         *slash = '\0';
     else
         snprintf(dir, sizeof dir, ".");
-    if (mn_render_source_obj(m->obj, dir, NULL, &m->source, &err) != MN_OK) {
+    if (mn_render_source_obj(m->obj, dir, cli_allow_outside, NULL, &m->source, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
     }

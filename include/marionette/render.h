@@ -327,12 +327,14 @@ MN_API mn_status mn_render_source_gltf(const mn_instance *instance, const mn_all
 /*
  * From an OBJ: one mesh per group, its material's Kd as base colour and d as
  * alpha (BLEND below 1), map_Kd read from `base_dir` (the OBJ's folder; NULL:
- * the current one) and kept inside it as every name a model gives is
- * (marionette/io.h: a map that resolves outside, or is not a regular file, is
- * a warning and drawn untextured), and sampled with V flipped (OBJ's v runs upwards).  The
- * obj is borrowed.  Errors: MN_INVALID_ARGUMENT, MN_OUT_OF_MEMORY.
+ * the current one) and kept inside `root` (NULL: base_dir) as every name a
+ * model gives is (marionette/io.h: a map that resolves outside, or is not a
+ * regular file, is a warning and drawn untextured); each map file is read
+ * and decoded once however many materials name it, and sampled with V
+ * flipped (OBJ's v runs upwards).  The obj is borrowed.  Errors:
+ * MN_INVALID_ARGUMENT, MN_OUT_OF_MEMORY.
  */
-MN_API mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir,
+MN_API mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir, const char *root,
                                       const mn_allocator *allocator, mn_render_source **out,
                                       mn_error *err);
 
