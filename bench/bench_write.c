@@ -14,6 +14,11 @@
  *                      written; beside memcpy of the same bytes in the same run
  *   write_glb_quantized the same with options.quantize (positions stay f32
  *                      here: the mesh is skinned; normals and uvs shrink)
+ *   write_glb_file     mn_gltf_write_file to a .glb in a fresh folder under
+ *                      $TMPDIR, over the file the run before wrote (page
+ *                      cache warm; what the file writer adds: its system
+ *                      calls, the fsync of the file and of its folder)
+ *   write_gltf_file    the same as .gltf + .bin (two files, one set)
  *
  * Every repetition is checked: the first written GLB is read back and its
  * accessors compared with the loaded model's, and every later repetition
@@ -31,6 +36,8 @@
 #include <marionette/model.h>
 
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_RUNS 5
 
@@ -160,6 +167,113 @@ static bool case_write(const char *name, const mn_model *model, bool quantize, i
     return ok;
 }
 
+/* ---- to a file --------------------------------------------------------------------- */
+
+typedef struct file_ctx {
+    const mn_model *model;
+    char path[4200];
+    mn_error err;
+} file_ctx;
+
+static bool file_body(void *user)
+{
+    file_ctx *c = user;
+    return mn_gltf_write_file(c->model, c->path, NULL, &c->err) == MN_OK;
+}
+
+static size_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+/* Read a whole file into memory (NULL when it cannot). */
+static uint8_t *file_bytes(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    *size = file_size(path);
+    uint8_t *data = f ? malloc(*size ? *size : 1) : NULL;
+    bool ok = data && fread(data, 1, *size, f) == *size;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+/*
+ * mn_gltf_write_file to dir/bench.<ext>, runs times over the same target.
+ * The GLB must be byte-identical to what the memory sink got (`expect`).
+ */
+static bool case_write_file(const char *name, const mn_model *model, const char *dir, bool glb, int runs,
+                            const uint8_t *expect, size_t expect_size)
+{
+    file_ctx c;
+    memset(&c, 0, sizeof c);
+    c.model = model;
+    snprintf(c.path, sizeof c.path, "%s/bench.%s", dir, glb ? "glb" : "gltf");
+    bench_timing t = bench_run(runs, file_body, NULL, &c);
+    char bin[4200];
+    snprintf(bin, sizeof bin, "%s/bench.bin", dir);
+    size_t bytes = file_size(c.path) + (glb ? 0 : file_size(bin));
+    bool ok = t.ok;
+    if (ok && glb) {
+        size_t size = 0;
+        uint8_t *back = file_bytes(c.path, &size);
+        ok = back && size == expect_size && memcmp(back, expect, size) == 0;
+        free(back);
+    }
+    if (!ok)
+        fprintf(stderr, "bench_write: %s failed: %s\n", name, t.ok ? "the file differs from the memory sink's GLB" : c.err.message);
+    if (ok) {
+        bench_timing m = bench_memcpy_ms(bytes, runs);
+        bench_line line;
+        bench_line_begin(&line, "write", name);
+        bench_line_throughput(&line, bytes, t, m);
+        bench_line_num(&line, "mb_per_s", (double)bytes / (t.best_ms * 1e3));
+        bench_line_str(&line, "page_cache", "warm: no disk wait is timed but the fsyncs'");
+        bench_line_print(&line);
+    }
+    unlink(c.path);
+    if (!glb)
+        unlink(bin);
+    return ok;
+}
+
+/* The GLB the memory sink gets, once, for the file cases to compare with. */
+static uint8_t *memory_glb(const mn_model *model, size_t capacity, size_t *size)
+{
+    memory_sink s = {malloc(capacity), 0, capacity, false};
+    mn_gltf_sink sink = {sink_write, &s};
+    mn_error err;
+    if (!s.data || mn_gltf_write(model, NULL, &sink, &err) != MN_OK) {
+        free(s.data);
+        return NULL;
+    }
+    *size = s.size;
+    return s.data;
+}
+
+static bool file_cases(const mn_model *model, int runs, size_t capacity)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/mn_bench_write_XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "bench_write: cannot create a folder under %s\n", tmp && tmp[0] ? tmp : "/tmp");
+        return false;
+    }
+    size_t size = 0;
+    uint8_t *expect = memory_glb(model, capacity, &size);
+    bool ok = expect && case_write_file("write_glb_file", model, dir, true, runs, expect, size) &&
+              case_write_file("write_gltf_file", model, dir, false, runs, expect, size);
+    free(expect);
+    rmdir(dir);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     int runs = DEFAULT_RUNS;
@@ -189,7 +303,8 @@ int main(int argc, char **argv)
     /* Room for the GLB as written: the source's size plus slack for its own JSON. */
     size_t capacity = size + size / 8 + (1u << 20);
     bool ok = case_write("write_glb", model, false, runs, capacity) &&
-              case_write("write_glb_quantized", model, true, runs, capacity);
+              case_write("write_glb_quantized", model, true, runs, capacity) &&
+              file_cases(model, runs, capacity);
     mn_model_free(model);
     free(glb);
     return ok ? 0 : 1;
