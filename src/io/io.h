@@ -1,7 +1,9 @@
 /*
  * The io folder's interface: what every reader shares to get bytes and read
  * JSON — whole files read without blocking, names kept inside the model's
- * folder, data: and relative URIs, and jansson helpers that know where they are.
+ * folder, data: and relative URIs, and jansson helpers that know where they
+ * are — and what every writer shares to put files on disk: output sets
+ * (output.c).
  *
  * JSON:
  * An mn_json walks a document while keeping the JSON path of the current
@@ -262,5 +264,95 @@ uint64_t mni_files_wanted(mni_files *f, const char *name);
 /* Bytes a custom resolver returned for name, kept so a name is asked for once. */
 bool mni_files_find_named(mni_files *f, const char *name, mn_bytes *out);
 bool mni_files_keep_named(mni_files *f, const char *name, mn_bytes bytes);
+
+/* ---- output sets (output.c) ------------------------------------------------------------
+ * Every file the library writes goes through an output set, so it appears
+ * whole or not at all and a set of files is replaced as one (output.c says
+ * how: temporary files beside the targets, O_TMPFILE where the folder allows
+ * it, every file fsynced before any rename, renames by ascending stage, then
+ * the folders fsynced; on any error every temporary file is removed and
+ * every target keeps its old bytes).
+ *
+ *     mn_output set;
+ *     mni_output_init(&set, allocator);
+ *     uint32_t bin, gltf;
+ *     st = mni_output_add(&set, "dir/m.bin", 0, &bin, err);          // stage 0: renamed first
+ *     ... mni_output_write(&set, bin, bytes, n, err) ...
+ *     st = mni_output_add(&set, "dir/m.gltf", 1, &gltf, err);        // names m.bin: after it
+ *     ...
+ *     st = st == MN_OK ? mni_output_commit(&set, err) : (mni_output_abort(&set), st);
+ *
+ * After any failing call the set is failed: later calls fail at once and
+ * commit returns the error; the caller then commits or aborts (either
+ * releases the set).  One thread uses a set at a time.
+ */
+struct mni_output_file;
+struct mn_output {
+    mn_allocator allocator;
+    struct mni_output_file *files;
+    uint32_t count, cap;
+    uint32_t finished_open;    /* finished files still holding a descriptor */
+    bool failed;
+    mn_error error;            /* the first failure, given again by every later call */
+};
+
+/* An empty set whose memory comes from allocator (NULL: malloc/free). */
+void mni_output_init(mn_output *set, const mn_allocator *allocator);
+
+/*
+ * Add the target `path` and open its temporary file.  Files are renamed in
+ * ascending `stage` (equal stages in the order added): give a file a higher
+ * stage than the files it names.  *file (may be NULL) is its index for
+ * mni_output_write.  MN_INVALID_ARGUMENT for an empty path or one already in
+ * the set; MN_IO (the system's reason) when the temporary file cannot be made.
+ */
+mn_status mni_output_add(mn_output *set, const char *path, uint32_t stage, uint32_t *file, mn_error *err);
+
+/* Append size bytes to the file; MN_IO (naming the target) when they cannot be written. */
+mn_status mni_output_write(mn_output *set, uint32_t file, const void *bytes, size_t size, mn_error *err);
+
+/*
+ * No more writes to the file: fsync it now (commit does it otherwise), and
+ * let go of its descriptor when the set holds many.  For long sets.
+ */
+mn_status mni_output_finish(mn_output *set, uint32_t file, mn_error *err);
+
+/*
+ * Replace every target with its file, in the order above; on any error put
+ * back the targets already replaced and remove every temporary file.  Frees
+ * what the set holds either way (the set may be reused after init).
+ */
+mn_status mni_output_commit(mn_output *set, mn_error *err);
+
+/* Remove every temporary file and free the set; the targets are untouched.  NULL is a no-op. */
+void mni_output_abort(mn_output *set);
+
+/*
+ * Mark the set failed by the caller's own error st (err, when it holds st,
+ * is kept as the set's error: later calls and commit give it again).
+ * Returns st.
+ */
+mn_status mni_output_fail(mn_output *set, mn_status st, const mn_error *err);
+
+/* One whole file from memory, as a set of one. */
+mn_status mni_output_write_whole(const char *path, const void *bytes, size_t size, const mn_allocator *allocator,
+                                 mn_error *err);
+
+/*
+ * Test only: count the system calls of output sets on this thread, record
+ * their kinds, and make call number fail_at (1-based; 0: none) fail with
+ * errno `error` (0: EIO) — or, with MNI_OUTPUT_TEST_KILL, kill the process
+ * there.  MNI_OUTPUT_TEST_NAMED makes temporary files named (the fallback
+ * where O_TMPFILE is missing).  Resets the count.  The kinds: o open a
+ * temporary file, w write, f fsync a file, l link an unnamed file into its
+ * folder, b open a target to restore from, r rename, d open a folder,
+ * F fsync a folder.
+ */
+#define MNI_OUTPUT_TEST_KILL 1u
+#define MNI_OUTPUT_TEST_NAMED 2u
+#define MNI_OUTPUT_TRACE_MAX 4096
+void mni_output_test_inject(uint64_t fail_at, int error, unsigned flags);
+/* Calls counted since the last inject; *trace (may be NULL) their kinds, one letter each (the first 4095). */
+uint64_t mni_output_test_calls(const char **trace);
 
 #endif /* MN_IO_IO_H */
