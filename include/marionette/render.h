@@ -53,6 +53,7 @@
 #define MARIONETTE_RENDER_H
 
 #include "core.h"
+#include "io.h"
 #include "model.h"
 #include "instance.h"
 #include "obj.h"
@@ -96,12 +97,25 @@ MN_API mn_status mn_rgba_image_read_file(const char *path, const mn_allocator *a
                                          mn_rgba_image *out, mn_error *err);
 
 /*
- * Write the image as a PNG.  The file is written under a temporary name and
- * renamed, so a failure leaves no partial file.  Errors: MN_INVALID_ARGUMENT
- * (NULL or empty image or path), MN_IO (the file cannot be written; the
- * message names it), MN_OUT_OF_MEMORY.
+ * Write the image as a PNG: whole or not at all (marionette/io.h).  It goes
+ * to an unnamed temporary file in path's folder (".NAME.XXXXXX" where the
+ * file system has none), is fsynced, renamed over path, and the folder is
+ * fsynced; on any error path keeps its old bytes and no temporary file is
+ * left.  Errors: MN_INVALID_ARGUMENT (NULL or empty image or path), MN_IO
+ * (the file cannot be written; the message names it and the system's
+ * reason), MN_OUT_OF_MEMORY.
  */
 MN_API mn_status mn_rgba_image_write_png(const mn_rgba_image *image, const char *path, mn_error *err);
+
+/*
+ * The same PNG as one more file of the output set `set`
+ * (mn_output_begin): path changes only when the set is committed, with the
+ * rest of the set, after every earlier file of it.  Errors as
+ * mn_rgba_image_write_png, and MN_INVALID_ARGUMENT for a NULL set; after
+ * an error the set is failed (commit returns the error).
+ */
+MN_API mn_status mn_rgba_image_write_png_to(mn_output *set, const mn_rgba_image *image, const char *path,
+                                            mn_error *err);
 
 /* Fill with one colour (sRGB bytes, straight alpha). */
 MN_API void mn_rgba_image_fill(mn_rgba_image *image, const uint8_t rgba[4]);

@@ -11,21 +11,16 @@
  * sees few, large calls; converted data (restrided, quantized) is produced a
  * block at a time.
  *
- * mn_gltf_write_file writes each file under a temporary name beside the
- * target (open with O_EXCL, so two writers never share one) and renames it
- * over the target only once everything is written.
+ * mn_gltf_write_file writes its files through one output set (io/output.c):
+ * whole or not at all, the .bin and the .gltf replaced as one.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "gltf/write_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define STAGE_SIZE ((size_t)64 * 1024)
 
@@ -241,86 +236,29 @@ mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *opti
 
 /* ---- mn_gltf_write_file ----------------------------------------------------------------------------- */
 
-/* One file being written under a temporary name. */
-typedef struct temp_file {
-    const char *final_path;
-    char temp_path[4096 + 32];
-    int fd;                      /* -1 when not open */
-} temp_file;
-
+/*
+ * The files go through one output set (io/output.c): the .glb, or the .gltf
+ * and its .bin, each to a temporary file beside its target, all fsynced
+ * before either is renamed, the .bin (stage 0) before the .gltf that names
+ * it (stage 1), so a failure anywhere leaves both old files as they were.
+ */
 typedef struct file_sink {
     const char *main_name;       /* the sink name of the .glb or .gltf */
-    temp_file main, bin;
-    int error;                   /* errno of the first failure, 0 when none */
-    const char *failed_path;
+    const char *main_path, *bin_path;
+    mn_output set;
+    uint32_t main, bin;          /* their files in the set; UINT32_MAX until written */
+    mn_error io_err;             /* the set's error: mn_gltf_write's own says only "refused" */
 } file_sink;
-
-static const char *errno_text(int e, char *buf, size_t size)
-{
-    if (strerror_r(e, buf, size) != 0)
-        snprintf(buf, size, "error %d", e);
-    return buf;
-}
-
-/* Create "<final>.tmp<pid>-<n>" exclusively (mode 0666 less the umask, as the final file would be). */
-static bool temp_open(temp_file *t)
-{
-    for (unsigned n = 0; n < 1000; n++) {
-        snprintf(t->temp_path, sizeof t->temp_path, "%s.tmp%ld-%u", t->final_path, (long)getpid(), n);
-        t->fd = open(t->temp_path, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (t->fd >= 0 || errno != EEXIST)
-            return t->fd >= 0;
-    }
-    return false;
-}
 
 static bool file_sink_write(void *user, const char *name, const void *bytes, size_t size)
 {
     file_sink *s = user;
-    temp_file *t = strcmp(name, s->main_name) == 0 ? &s->main : &s->bin;
-    if (t->fd < 0 && !temp_open(t)) {
-        s->error = errno;
-        s->failed_path = t->temp_path;
+    bool main = strcmp(name, s->main_name) == 0;
+    uint32_t *file = main ? &s->main : &s->bin;
+    if (*file == UINT32_MAX &&
+        mni_output_add(&s->set, main ? s->main_path : s->bin_path, main ? 1u : 0u, file, &s->io_err) != MN_OK)
         return false;
-    }
-    const uint8_t *p = bytes;
-    while (size > 0) {
-        ssize_t n = write(t->fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            s->error = n < 0 ? errno : EIO;
-            s->failed_path = t->temp_path;
-            return false;
-        }
-        p += n;
-        size -= (size_t)n;
-    }
-    return true;
-}
-
-/* Close a temporary file; true when it was closed cleanly (or was never opened). */
-static bool temp_close(temp_file *t, file_sink *s)
-{
-    if (t->fd < 0)
-        return true;
-    int rc = close(t->fd);
-    t->fd = -1;
-    if (rc != 0 && s->error == 0) {
-        s->error = errno;
-        s->failed_path = t->temp_path;
-    }
-    return rc == 0;
-}
-
-static void temp_discard(temp_file *t)
-{
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
-    if (t->temp_path[0])
-        unlink(t->temp_path);
-    t->temp_path[0] = '\0';
+    return mni_output_write(&s->set, *file, bytes, size, &s->io_err) == MN_OK;
 }
 
 /* "x.GLB" → GLB; "x.gltf" → GLTF; -1 otherwise.  *stem_len: length of the path without the extension. */
@@ -375,46 +313,19 @@ mn_status mn_gltf_write_file(const mn_model *model, const char *path, const mn_g
     file_sink s;
     memset(&s, 0, sizeof s);
     s.main_name = name_with_ext;
-    s.main.final_path = path;
-    s.main.fd = -1;
-    s.bin.final_path = bin_path;
-    s.bin.fd = -1;
+    s.main_path = path;
+    s.bin_path = bin_path;
+    s.main = s.bin = UINT32_MAX;
+    mni_output_init(&s.set, &o.allocator);
 
     mn_gltf_sink sink = {file_sink_write, &s};
     mn_status st = mn_gltf_write(model, &o, &sink, err);
-    bool main_closed = temp_close(&s.main, &s);   /* both closed, whatever the first gives */
-    bool closed = temp_close(&s.bin, &s) && main_closed;
-    if (st == MN_OK && !closed)
-        st = MN_IO;
-    if (st == MN_OK) {
-        /* The .bin first: a .gltf never names a .bin that is not there yet. */
-        if (s.bin.temp_path[0] && rename(s.bin.temp_path, s.bin.final_path) != 0) {
-            s.error = errno;
-            s.failed_path = s.bin.final_path;
-            st = MN_IO;
-        } else {
-            s.bin.temp_path[0] = '\0';
-            if (rename(s.main.temp_path, s.main.final_path) != 0) {
-                s.error = errno;
-                s.failed_path = s.main.final_path;
-                st = MN_IO;
-            } else {
-                s.main.temp_path[0] = '\0';
-            }
-        }
+    if (st != MN_OK) {
+        mni_output_abort(&s.set);
+        if (s.io_err.code == MN_OK)
+            return st;
+        *err = s.io_err;
+        return err->code;
     }
-    if (st == MN_IO && s.error) {
-        char reason[128];
-        const char *final = s.failed_path == s.bin.temp_path ? s.bin.final_path
-                            : s.failed_path == s.main.temp_path ? s.main.final_path : s.failed_path;
-        mni_fail(err, MN_IO, "cannot write %.200s: %s%s%.200s", final,
-                 errno_text(s.error, reason, sizeof reason),
-                 final != s.failed_path ? " (writing " : "",
-                 final != s.failed_path ? s.failed_path : "");
-        if (final != s.failed_path && strlen(err->message) + 1 < sizeof err->message)
-            strcat(err->message, ")");
-    }
-    temp_discard(&s.main);
-    temp_discard(&s.bin);
-    return st;
+    return mni_output_commit(&s.set, err);
 }

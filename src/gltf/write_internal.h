@@ -11,8 +11,8 @@
  *   gltf/write_json.c   print the JSON document from the plan
  *   gltf/write.c        entry points: options, the GLB container or .gltf +
  *                       .bin, streaming the buffer to the sink through a
- *                       staging block, and mn_gltf_write_file (temporary
- *                       name, then rename)
+ *                       staging block, and mn_gltf_write_file (its files
+ *                       as one output set, io/output.c)
  *
  * Everything the plan holds lives in one arena released at the end.  Not installed.
  */

@@ -13,12 +13,10 @@
 
 #include "head/aosrig_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define LAYOUT_PASSES 4
 
@@ -427,57 +425,6 @@ MN_API mn_status mn_aosrig_repack(const mn_aosrig *pack, const mn_aosrig_write_o
 
 /* ---- to a file ----------------------------------------------------------------------- */
 
-/* strerror_r in its POSIX form (thread-safe, unlike strerror). */
-static const char *errno_text(int e, char *buf, size_t size)
-{
-    if (strerror_r(e, buf, size) != 0)
-        snprintf(buf, size, "error %d", e);
-    return buf;
-}
-
-/* Write bytes to a temporary file beside path, then rename it over path. */
-static mn_status write_whole_file(const char *path, const uint8_t *bytes, size_t size,
-                                  const mn_allocator *allocator, mn_error *err)
-{
-    char why[128];
-    size_t tmp_size = strlen(path) + 16;
-    char *tmp = mni_alloc(allocator, tmp_size);
-    if (!tmp)
-        return mni_oom(err, NULL);
-    snprintf(tmp, tmp_size, "%s.tmpXXXXXX", path);
-    mn_status st = MN_OK;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = mni_fail(err, MN_IO, "cannot create a file beside \"%s\": %s", path,
-                      errno_text(errno, why, sizeof why));
-        mni_free(allocator, tmp, tmp_size);
-        return st;
-    }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        st = mni_fail(err, MN_IO, "cannot write \"%s\": %s", tmp,
-                      errno_text(errno, why, sizeof why));
-    } else {
-        bool ok = fwrite(bytes, 1, size, f) == size;
-        int e = errno;
-        if (fclose(f) != 0 && ok) {
-            ok = false;
-            e = errno;
-        }
-        if (!ok)
-            st = mni_fail(err, MN_IO, "writing \"%s\" failed: %s", tmp,
-                          errno_text(e, why, sizeof why));
-        else if (rename(tmp, path) != 0)
-            st = mni_fail(err, MN_IO, "cannot rename \"%s\" to \"%s\": %s", tmp, path,
-                          errno_text(errno, why, sizeof why));
-    }
-    if (st != MN_OK)
-        remove(tmp);
-    mni_free(allocator, tmp, tmp_size);
-    return st;
-}
-
 MN_API mn_status mn_aosrig_write_file(const mn_aosrig_header *header, const mn_aosrig_blob *blobs,
                                       uint32_t blob_count, const char *path,
                                       const mn_aosrig_write_options *options, mn_error *err)
@@ -491,7 +438,8 @@ MN_API mn_status mn_aosrig_write_file(const mn_aosrig_header *header, const mn_a
     mn_status st = mn_aosrig_write(header, blobs, blob_count, options, &bytes, &size, err);
     if (st != MN_OK)
         return st;
-    st = write_whole_file(path, bytes, size, allocator, err);
+        /* Whole or not at all: an output set of one file (io/output.c). */
+    st = mni_output_write_whole(path, bytes, size, allocator, err);
     mni_free(allocator, bytes, size);
     return st;
 }

@@ -1,25 +1,22 @@
 /*
  * mn_voxel_export_file: read a rig and its meshes, build the export, write
  * the glTF and interface.json.  Errors name the file (and the part whose
- * mesh it is).  Nothing is left half-written: interface.json goes to a
- * temporary file first, the glTF is written by mn_gltf_write_file (itself
- * temporary, then renamed), and the interface is renamed into place last;
- * when that fails the glTF just written is removed again.
+ * mesh it is).  The files are one output set (io/output.c): whole or not at
+ * all, replaced together.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "voxel/export_internal.h"
 
+#include "io/io.h"
+
 #include <marionette/gltf.h>
 #include <marionette/model.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define PATH_CAP 4096
 
@@ -143,81 +140,84 @@ static mn_status read_inputs(const char *rig_path, const char *meshes_path, cons
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
-/* Write text to a new temporary file beside `final`; its name into temp. */
-static mn_status write_temp(const char *final, const char *text, size_t size, char *temp, size_t temp_size,
-                            mn_error *err)
+/*
+ * The glTF's files go to the export's output set through this sink, named as
+ * mn_gltf_write names them: "<stem>.glb", or "<stem>.gltf" and "<stem>.bin".
+ */
+typedef struct set_sink {
+    mn_output *set;
+    const char *main_name, *main_path, *bin_path;
+    uint32_t main, bin;          /* files in the set; UINT32_MAX until written */
+    mn_error io_err;             /* the set's own error (mn_gltf_write says only "refused") */
+} set_sink;
+
+static bool set_sink_write(void *user, const char *name, const void *bytes, size_t size)
 {
-    int fd = -1;
-    for (unsigned n = 0; n < 1000 && fd < 0; n++) {
-        snprintf(temp, temp_size, "%s.tmp%ld-%u", final, (long)getpid(), n);
-        fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0)
-        return mni_fail(err, MN_IO, "cannot write %.200s: %s", final, strerror(errno));
-    const char *p = text;
-    while (size > 0) {
-        ssize_t w = write(fd, p, size);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int e = w < 0 ? errno : EIO;
-            close(fd);
-            unlink(temp);
-            return mni_fail(err, MN_IO, "cannot write %.200s: %s", final, strerror(e));
-        }
-        p += w;
-        size -= (size_t)w;
-    }
-    if (close(fd) != 0) {
-        int e = errno;
-        unlink(temp);
-        return mni_fail(err, MN_IO, "cannot write %.200s: %s", final, strerror(e));
-    }
-    return MN_OK;
+    set_sink *s = user;
+    bool main = strcmp(name, s->main_name) == 0;
+    uint32_t *file = main ? &s->main : &s->bin;
+    if (*file == UINT32_MAX &&
+        mni_output_add(s->set, main ? s->main_path : s->bin_path, main ? 1u : 0u, file, &s->io_err) != MN_OK)
+        return false;
+    return mni_output_write(s->set, *file, bytes, size, &s->io_err) == MN_OK;
 }
 
+/* The interface (stage 2: it names the glTF) into the set. */
+static mn_status add_interface(const inputs *in, const mn_model *model, const mn_voxel_export_options *o,
+                               mn_output *set, const char *iface, mn_error *err)
+{
+    size_t size = mn_voxel_export_interface(in->rig, model, o, NULL, 0);
+    char *text = mni_alloc(&in->allocator, size + 1);
+    if (!text)
+        return mni_oom(err, NULL);
+    mn_voxel_export_interface(in->rig, model, o, text, size + 1);
+    uint32_t file = 0;
+    mn_status st = mni_output_add(set, iface, 2, &file, err);
+    if (st == MN_OK)
+        st = mni_output_write(set, file, text, size, err);
+    mni_free(&in->allocator, text, size + 1);
+    return st;
+}
+
+/*
+ * The glTF (+ .bin) and interface.json as one output set (io/output.c):
+ * all written and fsynced, then renamed .bin, glTF, interface; any failure
+ * leaves all three old files as they were.
+ */
 static mn_status write_outputs(const inputs *in, const mn_model *model, const char *out_path,
                                const mn_voxel_export_options *o, mn_error *err)
 {
-    char stem[PATH_CAP], iface[PATH_CAP + 32], temp[PATH_CAP + 64];
-    size_t ext = ends_with(out_path, ".gltf") ? 5 : 4;
-    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(out_path) - ext), out_path);
+    char stem[PATH_CAP], iface[PATH_CAP + 32], bin[PATH_CAP + 8], main_name[PATH_CAP + 8];
+    bool gltf = ends_with(out_path, ".gltf");
+    snprintf(stem, sizeof stem, "%.*s", (int)(strlen(out_path) - (gltf ? 5 : 4)), out_path);
     snprintf(iface, sizeof iface, "%s.interface.json", stem);
-    temp[0] = '\0';
-    if (in->rig) {
-        size_t size = mn_voxel_export_interface(in->rig, model, o, NULL, 0);
-        char *text = mni_alloc(&in->allocator, size + 1);
-        if (!text)
-            return mni_oom(err, NULL);
-        mn_voxel_export_interface(in->rig, model, o, text, size + 1);
-        mn_status st = write_temp(iface, text, size, temp, sizeof temp, err);
-        mni_free(&in->allocator, text, size + 1);
-        if (st != MN_OK)
-            return st;
+    snprintf(bin, sizeof bin, "%s.bin", stem);
+    const char *slash = strrchr(stem, '/');
+    const char *base = slash ? slash + 1 : stem;
+    snprintf(main_name, sizeof main_name, "%s%s", base, gltf ? ".gltf" : ".glb");
+
+    mn_output set;
+    mni_output_init(&set, &in->allocator);
+    mn_status st = in->rig ? add_interface(in, model, o, &set, iface, err) : MN_OK;
+    if (st == MN_OK) {
+        set_sink s = {&set, main_name, out_path, bin, UINT32_MAX, UINT32_MAX, {0}};
+        mn_gltf_write_options wo;
+        memset(&wo, 0, sizeof wo);
+        wo.allocator = in->allocator;
+        wo.container = gltf ? MN_GLTF_CONTAINER_GLTF : MN_GLTF_CONTAINER_GLB;
+        wo.name = base;
+        mn_gltf_sink sink = {set_sink_write, &s};
+        st = mn_gltf_write(model, &wo, &sink, err);
+        if (st != MN_OK && s.io_err.code != MN_OK) {
+            *err = s.io_err;
+            st = err->code;
+        }
     }
-    mn_gltf_write_options wo;
-    memset(&wo, 0, sizeof wo);
-    wo.allocator = in->allocator;
-    mn_status st = mn_gltf_write_file(model, out_path, &wo, err);
     if (st != MN_OK) {
-        if (temp[0])
-            unlink(temp);
+        mni_output_abort(&set);
         return st;
     }
-    if (temp[0] && rename(temp, iface) != 0) {
-        int e = errno;
-        unlink(temp);
-        unlink(out_path);
-        if (ext == 5) {
-            char bin[PATH_CAP + 8];
-            snprintf(bin, sizeof bin, "%s.bin", stem);
-            unlink(bin);
-        }
-        return mni_fail(err, MN_IO, "cannot write %.200s: %s", iface, strerror(e));
-    }
-    return MN_OK;
+    return mni_output_commit(&set, err);
 }
 
 mn_status mn_voxel_export_file(const char *rig_path, const char *meshes_path, const char *out_path,
