@@ -454,27 +454,39 @@ static int render_all(job *j)
         }
     }
     cli_progress_show(&j->bar, 0);
+    /* A sequence is one output set: every frame replaced, or (on any error) none. */
+    mn_output *frames = NULL;
+    mn_error err;
+    if (!a->sheet && count > 1 && mn_output_begin(NULL, &frames, &err) != MN_OK) {
+        fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
+        return CLI_EXIT_FAILED;
+    }
     for (uint32_t i = 0; i < count; i++) {
         char label[96], name[4200];
         int rc = render_cell(j, i, count, label, sizeof label);
-        if (rc != CLI_EXIT_OK)
-            return rc;
-        if (a->sheet) {
+        if (rc == CLI_EXIT_OK && a->sheet) {
             mn_sheet_put(&j->sheet, i, &j->image, label);
-        } else {
-            if (count > 1 ? !numbered_name(name, sizeof name, a->shot.out, i, count)
-                          : snprintf(name, sizeof name, "%s", a->shot.out) >= (int)sizeof name) {
-                fprintf(stderr, "marionette: %s: path too long\n", a->shot.out);
-                return CLI_EXIT_USAGE;
-            }
-            rc = cli_write_png(&j->image, name);
-            if (rc != CLI_EXIT_OK)
-                return rc;
+        } else if (rc == CLI_EXIT_OK && !frames) {
+            rc = cli_write_png(&j->image, a->shot.out);
+        } else if (rc == CLI_EXIT_OK && !numbered_name(name, sizeof name, a->shot.out, i, count)) {
+            fprintf(stderr, "marionette: %s: path too long\n", a->shot.out);
+            rc = CLI_EXIT_USAGE;
+        } else if (rc == CLI_EXIT_OK && mn_rgba_image_write_png_to(frames, &j->image, name, &err) != MN_OK) {
+            fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
+            rc = CLI_EXIT_FAILED;
+        }
+        if (rc != CLI_EXIT_OK) {
+            mn_output_abort(frames);
+            return rc;
         }
         cli_progress_show(&j->bar, i + 1);
     }
     if (a->sheet)
         return cli_write_png(&j->sheet.image, a->shot.out);
+    if (frames && mn_output_commit(frames, &err) != MN_OK) {
+        fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
+        return CLI_EXIT_FAILED;
+    }
     /* The files of a sequence, listed once the bar is done (not interleaved with it). */
     for (uint32_t i = 0; count > 1 && !a->shot.quiet && i < count; i++) {
         char name[4200];

@@ -422,17 +422,16 @@ mn_status demo_character_part_model(uint32_t part, mn_model **out, mn_error *err
     return mn_model_build_finish(b, out, err);
 }
 
+/* The text as one whole file (an output set of one: never a partial rig.json). */
 static mn_status write_text(const char *path, const char *text, mn_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    size_t n = strlen(text);
-    if (!f || fwrite(text, 1, n, f) != n || fclose(f) != 0) {
-        if (f)
-            fclose(f);
-        fail(err, MN_IO, path, "cannot be written");
-        return MN_IO;
-    }
-    return MN_OK;
+    mn_output *set = NULL;
+    mn_status s = mn_output_begin(NULL, &set, err);
+    if (s == MN_OK && (s = mn_output_write_file(set, path, text, strlen(text), err)) != MN_OK)
+        mn_output_abort(set);
+    else if (s == MN_OK)
+        s = mn_output_commit(set, err);
+    return s;
 }
 
 mn_status demo_character_write(const char *dir, mn_error *err)
