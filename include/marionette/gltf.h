@@ -231,12 +231,18 @@ MN_API mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_option
  * Write `model` to the file `path`: GLB when it ends in ".glb", .gltf when it
  * ends in ".gltf" (any case; then the .bin is written beside it, named after
  * the file: "dir/robot.gltf" + "dir/robot.bin").  options->container and
- * options->name are ignored.  Each file is written under a temporary name in
- * the same folder and renamed over `path` only once everything was written,
- * so an error never leaves a partial file behind (the .bin is renamed before
- * the .gltf that refers to it).  Errors as mn_gltf_write; MN_INVALID_ARGUMENT
- * for another extension; MN_IO (with the system's reason) when a file cannot
- * be created, written or renamed.
+ * options->name are ignored.  The files are one output set
+ * (marionette/io.h): whole or not at all, replaced together.  Each goes to a
+ * temporary file in path's folder (unnamed, O_TMPFILE, where the file system
+ * has it); both are written and fsynced before either target changes; then
+ * the .bin is renamed over its target, then the .gltf that names it, and the
+ * folder is fsynced.  On any error no temporary file is left and both old
+ * files keep their bytes (a .bin already renamed when the .gltf's rename
+ * fails is put back).  The window: a process killed between the two renames
+ * leaves the new .bin beside the old .gltf, each whole.  Errors as
+ * mn_gltf_write; MN_INVALID_ARGUMENT for another extension; MN_IO (naming
+ * the file, with the system's reason) when a file cannot be created,
+ * written, fsynced or renamed.
  */
 MN_API mn_status mn_gltf_write_file(const mn_model *model, const char *path,
                                     const mn_gltf_write_options *options, mn_error *err);

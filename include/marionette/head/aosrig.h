@@ -301,9 +301,10 @@ MN_API mn_status mn_aosrig_write(const mn_aosrig_header *header, const mn_aosrig
 MN_API void mn_aosrig_bytes_free(const mn_allocator *allocator, uint8_t *data, size_t size);
 
 /*
- * mn_aosrig_write into the file `path`, written under a temporary name in
- * the same folder and renamed over `path` once complete (an error never
- * leaves a partial file).  Errors as mn_aosrig_write, plus MN_IO.
+ * mn_aosrig_write into the file `path`, whole or not at all
+ * (marionette/io.h): a temporary file in path's folder, fsynced, renamed
+ * over `path`, the folder fsynced; on any error `path` keeps its old bytes
+ * and no temporary file is left.  Errors as mn_aosrig_write, plus MN_IO.
  */
 MN_API mn_status mn_aosrig_write_file(const mn_aosrig_header *header, const mn_aosrig_blob *blobs,
                                       uint32_t blob_count, const char *path,

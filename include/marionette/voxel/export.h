@@ -119,8 +119,12 @@ MN_API size_t mn_voxel_export_interface(const mn_voxel_rig *rig, const mn_model 
  *                mesh.glb), as a produced model lays them out.
  *   out_path     ".glb" or ".gltf" (+ ".bin" beside it), by extension.
  * With a rig, "<out without extension>.interface.json" is written beside the
- * output.  Every file is written under a temporary name and renamed into
- * place only once all were written: an error leaves none behind.
+ * output.  The files are one output set (marionette/io.h): all written and
+ * fsynced to temporary files beside their targets, then renamed .bin, glTF,
+ * interface.json (each after the files it names), then the folder fsynced.
+ * On any error no temporary file is left and every old file keeps its bytes.
+ * The window: a process killed between those renames leaves the files
+ * renamed so far new and the rest old, each whole.
  * Errors: those of the rig reader and part mesh decoding (err names the
  * file, and the part for a part mesh: "meshes/arm.glb (part \"arm\"): ..."),
  * MN_IO for a missing mesh file or an unwritable output, MN_URI for a part
