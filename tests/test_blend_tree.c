@@ -328,6 +328,9 @@ static void an_unknown_or_non_finite_parameter_fails_loudly_and_changes_nothing(
     assert_int_equal(mn_blend_tree_set(tree, "Speed", NAN, &err), MN_NOT_FINITE);
     assert_int_equal(mn_blend_tree_set(tree, "Speed", INFINITY, &err), MN_NOT_FINITE);
     assert_int_equal(mn_blend_tree_get(tree, "Sped", &v, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "did you mean \"Speed\"?"));
+    assert_int_equal(mn_blend_tree_set(tree, "altitude", 1.0f, &err), MN_INVALID_VALUE);
+    assert_null(strstr(err.message, "did you mean")); /* nothing declared is near */
     must(mn_blend_tree_get(tree, "Speed", &v, &err), &err);
     assert_float_equal(v, 0.25f, 0);
     /* by index */

@@ -535,6 +535,44 @@ static void test_simd_resolve_follows_the_level_rule(void **state)
         assert_false(mni_cpu_has_f16c());
 }
 
+static const char *closest(const char *name, const char *const *names, size_t count)
+{
+    static char hint[128];
+    mni_suggest s;
+    mni_suggest_init(&s, name);
+    for (size_t i = 0; i < count; i++)
+        mni_suggest_offer(&s, names[i]);
+    return mni_suggest_text(&s, hint, sizeof hint);
+}
+
+static void test_suggest_names_the_closest_within_a_third_of_the_name(void **state)
+{
+    (void)state;
+    const char *names[] = {"speed", "jump", "grounded", "direction"};
+    assert_string_equal(closest("sped", names, 4), "; did you mean \"speed\"?");   /* a deletion */
+    assert_string_equal(closest("Speed", names, 4), "; did you mean \"speed\"?");  /* case is an edit */
+    assert_string_equal(closest("jmup", names, 4), "; did you mean \"jump\"?");    /* a swap is one edit */
+    assert_string_equal(closest("grnded", names, 4), "; did you mean \"grounded\"?"); /* 2 edits of 6 */
+    assert_string_equal(closest("drct", names, 4), "");   /* 5 edits: too far for a 4-byte name */
+    assert_string_equal(closest("x", names, 4), "");
+    assert_string_equal(closest("", names, 4), "");
+    /* Ties go to the name offered first; nearer beats earlier. */
+    const char *tie[] = {"spead", "abx", "abcd", "speed"};
+    assert_string_equal(closest("abcx", tie, 4), "; did you mean \"abx\"?");    /* 1 and 1 */
+    assert_string_equal(closest("speeds", tie, 4), "; did you mean \"speed\"?"); /* 2, then 1 */
+    /* Names longer than MNI_SUGGEST_MAX bytes are not compared (the rows live on the stack). */
+    char longer[MNI_SUGGEST_MAX + 2], typo[MNI_SUGGEST_MAX + 2];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    memcpy(typo, longer, sizeof typo);
+    typo[0] = 'b';
+    const char *one[] = {longer};
+    assert_string_equal(closest(typo, one, 1), "");
+    longer[MNI_SUGGEST_MAX] = '\0'; /* exactly the most: compared */
+    typo[MNI_SUGGEST_MAX] = '\0';
+    assert_non_null(strstr(closest(typo, one, 1), longer));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_oom_names_what_ran_out),
         cmocka_unit_test(test_oom_keeps_the_words_after_a_long_what),
         cmocka_unit_test(test_error_clear_resets_everything),
+        cmocka_unit_test(test_suggest_names_the_closest_within_a_third_of_the_name),
         cmocka_unit_test(test_alloc_goes_through_hooks),
         cmocka_unit_test(test_zeroed_allocator_means_malloc),
         cmocka_unit_test(test_counting_allocator_fail_after),

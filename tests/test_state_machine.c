@@ -86,9 +86,20 @@ static const mn_blend_node *xyz_nodes(void)
 
 static const mn_sm_state xyz_states[] = {{"X", 0}, {"Y", 1}, {"Z", 2}};
 
+/* The parameters the X/Y/Z machines' tests name: the clips declare none of their own. */
+static const mn_sm_parameter xyz_params[] = {
+    {"speed", MN_SM_PARAM_FLOAT, 0}, {"v", MN_SM_PARAM_FLOAT, 0},    {"a", MN_SM_PARAM_FLOAT, 0},
+    {"b", MN_SM_PARAM_FLOAT, 0},     {"go", MN_SM_PARAM_FLOAT, 0},   {"jump", MN_SM_PARAM_TRIGGER, 0},
+    {"wave", MN_SM_PARAM_TRIGGER, 0}, {"go1", MN_SM_PARAM_TRIGGER, 0}, {"go2", MN_SM_PARAM_TRIGGER, 0},
+    {"go3", MN_SM_PARAM_TRIGGER, 0}, {"again", MN_SM_PARAM_TRIGGER, 0}, {"away", MN_SM_PARAM_TRIGGER, 0},
+    {"back", MN_SM_PARAM_TRIGGER, 0},
+};
+#define XYZ_PARAMS ((uint32_t)(sizeof xyz_params / sizeof xyz_params[0]))
+
 static mn_state_machine *make_xyz(const mn_sm_transition *transitions, uint32_t count)
 {
     mn_state_machine_desc desc = {.nodes = xyz_nodes(), .node_count = 3, .bind = &fx.bind,
+                                  .parameters = xyz_params, .parameter_count = XYZ_PARAMS,
                                   .states = xyz_states, .state_count = 3,
                                   .transitions = transitions, .transition_count = count};
     mn_state_machine *sm = NULL;
@@ -393,6 +404,169 @@ static void unknown_names_and_bad_values_fail_loudly_and_change_nothing(void **s
     mn_state_machine_free(sm);
 }
 
+/* A lerp over "speed" between X and Y (node 2), and Z (node 3): the tree declares "speed". */
+static mn_status speed_machine(const mn_sm_parameter *params, uint32_t param_count, const mn_sm_transition *t,
+                               uint32_t count, mn_state_machine **sm, mn_error *err)
+{
+    mn_blend_node nodes[4] = {
+        {.kind = MN_BLEND_NODE_CLIP, .clip = fx.x},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = fx.y},
+        {.kind = MN_BLEND_NODE_LERP, .a = 0, .b = 1, .parameter = "speed"},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = fx.z},
+    };
+    static const mn_sm_state states[] = {{"move", 2}, {"Z", 3}};
+    mn_state_machine_desc desc = {.nodes = nodes, .node_count = 4, .bind = &fx.bind,
+                                  .parameters = params, .parameter_count = param_count,
+                                  .states = states, .state_count = 2, .transitions = t,
+                                  .transition_count = count};
+    *sm = (mn_state_machine *)&desc;
+    mn_status st = mn_state_machine_create(&desc, sm, err);
+    if (st != MN_OK)
+        assert_null(*sm);
+    return st;
+}
+
+static void a_condition_on_an_undeclared_parameter_is_refused_naming_the_closest(void **state)
+{
+    (void)state;
+    mn_error err;
+    mn_state_machine *sm;
+    static const mn_sm_parameter params[] = {{"jump", MN_SM_PARAM_TRIGGER, 0},
+                                             {"grounded", MN_SM_PARAM_BOOL, 1}};
+    /* The tree declares "speed"; "sped" would have become a parameter nothing sets. */
+    mn_sm_condition sped[] = {{"sped", MN_SM_GREATER, 0.5f}};
+    mn_sm_transition t[] = {{.from = 0, .to = 1, .conditions = sped, .condition_count = 1}};
+    assert_int_equal(speed_machine(params, 2, t, 1, &sm, &err), MN_INVALID_VALUE);
+    assert_string_equal(err.path, "transitions[0].conditions[0]");
+    assert_non_null(strstr(err.message, "\"sped\""));
+    assert_non_null(strstr(err.message, "did you mean \"speed\"?"));
+    /* The machine's own names are suggested too: a trigger, a bool. */
+    mn_sm_condition jmup[] = {{"grounded", MN_SM_EQUAL, 1.0f}, {"jmup", MN_SM_TRIGGER, 0}};
+    t[0] = (mn_sm_transition){.from = 0, .to = 1, .conditions = jmup, .condition_count = 2};
+    assert_int_equal(speed_machine(params, 2, t, 1, &sm, &err), MN_INVALID_VALUE);
+    assert_string_equal(err.path, "transitions[0].conditions[1]");
+    assert_non_null(strstr(err.message, "did you mean \"jump\"?"));
+    mn_sm_condition grnd[] = {{"Grounded", MN_SM_EQUAL, 1.0f}};
+    t[0] = (mn_sm_transition){.from = 0, .to = 1, .conditions = grnd, .condition_count = 1};
+    assert_int_equal(speed_machine(params, 2, t, 1, &sm, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "did you mean \"grounded\"?"));
+    /* Nothing near: refused all the same, with no guess. */
+    mn_sm_condition far[] = {{"altitude", MN_SM_GREATER, 0.0f}};
+    t[0] = (mn_sm_transition){.from = 0, .to = 1, .conditions = far, .condition_count = 1};
+    assert_int_equal(speed_machine(params, 2, t, 1, &sm, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "\"altitude\""));
+    assert_null(strstr(err.message, "did you mean"));
+    /* Without declarations a machine's conditions may name only the tree's names. */
+    mn_sm_condition fine[] = {{"speed", MN_SM_GREATER, 0.5f}};
+    t[0] = (mn_sm_transition){.from = 0, .to = 1, .conditions = fine, .condition_count = 1};
+    assert_int_equal(speed_machine(NULL, 0, t, 1, &sm, &err), MN_OK);
+    set(sm, "speed", 0.75f);
+    update(sm, 0.1f);
+    assert_int_equal(mn_state_machine_current(sm), 1);
+    mn_state_machine_free(sm);
+}
+
+static void setting_an_undeclared_parameter_is_refused_naming_the_closest(void **state)
+{
+    (void)state;
+    mn_error err;
+    mn_state_machine *sm;
+    static const mn_sm_parameter params[] = {{"jump", MN_SM_PARAM_TRIGGER, 0},
+                                             {"grounded", MN_SM_PARAM_BOOL, 1}};
+    assert_int_equal(speed_machine(params, 2, NULL, 0, &sm, &err), MN_OK);
+    float v = -1;
+    assert_int_equal(mn_state_machine_set(sm, "sped", 1.0f, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "\"sped\""));
+    assert_non_null(strstr(err.message, "did you mean \"speed\"?"));
+    assert_string_equal(err.path, "sped");
+    assert_int_equal(mn_state_machine_set_trigger(sm, "jmp", &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "did you mean \"jump\"?"));
+    assert_int_equal(mn_state_machine_get(sm, "grounde", &v, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "did you mean \"grounded\"?"));
+    assert_int_equal(mn_state_machine_set(sm, "altitude", 1.0f, &err), MN_INVALID_VALUE);
+    assert_null(strstr(err.message, "did you mean"));
+    /* Known names in the wrong role say what they are instead of guessing. */
+    assert_int_equal(mn_state_machine_set_trigger(sm, "grounded", &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "bool"));
+    assert_int_equal(mn_state_machine_set_trigger(sm, "speed", &err), MN_INVALID_VALUE);
+    assert_null(strstr(err.message, "did you mean"));
+    /* Nothing changed. */
+    assert_int_equal(mn_state_machine_get(sm, "speed", &v, &err), MN_OK);
+    assert_true(v == 0.0f);
+    assert_int_equal(mn_state_machine_get(sm, "jump", &v, &err), MN_OK);
+    assert_true(v == 0.0f);
+    mn_state_machine_free(sm);
+}
+
+static void declared_parameters_start_at_their_values_and_keep_their_kinds(void **state)
+{
+    (void)state;
+    mn_error err;
+    mn_state_machine *sm;
+    float v = -1;
+    /* A float, a bool, a trigger declared set, and a starting value for the tree's "speed". */
+    static const mn_sm_parameter params[] = {{"health", MN_SM_PARAM_FLOAT, 0.5f},
+                                             {"grounded", MN_SM_PARAM_BOOL, 1},
+                                             {"land", MN_SM_PARAM_TRIGGER, 1},
+                                             {"speed", MN_SM_PARAM_FLOAT, 0.25f}};
+    mn_sm_condition land[] = {{"land", MN_SM_TRIGGER, 0}, {"grounded", MN_SM_NOT_EQUAL, 0},
+                              {"health", MN_SM_GREATER, 0.25f}};
+    mn_sm_transition t[] = {{.from = 0, .to = 1, .conditions = land, .condition_count = 3}};
+    assert_int_equal(speed_machine(params, 4, t, 1, &sm, &err), MN_OK);
+    assert_int_equal(mn_state_machine_get(sm, "health", &v, &err), MN_OK);
+    assert_true(v == 0.5f);
+    assert_int_equal(mn_state_machine_get(sm, "grounded", &v, &err), MN_OK);
+    assert_true(v == 1.0f);
+    assert_int_equal(mn_state_machine_get(sm, "speed", &v, &err), MN_OK);
+    assert_true(v == 0.25f);
+    assert_shown(sm, 0, 0, 0); /* lerp(X, Y, 0.25) at time 0 */
+    /* A bool takes 0 or 1 only; nothing changes otherwise. */
+    assert_int_equal(mn_state_machine_set(sm, "grounded", 0.5f, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "\"grounded\""));
+    assert_int_equal(mn_state_machine_get(sm, "grounded", &v, &err), MN_OK);
+    assert_true(v == 1.0f);
+    assert_int_equal(mn_state_machine_set(sm, "land", 1.0f, &err), MN_INVALID_VALUE);
+    /* The trigger declared set fires at the first update and is consumed. */
+    update(sm, 0.1f);
+    assert_int_equal(mn_state_machine_current(sm), 1);
+    assert_int_equal(mn_state_machine_get(sm, "land", &v, &err), MN_OK);
+    assert_true(v == 0.0f);
+    mn_state_machine_free(sm);
+
+    /* Refused declarations, each naming the entry. */
+    const struct { mn_sm_parameter p; mn_status code; } bad[] = {
+        {{"grounded", MN_SM_PARAM_BOOL, 0.5f}, MN_INVALID_VALUE},   /* a bool starts at 0 or 1 */
+        {{"land", MN_SM_PARAM_TRIGGER, 2.0f}, MN_INVALID_VALUE},
+        {{"health", MN_SM_PARAM_FLOAT, NAN}, MN_NOT_FINITE},
+        {{"speed", MN_SM_PARAM_BOOL, 0}, MN_INVALID_VALUE},         /* the tree's blend parameter */
+        {{"speed", MN_SM_PARAM_TRIGGER, 0}, MN_INVALID_VALUE},
+        {{"health", MN_SM_PARAM_INVALID, 0}, MN_INVALID_ARGUMENT},  /* a zeroed kind */
+        {{"", MN_SM_PARAM_FLOAT, 0}, MN_INVALID_ARGUMENT},
+        {{NULL, MN_SM_PARAM_FLOAT, 0}, MN_INVALID_ARGUMENT},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mn_sm_parameter one[2] = {{"ok", MN_SM_PARAM_FLOAT, 0}, bad[i].p};
+        assert_int_equal(speed_machine(one, 2, NULL, 0, &sm, &err), bad[i].code);
+        assert_string_equal(err.path, "parameters[1]");
+    }
+    mn_sm_parameter twice[] = {{"health", MN_SM_PARAM_FLOAT, 0}, {"health", MN_SM_PARAM_BOOL, 0}};
+    assert_int_equal(speed_machine(twice, 2, NULL, 0, &sm, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "twice"));
+    assert_int_equal(speed_machine(NULL, 1, NULL, 0, &sm, &err), MN_INVALID_ARGUMENT);
+    assert_string_equal(err.path, "parameters");
+
+    /* Conditions must fit the kind: a bool by == or != against 0 or 1; a trigger only as a trigger. */
+    const mn_sm_condition wrong[] = {
+        {"grounded", MN_SM_GREATER, 0.5f}, {"grounded", MN_SM_EQUAL, 2.0f}, {"land", MN_SM_EQUAL, 1.0f},
+        {"health", MN_SM_TRIGGER, 0},      {"speed", MN_SM_TRIGGER, 0},
+    };
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        t[0] = (mn_sm_transition){.from = 0, .to = 1, .conditions = &wrong[i], .condition_count = 1};
+        assert_int_equal(speed_machine(params, 4, t, 1, &sm, &err), MN_INVALID_VALUE);
+        assert_non_null(strstr(err.message, wrong[i].name));
+    }
+}
+
 static void bad_dt_is_an_error_that_changes_nothing(void **state)
 {
     (void)state;
@@ -417,6 +591,7 @@ static mn_status try_create(const mn_sm_transition *t, uint32_t count, const mn_
                             uint32_t state_count, mn_error *err)
 {
     mn_state_machine_desc desc = {.nodes = xyz_nodes(), .node_count = 3, .bind = &fx.bind,
+                                  .parameters = xyz_params, .parameter_count = XYZ_PARAMS,
                                   .states = states, .state_count = state_count,
                                   .transitions = t, .transition_count = count};
     mn_state_machine *sm = (mn_state_machine *)&desc;
@@ -431,14 +606,16 @@ static void creation_refuses_bad_descriptions_naming_them(void **state)
 {
     (void)state;
     mn_error err;
-    /* A trigger compared as a parameter elsewhere: one name, two roles. */
+    /* A float named as a trigger, and a trigger compared: each name has its one declared kind. */
     mn_sm_condition as_trigger[] = {{"go", MN_SM_TRIGGER, 0}};
-    mn_sm_condition as_param[] = {{"go", MN_SM_GREATER, 0}};
+    mn_sm_condition as_param[] = {{"jump", MN_SM_GREATER, 0}};
     mn_sm_transition clash[] = {{.from = 0, .to = 1, .conditions = as_param, .condition_count = 1},
                                 {.from = 1, .to = 2, .conditions = as_trigger, .condition_count = 1}};
     assert_int_equal(try_create(clash, 2, xyz_states, 3, &err), MN_INVALID_VALUE);
-    assert_non_null(strstr(err.message, "\"go\""));
+    assert_non_null(strstr(err.message, "\"jump\""));
     assert_string_equal(err.path, "transitions[0].conditions[0]");
+    assert_int_equal(try_create(clash + 1, 1, xyz_states, 3, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "\"go\""));
     /* Negative duration or exit time, non-finite constants. */
     mn_sm_transition neg[] = {{.from = 0, .to = 1, .duration = -1.0f}};
     assert_int_equal(try_create(neg, 1, xyz_states, 3, &err), MN_INVALID_VALUE);
@@ -728,9 +905,10 @@ static mn_state_machine *make_sync(const mn_sm_transition *t, uint32_t count,
         {.kind = MN_BLEND_NODE_CLIP, .clip = fx.x, .loop = true},
     };
     mn_sm_state states[] = {{"move", 2}, {"X", 3}};
+    static const mn_sm_parameter params[] = {{"away", MN_SM_PARAM_TRIGGER, 0}, {"back", MN_SM_PARAM_TRIGGER, 0}};
     mn_state_machine_desc desc = {.nodes = nodes, .node_count = 4, .bind = &fx.bind, .states = states,
                                   .state_count = 2, .transitions = t, .transition_count = count,
-                                  .node_events = node_events};
+                                  .node_events = node_events, .parameters = params, .parameter_count = 2};
     mn_state_machine *sm = NULL;
     mn_error err;
     mn_status st = mn_state_machine_create(&desc, &sm, &err);
@@ -877,7 +1055,8 @@ static void a_live_source_reports_before_the_destination_and_a_frozen_one_never(
         {.from = 1, .to = 2, .duration = 2.0f, .conditions = go2, .condition_count = 1},
     };
     mn_state_machine_desc desc = {.nodes = xyz_nodes(), .node_count = 3, .bind = &fx.bind,
-                                  .node_events = node_events, .states = xyz_states, .state_count = 3,
+                                  .node_events = node_events, .parameters = xyz_params,
+                                  .parameter_count = XYZ_PARAMS, .states = xyz_states, .state_count = 3,
                                   .transitions = t, .transition_count = 2};
     mn_state_machine *sm = NULL;
     mn_error err;
@@ -1008,9 +1187,12 @@ static mn_status create_counted(mn_counting_alloc *counter, const mn_clip_events
     mn_sm_state states[] = {{"move", 2}, {"X", 3}};
     mn_sm_transition t[] = {{.from = 1, .to = 0, .duration = 0.3f, .conditions = f, .condition_count = 1},
                             {.from = 0, .to = 1, .duration = 0.2f, .conditions = j, .condition_count = 2}};
+    static const mn_sm_parameter params[] = {{"jump", MN_SM_PARAM_TRIGGER, 0},
+                                             {"grounded", MN_SM_PARAM_BOOL, 1}};
     mn_state_machine_desc desc = {.nodes = nodes, .node_count = 4, .bind = &fx.bind, .states = states,
                                   .state_count = 2, .transitions = t, .transition_count = 2,
-                                  .node_events = node_events, .allocator = mn_counting_allocator(counter)};
+                                  .node_events = node_events, .parameters = params, .parameter_count = 2,
+                                  .allocator = mn_counting_allocator(counter)};
     return mn_state_machine_create(&desc, sm, err);
 }
 
@@ -1092,6 +1274,9 @@ int main(void)
         cmocka_unit_test(exit_time_is_local_seconds_and_stays_met),
         cmocka_unit_test(triggers_stay_set_until_consumed),
         cmocka_unit_test(unknown_names_and_bad_values_fail_loudly_and_change_nothing),
+        cmocka_unit_test(a_condition_on_an_undeclared_parameter_is_refused_naming_the_closest),
+        cmocka_unit_test(setting_an_undeclared_parameter_is_refused_naming_the_closest),
+        cmocka_unit_test(declared_parameters_start_at_their_values_and_keep_their_kinds),
         cmocka_unit_test(bad_dt_is_an_error_that_changes_nothing),
         cmocka_unit_test(creation_refuses_bad_descriptions_naming_them),
         cmocka_unit_test(a_trigger_may_not_be_a_tree_parameter_or_clock),

@@ -219,7 +219,8 @@ typedef enum mn_blend_name_kind {
  * build: fine per frame for a handful, or look the index up once with
  * mn_blend_tree_find and use mn_blend_tree_set_index).
  * Errors (nothing changes): MN_INVALID_ARGUMENT (NULL tree or name),
- * MN_INVALID_VALUE (no node declares the name: err quotes it),
+ * MN_INVALID_VALUE (no node declares the name: err quotes it and suggests the
+ * closest name a node declares, within a few edits),
  * MN_NOT_FINITE (value is NaN or infinite).  Allocation-free.
  */
 MN_API mn_status mn_blend_tree_set(mn_blend_tree *tree, const char *name, float value,

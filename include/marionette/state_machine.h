@@ -7,22 +7,27 @@
  * namespace of parameters and clocks.  Transitions go from a state to a
  * state when their conditions hold; each crossfades for its duration.
  *
+ *     mn_sm_parameter params[] = {{.name = "jump", .kind = MN_SM_PARAM_TRIGGER},
+ *                                 {.name = "grounded", .kind = MN_SM_PARAM_BOOL, .value = 1}};
  *     mn_sm_condition go[] = {{.name = "speed", .op = MN_SM_GREATER, .value = 0.1f}};
- *     mn_sm_condition jump[] = {{.name = "jump", .op = MN_SM_TRIGGER}};
+ *     mn_sm_condition jump[] = {{.name = "jump", .op = MN_SM_TRIGGER},
+ *                               {.name = "grounded", .op = MN_SM_EQUAL, .value = 1}};
  *     mn_sm_state states[] = {{.name = "idle", .node = 0}, {.name = "move", .node = 4},
  *                             {.name = "jump", .node = 5}};
  *     mn_sm_transition transitions[] = {
  *         {.from = 0, .to = 1, .duration = 0.2f, .conditions = go, .condition_count = 1},
- *         {.from = 1, .to = 2, .duration = 0.1f, .conditions = jump, .condition_count = 1},
+ *         {.from = 1, .to = 2, .duration = 0.1f, .conditions = jump, .condition_count = 2},
  *         {.from = 2, .to = 0, .duration = 0.3f, .has_exit_time = true, .exit_time = 0.8f},
  *     };
  *     mn_state_machine_desc desc = {.nodes = nodes, .node_count = 6, .bind = &sk->rest,
+ *                                   .parameters = params, .parameter_count = 2,
  *                                   .states = states, .state_count = 3,
  *                                   .transitions = transitions, .transition_count = 3};
  *     mn_state_machine *sm;
  *     mn_state_machine_create(&desc, &sm, &err);
  *     for (;;) {
- *         mn_state_machine_set(sm, "speed", speed, &err);       // unknown names fail loudly
+ *         mn_state_machine_set(sm, "speed", speed, &err);       // a tree parameter (node 4's)
+ *         mn_state_machine_set(sm, "grounded", on_ground, &err); // 0 or 1
  *         if (jump_pressed) mn_state_machine_set_trigger(sm, "jump", &err);
  *         mn_event fired[16];  uint32_t n;
  *         mn_state_machine_update(sm, dt, fired, 16, &n, &err); // the only thing that moves time
@@ -72,15 +77,28 @@
  *   every trigger it names; triggers named only by transitions that do not
  *   fire stay set.
  *
- * NAMES
- *   The names are the tree's blend parameters and clocks, the names that
- *   comparisons use (a name no tree node declares becomes a machine
- *   parameter: "grounded", "health"), and the triggers.  Every value starts
- *   at 0 (triggers unset) and keeps its value across updates and states.  A
- *   name used as two of parameter, clock and trigger is refused at creation;
- *   a comparison may read a clock.  Setting an unknown name, a non-finite
- *   value, `set` on a trigger or `set_trigger` on a non-trigger is an error
- *   naming it, and nothing changes.  Names are case-sensitive bytes.
+ * NAMES: PARAMETERS, CLOCKS AND TRIGGERS
+ *   Every name a condition, a set or a get uses is declared, once:
+ *   - the tree's blend parameters and clocks, by its nodes (blend_tree.h);
+ *   - the machine's own parameters, in desc.parameters: a name, a kind and
+ *     the value it starts with.  A FLOAT holds any finite value; a BOOL
+ *     holds 0 or 1 and is compared only with == or != against 0 or 1; a
+ *     TRIGGER (its value 0 or 1: unset or set) is set by set_trigger and
+ *     read only by MN_SM_TRIGGER conditions.  A FLOAT declaration may also
+ *     name a tree parameter or clock, to give it a starting value.
+ *   A condition naming anything else is refused at creation, and set,
+ *   set_trigger and get refuse it at run time: the error quotes the name
+ *   and, when a declared name is within a few edits of it, suggests that
+ *   one ("\"sped\" is not declared; did you mean \"speed\"?"), because a
+ *   misspelt name that quietly became a parameter nothing sets would leave
+ *   a transition that never fires.  A name declared twice, declared as a
+ *   BOOL or TRIGGER while a tree node uses it, a TRIGGER condition on a
+ *   non-trigger and a comparison of a trigger are refused at creation.
+ *   Every value keeps what it was set to across updates and states; a name
+ *   nobody declared a value for starts at 0.  Setting a non-finite value,
+ *   a BOOL to anything but 0 or 1, `set` on a trigger or `set_trigger` on a
+ *   non-trigger is an error naming it, and nothing changes.  Names are
+ *   case-sensitive bytes.
  *
  * EVENTS
  *   Event tracks (events.h) are attached to clip nodes (desc.node_events).
@@ -130,8 +148,24 @@ typedef enum mn_sm_condition_op {
     MN_SM_TRIGGER                /* the trigger `name` is set (value unused) */
 } mn_sm_condition_op;
 
+/* The kind of a declared machine parameter.  0 is invalid, so a zeroed declaration is refused. */
+typedef enum mn_sm_parameter_kind {
+    MN_SM_PARAM_INVALID = 0,
+    MN_SM_PARAM_FLOAT,           /* any finite value, compared with any op */
+    MN_SM_PARAM_BOOL,            /* 0 or 1, compared with == or != against 0 or 1 */
+    MN_SM_PARAM_TRIGGER          /* set by set_trigger, reset when a transition naming it fires */
+} mn_sm_parameter_kind;
+
+/* One declared parameter of a machine (see NAMES). */
+typedef struct mn_sm_parameter {
+    const char *name;            /* unique among the declarations, non-empty (copied) */
+    mn_sm_parameter_kind kind;
+    float value;                 /* the starting value: finite; BOOL and TRIGGER 0 or 1 (a trigger
+                                    declared 1 starts set); zero is 0 */
+} mn_sm_parameter;
+
 typedef struct mn_sm_condition {
-    const char *name;            /* parameter, clock or trigger name (copied) */
+    const char *name;            /* a declared parameter or trigger, or a tree parameter or clock (copied) */
     mn_sm_condition_op op;
     float value;                 /* the constant compared against; finite */
 } mn_sm_condition;
@@ -161,6 +195,11 @@ typedef struct mn_state_machine_desc {
     /* Optional: node_count entries, node_events[i] the event track of clip
        node i or NULL.  Borrowed: the tracks must outlive the machine. */
     const mn_clip_events *const *node_events;
+    /* The machine's own parameters and triggers, and starting values for
+       tree parameters (see NAMES; copied).  NULL with count 0: none, so
+       conditions may name only tree parameters and clocks. */
+    const mn_sm_parameter *parameters;
+    uint32_t parameter_count;
     const mn_sm_state *states;   /* >= 1; states[0] is the initial state */
     uint32_t state_count;
     const mn_sm_transition *transitions;
@@ -173,12 +212,17 @@ typedef struct mn_state_machine_desc {
  * err->path names the offending field ("transitions[2].conditions[0]").
  * Errors (*out = NULL): every error of mn_blend_tree_create (for the nodes),
  * and MN_INVALID_ARGUMENT (NULL desc/out, no states, a NULL or empty or
- * repeated state name, a NULL or empty condition name, NULL conditions with
- * a count, an invalid op, node_events naming a node that is not a clip
- * leaf), MN_INDEX_RANGE (a state's node, a transition's from/to), MN_NOT_FINITE
- * (a duration, exit time or constant), MN_INVALID_VALUE (a negative duration
- * or exit time; a name used as two of parameter, clock and trigger),
- * MN_OVERFLOW, MN_OUT_OF_MEMORY.
+ * repeated state name, a NULL or empty condition or parameter name, NULL
+ * conditions or parameters with a count, an invalid op or parameter kind,
+ * node_events naming a node that is not a clip leaf), MN_INDEX_RANGE (a
+ * state's node, a transition's from/to), MN_NOT_FINITE (a duration, exit
+ * time, constant or starting value), MN_INVALID_VALUE (a negative duration
+ * or exit time; a condition naming nothing declared, err quoting it and the
+ * closest declared name; a parameter declared twice, or as a BOOL or TRIGGER
+ * while a tree node uses it; a BOOL or TRIGGER starting value other than 0
+ * or 1; a TRIGGER condition on a non-trigger; a comparison of a trigger; a
+ * BOOL compared other than by == or != with 0 or 1), MN_OVERFLOW,
+ * MN_OUT_OF_MEMORY.
  */
 MN_API mn_status mn_state_machine_create(const mn_state_machine_desc *desc, mn_state_machine **out,
                                          mn_error *err);
@@ -189,17 +233,28 @@ MN_API void mn_state_machine_free(mn_state_machine *sm);
 /* ---- names --------------------------------------------------------------------- */
 
 /*
- * Set a parameter or clock.  Errors (nothing changes): MN_INVALID_ARGUMENT
- * (NULL sm or name), MN_INVALID_VALUE (unknown name, or a trigger: use
- * mn_state_machine_set_trigger), MN_NOT_FINITE.  Allocation-free.
+ * Set a tree parameter or clock, or a declared FLOAT or BOOL parameter.
+ * Errors (nothing changes): MN_INVALID_ARGUMENT (NULL sm or name),
+ * MN_INVALID_VALUE (a name nothing declares: err quotes it and suggests the
+ * closest declared name; a trigger: use mn_state_machine_set_trigger; a BOOL
+ * given anything but 0 or 1), MN_NOT_FINITE.  Allocation-free.
  */
 MN_API mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float value,
                                       mn_error *err);
 
-/* Set a trigger.  Errors: MN_INVALID_ARGUMENT (NULL), MN_INVALID_VALUE (not a trigger). */
+/*
+ * Set a declared trigger; it stays set until a transition naming it fires.
+ * Errors (nothing changes): MN_INVALID_ARGUMENT (NULL), MN_INVALID_VALUE (not
+ * a declared trigger: err quotes the name and, when it is declared nowhere,
+ * suggests the closest declared name).  Allocation-free.
+ */
 MN_API mn_status mn_state_machine_set_trigger(mn_state_machine *sm, const char *name, mn_error *err);
 
-/* The value of a name in *value (a trigger: 1 set, 0 not).  Errors as mn_state_machine_set. */
+/*
+ * The value of any declared name in *value (a trigger: 1 set, 0 not; a
+ * BOOL: 0 or 1).  Errors: MN_INVALID_ARGUMENT (NULL sm, name or value),
+ * MN_INVALID_VALUE (a name nothing declares, with the suggestion).
+ */
 MN_API mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, float *value,
                                       mn_error *err);
 

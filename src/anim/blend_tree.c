@@ -309,10 +309,15 @@ static mn_status lookup(const mn_blend_tree *tree, const char *name, uint32_t *i
     if (!tree || !name)
         return mni_fail(err, MN_INVALID_ARGUMENT, "blend tree: tree or name is NULL");
     *index = find_name(tree, name);
-    if (*index == MN_NONE)
-        return mni_fail(err, MN_INVALID_VALUE,
-                        "blend tree: no node declares a parameter or clock named \"%s\"", name);
-    return MN_OK;
+    if (*index != MN_NONE)
+        return MN_OK;
+    mni_suggest s;
+    mni_suggest_init(&s, name);
+    for (uint32_t i = 0; i < tree->name_count; i++)
+        mni_suggest_offer(&s, tree->names[i].name);
+    char hint[MNI_SUGGEST_MAX + 24];
+    return mni_fail(err, MN_INVALID_VALUE, "blend tree: no node declares a parameter or clock named \"%s\"%s",
+                    name, mni_suggest_text(&s, hint, sizeof hint));
 }
 
 mn_status mn_blend_tree_set_index(mn_blend_tree *tree, uint32_t index, float value, mn_error *err)

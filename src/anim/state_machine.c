@@ -22,12 +22,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Where a condition reads its value. */
-typedef enum sm_source { SM_TREE_NAME, SM_MACHINE_PARAM, SM_TRIGGER } sm_source;
+/* Where a condition reads its value: a tree name, or a declared parameter (triggers included). */
+typedef enum sm_source { SM_TREE_NAME, SM_PARAM } sm_source;
 
 typedef struct sm_condition {
     sm_source source;
-    uint32_t index;              /* into the tree's names, the machine's params or the triggers */
+    uint32_t index;              /* into the tree's names or the machine's params */
     mn_sm_condition_op op;
     float value;
 } sm_condition;
@@ -67,12 +67,13 @@ struct mn_state_machine {
     uint32_t *candidates_first;  /* state_count + 1 offsets into candidates */
     sm_condition *conditions;
 
-    char **param_names;          /* machine parameters: compared, declared by no tree node */
+    /* Declared parameters that no tree node uses (desc.parameters less those
+       that only give a tree name its starting value).  A trigger's value is
+       1 while set, 0 while not. */
+    char **param_names;
+    mn_sm_parameter_kind *param_kinds;
     float *param_values;
     uint32_t param_count;
-    char **trigger_names;
-    bool *triggers;
-    uint32_t trigger_count;
 
     const mn_clip_events **node_events; /* node_count, NULL where none */
     bool *state_reports;         /* per state: does any of its leaves carry events? */
@@ -101,6 +102,29 @@ static uint32_t find_name(char *const *names, uint32_t count, const char *name)
         if (strcmp(names[i], name) == 0)
             return i;
     return MN_NONE;
+}
+
+/* "; did you mean ..." for an unknown `name`, over every declared name: the tree's, then the machine's. */
+static const char *suggestion(const mn_state_machine *sm, const char *name, char *buf, size_t size)
+{
+    mni_suggest s;
+    mni_suggest_init(&s, name);
+    uint32_t tree_names = mn_blend_tree_name_count(sm->tree);
+    for (uint32_t i = 0; i < tree_names; i++)
+        mni_suggest_offer(&s, mn_blend_tree_name(sm->tree, i));
+    for (uint32_t i = 0; i < sm->param_count; i++)
+        mni_suggest_offer(&s, sm->param_names[i]);
+    return mni_suggest_text(&s, buf, size);
+}
+
+static const char *kind_name(mn_sm_parameter_kind kind)
+{
+    return kind == MN_SM_PARAM_BOOL ? "bool" : kind == MN_SM_PARAM_TRIGGER ? "trigger" : "float";
+}
+
+static bool zero_or_one(float v)
+{
+    return v == 0.0f || v == 1.0f;
 }
 
 /*
@@ -215,48 +239,100 @@ static mn_status check_transition(const mn_state_machine_desc *desc, uint32_t t,
 }
 
 /*
- * Collect the machine's own names.  Triggers first, over every transition,
- * so that a comparison naming a trigger is caught whichever comes first.
+ * Check the declared parameters.  One that names a tree parameter or clock
+ * only gives it a starting value; the others become the machine's own.
  */
-static mn_status collect_names(mn_state_machine *sm, const mn_state_machine_desc *desc, mn_error *err)
+static mn_status declare_parameters(mn_state_machine *sm, const mn_state_machine_desc *desc, mn_error *err)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t t = 0; t < desc->transition_count; t++) {
-            const mn_sm_transition *tr = &desc->transitions[t];
-            for (uint32_t c = 0; c < tr->condition_count; c++) {
-                const mn_sm_condition *cond = &tr->conditions[c];
-                bool trigger = cond->op == MN_SM_TRIGGER;
-                if (trigger != (pass == 0))
-                    continue;
-                char path[80];
-                snprintf(path, sizeof path, "transitions[%u].conditions[%u]", t, c);
-                mn_blend_name_kind kind = mn_blend_tree_name_kind(sm->tree, cond->name);
-                if (trigger && kind != MN_BLEND_NAME_NONE)
-                    return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                         "%s: \"%s\" is a trigger and also a blend-tree %s", path, cond->name,
-                                         kind == MN_BLEND_NAME_CLOCK ? "clock" : "parameter");
-                if (!trigger && find_name(sm->trigger_names, sm->trigger_count, cond->name) != MN_NONE)
-                    return mni_error_set(err, MN_INVALID_VALUE, path, -1,
-                                         "%s: \"%s\" is compared here and used as a trigger elsewhere", path,
-                                         cond->name);
-                if (!trigger && kind != MN_BLEND_NAME_NONE)
-                    continue; /* a tree parameter or clock, read from the tree */
-                char **names = trigger ? sm->trigger_names : sm->param_names;
-                uint32_t *count = trigger ? &sm->trigger_count : &sm->param_count;
-                if (find_name(names, *count, cond->name) != MN_NONE)
-                    continue;
-                mn_status st = copy_name(sm, cond->name, path, &names[*count], err);
-                if (st != MN_OK)
-                    return st;
-                (*count)++;
-            }
+    if (!desc->parameters && desc->parameter_count > 0)
+        return mni_error_set(err, MN_INVALID_ARGUMENT, "parameters", -1, "parameters is NULL with count %u",
+                             desc->parameter_count);
+    for (uint32_t p = 0; p < desc->parameter_count; p++) {
+        const mn_sm_parameter *in = &desc->parameters[p];
+        char path[48];
+        snprintf(path, sizeof path, "parameters[%u]", p);
+        if (!in->name || !in->name[0])
+            return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s: the name is NULL or empty", path);
+        if (in->kind <= MN_SM_PARAM_INVALID || in->kind > MN_SM_PARAM_TRIGGER)
+            return mni_error_set(err, MN_INVALID_ARGUMENT, path, -1, "%s (\"%s\"): invalid kind %d", path,
+                                 in->name, (int)in->kind);
+        for (uint32_t q = 0; q < p; q++)
+            if (strcmp(desc->parameters[q].name, in->name) == 0)
+                return mni_error_set(err, MN_INVALID_VALUE, path, -1,
+                                     "%s: \"%s\" is declared twice (parameters[%u] too)", path, in->name, q);
+        if (!isfinite(in->value))
+            return mni_error_set(err, MN_NOT_FINITE, path, -1, "%s (\"%s\"): the value is not finite", path,
+                                 in->name);
+        if (in->kind != MN_SM_PARAM_FLOAT && !zero_or_one(in->value))
+            return mni_error_set(err, MN_INVALID_VALUE, path, -1, "%s (\"%s\"): a %s starts at 0 or 1, not %g",
+                                 path, in->name, kind_name(in->kind), (double)in->value);
+        uint32_t tree_index = mn_blend_tree_find(sm->tree, in->name);
+        if (tree_index != MN_NONE) {
+            if (in->kind != MN_SM_PARAM_FLOAT)
+                return mni_error_set(err, MN_INVALID_VALUE, path, -1,
+                                     "%s: \"%s\" is declared a %s but is a blend-tree %s", path, in->name,
+                                     kind_name(in->kind),
+                                     mn_blend_tree_name_kind(sm->tree, in->name) == MN_BLEND_NAME_CLOCK
+                                         ? "clock"
+                                         : "parameter");
+            mn_status st = mn_blend_tree_set_index(sm->tree, tree_index, in->value, err);
+            if (st != MN_OK)
+                return st;
+            continue;
         }
+        uint32_t i = sm->param_count;
+        mn_status st = copy_name(sm, in->name, path, &sm->param_names[i], err);
+        if (st != MN_OK)
+            return st;
+        sm->param_kinds[i] = in->kind;
+        sm->param_values[i] = in->value;
+        sm->param_count++;
     }
     return MN_OK;
 }
 
+/* Where condition `cond` (at `path`) reads its value, or why it cannot. */
+static mn_status resolve_condition(const mn_state_machine *sm, const mn_sm_condition *cond, const char *path,
+                                   sm_condition *out, mn_error *err)
+{
+    out->op = cond->op;
+    out->value = cond->value;
+    bool trigger = cond->op == MN_SM_TRIGGER;
+    if ((out->index = mn_blend_tree_find(sm->tree, cond->name)) != MN_NONE) {
+        out->source = SM_TREE_NAME;
+        if (trigger)
+            return mni_error_set(err, MN_INVALID_VALUE, path, -1,
+                                 "%s: \"%s\" is a blend-tree %s, not a trigger", path, cond->name,
+                                 mn_blend_tree_name_kind(sm->tree, cond->name) == MN_BLEND_NAME_CLOCK
+                                     ? "clock"
+                                     : "parameter");
+        return MN_OK;
+    }
+    out->source = SM_PARAM;
+    out->index = find_name(sm->param_names, sm->param_count, cond->name);
+    if (out->index == MN_NONE) {
+        char hint[MNI_SUGGEST_MAX + 24];
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1,
+                             "%s: \"%s\" is not declared (no parameter, trigger or blend-tree name)%s", path,
+                             cond->name, suggestion(sm, cond->name, hint, sizeof hint));
+    }
+    mn_sm_parameter_kind kind = sm->param_kinds[out->index];
+    if (trigger && kind != MN_SM_PARAM_TRIGGER)
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1, "%s: \"%s\" is a %s parameter, not a trigger",
+                             path, cond->name, kind_name(kind));
+    if (!trigger && kind == MN_SM_PARAM_TRIGGER)
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1,
+                             "%s: \"%s\" is a trigger: name it with MN_SM_TRIGGER, not a comparison", path,
+                             cond->name);
+    if (kind == MN_SM_PARAM_BOOL &&
+        (!(cond->op == MN_SM_EQUAL || cond->op == MN_SM_NOT_EQUAL) || !zero_or_one(cond->value)))
+        return mni_error_set(err, MN_INVALID_VALUE, path, -1,
+                             "%s: \"%s\" is a bool: compare it with == or != against 0 or 1", path, cond->name);
+    return MN_OK;
+}
+
 /* Resolve every condition to where its value lives, and order each state's candidates. */
-static void resolve_transitions(mn_state_machine *sm, const mn_state_machine_desc *desc)
+static mn_status resolve_transitions(mn_state_machine *sm, const mn_state_machine_desc *desc, mn_error *err)
 {
     uint32_t next = 0;
     for (uint32_t t = 0; t < desc->transition_count; t++) {
@@ -265,19 +341,11 @@ static void resolve_transitions(mn_state_machine *sm, const mn_state_machine_des
         *tr = (sm_transition){in->from, in->to, in->duration, in->has_exit_time, in->exit_time, next,
                               in->condition_count};
         for (uint32_t c = 0; c < in->condition_count; c++) {
-            const mn_sm_condition *cond = &in->conditions[c];
-            sm_condition *out = &sm->conditions[next++];
-            out->op = cond->op;
-            out->value = cond->value;
-            if (cond->op == MN_SM_TRIGGER) {
-                out->source = SM_TRIGGER;
-                out->index = find_name(sm->trigger_names, sm->trigger_count, cond->name);
-            } else if ((out->index = mn_blend_tree_find(sm->tree, cond->name)) != MN_NONE) {
-                out->source = SM_TREE_NAME;
-            } else {
-                out->source = SM_MACHINE_PARAM;
-                out->index = find_name(sm->param_names, sm->param_count, cond->name);
-            }
+            char path[80];
+            snprintf(path, sizeof path, "transitions[%u].conditions[%u]", t, c);
+            mn_status st = resolve_condition(sm, &in->conditions[c], path, &sm->conditions[next++], err);
+            if (st != MN_OK)
+                return st;
         }
     }
     /* Candidates: grouped by from-state, each group by ascending priority, ties in declaration order. */
@@ -297,6 +365,7 @@ static void resolve_transitions(mn_state_machine *sm, const mn_state_machine_des
         }
     }
     sm->candidates_first[sm->state_count] = n;
+    return MN_OK;
 }
 
 static mn_status check_node_events(mn_state_machine *sm, const mn_state_machine_desc *desc, mn_error *err)
@@ -388,18 +457,16 @@ static mn_status build(mn_state_machine *sm, const mn_state_machine_desc *desc, 
     sm->candidates = claim(sm, desc->transition_count, sizeof(uint32_t), 4, &ok);
     sm->candidates_first = claim(sm, (size_t)desc->state_count + 1, sizeof(uint32_t), 4, &ok);
     sm->conditions = claim(sm, conditions, sizeof(sm_condition), 8, &ok);
-    sm->param_names = claim(sm, conditions, sizeof(char *), 8, &ok);
-    sm->param_values = claim(sm, conditions, sizeof(float), 4, &ok);
-    sm->trigger_names = claim(sm, conditions, sizeof(char *), 8, &ok);
-    sm->triggers = claim(sm, conditions, sizeof(bool), 1, &ok);
+    sm->param_names = claim(sm, desc->parameter_count, sizeof(char *), 8, &ok);
+    sm->param_kinds = claim(sm, desc->parameter_count, sizeof(mn_sm_parameter_kind), 4, &ok);
+    sm->param_values = claim(sm, desc->parameter_count, sizeof(float), 4, &ok);
     sm->node_events = claim(sm, desc->node_count, sizeof(mn_clip_events *), 8, &ok);
     sm->state_reports = claim(sm, desc->state_count, sizeof(bool), 1, &ok);
     if (!ok)
         return mni_oom(err, "the state machine");
-    if ((st = check_states(sm, desc, err)) != MN_OK || (st = collect_names(sm, desc, err)) != MN_OK ||
-        (st = check_node_events(sm, desc, err)) != MN_OK)
+    if ((st = check_states(sm, desc, err)) != MN_OK || (st = declare_parameters(sm, desc, err)) != MN_OK ||
+        (st = resolve_transitions(sm, desc, err)) != MN_OK || (st = check_node_events(sm, desc, err)) != MN_OK)
         return st;
-    resolve_transitions(sm, desc);
 
     sm->sync_count = mn_blend_tree_sync_count(sm->tree);
     for (uint32_t s = 0; s < sm->state_count; s++) {
@@ -452,23 +519,33 @@ void mn_state_machine_free(mn_state_machine *sm)
 
 /* ---- names ------------------------------------------------------------------------ */
 
+/* The refusal of a name nothing declares, with the closest declared name when one is near. */
+static mn_status unknown_name(const mn_state_machine *sm, const char *name, mn_error *err)
+{
+    char hint[MNI_SUGGEST_MAX + 24];
+    return mni_error_set(err, MN_INVALID_VALUE, name, -1,
+                         "\"%s\" is not declared (no parameter, trigger or blend-tree name)%s", name,
+                         suggestion(sm, name, hint, sizeof hint));
+}
+
 mn_status mn_state_machine_set(mn_state_machine *sm, const char *name, float value, mn_error *err)
 {
     if (!sm || !name)
         return mni_fail(err, MN_INVALID_ARGUMENT, "NULL state machine or name");
     uint32_t i = mn_blend_tree_find(sm->tree, name);
     uint32_t p = i == MN_NONE ? find_name(sm->param_names, sm->param_count, name) : MN_NONE;
-    if (i == MN_NONE && p == MN_NONE) {
-        bool trigger = find_name(sm->trigger_names, sm->trigger_count, name) != MN_NONE;
+    if (i == MN_NONE && p == MN_NONE)
+        return unknown_name(sm, name, err);
+    if (p != MN_NONE && sm->param_kinds[p] == MN_SM_PARAM_TRIGGER)
         return mni_error_set(err, MN_INVALID_VALUE, name, -1,
-                             trigger ? "\"%s\" is a trigger: set it with mn_state_machine_set_trigger"
-                                     : "no parameter or clock is named \"%s\"",
-                             name);
-    }
+                             "\"%s\" is a trigger: set it with mn_state_machine_set_trigger", name);
     if (!isfinite(value))
         return mni_error_set(err, MN_NOT_FINITE, name, -1, "\"%s\": the value is not finite", name);
     if (i != MN_NONE)
         return mn_blend_tree_set_index(sm->tree, i, value, err);
+    if (sm->param_kinds[p] == MN_SM_PARAM_BOOL && !zero_or_one(value))
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "\"%s\" is a bool: 0 or 1, not %g", name,
+                             (double)value);
     sm->param_values[p] = value;
     return MN_OK;
 }
@@ -477,11 +554,18 @@ mn_status mn_state_machine_set_trigger(mn_state_machine *sm, const char *name, m
 {
     if (!sm || !name)
         return mni_fail(err, MN_INVALID_ARGUMENT, "NULL state machine or name");
-    uint32_t i = find_name(sm->trigger_names, sm->trigger_count, name);
-    if (i == MN_NONE)
-        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "no trigger is named \"%s\"", name);
-    sm->triggers[i] = true;
-    return MN_OK;
+    uint32_t i = find_name(sm->param_names, sm->param_count, name);
+    if (i != MN_NONE && sm->param_kinds[i] == MN_SM_PARAM_TRIGGER) {
+        sm->param_values[i] = 1.0f;
+        return MN_OK;
+    }
+    if (i != MN_NONE)
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "\"%s\" is a %s parameter, not a trigger", name,
+                             kind_name(sm->param_kinds[i]));
+    if (mn_blend_tree_find(sm->tree, name) != MN_NONE)
+        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "\"%s\" is a blend-tree name, not a trigger",
+                             name);
+    return unknown_name(sm, name, err);
 }
 
 mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, float *value, mn_error *err)
@@ -493,11 +577,8 @@ mn_status mn_state_machine_get(const mn_state_machine *sm, const char *name, flo
         *value = mn_blend_tree_value(sm->tree, i);
     else if ((i = find_name(sm->param_names, sm->param_count, name)) != MN_NONE)
         *value = sm->param_values[i];
-    else if ((i = find_name(sm->trigger_names, sm->trigger_count, name)) != MN_NONE)
-        *value = sm->triggers[i] ? 1.0f : 0.0f;
     else
-        return mni_error_set(err, MN_INVALID_VALUE, name, -1, "no parameter, clock or trigger is named \"%s\"",
-                             name);
+        return unknown_name(sm, name, err);
     return MN_OK;
 }
 
@@ -603,16 +684,9 @@ static void merge_walks(mn_state_machine *sm, uint32_t walks, mn_event *out, uin
 static bool condition_holds(const mn_state_machine *sm, const sm_condition *c)
 {
     float v;
-    switch (c->source) {
-    case SM_TRIGGER:
-        return sm->triggers[c->index];
-    case SM_TREE_NAME:
-        v = mn_blend_tree_value(sm->tree, c->index);
-        break;
-    default:
-        v = sm->param_values[c->index];
-        break;
-    }
+    if (c->op == MN_SM_TRIGGER)
+        return sm->param_values[c->index] != 0.0f;
+    v = c->source == SM_TREE_NAME ? mn_blend_tree_value(sm->tree, c->index) : sm->param_values[c->index];
     switch (c->op) {
     case MN_SM_LESS: return v < c->value;
     case MN_SM_LESS_EQUAL: return v <= c->value;
@@ -648,8 +722,8 @@ static void fire(mn_state_machine *sm, const sm_transition *tr)
 {
     for (uint32_t c = 0; c < tr->condition_count; c++) {
         const sm_condition *cond = &sm->conditions[tr->first_condition + c];
-        if (cond->source == SM_TRIGGER)
-            sm->triggers[cond->index] = false;
+        if (cond->op == MN_SM_TRIGGER)
+            sm->param_values[cond->index] = 0.0f;
     }
     sm_slot *old = sm->cur, *other = old == &sm->slots[0] ? &sm->slots[1] : &sm->slots[0];
     if (tr->duration <= 0.0f) {

@@ -196,4 +196,34 @@ mn_status mni_oom_va(mn_error *err, const char *what, va_list ap);
 /* Reset err (when not NULL) to "no error": code MN_OK, empty message and path, offset -1, line and column 0. */
 void mni_error_clear(mn_error *err);
 
+/*
+ * "Did you mean": the closest of the names offered to `name`, for an error
+ * that refuses an unknown name ("sped" when "speed" is declared).  The
+ * distance is the optimal string alignment distance over bytes (insert,
+ * delete, substitute, or swap two neighbours: one edit each), case-sensitive,
+ * so "Speed" is one edit from "speed".  A name is close when it is within
+ * max(1, strlen(name) / 3) edits (rustc's rule: a short name must be nearly
+ * right, a long one may be further off) and both names have at most
+ * MNI_SUGGEST_MAX bytes; ties go to the name offered first.  Allocation-free
+ * (two rows on the stack), so a per-frame setter's error path may use it.
+ *
+ *     mni_suggest s;
+ *     mni_suggest_init(&s, name);
+ *     for (each declared name d) mni_suggest_offer(&s, d);
+ *     char hint[96];
+ *     mni_fail(err, code, "no parameter is named \"%s\"%s", name, mni_suggest_text(&s, hint, sizeof hint));
+ */
+#define MNI_SUGGEST_MAX 64u
+typedef struct mni_suggest {
+    const char *name;            /* what was asked for (borrowed) */
+    const char *best;            /* the closest name offered so far, NULL while none is close */
+    uint32_t distance;           /* best's distance */
+    uint32_t limit;              /* the most edits that still count as close */
+} mni_suggest;
+void mni_suggest_init(mni_suggest *s, const char *name);
+/* Offer one declared name (borrowed until the text is made; NULL is ignored). */
+void mni_suggest_offer(mni_suggest *s, const char *candidate);
+/* "; did you mean \"best\"?" into buf, or "" when nothing offered was close; returns buf. */
+const char *mni_suggest_text(const mni_suggest *s, char *buf, size_t size);
+
 #endif /* MN_CORE_CORE_H */

@@ -115,3 +115,75 @@ mn_status mni_oom(mn_error *err, const char *what, ...)
     va_end(ap);
     return st;
 }
+
+/* ---- did you mean ------------------------------------------------------------- */
+
+void mni_suggest_init(mni_suggest *s, const char *name)
+{
+    size_t len = name ? strlen(name) : 0;
+    s->name = name;
+    s->best = NULL;
+    s->limit = len / 3 > 1 ? (uint32_t)(len / 3) : 1u;
+    s->distance = s->limit + 1;
+}
+
+/*
+ * Optimal string alignment distance between a (la bytes) and b (lb bytes),
+ * both at most MNI_SUGGEST_MAX: the Levenshtein recurrence plus a swap of
+ * two neighbours, over three rolling rows.
+ */
+static uint32_t osa_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    uint32_t rows[3][MNI_SUGGEST_MAX + 1];
+    uint32_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (uint32_t)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (uint32_t)i;
+        for (size_t j = 1; j <= lb; j++) {
+            uint32_t cost = a[i - 1] == b[j - 1] ? 0u : 1u;
+            uint32_t d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < d)
+                d = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < d)
+                d = prev2[j - 2] + 1;
+            cur[j] = d;
+        }
+        uint32_t *t = prev2;
+        prev2 = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[lb];
+}
+
+void mni_suggest_offer(mni_suggest *s, const char *candidate)
+{
+    if (!s->name || !candidate)
+        return;
+    size_t la = strlen(s->name), lb = strlen(candidate);
+    if (la > MNI_SUGGEST_MAX || lb > MNI_SUGGEST_MAX)
+        return;
+    /* The length difference alone is a lower bound on the distance. */
+    size_t gap = la > lb ? la - lb : lb - la;
+    if (gap >= s->distance)
+        return;
+    uint32_t d = osa_distance(s->name, la, candidate, lb);
+    if (d < s->distance && d <= s->limit) {
+        s->distance = d;
+        s->best = candidate;
+    }
+}
+
+const char *mni_suggest_text(const mni_suggest *s, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return "";
+    if (s->best)
+        snprintf(buf, size, "; did you mean \"%s\"?", s->best);
+    else
+        buf[0] = '\0';
+    return buf;
+}
