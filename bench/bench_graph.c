@@ -105,7 +105,7 @@ static uint32_t add_joint(graph *g, uint32_t *n, int32_t parent, float x, float 
 {
     uint32_t j = (*n)++;
     g->parents[j] = parent;
-    mn_pose_set_joint(&g->rest, j, (float[3]){x, y, z}, NULL, NULL);
+    mn_pose_set_joint(&g->rest, j, (float[3]){x, y, z}, NULL, NULL, NULL);
     return j;
 }
 

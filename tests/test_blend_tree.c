@@ -102,8 +102,9 @@ static mn_pose bind_pose(void)
 {
     mn_pose bind = make_pose(JOINTS);
     for (uint32_t j = 0; j < JOINTS; j++)
-        mn_pose_set_joint(&bind, j, (float[3]){0.0f, 1.0f + (float)j, 0.0f}, NULL,
-                          (float[3]){1.0f, 1.0f, 1.0f});
+        assert_int_equal(mn_pose_set_joint(&bind, j, (float[3]){0.0f, 1.0f + (float)j, 0.0f}, NULL,
+                                           (float[3]){1.0f, 1.0f, 1.0f}, NULL),
+                         MN_OK);
     return bind;
 }
 

@@ -677,7 +677,7 @@ static void clip_sample_writes_tracked_properties_and_keeps_the_rest(void **stat
     assert_int_equal(mn_pose_create(&pose, 4, NULL, NULL), MN_OK);
     const float rest_t[3] = {7, 8, 9}, rest_s[3] = {2, 2, 2}, rest_r[4] = {0.6f, 0, 0, 0.8f};
     for (uint32_t j = 0; j < 4; j++)
-        mn_pose_set_joint(&pose, j, rest_t, rest_r, rest_s);
+        assert_int_equal(mn_pose_set_joint(&pose, j, rest_t, rest_r, rest_s, NULL), MN_OK);
     mn_clip_sample(clip, 0.5f, &pose);
     /* Joint 1: rotation from the clip, translation and scale kept. */
     assert_true(pose.rotations[4] == 0 && pose.rotations[5] == 0 && pose.rotations[7] == 1);

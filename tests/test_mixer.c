@@ -194,7 +194,7 @@ static void expected_pose(const fixture *f, uint32_t clip, float t, test_pose *o
     mn_pose_init(&out->pose, NODE_COUNT, out->storage);
     for (uint32_t i = 0; i < NODE_COUNT; i++) {
         const mn_node *n = &f->model->nodes[i];
-        mn_pose_set_joint(&out->pose, i, n->translation, n->rotation, n->scale);
+        assert_int_equal(mn_pose_set_joint(&out->pose, i, n->translation, n->rotation, n->scale, NULL), MN_OK);
     }
     mn_clip_sample(mn_mixer_clip(f->mixer, clip), t, &out->pose);
     out->weights[0] = 0.25f;

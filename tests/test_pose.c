@@ -13,6 +13,7 @@
 
 #include "counting_alloc.h"
 
+#include <math.h>
 #include <string.h>
 
 static void assert_identity_joint(const mn_pose *pose, uint32_t j)
@@ -128,9 +129,8 @@ static void set_joint_writes_only_the_given_parts(void **state)
     mn_pose pose;
     assert_int_equal(mn_pose_create(&pose, 3, NULL, NULL), MN_OK);
     const float t[3] = {1, 2, 3}, r[4] = {0, 0.6f, 0, 0.8f}, s[3] = {4, 5, 6};
-    mn_pose_set_joint(&pose, 1, t, NULL, NULL);
-    mn_pose_set_joint(&pose, 2, NULL, r, s);
-    mn_pose_set_joint(&pose, 3, t, r, s); /* outside the pose: ignored */
+    assert_int_equal(mn_pose_set_joint(&pose, 1, t, NULL, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_set_joint(&pose, 2, NULL, r, s, NULL), MN_OK);
     assert_memory_equal(pose.translations + 3, t, sizeof t);
     assert_true(pose.rotations[7] == 1.0f); /* joint 1 kept its rotation */
     assert_true(pose.scales[3] == 1.0f);
@@ -144,6 +144,40 @@ static void set_joint_writes_only_the_given_parts(void **state)
     mn_pose_free(&pose);
 }
 
+/* animation-decisions §22: verbatim, and an out-of-range joint or a NaN is an error that writes nothing. */
+static void set_joint_stores_verbatim_and_refuses_an_out_of_range_joint_or_a_nan(void **state)
+{
+    (void)state;
+    mn_pose p, keep;
+    mn_error err;
+    assert_int_equal(mn_pose_create(&p, 3, NULL, &err), MN_OK);
+    assert_int_equal(mn_pose_create(&keep, 3, NULL, &err), MN_OK);
+    const float t[3] = {1, 2, 3}, r[4] = {0, 0, 0, 2} /* not unit: stored as given */;
+    assert_int_equal(mn_pose_set_joint(&p, 1, t, r, NULL, &err), MN_OK);
+    assert_int_equal(err.code, MN_OK);
+    assert_memory_equal(p.translations + 3, t, sizeof t);
+    assert_memory_equal(p.rotations + 4, r, sizeof r);
+    assert_true(p.scales[3] == 1.0f && p.scales[4] == 1.0f && p.scales[5] == 1.0f); /* NULL: left alone */
+    mn_pose_copy(&keep, &p);
+    assert_int_equal(mn_pose_set_joint(&p, 3, t, NULL, NULL, &err), MN_INDEX_RANGE);
+    assert_non_null(strstr(err.message, "joint 3"));
+    assert_int_equal(mn_pose_set_joint(&p, UINT32_MAX, t, NULL, NULL, &err), MN_INDEX_RANGE);
+    /* A NaN anywhere refuses the whole write: the finite translation is not stored either. */
+    assert_int_equal(mn_pose_set_joint(&p, 0, t, NULL, (float[3]){1, NAN, 1}, &err), MN_NOT_FINITE);
+    assert_non_null(strstr(err.message, "scale[1]"));
+    assert_int_equal(mn_pose_set_joint(&p, 0, NULL, (float[4]){0, 0, NAN, 1}, NULL, &err), MN_NOT_FINITE);
+    assert_non_null(strstr(err.message, "rotation[2]"));
+    assert_int_equal(mn_pose_set_joint(&p, 0, (float[3]){INFINITY, 0, 0}, NULL, NULL, &err), MN_NOT_FINITE);
+    assert_int_equal(mn_pose_set_joint(NULL, 0, t, NULL, NULL, &err), MN_INVALID_ARGUMENT);
+    assert_memory_equal(p.translations, keep.translations, 9 * sizeof(float));
+    assert_memory_equal(p.rotations, keep.rotations, 12 * sizeof(float));
+    assert_memory_equal(p.scales, keep.scales, 9 * sizeof(float));
+    /* NULL err is fine. */
+    assert_int_equal(mn_pose_set_joint(&p, 9, t, NULL, NULL, NULL), MN_INDEX_RANGE);
+    mn_pose_free(&p);
+    mn_pose_free(&keep);
+}
+
 static void copy_copies_the_common_joints(void **state)
 {
     (void)state;
@@ -154,7 +188,7 @@ static void copy_copies_the_common_joints(void **state)
         float t[3] = {(float)j, 10.0f + j, 20.0f + j};
         float r[4] = {0.5f, 0.5f, 0.5f, 0.5f};
         float s[3] = {2.0f + j, 3, 4};
-        mn_pose_set_joint(&a, j, t, r, s);
+        assert_int_equal(mn_pose_set_joint(&a, j, t, r, s, NULL), MN_OK);
     }
     mn_pose_copy(&b, &a); /* 2 joints */
     assert_memory_equal(b.translations, a.translations, 6 * sizeof(float));
@@ -177,7 +211,7 @@ static void local_matrices_compose_t_r_s_per_joint(void **state)
     mn_pose pose;
     assert_int_equal(mn_pose_create(&pose, 2, NULL, NULL), MN_OK);
     const float t[3] = {1, -2, 3}, r[4] = {0, 0, 0.6f, 0.8f}, s[3] = {2, 3, 4};
-    mn_pose_set_joint(&pose, 1, t, r, s);
+    assert_int_equal(mn_pose_set_joint(&pose, 1, t, r, s, NULL), MN_OK);
     float m[32], expect[16], ident[16];
     mn_pose_local_matrices(&pose, m);
     mn_mat4_identity(ident);
@@ -199,6 +233,7 @@ int main(void)
         cmocka_unit_test(create_with_default_allocator_and_zero_joints),
         cmocka_unit_test(create_reports_out_of_memory_and_null_pose),
         cmocka_unit_test(set_joint_writes_only_the_given_parts),
+        cmocka_unit_test(set_joint_stores_verbatim_and_refuses_an_out_of_range_joint_or_a_nan),
         cmocka_unit_test(copy_copies_the_common_joints),
         cmocka_unit_test(local_matrices_compose_t_r_s_per_joint),
     };

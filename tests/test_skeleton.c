@@ -481,8 +481,9 @@ static void test_local_to_world_composes_parent_times_local(void **state)
     mn_skeleton *sk = skin_skeleton(l.model, 0, NULL);
     mn_pose pose = rest_pose(sk, NULL);
     /* Something no node holds, non-uniform scale included. */
-    mn_pose_set_joint(&pose, 2, (const float[]){1, 2, 3}, (const float[]){0, 0.28f, 0, 0.96f},
-                      (const float[]){0.5f, 2, 1.5f});
+    assert_int_equal(mn_pose_set_joint(&pose, 2, (const float[]){1, 2, 3}, (const float[]){0, 0.28f, 0, 0.96f},
+                                       (const float[]){0.5f, 2, 1.5f}, NULL),
+                     MN_OK);
     float worlds[5 * 16], local[16], expected[16];
     mn_skeleton_local_to_world(sk, &pose, 0, worlds);
     for (uint32_t j = 0; j < 5; j++) {
@@ -509,7 +510,7 @@ static void bend(mn_pose *pose)
         mn_quat_from_axis_angle(q, axis, 0.1f + 0.05f * (float)j);
         mn_quat_mul(r, pose->rotations + 4 * j, q);
         mn_quat_normalize(r, r);
-        mn_pose_set_joint(pose, j, NULL, r, NULL);
+        assert_int_equal(mn_pose_set_joint(pose, j, NULL, r, NULL, NULL), MN_OK);
     }
 }
 

@@ -58,7 +58,7 @@ static int setup(void **state)
     mn_error err;
     if (mn_pose_create(&fx.bind, JOINTS, NULL, &err) != MN_OK)
         return -1;
-    mn_pose_set_joint(&fx.bind, 1, (float[3]){5, 6, 7}, NULL, NULL);
+    assert_int_equal(mn_pose_set_joint(&fx.bind, 1, (float[3]){5, 6, 7}, NULL, NULL, NULL), MN_OK);
     return 0;
 }
 

@@ -182,7 +182,7 @@ static void pose_worlds(const mn_model *m, const mn_pose *pose, float *locals, f
 static void pose_from_rest(const mn_model *m, mn_pose *pose)
 {
     for (uint32_t n = 0; n < m->node_count; n++)
-        mn_pose_set_joint(pose, n, m->nodes[n].translation, m->nodes[n].rotation, m->nodes[n].scale);
+        assert_int_equal(mn_pose_set_joint(pose, n, m->nodes[n].translation, m->nodes[n].rotation, m->nodes[n].scale, NULL), MN_OK);
 }
 
 /* ---- rest ---------------------------------------------------------------------------------------- */

@@ -409,7 +409,8 @@ static mn_status poser_init(poser *p, const mn_model *m, vertex_choice choice, m
     for (uint32_t i = 0; i < p->n; i++) {
         const mn_node *node = &m->nodes[i];
         p->parents[i] = node->parent == MN_NONE ? -1 : (int32_t)node->parent;
-        mn_pose_set_joint(&p->rest, i, node->translation, node->rotation, node->scale);
+        if ((st = mn_pose_set_joint(&p->rest, i, node->translation, node->rotation, node->scale, err)) != MN_OK)
+            return st;
         p->weight_at[i] = (uint32_t)total_weights;
         if (node->mesh != MN_NONE)
             p->weight_count[i] = mesh_target_count(&m->meshes[node->mesh]);

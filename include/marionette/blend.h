@@ -104,18 +104,6 @@ MN_API mn_status mn_pose_make_additive(const mn_pose *pose, const mn_pose *refer
                                        mn_pose *out_delta, mn_error *err);
 
 /*
- * Write one joint's transform, checked (what a solver drives).  t, r and s
- * are stored verbatim (r is not normalised); a NULL component leaves that
- * channel alone.  Unlike mn_pose_set_joint (pose.h), which ignores what it
- * cannot do, this one says so.
- * Errors (pose untouched): MN_INVALID_ARGUMENT (NULL pose), MN_INDEX_RANGE
- * (joint >= joint_count), MN_NOT_FINITE (a NaN or infinite component:
- * err names it).  Allocation-free.
- */
-MN_API mn_status mn_pose_write_joint(mn_pose *pose, uint32_t joint, const float t[3],
-                                     const float r[4], const float s[3], mn_error *err);
-
-/*
  * S(q, w): the rotation q scaled from identity by the fraction w along its
  * short arc (q negated first when q.w < 0).  When q.w > 0.9995 it is
  * normalize((1 − w)·I + w·q); otherwise, with θ = 2·acos(q.w),

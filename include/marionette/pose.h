@@ -55,9 +55,16 @@ MN_API void mn_pose_set_identity(mn_pose *pose);
 /* dst = src for min(dst, src) joints.  dst may be src. */
 MN_API void mn_pose_copy(mn_pose *dst, const mn_pose *src);
 
-/* Write one joint's transform (what a solver drives).  Any of t, r, s may be NULL to keep it. */
-MN_API void mn_pose_set_joint(mn_pose *pose, uint32_t joint, const float t[3], const float r[4],
-                              const float s[3]);
+/*
+ * Write one joint's transform (what a solver drives, or a caller treating a
+ * pose as data).  t, r and s are stored verbatim (r is not normalised); a
+ * NULL component leaves that channel alone.
+ * Errors (pose untouched): MN_INVALID_ARGUMENT (NULL pose), MN_INDEX_RANGE
+ * (joint >= joint_count), MN_NOT_FINITE (a NaN or infinite component: err
+ * names the joint, the channel and the component).  Allocation-free.
+ */
+MN_API mn_status mn_pose_set_joint(mn_pose *pose, uint32_t joint, const float t[3], const float r[4],
+                                   const float s[3], mn_error *err);
 
 /* Local matrices T·R·S of every joint: 16 floats a joint into out. */
 MN_API void mn_pose_local_matrices(const mn_pose *pose, float *out);

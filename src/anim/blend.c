@@ -479,26 +479,3 @@ mn_status mn_pose_add_masked(const mn_pose *base, const mn_pose *delta, float we
         mni_add_poses(base, delta, weight, mask, out);
     return st;
 }
-
-mn_status mn_pose_write_joint(mn_pose *pose, uint32_t joint, const float t[3], const float r[4],
-                              const float s[3], mn_error *err)
-{
-    if (!pose)
-        return mni_fail(err, MN_INVALID_ARGUMENT, "write_joint: pose is NULL");
-    if (joint >= pose->joint_count)
-        return mni_fail(err, MN_INDEX_RANGE, "write_joint: joint %u is out of range (%u joints)",
-                        joint, pose->joint_count);
-    const struct {
-        const float *v;
-        int n;
-        const char *name;
-    } parts[3] = {{t, 3, "translation"}, {r, 4, "rotation"}, {s, 3, "scale"}};
-    for (int p = 0; p < 3; p++)
-        for (int i = 0; parts[p].v && i < parts[p].n; i++)
-            if (!isfinite(parts[p].v[i]))
-                return mni_fail(err, MN_NOT_FINITE, "write_joint: joint %u %s[%d] is not finite",
-                                joint, parts[p].name, i);
-    mn_pose_set_joint(pose, joint, t, r, s);
-    mni_error_clear(err);
-    return MN_OK;
-}

@@ -232,7 +232,8 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
         return st;
     for (uint32_t i = 0; i < n; i++) {
         const mn_node *node = &model->nodes[i];
-        mn_pose_set_joint(&m->rest, i, node->translation, node->rotation, node->scale);
+        if ((st = mn_pose_set_joint(&m->rest, i, node->translation, node->rotation, node->scale, err)) != MN_OK)
+            return st;
         mn_mat4_compose(m->locals + 16 * (size_t)i, node->translation, node->rotation, node->scale);
     }
     mn_pose_copy(&m->pose, &m->rest);

@@ -10,6 +10,7 @@
 
 #include "core/core.h"
 
+#include <math.h>
 #include <string.h>
 
 #define POSE_ALIGN 16u
@@ -121,17 +122,33 @@ void mn_pose_copy(mn_pose *dst, const mn_pose *src)
     memmove(dst->scales, src->scales, n * 3 * sizeof(float));
 }
 
-void mn_pose_set_joint(mn_pose *pose, uint32_t joint, const float t[3], const float r[4],
-                       const float s[3])
+mn_status mn_pose_set_joint(mn_pose *pose, uint32_t joint, const float t[3], const float r[4],
+                            const float s[3], mn_error *err)
 {
-    if (!pose || joint >= pose->joint_count)
-        return;
+    if (!pose)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "set_joint: pose is NULL");
+    if (joint >= pose->joint_count)
+        return mni_fail(err, MN_INDEX_RANGE, "set_joint: joint %u is out of range (%u joints)", joint,
+                        pose->joint_count);
+    /* Every component is checked before any is written, so a refused call leaves the pose as it was. */
+    const struct {
+        const float *v;
+        int n;
+        const char *name;
+    } parts[3] = {{t, 3, "translation"}, {r, 4, "rotation"}, {s, 3, "scale"}};
+    for (int p = 0; p < 3; p++)
+        for (int i = 0; parts[p].v && i < parts[p].n; i++)
+            if (!isfinite(parts[p].v[i]))
+                return mni_fail(err, MN_NOT_FINITE, "set_joint: joint %u %s[%d] is not finite", joint,
+                                parts[p].name, i);
     if (t)
         memcpy(pose->translations + 3 * (size_t)joint, t, 3 * sizeof(float));
     if (r)
         memcpy(pose->rotations + 4 * (size_t)joint, r, 4 * sizeof(float));
     if (s)
         memcpy(pose->scales + 3 * (size_t)joint, s, 3 * sizeof(float));
+    mni_error_clear(err);
+    return MN_OK;
 }
 
 void mn_pose_local_matrices(const mn_pose *pose, float *out)
