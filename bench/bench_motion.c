@@ -323,7 +323,7 @@ static bool case_aim(const float *worlds, int runs)
 {
     static aim_ctx c;
     static const float weights[3] = {0.5f, 0.5f, 1.0f};
-    memset(&c.job, 0, sizeof c.job);
+    mn_ik_aim_chain_init(&c.job);
     c.joints[0] = 12; /* tip first, in the second chain */
     c.joints[1] = 11;
     c.joints[2] = 10;
@@ -333,7 +333,6 @@ static bool case_aim(const float *worlds, int runs)
     c.job.joint_count = 3;
     c.job.forward[1] = -1.0f;
     c.job.offset[2] = 0.05f;
-    c.job.weight = 1.0f;
     c.job.joint_weights = weights;
     for (int i = 0; i < CALLS; i++) {
         float a = 6.2831853f * (float)i / CALLS;

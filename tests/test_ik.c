@@ -20,6 +20,7 @@
 
 #include "assert_near.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -524,14 +525,13 @@ static mn_ik_aim_chain aim_job(const chain *c, const uint32_t *joints, uint32_t 
                                const float target[3])
 {
     mn_ik_aim_chain job;
-    memset(&job, 0, sizeof job);
+    mn_ik_aim_chain_init(&job);
     job.worlds = c->worlds;
     job.world_count = c->pose.joint_count;
     job.joints = joints;
     job.joint_count = n;
     memcpy(job.target, target, sizeof job.target);
     job.forward[2] = 1.0f;
-    job.weight = 1.0f;
     return job;
 }
 
@@ -732,6 +732,129 @@ static void aim_errors(void **state)
     assert_int_equal(mn_ik_aim_chain_solve(&job, corr, &reached, &err), MN_NOT_FINITE);
 }
 
+/* One rule for both jobs: _init gives usable defaults; a zeroed job is not them. */
+static void aim_chain_init_sets_usable_defaults_and_a_zeroed_job_is_not_them(void **state)
+{
+    (void)state;
+    mn_ik_aim_chain job;
+    memset(&job, 0x7f, sizeof job);
+    mn_ik_aim_chain_init(&job);
+    assert_null(job.worlds);
+    assert_null(job.joints);
+    assert_null(job.joint_weights);
+    assert_null(job.limits);
+    assert_int_equal(job.world_count, 0);
+    assert_int_equal(job.joint_count, 0);
+    assert_false(job.use_up);
+    assert_true(job.weight == 1.0f);
+    for (int i = 0; i < 3; i++)
+        assert_true(job.target[i] == 0.0f && job.forward[i] == 0.0f && job.offset[i] == 0.0f &&
+                    job.up[i] == 0.0f && job.pole[i] == 0.0f);
+
+    chain c;
+    make_neck(&c);
+    const uint32_t joints[] = {2};
+    const float target[3] = {1.5f, 2.5f, -1.0f};
+    float corr[4];
+    bool reached = false;
+    mn_error err;
+    /* forward has no default: init and the chain alone are refused, naming it. */
+    job.worlds = c.worlds;
+    job.world_count = c.pose.joint_count;
+    job.joints = joints;
+    job.joint_count = 1;
+    memcpy(job.target, target, sizeof job.target);
+    assert_int_equal(mn_ik_aim_chain_solve(&job, corr, &reached, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "forward"));
+    /* With forward set, the defaults aim the ray all the way. */
+    job.forward[2] = 1.0f;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, corr, &reached, &err), MN_OK);
+    assert_true(reached);
+    /* The same fields over a zeroed job: weight 0, identity, not reached. */
+    mn_ik_aim_chain zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    zeroed.worlds = job.worlds;
+    zeroed.world_count = job.world_count;
+    zeroed.joints = joints;
+    zeroed.joint_count = 1;
+    memcpy(zeroed.target, target, sizeof zeroed.target);
+    zeroed.forward[2] = 1.0f;
+    assert_int_equal(mn_ik_aim_chain_solve(&zeroed, corr, &reached, &err), MN_OK);
+    assert_false(reached);
+    assert_memory_equal(corr, ((float[4]){0, 0, 0, 1}), 4 * sizeof(float));
+}
+
+static void two_bone_init_sets_usable_defaults_and_a_zeroed_job_is_not_them(void **state)
+{
+    (void)state;
+    chain c;
+    make_leg(&c);
+    float target[3];
+    target_at(&c, 0.7f, target);
+    mn_ik_two_bone job = leg_job(&c, target); /* mn_ik_two_bone_init, then the chain and target */
+    mn_ik_two_bone_result res;
+    mn_error err;
+    assert_int_equal(mn_ik_two_bone_solve(&job, &res, &err), MN_OK);
+    assert_true(res.reached);
+    /* A zeroed job with the same chain and target: its zero hinge is refused, loudly. */
+    mn_ik_two_bone zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    zeroed.start_world = job.start_world;
+    zeroed.mid_world = job.mid_world;
+    zeroed.end_world = job.end_world;
+    memcpy(zeroed.target, target, sizeof zeroed.target);
+    assert_int_equal(mn_ik_two_bone_solve(&zeroed, &res, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "mid_axis"));
+}
+
+/* ik.h: the overall weight is clamped to [0, 1] for both jobs; an aim chain's joint weights are refused outside it. */
+static void aim_weight_outside_zero_one_is_clamped_and_joint_weights_are_refused(void **state)
+{
+    (void)state;
+    chain c;
+    make_neck(&c);
+    const uint32_t joints[] = {2, 1};
+    const float target[3] = {1.5f, 2.5f, -1.0f};
+    mn_ik_aim_chain job = aim_job(&c, joints, 2, target);
+    float one[8], over[8], under[8];
+    bool reached;
+    mn_error err;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, one, &reached, &err), MN_OK);
+    job.weight = 2.5f;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, over, &reached, &err), MN_OK);
+    assert_memory_equal(over, one, sizeof one); /* clamped to 1, not an error and not extrapolated */
+    job.weight = -3.0f;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, under, &reached, &err), MN_OK);
+    for (int k = 0; k < 2; k++)
+        assert_memory_equal(under + 4 * k, ((float[4]){0, 0, 0, 1}), 4 * sizeof(float));
+    assert_false(reached);
+    job.weight = NAN;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, under, &reached, &err), MN_NOT_FINITE);
+    job.weight = 1.0f;
+    const float above[] = {1.0f, 1.0f + FLT_EPSILON}, below[] = {-0.0f, -FLT_MIN}, nan_w[] = {NAN, 1};
+    job.joint_weights = above;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, under, &reached, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "joint_weights[1]"));
+    job.joint_weights = below;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, under, &reached, &err), MN_INVALID_ARGUMENT);
+    job.joint_weights = nan_w;
+    assert_int_equal(mn_ik_aim_chain_solve(&job, under, &reached, &err), MN_NOT_FINITE);
+
+    /* The two-bone weight clamps the same way. */
+    chain leg;
+    make_leg(&leg);
+    float foot[3];
+    target_at(&leg, 0.7f, foot);
+    mn_ik_two_bone tb = leg_job(&leg, foot);
+    mn_ik_two_bone_result r1, r2;
+    assert_int_equal(mn_ik_two_bone_solve(&tb, &r1, &err), MN_OK);
+    tb.weight = 7.0f;
+    assert_int_equal(mn_ik_two_bone_solve(&tb, &r2, &err), MN_OK);
+    assert_memory_equal(r1.start_correction, r2.start_correction, sizeof r1.start_correction);
+    assert_memory_equal(r1.mid_correction, r2.mid_correction, sizeof r1.mid_correction);
+    assert_true(r1.reached == r2.reached);
+}
+
 static void apply_correction_composes_on_the_right(void **state)
 {
     (void)state;
@@ -773,6 +896,9 @@ int main(void)
         cmocka_unit_test(aim_limit_caps_the_angle_and_keeps_the_axis),
         cmocka_unit_test(aim_up_and_pole_control_the_twist),
         cmocka_unit_test(aim_errors),
+        cmocka_unit_test(aim_chain_init_sets_usable_defaults_and_a_zeroed_job_is_not_them),
+        cmocka_unit_test(two_bone_init_sets_usable_defaults_and_a_zeroed_job_is_not_them),
+        cmocka_unit_test(aim_weight_outside_zero_one_is_clamped_and_joint_weights_are_refused),
         cmocka_unit_test(apply_correction_composes_on_the_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,12 @@
  *         mn_ik_apply_correction(&pose, knee, res.mid_correction);
  *     }
  *
+ * Both jobs follow one rule: call the job's _init first (mn_ik_two_bone_init,
+ * mn_ik_aim_chain_init), which sets every field to a usable default (weight 1
+ * among them), then fill in what the solve needs.  A zeroed struct is not
+ * the default: its weight 0 would make either solver return identity
+ * corrections without complaint.
+ *
  * The end joint needs no correction (its local rotation is kept; only its
  * position moves with the chain).  Arithmetic is done in double and the
  * results rounded to float.  The rules and their reasons are stated with
@@ -40,8 +46,8 @@ extern "C" {
 
 /*
  * Inputs of one two-bone solve.  Call mn_ik_two_bone_init first: a zeroed
- * struct is NOT the default (soften 0 would soften everything and weight 0
- * would do nothing).
+ * struct is NOT the default (soften 0 would soften everything, weight 0
+ * would do nothing, and a zero mid_axis is an error).
  */
 typedef struct mn_ik_two_bone {
     /* Model-space matrices (16 floats, column-major, affine) of the start
@@ -68,8 +74,9 @@ typedef struct mn_ik_two_bone {
        is pulled in along a smooth curve so a leg never snaps straight.
        1 (the default) means none. */
     float soften;
-    /* Clamped to [0, 1]; ≤ 0 gives identity corrections (and reached false),
-       otherwise each correction is scaled from identity.  Default 1. */
+    /* Clamped to [0, 1] (NaN is MN_NOT_FINITE); ≤ 0 gives identity
+       corrections (and reached false), otherwise each correction is scaled
+       from identity.  Default 1. */
     float weight;
 } mn_ik_two_bone;
 
@@ -107,7 +114,8 @@ MN_API mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_
  * rotation that aims the ray (as moved by the corrections of joints 0..k−1)
  * from joint k, scaled from identity by weight × joint_weights[k] and capped
  * at limits[k] radians (a cone about the animated forward: the axis is kept).
- * Zero-initialise, then fill; every field's zero meaning is given.
+ * Call mn_ik_aim_chain_init first, then fill in worlds, joints, target and
+ * forward: a zeroed struct is NOT the default (its weight 0 would do nothing).
  */
 typedef struct mn_ik_aim_chain {
     const float *worlds;         /* model-space matrices, 16 floats per joint, indexed by joint */
@@ -125,10 +133,22 @@ typedef struct mn_ik_aim_chain {
     bool use_up;
     float up[3];
     float pole[3];
-    float weight;                /* overall weight, clamped to [0, 1]; 0 means no change */
-    const float *joint_weights;  /* joint_count weights in [0, 1], used as given; NULL: all 1 */
+    /* Overall weight, clamped to [0, 1] as the two-bone weight is (NaN is
+       MN_NOT_FINITE): ≤ 0 gives identity corrections.  Default 1. */
+    float weight;
+    /* joint_count weights, used as given: each must lie in [0, 1] (else
+       MN_INVALID_ARGUMENT naming it).  NULL (the default): all 1. */
+    const float *joint_weights;
     const float *limits;         /* joint_count maximum correction angles (radians, ≥ 0); NULL: none */
 } mn_ik_aim_chain;
+
+/*
+ * Set the defaults: worlds, joints, joint_weights and limits NULL, counts 0,
+ * target, forward, offset, up and pole 0, use_up false, weight 1.  forward
+ * has no default (animation-decisions §14: a character's facing axis is the
+ * caller's to say), so a solve refuses the job until it is set.
+ */
+MN_API void mn_ik_aim_chain_init(mn_ik_aim_chain *job);
 
 /*
  * Solve: corrections[4k..4k+3] is joint joints[k]'s correction (unit
@@ -139,9 +159,11 @@ typedef struct mn_ik_aim_chain {
  * Outputs: corrections (joint_count × 4 floats) and *reached, written only on
  * MN_OK.  Allocates nothing.
  * Errors: MN_INVALID_ARGUMENT (NULL job, worlds, joints or corrections;
- * joint_count 0; a zero forward or, with use_up, a zero up; a weight outside
- * [0, 1]; a negative limit; a singular matrix), MN_INDEX_RANGE (a joint
- * index ≥ world_count), MN_NOT_FINITE.
+ * joint_count 0; a zero forward or, with use_up, a zero up; a joint_weights
+ * entry outside [0, 1]; a negative or NaN limit; a singular matrix),
+ * MN_INDEX_RANGE (a joint index ≥ world_count), MN_NOT_FINITE (a NaN or
+ * infinite target, forward, offset, up, pole, weight, joint weight or
+ * matrix).  The overall weight is clamped, never refused for its range.
  */
 MN_API mn_status mn_ik_aim_chain_solve(const mn_ik_aim_chain *job, float *corrections,
                                        bool *reached, mn_error *err);

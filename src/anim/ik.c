@@ -28,6 +28,14 @@ void mn_ik_two_bone_init(mn_ik_two_bone *job)
     job->weight = 1.0f;
 }
 
+void mn_ik_aim_chain_init(mn_ik_aim_chain *job)
+{
+    if (!job)
+        return;
+    memset(job, 0, sizeof *job);
+    job->weight = 1.0f;
+}
+
 void mn_ik_apply_correction(mn_pose *pose, uint32_t joint, const float correction[4])
 {
     if (!pose || !correction || joint >= pose->joint_count)
