@@ -213,7 +213,7 @@ static void fitted_map(void **state)
                                                 sizeof t, NULL, &m, &err),
                      MN_OK);
     assert_int_equal(m->dim, 20);
-    assert_int_equal(m->terms, 6);
+    assert_int_equal(m->terms, 5); /* 3 channel rows in use (bogusChannel dropped) + 2 pairs */
     assert_int_equal(m->drop_count, 2);
     assert_true(has_drop(m, "bogusChannel", MN_INVALID_VALUE));
     assert_true(has_drop(m, "gaze.eyeLookBehind", MN_INVALID_VALUE));
@@ -243,6 +243,45 @@ static void fitted_map(void **state)
     mn_arkit_map_apply(m, arkit, out);
     assert_float_near(out[0], 3.0f * 0.0f + 1.7f * 1.0f + 2.0f * 3.0f + 1.0f * -8.0f + 2.0f * -8.0f,
                       1e-5);
+    mn_arkit_map_free(m);
+}
+
+/* arkit.h: terms is the rows in use plus the pairs in use; a dropped channel counts in neither. */
+static void fitted_terms_are_the_rows_in_use_not_the_rows_listed(void **state)
+{
+    (void)state;
+    static const char info[] =
+        "{\"version\": 1, \"coeffs\": 16,"
+        " \"channels\": [\"jawOpen\", \"notAChannel\", \"eyeBlinkLeft\", \"alsoNot\"],"
+        " \"pairs\": [[0, 2], [1, 2], [2, 3], [0, 0]]}";
+    float t[8 * 16];
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        t[i] = 1.0f;
+    mn_arkit_map *m = NULL;
+    mn_error err;
+    assert_int_equal(mn_arkit_fitted_map_create(&layout, info, strlen(info), t, sizeof t, NULL, &m, &err),
+                     MN_OK);
+    /* Rows: jawOpen and eyeBlinkLeft (2 of 4).  Pairs: [0, 2] and [0, 0] (the two naming a dropped row weigh 0). */
+    assert_int_equal(m->terms, 4);
+    assert_int_equal(m->drop_count, 2);
+    assert_true(has_drop(m, "notAChannel", MN_INVALID_VALUE));
+    assert_true(has_drop(m, "alsoNot", MN_INVALID_VALUE));
+    /* What apply does agrees: every coefficient is 1, so each slot sums the weights of the rows in use. */
+    float arkit[52] = {0}, out[20];
+    arkit[ch("jawOpen")] = 0.5f;
+    arkit[ch("eyeBlinkLeft")] = 0.25f;
+    mn_arkit_map_apply(m, arkit, out);
+    /* linear 0.5 + 0.25; pairs 0.5·0.25 and 0.5·0.5 */
+    assert_float_near(out[3], 0.5f + 0.25f + 0.125f + 0.25f, 1e-6);
+    mn_arkit_map_free(m);
+
+    /* Nothing dropped: every row and pair is in use. */
+    static const char all[] = "{\"version\": 1, \"coeffs\": 16, \"channels\": [\"jawOpen\", \"mouthClose\"],"
+                              " \"pairs\": [[0, 1]]}";
+    assert_int_equal(mn_arkit_fitted_map_create(&layout, all, strlen(all), t, 3 * 16 * 4, NULL, &m, &err),
+                     MN_OK);
+    assert_int_equal(m->terms, 3);
+    assert_int_equal(m->drop_count, 0);
     mn_arkit_map_free(m);
 }
 
@@ -376,6 +415,7 @@ int main(void)
         cmocka_unit_test(channel_order),
         cmocka_unit_test(table_map),
         cmocka_unit_test(fitted_map),
+        cmocka_unit_test(fitted_terms_are_the_rows_in_use_not_the_rows_listed),
         cmocka_unit_test(fitted_refusals),
         cmocka_unit_test(head_through_map),
     };

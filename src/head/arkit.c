@@ -451,6 +451,21 @@ static mn_status fitted_descriptive(mn_json *j, json_t *root)
     return st;
 }
 
+/*
+ * The rows that can ever weigh anything: every A row whose channel is an
+ * ARKit name, and every C row (pair) whose two rows are.  A dropped channel
+ * weighs 0, and so does any pair that names it.
+ */
+static uint32_t fitted_terms_in_use(const struct mn_arkit_map_private *p)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < p->rows; r++)
+        n += p->row_channel[r] >= 0;
+    for (uint32_t k = 0; k < p->pairs; k++)
+        n += p->row_channel[p->pair_rows[2 * k]] >= 0 && p->row_channel[p->pair_rows[2 * k + 1]] >= 0;
+    return n;
+}
+
 /* A and C from the file: size checked against the description, every float finite. */
 static mn_status fitted_floats(map_holder *h, mn_json *j, json_t *root, const void *table,
                                size_t table_size, mn_error *err)
@@ -494,7 +509,7 @@ static mn_status fitted_floats(map_holder *h, mn_json *j, json_t *root, const vo
     }
     h->priv.a = values;
     h->priv.c = values ? values + (size_t)h->priv.rows * h->priv.coeffs : NULL;
-    h->map.terms = (uint32_t)rows_all;
+    h->map.terms = fitted_terms_in_use(&h->priv);
     return MN_OK;
 }
 

@@ -62,7 +62,10 @@ typedef struct mn_arkit_drop {
 /* A built map.  Owned by the library: free with mn_arkit_map_free. */
 typedef struct mn_arkit_map {
     uint32_t dim;              /* floats mn_arkit_map_apply writes: the layout's head_ext dim */
-    uint32_t terms;            /* table: terms kept; fitted: rows in use (channels + correctives) */
+    /* Table: the terms kept.  Fitted: the rows in use, that is the channel
+       rows whose name is an ARKit channel plus the corrective pairs both of
+       whose rows are (a dropped channel, and any pair naming it, weighs 0). */
+    uint32_t terms;
     uint32_t drop_count;
     const mn_arkit_drop *drops;
     struct mn_arkit_map_private *priv_;
