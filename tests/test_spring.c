@@ -1,7 +1,8 @@
 /*
  * Springs (src/anim/spring.c): settle times (one spring, the ζ > 1 slow mode,
  * chains x_1..x_5 of the decisions doc, growing with depth); the doc's worked
- * example x(0.5) = 0.821740 (the grid replicated, not the continuous ODE);
+ * example x(0.5) = 0.821740 (the grid replicated, not the continuous ODE),
+ * and continuous across the band of 1e−6 around critical damping;
  * critical and over-damping never overshoot, under-damping does; the anchor
  * is called N + 1 times on the stated grid ending exactly at t; evaluating
  * backwards gives the forward pass's bits; damping 0 and other bad input
@@ -145,6 +146,57 @@ static void decisions_example_replicates_the_grid(void **state)
     assert_float_near(x[0], 0.821740, 1e-6);
     assert_true(fabs(x[0] - 0.821026) > 5e-4);
     assert_true(x[1] == 0.0f && x[2] == 0.0f);
+}
+
+/* λ as animation-decisions §3 states it: ζω up to 1 + 1e−6, the overdamped slow mode above. */
+static double spec_lambda(double zeta, double omega)
+{
+    return zeta <= 1.0 + 1e-6 ? zeta * omega : omega * (zeta - sqrt(zeta * zeta - 1.0));
+}
+
+/*
+ * §3: λ and M share one band around ζ = 1, so the worked example's x(0.5)
+ * does not jump as ζ crosses 1.  Before, λ switched at exactly 1 while M
+ * used the band, and ζ = 1.0000001f moved x(0.5) by 2.1e−4.
+ *
+ * The tolerance, |x(ζ) − x(1)| ≤ 0.9·0.52·|L(ζ)/L(1) − 1| + |ζ − 1| + 1e−7:
+ * with the exact step matrix and a step anchor held at each step's end,
+ * x(0.5) is the continuous response to a step applied at the last grid
+ * point before 0, which sits 0.5 + e before t (e < h = 0.0122 s) and moves
+ * in proportion to L; the response's slope there is at most 0.9 (ω²·t·e^{−ωt}
+ * = 0.853 at t = 0.5).  The dynamics' own dependence on ζ is under 1 per
+ * unit ζ (the whole change measured 0.87·|ζ − 1| below 1), and the output is
+ * rounded to float (3e−8 at 0.82).  In the band L changes by |ζ − 1| alone,
+ * so the bound is about 1.5·|ζ − 1|: 3e−6 at the outermost probe, against
+ * the old 2.1e−4.  Above the band L follows the slow mode, whose rate has an
+ * infinite slope at 1: at 1 + 2e−6 L is 0.2 % longer and x(0.5) moves
+ * 8.6e−4, which the first term accounts for (9.5e−4).
+ */
+static void spring_is_continuous_across_the_critical_band(void **state)
+{
+    (void)state;
+    const double omega = TWO_PI;
+    const float zetas[] = {1.0f - 2e-6f, 1.0f - 5e-7f, 1.0f, 1.0f + 5e-7f, 1.0000001f, 1.0f + 2e-6f};
+    mn_spring_settings s = {.frequency_hz = 1.0f, .damping = 1.0f};
+    float x1[3];
+    double L1;
+    assert_int_equal(mn_spring_sample(&s, step_anchor, NULL, 0.5, x1, NULL), MN_OK);
+    assert_int_equal(mn_spring_settle_time(&s, &L1, NULL), MN_OK);
+    assert_float_near(x1[0], 0.821740, 1e-6);
+    for (size_t i = 0; i < sizeof zetas / sizeof zetas[0]; i++) {
+        double zeta = zetas[i];
+        s.damping = zetas[i];
+        /* The lookback is §3's, exactly as stated. */
+        double L;
+        assert_int_equal(mn_spring_settle_time(&s, &L, NULL), MN_OK);
+        assert_float_near(L, FORGET / spec_lambda(zeta, omega), 1e-12 * L);
+        float x[3];
+        assert_int_equal(mn_spring_sample(&s, step_anchor, NULL, 0.5, x, NULL), MN_OK);
+        double tol = 0.9 * 0.52 * fabs(L / L1 - 1.0) + fabs(zeta - 1.0) + 1e-7;
+        assert_float_near(x[0], x1[0], tol);
+        if (fabs(zeta - 1.0) < 1e-6)
+            assert_true(tol < 3e-6); /* in the band the bound is tight, not the slow mode's */
+    }
 }
 
 static float max_over_time(float zeta)
@@ -327,6 +379,7 @@ int main(void)
         cmocka_unit_test(chain_settle_follows_the_erlang_tail),
         cmocka_unit_test(chain_settle_solves_the_tail_for_every_length),
         cmocka_unit_test(decisions_example_replicates_the_grid),
+        cmocka_unit_test(spring_is_continuous_across_the_critical_band),
         cmocka_unit_test(critical_damping_never_overshoots),
         cmocka_unit_test(anchor_is_called_on_the_stated_grid),
         cmocka_unit_test(backwards_gives_the_forward_pass),

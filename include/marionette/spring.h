@@ -58,9 +58,12 @@ typedef void (*mn_spring_anchor_fn)(void *user, double t, double out[3]);
 
 /*
  * How far back one spring looks: L = −ln(1e−3)/λ seconds, the time its
- * slowest mode takes to decay to a thousandth.  λ = ζω for ζ ≤ 1 and
- * ω(ζ − √(ζ² − 1)) for ζ > 1 (an overdamped spring's slow mode; ζω would
- * leave about 40 % of the error at ζ = 2).
+ * slowest mode takes to decay to a thousandth.  λ = ζω for ζ ≤ 1 + 1e−6 and
+ * ω(ζ − √(ζ² − 1)) above (an overdamped spring's slow mode; ζω would leave
+ * about 40 % of the error at ζ = 2).  The band of 1e−6 is the one the step
+ * matrix uses for its critical form (|ζ − 1| < 1e−6): λ's overdamped formula
+ * rises with an infinite slope at 1, so without the band ζ = 1.0000001f
+ * would move the lookback, and the samples, by a part in two thousand.
  * Output: *seconds.  Errors: MN_INVALID_ARGUMENT (NULL, frequency or damping
  * not > 0), MN_NOT_FINITE.
  */

@@ -23,6 +23,15 @@ typedef struct spring_step {
     double m00, m01, m10, m11;   /* [y, v] ← M·[y, v] */
 } spring_step;
 
+/*
+ * Within this of ζ = 1 a spring counts as critically damped, for λ and for
+ * M alike (animation-decisions §3).  λ's overdamped formula has an infinite
+ * slope at ζ = 1, so switching at exactly 1 let the next float above it
+ * (1.0000001f) move the worked example's x(0.5) by 2e−4; with one band for
+ * both, a spring within it samples as a critical one does, to a few 1e−7.
+ */
+#define CRITICAL_BAND 1e-6
+
 /* The slowest decay rate λ (see spring.h), after checking the settings. */
 static mn_status decay_rate(const mn_spring_settings *s, double *lambda, mn_error *err)
 {
@@ -42,7 +51,7 @@ static mn_status decay_rate(const mn_spring_settings *s, double *lambda, mn_erro
                         (double)s->damping);
     double omega = TWO_PI * (double)s->frequency_hz;
     double zeta = s->damping;
-    *lambda = zeta <= 1.0 ? zeta * omega : omega * (zeta - sqrt(zeta * zeta - 1.0));
+    *lambda = zeta <= 1.0 + CRITICAL_BAND ? zeta * omega : omega * (zeta - sqrt(zeta * zeta - 1.0));
     return MN_OK;
 }
 
@@ -146,7 +155,7 @@ static spring_step step_matrix(const mn_spring_settings *s, double h)
 {
     double omega = TWO_PI * (double)s->frequency_hz, zeta = s->damping;
     spring_step m;
-    if (fabs(zeta - 1.0) < 1e-6) {
+    if (fabs(zeta - 1.0) < CRITICAL_BAND) {
         double e = exp(-omega * h);
         m.m00 = e * (1.0 + omega * h);
         m.m01 = e * h;
