@@ -202,6 +202,7 @@ MN_API mn_status mn_blend_tree_create(const mn_blend_tree_desc *desc, mn_blend_t
 /* Free a tree and everything it claimed.  NULL is allowed. */
 MN_API void mn_blend_tree_free(mn_blend_tree *tree);
 
+/* Joints of every pose the tree evaluates and its node count (0 for NULL); its root node (MN_NONE for NULL). */
 MN_API uint32_t mn_blend_tree_joint_count(const mn_blend_tree *tree);
 MN_API uint32_t mn_blend_tree_node_count(const mn_blend_tree *tree);
 MN_API uint32_t mn_blend_tree_root(const mn_blend_tree *tree);
