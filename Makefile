@@ -10,6 +10,10 @@ SHELL := /bin/bash
 # them what needs them is skipped, and MN_REQUIRE_ASSETS=1 (.ci/run) makes that a failure.
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECS ?= 15
+# Inputs up to 256 KiB reach size-dependent paths (a quadratic loop shows there); an input
+# that runs longer than FUZZ_TIMEOUT seconds is a failure, as a crash is.
+FUZZ_MAX_LEN ?= 262144
+FUZZ_TIMEOUT ?= 5
 BUILD     ?= build
 
 CMAKE_COMMON = -DMN_WERROR=ON
@@ -59,7 +63,8 @@ fuzz: deps
 	  work=$$(mktemp -d); \
 	  echo "fuzz: $$name for $(FUZZ_SECS)s"; \
 	  dict=""; [ -f fuzz/dict/$${name#fuzz_}.dict ] && dict="-dict=fuzz/dict/$${name#fuzz_}.dict"; \
-	  $(BUILD)/fuzz/$$name -max_total_time=$(FUZZ_SECS) -timeout=10 -rss_limit_mb=2048 \
+	  $(BUILD)/fuzz/$$name -max_total_time=$(FUZZ_SECS) -max_len=$(FUZZ_MAX_LEN) -timeout=$(FUZZ_TIMEOUT) \
+	      -rss_limit_mb=2048 \
 	      -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/crash- $$dict $$work $$corpus 2>&1 | tail -n 12; \
 	  status=$${PIPESTATUS[0]}; rm -rf $$work; \
 	  [ "$$status" -eq 0 ] || { echo "fuzz: $$name FAILED"; exit 1; }; \
