@@ -441,16 +441,32 @@ typedef struct mn_obj_corner {
     uint32_t v, vt, vn;
 } mn_obj_corner;
 
+/* What triangulating one polygon cost (all zero for a triangle, a quad or a fan). */
+typedef struct mn_obj_tri_cost {
+    uint64_t steps;     /* ear-clipping steps: ears tried and corners looked at against them */
+    uint64_t budget;    /* the steps the polygon was allowed (mni_obj_ear_budget) */
+    bool gave_up;       /* the budget ran out: the corners left became a fan */
+} mn_obj_tri_cost;
+
 /*
  * Triangulate the polygon of `n` >= 3 corners: appends (n − 2) triangles as
  * corner-index triples (uint32_t) to `tris`, winding as authored, and writes
  * the unit flat normal of the polygon ((0, 0, 1) when it has no area) into
  * normal[3] (normal may be NULL: the same triangles, without working the
- * normal out).  `work` is scratch memory.  False when out of memory.
+ * normal out).  `work` is scratch memory: none for a convex polygon, about
+ * 60 bytes a corner for a concave one.  Time O(n) for a convex polygon and
+ * O(n log n) for any other (obj/triangulate.c says how).  *cost (when not
+ * NULL) receives what it took.  False when out of memory.
  */
 bool mni_obj_triangulate(const mn_allocator *allocator, const float *positions,
                          const mn_obj_corner *corners, uint32_t n, mn_obj_vec *tris,
-                         mn_obj_vec *work, float normal[3]);
+                         mn_obj_vec *work, float normal[3], mn_obj_tri_cost *cost);
+
+/* Ear-clipping steps allowed per corner and per doubling of the corner count. */
+#define MN_OBJ_EAR_STEPS 32u
+
+/* The steps a polygon of n corners is allowed: MN_OBJ_EAR_STEPS n (floor(log2 n) + 1) + 4096. */
+uint64_t mni_obj_ear_budget(uint32_t n);
 
 /* The unit normal of triangle a b c ((0, 0, 1) when it has no area). */
 void mni_obj_triangle_normal(const float *a, const float *b, const float *c, float normal[3]);
@@ -487,13 +503,15 @@ MN_OBJ_INLINE float *mn_obj_put_vertex(float *o, const float *positions, const f
  * corner without its own normal gets the face's flat one (all_normals: every
  * corner has one, so the face normal is not worked out).  The one routine
  * both the one-thread reader and the parallel join write faces with, so
- * their soups are the same bits.  False when out of memory.
+ * their soups are the same bits.  *gave_up: whether ear clipping ran out of
+ * its budget and finished the polygon as a fan.  False when out of memory.
  */
 MN_OBJ_INLINE bool mn_obj_emit_face(const mn_allocator *allocator, const float *positions,
                                     const float *texcoords, const float *normals,
                                     const mn_obj_corner *c, uint32_t n, bool all_normals,
-                                    mn_obj_vec *tris, mn_obj_vec *work, float *o)
+                                    mn_obj_vec *tris, mn_obj_vec *work, float *o, bool *gave_up)
 {
+    *gave_up = false;
     float face_normal[3];
     if (n == 3) {
         if (!all_normals)
@@ -506,8 +524,10 @@ MN_OBJ_INLINE bool mn_obj_emit_face(const mn_allocator *allocator, const float *
     }
     /* With every corner's own normal the face normal is not needed, only the split. */
     tris->size = 0;
-    if (!mni_obj_triangulate(allocator, positions, c, n, tris, work, all_normals ? NULL : face_normal))
+    mn_obj_tri_cost cost;
+    if (!mni_obj_triangulate(allocator, positions, c, n, tris, work, all_normals ? NULL : face_normal, &cost))
         return false;
+    *gave_up = cost.gave_up;
     const uint32_t *t = tris->data;
     size_t vertices = 3 * ((size_t)n - 2);
     for (size_t k = 0; k < vertices; k++)
@@ -609,6 +629,7 @@ typedef struct mn_obj_parser {
     bool group_open;                    /* the newest group has `material` */
     mn_obj_warnings warnings;
     int lines;                          /* after a pass: 1 + the newlines read (saturating) */
+    uint64_t fanned;                    /* polygons whose ear clipping ran out of budget */
 } mn_obj_parser;
 
 /*
@@ -629,6 +650,14 @@ mn_status mni_obj_parse_text(mn_obj_parser *ps, const char *text, size_t size);
 bool mni_obj_use_material(mn_obj_parser *ps, const char *name, size_t len);
 bool mni_obj_add_library(mn_obj_parser *ps, const char *name, size_t len);
 bool mni_obj_add_faces(mn_obj_parser *ps, size_t vertices);
+
+/*
+ * After the faces are written: the one warning (when ps->fanned > 0) that
+ * so many polygons ran out of ear-clipping budget and were finished as
+ * fans.  The one pass and the parallel join both add it at this point, so
+ * both make the same warnings.  False when out of memory.
+ */
+bool mni_obj_warn_fanned(mn_obj_parser *ps);
 
 /*
  * The parallel read (obj/pieces.c): split the text into `pieces` pieces at

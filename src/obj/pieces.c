@@ -144,6 +144,7 @@ typedef struct join {
     float *positions, *texcoords, *normals;    /* the result's arrays, at their full size */
     float *soup;
     atomic_bool failed;                         /* a chunk ran out of memory */
+    atomic_uint_least64_t fanned;               /* polygons finished as fans (mni_obj_warn_fanned) */
 } join;
 
 /* Step 2 for one piece: its elements into its own arrays, its faces and events recorded. */
@@ -165,7 +166,7 @@ static inline uint32_t global_index(uint32_t stored, bool relative, uint32_t bas
 }
 
 /* Write one chunk's faces into the soup; false when out of memory. */
-static bool write_chunk(const join *j, const chunk *c, soup_scratch *scratch)
+static bool write_chunk(join *j, const chunk *c, soup_scratch *scratch)
 {
     mn_obj_vec *corners = &scratch->corners, *tris = &scratch->tris, *work = &scratch->work;
     const uint32_t *w = (const uint32_t *)c->piece->piece.faces.data + c->word;
@@ -190,9 +191,12 @@ static bool write_chunk(const join *j, const chunk *c, soup_scratch *scratch)
                                           : MN_NONE;
             all_normals = all_normals && (f & MN_OBJ_FACE_VN);
         }
+        bool gave_up;
         if (!mn_obj_emit_face(j->allocator, j->positions, j->texcoords, j->normals, cs, n, all_normals, tris,
-                              work, o))
+                              work, o, &gave_up))
             return false;
+        if (gave_up)
+            atomic_fetch_add(&j->fanned, 1);
         o += 8 * 3 * ((size_t)n - 2);
     }
     return true;
@@ -392,7 +396,11 @@ static mn_status join_pieces(mn_obj_parser *ps, join *j)
     if (!make_chunks(j))
         return MN_OUT_OF_MEMORY;
     j->soup = ps->soup->data;
-    return write_all_soup(j);
+    mn_status st = write_all_soup(j);
+    ps->fanned = atomic_load(&j->fanned);
+    if (st == MN_OK && !mni_obj_warn_fanned(ps))
+        st = MN_OUT_OF_MEMORY;
+    return st;
 }
 
 static void free_piece(const mn_allocator *allocator, piece_work *w)
@@ -427,6 +435,7 @@ mn_status mni_obj_parse_pieces(mn_obj_parser *ps, const char *text, size_t size,
     mn_status st = MN_OUT_OF_MEMORY;
     join j = {.allocator = &shared, .piece_count = count};
     atomic_init(&j.failed, false);
+    atomic_init(&j.fanned, 0);
     /* No more threads than pieces.  The pool is the read's own, so its batches are never
        refused; a pool that cannot be made sends the text to the one pass. */
     uint32_t pool_threads = threads < count ? threads : count;

@@ -505,9 +505,11 @@ static const char *face(obj_parser *ps, const char *p)
         !grow_projected(ps, ps->soup, soup_bytes, p, ps->first_face_offset))
         return fail_oom(ps);
     float *o = (float *)(void *)((char *)ps->soup->data + ps->soup->size);
+    bool gave_up;
     if (!mn_obj_emit_face(ps->allocator, ps->positions->data, ps->texcoords->data, ps->normals->data,
-                          ps->corners.data, n, all_normals, &ps->tris, &ps->work, o))
+                          ps->corners.data, n, all_normals, &ps->tris, &ps->work, o, &gave_up))
         return fail_oom(ps);
+    ps->fanned += gave_up;
     if (!mni_obj_add_faces(ps, vertices))
         return fail_oom(ps);
     ps->soup->size += soup_bytes;
@@ -807,7 +809,21 @@ mn_status mni_obj_parse_text(obj_parser *ps, const char *text, size_t size)
         p = next;
     }
     ps->lines = line;
+    if (!ps->piece && !mni_obj_warn_fanned(ps)) {
+        ps->status = mni_oom(ps->err, "reading OBJ");
+        return ps->status;
+    }
     return MN_OK;
+}
+
+bool mni_obj_warn_fanned(obj_parser *ps)
+{
+    if (ps->fanned == 0)
+        return true;
+    return mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "f",
+                        "%llu polygon%s too hard to ear-clip within %u n (log2 n + 1) steps (n corners): "
+                        "the corners left of each became a fan, whose triangles may overlap",
+                        (unsigned long long)ps->fanned, ps->fanned == 1 ? " was" : "s were", MN_OBJ_EAR_STEPS);
 }
 
 /* ---- libraries ------------------------------------------------------------------------------------ */
