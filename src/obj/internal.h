@@ -389,7 +389,8 @@ bool mni_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_
 
 /* ---- names (obj/text.c) ----------------------------------------------------------- */
 
-/* An open-addressing table from a name to a uint32_t, its names and slots in an arena. */
+/* An open-addressing table from a name to a uint32_t: its names in an arena, its slots from the
+   arena's allocator (mni_obj_names_release gives them back; the names stay). */
 typedef struct mn_obj_name_slot {
     const char *name;   /* NULL: empty */
     size_t len;
@@ -414,6 +415,9 @@ mn_obj_name_slot *mni_obj_names_find(const mn_obj_names *t, const char *name, si
  * value MN_NONE) when absent.  NULL when out of memory.
  */
 mn_obj_name_slot *mni_obj_names_add(mn_obj_names *t, const char *name, size_t len);
+
+/* Give back the slots (the table is then empty; the names stay in the arena). */
+void mni_obj_names_release(mn_obj_names *t);
 
 /* ---- errors --------------------------------------------------------------------- */
 

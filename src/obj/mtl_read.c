@@ -356,6 +356,7 @@ mn_status mni_mtl_parse(const char *text, size_t size, const mn_allocator *alloc
         p = next;
     }
     mni_obj_vec_free(allocator, &scratch);
+    mni_obj_names_release(&ps.names);
     return st;
 }
 

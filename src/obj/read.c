@@ -1020,32 +1020,63 @@ static mn_status load_libraries(obj_parser *ps, library_context *lc)
     return MN_OK;
 }
 
-/* Give each group its material, adding default ones for names no library defines. */
+/* Names no library defines are each warned about up to this many times; one warning counts the rest. */
+#define MN_OBJ_UNDEFINED_WARNINGS 16
+
+/*
+ * Give each group its material, adding default ones for names no library
+ * defines, into obj->materials: the libraries' materials, then one default
+ * per such name in order of first use.  Each distinct usemtl name is looked
+ * up in the libraries once (its interned slot keeps the answer), and the
+ * array is made at its size, so a million groups of a million names cost
+ * one material each and nothing more.
+ */
 static mn_status assign_materials(obj_parser *ps, library_context *lc, mn_obj_group *groups,
-                                  size_t group_count)
+                                  size_t group_count, mn_obj *obj)
 {
+    const mn_obj_material *lib = lc->materials.data;
+    size_t lib_count = lc->materials.size / sizeof *lib, count = lib_count;
     for (size_t g = 0; g < group_count; g++) {
         groups[g].material_index = MN_NONE;
         const char *name = groups[g].material;
         if (!name)
             continue;
-        mn_obj_name_slot *slot = mni_obj_names_add(&lc->material_names, name, strlen(name));
+        mn_obj_name_slot *slot = mni_obj_names_find(&ps->usemtl_names, name, strlen(name));
         if (!slot)
-            return MN_OUT_OF_MEMORY;
+            return MN_INVALID_ARGUMENT; /* every group's name is interned: not reached */
         if (slot->value == MN_NONE) {
-            if (!mni_obj_vec_reserve(ps->allocator, &lc->materials, sizeof(mn_obj_material)))
-                return MN_OUT_OF_MEMORY;
-            mn_obj_material *m = (mn_obj_material *)(void *)((char *)lc->materials.data + lc->materials.size);
-            mni_obj_material_default(m, name);
-            slot->value = (uint32_t)(lc->materials.size / sizeof *m);
-            lc->materials.size += sizeof *m;
-            if (lc->all_read &&
-                !mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
-                              "usemtl \"%s\": no library defines it; a default material is used", name))
-                return MN_OUT_OF_MEMORY;
+            const mn_obj_name_slot *defined = mni_obj_names_find(&lc->material_names, name, slot->len);
+            slot->value = defined ? defined->value : (uint32_t)count++;
         }
         groups[g].material_index = slot->value;
     }
+    if (count == 0)
+        return MN_OK;
+    size_t bytes;
+    mn_obj_material *m = mni_checked_mul(count, sizeof *m, &bytes) ? mni_arena_alloc(ps->arena, bytes, 8) : NULL;
+    if (!m)
+        return MN_OUT_OF_MEMORY;
+    if (lib_count)
+        memcpy(m, lib, lib_count * sizeof *m);
+    size_t next = lib_count;
+    for (size_t g = 0; g < group_count && next < count; g++) {
+        if (groups[g].material_index != next)
+            continue;  /* none, a library's, or a name whose default is made */
+        mni_obj_material_default(&m[next], groups[g].material);
+        if (lc->all_read && next - lib_count < MN_OBJ_UNDEFINED_WARNINGS &&
+            !mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
+                          "usemtl \"%s\": no library defines it; a default material is used",
+                          groups[g].material))
+            return MN_OUT_OF_MEMORY;
+        next++;
+    }
+    if (lc->all_read && count - lib_count > MN_OBJ_UNDEFINED_WARNINGS &&
+        !mni_obj_warn(&ps->warnings, MN_INVALID_VALUE, "usemtl",
+                      "%zu more usemtl names no library defines; default materials are used",
+                      count - lib_count - MN_OBJ_UNDEFINED_WARNINGS))
+        return MN_OUT_OF_MEMORY;
+    obj->materials = m;
+    obj->material_count = (uint32_t)count;
     return MN_OK;
 }
 
@@ -1086,17 +1117,9 @@ static mn_status finish(obj_parser *ps, library_context *lc, obj_holder *h)
     }
     mn_status st = load_libraries(ps, lc);
     if (st == MN_OK)
-        st = assign_materials(ps, lc, groups, group_count);
+        st = assign_materials(ps, lc, groups, group_count, obj);
     if (st != MN_OK)
         return st;
-    if (lc->materials.size) {
-        mn_obj_material *materials = mni_arena_alloc(ps->arena, lc->materials.size, 8);
-        if (!materials)
-            return MN_OUT_OF_MEMORY;
-        memcpy(materials, lc->materials.data, lc->materials.size);
-        obj->materials = materials;
-        obj->material_count = (uint32_t)(lc->materials.size / sizeof *materials);
-    }
     size_t lib_count = ps->libraries.size / sizeof(char *);
     if (lib_count) {
         const char **libs = mni_arena_alloc(ps->arena, ps->libraries.size, 8);
@@ -1153,6 +1176,7 @@ void mni_obj_parser_release(obj_parser *ps)
     mni_obj_vec_free(ps->allocator, &ps->scratch);
     mni_obj_vec_free(ps->allocator, &ps->groups);
     mni_obj_vec_free(ps->allocator, &ps->libraries);
+    mni_obj_names_release(&ps->usemtl_names);
 }
 
 /* Below this many bytes a piece is not worth a thread: the text is read in one pass. */
@@ -1235,6 +1259,7 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
         mni_oom(err, "reading OBJ");
 
     mni_obj_parser_release(&ps);
+    mni_obj_names_release(&lc.material_names);
     mni_obj_vec_free(allocator, &lc.materials);
     mni_arena_release(&lc.file_arena);
     if (st != MN_OK) {

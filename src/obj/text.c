@@ -247,19 +247,32 @@ mn_obj_name_slot *mni_obj_names_find(const mn_obj_names *t, const char *name, si
     return s->name ? s : NULL;
 }
 
-/* Double the slots (the old ones stay in the arena until it is released). */
+/* Double the slots.  They come from the arena's allocator, not the arena, so the old ones are
+   given back: a table of a million names then holds one array of slots, not every size it had. */
 static bool rehash(mn_obj_names *t)
 {
-    size_t n = t->slots ? (t->mask + 1) * 2 : 16;
-    mn_obj_name_slot *slots = mni_arena_calloc(t->arena, n, sizeof *slots, 8);
+    size_t n = t->slots ? (t->mask + 1) * 2 : 16, bytes;
+    if (!mni_checked_mul(n, sizeof(mn_obj_name_slot), &bytes))
+        return false;
+    mn_obj_name_slot *slots = mni_alloc(&t->arena->allocator, bytes);
     if (!slots)
         return false;
+    memset(slots, 0, bytes);
     for (size_t i = 0; t->slots && i <= t->mask; i++)
         if (t->slots[i].name)
             *probe(slots, n - 1, t->slots[i].name, t->slots[i].len, t->slots[i].hash) = t->slots[i];
+    mni_obj_names_release(t);
     t->slots = slots;
     t->mask = n - 1;
     return true;
+}
+
+void mni_obj_names_release(mn_obj_names *t)
+{
+    if (t->slots)
+        mni_free(&t->arena->allocator, t->slots, (t->mask + 1) * sizeof *t->slots);
+    t->slots = NULL;
+    t->mask = 0;
 }
 
 mn_obj_name_slot *mni_obj_names_add(mn_obj_names *t, const char *name, size_t len)

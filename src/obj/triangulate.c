@@ -449,10 +449,10 @@ static uint32_t quarter_start(const uint64_t *keys, uint32_t first, uint32_t end
 /*
  * The quadtree over the sorted keys, into `nodes` (grown from the
  * allocator): a cell of more than MN_OBJ_LEAF_CORNERS corners is split in
- * four, down to cells one grid unit wide (16 levels).  Each inner cell has
- * more corners than a leaf holds and the cells of one level are disjoint, so
- * there are at most 1 + 4 × 16 n / (MN_OBJ_LEAF_CORNERS + 1) nodes, about n /
- * 2 for an outline.  False when out of memory.
+ * four, down to cells one grid unit wide (16 levels), and while there are
+ * at most 2 n + 1 nodes (an outline makes about n / 2; corners clustered
+ * at a few spots could make more, in long chains of cells with one
+ * quarter used).  False when out of memory.
  */
 static bool build_tree(const mn_allocator *allocator, mn_obj_vec *nodes, ears *e, uint32_t n)
 {
@@ -469,7 +469,9 @@ static bool build_tree(const mn_allocator *allocator, mn_obj_vec *nodes, ears *e
         uint32_t node = stack[top - 1].node, level = stack[top - 1].level;
         top--;
         qnode q = ((qnode *)nodes->data)[node];
-        if (q.end - q.first <= MN_OBJ_LEAF_CORNERS || level == 16) {
+        /* Past 2 n + 1 nodes (clustered corners), cells stay leaves: memory stays 40 bytes a corner. */
+        if (q.end - q.first <= MN_OBJ_LEAF_CORNERS || level == 16 ||
+            nodes->size / sizeof(qnode) + 4 > 2 * (size_t)n + 1) {
             for (uint32_t k = q.first; k < q.end; k++)
                 e->leaf[(uint32_t)e->keys[k]] = node;
             continue;
