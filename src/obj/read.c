@@ -1260,6 +1260,7 @@ static mn_status read_text(const char *text, size_t size, const mn_obj_options *
 
     mni_obj_parser_release(&ps);
     mni_obj_names_release(&lc.material_names);
+    mni_obj_names_release(&lc.library_names);
     mni_obj_vec_free(allocator, &lc.materials);
     mni_arena_release(&lc.file_arena);
     if (st != MN_OK) {
