@@ -1138,6 +1138,22 @@ static void test_out_of_memory_at_every_allocation(void **state)
     }
 }
 
+/* A usemtl name holding a NUL byte ends there: the group and its default material agree on it. */
+static void test_usemtl_name_with_a_nul_ends_at_it(void **state)
+{
+    (void)state;
+    static const char text[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl ab\0cd\nf 1 2 3\n";
+    mn_obj_options o = {.skip_libraries = true};
+    mn_obj *obj = NULL;
+    mn_error err;
+    assert_int_equal(mn_obj_read_memory(text, sizeof text - 1, &o, &obj, &err), MN_OK);
+    assert_int_equal(obj->group_count, 1);
+    assert_string_equal(obj->groups[0].material, "ab");
+    assert_int_equal(obj->groups[0].material_index, 0);
+    assert_string_equal(obj->materials[0].name, "ab");
+    mn_obj_free(obj);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1170,6 +1186,7 @@ int main(void)
         cmocka_unit_test(test_mutated_sample_loads_or_fails_cleanly),
         cmocka_unit_test(test_oversized_inputs_load_or_fail_cleanly),
         cmocka_unit_test(test_out_of_memory_at_every_allocation),
+        cmocka_unit_test(test_usemtl_name_with_a_nul_ends_at_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -618,6 +618,10 @@ static bool keyword_is(const char *k, size_t len, const char *name)
 
 bool mni_obj_use_material(obj_parser *ps, const char *name, size_t len)
 {
+    /* The name is a C string from here on (the group keeps it, materials are found by it): a NUL ends it. */
+    const char *nul = memchr(name, '\0', len);
+    if (nul)
+        len = (size_t)(nul - name);
     if (ps->material && strlen(ps->material) == len && memcmp(ps->material, name, len) == 0)
         return true;
     mn_obj_name_slot *slot = mni_obj_names_add(&ps->usemtl_names, name, len);
