@@ -4,7 +4,8 @@
  * with an error code, a terminated message and no descriptor.  An accepted
  * one must hold the four required files, at most one head pack, plain
  * relative paths, lowercase 64-digit hashes, unique joint names and a
- * plyToCharacter whose 3×3 is the identity.  Any broken promise aborts.
+ * plyToCharacter whose 3×3 is the identity, and each optional part it
+ * dropped named once and left with nothing to fetch.  Any broken promise aborts.
  *
  *     make fuzz                    (each target for 30 s, corpus fuzz/corpus/character)
  *     build/fuzz/fuzz_character CORPUS_DIR fuzz/corpus/character
@@ -67,6 +68,18 @@ static void check_descriptor(const mn_character_descriptor *d)
         check_file(&d->corrective_index);
     for (uint32_t i = 0; i < d->clip_count; i++)
         check(d->clip_names[i] != NULL);
+    /* a dropped part is named once, with a code, and left with nothing to fetch */
+    check(d->dropped_count <= MN_CHARACTER_PARTS);
+    for (uint32_t i = 0; i < d->dropped_count; i++) {
+        const char *name = d->dropped[i].name;
+        check(d->dropped[i].code != MN_OK && d->dropped[i].code != MN_OUT_OF_MEMORY);
+        check(strcmp(name, "face.arkit") == 0 || strcmp(name, "corrective") == 0 ||
+              strcmp(name, "mouth_hidden.bin") == 0);
+        for (uint32_t k = 0; k < i; k++)
+            check(strcmp(d->dropped[k].name, name) != 0);
+        check(strcmp(name, "face.arkit") != 0 || !d->has_face);
+        check(strcmp(name, "corrective") != 0 || !d->has_corrective);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

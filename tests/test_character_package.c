@@ -196,6 +196,10 @@ typedef struct tweak {
     bool second_head;
     bool copy_of_bindings;       /* one more file, "copy.bin", whose src is bindings.bin */
     const char *shared_src;      /* NULL: "../shared.json" */
+    const char *face;            /* the "face" member's JSON (NULL: the real table's entry) */
+    const char *corrective;      /* the "corrective" member's JSON (NULL: the real index's) */
+    int entry_of;                /* index + 1 of a file whose package.files entry is `entry` */
+    const char *entry;           /* that entry's JSON */
 } tweak;
 
 static void sha_of(const blob *b, char out[65])
@@ -248,18 +252,32 @@ static void write_descriptor(const package *p, const tweak *t)
                       ",\"copy.bin\":{\"src\":\"bindings.bin\",\"sha256\":\"%s\"}", sha[1]);
     n += snprintf(json + n, 16384 - (size_t)n,
         "},\"clips\":[],\"sharedClips\":{\"src\":\"%s\",\"format\":\"soma-clips\","
-        "\"sha256\":\"%s\",\"bytes\":%zu},"
-        "\"corrective\":{\"index\":\"corrective/index.json\",\"sha256\":\"%s\"},"
-        "\"face\":{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"%s\","
-        "\"bytes\":%zu,\"channels\":[\"jawOpen\",\"mouthSmileLeft\"],\"coeffs\":%u,"
-        "\"pairs\":[[0,1]],\"gaze\":{},\"blinks\":[]}},"
-        "\"package\":{\"files\":[{\"path\":\"corrective/index.json\",\"bytes\":%zu},"
-        "{\"path\":\"mouth_hidden.bin\",\"bytes\":%zu}",
-        t->shared_src ? t->shared_src : "../shared.json", sha[F_SHARED], bytes[F_SHARED], sha[F_CORR], sha[F_FACE], bytes[F_FACE], COEFFS,
-        bytes[F_CORR], bytes[F_MOUTH]);
-    for (int i = F_C0; i < FILES; i++)
-        n += snprintf(json + n, 16384 - (size_t)n, ",{\"path\":\"%s\",\"bytes\":%zu}",
-                      file_paths[i], bytes[i]);
+        "\"sha256\":\"%s\",\"bytes\":%zu},",
+        t->shared_src ? t->shared_src : "../shared.json", sha[F_SHARED], bytes[F_SHARED]);
+    if (t->corrective)
+        n += snprintf(json + n, 16384 - (size_t)n, "\"corrective\":%s,", t->corrective);
+    else
+        n += snprintf(json + n, 16384 - (size_t)n,
+                      "\"corrective\":{\"index\":\"corrective/index.json\",\"sha256\":\"%s\"},",
+                      sha[F_CORR]);
+    if (t->face)
+        n += snprintf(json + n, 16384 - (size_t)n, "\"face\":%s,", t->face);
+    else
+        n += snprintf(json + n, 16384 - (size_t)n,
+            "\"face\":{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"%s\","
+            "\"bytes\":%zu,\"channels\":[\"jawOpen\",\"mouthSmileLeft\"],\"coeffs\":%u,"
+            "\"pairs\":[[0,1]],\"gaze\":{},\"blinks\":[]}},",
+            sha[F_FACE], bytes[F_FACE], COEFFS);
+    n += snprintf(json + n, 16384 - (size_t)n, "\"package\":{\"files\":[");
+    static const int listed[] = {F_CORR, F_MOUTH, F_C0, F_C0 + 1, F_C0 + 2, F_C0 + 3, F_C0 + 4};
+    for (size_t k = 0; k < sizeof listed / sizeof listed[0]; k++) {
+        int i = listed[k];
+        if (t->entry_of == i + 1)
+            n += snprintf(json + n, 16384 - (size_t)n, "%s%s", k ? "," : "", t->entry);
+        else
+            n += snprintf(json + n, 16384 - (size_t)n, "%s{\"path\":\"%s\",\"bytes\":%zu}",
+                          k ? "," : "", file_paths[i], bytes[i]);
+    }
     n += snprintf(json + n, 16384 - (size_t)n, "]}}");
     blob d = {(uint8_t *)json, (size_t)n};
     write_file(p, "character.json", &d);
@@ -651,6 +669,188 @@ static void optional_parts_are_dropped_with_a_warning(void **state)
     mn_character_free(c);
 }
 
+/* What a load left of each optional part: 1 when it is there. */
+static void expect_parts(const mn_character *c, bool face, bool corrective, bool mouth)
+{
+    assert_int_equal(c->face_map != NULL, face);
+    assert_int_equal(c->corrective != NULL, corrective);
+    assert_int_equal(c->corrective_index_json.data != NULL, corrective);
+    assert_int_equal(c->corrective_files[0][0].data != NULL, corrective);
+    assert_int_equal(c->mouth != NULL, mouth);
+    /* the required parts are all there */
+    assert_non_null(c->head);
+    assert_non_null(c->skeleton);
+    assert_non_null(c->shared_clips);
+    assert_int_equal(c->splats.count, SPLATS);
+}
+
+#define ZEROS64 "0000000000000000000000000000000000000000000000000000000000000000"
+#define ARKIT_REST "\"channels\":[\"jawOpen\"],\"coeffs\":8,\"pairs\":[],\"gaze\":{},\"blinks\":[]"
+
+/*
+ * character-formats.md §11: a malformed entry for an optional part in
+ * character.json drops that part with a warning naming it (its code the
+ * check's), nothing of the part is fetched, and the rest loads.
+ */
+static void a_malformed_optional_entry_drops_only_that_part(void **state)
+{
+    package *p = *state;
+    enum { FACE, CORR, MOUTH };
+    static const struct {
+        tweak t;
+        int part;
+        const char *name;
+        mn_status code;
+        int files;   /* the part's files, none of them fetched */
+    } cases[] = {
+        {{.face = "7"}, FACE, "face.arkit", MN_JSON_TYPE, 1},
+        {{.face = "{\"arkit\":[]}"}, FACE, "face.arkit", MN_JSON_TYPE, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"sha256\":\"" ZEROS64 "\"," ARKIT_REST "}}"}, FACE,
+         "face.arkit", MN_MISSING_PROPERTY, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":5,\"sha256\":\"" ZEROS64 "\"," ARKIT_REST "}}"},
+         FACE, "face.arkit", MN_JSON_TYPE, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"../a.bin\",\"sha256\":\"" ZEROS64 "\","
+                  ARKIT_REST "}}"}, FACE, "face.arkit", MN_URI, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"a/./b.bin\",\"sha256\":\"" ZEROS64 "\","
+                  ARKIT_REST "}}"}, FACE, "face.arkit", MN_URI, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"12\","
+                  ARKIT_REST "}}"}, FACE, "face.arkit", MN_INVALID_VALUE, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"" ZEROS64
+                  "0\"," ARKIT_REST "}}"}, FACE, "face.arkit", MN_INVALID_VALUE, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"g"
+                  ZEROS64 "\"," ARKIT_REST "}}"}, FACE, "face.arkit", MN_INVALID_VALUE, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"" ZEROS64
+                  "\",\"bytes\":-1," ARKIT_REST "}}"}, FACE, "face.arkit", MN_INVALID_VALUE, 1},
+        {{.face = "{\"arkit\":{\"version\":1,\"src\":\"arkit_to_gnm.bin\",\"sha256\":\"" ZEROS64
+                  "\",\"bytes\":1.5," ARKIT_REST "}}"}, FACE, "face.arkit", MN_JSON_TYPE, 1},
+        {{.corrective = "[]"}, CORR, "corrective", MN_JSON_TYPE, 6},
+        {{.corrective = "\"corrective/index.json\""}, CORR, "corrective", MN_JSON_TYPE, 6},
+        {{.corrective = "{\"sha256\":\"" ZEROS64 "\"}"}, CORR, "corrective", MN_MISSING_PROPERTY, 6},
+        {{.corrective = "{\"index\":\"../index.json\"}"}, CORR, "corrective", MN_URI, 6},
+        {{.corrective = "{\"index\":\"corrective/index.json\",\"sha256\":\"xyz\"}"}, CORR,
+         "corrective", MN_INVALID_VALUE, 6},
+        {{.corrective = "{\"index\":\"corrective/index.json\",\"bytes\":-4}"}, CORR, "corrective",
+         MN_INVALID_VALUE, 6},
+        {{.entry_of = F_C0 + 1, .entry = "{\"path\":\"corrective/raise/points.bin\",\"bytes\":\"9\"}"},
+         CORR, "corrective", MN_JSON_TYPE, 6},
+        {{.entry_of = F_MOUTH + 1, .entry = "{\"path\":\"mouth_hidden.bin\",\"bytes\":-1}"}, MOUTH,
+         "mouth_hidden.bin", MN_INVALID_VALUE, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_package(p, &cases[i].t);
+        progress_log log = {0};
+        mn_character_load_options o = {.progress = on_progress, .progress_user = &log};
+        mn_character *c = NULL;
+        mn_error err;
+        mn_status st = mn_character_load(p->pkg, "character.json", &o, &c, &err);
+        if (st != MN_OK)
+            fail_msg("case %zu: %s: %s", i, mn_status_name(st), err.message);
+        if (c->warning_count != 1)
+            fail_msg("case %zu: %u warnings", i, c->warning_count);
+        assert_string_equal(c->warnings[0].name, cases[i].name);
+        if (c->warnings[0].code != cases[i].code)
+            fail_msg("case %zu: %s, expected %s (%s)", i, mn_status_name(c->warnings[0].code),
+                     mn_status_name(cases[i].code), c->warnings[0].message);
+        assert_non_null(strstr(c->warnings[0].message, cases[i].part == CORR ? "corrective"
+                                                       : cases[i].part == FACE ? "face"
+                                                                               : "mouth_hidden.bin"));
+        expect_parts(c, cases[i].part != FACE, cases[i].part != CORR, cases[i].part != MOUTH);
+        /* the descriptor says so too, and no file of the part was fetched */
+        assert_int_equal(c->descriptor->dropped_count, 1);
+        assert_string_equal(c->descriptor->dropped[0].name, cases[i].name);
+        assert_int_equal(log.calls, FILES - cases[i].files);
+        assert_true(log.loaded[log.calls - 1] == log.total[log.calls - 1]);
+        mn_character_free(c);
+    }
+
+    /* a bad face.arkit.version is dropped by the map builder, at the same point: the file was read */
+    write_package(p, &(tweak){.face = "{\"arkit\":{\"version\":2,\"src\":\"arkit_to_gnm.bin\","
+                                      "\"sha256\":\"" ZEROS64 "\"," ARKIT_REST "}}"});
+    mn_character *c = NULL;
+    assert_int_equal(load(p, &c, NULL), MN_OK);
+    assert_int_equal(c->warning_count, 1);
+    assert_string_equal(c->warnings[0].name, "face.arkit");
+    expect_parts(c, false, true, true);
+    mn_character_free(c);
+
+    /* two parts malformed at once: two warnings, in load order; skipping a part silences its own */
+    write_package(p, &(tweak){.face = "[]", .corrective = "1"});
+    assert_int_equal(load(p, &c, NULL), MN_OK);
+    assert_int_equal(c->warning_count, 2);
+    assert_string_equal(c->warnings[0].name, "face.arkit");
+    assert_string_equal(c->warnings[1].name, "corrective");
+    expect_parts(c, false, false, true);
+    mn_character_free(c);
+    mn_character_load_options skip = {.skip_face = true};
+    assert_int_equal(mn_character_load(p->pkg, "character.json", &skip, &c, NULL), MN_OK);
+    assert_int_equal(c->warning_count, 1);
+    assert_string_equal(c->warnings[0].name, "corrective");
+    mn_character_free(c);
+
+    /* the shared clip pack and `files` are not optional: a malformed entry fails the load */
+    expect_failure(p, &(tweak){.shared_src = "/abs/shared.json"}, MN_URI, "sharedClips.src",
+                   NULL);
+    expect_failure(p, &(tweak){.entry_of = F_CORR + 1, .entry = "{\"path\":7}"}, MN_JSON_TYPE,
+                   NULL, NULL);
+}
+
+/*
+ * The descriptor reader on its own: a malformed optional entry is listed in
+ * `dropped` with the JSON path in its message, the part cleared; running out
+ * of memory on the way is still an error, with nothing leaked.
+ */
+static void the_descriptor_lists_the_parts_it_drops(void **state)
+{
+    package *p = *state;
+    write_package(p, &(tweak){.face = "{\"arkit\":{\"src\":\"a.bin\",\"sha256\":\"12\"}}",
+                              .corrective = "{\"index\":\"corrective/index.json\",\"bytes\":-4}",
+                              .entry_of = F_MOUTH + 1,
+                              .entry = "{\"path\":\"mouth_hidden.bin\",\"bytes\":null}"});
+    char path[700];
+    snprintf(path, sizeof path, "%s/character.json", p->pkg);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char json[16384];
+    size_t n = fread(json, 1, sizeof json, f);
+    fclose(f);
+    mn_character_descriptor *d = NULL;
+    mn_error err;
+    assert_int_equal(mn_character_descriptor_read(json, n, NULL, &d, &err), MN_OK);
+    assert_int_equal(d->dropped_count, 3);
+    assert_string_equal(d->dropped[0].name, "corrective");
+    assert_int_equal(d->dropped[0].code, MN_INVALID_VALUE);
+    assert_non_null(strstr(d->dropped[0].message, "corrective.bytes"));
+    assert_string_equal(d->dropped[1].name, "face.arkit");
+    assert_int_equal(d->dropped[1].code, MN_INVALID_VALUE);
+    assert_non_null(strstr(d->dropped[1].message, "face.arkit.sha256"));
+    assert_string_equal(d->dropped[2].name, "mouth_hidden.bin");
+    assert_int_equal(d->dropped[2].code, MN_JSON_TYPE);
+    assert_non_null(strstr(d->dropped[2].message, "package.files[1]"));
+    assert_false(d->has_face);
+    assert_null(d->face_json);
+    assert_false(d->has_corrective);
+    assert_true(d->has_shared_clips);
+    assert_int_equal(d->package_file_count, 6);   /* the mouth's entry left out */
+    for (uint32_t i = 0; i < d->package_file_count; i++)
+        assert_string_not_equal(d->package_files[i].src, "mouth_hidden.bin");
+    mn_character_descriptor_free(d);
+
+    for (long fail = 0; fail < 40; fail++) {
+        mn_counting_alloc counter = mn_counting_alloc_make();
+        counter.fail_after = fail;
+        mn_allocator hooks = mn_counting_allocator(&counter);
+        mn_status st = mn_character_descriptor_read(json, n, &hooks, &d, &err);
+        if (st == MN_OK) {
+            assert_int_equal(d->dropped_count, 3);
+            mn_character_descriptor_free(d);
+        } else {
+            assert_int_equal(st, MN_OUT_OF_MEMORY);
+            assert_null(d);
+        }
+        assert_int_equal(counter.live_bytes, 0);
+    }
+}
+
 /* Two characters naming one shared pack read it once through the cache, and give it back. */
 static void shared_clips_are_read_once(void **state)
 {
@@ -871,6 +1071,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(the_descriptor_is_validated, setup, teardown),
         cmocka_unit_test_setup_teardown(optional_parts_are_dropped_with_a_warning, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(a_malformed_optional_entry_drops_only_that_part, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(the_descriptor_lists_the_parts_it_drops, setup, teardown),
         cmocka_unit_test_setup_teardown(shared_clips_are_read_once, setup, teardown),
         cmocka_unit_test_setup_teardown(loads_through_a_resolver, setup, teardown),
         cmocka_unit_test_setup_teardown(package_files_stay_inside_its_folder, setup, teardown),

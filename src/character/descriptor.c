@@ -8,12 +8,23 @@
 #include "io/io.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 struct descriptor_holder {
     mn_character_descriptor d;   /* first: the public pointer is the holder's */
     mn_arena arena;
+    mn_character_warning dropped[MN_CHARACTER_PARTS];
 };
+
+/* Whether the optional part `name` was dropped for a malformed entry. */
+static bool part_dropped(const mn_character_descriptor *d, const char *name)
+{
+    for (uint32_t i = 0; i < d->dropped_count; i++)
+        if (strcmp(d->dropped[i].name, name) == 0)
+            return true;
+    return false;
+}
 
 /* ---- paths ------------------------------------------------------------------- */
 
@@ -239,53 +250,142 @@ static mn_status read_geometry(mn_json *j, json_t *root, mn_character_descriptor
     return st;
 }
 
-static mn_status read_optional_parts(mn_json *j, json_t *root, mn_character_descriptor *d)
+static mn_status read_shared_clips(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
     json_t *obj = NULL;
     mn_status st = mni_json_object(j, root, "sharedClips", false, &obj);
-    if (st == MN_OK && obj) {
-        size_t m = mni_json_push_key(j, "sharedClips");
-        const char *format = NULL;
-        st = mni_json_string(j, obj, "format", true, &format);
-        if (st == MN_OK && strcmp(format, "soma-clips") != 0)
-            return mni_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"soma-clips\"",
-                                 format);
-        if (st == MN_OK)
-            st = read_file_entry(j, obj, "sharedClips", "src", true, true, &d->shared_clips);
-        d->has_shared_clips = st == MN_OK;
-        mni_json_pop(j, m);
-    }
-    obj = NULL;
+    if (st != MN_OK || !obj)
+        return st;
+    size_t m = mni_json_push_key(j, "sharedClips");
+    const char *format = NULL;
+    st = mni_json_string(j, obj, "format", true, &format);
+    if (st == MN_OK && strcmp(format, "soma-clips") != 0)
+        return mni_json_fail(j, MN_INVALID_VALUE, "format", "\"%s\" is not \"soma-clips\"",
+                             format);
     if (st == MN_OK)
-        st = mni_json_object(j, root, "corrective", false, &obj);
-    if (st == MN_OK && obj) {
-        size_t m = mni_json_push_key(j, "corrective");
-        st = read_file_entry(j, obj, "corrective", "index", false, false, &d->corrective_index);
-        d->has_corrective = st == MN_OK;
-        mni_json_pop(j, m);
-    }
-    obj = NULL;
-    if (st == MN_OK)
-        st = mni_json_object(j, root, "face", false, &obj);
-    json_t *arkit = NULL;
-    if (st == MN_OK && obj) {
-        size_t m = mni_json_push_key(j, "face");
-        st = mni_json_object(j, obj, "arkit", false, &arkit);
-        if (st == MN_OK && arkit) {
-            size_t a = mni_json_push_key(j, "arkit");
-            st = read_file_entry(j, arkit, "face.arkit", "src", true, false, &d->face_table);
-            if (st == MN_OK)
-                st = mni_json_dump(j, arkit, &d->face_json);
-            d->has_face = st == MN_OK;
-            mni_json_pop(j, a);
-        }
-        mni_json_pop(j, m);
-    }
+        st = read_file_entry(j, obj, "sharedClips", "src", true, true, &d->shared_clips);
+    d->has_shared_clips = st == MN_OK;
+    mni_json_pop(j, m);
     return st;
 }
 
-static mn_status read_package(mn_json *j, json_t *root, mn_character_descriptor *d)
+/* corrective: {index, sha256?, bytes?}. */
+static mn_status read_corrective(mn_json *j, json_t *root, mn_character_descriptor *d)
 {
+    json_t *obj = NULL;
+    mn_status st = mni_json_object(j, root, "corrective", false, &obj);
+    if (st != MN_OK || !obj)
+        return st;
+    size_t m = mni_json_push_key(j, "corrective");
+    st = read_file_entry(j, obj, "corrective", "index", false, false, &d->corrective_index);
+    d->has_corrective = st == MN_OK;
+    mni_json_pop(j, m);
+    return st;
+}
+
+/* face.arkit: {src, sha256, bytes?, ...}, the whole object kept as JSON for the fitted map. */
+static mn_status read_face(mn_json *j, json_t *root, mn_character_descriptor *d)
+{
+    json_t *face = NULL, *arkit = NULL;
+    mn_status st = mni_json_object(j, root, "face", false, &face);
+    if (st != MN_OK || !face)
+        return st;
+    size_t m = mni_json_push_key(j, "face");
+    st = mni_json_object(j, face, "arkit", false, &arkit);
+    if (st != MN_OK || !arkit) {
+        mni_json_pop(j, m);
+        return st;
+    }
+    size_t a = mni_json_push_key(j, "arkit");
+    st = read_file_entry(j, arkit, "face.arkit", "src", true, false, &d->face_table);
+    if (st == MN_OK)
+        st = mni_json_dump(j, arkit, &d->face_json);
+    d->has_face = st == MN_OK;
+    mni_json_pop(j, a);
+    mni_json_pop(j, m);
+    return st;
+}
+
+/*
+ * Record part `name` as dropped for `why`, once (a part named twice keeps its
+ * first reason).
+ */
+static void drop_part(struct descriptor_holder *h, const char *name, const mn_error *why)
+{
+    mn_character_descriptor *d = &h->d;
+    for (uint32_t i = 0; i < d->dropped_count; i++)
+        if (strcmp(h->dropped[i].name, name) == 0)
+            return;
+    if (d->dropped_count == MN_CHARACTER_PARTS)
+        return;
+    mn_character_warning *w = &h->dropped[d->dropped_count++];
+    snprintf(w->name, sizeof w->name, "%s", name);
+    w->code = why->code;
+    snprintf(w->message, sizeof w->message, "%.40s dropped: %.200s", name, why->message);
+    d->dropped = h->dropped;
+}
+
+/*
+ * An optional part's entry read with its errors caught: a malformed entry
+ * drops the part (character-formats.md §11: the rest loads), running out of
+ * memory still fails the read.  The path is put back where it was, since a
+ * failing reader returns without popping what it pushed.
+ */
+static mn_status read_optional(mn_json *j, json_t *root, struct descriptor_holder *h,
+                               const char *name,
+                               mn_status (*read)(mn_json *, json_t *, mn_character_descriptor *))
+{
+    mn_error why, *outer = j->err;
+    mni_error_clear(&why);
+    size_t mark = j->len;
+    j->err = &why;
+    mn_status st = read(j, root, &h->d);
+    j->err = outer;
+    mni_json_pop(j, mark);
+    if (st == MN_OUT_OF_MEMORY) {
+        *outer = why;
+        return st;
+    }
+    if (st != MN_OK)
+        drop_part(h, name, &why);
+    return MN_OK;
+}
+
+/* package.files[i]: {path, bytes?}. */
+static mn_status read_package_file(mn_json *j, json_t *v, mn_character_file *f)
+{
+    if (!json_is_object(v))
+        return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
+                             mni_json_type_name(v));
+    mn_status st = mni_json_string(j, v, "path", true, &f->src);
+    if (st == MN_OK)
+        st = read_bytes(j, v, f);
+    f->name = f->src;
+    return st;
+}
+
+/* The optional part a package.files path belongs to; NULL for any other file. */
+static const char *part_of_path(const json_t *entry)
+{
+    const char *path = json_is_object(entry) ? json_string_value(json_object_get(entry, "path"))
+                                             : NULL;
+    if (!path)
+        return NULL;
+    if (strcmp(path, "mouth_hidden.bin") == 0)
+        return "mouth_hidden.bin";
+    if (strncmp(path, "corrective/", 11) == 0)
+        return "corrective";
+    return NULL;
+}
+
+/*
+ * package {bytes?, files?: [{path, bytes?}]}.  A malformed files entry
+ * whose path is an optional part's file (the mouth list, corrective/) drops
+ * that part and is left out; any other fails the read.
+ */
+static mn_status read_package(mn_json *j, json_t *root, struct descriptor_holder *h)
+{
+    mn_character_descriptor *d = &h->d;
     json_t *pkg = NULL, *files = NULL;
     mn_status st = mni_json_object(j, root, "package", false, &pkg);
     if (st != MN_OK || !pkg)
@@ -299,29 +399,55 @@ static mn_status read_package(mn_json *j, json_t *root, mn_character_descriptor 
     if (!out)
         return mni_json_oom(j, NULL, NULL);
     size_t f = mni_json_push_key(j, "files");
+    uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         json_t *v = json_array_get(files, i);
+        const char *part = part_of_path(v);
+        mn_error why, *outer = j->err;
+        mni_error_clear(&why);
         size_t e = mni_json_push_index(j, i);
-        if (!json_is_object(v))
-            return mni_json_fail(j, MN_JSON_TYPE, NULL, "expected an object, found %s",
-                                 mni_json_type_name(v));
-        st = mni_json_string(j, v, "path", true, &out[i].src);
-        if (st == MN_OK)
-            st = read_bytes(j, v, &out[i]);
-        if (st != MN_OK)
-            return st;
-        out[i].name = out[i].src;
+        if (part)
+            j->err = &why;
+        st = read_package_file(j, v, &out[kept]);
+        j->err = outer;
         mni_json_pop(j, e);
+        if (st == MN_OK) {
+            kept++;
+            continue;
+        }
+        if (!part)
+            return st;          /* the error is already in *outer */
+        if (st == MN_OUT_OF_MEMORY) {
+            *outer = why;
+            return st;
+        }
+        drop_part(h, part, &why);
+        memset(&out[kept], 0, sizeof out[kept]);
     }
     mni_json_pop(j, f);
     mni_json_pop(j, m);
     d->package_files = out;
-    d->package_file_count = n;
+    d->package_file_count = kept;
     return MN_OK;
 }
 
-static mn_status read_descriptor(mn_json *j, json_t *root, mn_character_descriptor *d)
+/* What a dropped part leaves: nothing the loader would fetch. */
+static void clear_dropped(mn_character_descriptor *d)
 {
+    if (part_dropped(d, "corrective")) {
+        d->has_corrective = false;
+        memset(&d->corrective_index, 0, sizeof d->corrective_index);
+    }
+    if (part_dropped(d, "face.arkit")) {
+        d->has_face = false;
+        d->face_json = NULL;
+        memset(&d->face_table, 0, sizeof d->face_table);
+    }
+}
+
+static mn_status read_descriptor(mn_json *j, json_t *root, struct descriptor_holder *h)
+{
+    mn_character_descriptor *d = &h->d;
     if (!json_is_object(root))
         return mni_json_fail(j, MN_JSON_TYPE, NULL, "character.json is not a JSON object");
     mn_status st = read_identity(j, root, d);
@@ -332,9 +458,14 @@ static mn_status read_descriptor(mn_json *j, json_t *root, mn_character_descript
     if (st == MN_OK)
         st = read_names(j, root, "clips", false, false, &d->clip_names, &d->clip_count);
     if (st == MN_OK)
-        st = read_optional_parts(j, root, d);
+        st = read_shared_clips(j, root, d);   /* once named, required: a fault fails */
     if (st == MN_OK)
-        st = read_package(j, root, d);
+        st = read_optional(j, root, h, "corrective", read_corrective);
+    if (st == MN_OK)
+        st = read_optional(j, root, h, "face.arkit", read_face);
+    if (st == MN_OK)
+        st = read_package(j, root, h);
+    clear_dropped(d);
     return st;
 }
 
@@ -371,7 +502,7 @@ MN_API mn_status mn_character_descriptor_read(const void *json, size_t size,
     mn_error local;
     mn_json j;
     mni_json_init(&j, &h->arena, err ? err : &local);
-    mn_status st = read_descriptor(&j, root, &h->d);
+    mn_status st = read_descriptor(&j, root, h);
     json_decref(root);
     if (st != MN_OK) {
         mni_arena_release_holder(&h->arena, h, sizeof *h);

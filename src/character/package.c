@@ -188,6 +188,25 @@ static void warn(loader *l, const char *name, const mn_error *why)
     snprintf(w->message, sizeof w->message, "%.40s dropped: %.200s", name, why->message);
 }
 
+/* The record of part `name` dropped for a malformed entry in character.json; NULL when it was not. */
+static const mn_character_warning *dropped(const mn_character_descriptor *d, const char *name)
+{
+    for (uint32_t i = 0; i < d->dropped_count; i++)
+        if (strcmp(d->dropped[i].name, name) == 0)
+            return &d->dropped[i];
+    return NULL;
+}
+
+/* Say that the descriptor dropped part `name`, if it did: true when it did. */
+static bool warn_dropped(loader *l, const char *name)
+{
+    const mn_character_warning *w = dropped(l->p->descriptor, name);
+    mn_character *c = &l->p->c;
+    if (w && c->warning_count < MAX_WARNINGS)
+        l->p->warnings[c->warning_count++] = *w;
+    return w != NULL;
+}
+
 /* ---- the plan: sizes stated before anything is read -------------------------------- */
 
 /* The size stated for src: its own `bytes`, else package.files', else 0. */
@@ -217,7 +236,7 @@ static const mn_character_file old_corrective = {"corrective", "corrective/index
 static const mn_character_file *corrective_file(const loader *l)
 {
     const mn_character_descriptor *d = l->p->descriptor;
-    if (l->o.skip_corrective)
+    if (l->o.skip_corrective || dropped(d, "corrective"))
         return NULL;
     return d->has_corrective ? &d->corrective_index : &old_corrective;
 }
@@ -239,7 +258,7 @@ static uint64_t plan_total(const loader *l)
                 strcmp(d->package_files[i].src, corrective_file(l)->src) != 0)
                 total += d->package_files[i].bytes;
     }
-    if (!l->o.skip_mouth)
+    if (!l->o.skip_mouth && !dropped(d, mouth_file.src))
         total += stated(d, &mouth_file);
     return total;
 }
@@ -356,7 +375,7 @@ static void load_face(loader *l)
 {
     const mn_character_descriptor *d = l->p->descriptor;
     mn_character *c = &l->p->c;
-    if (!d->has_face || l->o.skip_face)
+    if (l->o.skip_face || warn_dropped(l, "face.arkit") || !d->has_face)
         return;
     mn_error why;
     mni_error_clear(&why);
@@ -438,9 +457,9 @@ static void load_corrective(loader *l)
 {
     const mn_character_descriptor *d = l->p->descriptor;
     mn_character *c = &l->p->c;
-    const mn_character_file *index = corrective_file(l);
-    if (!index)
+    if (l->o.skip_corrective || warn_dropped(l, "corrective"))
         return;
+    const mn_character_file *index = corrective_file(l);
     load_optional(l, index, d->has_corrective || listed(d, index->src), &c->corrective_index_json);
     if (!c->corrective_index_json.data)
         return;
@@ -476,7 +495,7 @@ static void load_mouth(loader *l)
 {
     const mn_character_descriptor *d = l->p->descriptor;
     mn_character *c = &l->p->c;
-    if (l->o.skip_mouth)
+    if (l->o.skip_mouth || warn_dropped(l, mouth_file.src))
         return;
     load_optional(l, &mouth_file, listed(d, mouth_file.src), &c->mouth_hidden);
     if (!c->mouth_hidden.data)

@@ -21,7 +21,8 @@
  * out and listed in that file's `dropped`, with its reason.  What is
  * dropped with a warning: an optional part (face.arkit, corrective/ with
  * its files, the mouth list) that is missing, unreadable, of the wrong size
- * or hash, or invalid; the character loads without it.
+ * or hash, or invalid, or whose entry in character.json is malformed; the
+ * character loads without it.
  */
 #ifndef MARIONETTE_CHARACTER_PACKAGE_H
 #define MARIONETTE_CHARACTER_PACKAGE_H
@@ -49,6 +50,23 @@ typedef struct mn_character_file {
 } mn_character_file;
 
 /*
+ * A part dropped, or something else the load wants said: the part's name,
+ * the code its check returned (tests compare codes, not messages) and a
+ * message.  The names: "face.arkit"; "corrective" (its entry in
+ * character.json, or a package.files entry under corrective/, malformed),
+ * "corrective/index.json" or "corrective/<file>" (the index or a
+ * correction's file missing, mismatched or invalid); "mouth_hidden.bin".
+ */
+typedef struct mn_character_warning {
+    char name[64];
+    mn_status code;
+    char message[256];
+} mn_character_warning;
+
+/* The optional parts: face.arkit, corrective/, the mouth list. */
+#define MN_CHARACTER_PARTS 3u
+
+/*
  * character.json, validated.  Rules: format "aosrig-splat";
  * version 2 with rig "aosrig-v2" (version 1, a rig.glb body, and any other
  * version are refused: "unsupported version N"); units "m"; splatCount a
@@ -61,10 +79,23 @@ typedef struct mn_character_file {
  * '/'-separated, no leading '/', no '\\' ':' '?' '#' '%' or control
  * characters, no empty, "." or ".." segment; sharedClips.src may begin with
  * "../" segments); clips strings; sharedClips {src, sha256, bytes?, format
- * "soma-clips"}; corrective {index, sha256?} (an unsupported part is
- * dropped with a warning by the loader, not refused here); face.arkit
- * {src, sha256, bytes, ...} kept as JSON for the fitted-map builder;
- * package {bytes?, files?: [{path, bytes}]}; `renderer` ignored.
+ * "soma-clips"}; corrective {index, sha256?, bytes?}; face.arkit {src,
+ * sha256, bytes?, ...} kept as JSON for the fitted-map builder; package
+ * {bytes?, files?: [{path, bytes?}]}; `renderer` ignored.  bytes is an
+ * integer 0..2^53.
+ *
+ * The optional parts' entries (character-formats.md §11): a malformed
+ * entry for face.arkit (`face` or `face.arkit` not an object; src missing,
+ * not a string or not a plain path; sha256 not 64 hex digits; bytes
+ * negative or not an integer) or for corrective (not an object; index or
+ * sha256 malformed, as for face.arkit), or a malformed package.files entry
+ * whose path is mouth_hidden.bin or under corrective/, does not fail the
+ * read: the part is dropped (has_face or has_corrective false, the entry
+ * left out of package_files) and listed in `dropped`, which the loader
+ * gives as warnings.  A malformed sharedClips or `files` entry, or any
+ * other package.files entry, fails the read.  Semantic checks of a part
+ * (face.arkit's version, channels and coefficients) are the loader's: they
+ * drop the part there.
  */
 typedef struct mn_character_descriptor {
     uint32_t version;                 /* 2 */
@@ -91,6 +122,10 @@ typedef struct mn_character_descriptor {
     const char *face_json;            /* the face.arkit object as compact JSON */
     const mn_character_file *package_files; /* package.files: name = src = path, bytes */
     uint32_t package_file_count;
+    /* Optional parts dropped for a malformed entry, in the order read (corrective, face.arkit,
+       then package.files'); each named once, by "face.arkit", "corrective" or "mouth_hidden.bin" */
+    const mn_character_warning *dropped;
+    uint32_t dropped_count;
 } mn_character_descriptor;
 
 /*
@@ -99,8 +134,10 @@ typedef struct mn_character_descriptor {
  * allocator may be NULL (malloc/free).  Errors: MN_JSON_SYNTAX (line and
  * column set), MN_JSON_TYPE, MN_MISSING_PROPERTY, MN_INVALID_VALUE (a
  * value outside the rules above, "unsupported version N"), MN_URI (a src
- * that is not a plain relative path), MN_NOT_FINITE, MN_OUT_OF_MEMORY;
- * err->path names the member ("files.bindings.bin.sha256").
+ * that is not a plain relative path), MN_NOT_FINITE, MN_OUT_OF_MEMORY
+ * (also when it happens inside an optional part's entry); err->path names
+ * the member ("files.bindings.bin.sha256").  An optional part's malformed
+ * entry is no error: see `dropped` above.
  */
 MN_API mn_status mn_character_descriptor_read(const void *json, size_t size,
                                               const mn_allocator *allocator,
@@ -135,13 +172,6 @@ typedef struct mn_character_load_options {
      */
     mn_soma_clip_cache *clip_cache;
 } mn_character_load_options;
-
-/* A part dropped, or something else the load wants said: the part's name and why. */
-typedef struct mn_character_warning {
-    char name[64];                /* "face.arkit", "corrective/index.json", "mouth_hidden.bin" */
-    mn_status code;               /* what its check returned */
-    char message[256];
-} mn_character_warning;
 
 typedef struct mn_character_private mn_character_private;
 
