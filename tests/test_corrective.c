@@ -4,7 +4,9 @@
  * fromDeg ≥ toDeg, curve, sides, missing files, paths that are not plain);
  * the plain-path rule itself; arm elevation through the SOMA poser, which
  * a torso lean does not change; smoothstep weights; at most two
- * corrections played with the rest flagged; truncation and memory sweeps.
+ * corrections played with the rest flagged; the state a playing character
+ * keeps (each slot's angle and weight, the switch); truncation and memory
+ * sweeps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +242,117 @@ static void test_arm_elevation(void **state)
     mn_soma_skeleton_free(sk);
 }
 
+/* One correction with a left drive only: slot 1 (its right) is fed by nothing. */
+static const char LEFT_ONLY[] =
+    "{\"format\":\"aosrig-corrective\",\"version\":1,\"splatCount\":5000,\"corrections\":["
+    "{\"name\":\"raise\",\"label\":\"L\",\"points\":4,\"trainedDeg\":150," FILES("raise") ","
+    "\"drives\":[" DRIVE(0, "LeftArm", "LeftForeArm") "]}]}";
+
+static bool floats_same(const float *a, const float *b, int n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/*
+ * The corrective state (character.md's AosrigCorrectiveState): the angles per
+ * slot are the drives' elevations, the weights those of mn_corrective_weights
+ * while on; off, every weight is 0 at once and on every update, while the
+ * angles are still measured; back on, the weights return.  No allocation.
+ */
+static void a_state_gives_each_slots_angle_and_off_zeroes_the_weights(void **state)
+{
+    (void)state;
+    char json[4096];
+    arm_skeleton_json(json);
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_soma_skeleton *sk = NULL;
+    mn_corrective_index *ix = NULL, *left = NULL;
+    mn_error err;
+    assert_int_equal(mn_soma_skeleton_read(json, strlen(json), NAMES, J, &hooks, &sk, &err), MN_OK);
+    assert_int_equal(mn_corrective_index_read(INDEX, strlen(INDEX), SPLATS, NAMES, J, &hooks, &ix,
+                                              &err), MN_OK);
+    assert_int_equal(mn_corrective_index_read(LEFT_ONLY, strlen(LEFT_ONLY), SPLATS, NAMES, J,
+                                              &hooks, &left, &err), MN_OK);
+    float storage[512], worlds[16 * J], skin[16 * J];
+    mn_pose pose;
+    mn_pose_init(&pose, J, storage);
+    const float z[3] = {0, 0, 1};
+    mn_soma_rest_pose(sk, &pose);
+    mn_quat_from_axis_angle(pose.rotations + 4 * 2, z, 0.7853982f);   /* left raised to 135° */
+    mn_soma_pose(sk, &pose, worlds, skin);
+
+    mn_corrective_state cs;
+    memset(&cs, 0x7f, sizeof cs);
+    mn_corrective_state_init(&cs);
+    assert_true(cs.enabled);
+    for (uint32_t s = 0; s < MN_CORRECTIVE_SLOTS; s++)
+        assert_true(cs.angles[s] == 0.0f && cs.weights[s] == 0.0f);
+
+    size_t allocs = counter.allocs;
+    assert_int_equal(mn_corrective_update(ix, worlds, skin, &cs, &err), MN_OK);
+    /* slot 2c + side: each drive's elevation, exactly as the one-arm function measures it */
+    const float left_deg = mn_corrective_arm_angle_deg(skin + 16 * 1, worlds + 16 * 2 + 12,
+                                                       worlds + 16 * 3 + 12);
+    const float right_deg = mn_corrective_arm_angle_deg(skin + 16 * 1, worlds + 16 * 4 + 12,
+                                                        worlds + 16 * 5 + 12);
+    assert_true(fabsf(left_deg - 135) < 1e-3f && fabsf(right_deg - 90) < 1e-3f);
+    const float want_angles[4] = {left_deg, right_deg, left_deg, right_deg};
+    assert_true(floats_same(cs.angles, want_angles, 4));
+    float w[4];
+    mn_corrective_weights(ix, worlds, skin, w);
+    assert_true(floats_same(cs.weights, w, 4));
+    assert_true(cs.weights[0] == 1.0f && fabsf(cs.weights[1] - 0.5f) < 1e-4f);
+
+    /* off: the weights are 0 at once, the angles kept; updates measure but weigh nothing */
+    mn_corrective_set_enabled(&cs, false);
+    assert_false(cs.enabled);
+    for (uint32_t s = 0; s < MN_CORRECTIVE_SLOTS; s++)
+        assert_true(cs.weights[s] == 0.0f);
+    assert_true(floats_same(cs.angles, want_angles, 4));
+    mn_quat_from_axis_angle(pose.rotations + 4 * 2, z, -1.5707963f);   /* left hanging: 0° */
+    mn_soma_pose(sk, &pose, worlds, skin);
+    assert_int_equal(mn_corrective_update(ix, worlds, skin, &cs, &err), MN_OK);
+    assert_true(cs.angles[0] < 0.05f && fabsf(cs.angles[1] - 90) < 1e-3f);
+    for (uint32_t s = 0; s < MN_CORRECTIVE_SLOTS; s++)
+        assert_true(cs.weights[s] == 0.0f);
+
+    /* on again: the next update weighs as before */
+    mn_corrective_set_enabled(&cs, true);
+    assert_int_equal(mn_corrective_update(ix, worlds, skin, &cs, &err), MN_OK);
+    mn_corrective_weights(ix, worlds, skin, w);
+    assert_true(floats_same(cs.weights, w, 4));
+    assert_true(cs.weights[0] == 0.0f && fabsf(cs.weights[1] - 0.5f) < 1e-4f);
+
+    /* a slot no drive feeds: angle and weight 0 */
+    assert_int_equal(mn_corrective_update(left, worlds, skin, &cs, &err), MN_OK);
+    assert_true(cs.angles[0] < 0.05f);
+    for (uint32_t s = 1; s < MN_CORRECTIVE_SLOTS; s++)
+        assert_true(cs.angles[s] == 0.0f && cs.weights[s] == 0.0f);
+    assert_int_equal(counter.allocs, allocs);   /* updates and switches allocate nothing */
+
+    /* no index (a character without correctives): zeros, the switch kept */
+    mn_corrective_set_enabled(&cs, false);
+    assert_int_equal(mn_corrective_update(NULL, NULL, NULL, &cs, &err), MN_OK);
+    assert_false(cs.enabled);
+    for (uint32_t s = 0; s < MN_CORRECTIVE_SLOTS; s++)
+        assert_true(cs.angles[s] == 0.0f && cs.weights[s] == 0.0f);
+
+    /* mistakes: an error, the state untouched */
+    mn_corrective_state before = cs;
+    assert_int_equal(mn_corrective_update(ix, NULL, skin, &cs, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_corrective_update(ix, worlds, NULL, &cs, &err), MN_INVALID_ARGUMENT);
+    assert_memory_equal(&cs, &before, sizeof cs);
+    assert_int_equal(mn_corrective_update(ix, worlds, skin, NULL, &err), MN_INVALID_ARGUMENT);
+    mn_corrective_state_init(NULL);
+    mn_corrective_set_enabled(NULL, true);
+
+    mn_corrective_index_free(left);
+    mn_corrective_index_free(ix);
+    mn_soma_skeleton_free(sk);
+    assert_int_equal(counter.live_bytes, 0);
+}
+
 static void test_blend_weight(void **state)
 {
     (void)state;
@@ -287,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_plain_paths),
         cmocka_unit_test(test_arm_elevation),
+        cmocka_unit_test(a_state_gives_each_slots_angle_and_off_zeroes_the_weights),
         cmocka_unit_test(test_blend_weight),
         cmocka_unit_test(test_sweeps),
     };

@@ -1,6 +1,6 @@
 /*
  * mouth_hidden.bin (§7 and §11 "Mouth list"): a synthetic list read back
- * exactly; each corrupted variant (magic, version, size, kind, row, lip
+ * exactly, its plugs and band counted; each corrupted variant (magic, version, size, kind, row, lip
  * vertex, duplicate row, non-unit or NaN up/forward) refused with its code
  * and offset; pad bytes ignored; truncation at every length and out of
  * memory at every allocation fail cleanly; the gap, hiddenAlpha and plugPush
@@ -78,6 +78,8 @@ static void test_read(void **state)
     assert_int_equal(m->entries[2].kind, MN_MOUTH_BAND);
     assert_int_equal(m->entries[2].upper, 12);
     assert_int_equal(m->entries[2].lower, 47);
+    assert_int_equal(m->plugs, 1);
+    assert_int_equal(m->band, 1);
     mn_mouth_hidden_free(m);
     mn_mouth_hidden_free(NULL);
 
@@ -87,6 +89,38 @@ static void test_read(void **state)
     put_u32(e + 8, 0);
     assert_int_equal(mn_mouth_hidden_read(e, 36, SPLATS, HEAD_VERTS, NULL, &m, &err), MN_OK);
     assert_int_equal(m->count, 0);
+    assert_int_equal(m->plugs, 0);
+    assert_int_equal(m->band, 0);
+    mn_mouth_hidden_free(m);
+}
+
+/* plugs and band count the entries of kind 1 and 3, wherever they are listed; the rest are inside. */
+static void counts_the_plugs_and_the_band(void **state)
+{
+    (void)state;
+    enum { N = 11 };
+    static const uint8_t kinds[N] = {3, 1, 2, 3, 3, 2, 1, 2, 2, 3, 1};
+    uint8_t b[36 + 16 * N];
+    build(b);               /* the header's magic, version and axes */
+    put_u32(b + 8, N);
+    for (uint32_t i = 0; i < N; i++) {
+        uint8_t *e = b + 36 + 16 * i;
+        memset(e, 0, 16);
+        put_u32(e, 2 * i);
+        e[4] = kinds[i];
+        put_u32(e + 8, i);
+        put_u32(e + 12, i + 1);
+    }
+    mn_mouth_hidden *m = NULL;
+    mn_error err;
+    assert_int_equal(mn_mouth_hidden_read(b, sizeof b, SPLATS, HEAD_VERTS, NULL, &m, &err), MN_OK);
+    assert_int_equal(m->count, N);
+    assert_int_equal(m->plugs, 3);
+    assert_int_equal(m->band, 4);
+    uint32_t inside = 0;
+    for (uint32_t i = 0; i < m->count; i++)
+        inside += m->entries[i].kind == MN_MOUTH_INSIDE;
+    assert_int_equal(m->count - m->plugs - m->band, inside);
     mn_mouth_hidden_free(m);
 }
 
@@ -226,6 +260,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
+        cmocka_unit_test(counts_the_plugs_and_the_band),
         cmocka_unit_test(test_corrupted),
         cmocka_unit_test(test_truncation_and_memory),
         cmocka_unit_test(test_gap_functions),

@@ -147,6 +147,8 @@ mn_status mn_mouth_hidden_read(const void *data, size_t size, uint32_t splat_cou
                                "vertex count %u", i,
                                e.upper >= head_vertex_count ? e.upper : e.lower, head_vertex_count);
         entries[i] = e;
+        m->plugs += e.kind == MN_MOUTH_PLUG;
+        m->band += e.kind == MN_MOUTH_BAND;
     }
     uint32_t dup = count;
     if (st == MN_OK && find_duplicate(entries, count, &a, &dup) != MN_OK)

@@ -7,6 +7,18 @@
  * smoothstep from fromDeg to toDeg of its arm's elevation.  At most
  * MN_CORRECTIONS_PLAYED corrections play (four weights: slot = 2·correction
  * + side).  Format and maths: docs/formats.md ("corrective/index.json").
+ *
+ * While a character plays, an mn_corrective_state holds its corrections'
+ * switch and what the last frame measured: each slot's arm elevation and
+ * weight.  Off, every weight is 0, so the character draws exactly as one
+ * without corrections; the elevations are still measured.
+ *
+ *     mn_corrective_state cs;
+ *     mn_corrective_state_init(&cs);                  // on, zeros
+ *     // each frame, after mn_soma_pose(skeleton, &pose, worlds, skin):
+ *     mn_corrective_update(character->corrective, worlds, skin, &cs, NULL);
+ *     // cs.weights[2·correction + side] to the renderer, cs.angles for a debug view
+ *     mn_corrective_set_enabled(&cs, false);          // weights 0 from now on
  */
 #ifndef MARIONETTE_CHARACTER_CORRECTIVE_H
 #define MARIONETTE_CHARACTER_CORRECTIVE_H
@@ -95,11 +107,54 @@ MN_API float mn_corrective_blend_weight(float theta_deg, float from_deg, float t
 
 /*
  * The four played weights (slot = 2·correction + side; unused slots 0) from
- * the poser's worlds and skin matrices (16 floats a joint, column-major).
- * Allocation-free.
+ * the poser's worlds and skin matrices (16 floats a joint, column-major):
+ * what mn_corrective_update gives an enabled state.  index, worlds, skin
+ * and out must not be NULL.  Allocation-free.
  */
 MN_API void mn_corrective_weights(const mn_corrective_index *index, const float *worlds,
                                   const float *skin, float out[2 * MN_CORRECTIONS_PLAYED]);
+
+/* The slots: 2 · MN_CORRECTIONS_PLAYED, slot = 2·correction + side. */
+#define MN_CORRECTIVE_SLOTS (2u * MN_CORRECTIONS_PLAYED)
+
+/*
+ * A character's corrections while it plays.  Caller-owned (one per
+ * character, any storage); start it with mn_corrective_state_init.
+ */
+typedef struct mn_corrective_state {
+    bool enabled;      /* play the corrections (init: true); off, every weight is 0 */
+    /* Each slot's arm elevation on the last update, degrees from hanging straight down
+       (mn_corrective_arm_angle_deg); 0 for a slot no drive feeds.  Measured on or off. */
+    float angles[MN_CORRECTIVE_SLOTS];
+    /* The weights of the last update, in the same slots: mn_corrective_blend_weight of each
+       angle while on, 0 while off and for a slot no drive feeds. */
+    float weights[MN_CORRECTIVE_SLOTS];
+} mn_corrective_state;
+
+/* Start a state: enabled, every angle and weight 0.  state NULL: nothing happens. */
+MN_API void mn_corrective_state_init(mn_corrective_state *state);
+
+/*
+ * Switch the corrections on or off.  Switching off sets every weight to 0 at
+ * once (the angles are kept); switching on takes effect at the next update.
+ * state NULL: nothing happens.
+ */
+MN_API void mn_corrective_set_enabled(mn_corrective_state *state, bool enabled);
+
+/*
+ * One frame: measure each played drive's arm elevation from the poser's
+ * worlds and skin matrices (16 floats a joint, column-major, as
+ * mn_soma_pose writes them; they must cover every joint the index's
+ * drives name, i.e. the skeleton the index was read against), and set
+ * state->angles and, by state->enabled, state->weights.  index NULL (a
+ * character without correctives): every angle and weight 0.
+ * Allocation-free; the same inputs give the same bits.
+ * Errors (the state is left as it was): MN_INVALID_ARGUMENT when state is
+ * NULL, or index is given and worlds or skin is NULL.
+ */
+MN_API mn_status mn_corrective_update(const mn_corrective_index *index, const float *worlds,
+                                      const float *skin, mn_corrective_state *state,
+                                      mn_error *err);
 
 /* The splats the played corrections add (their points summed). */
 MN_API uint64_t mn_corrective_points(const mn_corrective_index *index);

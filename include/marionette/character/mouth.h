@@ -36,7 +36,9 @@ typedef struct mn_mouth_entry {
 
 typedef struct mn_mouth_hidden {
     uint32_t version;     /* 1 */
-    uint32_t count;
+    uint32_t count;       /* entries listed */
+    uint32_t plugs;       /* of them, the lip line's plugs (kind 1): pushed back as the lips part */
+    uint32_t band;        /* the lips' band (kind 3); the other count − plugs − band are inside points (kind 2) */
     float up[3];          /* unit, character frame */
     float forward[3];     /* unit, character frame */
     const mn_mouth_entry *entries;  /* count, in file order */
@@ -46,7 +48,8 @@ typedef struct mn_mouth_hidden {
 /*
  * Read and validate mouth_hidden.bin.  splat_count and head_vertex_count
  * bound the rows and lip vertices.  Pad bytes are ignored.  The list copies
- * what it needs; free it with mn_mouth_hidden_free.
+ * what it needs and counts the plugs and the band; free it with
+ * mn_mouth_hidden_free.
  * Errors (err->offset is the byte offset of the offending field):
  *   MN_INVALID_ARGUMENT  NULL data with a non-zero size, or out NULL;
  *   MN_INVALID_VALUE     magic not "MHID", version not 1, a kind not 1–3,
