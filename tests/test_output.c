@@ -13,6 +13,7 @@
  *                     three PNGs, one set), run in this process (the tool's
  *                     sources are linked into this test)
  *   - public sets     mn_output_write_file of two files, then mn_output_commit
+ *   - .aosrig         mn_aosrig_write_file of the synthetic head to h.aosrig
  *
  * For each: a run with no failure counts the system calls it makes (N) and
  * must succeed; then for every n in 1..N the n-th call fails (EIO), and the
@@ -34,6 +35,10 @@
  * its .bin was renamed leaves the old .bin (the reported case); a set of 70
  * files (more than the 64 descriptors a set keeps) whose last rename fails
  * puts all 69 renamed files back.
+ *
+ * Modes: every file any of them writes gets 0666 less the umask (022, 027,
+ * 077), over a target of another mode or none, with either kind of
+ * temporary file; a target put back after a failed commit keeps its mode.
  */
 #define _GNU_SOURCE   /* unshare, CLONE_NEW* */
 
@@ -57,6 +62,7 @@
 #include <unistd.h>
 
 #include <marionette/gltf.h>
+#include <marionette/head/aosrig.h>
 #include <marionette/model.h>
 #include <marionette/model_build.h>
 #include <marionette/render.h>
@@ -65,6 +71,7 @@
 #include "cli.h"
 #include "files.h"
 #include "io/io.h"
+#include "synthetic_head.h"
 
 #define MAX_TARGETS 4
 #define PATH_CAP 1024
@@ -169,6 +176,15 @@ static mn_status run_voxel(const op *o)
 }
 
 static mn_rgba_image png_image;
+static mn_aosrig *head_pack;   /* the synthetic head, re-packed by mn_aosrig_write_file */
+
+static mn_status run_aosrig(const op *o)
+{
+    char path[PATH_CAP];
+    path_in(path, o, o->targets[0]);
+    return mn_aosrig_write_file(&head_pack->header, head_pack->blobs, head_pack->blob_count, path,
+                                NULL, NULL);
+}
 
 static mn_status run_png(const op *o)
 {
@@ -458,17 +474,18 @@ static void kill_loop(const op *o)
 
 typedef struct fixture {
     char root[512];
-    char dirs[6][PATH_CAP];
+    char dirs[7][PATH_CAP];
     char glb[PATH_CAP];
     mn_model *model;
-    op ops[6];
+    op ops[7];
 } fixture;
 
-enum { OP_GLTF, OP_GLB, OP_VOXEL, OP_PNG, OP_CLI, OP_PUBLIC, OP_COUNT };
+enum { OP_GLTF, OP_GLB, OP_VOXEL, OP_PNG, OP_CLI, OP_PUBLIC, OP_AOSRIG, OP_COUNT };
 
 static void make_ops(fixture *f, const char *root)   /* root: under 600 bytes */
 {
-    static const char *const names[OP_COUNT] = {"gltf+bin", "glb", "voxel export", "png", "cli render", "mn_output"};
+    static const char *const names[OP_COUNT] = {"gltf+bin", "glb", "voxel export", "png", "cli render", "mn_output",
+                                                "aosrig"};
     for (int i = 0; i < OP_COUNT; i++) {
         snprintf(f->dirs[i], PATH_CAP, "%s/%d", root, i);
         if (mkdir(f->dirs[i], 0777) != 0 && errno != EEXIST)
@@ -504,6 +521,9 @@ static void make_ops(fixture *f, const char *root)   /* root: under 600 bytes */
     f->ops[OP_PUBLIC].targets[0] = "data.bin";
     f->ops[OP_PUBLIC].targets[1] = "index.json";
     f->ops[OP_PUBLIC].target_count = 2;
+    f->ops[OP_AOSRIG].run = run_aosrig;
+    f->ops[OP_AOSRIG].targets[0] = "h.aosrig";
+    f->ops[OP_AOSRIG].target_count = 1;
 }
 
 static int setup(void **state)
@@ -521,6 +541,18 @@ static int setup(void **state)
         return -1;
     for (size_t i = 0; i < 7u * 5u * 4u; i++)
         png_image.pixels[i] = (uint8_t)(i * 37u);
+    synthetic_head head;
+    synthetic_head_build(&head, &(synthetic_head_options){.coeff_count = 4});
+    uint8_t *packed = NULL;
+    size_t packed_size = 0;
+    mn_status st = synthetic_head_pack(&head, &packed, &packed_size, NULL);
+    synthetic_head_free(&head);
+    if (st == MN_OK)
+        st = mn_aosrig_read_memory(packed, packed_size, &(mn_aosrig_read_options){.copy_input = true},
+                                   &head_pack, &err);
+    mn_aosrig_bytes_free(NULL, packed, packed_size);
+    if (st != MN_OK)
+        return -1;
     make_ops(f, f->root);
     *state = f;
     return 0;
@@ -530,6 +562,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     mn_rgba_image_free(&png_image);
+    mn_aosrig_free(head_pack);
     mn_model_free(f->model);
     mn_test_remove_tree(f->root);
     free(f);
@@ -563,6 +596,7 @@ static void test_a_kill_leaves_whole_files_in_order(void **state)
     kill_loop(&f->ops[OP_GLB]);
     kill_loop(&f->ops[OP_VOXEL]);
     kill_loop(&f->ops[OP_CLI]);
+    kill_loop(&f->ops[OP_AOSRIG]);
 }
 
 /* The reported case: the .gltf cannot be replaced after its .bin was renamed. */
@@ -639,6 +673,107 @@ static void test_long_set_is_all_or_nothing(void **state)
     }
     for (int i = 0; i < FILES; i++)
         unlink(path[i]);
+}
+
+/* ---- modes ------------------------------------------------------------------------------------------ */
+
+static mode_t mode_of(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        fail_msg("cannot stat %s: %s", path, strerror(errno));
+    return st.st_mode & 07777;
+}
+
+/* Every target of o: its mode, which must be `want`; the first that differs fails the test. */
+static void expect_modes(const op *o, mode_t want, mode_t mask, unsigned flags)
+{
+    for (int i = 0; i < o->target_count; i++) {
+        char path[PATH_CAP];
+        path_in(path, o, o->targets[i]);
+        mode_t got = mode_of(path);
+        if (got != want)
+            fail_msg("%s (%s, umask %03o): %s has mode %04o, expected %04o", o->name, mode_name(flags),
+                     (unsigned)mask, o->targets[i], (unsigned)got, (unsigned)want);
+    }
+}
+
+/*
+ * One rule for every file the library and the command write: mode 0666 less
+ * the umask, as open(O_CREAT, 0666) would give, whichever temporary file
+ * (unnamed or named) carried it and whatever mode the target had before
+ * (0600 here, the mode mkstemp gives).  Every writer: .aosrig, .glb,
+ * .gltf + .bin, PNG, the voxel export (.gltf, .bin, .interface.json), a
+ * render sequence, the public set.
+ */
+static void test_every_file_written_is_0666_less_the_umask(void **state)
+{
+    fixture *f = *state;
+    static const mode_t masks[] = {022, 027, 077};
+    mode_t saved = umask(022);
+    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+        for (int i = 0; i < OP_COUNT; i++)
+            for (unsigned flags = 0; flags <= MNI_OUTPUT_TEST_NAMED; flags += MNI_OUTPUT_TEST_NAMED) {
+                const op *o = &f->ops[i];
+                umask(masks[m]);
+                set_old(o);
+                for (int t = 0; t < o->target_count; t++) {
+                    char path[PATH_CAP];
+                    path_in(path, o, o->targets[t]);
+                    assert_int_equal(chmod(path, 0600), 0);
+                }
+                mni_output_test_inject(0, 0, flags);
+                mn_status st = o->run(o);
+                if (st != MN_OK)
+                    fail_msg("%s (%s): %s", o->name, mode_name(flags), mn_status_name(st));
+                expect_modes(o, 0666 & ~masks[m], masks[m], flags);
+                remove_targets(o);   /* and once more where no target was there */
+                mni_output_test_inject(0, 0, flags);
+                assert_int_equal(o->run(o), MN_OK);
+                expect_modes(o, 0666 & ~masks[m], masks[m], flags);
+            }
+    umask(saved);
+}
+
+/*
+ * A target put back after a failed commit is as it was, its mode included:
+ * the .bin of a .gltf + .bin set is renamed first, the .gltf's rename fails,
+ * and the old .bin (mode 0600) comes back with mode 0600.
+ */
+static void test_a_target_put_back_keeps_its_mode(void **state)
+{
+    fixture *f = *state;
+    const op *o = &f->ops[OP_GLTF];
+    mode_t saved = umask(022);
+    for (unsigned flags = 0; flags <= MNI_OUTPUT_TEST_NAMED; flags += MNI_OUTPUT_TEST_NAMED) {
+        set_old(o);
+        char bin[PATH_CAP], gltf[PATH_CAP];
+        path_in(bin, o, o->targets[0]);
+        path_in(gltf, o, o->targets[1]);
+        assert_int_equal(chmod(bin, 0600), 0);
+        assert_int_equal(chmod(gltf, 0640), 0);
+        /* find the second rename in a clean run's trace */
+        mni_output_test_inject(0, 0, flags);
+        assert_int_equal(o->run(o), MN_OK);
+        const char *trace;
+        uint64_t calls = mni_output_test_calls(&trace), second = 0;
+        for (uint64_t n = 0, renames = 0; n < calls && !second; n++)
+            if (trace[n] == 'r' && ++renames == 2)
+                second = n + 1;
+        assert_true(second > 0);
+        set_old(o);
+        assert_int_equal(chmod(bin, 0600), 0);
+        assert_int_equal(chmod(gltf, 0640), 0);
+        mni_output_test_inject(second, EIO, flags);
+        assert_int_not_equal(o->run(o), MN_OK);
+        blob b = read_blob(bin);
+        assert_true(b.exists && b.size == strlen("old m.bin\n") && memcmp(b.data, "old m.bin\n", b.size) == 0);
+        free(b.data);
+        assert_int_equal(mode_of(bin), 0600);
+        assert_int_equal(mode_of(gltf), 0640);
+    }
+    mni_output_test_inject(0, 0, 0);
+    umask(saved);
 }
 
 /* ---- a full disk ------------------------------------------------------------------------------------ */
@@ -786,6 +921,8 @@ int main(void)
         cmocka_unit_test(test_gltf_that_cannot_be_replaced_keeps_old_bin),
         cmocka_unit_test(test_long_set_is_all_or_nothing),
         cmocka_unit_test(test_full_disk_keeps_old_files),
+        cmocka_unit_test(test_every_file_written_is_0666_less_the_umask),
+        cmocka_unit_test(test_a_target_put_back_keeps_its_mode),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -24,8 +24,12 @@
  * Any failure before step 4 removes every temporary file and leaves every
  * target as it was.  A failure in step 4 or 5 also puts back the targets
  * already replaced: each is restored from the descriptor opened in step 2
- * (its bytes copied into a new temporary file, fsynced and renamed back; a
- * target that did not exist is removed again).
+ * (its bytes copied into a new temporary file given the old file's mode,
+ * fsynced and renamed back; a target that did not exist is removed again).
+ *
+ * Modes.  Every file written gets 0666 less the umask (both kinds of
+ * temporary file are opened with 0666), whatever mode a target it replaces
+ * had; only a target put back keeps its own.
  *
  * What a kill leaves.  Killed before the links of step 3: nothing.
  * Killed between a link of step 3 and its rename in step 4: the whole,
@@ -457,6 +461,14 @@ static bool restore_one(mni_output_file *f)
     r.renamed = false;
     if (!open_temp(&r))
         return false;
+    /*
+     * As it was, its mode included: the new file got 0666 less the umask,
+     * the old one may have had another.  Best effort: the bytes matter more,
+     * so a failing fchmod does not stop the restore.
+     */
+    struct stat old;
+    if (fstat(f->old_fd, &old) == 0)
+        (void)fchmod(r.fd, old.st_mode & 07777);
     uint8_t buf[64 * 1024];
     bool ok = true;
     for (off_t at = 0; ok;) {
