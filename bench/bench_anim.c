@@ -446,13 +446,9 @@ static bool anim_model_load(anim_model *m, gen_spec spec)
                 (unsigned)m->skeleton->joint_count, (unsigned)spec.joints);
         return false;
     }
-    mn_clip_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.target_map = m->skeleton->joint_of_node;
-    opts.target_map_count = m->skeleton->node_count;
-    st = mn_clip_from_gltf(m->model, 0, &opts, &m->clip, &err);
+    st = mn_clip_from_gltf_skeleton(m->model, 0, m->skeleton, NULL, &m->clip, &err);
     if (st != MN_OK)
-        return report_error("mn_clip_from_gltf", st, &err);
+        return report_error("mn_clip_from_gltf_skeleton", st, &err);
     if (mn_clip_track_count(m->clip) != 3u * spec.joints) {
         fprintf(stderr, "bench_anim: clip has %u tracks, expected %u\n",
                 (unsigned)mn_clip_track_count(m->clip), (unsigned)(3u * spec.joints));
@@ -629,13 +625,14 @@ typedef struct sample_ctx {
 static bool sample_body(void *ctx)
 {
     sample_ctx *c = ctx;
+    bool ok = true;
     if (c->cursor != NULL)
         for (uint32_t i = 0; i < c->frames; i++)
-            mn_clip_sample_cursor(c->clip, c->times[i], c->cursor, c->pose);
+            ok &= mn_clip_sample_cursor(c->clip, c->times[i], c->cursor, c->pose, NULL) == MN_OK;
     else
         for (uint32_t i = 0; i < c->frames; i++)
-            mn_clip_sample(c->clip, c->times[i], c->pose);
-    return true;
+            ok &= mn_clip_sample(c->clip, c->times[i], c->pose, NULL) == MN_OK;
+    return ok;
 }
 
 /* Every frame of ctx again, each pose compared bit for bit with its reference. */
@@ -643,11 +640,10 @@ static bool sample_verify(sample_ctx *c, const float *refs)
 {
     size_t stride = (size_t)POSE_FLOATS * c->pose->joint_count;
     for (uint32_t i = 0; i < c->frames; i++) {
-        if (c->cursor != NULL)
-            mn_clip_sample_cursor(c->clip, c->times[i], c->cursor, c->pose);
-        else
-            mn_clip_sample(c->clip, c->times[i], c->pose);
-        if (!pose_equals(c->pose, refs + i * stride))
+        mn_status st = c->cursor != NULL
+                           ? mn_clip_sample_cursor(c->clip, c->times[i], c->cursor, c->pose, NULL)
+                           : mn_clip_sample(c->clip, c->times[i], c->pose, NULL);
+        if (st != MN_OK || !pose_equals(c->pose, refs + i * stride))
             return false;
     }
     return true;
@@ -662,7 +658,10 @@ static float *reference_poses(const anim_model *m, mn_pose *pose, const float *t
     if (refs == NULL)
         return NULL;
     for (uint32_t i = 0; i < frames; i++) {
-        mn_clip_sample(m->clip, times[i], pose);
+        if (mn_clip_sample(m->clip, times[i], pose, NULL) != MN_OK) {
+            free(refs);
+            return NULL;
+        }
         pose_store(pose, refs + i * stride);
         for (size_t e = 0; e < stride; e++)
             if (!isfinite(refs[i * stride + e])) {
@@ -830,12 +829,13 @@ static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
         ok = random_refs && forward_refs;
         /* the library's sampling against the generator's keys */
         for (uint32_t k = 0; ok && k + 1u < spec.keys; k += 37u) {
-            mn_clip_sample(m.clip, key_time(k), &pose);
-            ok = pose_matches_keys(&m, &pose, k, false);
+            ok = mn_clip_sample(m.clip, key_time(k), &pose, &err) == MN_OK &&
+                 pose_matches_keys(&m, &pose, k, false);
             if (cubic)
                 continue; /* midway, a cubic is not the lerp */
-            mn_clip_sample(m.clip, (float)((k + 0.5) / KEYS_PER_SECOND), &pose);
-            ok = ok && pose_matches_keys(&m, &pose, k, true);
+            float midway = (float)((k + 0.5) / KEYS_PER_SECOND);
+            ok = ok && mn_clip_sample(m.clip, midway, &pose, &err) == MN_OK &&
+                 pose_matches_keys(&m, &pose, k, true);
         }
         if (!ok)
             fprintf(stderr, "bench_anim: sampled poses disagree with the keys (%u joints)\n",

@@ -342,7 +342,7 @@ static bool graph_frame(graph *g, int steps)
     if (steps >= STEP_ADDITIVE) {
         float tw = (float)fmod(g->t, (double)g->wave_duration);
         mn_pose_set_identity(&g->delta);
-        mn_clip_sample(g->wave_additive, tw, &g->delta);
+        mn_clip_sample(g->wave_additive, tw, &g->delta, NULL);
         if (mn_pose_add_masked(&g->pose, &g->delta, 1.0f, g->mask, JOINTS, &g->pose, &err) != MN_OK)
             return false;
     }
@@ -377,7 +377,7 @@ static bool run_sample(void *ctx)
     sample_run *r = ctx;
     for (uint32_t f = 0; f < FRAMES_PER_RUN; f++) {
         r->t += DT;
-        mn_clip_sample(r->clip, (float)fmod(r->t, (double)r->duration), r->pose);
+        mn_clip_sample(r->clip, (float)fmod(r->t, (double)r->duration), r->pose, NULL);
     }
     return true;
 }
@@ -393,10 +393,11 @@ static bool run_floor(void *ctx)
         for (int c = 0; c < 3; c++) {
             const mn_clip *clip = g->clips[triangle[c]];
             mn_pose_copy(&g->pose, &g->rest);
-            mn_clip_sample(clip, (float)fmod(g->t, (double)mn_clip_duration(clip)), &g->pose);
+            mn_clip_sample(clip, (float)fmod(g->t, (double)mn_clip_duration(clip)), &g->pose, NULL);
         }
         mn_pose_set_identity(&g->delta);
-        mn_clip_sample(g->wave_additive, (float)fmod(g->t, (double)g->wave_duration), &g->delta);
+        float tw = (float)fmod(g->t, (double)g->wave_duration);
+        mn_clip_sample(g->wave_additive, tw, &g->delta, NULL);
     }
     return true;
 }
@@ -457,8 +458,8 @@ static bool blend_cases(const graph *g, int runs)
         return false;
     mn_pose_copy(&a, &g->rest);
     mn_pose_copy(&b, &g->rest);
-    mn_clip_sample(g->clips[3], 0.3f, &a);
-    mn_clip_sample(g->clips[4], 0.35f, &b);
+    mn_clip_sample(g->clips[3], 0.3f, &a, NULL);
+    mn_clip_sample(g->clips[4], 0.35f, &b, NULL);
     static const struct { const char *name; mn_simd_level level; } levels[] = {
         {"blend_scalar", MN_SIMD_SCALAR}, {"blend_sse2", MN_SIMD_SSE2}, {"blend_avx2", MN_SIMD_AVX2_FMA}};
     bool ok = true;

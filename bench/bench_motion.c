@@ -197,7 +197,7 @@ static bool sample_body(void *ctx)
 {
     sample_ctx *c = ctx;
     for (int i = 0; i < 512; i++)
-        mn_clip_sample(c->clip, c->times[i], c->pose);
+        mn_clip_sample(c->clip, c->times[i], c->pose, NULL);
     return true;
 }
 
@@ -487,10 +487,10 @@ int main(int argc, char **argv)
     if (!clip || mn_pose_create(&pose, JOINTS, NULL, &err) != MN_OK)
         return 1;
     mn_pose_copy(&pose, &src.sk->rest);
-    mn_clip_sample(clip, 0.37f, &pose);
+    mn_clip_sample(clip, 0.37f, &pose, NULL);
 
     bool ok = case_sample(clip, &pose, runs);
-    mn_clip_sample(clip, 0.37f, &pose);
+    mn_clip_sample(clip, 0.37f, &pose, NULL);
     ok = case_ik(&src, &pose, worlds, runs) && ok;
     mn_skeleton_local_to_world(src.sk, &pose, 0, worlds);
     ok = case_aim(worlds, runs) && ok;

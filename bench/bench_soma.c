@@ -78,7 +78,7 @@ static bool frame_all(void *p)
     ctx *c = p;
     for (int i = 0; i < POSES; i++) {
         mn_soma_rest_pose(c->sk, &c->pose);
-        mn_clip_sample(c->clip, (float)i * (1.0f / 997), &c->pose);
+        mn_clip_sample(c->clip, (float)i * (1.0f / 997), &c->pose, NULL);
         mn_soma_pose(c->sk, &c->pose, c->worlds, c->skin);
         c->sink += c->skin[16 * (JOINTS - 1) + 12];
     }
@@ -89,7 +89,7 @@ static bool sample_only(void *p)
 {
     ctx *c = p;
     for (int i = 0; i < POSES; i++) {
-        mn_clip_sample(c->clip, (float)i * (1.0f / 997), &c->pose);
+        mn_clip_sample(c->clip, (float)i * (1.0f / 997), &c->pose, NULL);
         c->sink += c->pose.rotations[4 * (JOINTS - 1)];
     }
     return true;

@@ -405,7 +405,7 @@ static bool gltf_body(void *ctx)
     for (uint32_t i = 0; i < POSES_PER_RUN; i++) {
         float t = (float)fmod(g->t, 2.0);
         g->t += 1.0 / 60.0;
-        mn_clip_sample(g->clip, t, &g->pose);
+        mn_clip_sample(g->clip, t, &g->pose, NULL);
         if (g->worlds_too) {
             mn_pose_local_matrices(&g->pose, g->locals);
             if (mn_compose_worlds(g->parents, JOINTS, g->locals, g->worlds, NULL) != MN_OK)

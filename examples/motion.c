@@ -28,7 +28,8 @@ static void head_at(void *user, double t, double out[3])
 {
     head_anchor *a = user;
     mn_pose_copy(a->pose, &a->sk->rest);
-    mn_clip_sample(a->clip, wrap((float)t, mn_clip_duration(a->clip)), a->pose);
+    /* The clip and pose of each frame's checked sample: this one cannot be refused. */
+    (void)mn_clip_sample(a->clip, wrap((float)t, mn_clip_duration(a->clip)), a->pose, NULL);
     mn_skeleton_local_to_world(a->sk, a->pose, 0, a->worlds);
     for (int c = 0; c < 3; c++)
         out[c] = a->worlds[16 * a->head + 12 + c];
@@ -84,10 +85,8 @@ int main(int argc, char **argv)
         mn_skeleton_from_skin(man_model, 0, NULL, &man, &err) != MN_OK ||
         mn_skeleton_from_skin(fig_model, 0, NULL, &fig, &err) != MN_OK)
         goto done;
-    mn_clip_options clip_options = {0};
-    clip_options.target_map = man->joint_of_node;   /* the clip drives skeleton joints */
-    clip_options.target_map_count = man->node_count;
-    if (mn_clip_from_gltf(man_model, 0, &clip_options, &walk, &err) != MN_OK ||
+    /* The clip drives the skeleton's joints (a clip of the model's nodes would be refused). */
+    if (mn_clip_from_gltf_skeleton(man_model, 0, man, NULL, &walk, &err) != MN_OK ||
         mn_pose_create(&pose, man->joint_count, NULL, &err) != MN_OK ||
         mn_pose_create(&fig_pose, fig->joint_count, NULL, &err) != MN_OK ||
         mn_pose_create(&scratch, man->joint_count, NULL, &err) != MN_OK)
@@ -130,8 +129,8 @@ int main(int argc, char **argv)
             position[c] += step[c];
         mn_quat_mul(heading, heading, m.rotation);
         mn_pose_copy(&pose, &man->rest);
-        mn_clip_sample(walk, wrap(t, duration), &pose);
-        if (mn_root_motion_strip(walk, hips, &pose, &err) != MN_OK)
+        if (mn_clip_sample(walk, wrap(t, duration), &pose, &err) != MN_OK ||
+            mn_root_motion_strip(walk, hips, &pose, &err) != MN_OK)
             goto done;
 
         /* 2. Two-bone IK: lift the left ankle 5 cm, the knee pointing forward. */

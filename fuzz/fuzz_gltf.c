@@ -107,41 +107,58 @@ static void touch_animations(const mn_model *m)
 /*
  * Every animation built into a runtime clip and sampled, plainly and with a
  * cursor, into a pose of every node (the sampler's SIMD loads run right up
- * to the end of a clip's block) and into a short one (runs cut by the pose),
- * before, inside and past its keys.
+ * to the end of a clip's block), before, inside and past its keys.  A short
+ * pose refuses the clip of every node; the same tracks as an unbound clip
+ * (an identity target map) sample into it, their runs cut by the pose.
  */
 static void touch_clips(const mn_model *m)
 {
     if (m->node_count == 0 || m->node_count > 4096)
         return;
     mn_pose pose, small;
-    if (mn_pose_create(&pose, m->node_count, NULL, NULL) != MN_OK)
+    uint32_t *identity = malloc(m->node_count * sizeof *identity);
+    if (!identity)
         return;
-    if (mn_pose_create(&small, (m->node_count + 1) / 2, NULL, NULL) != MN_OK) {
-        mn_pose_free(&pose);
+    for (uint32_t n = 0; n < m->node_count; n++)
+        identity[n] = n;
+    if (mn_pose_create(&pose, m->node_count, NULL, NULL) != MN_OK) {
+        free(identity);
         return;
     }
+    if (mn_pose_create(&small, (m->node_count + 1) / 2, NULL, NULL) != MN_OK) {
+        mn_pose_free(&pose);
+        free(identity);
+        return;
+    }
+    const mn_clip_options unbound = {.target_map = identity, .target_map_count = m->node_count};
     for (uint32_t i = 0; i < m->animation_count && i < 8; i++) {
-        mn_clip *clip = NULL;
+        mn_clip *clip = NULL, *loose = NULL;
         if (mn_clip_from_gltf(m, i, NULL, &clip, NULL) != MN_OK)
             continue;
+        if (mn_clip_from_gltf(m, i, &unbound, &loose, NULL) != MN_OK)
+            abort(); /* the same channels, only mapped */
         size_t bytes = mn_clip_cursor_storage_size(clip);
         void *storage = malloc(bytes > 0 ? bytes : 1);
         mn_clip_cursor cursor;
-        mn_clip_cursor_init(&cursor, clip, storage);
+        mn_clip_cursor_init(&cursor, loose, storage);
         float d = mn_clip_duration(clip);
         const float times[] = {-1.0f, 0.0f, 0.3f * d, 0.5f * d, 0.77f * d, d, d + 1.0f};
         for (size_t t = 0; t < sizeof times / sizeof times[0]; t++) {
-            mn_clip_sample(clip, times[t], &pose);
-            mn_clip_sample_cursor(clip, times[t], &cursor, &small);
+            if (mn_clip_sample(clip, times[t], &pose, NULL) != MN_OK ||
+                (small.joint_count != pose.joint_count &&
+                 mn_clip_sample(clip, times[t], &small, NULL) != MN_INVALID_ARGUMENT) ||
+                mn_clip_sample_cursor(loose, times[t], &cursor, &small, NULL) != MN_OK)
+                abort(); /* a clip of every node fits a pose of every node, and only that */
             consume(pose.rotations, 4 * (size_t)pose.joint_count);
             consume(pose.translations, 3 * (size_t)pose.joint_count);
         }
         free(storage);
+        mn_clip_free(loose);
         mn_clip_free(clip);
     }
     mn_pose_free(&pose);
     mn_pose_free(&small);
+    free(identity);
 }
 
 static void touch_model(const mn_model *m, float *scratch)

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const float times[4] = {-1, 0, c->duration * 0.5f, c->duration + 1};
         for (int k = 0; k < 4; k++) {
             mn_soma_rest_pose(sk, &pose);
-            mn_clip_sample(c->clip, times[k], &pose);
+            check(mn_clip_sample(c->clip, times[k], &pose, NULL) == MN_OK);
             for (uint32_t j = 0; j < 3; j++) {
                 const float *q = pose.rotations + 4 * j;
                 check(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) < 1e-3f);

@@ -196,7 +196,7 @@ static void expected_pose(const fixture *f, uint32_t clip, float t, test_pose *o
         const mn_node *n = &f->model->nodes[i];
         assert_int_equal(mn_pose_set_joint(&out->pose, i, n->translation, n->rotation, n->scale, NULL), MN_OK);
     }
-    mn_clip_sample(mn_mixer_clip(f->mixer, clip), t, &out->pose);
+    assert_int_equal(mn_clip_sample(mn_mixer_clip(f->mixer, clip), t, &out->pose, NULL), MN_OK);
     out->weights[0] = 0.25f;
     out->weights[1] = 0.5f;
     mn_clip_sample_weights(mn_mixer_clip(f->mixer, clip), t, BLOB, out->weights, 2);
@@ -600,6 +600,49 @@ static void a_fade_starts_from_the_pose_on_screen_even_mid_fade(void **state)
     }
 }
 
+static void a_clip_of_another_space_is_refused_at_creation(void **state)
+{
+    fixture *f = *state;
+    /* The mixer's pose holds the model's nodes. */
+    mn_space nodes = mn_space_of_nodes(f->model);
+    const mn_pose *pose = mn_mixer_pose(f->mixer);
+    assert_int_equal(pose->space.kind, MN_SPACE_NODES);
+    assert_int_equal(pose->space.count, NODE_COUNT);
+    assert_true(pose->space.id == nodes.id);
+    /* Tracks of this model's node count, but bound to a skeleton's joints: refused. */
+    const float times[] = {0, 1}, values[] = {0, 0, 0, 1, 0, 0};
+    mn_track track = {.target = ARM, .path = MN_PATH_TRANSLATION, .interpolation = MN_INTERP_LINEAR,
+                      .key_count = 2, .components = 3, .times = times, .values = values};
+    mn_clip *joints = NULL, *other = NULL, *loose = NULL;
+    mn_error err;
+    mn_space skeleton = {.kind = MN_SPACE_JOINTS, .count = NODE_COUNT, .id = nodes.id};
+    mn_space another = {.kind = MN_SPACE_NODES, .count = NODE_COUNT, .id = nodes.id + 1};
+    assert_int_equal(mn_clip_create(&track, 1, "slide", &(mn_clip_options){.space = skeleton},
+                                    &joints, &err), MN_OK);
+    assert_int_equal(mn_clip_create(&track, 1, "slide", &(mn_clip_options){.space = another},
+                                    &other, &err), MN_OK);
+    assert_int_equal(mn_clip_create(&track, 1, "slide", NULL, &loose, &err), MN_OK);
+    mn_mixer *mixer = (mn_mixer *)1;
+    const mn_clip *bad[] = {loose, joints};
+    assert_int_equal(mn_mixer_create(f->model, &(mn_mixer_options){.clips = bad, .clip_count = 2},
+                                     &mixer, &err), MN_INVALID_ARGUMENT);
+    assert_null(mixer);
+    assert_non_null(strstr(err.message, "clips[1]"));
+    assert_non_null(strstr(err.message, "joints of a skeleton"));
+    assert_non_null(strstr(err.message, "nodes of a model"));
+    const mn_clip *wrong_model[] = {other};
+    mn_mixer_options wrong = {.clips = wrong_model, .clip_count = 1};
+    assert_int_equal(mn_mixer_create(f->model, &wrong, &mixer, &err), MN_INVALID_ARGUMENT);
+    /* An unbound clip (the caller vouches for its targets) and the model's own clips play. */
+    const mn_clip *good[] = {loose, mn_mixer_clip(f->mixer, WALK)};
+    assert_int_equal(mn_mixer_create(f->model, &(mn_mixer_options){.clips = good, .clip_count = 2},
+                                     &mixer, &err), MN_OK);
+    mn_mixer_free(mixer);
+    mn_clip_free(joints);
+    mn_clip_free(other);
+    mn_clip_free(loose);
+}
+
 static void errors_are_loud_and_change_nothing(void **state)
 {
     fixture *f = *state;
@@ -735,6 +778,7 @@ int main(void)
         T(speed_scales_time_and_at_offsets_the_start),
         T(a_fade_halfway_is_the_lerp_and_slerp_of_both_poses),
         T(a_fade_starts_from_the_pose_on_screen_even_mid_fade),
+        T(a_clip_of_another_space_is_refused_at_creation),
         T(errors_are_loud_and_change_nothing),
         T(scrubbing_backwards_gives_the_bits_of_playing_forwards),
         T(playing_allocates_nothing),

@@ -238,7 +238,8 @@ static bool sample_body(void *ctx)
     for (uint32_t i = 0; i < c->samples; i++) {
         /* A stride through the clip that is not a divisor of it: every span gets visited. */
         float t = c->duration * (float)((i * 7919u) % 1000u) / 1000.0f;
-        mn_clip_sample(c->clip, t, &c->pose);
+        if (mn_clip_sample(c->clip, t, &c->pose, NULL) != MN_OK)
+            return false;
         c->sink += c->pose.rotations[0];
     }
     return true;

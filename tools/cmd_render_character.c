@@ -128,7 +128,8 @@ static void pose_at(character_scene *s, float t)
     mn_soma_rest_pose(sk, &s->pose);
     if (s->clip) {
         float d = s->clip->duration;
-        mn_clip_sample(s->clip->clip, t < 0.0f ? 0.0f : (t > d ? d : t), &s->pose);
+        /* A SOMA clip is unbound and made for this skeleton's joint count: it cannot fail. */
+        (void)mn_clip_sample(s->clip->clip, t < 0.0f ? 0.0f : (t > d ? d : t), &s->pose, NULL);
     }
     mn_soma_pose(sk, &s->pose, s->worlds, s->skin);
     (void)mn_splat_skin_run(&s->job, MN_SIMD_BEST); /* the job was validated at load */

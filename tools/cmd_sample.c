@@ -457,7 +457,9 @@ static mn_status pose_at(poser *p, const mn_clip *clip, float t, mn_error *err)
         return MN_OK;
     }
     mn_pose_copy(&p->pose, &p->rest);
-    mn_clip_sample(clip, t, &p->pose);
+    mn_status st = mn_clip_sample(clip, t, &p->pose, err);
+    if (st != MN_OK)
+        return st;
     for (uint32_t i = 0; i < p->n; i++)
         if (p->weight_count[i] > 0)
             mn_clip_sample_weights(clip, t, i, p->weights + p->weight_at[i], p->weight_count[i]);

@@ -124,10 +124,12 @@ MN_API void mn_quat_scale_from_identity(float out[4], const float q[4], float w)
  * unchanged.  Only tracked channels get tracks: sample the result into a
  * pose reset by mn_pose_set_identity so untracked channels hold the zero
  * delta (T 0, R I, S 1) rather than stale values.
- * options: as for mn_clip_create (allocator; target_map is ignored).  The
- * new clip has the original's name; free it with mn_clip_free.
+ * options: as for mn_clip_create (allocator; target_map and space are
+ * ignored: the new clip is in the original's space).  The new clip has the
+ * original's name; free it with mn_clip_free.
  * Errors (*out_clip = NULL): MN_INVALID_ARGUMENT (NULL clip, reference or
- * out_clip; a zero reference scale component on a joint a scale track
+ * out_clip; a reference whose space the clip does not fit, as sampling
+ * checks; a zero reference scale component on a joint a scale track
  * drives: err names the track and joint), MN_INDEX_RANGE (a pose
  * track targets a joint >= reference->joint_count: err names the track),
  * MN_OUT_OF_MEMORY.

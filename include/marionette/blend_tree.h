@@ -176,6 +176,9 @@ typedef struct mn_blend_tree_desc {
  * Errors (*out = NULL):
  *   MN_INVALID_ARGUMENT  NULL desc/out/nodes, node_count 0, no joint count,
  *                        an unknown kind, a clip leaf without a clip, a
+ *                        clip bound to a space of another joint count, or
+ *                        to a space other than the bind pose's or another
+ *                        clip's (pose.h, SPACES; err names both), a
  *                        missing or empty name, a 1D set without children,
  *                        a 2D space with fewer than 3 children, positions
  *                        missing, a sync set whose child is not a clip leaf,
@@ -204,6 +207,13 @@ MN_API void mn_blend_tree_free(mn_blend_tree *tree);
 
 /* Joints of every pose the tree evaluates and its node count (0 for NULL); its root node (MN_NONE for NULL). */
 MN_API uint32_t mn_blend_tree_joint_count(const mn_blend_tree *tree);
+
+/*
+ * The space the tree's poses are in (pose.h, SPACES): that of its bind pose
+ * and its bound clips, which build made sure are one; unbound when none of
+ * them is bound.  Evaluation refuses a pose this space does not fit.
+ */
+MN_API mn_space mn_blend_tree_space(const mn_blend_tree *tree);
 MN_API uint32_t mn_blend_tree_node_count(const mn_blend_tree *tree);
 MN_API uint32_t mn_blend_tree_root(const mn_blend_tree *tree);
 
@@ -265,7 +275,8 @@ MN_API float mn_blend_tree_value(const mn_blend_tree *tree, uint32_t index);
  * current parameters and clocks.  Every channel of out is written: the
  * result is a pure function of (tree, values, time).  Synchronised sets use
  * φ = time / D.  Allocation-free.
- * Errors (out untouched): MN_INVALID_ARGUMENT (NULL tree or out),
+ * Errors (out untouched): MN_INVALID_ARGUMENT (NULL tree or out, or out
+ * bound to a space other than mn_blend_tree_space: err names both),
  * MN_COUNT_MISMATCH (out->joint_count is not the tree's), MN_NOT_FINITE
  * (time is NaN or infinite).
  */

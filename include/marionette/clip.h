@@ -7,8 +7,15 @@
  * a pure function of time:
  *
  *     mn_clip *clip;
- *     mn_clip_from_gltf(model, 0, NULL, &clip, &err);
- *     mn_clip_sample(clip, 0.5f, &pose);        // same t, same bits, always
+ *     mn_clip_from_gltf_skeleton(model, 0, skeleton, NULL, &clip, &err);
+ *     mn_clip_sample(clip, 0.5f, &pose, &err);   // same t, same bits, always
+ *
+ * A clip records the space its targets index (marionette/pose.h, SPACES):
+ * mn_clip_from_gltf makes one over the model's nodes, for a pose of every
+ * node (a mixer's); mn_clip_from_gltf_skeleton one over a skeleton's
+ * joints, for a pose of that skeleton (what skinning needs).  Sampling a
+ * clip into a pose of another space is refused, never a pose of the wrong
+ * joints: a glTF channel names a node, and node j is seldom joint j.
  *
  * Interpolation follows the glTF 2.0 specification:
  *   STEP         holds the left key;
@@ -27,6 +34,7 @@
 #include "core.h"
 #include "model.h"
 #include "pose.h"
+#include "skeleton.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +42,7 @@ extern "C" {
 
 /* One track: `components` floats per element; CUBICSPLINE stores 3 elements a key (in-tangent, value, out-tangent). */
 typedef struct mn_track {
-    uint32_t target;             /* joint or node index the track drives */
+    uint32_t target;             /* joint or node index the track drives (in the clip's space) */
     mn_anim_path path;           /* translation (3), rotation (4), scale (3), weights (n) */
     mn_interpolation interpolation;
     uint32_t key_count;
@@ -59,24 +67,67 @@ typedef struct mn_clip_options {
     mn_allocator allocator;      /* zero: malloc/free */
     /* Optional remapping for mn_clip_from_gltf: target_map[node] is the
        target (joint) index a channel on that node drives, or MN_NONE to drop
-       the channel (e.g. mn_skeleton's joint_of_node).  NULL: targets are node indices. */
+       the channel (e.g. mn_skeleton's joint_of_node; mn_clip_from_gltf_skeleton does
+       that and binds the space).  NULL: targets are node indices. */
     const uint32_t *target_map;
     uint32_t target_map_count;   /* entries in target_map (the model's node count) */
+    /* The space the targets index (pose.h, SPACES); zero: unbound, the clip
+       fits any pose.  mn_clip_create and mn_clip_from_gltf with a target_map
+       take it as given (every target must be < space.count); mn_clip_from_gltf
+       without one ignores it (the clip is over the model's nodes), and
+       mn_clip_from_gltf_skeleton refuses one (the skeleton gives it). */
+    mn_space space;
 } mn_clip_options;
 
 /*
+ * The space of every node of `model`, node order: what mn_clip_from_gltf's
+ * clips and a mixer's pose are in.  O(nodes) (a hash of parents and names):
+ * for set-up, not per frame.  Unbound (zero) for a NULL model.
+ */
+MN_API mn_space mn_space_of_nodes(const mn_model *model);
+
+/*
  * Build a clip from tracks (copied; the caller's arrays may go away).  Keys
- * that are not in time order are sorted (stably) with their values.
- * Errors: MN_INVALID_ARGUMENT (NULL arrays, components not matching the path),
- * MN_NOT_FINITE (a NaN or infinite time), MN_OUT_OF_MEMORY.  err names the track.
+ * that are not in time order are sorted (stably) with their values.  The
+ * clip is in options->space (unbound when zero).
+ * Errors: MN_INVALID_ARGUMENT (NULL arrays, components not matching the path,
+ * an unknown space kind), MN_INDEX_RANGE (a target >= space.count of a bound
+ * space), MN_NOT_FINITE (a NaN or infinite time), MN_OUT_OF_MEMORY.  err
+ * names the track.
  */
 MN_API mn_status mn_clip_create(const mn_track *tracks, uint32_t track_count, const char *name,
                                 const mn_clip_options *options, mn_clip **out_clip, mn_error *err);
 
-/* Build a clip from model->animations[animation].  Errors as mn_clip_create, plus MN_INDEX_RANGE. */
+/*
+ * Build a clip from model->animations[animation].  Without a target_map its
+ * targets are node indices and the clip is in mn_space_of_nodes(model): it
+ * samples into a pose of every node (a mixer's), and is refused by a
+ * skeleton's pose.  With a target_map it is in options->space.
+ * Errors as mn_clip_create, plus MN_INDEX_RANGE (animation out of range, a
+ * channel's node outside target_map).
+ */
 MN_API mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
                                    const mn_clip_options *options, mn_clip **out_clip,
                                    mn_error *err);
+
+/*
+ * Build a clip from model->animations[animation] over the joints of
+ * `skeleton` (made from this model by mn_skeleton_from_skin or
+ * mn_skeleton_from_nodes): each channel drives joint
+ * skeleton->joint_of_node[its node], channels on other nodes are dropped,
+ * and the clip is in skeleton->space, so it samples into the skeleton's
+ * poses (its rest pose, poses bound to skeleton->space) and is refused by
+ * any other.  The same tracks as mn_clip_from_gltf with target_map =
+ * skeleton->joint_of_node.  options: the allocator; target_map and space
+ * must be zero (the skeleton gives both).
+ * Errors as mn_clip_from_gltf, plus MN_INVALID_ARGUMENT (NULL skeleton, a
+ * target_map or space in options, a skeleton made from another model: err
+ * names both node counts or spaces).
+ */
+MN_API mn_status mn_clip_from_gltf_skeleton(const mn_model *model, uint32_t animation,
+                                            const mn_skeleton *skeleton,
+                                            const mn_clip_options *options, mn_clip **out_clip,
+                                            mn_error *err);
 
 /* Free a clip.  NULL is allowed. */
 MN_API void mn_clip_free(mn_clip *clip);
@@ -85,15 +136,21 @@ MN_API const char *mn_clip_name(const mn_clip *clip);           /* "" when unnam
 MN_API float mn_clip_duration(const mn_clip *clip);             /* latest key time, 0 for no keys */
 MN_API uint32_t mn_clip_track_count(const mn_clip *clip);
 MN_API const mn_track *mn_clip_track(const mn_clip *clip, uint32_t index);  /* NULL when out of range */
+MN_API mn_space mn_clip_space(const mn_clip *clip);             /* what it indexes; zero for NULL */
 
 /*
  * Sample every translation, rotation and scale track at t into pose.  A joint
  * (or property) that no track mentions keeps what pose held — a rotation-only
- * clip leaves the rest translations you put there.  Tracks whose target is
- * >= pose->joint_count are skipped.  Weights tracks are not touched (see
- * mn_clip_sample_weights).  Pure, allocation-free.
+ * clip leaves the rest translations you put there.  Tracks of an unbound clip
+ * whose target is >= pose->joint_count are skipped.  Weights tracks are not
+ * touched (see mn_clip_sample_weights).  Pure, allocation-free; the space
+ * check is O(1).
+ * Errors (pose untouched): MN_INVALID_ARGUMENT for a NULL clip or pose, or
+ * a clip whose space does not fit the pose (pose.h, SPACES: a bound clip
+ * needs a pose of its joint count, unbound or bound to the same space); err
+ * names the clip's space and the pose's.
  */
-MN_API void mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose);
+MN_API mn_status mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose, mn_error *err);
 
 /*
  * Sample the weights track of `target` at t into out[count].  Returns false,
@@ -120,9 +177,12 @@ MN_API size_t mn_clip_cursor_storage_size(const mn_clip *clip);
 /* Set up a cursor over caller storage (mn_clip_cursor_storage_size bytes, 4-aligned). */
 MN_API void mn_clip_cursor_init(mn_clip_cursor *cursor, const mn_clip *clip, void *storage);
 
-/* mn_clip_sample with a cursor (which must belong to this clip). */
-MN_API void mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor,
-                                  mn_pose *pose);
+/*
+ * mn_clip_sample with a cursor (which must belong to this clip; NULL, or
+ * one of another clip, samples without it).  Errors as mn_clip_sample.
+ */
+MN_API mn_status mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor,
+                                       mn_pose *pose, mn_error *err);
 
 #ifdef __cplusplus
 }

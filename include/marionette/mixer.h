@@ -74,9 +74,11 @@ typedef struct mn_mixer_options {
     mn_allocator allocator;      /* zero: malloc/free; everything the mixer holds comes from it */
     /*
      * Clips to play, borrowed: they must target node indices of this model
-     * (mn_clip_from_gltf without a target_map) and outlive the mixer.  This
-     * is how many mixers share one set of clips (mn_rig does).  NULL: the
-     * mixer builds and owns one clip per model->animations[i], in file order.
+     * (mn_clip_from_gltf without a target_map, in mn_space_of_nodes(model),
+     * or unbound clips of node indices) and outlive the mixer; a clip bound
+     * to another space is refused.  This is how many mixers share one set of
+     * clips (mn_rig does).  NULL: the mixer builds and owns one clip per
+     * model->animations[i], in file order.
      */
     const mn_clip *const *clips;
     uint32_t clip_count;         /* entries in clips (ignored when clips is NULL) */
@@ -87,7 +89,8 @@ typedef struct mn_mixer_options {
  * worlds and weights already hold the rest pose).  The model is borrowed and
  * must outlive the mixer.
  * Returns MN_OK and sets *out, or an error with *out = NULL:
- * MN_INVALID_ARGUMENT (NULL model or out, NULL clips entry), MN_INDEX_RANGE
+ * MN_INVALID_ARGUMENT (NULL model or out, NULL clips entry, a clip bound to a
+ * space other than the model's nodes: err names both spaces), MN_INDEX_RANGE
  * and MN_HIERARCHY (a parent out of range or parents forming a cycle: only
  * a hand-built model can have them),
  * MN_OVERFLOW, MN_OUT_OF_MEMORY, and the errors of mn_clip_from_gltf
@@ -194,7 +197,10 @@ MN_API bool mn_mixer_update(mn_mixer *mixer, float dt);
 /* Number of nodes (the model's node_count). */
 MN_API uint32_t mn_mixer_node_count(const mn_mixer *mixer);
 
-/* The local TRS of every node (node order), as of the last update.  Owned by the mixer. */
+/*
+ * The local TRS of every node (node order), as of the last update, bound to
+ * mn_space_of_nodes(model).  Owned by the mixer.
+ */
 MN_API const mn_pose *mn_mixer_pose(const mn_mixer *mixer);
 
 /* Local matrices T·R·S, 16 floats a node, node order.  Owned by the mixer, rewritten by update. */

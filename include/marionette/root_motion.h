@@ -7,7 +7,7 @@
  *     mn_root_motion_extract(clip, root, &sk->rest, t_prev, t, &m, &err);
  *     position += world_rotation * m.translation;    // the motion, in the root's frame at t_prev
  *     world_rotation = world_rotation * m.rotation;
- *     mn_clip_sample(clip, wrapped(t), &pose);
+ *     mn_clip_sample(clip, wrapped(t), &pose, &err);
  *     mn_root_motion_strip(clip, root, &pose, &err); // pin the root to the clip at time 0
  *
  * Extract without strip and the character moves twice, at exactly double

@@ -10,9 +10,10 @@
  * mapping to the model's nodes (and to the skin's joint order) is kept.
  *
  *     mn_skeleton *sk;  mn_skeleton_from_skin(model, 0, NULL, &sk, &err);
+ *     mn_clip *clip;    mn_clip_from_gltf_skeleton(model, 0, sk, NULL, &clip, &err);
  *     mn_pose pose;     mn_pose_create(&pose, sk->joint_count, NULL, &err);
- *     mn_pose_copy(&pose, &sk->rest);
- *     mn_clip_sample(clip, t, &pose);                 // clip built with sk->joint_of_node
+ *     mn_pose_copy(&pose, &sk->rest);                 // the pose now holds sk->space
+ *     mn_clip_sample(clip, t, &pose, &err);           // refused if clip is not in sk->space
  *     mn_skeleton_local_to_world(sk, &pose, 0, worlds);
  *     mn_skeleton_palette(sk, worlds, palette);       // skin-joint order, for JOINTS_n
  */
@@ -35,7 +36,9 @@ typedef struct mn_skeleton {
     const uint32_t *node_of_joint;  /* model node index of joint j */
     const uint32_t *joint_of_node;  /* joint index of each model node, MN_NONE when not a joint; node_count entries */
     uint32_t node_count;         /* entries in joint_of_node */
-    mn_pose rest;                /* rest local TRS (the nodes' TRS as loaded) */
+    mn_pose rest;                /* rest local TRS (the nodes' TRS as loaded), bound to space */
+    mn_space space;              /* MN_SPACE_JOINTS: these joints (pose.h, SPACES); the id hashes
+                                    the model's node space and node_of_joint */
     /* Skin data (a skeleton from mn_skeleton_from_nodes has skin_joint_count 0). */
     uint32_t skin_joint_count;
     const uint32_t *joint_of_skin_joint; /* skin.joints[i] is joint joint_of_skin_joint[i] */

@@ -274,8 +274,10 @@ MN_API mn_status mn_state_machine_update(mn_state_machine *sm, float dt, mn_even
 /*
  * The machine's pose into out (every channel written): the current state,
  * or during a fade mn_pose_blend(source, destination, weight).
- * Errors (out untouched): MN_INVALID_ARGUMENT (NULL), MN_COUNT_MISMATCH
- * (out's joint count is not the machine's).  Allocation-free.
+ * Errors (out untouched): MN_INVALID_ARGUMENT (NULL, or out bound to a
+ * space other than that of the machine's clips and bind pose: pose.h,
+ * SPACES, mn_blend_tree_space; err names both), MN_COUNT_MISMATCH (out's
+ * joint count is not the machine's).  Allocation-free.
  */
 MN_API mn_status mn_state_machine_evaluate(mn_state_machine *sm, mn_pose *out, mn_error *err);
 

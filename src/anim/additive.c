@@ -12,6 +12,7 @@
 #include <marionette/math.h>
 
 #include "anim/blend_internal.h"
+#include "anim/space_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -144,7 +145,9 @@ mn_status mn_clip_create_additive(const mn_clip *clip, const mn_pose *reference,
     if (!clip || !reference || !out_clip)
         return mni_fail(err, MN_INVALID_ARGUMENT,
                         "additive clip: clip, reference or out_clip is NULL");
-    mn_status st = check_tracks(clip, reference, err);
+    mn_status st = mni_space_check(mn_clip_space(clip), "the clip", reference, err);
+    if (st == MN_OK)
+        st = check_tracks(clip, reference, err);
     if (st != MN_OK)
         return st;
 
@@ -152,6 +155,7 @@ mn_status mn_clip_create_additive(const mn_clip *clip, const mn_pose *reference,
     memset(&opts, 0, sizeof opts);
     if (options)
         opts.allocator = options->allocator;
+    opts.space = mn_clip_space(clip); /* deltas of the same joints */
     uint32_t count = mn_clip_track_count(clip);
 
     /* One scratch block: the track records, then every track's converted values. */

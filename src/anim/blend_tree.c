@@ -17,6 +17,8 @@
 #include <marionette/blend_tree.h>
 
 #include "anim/blend_internal.h"
+#include "anim/clip_internal.h"
+#include "anim/space_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +64,7 @@ typedef struct bt_node {
 struct mn_blend_tree {
     mn_arena arena;              /* owns everything below; the tree itself is its holder */
     uint32_t joint_count;
+    mn_space clip_space;         /* its clips' and bind pose's space, checked once at build */
     uint32_t node_count;
     uint32_t root;
     bt_node *nodes;
@@ -212,7 +215,7 @@ static float leaf_sample_time(const bt_node *leaf, double t)
 static void sample_leaf(const mn_blend_tree *tree, const bt_node *leaf, float t, mn_pose *out)
 {
     mn_pose_copy(out, &tree->bind);
-    mn_clip_sample(leaf->clip, t, out);
+    mni_clip_sample_into(leaf->clip, t, NULL, out); /* its space was checked at build */
 }
 
 static void eval_node(mn_blend_tree *tree, uint32_t node, float time, const double *phases,
@@ -283,7 +286,7 @@ static mn_status check_evaluate(const mn_blend_tree *tree, uint32_t node, float 
                         out->joint_count, tree->joint_count);
     if (!isfinite(time))
         return mni_fail(err, MN_NOT_FINITE, "blend tree: time is not finite");
-    return MN_OK;
+    return mni_space_check(tree->clip_space, "the blend tree", out, err);
 }
 
 mn_status mn_blend_tree_evaluate_node(mn_blend_tree *tree, uint32_t node, float time,
@@ -399,6 +402,11 @@ float mn_blend_tree_value(const mn_blend_tree *tree, uint32_t index)
 uint32_t mn_blend_tree_joint_count(const mn_blend_tree *tree)
 {
     return tree ? tree->joint_count : 0;
+}
+
+mn_space mn_blend_tree_space(const mn_blend_tree *tree)
+{
+    return tree ? tree->clip_space : (mn_space){0};
 }
 
 uint32_t mn_blend_tree_node_count(const mn_blend_tree *tree)
@@ -751,6 +759,36 @@ static mn_status check_desc(const mn_blend_tree_desc *desc, mn_error *err)
     return MN_OK;
 }
 
+/*
+ * The tree's space: the bind pose's, and every bound clip's, which must be
+ * one (unbound clips fit any).  Checked here once, so evaluation checks
+ * only the caller's pose.
+ */
+static mn_status gather_space(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_error *err)
+{
+    mn_pose probe = {.joint_count = tree->joint_count};
+    if (desc->bind)
+        probe.space = desc->bind->space;
+    for (uint32_t i = 0; i < tree->node_count; i++) {
+        const bt_node *nd = &tree->nodes[i];
+        if (nd->kind != MN_BLEND_NODE_CLIP)
+            continue;
+        mn_space space = mn_clip_space(nd->clip);
+        char what[96];
+        snprintf(what, sizeof what, "nodes[%u].clip \"%.40s\"", i, mn_clip_name(nd->clip));
+        mn_status st = mni_space_check(space, what, &probe, err);
+        if (st != MN_OK) {
+            if (err)
+                snprintf(err->path, sizeof err->path, "nodes[%u].clip", i);
+            return st;
+        }
+        if (probe.space.kind == MN_SPACE_UNBOUND)
+            probe.space = space;
+    }
+    tree->clip_space = probe.space;
+    return MN_OK;
+}
+
 static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_error *err)
 {
     uint32_t n = desc->node_count;
@@ -764,6 +802,8 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
     mn_status st = MN_OK;
     for (uint32_t i = 0; i < n && st == MN_OK; i++)
         st = build_node(tree, i, &desc->nodes[i], err);
+    if (st == MN_OK)
+        st = gather_space(tree, desc, err);
     if (st == MN_OK)
         st = derive(tree, err);
     if (st == MN_OK)

@@ -39,11 +39,13 @@
  */
 #include "anim/clip_internal.h"
 #include "anim/clip_slerp.h"
+#include "anim/space_internal.h"
 #include "core/core.h"
 #include "core/simd.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A cursor walks at most this many spans forward before falling back to binary search. */
@@ -386,11 +388,17 @@ static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn
     }
 }
 
-void mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose)
+/* The "clip \"name\"" a space error names. */
+static mn_status refuse(const mn_clip *clip, const mn_pose *pose, mn_error *err)
 {
-    if (!clip || !pose)
-        return;
-    sample_clip(clip, t, NULL, pose, mni_simd_resolve(MN_SIMD_BEST));
+    char what[64];
+    snprintf(what, sizeof what, "clip \"%.40s\"", clip->name);
+    return mni_space_refuse(clip->space, what, pose, err);
+}
+
+mn_status mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose, mn_error *err)
+{
+    return mn_clip_sample_cursor(clip, t, NULL, pose, err);
 }
 
 void mni_clip_sample_at(const mn_clip *clip, float t, mn_pose *pose, mn_simd_level level)
@@ -434,11 +442,21 @@ void mn_clip_cursor_init(mn_clip_cursor *cursor, const mn_clip *clip, void *stor
         memset(storage, 0, mn_clip_cursor_storage_size(clip));
 }
 
-void mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose)
+void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose)
 {
-    if (!clip || !pose)
-        return;
     /* A cursor of another clip (or none) would index the wrong tracks: search instead. */
     bool usable = cursor && cursor->clip == clip && cursor->spans;
     sample_clip(clip, t, usable ? cursor->spans : NULL, pose, mni_simd_resolve(MN_SIMD_BEST));
+}
+
+mn_status mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose,
+                                mn_error *err)
+{
+    if (!clip || !pose)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_clip_sample: clip and pose must not be NULL");
+    if (!mni_space_fits(clip->space, pose))
+        return refuse(clip, pose, err);
+    mni_clip_sample_into(clip, t, cursor, pose);
+    mni_error_clear(err);
+    return MN_OK;
 }

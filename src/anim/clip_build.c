@@ -8,9 +8,12 @@
  * sampling side lives in clip.c.
  */
 #include "anim/clip_internal.h"
+#include "anim/skeleton_internal.h"
+#include "anim/space_internal.h"
 
 #include "core/core.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -354,9 +357,29 @@ static bool place_keys(const plan *p, size_t *cursor, char *block, mn_clip *clip
 /* Tracks whose plan fits on the stack (a clip this small takes no scratch for it). */
 #define SMALL_CLIP 16u
 
+/* A bound space's targets must be inside it: a pose of that space has no other joints. */
+static mn_status check_space(const mn_track *tracks, uint32_t track_count, mn_space space,
+                             const item_names *names, mn_error *err)
+{
+    if (space.kind == MN_SPACE_UNBOUND)
+        return MN_OK;
+    if (space.kind != MN_SPACE_NODES && space.kind != MN_SPACE_JOINTS)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "clip options: unknown space kind %d",
+                        (int)space.kind);
+    for (uint32_t i = 0; i < track_count; i++) {
+        if (tracks[i].target < space.count)
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "target %u is outside the clip's space (%u %s)",
+                 tracks[i].target, space.count, space.kind == MN_SPACE_NODES ? "nodes" : "joints");
+        return track_error(err, MN_INDEX_RANGE, names, i, what);
+    }
+    return MN_OK;
+}
+
 static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const char *name,
-                            const mn_clip_options *options, const item_names *names,
-                            mn_clip **out_clip, mn_error *err)
+                            const mn_clip_options *options, mn_space space,
+                            const item_names *names, mn_clip **out_clip, mn_error *err)
 {
     if (!out_clip)
         return mni_fail(err, MN_INVALID_ARGUMENT, "out_clip is NULL");
@@ -380,6 +403,9 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
         if (!is_sorted(tracks[i].times, tracks[i].key_count) && tracks[i].key_count > scratch_keys)
             scratch_keys = tracks[i].key_count;
     }
+    mn_status space_st = check_space(tracks, track_count, space, names, err);
+    if (space_st != MN_OK)
+        return space_st;
     size_t plan_entries = track_count > SMALL_CLIP ? (size_t)track_count : 0, scratch_bytes;
     if (!mni_checked_mul(2 * scratch_keys + 4 * plan_entries, sizeof(uint32_t), &scratch_bytes))
         return mni_fail(err, MN_OVERFLOW,
@@ -428,6 +454,7 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     clip->runs = (mn_clip_run *)(block + runs_at);
     memcpy(block + name_at, name, strlen(name) + 1);
     clip->name = block + name_at;
+    clip->space = space;
     /* The same walk as the sizing pass, which proved none of it overflows. */
     (void)place_keys(&p, &keys_at, block, clip, scratch, scratch_keys);
     memset(block + pad_at, 0, CLIP_TAIL_PAD);
@@ -453,11 +480,14 @@ mn_status mn_clip_create(const mn_track *tracks, uint32_t track_count, const cha
                          const mn_clip_options *options, mn_clip **out_clip, mn_error *err)
 {
     item_names names = {"tracks", NULL};
-    return build_clip(tracks, track_count, name, options, &names, out_clip, err);
+    mn_space space = options ? options->space : (mn_space){0};
+    return build_clip(tracks, track_count, name, options, space, &names, out_clip, err);
 }
 
-mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
-                            const mn_clip_options *options, mn_clip **out_clip, mn_error *err)
+/* model->animations[animation], channels' nodes mapped through `map` (NULL: none), in `space`. */
+static mn_status clip_from_gltf(const mn_model *model, uint32_t animation, const uint32_t *map,
+                                uint32_t map_count, mn_space space, const mn_clip_options *options,
+                                mn_clip **out_clip, mn_error *err)
 {
     if (out_clip)
         *out_clip = NULL;
@@ -467,8 +497,6 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
         return mni_fail(err, MN_INDEX_RANGE, "animation %u is out of range (the model has %u)",
                         animation, model->animation_count);
     const mn_animation *anim = &model->animations[animation];
-    const uint32_t *map = options ? options->target_map : NULL;
-    uint32_t map_count = options ? options->target_map_count : 0;
     char prefix[48];
     snprintf(prefix, sizeof prefix, "animations[%u].channels", animation);
 
@@ -514,11 +542,47 @@ mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
     }
     if (st == MN_OK) {
         item_names names = {prefix, source};
-        st = build_clip(tracks, count, anim->name, options, &names, out_clip, err);
+        st = build_clip(tracks, count, anim->name, options, space, &names, out_clip, err);
     }
     if (tracks)
         mni_free(&allocator, tracks, scratch_bytes);
     return st;
+}
+
+mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
+                            const mn_clip_options *options, mn_clip **out_clip, mn_error *err)
+{
+    if (options && options->target_map)
+        return clip_from_gltf(model, animation, options->target_map, options->target_map_count,
+                              options->space, options, out_clip, err);
+    /* Targets are node indices: the clip is over the model's nodes, whatever options say. */
+    return clip_from_gltf(model, animation, NULL, 0, mn_space_of_nodes(model), options, out_clip,
+                          err);
+}
+
+mn_status mn_clip_from_gltf_skeleton(const mn_model *model, uint32_t animation,
+                                     const mn_skeleton *skeleton, const mn_clip_options *options,
+                                     mn_clip **out_clip, mn_error *err)
+{
+    if (out_clip)
+        *out_clip = NULL;
+    if (!model || !skeleton)
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_clip_from_gltf_skeleton: NULL model or skeleton");
+    if (options && (options->target_map || options->space.kind != MN_SPACE_UNBOUND))
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_clip_from_gltf_skeleton: the skeleton gives the target map and the "
+                        "space; options must not");
+    mn_space nodes = mn_space_of_nodes(model);
+    if (skeleton->node_count != model->node_count || mni_skeleton_nodes_id(skeleton) != nodes.id)
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_clip_from_gltf_skeleton: the skeleton was made from another model "
+                        "(%u nodes, space %016" PRIx64 "; this model: %u nodes, space %016" PRIx64
+                        ")",
+                        skeleton->node_count, mni_skeleton_nodes_id(skeleton), model->node_count,
+                        nodes.id);
+    return clip_from_gltf(model, animation, skeleton->joint_of_node, skeleton->node_count,
+                          skeleton->space, options, out_clip, err);
 }
 
 void mn_clip_free(mn_clip *clip)
@@ -547,4 +611,9 @@ uint32_t mn_clip_track_count(const mn_clip *clip)
 const mn_track *mn_clip_track(const mn_clip *clip, uint32_t index)
 {
     return clip && index < clip->track_count ? &clip->tracks[clip->track_of_input[index]] : NULL;
+}
+
+mn_space mn_clip_space(const mn_clip *clip)
+{
+    return clip ? clip->space : (mn_space){0};
 }

@@ -63,6 +63,7 @@ struct mn_clip {
     mn_clip_timeline *timelines;
     uint32_t run_count;
     mn_clip_run *runs;
+    mn_space space;              /* what the targets index (pose.h, SPACES) */
 };
 
 /*
@@ -71,6 +72,14 @@ struct mn_clip {
  * every level to mn_track_sample's bits.
  */
 void mni_clip_sample_at(const mn_clip *clip, float t, mn_pose *pose, mn_simd_level level);
+
+/*
+ * mn_clip_sample_cursor without the checks (clip and pose not NULL, the
+ * space already checked; cursor may be NULL): for the library's own callers
+ * that check a clip's space once, where they take it (a blend tree at
+ * build, a mixer at creation).
+ */
+void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose);
 
 /*
  * The sampler's SIMD kernels (core/simd.h, the convention), bit for bit the

@@ -14,9 +14,12 @@
 #include <marionette/math.h>
 #include <marionette/mixer.h>
 
+#include "anim/clip_internal.h"
+#include "anim/space_internal.h"
 #include "core/core.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 struct mn_mixer {
@@ -230,6 +233,15 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
         (st = alloc_pose(arena, &m->pose, n, err)) != MN_OK ||
         (st = alloc_pose(arena, &m->from, n, err)) != MN_OK)
         return st;
+    /* Every pose of the mixer holds the model's nodes: what its clips must index. */
+    mn_space nodes = mn_space_of_nodes(model);
+    m->rest.space = m->pose.space = m->from.space = nodes;
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        char what[80];
+        snprintf(what, sizeof what, "clips[%u] \"%.40s\"", c, mn_clip_name(m->clips[c]));
+        if ((st = mni_space_check(mn_clip_space(m->clips[c]), what, &m->pose, err)) != MN_OK)
+            return st;
+    }
     for (uint32_t i = 0; i < n; i++) {
         const mn_node *node = &model->nodes[i];
         if ((st = mn_pose_set_joint(&m->rest, i, node->translation, node->rotation, node->scale, err)) != MN_OK)
@@ -570,7 +582,7 @@ static void evaluate(mn_mixer *m)
         memcpy(m->pose.rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
         memcpy(m->pose.scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
     }
-    mn_clip_sample_cursor(clip, t, &m->cursor, &m->pose);
+    mni_clip_sample_into(clip, t, &m->cursor, &m->pose); /* its space was checked at creation */
 
     memcpy(m->weights, m->weights_rest, (size_t)m->weight_total * sizeof(float));
     for (uint32_t k = 0; k < m->weighted_count; k++) {

@@ -120,6 +120,28 @@ void mn_pose_copy(mn_pose *dst, const mn_pose *src)
     memmove(dst->translations, src->translations, n * 3 * sizeof(float));
     memmove(dst->rotations, src->rotations, n * 4 * sizeof(float));
     memmove(dst->scales, src->scales, n * 3 * sizeof(float));
+    if (dst->space.kind == MN_SPACE_UNBOUND && dst->joint_count == src->joint_count)
+        dst->space = src->space; /* a whole copy is a pose of src's space */
+}
+
+mn_status mn_pose_bind(mn_pose *pose, mn_space space, mn_error *err)
+{
+    if (!pose)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_pose_bind: pose is NULL");
+    if (space.kind == MN_SPACE_UNBOUND) {
+        pose->space = (mn_space){0};
+        return MN_OK;
+    }
+    if (space.kind != MN_SPACE_NODES && space.kind != MN_SPACE_JOINTS)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_pose_bind: unknown space kind %d",
+                        (int)space.kind);
+    if (space.count != pose->joint_count)
+        return mni_fail(err, MN_COUNT_MISMATCH,
+                        "mn_pose_bind: the space has %u %s, the pose %u joints", space.count,
+                        space.kind == MN_SPACE_NODES ? "nodes" : "joints", pose->joint_count);
+    pose->space = space;
+    mni_error_clear(err);
+    return MN_OK;
 }
 
 mn_status mn_pose_set_joint(mn_pose *pose, uint32_t joint, const float t[3], const float r[4],

@@ -40,6 +40,7 @@
 #include "core/simd.h"
 
 #include "anim/skeleton_internal.h"
+#include "anim/space_internal.h"
 
 #include <string.h>
 
@@ -63,6 +64,7 @@ struct mn_skeleton_private {
     mn_allocator allocator;
     void *block;        /* what the allocator returned (before alignment) */
     size_t block_size;  /* what was asked of it */
+    uint64_t nodes_id;  /* mn_space_of_nodes(model).id */
 };
 
 /* ---- choosing the nodes ------------------------------------------------------ */
@@ -228,6 +230,22 @@ static void copy_skin(const mn_skin *skin, mn_skeleton *sk, float *inverse_bind,
  * The common build: `in_set` (node_count bytes) marks the chosen nodes, or
  * is NULL for every node; `skin` is NULL for a node skeleton.
  */
+/*
+ * The joints' space: joint j is node node_of_joint[j] of a model of this
+ * node space, so a skeleton made again from the same skin (of this model or
+ * one read again) is the same space.  The rest pose is bound to it.
+ */
+static void name_space(const mn_model *model, mn_skeleton *sk)
+{
+    uint64_t nodes = mn_space_of_nodes(model).id;
+    uint64_t h = mni_space_hash(MNI_SPACE_HASH_SEED, &nodes, sizeof nodes);
+    h = mni_space_hash(h, &sk->joint_count, sizeof sk->joint_count);
+    h = mni_space_hash(h, sk->node_of_joint, (size_t)sk->joint_count * sizeof *sk->node_of_joint);
+    sk->priv_->nodes_id = nodes;
+    sk->space = (mn_space){.kind = MN_SPACE_JOINTS, .count = sk->joint_count, .id = h};
+    sk->rest.space = sk->space;
+}
+
 static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t joint_count,
                        const mn_skin *skin, const mn_allocator *allocator, mn_skeleton **out,
                        mn_error *err)
@@ -282,6 +300,7 @@ static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t jo
     sk->names = (const char **)(base + l.names);
     mn_pose_init(&sk->rest, joint_count, base + l.pose);
     copy_rest_and_names(model, sk, (const char **)(base + l.names), (char *)(base + l.strings));
+    name_space(model, sk);
     if (skin) {
         sk->skin_joint_count = skin_joints;
         sk->joint_of_skin_joint = (uint32_t *)(base + l.joint_of_skin_joint);
@@ -291,6 +310,11 @@ static mn_status build(const mn_model *model, const uint8_t *in_set, uint32_t jo
     }
     *out = sk;
     return MN_OK;
+}
+
+uint64_t mni_skeleton_nodes_id(const mn_skeleton *skeleton)
+{
+    return skeleton && skeleton->priv_ ? skeleton->priv_->nodes_id : 0;
 }
 
 mn_status mn_skeleton_from_skin(const mn_model *model, uint32_t skin, const mn_allocator *allocator,

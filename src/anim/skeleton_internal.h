@@ -26,4 +26,7 @@ bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *
 bool mni_skeleton_palette_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                  const float *worlds, float *palette);
 
+/* The id of the node space (mn_space_of_nodes) of the model the skeleton was made from. */
+uint64_t mni_skeleton_nodes_id(const mn_skeleton *skeleton);
+
 #endif /* MN_ANIM_SKELETON_INTERNAL_H */

@@ -15,6 +15,7 @@
 #include <marionette/state_machine.h>
 
 #include "anim/events_internal.h"
+#include "anim/space_internal.h"
 #include "core/core.h"
 
 #include <float.h>
@@ -614,7 +615,9 @@ mn_status mn_state_machine_evaluate(mn_state_machine *sm, mn_pose *out, mn_error
     if (out->joint_count != sm->joint_count)
         return mni_fail(err, MN_COUNT_MISMATCH, "the pose has %u joints, the machine %u",
                         out->joint_count, sm->joint_count);
-    return output(sm, out, err);
+    /* A fade writes out through a blend, not the tree: check the space here. */
+    mn_status st = mni_space_check(mn_blend_tree_space(sm->tree), "the state machine", out, err);
+    return st != MN_OK ? st : output(sm, out, err);
 }
 
 /* ---- events ------------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
  *     mn_soma_clips *clips;     mn_soma_clips_read(json2, size2, sk, NULL, &clips, &err);
  *     // per frame, allocation-free:
  *     mn_soma_rest_pose(sk, &pose);
- *     mn_clip_sample(clips->clips[0].clip, t, &pose);   // or any mixer / blend tree output
+ *     mn_clip_sample(clips->clips[0].clip, t, &pose, &err);   // or any mixer / blend tree output
  *     mn_soma_pose(sk, &pose, worlds, skin);            // twist helpers, then skin matrices
  *
  * Formats and maths: docs/formats.md ("skeleton.json and the twist helpers",
