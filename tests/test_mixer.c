@@ -535,8 +535,12 @@ static void a_fade_halfway_is_the_lerp_and_slerp_of_both_poses(void **state)
 
     play(f, WAVE, (mn_play_options){.fade = 1.0f});
     assert_true(mn_mixer_fading(f->mixer));
+    assert_int_equal(mn_mixer_source(f->mixer), WALK);
     assert_true(mn_mixer_update(f->mixer, 0.5f));
     assert_true(mn_mixer_fading(f->mixer));
+    /* Walk, faded from, played on: it is at 1.0 s now, not frozen at 0.5 s. */
+    assert_float_equal(mn_mixer_source_time(f->mixer), 1.0f, 0.0f);
+    expected_pose(f, WALK, 1.0f, &a);
     expected_pose(f, WAVE, 0.5f, &b);
     const mn_pose *p = mn_mixer_pose(f->mixer);
     const float w = 0.5f;
@@ -555,17 +559,19 @@ static void a_fade_halfway_is_the_lerp_and_slerp_of_both_poses(void **state)
     /* The hand: walk left it at rest (0 0 1), wave at 0.5 s puts it at (0 2 0): halfway (0 1 0.5). */
     assert_float_near(p->translations[3 * HAND + 1], 1.0f, 1e-6);
     assert_float_near(p->translations[3 * HAND + 2], 0.5f, 1e-6);
-    /* Weights lerp too: walk's (0.25 0.25) at 0.5 s towards wave's rest (0.25 0.5). */
+    /* Weights lerp too: walk's (0.5 0.5) at 1 s towards wave's rest (0.25 0.5). */
     const float *weights = mn_mixer_weights(f->mixer, BLOB, NULL);
     float w0 = a.weights[0] + (b.weights[0] - a.weights[0]) * w;
     float w1 = a.weights[1] + (b.weights[1] - a.weights[1]) * w;
     assert_memory_equal(&weights[0], &w0, sizeof w0);
     assert_memory_equal(&weights[1], &w1, sizeof w1);
-    assert_float_near(weights[1], 0.375f, 1e-7);
+    assert_float_near(weights[0], 0.375f, 1e-7);
+    assert_float_near(weights[1], 0.5f, 1e-7);
 
-    /* The fade ends after its seconds: then the pose is wave's alone. */
+    /* The fade ends after its seconds: then the pose is wave's alone, and walk is dropped. */
     assert_true(mn_mixer_update(f->mixer, 0.5f));
     assert_false(mn_mixer_fading(f->mixer));
+    assert_int_equal(mn_mixer_source(f->mixer), MN_NONE);
     expected_pose(f, WAVE, 0.0f /* 1.0 wrapped */, &b);
     assert_pose_bits(mn_mixer_pose(f->mixer), &b.pose);
 }
@@ -582,6 +588,7 @@ static void a_fade_starts_from_the_pose_on_screen_even_mid_fade(void **state)
     mn_pose_init(&on_screen.pose, NODE_COUNT, on_screen.storage);
     mn_pose_copy(&on_screen.pose, mn_mixer_pose(f->mixer));
     play(f, WALK, (mn_play_options){.fade = 0.5f, .at = 1.0f});
+    assert_int_equal(mn_mixer_source(f->mixer), MN_NONE); /* a frozen snapshot, not a clip */
     /* A fade's clock stops while paused. */
     mn_mixer_pause(f->mixer);
     assert_true(mn_mixer_update(f->mixer, 10.0f));  /* shows the play (at 1.0, w = 0) */
@@ -598,6 +605,165 @@ static void a_fade_starts_from_the_pose_on_screen_even_mid_fade(void **state)
         mn_quat_slerp(r, on_screen.pose.rotations + 4 * i, target.pose.rotations + 4 * i, 0.5f);
         assert_memory_equal(p->rotations + 4 * i, r, sizeof r);
     }
+}
+
+/* What the mixer shows while fading from `a` to `b` by w: the lerp and slerp it documents. */
+static void blended(const test_pose *a, const test_pose *b, float w, test_pose *out)
+{
+    mn_pose_init(&out->pose, NODE_COUNT, out->storage);
+    for (uint32_t i = 0; i < NODE_COUNT; i++) {
+        for (int c = 0; c < 3; c++) {
+            size_t k = 3 * i + (size_t)c;
+            out->pose.translations[k] =
+                a->pose.translations[k] + (b->pose.translations[k] - a->pose.translations[k]) * w;
+            out->pose.scales[k] = a->pose.scales[k] + (b->pose.scales[k] - a->pose.scales[k]) * w;
+        }
+        mn_quat_slerp(out->pose.rotations + 4 * i, a->pose.rotations + 4 * i,
+                      b->pose.rotations + 4 * i, w);
+    }
+    for (int k = 0; k < 2; k++)
+        out->weights[k] = a->weights[k] + (b->weights[k] - a->weights[k]) * w;
+}
+
+static void the_clip_faded_from_keeps_playing_at_its_own_speed(void **state)
+{
+    fixture *f = *state;
+    play(f, WALK, (mn_play_options){.speed = 0.5f});
+    mn_mixer_update(f->mixer, 0.4f); /* walk at 0.2 s */
+    play(f, WAVE, (mn_play_options){.fade = 1.0f});
+    test_pose a, b, want, first;
+    expected_pose(f, WALK, 0.2f, &first);
+    for (int k = 1; k <= 9; k++) {
+        assert_true(mn_mixer_update(f->mixer, 0.1f));
+        /* Walk advances by dt × its own speed 0.5; wave by dt; the weight by dt / fade. */
+        float walk_t = mn_mixer_source_time(f->mixer), wave_t = mn_mixer_time(f->mixer);
+        assert_int_equal(mn_mixer_source(f->mixer), WALK);
+        assert_float_near(walk_t, 0.2f + 0.05f * (float)k, 1e-6);
+        assert_float_near(wave_t, 0.1f * (float)k, 1e-6);
+        expected_pose(f, WALK, walk_t, &a);
+        expected_pose(f, WAVE, wave_t, &b);
+        blended(&a, &b, (float)(0.1 * k / 1.0), &want);
+        const mn_pose *p = mn_mixer_pose(f->mixer);
+        for (uint32_t i = 0; i < NODE_COUNT; i++) {
+            assert_float_near(p->translations[3 * i], want.pose.translations[3 * i], 1e-6);
+            assert_float_near(p->translations[3 * i + 1], want.pose.translations[3 * i + 1], 1e-6);
+            assert_float_near(p->translations[3 * i + 2], want.pose.translations[3 * i + 2], 1e-6);
+            for (int c = 0; c < 4; c++)
+                assert_float_near(p->rotations[4 * i + c], want.pose.rotations[4 * i + c], 1e-6);
+        }
+        const float *weights = mn_mixer_weights(f->mixer, BLOB, NULL);
+        assert_float_near(weights[0], want.weights[0], 1e-6);
+        /* The outgoing arm moved: its walk rotation is not the one it had when the fade began. */
+        float turned = a.pose.rotations[4 * ARM + 2] - first.pose.rotations[4 * ARM + 2];
+        assert_true(fabsf(turned) > 1e-3f);
+    }
+}
+
+static void the_clip_faded_from_loops_or_clamps_as_it_did(void **state)
+{
+    fixture *f = *state;
+    /* A looping walk 0.1 s before its end wraps while it fades out. */
+    play(f, WALK, (mn_play_options){.at = 1.9f});
+    mn_mixer_update(f->mixer, 0.0f);
+    play(f, WAVE, (mn_play_options){.fade = 0.5f});
+    mn_mixer_update(f->mixer, 0.3f);
+    assert_int_equal(mn_mixer_source(f->mixer), WALK);
+    assert_float_near(mn_mixer_source_time(f->mixer), 0.2f, 1e-6);
+    /* A one-shot walk clamps at its end and holds it. */
+    play(f, WALK, (mn_play_options){.once = true, .at = 1.9f});
+    mn_mixer_update(f->mixer, 0.0f);
+    play(f, WAVE, (mn_play_options){.fade = 0.5f});
+    mn_mixer_update(f->mixer, 0.3f);
+    assert_float_equal(mn_mixer_source_time(f->mixer), WALK_DURATION, 0.0f);
+    test_pose a, b, want;
+    expected_pose(f, WALK, WALK_DURATION, &a);
+    expected_pose(f, WAVE, mn_mixer_time(f->mixer), &b);
+    blended(&a, &b, 0.3f / 0.5f, &want);
+    for (int c = 0; c < 4; c++)
+        assert_float_near(mn_mixer_pose(f->mixer)->rotations[4 * ARM + c],
+                          want.pose.rotations[4 * ARM + c], 1e-6);
+    /* After the fade only wave is left. */
+    mn_mixer_update(f->mixer, 0.3f);
+    assert_false(mn_mixer_fading(f->mixer));
+    assert_int_equal(mn_mixer_source(f->mixer), MN_NONE);
+    assert_float_equal(mn_mixer_source_time(f->mixer), 0.0f, 0.0f);
+}
+
+/*
+ * The largest change of any pose value (and morph weight) since `last`,
+ * which then takes the pose on screen.  Rotations are compared up to sign.
+ */
+static float step_change(const mn_mixer *mixer, test_pose *last)
+{
+    const mn_pose *p = mn_mixer_pose(mixer);
+    const float *w = mn_mixer_weights(mixer, BLOB, NULL);
+    float most = 0.0f;
+    for (uint32_t i = 0; i < 3 * NODE_COUNT; i++) {
+        most = fmaxf(most, fabsf(p->translations[i] - last->pose.translations[i]));
+        most = fmaxf(most, fabsf(p->scales[i] - last->pose.scales[i]));
+    }
+    for (uint32_t i = 0; i < NODE_COUNT; i++) {
+        float same = 0.0f, flipped = 0.0f;
+        for (int c = 0; c < 4; c++) {
+            same = fmaxf(same, fabsf(p->rotations[4 * i + c] - last->pose.rotations[4 * i + c]));
+            float r = p->rotations[4 * i + c], q = last->pose.rotations[4 * i + c];
+            flipped = fmaxf(flipped, fabsf(r + q));
+        }
+        most = fmaxf(most, fminf(same, flipped));
+    }
+    for (int k = 0; k < 2; k++)
+        most = fmaxf(most, fabsf(w[k] - last->weights[k]));
+    mn_pose_copy(&last->pose, p);
+    memcpy(last->weights, w, sizeof last->weights);
+    return most;
+}
+
+/* Steps of dt through `seconds`: the largest change of one step. */
+static float run_steps(fixture *f, float seconds, float dt, test_pose *last)
+{
+    float most = 0.0f;
+    for (float t = 0.0f; t < seconds; t += dt) {
+        mn_mixer_update(f->mixer, dt);
+        most = fmaxf(most, step_change(f->mixer, last));
+    }
+    return most;
+}
+
+static void a_crossfade_is_continuous_at_its_start_its_end_and_an_interruption(void **state)
+{
+    fixture *f = *state;
+    /*
+     * In 1/600 s no value may move more than its clips' speeds allow: walk
+     * moves 1 unit/s and turns 90°/s, wave moves 4 units/s, and a fade of F
+     * seconds moves a value by at most |b − a| / F ≤ 4 / 0.3 a second — under
+     * 20 a second together, 0.034 a step.  A jump (a source that is not what
+     * was on screen) moves a value by far more in one step, as the hard cut
+     * at the end shows.
+     */
+    const float dt = 1.0f / 600.0f, bound = 0.04f;
+    test_pose last;
+    memset(&last, 0, sizeof last);
+    mn_pose_init(&last.pose, NODE_COUNT, last.storage);
+    play(f, WALK, (mn_play_options){.at = 0.5f});
+    mn_mixer_update(f->mixer, 0.0f);
+    step_change(f->mixer, &last);
+    assert_true(run_steps(f, 0.1f, dt, &last) < bound);
+    /* Start: from walk, live, into wave; through the fade's end. */
+    play(f, WAVE, (mn_play_options){.fade = 0.5f});
+    assert_true(run_steps(f, 0.3f, dt, &last) < bound);
+    assert_int_equal(mn_mixer_source(f->mixer), WALK);
+    /* Interruption: back to walk mid-fade, from what is on screen, frozen. */
+    play(f, WALK, (mn_play_options){.fade = 0.3f, .at = 0.5f});
+    assert_int_equal(mn_mixer_source(f->mixer), MN_NONE);
+    assert_true(run_steps(f, 0.25f, dt, &last) < bound);
+    /* And again mid-fade, then through the end into walk alone. */
+    play(f, WAVE, (mn_play_options){.fade = 0.3f});
+    assert_true(run_steps(f, 0.4f, dt, &last) < bound);
+    assert_false(mn_mixer_fading(f->mixer));
+    /* The measure sees a jump: a hard cut moves the hand by a whole unit at once. */
+    play(f, WALK, (mn_play_options){.at = 1.0f});
+    mn_mixer_update(f->mixer, dt);
+    assert_true(step_change(f->mixer, &last) > 10.0f * bound);
 }
 
 static void a_clip_of_another_space_is_refused_at_creation(void **state)
@@ -729,6 +895,9 @@ static void playing_allocates_nothing(void **state)
     mn_mixer_resume(f->mixer);
     mn_mixer_set_speed(f->mixer, -2.0f);
     play(f, WALK, (mn_play_options){.once = true, .fade = 0.2f});
+    for (int k = 0; k < 6; k++)
+        mn_mixer_update(f->mixer, 1.0f / 60.0f);
+    play(f, WAVE, (mn_play_options){.fade = 0.2f}); /* an interruption: the snapshot */
     for (int k = 0; k < 200; k++)
         mn_mixer_update(f->mixer, 1.0f / 60.0f);
     assert_int_equal(mn_mixer_play_named(f->mixer, "nope", NULL, &err), MN_INVALID_VALUE);
@@ -778,6 +947,9 @@ int main(void)
         T(speed_scales_time_and_at_offsets_the_start),
         T(a_fade_halfway_is_the_lerp_and_slerp_of_both_poses),
         T(a_fade_starts_from_the_pose_on_screen_even_mid_fade),
+        T(the_clip_faded_from_keeps_playing_at_its_own_speed),
+        T(the_clip_faded_from_loops_or_clamps_as_it_did),
+        T(a_crossfade_is_continuous_at_its_start_its_end_and_an_interruption),
         T(a_clip_of_another_space_is_refused_at_creation),
         T(errors_are_loud_and_change_nothing),
         T(scrubbing_backwards_gives_the_bits_of_playing_forwards),

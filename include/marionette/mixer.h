@@ -3,8 +3,9 @@
  * whole node hierarchy.
  *
  * A mixer drives every node of one loaded model.  It tracks the active clip
- * and an optional crossfade, and every mn_mixer_update advances time, samples
- * the clip, blends during a fade, bakes local matrices and composes world
+ * plus an optional crossfade from the previous one, and every
+ * mn_mixer_update advances time, samples the clips, blends during a fade,
+ * bakes local matrices and composes world
  * matrices (node order, model space), plus the morph weights of every node
  * that carries a mesh with morph targets.
  *
@@ -22,6 +23,8 @@
  *   1. Time advances by dt × speed.  A looping clip wraps into [0, duration);
  *      a one-shot clamps at its end (or at 0 when the speed is negative),
  *      stops, and sets the done flag, which stays set until the next play.
+ *      During a fade the clip faded from advances too, by dt × its own
+ *      speed, looping or clamping as it did before the play.
  *   2. The pose starts from the rest pose (the nodes' TRS as loaded), then the
  *      clip's tracks overwrite what they drive, so a property no track
  *      mentions keeps its rest value.  Morph weights start from the node's
@@ -29,16 +32,25 @@
  *      weights tracks overwrite them.
  *   3. During a fade of F seconds started at play time, with w = (real seconds
  *      since play) / F: translation and scale are a + (b − a)·w, rotation is
- *      mn_quat_slerp(a, b, w), weights a + (b − a)·w, where a is the pose the
- *      mixer showed when play was called (a snapshot: fading from a pose that
- *      was itself mid-fade, paused or finished works the same way) and b the
- *      new clip's pose.  The fade's clock is real time (dt, not dt × speed).
+ *      mn_quat_slerp(a, b, w), weights a + (b − a)·w, where b is the new
+ *      clip's pose and a the source's:
+ *        - the previous clip, still playing (step 1), sampled as in step 2,
+ *          when the mixer showed it alone at play time: walking legs keep
+ *          walking while they fade into a run (paused or finished clips
+ *          work the same way: a finished one-shot holds its end);
+ *        - otherwise a frozen snapshot of the pose the mixer showed when
+ *          play was called: a fade that interrupts a fade (as the state
+ *          machine does), a fade before any clip was shown (from rest), or
+ *          after a play or seek that no update has shown yet.
+ *      Either way the first frame of the fade starts where the screen was.
+ *      The fade's clock is real time (dt, not dt × speed); at its end the
+ *      source is dropped.
  *   4. Local matrices T·R·S are rebuilt for the nodes some clip animates;
  *      nodes no clip ever animates keep their rest matrices, computed once at
  *      creation.  World matrices are recomposed for the animated nodes and
  *      their descendants, parents first.
  *
- * Pausing freezes the pose: time and the fade's clock stand still, and update
+ * Pausing freezes the pose: both clips' times and the fade's clock stand still, and update
  * does nothing until resume, play or seek.  Sampling is a pure function of
  * the clip time, so seeking to a time gives the same bits as playing forward
  * to it.
@@ -182,6 +194,15 @@ MN_API bool mn_mixer_done(const mn_mixer *mixer);
 
 /* True while a crossfade is in progress. */
 MN_API bool mn_mixer_fading(const mn_mixer *mixer);
+
+/*
+ * The clip a crossfade is fading from and still playing, MN_NONE when no
+ * fade is running or the fade is from a frozen snapshot (see step 3).
+ */
+MN_API uint32_t mn_mixer_source(const mn_mixer *mixer);
+
+/* Seconds into the clip mn_mixer_source plays (0 when it is MN_NONE). */
+MN_API float mn_mixer_source_time(const mn_mixer *mixer);
 
 /* ---- the frame ------------------------------------------------------------------ */
 

@@ -2,9 +2,17 @@
  * The clip mixer over a model's whole node
  * hierarchy.
  *
+ * Two layers play: the current clip and, during a crossfade, the clip it
+ * fades from, which keeps playing (its own time, speed, loop or clamp) while
+ * its weight falls.  A fade that interrupts a fade, or starts from a pose
+ * no single clip explains (before the first play, after a seek or play not
+ * yet shown), fades from a frozen snapshot of the pose on screen instead —
+ * the state machine's rule for interruption (the spec's §10).
+ *
  * Everything is laid out at creation, in one arena: the rest pose and the
- * pose being built, the fade's snapshot, locals and worlds, morph weights,
- * the clip cursor, and two index lists that keep the frame small:
+ * pose being built, the fade's source pose, locals and worlds, morph
+ * weights, a clip cursor per layer, and two index lists that keep the
+ * frame small:
  *   - `animated`: nodes some clip drives (translation, rotation or scale);
  *     only these are reset, blended and re-baked each frame;
  *   - `dynamic`: the animated nodes and their descendants, parents first;
@@ -21,6 +29,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A clip playing: the current one, or the one a fade is leaving. */
+typedef struct layer {
+    uint32_t clip;               /* MN_NONE: none */
+    double time;                 /* double so long runs of small dt do not drift */
+    float speed;
+    bool loop, done;
+    void *cursor_storage;        /* sized for the clip with the most timelines */
+    mn_clip_cursor cursor;
+} layer;
 
 struct mn_mixer {
     mn_arena arena;              /* owns everything below except owned clips */
@@ -40,7 +58,7 @@ struct mn_mixer {
 
     mn_pose rest;                /* the nodes' TRS as loaded */
     mn_pose pose;                /* the pose of the last update */
-    mn_pose from;                /* the fade's starting snapshot */
+    mn_pose from;                /* the fade's source: src sampled, or the frozen snapshot */
     float *locals, *worlds;      /* 16 floats a node */
 
     uint32_t *weight_offset;     /* per node, into the weights arrays */
@@ -50,14 +68,10 @@ struct mn_mixer {
     uint32_t weight_total;
     float *weights, *weights_rest, *weights_from;
 
-    void *cursor_storage;        /* sized for the clip with the most tracks */
-    mn_clip_cursor cursor;
-
     /* playback */
-    uint32_t current;            /* MN_NONE before the first play */
-    double time;                 /* double so long runs of small dt do not drift */
-    float speed;
-    bool loop, paused, done;
+    layer cur;                   /* cur.clip is MN_NONE before the first play */
+    layer src;                   /* while fading: the clip faded from, MN_NONE for a snapshot */
+    bool paused;
     bool dirty;                  /* play or seek since the last update */
     bool fading;
     double fade_elapsed;
@@ -273,10 +287,12 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
         if (s > cursor_size)
             cursor_size = s;
     }
-    m->cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
-    if (!m->cursor_storage)
+    m->cur.cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
+    m->src.cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
+    if (!m->cur.cursor_storage || !m->src.cursor_storage)
         return mni_oom(err, "mixer");
-    mn_clip_cursor_init(&m->cursor, NULL, m->cursor_storage);
+    mn_clip_cursor_init(&m->cur.cursor, NULL, m->cur.cursor_storage);
+    mn_clip_cursor_init(&m->src.cursor, NULL, m->src.cursor_storage);
     return MN_OK;
 }
 
@@ -345,9 +361,8 @@ mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options
     m->allocator = allocator;
     m->model = model;
     m->node_count = model->node_count;
-    m->current = MN_NONE;
-    m->speed = 1.0f;
-    m->loop = true;
+    m->cur = (layer){.clip = MN_NONE, .speed = 1.0f, .loop = true};
+    m->src = (layer){.clip = MN_NONE, .speed = 1.0f, .loop = true};
 
     mn_status st = gather_clips(m, &arena, options, err);
     if (st == MN_OK)
@@ -395,9 +410,9 @@ uint32_t mn_mixer_find_clip(const mn_mixer *mixer, const char *name)
 
 /* ---- playing ------------------------------------------------------------------ */
 
-static double current_duration(const mn_mixer *m)
+static double layer_duration(const mn_mixer *m, const layer *l)
 {
-    return m->current == MN_NONE ? 0.0 : (double)mn_clip_duration(m->clips[m->current]);
+    return l->clip == MN_NONE ? 0.0 : (double)mn_clip_duration(m->clips[l->clip]);
 }
 
 /* t placed into the clip: wrapped into [0, d) when looping, clamped to [0, d] otherwise. */
@@ -412,6 +427,29 @@ static double place_time(double t, double d, bool loop)
         return t < d ? t : 0.0; /* t + d can round up to d */
     }
     return t < 0.0 ? 0.0 : t > d ? d : t;
+}
+
+/*
+ * Where a fade starts.  When the screen shows the current clip alone, as of
+ * its current time, that clip becomes the live source and plays on; the
+ * current layer's cursor goes with it.  Otherwise (mid-fade, nothing played
+ * yet, a play or seek not yet shown) the source is what is on screen, frozen.
+ */
+static void start_fade(mn_mixer *m, float seconds)
+{
+    bool live = !m->fading && !m->dirty && m->cur.clip != MN_NONE;
+    if (live) {
+        void *spare = m->src.cursor_storage;
+        m->src = m->cur;
+        m->cur.cursor_storage = spare;
+    } else {
+        mn_pose_copy(&m->from, &m->pose);
+        memcpy(m->weights_from, m->weights, (size_t)m->weight_total * sizeof(float));
+        m->src.clip = MN_NONE;
+    }
+    m->fading = true;
+    m->fade_elapsed = 0.0;
+    m->fade_duration = seconds;
 }
 
 mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *options,
@@ -432,23 +470,20 @@ mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *
                         mixer->clip_count);
 
     if (o.fade > 0.0f) {
-        /* Fade from what is on screen now, whatever produced it. */
-        mn_pose_copy(&mixer->from, &mixer->pose);
-        memcpy(mixer->weights_from, mixer->weights, (size_t)mixer->weight_total * sizeof(float));
-        mixer->fading = true;
-        mixer->fade_elapsed = 0.0;
-        mixer->fade_duration = o.fade;
+        start_fade(mixer, o.fade);
     } else {
         mixer->fading = false;
+        mixer->src.clip = MN_NONE;
     }
-    mixer->current = index;
-    mixer->loop = !o.once;
-    mixer->speed = o.speed == 0.0f ? 1.0f : o.speed;
-    mixer->time = place_time(o.at, current_duration(mixer), mixer->loop);
+    layer *cur = &mixer->cur;
+    cur->clip = index;
+    cur->loop = !o.once;
+    cur->speed = o.speed == 0.0f ? 1.0f : o.speed;
+    cur->time = place_time(o.at, layer_duration(mixer, cur), cur->loop);
+    cur->done = false;
+    mn_clip_cursor_init(&cur->cursor, mixer->clips[index], cur->cursor_storage);
     mixer->paused = false;
-    mixer->done = false;
     mixer->dirty = true;
-    mn_clip_cursor_init(&mixer->cursor, mixer->clips[index], mixer->cursor_storage);
     return MN_OK;
 }
 
@@ -469,10 +504,10 @@ mn_status mn_mixer_play_named(mn_mixer *mixer, const char *name, const mn_play_o
 
 void mn_mixer_seek(mn_mixer *mixer, float t)
 {
-    if (!mixer || mixer->current == MN_NONE || !isfinite(t))
+    if (!mixer || mixer->cur.clip == MN_NONE || !isfinite(t))
         return;
-    mixer->time = place_time(t, current_duration(mixer), mixer->loop);
-    mixer->done = false; /* a one-shot sought anywhere plays on from there */
+    mixer->cur.time = place_time(t, layer_duration(mixer, &mixer->cur), mixer->cur.loop);
+    mixer->cur.done = false; /* a one-shot sought anywhere plays on from there */
     mixer->dirty = true;
 }
 
@@ -491,29 +526,39 @@ void mn_mixer_resume(mn_mixer *mixer)
 void mn_mixer_set_speed(mn_mixer *mixer, float speed)
 {
     if (mixer && isfinite(speed))
-        mixer->speed = speed;
+        mixer->cur.speed = speed;
 }
 
 /* ---- state -------------------------------------------------------------------- */
 
 uint32_t mn_mixer_current(const mn_mixer *mixer)
 {
-    return mixer ? mixer->current : MN_NONE;
+    return mixer ? mixer->cur.clip : MN_NONE;
 }
 
 float mn_mixer_time(const mn_mixer *mixer)
 {
-    return mixer ? (float)mixer->time : 0.0f;
+    return mixer ? (float)mixer->cur.time : 0.0f;
 }
 
 float mn_mixer_speed(const mn_mixer *mixer)
 {
-    return mixer ? mixer->speed : 0.0f;
+    return mixer ? mixer->cur.speed : 0.0f;
+}
+
+uint32_t mn_mixer_source(const mn_mixer *mixer)
+{
+    return mixer && mixer->fading ? mixer->src.clip : MN_NONE;
+}
+
+float mn_mixer_source_time(const mn_mixer *mixer)
+{
+    return mixer && mixer->fading && mixer->src.clip != MN_NONE ? (float)mixer->src.time : 0.0f;
 }
 
 bool mn_mixer_playing(const mn_mixer *mixer)
 {
-    return mixer && mixer->current != MN_NONE && !mixer->paused && !mixer->done;
+    return mixer && mixer->cur.clip != MN_NONE && !mixer->paused && !mixer->cur.done;
 }
 
 bool mn_mixer_paused(const mn_mixer *mixer)
@@ -523,7 +568,7 @@ bool mn_mixer_paused(const mn_mixer *mixer)
 
 bool mn_mixer_done(const mn_mixer *mixer)
 {
-    return mixer && mixer->done;
+    return mixer && mixer->cur.done;
 }
 
 bool mn_mixer_fading(const mn_mixer *mixer)
@@ -533,25 +578,52 @@ bool mn_mixer_fading(const mn_mixer *mixer)
 
 /* ---- the frame ------------------------------------------------------------------ */
 
-static void advance_time(mn_mixer *m, float dt)
+/* A layer's time by dt × speed: wrapped when looping, else clamped at an end, which sets done. */
+static void advance_layer(const mn_mixer *m, layer *l, float dt)
 {
-    double d = current_duration(m);
-    double t = m->time + (double)dt * (double)m->speed;
-    if (m->loop) {
-        m->time = place_time(t, d, true);
-    } else if (m->speed >= 0.0f && t >= d) {
-        m->time = d;
-        m->done = true;
-    } else if (m->speed < 0.0f && t <= 0.0) {
-        m->time = 0.0;
-        m->done = true;
+    double d = layer_duration(m, l);
+    double t = l->time + (double)dt * (double)l->speed;
+    if (l->loop) {
+        l->time = place_time(t, d, true);
+    } else if (l->speed >= 0.0f && t >= d) {
+        l->time = d;
+        l->done = true;
+    } else if (l->speed < 0.0f && t <= 0.0) {
+        l->time = 0.0;
+        l->done = true;
     } else {
-        m->time = t;
+        l->time = t;
+    }
+}
+
+/*
+ * A layer's clip at its time into pose and weights: rest first on the
+ * animated nodes (what the clip does not drive keeps its rest value; only
+ * animated nodes can differ from rest in any pose the mixer makes), then the
+ * tracks.  The clip's space was checked at creation.
+ */
+static void sample_layer(mn_mixer *m, layer *l, mn_pose *pose, float *weights)
+{
+    const mn_clip *clip = m->clips[l->clip];
+    float t = (float)l->time;
+    for (uint32_t k = 0; k < m->animated_count; k++) {
+        size_t i = m->animated[k];
+        memcpy(pose->translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
+        memcpy(pose->rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
+        memcpy(pose->scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
+    }
+    mni_clip_sample_into(clip, t, &l->cursor, pose);
+
+    memcpy(weights, m->weights_rest, (size_t)m->weight_total * sizeof(float));
+    for (uint32_t k = 0; k < m->weighted_count; k++) {
+        uint32_t node = m->weighted[k];
+        mn_clip_sample_weights(clip, t, node, weights + m->weight_offset[node],
+                               m->weight_count[node]);
     }
 }
 
 /* pose = from + (pose − from)·w on the animated nodes (lerp t/s, slerp r), weights likewise. */
-static void blend_from_snapshot(mn_mixer *m, float w)
+static void blend_from_source(mn_mixer *m, float w)
 {
     for (uint32_t k = 0; k < m->animated_count; k++) {
         size_t i = m->animated[k];
@@ -568,32 +640,15 @@ static void blend_from_snapshot(mn_mixer *m, float w)
         m->weights[k] = m->weights_from[k] + (m->weights[k] - m->weights_from[k]) * w;
 }
 
-/* Sample the current clip at the current time, blend, bake, compose. */
+/* Sample the current clip (and a live fade source), blend, bake, compose. */
 static void evaluate(mn_mixer *m)
 {
-    const mn_clip *clip = m->clips[m->current];
-    float t = (float)m->time;
-
-    /* Rest first, so what the clip does not drive keeps its rest value.  Only
-       animated nodes can differ from rest in any pose the mixer makes. */
-    for (uint32_t k = 0; k < m->animated_count; k++) {
-        size_t i = m->animated[k];
-        memcpy(m->pose.translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
-        memcpy(m->pose.rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
-        memcpy(m->pose.scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
+    sample_layer(m, &m->cur, &m->pose, m->weights);
+    if (m->fading) {
+        if (m->src.clip != MN_NONE)
+            sample_layer(m, &m->src, &m->from, m->weights_from);
+        blend_from_source(m, (float)(m->fade_elapsed / (double)m->fade_duration));
     }
-    mni_clip_sample_into(clip, t, &m->cursor, &m->pose); /* its space was checked at creation */
-
-    memcpy(m->weights, m->weights_rest, (size_t)m->weight_total * sizeof(float));
-    for (uint32_t k = 0; k < m->weighted_count; k++) {
-        uint32_t node = m->weighted[k];
-        mn_clip_sample_weights(clip, t, node, m->weights + m->weight_offset[node],
-                               m->weight_count[node]);
-    }
-
-    if (m->fading)
-        blend_from_snapshot(m, (float)(m->fade_elapsed / (double)m->fade_duration));
-
     for (uint32_t k = 0; k < m->animated_count; k++) {
         size_t i = m->animated[k];
         mn_mat4_compose(m->locals + 16 * i, m->pose.translations + 3 * i,
@@ -605,20 +660,25 @@ static void evaluate(mn_mixer *m)
 
 bool mn_mixer_update(mn_mixer *mixer, float dt)
 {
-    if (!mixer || mixer->current == MN_NONE)
+    if (!mixer || mixer->cur.clip == MN_NONE)
         return false;
     if (!(dt > 0.0f) || !isfinite(dt))
         dt = 0.0f;
-    bool time_runs = !mixer->paused && !mixer->done;
+    bool time_runs = !mixer->paused && !mixer->cur.done;
     bool fade_runs = !mixer->paused && mixer->fading;
     if (!time_runs && !fade_runs && !mixer->dirty)
         return false; /* frozen: the outputs already hold this pose */
     if (time_runs)
-        advance_time(mixer, dt);
+        advance_layer(mixer, &mixer->cur, dt);
     if (fade_runs) {
+        /* The clip faded from plays on at its own speed while its weight falls. */
+        if (mixer->src.clip != MN_NONE && !mixer->src.done)
+            advance_layer(mixer, &mixer->src, dt);
         mixer->fade_elapsed += dt;
-        if (mixer->fade_elapsed >= (double)mixer->fade_duration)
+        if (mixer->fade_elapsed >= (double)mixer->fade_duration) {
             mixer->fading = false;
+            mixer->src.clip = MN_NONE;
+        }
     }
     evaluate(mixer);
     mixer->dirty = false;
