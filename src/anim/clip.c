@@ -396,9 +396,30 @@ static mn_status refuse(const mn_clip *clip, const mn_pose *pose, mn_error *err)
     return mni_space_refuse(clip->space, what, pose, err);
 }
 
+static inline void sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose)
+{
+    /* A cursor of another clip (or none) would index the wrong tracks: search instead. */
+    bool usable = cursor && cursor->clip == clip && cursor->spans;
+    sample_clip(clip, t, usable ? cursor->spans : NULL, pose, mni_simd_resolve(MN_SIMD_BEST));
+}
+
+/* Both public entry points: the checks inline, so a frame pays a few compares for them. */
+static inline mn_status sample_checked(const mn_clip *clip, float t, mn_clip_cursor *cursor,
+                                       mn_pose *pose, mn_error *err)
+{
+    if (!clip || !pose)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_clip_sample: clip and pose must not be NULL");
+    if (!mni_space_fits(clip->space, pose))
+        return refuse(clip, pose, err);
+    sample_into(clip, t, cursor, pose);
+    if (err)
+        mni_error_clear(err);
+    return MN_OK;
+}
+
 mn_status mn_clip_sample(const mn_clip *clip, float t, mn_pose *pose, mn_error *err)
 {
-    return mn_clip_sample_cursor(clip, t, NULL, pose, err);
+    return sample_checked(clip, t, NULL, pose, err);
 }
 
 void mni_clip_sample_at(const mn_clip *clip, float t, mn_pose *pose, mn_simd_level level)
@@ -444,19 +465,11 @@ void mn_clip_cursor_init(mn_clip_cursor *cursor, const mn_clip *clip, void *stor
 
 void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose)
 {
-    /* A cursor of another clip (or none) would index the wrong tracks: search instead. */
-    bool usable = cursor && cursor->clip == clip && cursor->spans;
-    sample_clip(clip, t, usable ? cursor->spans : NULL, pose, mni_simd_resolve(MN_SIMD_BEST));
+    sample_into(clip, t, cursor, pose);
 }
 
 mn_status mn_clip_sample_cursor(const mn_clip *clip, float t, mn_clip_cursor *cursor, mn_pose *pose,
                                 mn_error *err)
 {
-    if (!clip || !pose)
-        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_clip_sample: clip and pose must not be NULL");
-    if (!mni_space_fits(clip->space, pose))
-        return refuse(clip, pose, err);
-    mni_clip_sample_into(clip, t, cursor, pose);
-    mni_error_clear(err);
-    return MN_OK;
+    return sample_checked(clip, t, cursor, pose, err);
 }
