@@ -36,8 +36,8 @@
  *      clip's pose and a the source's:
  *        - the previous clip, still playing (step 1), sampled as in step 2,
  *          when the mixer showed it alone at play time: walking legs keep
- *          walking while they fade into a run (paused or finished clips
- *          work the same way: a finished one-shot holds its end);
+ *          walking while they fade into a run (a finished one-shot holds
+ *          its end; a paused clip plays on, as play clears the pause);
  *        - otherwise a frozen snapshot of the pose the mixer showed when
  *          play was called: a fade that interrupts a fade (as the state
  *          machine does), a fade before any clip was shown (from rest), or
