@@ -375,15 +375,10 @@ static bool inside(const char *root, const char *path)
     return strncmp(root, path, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-mn_status mni_contained_path(mni_files *f, const char *name, const char *item, char **out,
-                             mn_error *err)
+/* base_dir/name (name alone when absolute) in the arena; errors name item. */
+static mn_status full_path(mni_files *f, const char *name, const char *item, char **out,
+                           mn_error *err)
 {
-    char why[128];
-    mn_status s = mni_name_check(name, f->root != NULL, item, err);
-    if (s == MN_OK)
-        s = real_root(f, item, err);
-    if (s != MN_OK)
-        return s;
     size_t base_len = name_is_absolute(name) ? 0 : strlen(f->base_dir);
     size_t total;
     if (!mni_checked_add(base_len, strlen(name), &total) || !mni_checked_add(total, 2, &total))
@@ -393,6 +388,23 @@ mn_status mni_contained_path(mni_files *f, const char *name, const char *item, c
         return mni_error_set(err, MN_OUT_OF_MEMORY, item, -1, NULL);
     snprintf(full, total, "%s%s%s", base_len ? f->base_dir : "",
              base_len && f->base_dir[base_len - 1] != '/' ? "/" : "", name);
+    *out = full;
+    return MN_OK;
+}
+
+mn_status mni_contained_path(mni_files *f, const char *name, const char *item, char **out,
+                             mn_error *err)
+{
+    char why[128];
+    mn_status s = mni_name_check(name, f->root != NULL, item, err);
+    if (s == MN_OK)
+        s = real_root(f, item, err);
+    if (s != MN_OK)
+        return s;
+    char *full = NULL;
+    mn_status joined = full_path(f, name, item, &full, err);
+    if (joined != MN_OK)
+        return joined;
     char *real = realpath(full, NULL);
     if (!real) {
         int e = errno;
@@ -461,15 +473,10 @@ mn_status mni_files_read_top(mni_files *f, const char *name, const char *item, m
 {
     out->data = NULL;
     out->size = 0;
-    size_t base_len = name_is_absolute(name) ? 0 : strlen(f->base_dir);
-    size_t total;
-    if (!mni_checked_add(base_len, strlen(name), &total) || !mni_checked_add(total, 2, &total))
-        return mni_error_set(err, MN_OVERFLOW, item, -1, "%s: the file path is too long", item);
-    char *full = mni_arena_alloc(f->arena, total, 1);
-    if (!full)
-        return mni_error_set(err, MN_OUT_OF_MEMORY, item, -1, NULL);
-    snprintf(full, total, "%s%s%s", base_len ? f->base_dir : "",
-             base_len && f->base_dir[base_len - 1] != '/' ? "/" : "", name);
+    char *full = NULL;
+    mn_status joined = full_path(f, name, item, &full, err);
+    if (joined != MN_OK)
+        return joined;
     int fd = -1;
     struct stat st;
     mn_status s = open_regular(full, true, item, &fd, &st, err);
