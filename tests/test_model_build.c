@@ -9,6 +9,7 @@
  *     reader derives (node_order, scenes, bounds, durations, default names);
  *   - the built model works with the rest of the library (rest worlds,
  *     writing twice gives the same bytes);
+ *   - building costs memory in proportion (no old copies of growing arrays);
  *   - errors are sticky, name the element, and leave nothing behind;
  *   - every allocation failing in turn gives MN_OUT_OF_MEMORY and no leak.
  */
@@ -364,6 +365,38 @@ static void test_builder_fills_what_the_reader_derives(void **state)
     mn_model_free(m);
 }
 
+/*
+ * 100,000 primitives of one accessor each: the model keeps at most 400 bytes
+ * a primitive (its mn_accessor, mn_primitive, attribute and data, no slack),
+ * and building peaks at the model plus twice its accessor array (the array
+ * doubling, then moved into the arena at its size), never the old copies of
+ * every array that an arena growing them kept.
+ */
+static void test_building_costs_memory_in_proportion(void **state)
+{
+    (void)state;
+    enum { PRIMITIVES = 100000 };
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_model_builder *b = mn_model_build_begin(&hooks);
+    uint32_t mesh = mn_model_build_mesh(b, "many");
+    const float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    for (uint32_t i = 0; i < PRIMITIVES; i++) {
+        const mn_build_attribute attrs[] = {{"POSITION", mn_model_build_accessor_f32(b, NULL, tri, 3, MN_TYPE_VEC3)}};
+        mn_model_build_primitive(b, mesh, MN_MODE_TRIANGLES, attrs, 1, MN_NONE, MN_NONE);
+    }
+    mn_model_build_node_mesh(b, mn_model_build_node(b, NULL, MN_NONE), mesh, MN_NONE);
+    mn_model *m = NULL;
+    mn_error err;
+    assert_int_equal(mn_model_build_finish(b, &m, &err), MN_OK);
+    assert_int_equal(m->meshes[0].primitive_count, PRIMITIVES);
+    size_t model = counter.live_bytes;
+    assert_true(model <= (size_t)PRIMITIVES * 400);
+    assert_true(counter.peak_bytes <= model + 2 * (size_t)PRIMITIVES * sizeof(mn_accessor) + 65536);
+    mn_model_free(m);
+    assert_int_equal(counter.live_bytes, 0);
+}
+
 static void test_nodes_made_before_their_parents_are_linked_in_order(void **state)
 {
     (void)state;
@@ -486,6 +519,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_built_model_round_trips_as_glb_and_gltf),
         cmocka_unit_test(test_builder_fills_what_the_reader_derives),
+        cmocka_unit_test(test_building_costs_memory_in_proportion),
         cmocka_unit_test(test_nodes_made_before_their_parents_are_linked_in_order),
         cmocka_unit_test(test_errors_are_sticky_and_name_the_element),
         cmocka_unit_test(test_out_of_memory_at_every_allocation),

@@ -31,8 +31,14 @@
  *
  * MEMORY.  Everything the model holds (copies of every array and string
  * passed in) lives in the model's one arena, from the allocator given to
- * begin; the caller's arrays are never kept.  Not thread-safe: one builder,
- * one thread.
+ * begin; the caller's arrays are never kept.  The arrays that grow as
+ * elements are added (accessors, meshes, nodes, ...) double in the
+ * allocator's memory, each outgrown block given back at once, and finish
+ * moves them into the arena at their exact sizes: building costs the
+ * finished model plus at most twice its largest such array (a million
+ * accessors: 176 MB of mn_accessor, 352 MB more at most while building),
+ * never the old copies of every array.  Not thread-safe: one builder, one
+ * thread.
  */
 #ifndef MARIONETTE_MODEL_BUILD_H
 #define MARIONETTE_MODEL_BUILD_H

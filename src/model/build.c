@@ -1,10 +1,16 @@
 /*
  * Building an mn_model in code (model_build.h).
  *
- * The builder writes straight into a model made by mni_model_create, so its
- * arena owns everything.  Top-level arrays grow by doubling inside the arena
- * (the outgrown copy stays there until the model is freed: at most as much
- * again as the final arrays, which are small next to the accessor data).
+ * The builder writes into a model made by mni_model_create, so its arena
+ * owns everything the model keeps.  The arrays that grow as elements are
+ * added (the model's accessors, meshes, nodes, ... and the builder's lists)
+ * live in the allocator's memory instead, doubling with the outgrown block
+ * given back at once (an arena keeps every block until the model is freed,
+ * which for a model of a million small primitives was as much again as the
+ * arrays); finish moves each model array into the arena at its exact size,
+ * one at a time, and gives the lists back.  So building costs the finished
+ * model plus at most twice its largest growing array, and the model keeps
+ * no slack.
  * What hangs below an element — a mesh's primitives and their morph
  * targets, a node's children, an animation's channels — is kept in flat
  * lists while building and gathered into per-element arrays by finish, so
@@ -124,7 +130,19 @@ static bool live(const mn_model_builder *b)
     return b && b->err.code == MN_OK;
 }
 
-/* Room for one more element in *array (count used, *cap allocated); false (error set) when out of memory. */
+/* The allocator behind the model's arena: what the growing arrays come from until finish. */
+static const mn_allocator *heap(const mn_model_builder *b)
+{
+    return &b->model->priv->arena.allocator;
+}
+
+/*
+ * Room for one more element in *array (count used, *cap allocated); false
+ * (error set) when out of memory.  The array lives in the allocator's memory,
+ * not the arena, so the outgrown block is given back at once: doubling keeps
+ * the array at most twice its count, and growing costs the old block beside
+ * the new one for a moment (three times the count).
+ */
 static bool grow(mn_model_builder *b, void *array, uint32_t count, uint32_t *cap, size_t elem, const char *what)
 {
     void **slot = array;
@@ -135,15 +153,90 @@ static bool grow(mn_model_builder *b, void *array, uint32_t count, uint32_t *cap
         return false;
     }
     uint32_t n = *cap ? 2 * *cap : 8;
-    void *bigger = mni_arena_calloc(b->arena, n, elem, 16);
+    size_t bytes;
+    void *bigger = mni_checked_mul(n, elem, &bytes) ? mni_alloc(heap(b), bytes) : NULL;
     if (!bigger) {
         oom(b, what, "growing to %u elements", n);
         return false;
     }
     if (count)
         memcpy(bigger, *slot, (size_t)count * elem);
+    memset((uint8_t *)bigger + (size_t)count * elem, 0, bytes - (size_t)count * elem);
+    mni_free(heap(b), *slot, (size_t)*cap * elem);
     *slot = bigger;
     *cap = n;
+    return true;
+}
+
+/* One array that grows while building: where its pointer is, its capacity, count and element size. */
+typedef struct growing {
+    void **slot;
+    uint32_t *cap;
+    uint32_t count;
+    size_t elem;
+    bool model;          /* one of the model's arrays (moved into the arena by finish), else a list of the builder */
+} growing;
+
+#define GROWING_COUNT 13u
+
+/* Every growing array of the builder. */
+static void growing_arrays(mn_model_builder *b, growing out[GROWING_COUNT])
+{
+    mn_model *m = b->model;
+    const growing list[GROWING_COUNT] = {
+        {(void **)&m->accessors, &b->accessor_cap, m->accessor_count, sizeof *m->accessors, true},
+        {(void **)&m->images, &b->image_cap, m->image_count, sizeof *m->images, true},
+        {(void **)&m->samplers, &b->sampler_cap, m->sampler_count, sizeof *m->samplers, true},
+        {(void **)&m->textures, &b->texture_cap, m->texture_count, sizeof *m->textures, true},
+        {(void **)&m->materials, &b->material_cap, m->material_count, sizeof *m->materials, true},
+        {(void **)&m->meshes, &b->mesh_cap, m->mesh_count, sizeof *m->meshes, true},
+        {(void **)&m->nodes, &b->node_cap, m->node_count, sizeof *m->nodes, true},
+        {(void **)&m->skins, &b->skin_cap, m->skin_count, sizeof *m->skins, true},
+        {(void **)&m->animations, &b->animation_cap, m->animation_count, sizeof *m->animations, true},
+        {(void **)&b->prims, &b->prim_cap, b->prim_count, sizeof *b->prims, false},
+        {(void **)&b->targets, &b->target_cap, b->target_count, sizeof *b->targets, false},
+        {(void **)&b->channels, &b->channel_cap, b->channel_count, sizeof *b->channels, false},
+        {(void **)&b->link_order, &b->link_cap, m->node_count, sizeof *b->link_order, false},
+    };
+    memcpy(out, list, sizeof list);
+}
+
+/* Give back every growing array still in the allocator's memory (model arrays already moved are left). */
+static void release_growing(mn_model_builder *b, bool lists_only)
+{
+    growing g[GROWING_COUNT];
+    growing_arrays(b, g);
+    for (uint32_t i = 0; i < GROWING_COUNT; i++) {
+        if (*g[i].cap == 0 || (lists_only && g[i].model))
+            continue;
+        mni_free(heap(b), *g[i].slot, (size_t)*g[i].cap * g[i].elem);
+        *g[i].slot = NULL;
+        *g[i].cap = 0;
+    }
+}
+
+/*
+ * Move the model's arrays into its arena at their exact sizes, one at a
+ * time (so the peak is the model plus the largest array once more); false
+ * when out of memory, the arrays not yet moved left where they are.
+ */
+static bool settle_arrays(mn_model_builder *b)
+{
+    growing g[GROWING_COUNT];
+    growing_arrays(b, g);
+    for (uint32_t i = 0; i < GROWING_COUNT; i++) {
+        if (!g[i].model || *g[i].cap == 0)
+            continue;
+        void *exact = NULL;
+        if (g[i].count > 0) {
+            if (!(exact = mni_arena_alloc(b->arena, (size_t)g[i].count * g[i].elem, 16)))
+                return false;
+            memcpy(exact, *g[i].slot, (size_t)g[i].count * g[i].elem);
+        }
+        mni_free(heap(b), *g[i].slot, (size_t)*g[i].cap * g[i].elem);
+        *g[i].slot = exact;
+        *g[i].cap = 0;
+    }
     return true;
 }
 
@@ -206,8 +299,10 @@ mn_model_builder *mn_model_build_begin(const mn_allocator *allocator)
 
 void mn_model_build_discard(mn_model_builder *builder)
 {
-    if (builder)
-        mn_model_free(builder->model);   /* the builder lives in the model's arena */
+    if (!builder)
+        return;
+    release_growing(builder, false);
+    mn_model_free(builder->model);   /* the builder lives in the model's arena */
 }
 
 mn_status mn_model_build_status(const mn_model_builder *builder)
@@ -217,60 +312,90 @@ mn_status mn_model_build_status(const mn_model_builder *builder)
 
 /* ---- accessors ---------------------------------------------------------------------------------------- */
 
-static uint32_t add_accessor(mn_model_builder *b, const char *name, const void *data, uint32_t count,
-                             mn_accessor_type type, mn_component component)
+uint32_t mni_model_build_accessor_place(mn_model_builder *b, const char *name, uint32_t count,
+                                       mn_accessor_type type, mn_component component, void **data)
 {
+    *data = NULL;
     if (!live(b))
         return MN_NONE;
     mn_model *m = b->model;
     char path[40];
     snprintf(path, sizeof path, "accessors[%u]", m->accessor_count);
     uint32_t comps = mn_accessor_components(type);
-    if (comps == 0 || count == 0 || !data)
-        return fail_st(b, MN_INVALID_ARGUMENT, path, "an accessor needs a valid type, data and at least one element");
+    uint32_t csize = mn_component_size(component);
+    if (comps == 0 || count == 0 || csize == 0)
+        return fail(b, MN_INVALID_ARGUMENT, path, "an accessor needs a valid type, data and at least one element");
     if (comps > 4 && component != MN_COMPONENT_F32 && component != MN_COMPONENT_U32)
         return fail(b, MN_INVALID_ARGUMENT, path, "16-bit matrices are not built (their columns are padded)");
     if (!grow(b, &m->accessors, m->accessor_count, &b->accessor_cap, sizeof *m->accessors, path))
         return MN_NONE;
-    uint32_t csize = mn_component_size(component);
     size_t bytes;
     if (!mni_checked_mul((size_t)count * comps, csize, &bytes) || bytes > ((size_t)1 << 40))
         return fail(b, MN_OVERFLOW, path, "%u elements are too many", count);
-    uint8_t *copy = mni_arena_alloc(b->arena, bytes, 16);
-    if (!copy)
-        return oom(b, path, "copying %zu bytes", bytes);
-    memcpy(copy, data, bytes);
+    uint8_t *place = mni_arena_alloc(b->arena, bytes, 16);
+    if (!place)
+        return oom(b, path, "%zu bytes", bytes);
     mn_accessor *a = &m->accessors[m->accessor_count];
     memset(a, 0, sizeof *a);
     if (!copy_string(b, name, &a->name, path))
         return MN_NONE;
-    a->data = copy;
+    a->data = place;
     a->count = count;
     a->component = component;
     a->type = type;
     a->stride = comps * csize;
     a->buffer_view = MN_NONE;
+    *data = place;
+    return m->accessor_count++;
+}
+
+uint32_t mni_model_build_accessor_seal(mn_model_builder *b, uint32_t accessor)
+{
+    if (!live(b) || !in_range(b, accessor, b->model->accessor_count, false, "accessor", "accessors"))
+        return MN_NONE;
+    mn_accessor *a = &b->model->accessors[accessor];
+    char path[40];
+    snprintf(path, sizeof path, "accessors[%u]", accessor);
+    uint32_t comps = mn_accessor_components(a->type);
+    const uint8_t *data = a->data;
     /* min/max as the writer prints them and the reader reads them back: each component's float value. */
-    a->has_bounds = true;
     for (uint32_t k = 0; k < comps; k++) {
         a->min[k] = INFINITY;
         a->max[k] = -INFINITY;
     }
-    for (size_t i = 0; i < (size_t)count * comps; i++) {
+    for (size_t i = 0; i < (size_t)a->count * comps; i++) {
         float v;
-        if (component == MN_COMPONENT_F32)
-            memcpy(&v, copy + 4 * i, 4);
-        else if (component == MN_COMPONENT_U32)
-            v = (float)((const uint32_t *)(const void *)copy)[i];
+        if (a->component == MN_COMPONENT_F32)
+            memcpy(&v, data + 4 * i, 4);
+        else if (a->component == MN_COMPONENT_U32)
+            v = (float)((const uint32_t *)(const void *)data)[i];
         else
-            v = (float)((const uint16_t *)(const void *)copy)[i];
+            v = (float)((const uint16_t *)(const void *)data)[i];
         if (!isfinite(v))
             return fail(b, MN_NOT_FINITE, path, "element %zu component %zu is not finite", i / comps, i % comps);
         uint32_t k = (uint32_t)(i % comps);
         a->min[k] = fminf(a->min[k], v);
         a->max[k] = fmaxf(a->max[k], v);
     }
-    return m->accessor_count++;
+    a->has_bounds = true;
+    return accessor;
+}
+
+static uint32_t add_accessor(mn_model_builder *b, const char *name, const void *data, uint32_t count,
+                             mn_accessor_type type, mn_component component)
+{
+    if (live(b) && !data) {
+        char path[40];
+        snprintf(path, sizeof path, "accessors[%u]", b->model->accessor_count);
+        return fail(b, MN_INVALID_ARGUMENT, path, "an accessor needs a valid type, data and at least one element");
+    }
+    void *place;
+    uint32_t index = mni_model_build_accessor_place(b, name, count, type, component, &place);
+    if (index == MN_NONE)
+        return MN_NONE;
+    const mn_accessor *a = &b->model->accessors[index];
+    memcpy(place, data, (size_t)a->count * mn_accessor_components(a->type) * mn_component_size(a->component));
+    return mni_model_build_accessor_seal(b, index);
 }
 
 uint32_t mn_model_build_accessor_f32(mn_model_builder *builder, const char *name, const float *data,
@@ -488,6 +613,22 @@ static bool layout_ok(mn_semantic s, const mn_accessor *a)
     }
 }
 
+/*
+ * The model's copy of an attribute name: the common ones are one static
+ * string shared by every primitive (a model of a million primitives keeps
+ * no million copies of "POSITION"); NULL (error set) when out of memory.
+ */
+static const char *attribute_name(mn_model_builder *b, const char *name, const char *path)
+{
+    static const char *const common[] = {"POSITION", "NORMAL", "TANGENT", "TEXCOORD_0", "TEXCOORD_1",
+                                         "COLOR_0", "JOINTS_0", "WEIGHTS_0"};
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+        if (strcmp(name, common[i]) == 0)
+            return common[i];
+    const char *copy;
+    return copy_string(b, name, &copy, path) ? copy : NULL;
+}
+
 /* The largest value of an index accessor (u16 or u32 SCALAR). */
 static uint32_t max_index(const mn_accessor *a)
 {
@@ -543,7 +684,7 @@ uint32_t mn_model_build_primitive(mn_model_builder *builder, uint32_t mesh, mn_p
         if (i > 0 && a->count != m->accessors[p.attributes[0].accessor].count)
             return fail(b, MN_COUNT_MISMATCH, path, "%.64s has %u elements, %.64s %u", in->name, a->count,
                         p.attributes[0].name, m->accessors[p.attributes[0].accessor].count);
-        if (!copy_string(b, in->name, &at->name, path))
+        if (!(at->name = attribute_name(b, in->name, path)))
             return MN_NONE;
         p.vertex_count = a->count;   /* every attribute has POSITION's count */
     }
@@ -1045,6 +1186,8 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
     mn_model *m = b->model;
     if (!out_model)
         fail(b, MN_INVALID_ARGUMENT, "", "mn_model_build_finish needs out_model");
+    if (live(b) && !settle_arrays(b))
+        oom(b, "", "moving the model's arrays into its arena");
     if (live(b) && !gather(b))
         oom(b, "", "gathering the model");
     if (live(b))
@@ -1053,10 +1196,12 @@ mn_status mn_model_build_finish(mn_model_builder *builder, mn_model **out_model,
         check_joints(b);
     if (live(b))
         hierarchy(b);
+    release_growing(b, true);   /* the builder's own lists: gathered into the model now */
     if (live(b) && mni_model_compute_bounds(m, &m->priv->arena.allocator) != MN_OK)
         oom(b, "", "computing the bounds");
     if (!live(b)) {
         mn_error copy = b->err;
+        release_growing(b, false);
         mn_model_free(m);
         if (err)
             *err = copy;

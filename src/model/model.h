@@ -136,6 +136,27 @@ const char *mni_semantic_name(mn_semantic semantic);
  */
 mn_semantic mni_semantic_parse(const char *name, uint32_t *set);
 
+/* ---- building in place (build.c) ---------------------------------------------------------- */
+
+typedef struct mn_model_builder mn_model_builder;
+
+/*
+ * An accessor of `count` elements of `type` and `component` whose bytes the
+ * caller writes in place, for a reader that would otherwise stage a copy for
+ * mn_model_build_accessor_*: *data receives the model's (arena) memory for
+ * count × components tightly packed components, uninitialised.  Returns the
+ * accessor index, or MN_NONE (and *data NULL) after any error, the
+ * builder's errors being sticky as in model_build.h.  The caller fills the
+ * bytes, then seals the accessor, which computes min/max and refuses a
+ * float that is not finite (MN_NOT_FINITE); an accessor placed and never
+ * sealed has no bounds.
+ */
+uint32_t mni_model_build_accessor_place(mn_model_builder *builder, const char *name, uint32_t count,
+                                       mn_accessor_type type, mn_component component, void **data);
+
+/* Seal a placed accessor once its bytes are written; returns it, or MN_NONE after an error. */
+uint32_t mni_model_build_accessor_seal(mn_model_builder *builder, uint32_t accessor);
+
 /* ---- the owner (owner.c) ------------------------------------------------------------------- */
 
 /* A new, empty model with its arena; NULL when out of memory. */
