@@ -3,13 +3,13 @@
  * the buffer to the sink, and writing files safely.
  *
  * The plan (gltf/write_plan.c) fixes every byte offset before anything is
- * written, and the JSON (gltf/write_json.c) is printed whole, so the GLB
- * header knows its lengths up front and the buffer can stream: accessor data
- * that is already laid out as glTF wants it (tightly packed, the common case
- * and nearly all of a big model's bytes) goes to the sink straight from the
- * model, without a copy; small pieces gather in a staging block so the sink
- * sees few, large calls; converted data (restrided, quantized) is produced a
- * block at a time.
+ * written, and the JSON (gltf/write_json.c) is printed once to count it, so
+ * the GLB header knows its lengths up front; then the JSON and the buffer
+ * stream: accessor data that is already laid out as glTF wants it (tightly
+ * packed, the common case and nearly all of a big model's bytes) goes to the
+ * sink straight from the model, without a copy; small pieces (the JSON's
+ * among them) gather in a staging block so the sink sees few, large calls;
+ * converted data (restrided, quantized) is produced a block at a time.
  *
  * mn_gltf_write_file writes its files through one output set (io/output.c):
  * whole or not at all, the .bin and the .gltf replaced as one.
@@ -154,6 +154,17 @@ static char *uri_of(mn_arena *arena, const char *name)
 
 /* ---- mn_gltf_write ------------------------------------------------------------------------------- */
 
+/* The JSON document printed into the stream: the `counted` bytes the first printing found. */
+static mn_status put_json(mn_gltf_writer *w, out_stream *o, const char *bin_uri, size_t counted)
+{
+    size_t printed;
+    mn_status st = mni_gltf_write_json(w, bin_uri, out_put, o, &printed);
+    if (st == MN_OK && printed != counted)   /* the printer is a pure function of the plan */
+        return mni_fail(w->err, MN_INVALID_ARGUMENT, "the glTF JSON printed %zu bytes, counted %zu", printed,
+                        counted);
+    return st;
+}
+
 static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
 {
     mn_arena *ar = &w->arena;
@@ -167,13 +178,14 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
     if (!main_name || (!glb && !bin_name) || (!glb && w->bin_size && !bin_uri) || !stage || !scratch)
         return mni_oom(w->err, "preparing the glTF output");
 
-    mn_status st = mni_gltf_write_json(w, bin_uri);
+    size_t json_len;
+    mn_status st = mni_gltf_write_json(w, bin_uri, NULL, NULL, &json_len);
     if (st != MN_OK)
         return st;
 
     out_stream o = {sink, main_name, stage, 0, 0, w->err};
     if (!glb) {
-        if ((st = out_put(&o, w->json.data, w->json.len)) != MN_OK || (st = out_flush(&o)) != MN_OK)
+        if ((st = put_json(w, &o, bin_uri, json_len)) != MN_OK || (st = out_flush(&o)) != MN_OK)
             return st;
         if (w->bin_size == 0)
             return MN_OK;
@@ -181,7 +193,7 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
         return stream_bin(w, &b, scratch);
     }
 
-    size_t json_padded = (w->json.len + 3u) & ~(size_t)3u;
+    size_t json_padded = (json_len + 3u) & ~(size_t)3u;
     uint64_t total = 12u + 8u + (uint64_t)json_padded + (w->bin_size ? 8u + (uint64_t)w->bin_size : 0u);
     if (total > UINT32_MAX)
         return mni_fail(w->err, MN_OVERFLOW,
@@ -194,7 +206,7 @@ static mn_status write_outputs(mn_gltf_writer *w, const mn_gltf_sink *sink)
     put_u32(header + 8, (uint32_t)total);
     put_u32(header + 12, (uint32_t)json_padded);
     put_u32(header + 16, 0x4E4F534Au);   /* "JSON" */
-    if ((st = out_put(&o, header, sizeof header)) != MN_OK || (st = out_put(&o, w->json.data, w->json.len)) != MN_OK ||
+    if ((st = out_put(&o, header, sizeof header)) != MN_OK || (st = put_json(w, &o, bin_uri, json_len)) != MN_OK ||
         (st = out_pad_to(&o, 20u + json_padded, ' ')) != MN_OK)
         return st;
     if (w->bin_size) {
@@ -224,12 +236,10 @@ mn_status mn_gltf_write(const mn_model *model, const mn_gltf_write_options *opti
         w.options = *options;
     w.err = err;
     mni_arena_init(&w.arena, &w.options.allocator);
-    mni_jstext_init(&w.json, &w.options.allocator);
 
     mn_status st = mni_gltf_write_plan(&w);
     if (st == MN_OK)
         st = write_outputs(&w, sink);
-    mni_jstext_free(&w.json);
     mni_arena_release(&w.arena);
     return st;
 }

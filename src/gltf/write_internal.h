@@ -8,7 +8,8 @@
  *                       how, with which bounds), quantization per mesh and the
  *                       node transforms that absorb it, animation samplers,
  *                       and where every buffer view lies in the one buffer
- *   gltf/write_json.c   print the JSON document from the plan
+ *   gltf/write_json.c   print the JSON document from the plan (twice: counted,
+ *                       then streamed)
  *   gltf/write.c        entry points: options, the GLB container or .gltf +
  *                       .bin, streaming the buffer to the sink through a
  *                       staging block, and mn_gltf_write_file (its files
@@ -57,7 +58,8 @@ typedef struct mn_wacc {
     uint32_t stride;             /* bytes per element as written (element_size, or rounded up to 4) */
     uint32_t target;             /* MN_GL_ARRAY_BUFFER, MN_GL_ELEMENT_ARRAY_BUFFER or 0 */
     bool has_bounds;
-    double min[16], max[16];     /* in the written component's own values */
+    double *min, *max;           /* when has_bounds: one per component, in the written component's own
+                                    values (the plan's arena; 16 of each would be most of a plan) */
     float center[3], half;       /* QPOS (center, half) and SCALED (half) */
     size_t offset, size;         /* the buffer view in the one buffer */
 } mn_wacc;
@@ -87,7 +89,6 @@ typedef struct mn_wsampler {
     mn_interpolation interpolation;
 } mn_wsampler;
 
-/* A growing text (the JSON document); `failed` sticks after an allocation failure. */
 typedef struct mn_gltf_writer {
     const mn_model *model;
     mn_gltf_write_options options;   /* defaults filled in */
@@ -116,8 +117,6 @@ typedef struct mn_gltf_writer {
     bool uses_quantization;          /* KHR_mesh_quantization */
     bool uses_texture_transform;     /* KHR_texture_transform */
     bool uses_emissive_strength;     /* KHR_materials_emissive_strength */
-
-    mn_jstext json;
 } mn_gltf_writer;
 
 /* ---- gltf/write_plan.c --------------------------------------------------------------------- */
@@ -151,7 +150,11 @@ mn_status mni_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, si
 
 /* ---- gltf/write_json.c --------------------------------------------------------------------- */
 
-/* Print the document into w->json; bin_uri is the .bin's URI (NULL in a GLB). */
-mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri);
+/*
+ * Print the document to `emit` (NULL: only count it); bin_uri is the .bin's
+ * URI (NULL in a GLB).  *length receives the bytes printed, the same for
+ * both ways.  Returns the first error (the model's, or emit's).
+ */
+mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri, mn_wemit_fn emit, void *ctx, size_t *length);
 
 #endif /* MN_GLTF_WRITE_INTERNAL_H */

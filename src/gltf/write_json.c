@@ -4,10 +4,12 @@
  *
  * Why not jansson: the writer owns every byte this way.  Keys come in one
  * fixed order, numbers in one format (%.9g for floats, which reads back to
- * the same float; integers as integers), and the text grows through the
- * caller's allocator hooks, so the same model always gives the same bytes
- * and out-of-memory is testable.  jansson only checks extras, which the
- * model holds as JSON text and which are written as given.
+ * the same float; integers as integers), so the same model always gives the
+ * same bytes.  The text is never held: it is printed once only to count it
+ * (finding every error before a byte goes out, and the length a GLB header
+ * gives first) and once more into the output stream, so the document of a
+ * model of a million primitives costs no memory.  jansson only checks
+ * extras, which the model holds as JSON text and which are written as given.
  *
  * Defaults are left out (a scale of 1 1 1, LINEAR interpolation, ...), as
  * the specification's defaults give the same values back.
@@ -24,14 +26,26 @@
 
 typedef struct printer {
     mn_gltf_writer *w;
-    mn_jstext *t;
+    mn_wemit_fn emit;    /* where the text goes; NULL: only counted */
+    void *ctx;
+    size_t len;          /* bytes printed so far */
     bool comma;          /* the next member or element needs a ',' first */
     mn_status status;    /* the first error; printing goes on harmlessly after it */
 } printer;
 
+static void put(printer *p, const char *s, size_t n)
+{
+    p->len += n;
+    if (p->emit && n > 0 && p->status == MN_OK) {
+        mn_status st = p->emit(p->ctx, s, n);
+        if (st != MN_OK)
+            p->status = st;
+    }
+}
+
 static void raw(printer *p, const char *s)
 {
-    mni_jstext_put(p->t, s, strlen(s));
+    put(p, s, strlen(s));
 }
 
 #if defined(__GNUC__)
@@ -45,7 +59,7 @@ static void rawf(printer *p, const char *fmt, ...)
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n > 0)
-        mni_jstext_put(p->t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+        put(p, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 #if defined(__GNUC__)
@@ -123,7 +137,7 @@ static void v_str(printer *p, const char *s, const char *path)
     for (; c < end; c++) {
         if (*c != '"' && *c != '\\' && *c >= 0x20)
             continue;   /* bytes of multi-byte sequences are all >= 0x80: never escaped */
-        mni_jstext_put(p->t, (const char *)run, (size_t)(c - run));
+        put(p, (const char *)run, (size_t)(c - run));
         if (*c == '"' || *c == '\\') {
             char esc[3] = {'\\', (char)*c, '\0'};
             raw(p, esc);
@@ -132,7 +146,7 @@ static void v_str(printer *p, const char *s, const char *path)
         }
         run = c + 1;
     }
-    mni_jstext_put(p->t, (const char *)run, (size_t)(c - run));
+    put(p, (const char *)run, (size_t)(c - run));
     raw(p, "\"");
 }
 
@@ -852,9 +866,9 @@ static void print_buffers(printer *p, const char *bin_uri)
     close_(p, "]");
 }
 
-mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri)
+mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri, mn_wemit_fn emit, void *ctx, size_t *length)
 {
-    printer p = {w, &w->json, false, MN_OK};
+    printer p = {w, emit, ctx, 0, false, MN_OK};
     scan_material_extensions(w);
     open_(&p, "{");
     print_asset(&p);
@@ -867,9 +881,6 @@ mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri)
     print_animations(&p);
     print_buffers(&p, bin_uri);
     close_(&p, "}");
-    if (p.status != MN_OK)
-        return p.status;
-    if (w->json.failed)
-        return mni_oom(w->err, "printing the glTF JSON");
-    return MN_OK;
+    *length = p.len;
+    return p.status;
 }

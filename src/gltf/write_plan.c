@@ -190,13 +190,21 @@ static void quantize_normal(const float n[3], int8_t out[3])
 
 /* ---- bounds ---------------------------------------------------------------------------------------- */
 
-static void bounds_reset(mn_wacc *acc, uint32_t n)
+/* Room for the bounds of n components (kept when the accessor has some already); false when out of memory. */
+static bool bounds_reset(mn_gltf_writer *w, mn_wacc *acc, uint32_t n)
 {
+    if (!acc->min) {
+        acc->min = mni_arena_alloc(&w->arena, 2 * (size_t)n * sizeof *acc->min, _Alignof(double));
+        if (!acc->min)
+            return false;
+        acc->max = acc->min + n;
+    }
     acc->has_bounds = true;
     for (uint32_t k = 0; k < n; k++) {
         acc->min[k] = INFINITY;
         acc->max[k] = -INFINITY;
     }
+    return true;
 }
 
 static void bounds_add(mn_wacc *acc, uint32_t k, double v)
@@ -208,11 +216,16 @@ static void bounds_add(mn_wacc *acc, uint32_t k, double v)
         acc->max[k] = v;
 }
 
-/* min/max of what the accessor will hold, in its written components. */
-static void compute_bounds(mn_wacc *acc)
+/* min/max of what the accessor will hold, in its written components; MN_OUT_OF_MEMORY is the one error. */
+static mn_status compute_bounds(mn_gltf_writer *w, mn_wacc *acc)
 {
     uint32_t n = mn_accessor_components(acc->type);
-    bounds_reset(acc, n);
+    if (acc->source == MN_WSOURCE_QNORMAL || acc->source == MN_WSOURCE_QUV) {
+        acc->has_bounds = false;   /* quantized normals and uvs: bounds are not required */
+        return MN_OK;
+    }
+    if (!bounds_reset(w, acc, n))
+        return mni_oom(w->err, "planning the bounds of an accessor");
     const mn_accessor *a = acc->from;
     switch (acc->source) {
     case MN_WSOURCE_COPY:
@@ -252,12 +265,12 @@ static void compute_bounds(mn_wacc *acc)
                 bounds_add(acc, k, (double)acc->floats[(size_t)i * n + k]);
         break;
     default:
-        acc->has_bounds = false;   /* quantized normals and uvs: bounds are not required */
-        return;
+        break;
     }
     for (uint32_t k = 0; k < n; k++)
         if (!(acc->min[k] <= acc->max[k]))   /* every value was NaN */
             acc->has_bounds = false;
+    return MN_OK;
 }
 
 /* ---- accessor producers ------------------------------------------------------------------------------ */
@@ -399,13 +412,15 @@ static mn_status plan_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic se
         }
         if (source == MN_WSOURCE_QPOS || source == MN_WSOURCE_SCALED || semantic == MN_SEMANTIC_POSITION ||
             (source == MN_WSOURCE_COPY && a->has_bounds))
-            compute_bounds(acc);
+            st = compute_bounds(w, acc);
     } else {
         acc = &w->accs[index];
         /* A POSITION use needs bounds even when an earlier use did not. */
         if (semantic == MN_SEMANTIC_POSITION && !acc->has_bounds)
-            compute_bounds(acc);
+            st = compute_bounds(w, acc);
     }
+    if (st != MN_OK)
+        return st;
     if (needs_quantization(semantic, acc))
         w->uses_quantization = true;
     return MN_OK;
@@ -446,7 +461,7 @@ static mn_status plan_indices(mn_gltf_writer *w, uint32_t accessor, const char *
         init_from(acc, a, MN_WSOURCE_COPY, false);
         acc->target = MN_GL_ELEMENT_ARRAY_BUFFER;
         if (a->has_bounds)
-            compute_bounds(acc);
+            return compute_bounds(w, acc);
     }
     return MN_OK;
 }
@@ -468,8 +483,8 @@ static uint32_t plan_floats(mn_gltf_writer *w, const float *floats, uint32_t cou
     } else {
         acc = &w->accs[index];
     }
-    if (bounds && !acc->has_bounds)
-        compute_bounds(acc);
+    if (bounds && !acc->has_bounds && compute_bounds(w, acc) != MN_OK)
+        return MN_NONE;
     return index;
 }
 
@@ -694,6 +709,8 @@ static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint3
         return fail(w, MN_OVERFLOW, path, "%s: too many keys", path);
     uint32_t known = w->acc_count;
     *input = plan_floats(w, ch->times, ch->key_count, MN_TYPE_SCALAR, true);
+    if (*input == MN_NONE)
+        return w->err->code;
     mn_status st;
     if (w->acc_count > known && (st = check_times(w, ch, path)) != MN_OK)   /* once per time array */
         return st;
@@ -840,7 +857,7 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w)
     for (uint32_t i = 0; i < m->mesh_count; i++)
         for (uint32_t p = 0; p < m->meshes[i].primitive_count; p++) {
             const mn_primitive *prim = &m->meshes[i].primitives[p];
-            accessors += (uint64_t)prim->attribute_count + 1u + 3u * (uint64_t)prim->target_count;
+            accessors += (uint64_t)prim->attribute_count + (prim->indices != MN_NONE) + 3u * (uint64_t)prim->target_count;
         }
     for (uint32_t a = 0; a < m->animation_count; a++)
         channels += m->animations[a].channel_count;
