@@ -8,8 +8,14 @@
  *
  * What it makes: one root node and one mesh, both named `name`; each OBJ
  * group (one per usemtl run, file order) becomes a primitive of that mesh:
- * non-indexed triangles with POSITION, NORMAL and, when the file has any
- * `vt`, TEXCOORD_0.  Conversions glTF asks for:
+ * indexed triangles with POSITION, NORMAL and, when the file has any `vt`,
+ * TEXCOORD_0.  Corners of a group that come out the same (position, normal
+ * and uv after the conversions below, bit for bit) share one vertex, found
+ * by hashing (O(n) expected), vertices numbered in the order their first
+ * corner comes; so faces that share a `v/vt/vn` are connected, as the file
+ * says.  Indices are u16 up to 65,535 vertices, else u32; a group whose
+ * corners are all distinct has no indices (they would add bytes only).
+ * Conversions glTF asks for:
  *   - uv: v becomes 1 − v (OBJ's origin is the bottom left of the image,
  *     glTF's the top left); u unchanged;
  *   - normals: normalised (OBJ keeps them as written); a zero or non-finite
@@ -39,7 +45,11 @@ extern "C" {
 
 /*
  * The model of `obj` (name NULL: "obj"); free with mn_model_free.  Memory
- * from allocator (NULL: malloc).  Errors: MN_INVALID_ARGUMENT (NULL obj or
+ * from allocator (NULL: malloc): beside the model, at most 4 bytes per
+ * triangle corner of the group being converted and 24 per distinct vertex
+ * of it (vertices are written straight into the model), plus the model
+ * builder's growth (model_build.h).  The model keeps 24 bytes per vertex
+ * (32 with TEXCOORD_0) and 2 or 4 per corner of indices.  Errors: MN_INVALID_ARGUMENT (NULL obj or
  * out), MN_OUT_OF_MEMORY, and the model builder's (model_build.h).  An OBJ
  * without faces gives a model with one empty node.
  */
