@@ -343,6 +343,9 @@ static void test_builder_fills_what_the_reader_derives(void **state)
     assert_string_equal(m->nodes[2].name, "node2");
     assert_string_equal(m->materials[1].name, "material1");
     assert_string_equal(m->animations[1].name, "anim1");
+    /* Display names, marked so (the writer leaves them out); given names are the elements' own. */
+    assert_true(m->nodes[2].default_name && m->materials[1].default_name && m->animations[1].default_name);
+    assert_false(m->nodes[0].default_name);
     assert_int_equal(m->scene, 0);
     assert_int_equal(m->scenes[0].node_count, 2);   /* root and body */
     const uint32_t order[5] = {0, 1, 2, 3, 4};        /* root, arm, hand, other, body */

@@ -179,6 +179,8 @@ MN_API const char *mn_alpha_mode_name(mn_alpha_mode mode);
 
 typedef struct mn_material {
     const char *name;          /* "material0", "material1", ... when the file gives none */
+    bool default_name;         /* true: the file gave none and `name` is that display name,
+                                  which mn_gltf_write does not write (see mn_node) */
     float base_color[4];       /* default 1 1 1 1 */
     float metallic;            /* default 1 */
     float roughness;           /* default 1 */
@@ -274,6 +276,12 @@ typedef struct mn_mesh {
 
 typedef struct mn_node {
     const char *name;                /* "node0", "node1", ... when the file gives none */
+    bool default_name;               /* true: the file gave no name and `name` is the reader's
+                                        display name above, for messages and lookups; the glTF
+                                        writer writes a name only where default_name is false,
+                                        so a round trip adds no name the source did not have.
+                                        The model builder sets it where it is given no name;
+                                        false (zeroed) means `name` is the element's own */
     uint32_t parent;                 /* MN_NONE for roots */
     uint32_t *children;
     uint32_t child_count;
@@ -349,6 +357,8 @@ typedef struct mn_channel {
 
 typedef struct mn_animation {
     const char *name;                /* "anim0", "anim1", ... when the file gives none */
+    bool default_name;               /* true: the file gave none and `name` is that display name,
+                                        which mn_gltf_write does not write (see mn_node) */
     mn_channel *channels;
     uint32_t channel_count;
     float duration;                  /* latest key time over the channels (0 when none) */

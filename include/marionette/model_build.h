@@ -2,8 +2,9 @@
  * marionette/model_build.h — building an mn_model in code.
  *
  * The model a builder finishes is the one the glTF reader would return for
- * the file mn_gltf_write makes of it: the same defaults (names "node3",
- * "material0", "anim1" where none was given, zero morph weights), accessor
+ * the file mn_gltf_write makes of it: the same defaults (display names
+ * "node3", "material0", "anim1" where none was given, marked default_name so
+ * that the writer leaves them out; zero morph weights), accessor
  * min/max, node_order, one scene holding every root node as the default
  * scene, animation durations and the rest-pose bounds.  So every function
  * over a model (mn_gltf_write, mn_model_rest_worlds, mn_clip_from_gltf,

@@ -111,8 +111,13 @@ void *mni_gltf_alloc(mn_gltf_reader *r, size_t count, size_t size, size_t align,
 /* Push "[i]" and check that element i of `array` is an object. */
 mn_status mni_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **out);
 
-/* A name for an element the file left unnamed: *name = "<prefix><index>" ("node3") unless set. */
-mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index);
+/*
+ * A name for an element the file left unnamed: *name = "<prefix><index>"
+ * ("node3") unless set, and *made says which (the model's default_name: the
+ * writer writes no name the file did not have).
+ */
+mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, bool *made, const char *prefix,
+                                uint32_t index);
 
 /* Reads one element of a top-level array (the path is at "key[i]"). */
 typedef mn_status (*mn_gltf_element_fn)(mn_gltf_reader *r, json_t *obj, uint32_t index);

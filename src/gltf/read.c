@@ -70,8 +70,10 @@ mn_status mni_gltf_element(mn_gltf_reader *r, json_t *array, size_t i, json_t **
     return MN_OK;
 }
 
-mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, const char *prefix, uint32_t index)
+mn_status mni_gltf_default_name(mn_gltf_reader *r, const char **name, bool *made, const char *prefix,
+                                uint32_t index)
 {
+    *made = *name == NULL;
     if (*name)
         return MN_OK;
     char text[32];

@@ -282,7 +282,7 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
-    return mni_gltf_default_name(r, &anim->name, "anim", index);
+    return mni_gltf_default_name(r, &anim->name, &anim->default_name, "anim", index);
 }
 
 mn_status mni_gltf_read_animations(mn_gltf_reader *r)

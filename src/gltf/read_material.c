@@ -271,7 +271,7 @@ static mn_status read_material(mn_gltf_reader *r, json_t *obj, uint32_t index, m
         if (st != MN_OK)
             return st;
     }
-    return mni_gltf_default_name(r, &mat->name, "material", index);
+    return mni_gltf_default_name(r, &mat->name, &mat->default_name, "material", index);
 }
 
 /* ---- the arrays ---------------------------------------------------------------------------------- */

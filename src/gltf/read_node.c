@@ -211,7 +211,7 @@ static mn_status read_node(mn_gltf_reader *r, json_t *obj, uint32_t index)
             return st;
         n->has_matrix = true;
     }
-    if ((st = mni_gltf_default_name(r, &n->name, "node", index)) != MN_OK)
+    if ((st = mni_gltf_default_name(r, &n->name, &n->default_name, "node", index)) != MN_OK)
         return st;
     return warn_instancing(r, obj, index);
 }

@@ -365,7 +365,7 @@ static void print_node(printer *p, uint32_t i)
     char path[64];
     snprintf(path, sizeof path, "nodes[%u]", i);
     open_(p, "{");
-    m_str(p, "name", n->name, path);
+    m_str(p, "name", n->default_name ? NULL : n->name, path);
     for (uint32_t k = 0; k < n->child_count; k++)
         if (n->children[k] >= m->node_count)
             failp(p, MN_INDEX_RANGE, path, "child %u is out of range (the model has %u)", n->children[k],
@@ -571,7 +571,7 @@ static void print_material(printer *p, uint32_t i)
     char path[64];
     snprintf(path, sizeof path, "materials[%u]", i);
     open_(p, "{");
-    m_str(p, "name", mat->name, path);
+    m_str(p, "name", mat->default_name ? NULL : mat->name, path);
     bool pbr = !all_equal(mat->base_color, 1.0f, 4) || mat->metallic != 1.0f || mat->roughness != 1.0f ||
                mat->base_color_texture.texture != MN_NONE || mat->metallic_roughness_texture.texture != MN_NONE;
     if (pbr) {
@@ -742,7 +742,7 @@ static void print_animations(printer *p)
         snprintf(path, sizeof path, "animations[%u]", i);
         elem(p);
         open_(p, "{");
-        m_str(p, "name", anim->name, path);
+        m_str(p, "name", anim->default_name ? NULL : anim->name, path);
         key(p, "channels");
         open_(p, "[");
         for (uint32_t c = 0; c < anim->channel_count; c++, flat++) {

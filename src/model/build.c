@@ -253,11 +253,12 @@ static bool copy_string(mn_model_builder *b, const char *s, const char **out, co
     return true;
 }
 
-/* name, or "<prefix><index>" as the reader names an unnamed element. */
+/* name, or "<prefix><index>" as the reader names an unnamed element (*made then true). */
 static bool name_or_default(mn_model_builder *b, const char *name, const char *prefix, uint32_t index,
-                            const char **out, const char *path)
+                            const char **out, bool *made, const char *path)
 {
     char text[32];
+    *made = name == NULL;
     if (!name) {
         snprintf(text, sizeof text, "%s%u", prefix, index);
         name = text;
@@ -466,7 +467,7 @@ uint32_t mn_model_build_material(mn_model_builder *builder, const mn_material *m
         return MN_NONE;
     mn_material *mat = &m->materials[m->material_count];
     *mat = *material;
-    if (!name_or_default(b, material->name, "material", m->material_count, &mat->name, path) ||
+    if (!name_or_default(b, material->name, "material", m->material_count, &mat->name, &mat->default_name, path) ||
         !copy_string(b, material->extras, &mat->extras, path))
         return MN_NONE;
     return m->material_count++;
@@ -771,7 +772,7 @@ uint32_t mn_model_build_node(mn_model_builder *builder, const char *name, uint32
     n->mesh = n->skin = n->camera = MN_NONE;
     n->rotation[3] = 1.0f;
     n->scale[0] = n->scale[1] = n->scale[2] = 1.0f;
-    if (!name_or_default(b, name, "node", m->node_count, &n->name, path))
+    if (!name_or_default(b, name, "node", m->node_count, &n->name, &n->default_name, path))
         return MN_NONE;
     return m->node_count++;
 }
@@ -907,7 +908,7 @@ uint32_t mn_model_build_animation(mn_model_builder *builder, const char *name, c
         return MN_NONE;
     mn_animation *a = &m->animations[m->animation_count];
     memset(a, 0, sizeof *a);
-    if (!name_or_default(b, name, "anim", m->animation_count, &a->name, path) ||
+    if (!name_or_default(b, name, "anim", m->animation_count, &a->name, &a->default_name, path) ||
         !copy_string(b, extras_json, &a->extras, path))
         return MN_NONE;
     return m->animation_count++;
