@@ -117,6 +117,21 @@ MN_API mn_status mn_rgba_image_write_png(const mn_rgba_image *image, const char 
 MN_API mn_status mn_rgba_image_write_png_to(mn_output *set, const mn_rgba_image *image, const char *path,
                                             mn_error *err);
 
+/*
+ * The image as a baseline JPEG of the given quality (1 to 100; 90 is a good
+ * default), written as mn_rgba_image_write_png writes: whole or not at all.
+ * A JPEG has no alpha: each pixel's RGB is written and its A dropped, so a
+ * transparent background comes out as the colour its pixels hold (black for
+ * the renderer's "none").  Errors as mn_rgba_image_write_png, and
+ * MN_INVALID_ARGUMENT for a quality outside 1 to 100.
+ */
+MN_API mn_status mn_rgba_image_write_jpeg(const mn_rgba_image *image, const char *path, int quality,
+                                          mn_error *err);
+
+/* The same JPEG as one more file of the output set `set`; as mn_rgba_image_write_png_to. */
+MN_API mn_status mn_rgba_image_write_jpeg_to(mn_output *set, const mn_rgba_image *image,
+                                             const char *path, int quality, mn_error *err);
+
 /* Fill with one colour (sRGB bytes, straight alpha). */
 MN_API void mn_rgba_image_fill(mn_rgba_image *image, const uint8_t rgba[4]);
 
