@@ -316,13 +316,33 @@ static inline bool resolve_in_piece(int64_t index, uint32_t count, uint64_t *nee
     return true;
 }
 
+/* The index of kind ("v", "vt" or "vn") in the corner at p, as written: the parse clamps
+   magnitudes past 2^40, so a message prints the digits themselves (at most 40 of them). */
+static int index_text(const char *p, const char *kind, const char **start)
+{
+    int field = kind[1] == 't' ? 1 : kind[1] == 'n' ? 2 : 0;
+    for (int f = 0; f < field; f++) {
+        while (*p != '/' && !mni_obj_ends_token(*p))
+            p++;
+        if (*p == '/')
+            p++;
+    }
+    *start = p;
+    int n = *p == '-' || *p == '+' ? 1 : 0;
+    while (n < 41 && mni_obj_is_digit(p[n]))
+        n++;
+    return n;
+}
+
 static const char *index_error(obj_parser *ps, const char *at, const char *what, const char *kind,
                                int64_t index, uint32_t count)
 {
     if (index == 0)
         return fail(ps, MN_INDEX_RANGE, "f", at, "%s index 0 is not allowed (indices start at 1)", what);
-    return fail(ps, MN_INDEX_RANGE, "f", at, "%s index %lld is out of range (%u %s so far)", what,
-                (long long)index, count, kind);
+    const char *digits;
+    int n = index_text(at, kind, &digits);
+    return fail(ps, MN_INDEX_RANGE, "f", at, "%s index %.*s%s is out of range (%u %s so far)", what,
+                n, digits, mni_obj_is_digit(digits[n]) ? "..." : "", count, kind);
 }
 
 /* An index at p: eight digits at a time when enough text is left for that, else the general way. */
