@@ -568,9 +568,18 @@ static void help_prints_the_usage_and_the_text_and_stops(void **state)
                                    "What the tool does.\n");
         assert_string_equal(p.err, "");
     }
-    /* A mistake before it is still a mistake. */
-    parsed p = run(&t.spec, ARGV("--bogus", "--help"));
-    assert_usage_error(&p, USAGE_ERROR("tool: unknown option '--bogus'"));
+    /* Asking for help is never a mistake: a wrong option before it, or a bad value, does
+       not stop the help. */
+    static const char *const after[][2] = {{"--bogus", "--help"}, {"a.glb", "b.glb"}};
+    parsed p;
+    for (size_t i = 0; i < 2; i++) {
+        char *argv[] = {"tool", (char *)after[i][0], (char *)after[i][1], "-h", NULL};
+        p = run(&t.spec, argv);
+        assert_false(p.go);
+        assert_int_equal(p.status, CLI_EXIT_OK);
+        assert_string_equal(p.err, "");
+        assert_non_null(strstr(p.out, "usage: marionette tool FILE"));
+    }
 
     /* A FILE kind's own text, printed as it is. */
     t.spec.help = "usage: marionette tool HEAD.aosrig [--json]\n";
@@ -600,19 +609,70 @@ static void errors_of_no_command_point_at_the_overview(void **state)
 
 /* ---- choosing the FILE kind ---------------------------------------------------------------- */
 
-static bool is_head(const char *path)
+/* Two FILE kinds: the info-like tool (--json) and a head that takes --table FILE and
+   --fitted INFO BIN. */
+static int tool_values(const char *option)
 {
-    size_t n = strlen(path);
-    return n > 7 && strcmp(path + n - 7, ".aosrig") == 0;
+    info_like t;
+    info_like_init(&t);
+    return cli_option_values(&t.spec, option);
 }
 
-static void the_first_file_of_a_kind_is_found_among_the_arguments(void **state)
+static int head_values(const char *option)
+{
+    const char *table = NULL, *fitted[2] = {NULL, NULL};
+    const cli_option options[] = {
+        {.name = "--table", .kind = CLI_STRING, .dest = &table},
+        {.name = "--fitted", .kind = CLI_PAIR, .dest = fitted},
+    };
+    const cli_spec spec = {.command = &tool, .options = options, .option_count = 2,
+                           .reads_model = true};
+    return cli_option_values(&spec, option);
+}
+
+static void option_values_are_never_taken_for_the_file(void **state)
 {
     (void)state;
-    char **argv = ARGV("-o", "x.png", "--table", "t.aosrig", "a.aosrig");
-    assert_string_equal(cli_first_file(count_args(argv), argv, is_head), "t.aosrig");
-    argv = ARGV("--x.aosrig", "a.glb");
-    assert_null(cli_first_file(count_args(argv), argv, is_head));
+    static const cli_values_fn kinds[] = {tool_values, head_values};
+    char **argv = ARGV("--table", "t.aosrig", "--fitted", "i.json", "b.bin", "a.glb");
+    assert_string_equal(cli_the_file(count_args(argv), argv, kinds, 2), "a.glb");
+    argv = ARGV("--allow-outside", "x.aosrig", "--json", "m.glb", "--table", "t.json");
+    assert_string_equal(cli_the_file(count_args(argv), argv, kinds, 2), "m.glb");
+    /* "-" alone is a positional; an option no kind knows takes no value. */
+    argv = ARGV("--bogus", "-", "a.glb");
+    assert_string_equal(cli_the_file(count_args(argv), argv, kinds, 2), "-");
+    argv = ARGV("--json", "--table", "t.aosrig");
+    assert_null(cli_the_file(count_args(argv), argv, kinds, 2));
+    assert_int_equal(tool_values("--json"), 0);
+    assert_int_equal(head_values("--fitted"), 2);
+    assert_int_equal(head_values("--allow-outside"), 1);
+    assert_int_equal(tool_values("--table"), -1);
+}
+
+static void usage_lines_wrap_at_100_columns_outside_brackets(void **state)
+{
+    (void)state;
+    capture out = capture_begin(stdout);
+    cli_print_usage(stdout, "render", "FILE [--clip NAME] [--time T | --frames N [--sheet]] "
+                                      "[--size WxH] [--yaw DEG --pitch DEG] [--view front|side|top] "
+                                      "[--turntable N [--sheet]] -o OUT.png");
+    cli_print_usage(stdout, "info", "FILE [--json]");
+    char text[1024];
+    capture_end(&out, text, sizeof text);
+    assert_string_equal(text,
+        "usage: marionette render FILE [--clip NAME] [--time T | --frames N [--sheet]] [--size WxH]\n"
+        "                         [--yaw DEG --pitch DEG] [--view front|side|top] [--turntable N [--sheet]]\n"
+        "                         -o OUT.png\n"
+        "usage: marionette info FILE [--json]\n");
+}
+
+static void a_count_takes_its_plural_unless_it_is_one(void **state)
+{
+    (void)state;
+    assert_string_equal(cli_noun(1, "mesh", "meshes"), "mesh");
+    assert_string_equal(cli_noun(0, "mesh", "meshes"), "meshes");
+    assert_string_equal(cli_noun(2, "byte", "bytes"), "bytes");
+    assert_string_equal(cli_noun(UINT64_MAX, "vertex", "vertices"), "vertices");
 }
 
 int main(void)
@@ -638,7 +698,9 @@ int main(void)
         cmocka_unit_test(a_required_option_is_asked_for_after_the_positionals),
         cmocka_unit_test(help_prints_the_usage_and_the_text_and_stops),
         cmocka_unit_test(errors_of_no_command_point_at_the_overview),
-        cmocka_unit_test(the_first_file_of_a_kind_is_found_among_the_arguments),
+        cmocka_unit_test(option_values_are_never_taken_for_the_file),
+        cmocka_unit_test(usage_lines_wrap_at_100_columns_outside_brackets),
+        cmocka_unit_test(a_count_takes_its_plural_unless_it_is_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,7 +123,7 @@ static void test_usage_errors(void **state)
     /* A clip the file lacks: status 2, and stderr lists the clips it has. */
     expect(1, 2, "no clip 'dance'", "%s --clip dance -o %s/x.png", CESIUM, dir);
     expect(1, 2, "its clips: 0", "%s --clip dance -o %s/x.png", CESIUM, dir);
-    expect(1, 2, "has no animations", "%s --time 1 -o %s/x.png", BOX, dir);
+    expect(1, 2, "need a clip", "%s --frames 2 -o %s/x.png", BOX, dir);
     expect(1, 2, "an OBJ has no animations", "%s --frames 2 -o %s/x.png", PIRATE, dir);
     expect(1, 2, "no animation 'dance'", "%s --clip dance -o %s/x.png", ARM, dir);
     /* Nothing was written by any of them. */

@@ -81,13 +81,56 @@ bool cli_parse_size(const char *s, uint32_t min, uint32_t max, cli_size *out)
 
 /* ---- reporting ---------------------------------------------------------------------------- */
 
+/* Where a usage line breaks: the last blank at or before `limit` outside brackets, else the
+   last blank at all; 0 when there is none. */
+static size_t usage_break(const char *s, size_t limit)
+{
+    size_t outside = 0, any = 0;
+    int depth = 0;
+    for (size_t i = 0; s[i] && i <= limit; i++) {
+        if (s[i] == '[' || s[i] == '(')
+            depth++;
+        else if ((s[i] == ']' || s[i] == ')') && depth > 0)
+            depth--;
+        else if (s[i] == ' ') {
+            any = i;
+            if (depth == 0)
+                outside = i;
+        }
+    }
+    return outside ? outside : any;
+}
+
+void cli_put_wrapped(FILE *out, const char *text, size_t at, size_t indent)
+{
+    const char *s = text;
+    size_t room = at < CLI_HELP_COLUMNS ? CLI_HELP_COLUMNS - at : 1;
+    while (strlen(s) > room) {
+        size_t cut = usage_break(s, room);
+        if (cut == 0)
+            break;   /* one word wider than the room: it stands whole */
+        fprintf(out, "%.*s\n%*s", (int)cut, s, (int)indent, "");
+        s += cut + 1;
+        room = indent < CLI_HELP_COLUMNS ? CLI_HELP_COLUMNS - indent : 1;
+    }
+    fprintf(out, "%s\n", s);
+}
+
+void cli_print_usage(FILE *out, const char *name, const char *args)
+{
+    int lead = fprintf(out, "usage: marionette %s ", name);
+    size_t at = lead > 0 ? (size_t)lead : 0;
+    /* Continuation lines start under ARGS, unless that leaves too little room. */
+    cli_put_wrapped(out, args, at, at < CLI_HELP_COLUMNS - 40 ? at : 8);
+}
+
 int cli_command_verror(const cli_command *cmd, const char *fmt, va_list ap)
 {
     fputs("marionette: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     if (cmd)
-        fprintf(stderr, "usage: marionette %s %s\n", cmd->name, cmd->args);
+        cli_print_usage(stderr, cmd->name, cmd->args);
     fprintf(stderr, "Run 'marionette help%s%s' for more.\n", cmd ? " " : "", cmd ? cmd->name : "");
     return CLI_EXIT_USAGE;
 }
@@ -249,7 +292,7 @@ static void print_help(const cli_spec *spec)
         fputs(spec->help, stdout);
         return;
     }
-    printf("usage: marionette %s %s\n", cmd->name, cmd->args);
+    cli_print_usage(stdout, cmd->name, cmd->args);
     if (cmd->help)
         printf("\n%s", cmd->help);
 }
@@ -306,17 +349,28 @@ static int check_missing(const cli_spec *spec)
     return rc != CLI_EXIT_OK ? rc : check_required(spec, spec->shared, spec->shared_count);
 }
 
+static bool is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
 bool cli_parse_args(const cli_spec *spec, int argc, char **argv, int *status)
 {
-    size_t taken = 0;
-    int rc = CLI_EXIT_OK;
-    for (int i = 1; i < argc && rc == CLI_EXIT_OK; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    /* Asking for help is never a mistake, whatever else the line holds; an option's value
+       that reads "--help" (--clip --help) is a value still. */
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
             print_help(spec);
             *status = CLI_EXIT_OK;
             return false;
         }
+        const cli_option *opt = argv[i][0] == '-' ? find_option(spec, argv[i]) : NULL;
+        i += opt ? values_taken(opt->kind) : 0;
+    }
+    size_t taken = 0;
+    int rc = CLI_EXIT_OK;
+    for (int i = 1; i < argc && rc == CLI_EXIT_OK; i++) {
+        const char *arg = argv[i];
         rc = arg[0] == '-' && arg[1] != '\0' ? option_at(spec, argc, argv, &i)
                                              : positional_at(spec, arg, &taken);
     }
@@ -326,10 +380,22 @@ bool cli_parse_args(const cli_spec *spec, int argc, char **argv, int *status)
     return rc == CLI_EXIT_OK;
 }
 
-const char *cli_first_file(int argc, char **argv, bool (*is)(const char *path))
+int cli_option_values(const cli_spec *spec, const char *option)
 {
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] != '-' && is(argv[i]))
-            return argv[i];
+    const cli_option *opt = find_option(spec, option);
+    return opt ? values_taken(opt->kind) : -1;
+}
+
+const char *cli_the_file(int argc, char **argv, const cli_values_fn *kinds, size_t kind_count)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0')
+            return arg;
+        int n = -1;
+        for (size_t k = 0; k < kind_count && n < 0; k++)
+            n = kinds[k](arg);
+        i += n > 0 ? n : 0;   /* an option no kind has takes none: the parse reports it */
+    }
     return NULL;
 }

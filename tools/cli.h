@@ -54,7 +54,8 @@ bool cli_has_extension(const char *path, const char *ext);
  *
  *   --name VALUE, -o VALUE   a value is the next argument, whatever it looks
  *                            like (--yaw -30); "--name=VALUE" is not taken
- *   --help, -h               anywhere: the help is printed, nothing else runs
+ *   --help, -h               anywhere, even after a mistake: the help is printed on
+ *                            stdout (exit status 0), nothing else runs
  *   -                        alone, a positional argument (not an option)
  *
  * The mistakes it reports, each as "marionette: CMD: MESSAGE", the command's
@@ -213,17 +214,46 @@ int cli_usage_error(const char *name, const char *fmt, ...)
 #endif
     ;
 
-/* The first argument that is not an option (it does not start with '-') and that `is`
-   says yes to; NULL when none does.  How sample and render pick the FILE kind whose
-   spec then parses the command line (the FILE may stand anywhere, and an option's
-   value is taken for one too: `--table x.aosrig` chooses the head's). */
-const char *cli_first_file(int argc, char **argv, bool (*is)(const char *path));
+/* How many values `option` (as spelled) takes in spec: 0, 1 or 2; -1 when spec has no such
+   option. */
+int cli_option_values(const cli_spec *spec, const char *option);
+
+/* One FILE kind's cli_option_values: its spec built and asked. */
+typedef int (*cli_values_fn)(const char *option);
+
+/* The one positional argument of argv[1..argc-1]: the first argument that is neither an
+   option nor an option's value, NULL when there is none.  How sample and render pick the
+   FILE kind whose spec then parses the command line: an option's value (`--clip x.json`,
+   `--table t.aosrig`) is skipped as the first of `kinds` that knows the option says, and
+   an option no kind knows is taken to have no value (the parse then reports it). */
+const char *cli_the_file(int argc, char **argv, const cli_values_fn *kinds, size_t kind_count);
+
+/* Help and usage text fits this many columns (tests/test_cli_help.c holds every command to it). */
+#define CLI_HELP_COLUMNS 100
+
+/* text and a newline, text starting at column `at`: broken at blanks outside brackets (at
+   any blank where it must) so that no line passes CLI_HELP_COLUMNS, each line after the first
+   indented `indent` blanks.  A word wider than the room stands whole on its line. */
+void cli_put_wrapped(FILE *out, const char *text, size_t at, size_t indent);
+
+/* "usage: marionette NAME ARGS\n", ARGS broken at blanks outside brackets (where it can) so
+   that no line is wider than CLI_HELP_COLUMNS, the rest indented under ARGS's start. */
+void cli_print_usage(FILE *out, const char *name, const char *args);
+
+/* The word for n things: one when n is 1, many otherwise ("1 mesh", "2 meshes", "0 meshes").
+   The one rule every count the command prints goes through. */
+static inline const char *cli_noun(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
 
 /*
  * "marionette: FILE: PATH: MESSAGE (line L, column C) (MN_CODE)" on stderr, for an
- * error the library returned while reading or posing FILE.  The path is left out
- * when the message already begins with it, the line and column when the message
- * already says "line".
+ * error the library returned while reading or posing FILE.  FILE is named once: a
+ * message that quotes it ("cannot open \"FILE\": ...") loses the quoted copy, and
+ * one that names it bare ("cannot write FILE: ...") is printed without the front
+ * FILE.  PATH (the item) is left out when the message already names it, the line
+ * and column when the message already says "line".
  */
 void cli_report_error(const char *file, const mn_error *err);
 
@@ -235,6 +265,23 @@ void cli_put_quoted(FILE *out, const char *s);
 void cli_put_json_number(FILE *out, double v);
 /* n floats as a JSON array of cli_put_json_number. */
 void cli_put_json_floats(FILE *out, const float *v, size_t n);
+
+/* What each command reads, in the words "FILE: not a KINDS file" uses (read_model.c). */
+#define CLI_READS_INFO "glTF, OBJ, rig.json, .aosrig or character.json"
+#define CLI_READS_SAMPLE "glTF, OBJ, rig.json or .aosrig"
+#define CLI_READS_RENDER "glTF, OBJ, rig.json, .aosrig or character.json"
+#define CLI_READS_CONVERT "glTF, OBJ or rig.json"
+
+/* The glTF reader's error for FILE, reported (cli_report_error), or, when FILE is no glTF at
+   all (neither a GLB nor JSON text, and not named .glb or .gltf), "marionette: FILE: not a
+   KINDS file", in the words of what the command reads. */
+void cli_report_read_error(const char *file, const mn_error *err, const char *kinds);
+
+/* FILE as a model: OBJ (with its MTL libraries, through mn_model_from_obj) when it ends in
+   .obj, else glTF; --allow-outside applies.  The OBJ reader's warnings go to stderr, and the
+   glTF reader's too when gltf_warnings.  NULL after saying why (cli_report_read_error).
+   Free with mn_model_free. */
+struct mn_model *cli_read_model(const char *file, const char *kinds, bool gltf_warnings);
 
 /* The clip a --clip value names in m: a clip of that exact name, else the index it
    spells (decimal digits); MN_NONE when neither (cmd_sample.c; render takes it too). */
@@ -276,6 +323,8 @@ struct mn_arkit_map *cli_arkit_map_load(const char *table, const char *const fit
    mn_cli_voxel_sample takes sample's whole argv (argv[0] "sample"). */
 int mn_cli_voxel_info(const char *path, bool json);
 int mn_cli_voxel_sample(int argc, char **argv);
+/* The rig's sample spec's cli_option_values (cmd_sample.c's dispatch asks it). */
+int mn_cli_voxel_sample_values(const char *option);
 
 /*
  * Threads, which the library leaves to the caller (0 there means the calling thread alone):

@@ -451,8 +451,9 @@ static int run_bench(const bench_args *a)
     for (int i = 0; i < 5; i++)
         results[i].copy = bench_memcpy_ms(results[i].bytes, plan->runs);
     if (!a->json)
-        printf("marionette bench%s: best of %d runs; memcpy of each case's bytes beside it\n",
-               a->quick ? " --quick" : "", plan->runs);
+        printf("marionette bench%s: best of %d %s; memcpy of each case's bytes beside it\n",
+               a->quick ? " --quick" : "", plan->runs,
+               cli_noun((uint64_t)plan->runs, "run", "runs"));
     for (int i = 0; i < 5; i++)
         print_result(a, &results[i]);
     return CLI_EXIT_OK;

@@ -16,56 +16,9 @@
 #include "cli.h"
 
 #include <marionette/marionette.h>
-#include <marionette/obj_model.h>
 #include <marionette/voxel/export.h>
 
 #include <string.h>
-
-/* The file name of path without folder and extension, into out. */
-static void stem_of(const char *path, char *out, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    const char *dot = strrchr(name, '.');
-    size_t n = dot && dot > name ? (size_t)(dot - name) : strlen(name);
-    snprintf(out, size, "%.*s", (int)n, name);
-}
-
-/* Read IN (glTF or OBJ) into a model; prints the error and returns NULL when it cannot. */
-static mn_model *read_input(const char *in)
-{
-    mn_error err;
-    memset(&err, 0, sizeof err);
-    mn_model *model = NULL;
-    if (!cli_has_extension(in, ".obj")) {
-        if (mn_gltf_read_file(in, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &model, &err) != MN_OK) {
-            cli_report_error(in, &err);
-            return NULL;
-        }
-        /* What the reader could not carry over (an extension it does not expand, ...) would
-           otherwise be lost from the written file without a word. */
-        for (uint32_t i = 0; i < model->warning_count; i++) {
-            const mn_warning *w = &model->warnings[i];
-            fprintf(stderr, "marionette: %s: warning: %s%s%s\n", in, w->path ? w->path : "",
-                    w->path && w->path[0] ? ": " : "", w->message ? w->message : mn_status_message(w->code));
-        }
-        return model;
-    }
-    mn_obj *obj = NULL;
-    mn_obj_options options = {.threads = cli_obj_threads(), .resolver.root = cli_allow_outside};
-    if (mn_obj_read_file(in, &options, &obj, &err) != MN_OK) {
-        cli_report_error(in, &err);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < obj->warning_count; i++)
-        fprintf(stderr, "marionette: %s: warning: %s\n", in, obj->warnings[i].message);
-    char name[256];
-    stem_of(in, name, sizeof name);
-    if (mn_model_from_obj(obj, name, NULL, &model, &err) != MN_OK)
-        cli_report_error(in, &err);
-    mn_obj_free(obj);
-    return model;
-}
 
 int cli_convert(int argc, char **argv)
 {
@@ -110,15 +63,18 @@ int cli_convert(int argc, char **argv)
         printf("wrote %s and its interface.json\n", out);
         return CLI_EXIT_OK;
     }
-    mn_model *model = read_input(in);
+    mn_model *model = cli_read_model(in, CLI_READS_CONVERT, true);
     if (!model)
         return CLI_EXIT_FAILED;
     mn_status st = mn_gltf_write_file(model, out, &wo, &err);
     if (st != MN_OK)
         cli_report_error(out, &err);
     else
-        printf("wrote %s (%u nodes, %u meshes, %u materials, %u animations)\n", out, model->node_count,
-               model->mesh_count, model->material_count, model->animation_count);
+        printf("wrote %s (%u %s, %u %s, %u %s, %u %s)\n", out, model->node_count,
+               cli_noun(model->node_count, "node", "nodes"), model->mesh_count,
+               cli_noun(model->mesh_count, "mesh", "meshes"), model->material_count,
+               cli_noun(model->material_count, "material", "materials"), model->animation_count,
+               cli_noun(model->animation_count, "animation", "animations"));
     mn_model_free(model);
     return st == MN_OK ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 }

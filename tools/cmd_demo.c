@@ -222,8 +222,9 @@ static int run_demo(const demo_args *a)
     if (rc != CLI_EXIT_OK || a->quiet)
         return rc;
     printf("marionette demo: a voxel character built in code, exported, played back and drawn\n");
-    printf("  %-40s the rig: %u parts, caller and auto joints, a mount, idle and wave\n", rig,
-           demo_character_part_count());
+    uint32_t parts = demo_character_part_count();
+    printf("  %-40s the rig: %u %s, caller and auto joints, a mount, idle and wave\n", rig, parts,
+           cli_noun(parts, "part", "parts"));
     char meshes[4200];
     snprintf(meshes, sizeof meshes, "%s/meshes/*.glb", character);
     printf("  %-40s its parts' voxels, one GLB a part\n", meshes);

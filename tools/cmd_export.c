@@ -6,6 +6,7 @@
  *   marionette export --rig rig.json --meshes meshes/ --out model.glb    rigged, animated
  *   marionette export --meshes mesh.glb --out model.glb                   static
  *   marionette export --rig rig.json --out model.gltf                     .gltf + .bin
+ *   marionette export --rig rig.json --out model                          model.glb
  *   options: --scale S  --rate HZ  --name NAME
  *
  * Exit status: 0 written; 1 an input is missing or invalid, or the output
@@ -28,6 +29,15 @@ void cli_export_number_options(mn_voxel_export_options *o, cli_option out[2])
                           .min = 1};
 }
 
+/* True when the file name of path (after its last '/') holds a '.' past its first byte. */
+static bool has_extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const char *dot = strrchr(name, '.');
+    return dot && dot > name;
+}
+
 int cli_export(int argc, char **argv)
 {
     const char *rig = NULL, *meshes = NULL, *out = NULL;
@@ -48,6 +58,13 @@ int cli_export(int argc, char **argv)
     int rc;
     if (!cli_parse_args(&spec, argc, argv, &rc))
         return rc;
+    /* OUT without an extension is a GLB, as the voxel runtime's own exporter writes one. */
+    char named[4096];
+    if (!has_extension(out)) {
+        if (snprintf(named, sizeof named, "%s.glb", out) >= (int)sizeof named)
+            return cli_usage_error("export", "export: --out '%.64s...' is too long", out);
+        out = named;
+    }
     if (!cli_has_extension(out, ".glb") && !cli_has_extension(out, ".gltf"))
         return cli_usage_error("export", "export: --out must end in .glb or .gltf, not '%s'", out);
     if (!rig && !meshes)

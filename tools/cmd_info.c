@@ -1,6 +1,6 @@
 /*
- * `marionette info FILE [--json]`: what a glTF/GLB file holds, as text for a
- * person or as one JSON object for a script.  The JSON keys are a stable
+ * `marionette info FILE [--json]`: what a glTF/GLB file (or an OBJ, read into
+ * the same model) holds, as text for a person or as one JSON object for a script.  The JSON keys are a stable
  * interface documented in docs/cli.md ("marionette info --json"): add keys,
  * never rename or remove them.
  *
@@ -83,9 +83,9 @@ static double tidy(float v, float extent)
     return fabsf(v) < extent * 1e-5f ? 0.0 : (double)v;
 }
 
-static void put_plural(FILE *out, uint32_t n, const char *one, const char *many)
+static void put_plural(FILE *out, uint64_t n, const char *one, const char *many)
 {
-    fprintf(out, "%u %s", n, n == 1 ? one : many);
+    fprintf(out, "%llu %s", (unsigned long long)n, cli_noun(n, one, many));
 }
 
 static void put_string_list(FILE *out, const char *const *list, uint32_t count)
@@ -156,7 +156,8 @@ static void put_header(FILE *out, const char *path, const mn_model *m)
 {
     fputs("file        ", out);
     cli_put_quoted(out, path);
-    fputs("\nasset       glTF ", out);
+    /* An OBJ is described as the model it is read into (mn_model_from_obj). */
+    fputs(cli_has_extension(path, ".obj") ? "\nasset       OBJ, as glTF " : "\nasset       glTF ", out);
     fputs(m->version ? m->version : "?", out);
     if (m->min_version)
         fprintf(out, " (minVersion %s)", m->min_version);
@@ -247,8 +248,10 @@ static void put_meshes(FILE *out, const mn_model *m)
         put_name(out, mesh->name);
         fputs(": ", out);
         put_plural(out, mesh->primitive_count, "primitive", "primitives");
-        if (mesh->weight_count)
-            fprintf(out, ", %u morph weights", mesh->weight_count);
+        if (mesh->weight_count) {
+            fputs(", ", out);
+            put_plural(out, mesh->weight_count, "morph weight", "morph weights");
+        }
         fputc('\n', out);
         for (uint32_t p = 0; p < mesh->primitive_count; p++) {
             const mn_primitive *prim = &mesh->primitives[p];
@@ -257,15 +260,18 @@ static void put_meshes(FILE *out, const mn_model *m)
                 fprintf(out, " (from %s)", mn_primitive_mode_name(prim->original_mode));
             fputs(", ", out);
             put_plural(out, prim->vertex_count, "vertex", "vertices");
-            if (prim->indices != MN_NONE)
-                fprintf(out, ", %u indices (%s)", m->accessors[prim->indices].count,
-                        mn_component_name(m->accessors[prim->indices].component));
-            else
+            if (prim->indices != MN_NONE) {
+                fputs(", ", out);
+                put_plural(out, m->accessors[prim->indices].count, "index", "indices");
+                fprintf(out, " (%s)", mn_component_name(m->accessors[prim->indices].component));
+            } else
                 fputs(", not indexed", out);
             if (prim->material != MN_NONE)
                 fprintf(out, ", material %u", prim->material);
-            if (prim->target_count)
-                fprintf(out, ", %u morph targets", prim->target_count);
+            if (prim->target_count) {
+                fputs(", ", out);
+                put_plural(out, prim->target_count, "morph target", "morph targets");
+            }
             fputc('\n', out);
             for (uint32_t a = 0; a < prim->attribute_count; a++) {
                 const mn_accessor *acc = &m->accessors[prim->attributes[a].accessor];
@@ -373,7 +379,8 @@ static void put_images(FILE *out, const mn_model *m)
         const mn_image *img = &m->images[i];
         fprintf(out, "  image %u", i);
         put_name(out, img->name);
-        fprintf(out, ": %s, %zu bytes", img->mime_type ? img->mime_type : "unknown type", img->size);
+        fprintf(out, ": %s, ", img->mime_type ? img->mime_type : "unknown type");
+        put_plural(out, img->size, "byte", "bytes");
         if (img->buffer_view != MN_NONE)
             fprintf(out, ", bufferView %u", img->buffer_view);
         else if (img->uri && strncmp(img->uri, "data:", 5) == 0)
@@ -812,13 +819,9 @@ int cli_info(int argc, char **argv)
     if (mn_cli_is_aosrig(file))
         return mn_cli_aosrig_info(file, as_json);
 
-    mn_model *model = NULL;
-    mn_error err;
-    memset(&err, 0, sizeof err);
-    if (mn_gltf_read_file(file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &model, &err) != MN_OK) {
-        cli_report_error(file, &err);
+    mn_model *model = cli_read_model(file, CLI_READS_INFO, false);
+    if (!model)
         return CLI_EXIT_FAILED;
-    }
     bool ok = as_json ? print_json(stdout, file, model) : print_text(stdout, file, model);
     mn_model_free(model);
     if (!ok) {

@@ -88,10 +88,10 @@ static void print_text(FILE *out, const char *path, const mn_aosrig *pack)
 {
     const mn_aosrig_header *h = &pack->header;
     const mn_aosrig_head_ext *x = &h->head_ext;
-    fprintf(out, "%s: .aosrig expression head, version 1, model gnm, units %s, %zu bytes "
+    fprintf(out, "%s: .aosrig expression head, version 1, model gnm, units %s, %zu %s "
                  "(header %u)\n",
             path, mn_aosrig_units_name(h->units), pack->byte_length,
-            header_bytes(pack));
+            cli_noun(pack->byte_length, "byte", "bytes"), header_bytes(pack));
     fprintf(out, "  vertices %u, faces %u, quads %u, expressions %u, influences %u, joints %u\n",
             h->vertex_count, pack->face_count, pack->quad_count, h->coeff_count,
             h->max_influence, h->joint_count);
@@ -133,7 +133,8 @@ static void print_text(FILE *out, const char *path, const mn_aosrig *pack)
         cli_put_quoted(out, h->eye_joints[k]);
         fputs(" at ", out);
         text_vec3(out, pack->eye_positions + 3 * k);
-        fprintf(out, ", %u weighted vertices\n", weighted_vertices(pack, k));
+        uint32_t weighted = weighted_vertices(pack, k);
+        fprintf(out, ", %u weighted %s\n", weighted, cli_noun(weighted, "vertex", "vertices"));
     }
 
     fputs("\nbindTransform: ", out);
@@ -159,8 +160,9 @@ static void print_text(FILE *out, const char *path, const mn_aosrig *pack)
         fprintf(out, "  %s [", mn_aosrig_dtype_name(b->dtype));
         for (uint32_t d = 0; d < b->rank; d++)
             fprintf(out, "%s%llu", d ? "," : "", (unsigned long long)b->shape[d]);
-        fprintf(out, "]  offset %llu, %llu bytes%s\n", (unsigned long long)b->offset,
-                (unsigned long long)b->size, is_known_blob(b->name) ? "" : " (unknown, ignored)");
+        fprintf(out, "]  offset %llu, %llu %s%s\n", (unsigned long long)b->offset,
+                (unsigned long long)b->size, cli_noun(b->size, "byte", "bytes"),
+                is_known_blob(b->name) ? "" : " (unknown, ignored)");
     }
 }
 

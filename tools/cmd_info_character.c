@@ -110,7 +110,8 @@ static void text_clips(const char *label, const mn_character *c, const mn_soma_c
         const mn_soma_clip *k = &set->clips[i];
         printf("  ");
         cli_put_quoted(stdout, k->name);
-        printf("  %.4g s (%u frames at %g fps)%s", (double)k->duration, k->frames, (double)k->fps,
+        printf("  %.4g s (%u %s at %g fps)%s", (double)k->duration, k->frames,
+               cli_noun(k->frames, "frame", "frames"), (double)k->fps,
                k->loop ? " loop" : "");
         if (k->locomotion)
             printf(" locomotion %.4g m/s", (double)k->speed);
@@ -138,16 +139,22 @@ static void print_text(const char *path, const mn_character *c)
            d->rig, d->units, d->color_space);
     printf("bounds: centre (%g, %g, %g), radius %g\n", (double)d->bounds_center[0],
            (double)d->bounds_center[1], (double)d->bounds_center[2], (double)d->bounds_radius);
-    printf("skeleton: %u joints (hips ", sk->joint_count);
+    printf("skeleton: %u %s (hips ", sk->joint_count, cli_noun(sk->joint_count, "joint", "joints"));
     cli_put_quoted(stdout, sk->names[sk->hips]);
-    printf("), %u twist segments with %u helpers\n", sk->twist_count, twist_helpers(sk));
-    printf("splats: %u (%u SH rest coefficients each), %u joint influences a splat\n",
-           c->splats.count, c->splats.rest_count, c->bindings.influences);
+    uint32_t helpers = twist_helpers(sk);
+    printf("), %u twist %s with %u %s\n", sk->twist_count,
+           cli_noun(sk->twist_count, "segment", "segments"), helpers,
+           cli_noun(helpers, "helper", "helpers"));
+    printf("splats: %u (%u SH rest %s each), %u joint %s a splat\n", c->splats.count,
+           c->splats.rest_count, cli_noun(c->splats.rest_count, "coefficient", "coefficients"),
+           c->bindings.influences, cli_noun(c->bindings.influences, "influence", "influences"));
     text_clips("clips", c, c->clips, false);
     text_clips("shared clips", c, c->shared_clips, true);
     if (c->head)
-        printf("head: %u vertices, %u faces%s\n", c->head->header.vertex_count,
-               c->head->face_count, c->face_map ? ", fitted ARKit map" : "");
+        printf("head: %u %s, %u %s%s\n", c->head->header.vertex_count,
+               cli_noun(c->head->header.vertex_count, "vertex", "vertices"), c->head->face_count,
+               cli_noun(c->head->face_count, "face", "faces"),
+               c->face_map ? ", fitted ARKit map" : "");
     else
         printf("head: none\n");
     if (c->corrective) {
@@ -157,21 +164,23 @@ static void print_text(const char *path, const mn_character *c)
             const mn_correction *k = &c->corrective->corrections[i];
             printf("  ");
             cli_put_quoted(stdout, k->name);
-            printf("  %u points, %u drives, trained at %g degrees\n", k->points, k->drive_count,
-                   (double)k->trained_deg);
+            printf("  %u %s, %u %s, trained at %g degrees\n", k->points,
+                   cli_noun(k->points, "point", "points"), k->drive_count,
+                   cli_noun(k->drive_count, "drive", "drives"), (double)k->trained_deg);
         }
     } else {
         printf("correctives: none\n");
     }
     if (c->mouth)
-        printf("mouth list: %u entries\n", c->mouth->count);
+        printf("mouth list: %u %s\n", c->mouth->count, cli_noun(c->mouth->count, "entry", "entries"));
     else
         printf("mouth list: none\n");
     file_row rows[64];
     uint32_t n = file_rows(c, rows, 64);
     printf("files: %u\n", n);
     for (uint32_t i = 0; i < n; i++) {
-        printf("  %-20s %10zu bytes  %s  ", rows[i].name, rows[i].bytes,
+        printf("  %-20s %10zu %-5s  %s  ", rows[i].name, rows[i].bytes,
+               cli_noun(rows[i].bytes, "byte", "bytes"),
                rows[i].hashed ? "sha256 verified" : "no sha256 stated");
         cli_put_quoted(stdout, rows[i].src);
         printf("\n");

@@ -78,8 +78,16 @@ static int take_colour(const cli_spec *spec, const cli_option *opt, const char *
     return parse_color(value, opt->dest) ? CLI_EXIT_OK : cli_bad_value(spec, opt, option, value);
 }
 
-/* The command line of a glTF, OBJ or voxel rig FILE; see cli_parse_args. */
-static bool parse_args(int argc, char **argv, render_args *a, int *status)
+#define RENDER_OPTIONS 8
+
+/* The tables a glTF, OBJ or voxel rig FILE's spec points into. */
+typedef struct render_tables {
+    cli_option options[RENDER_OPTIONS], shot[CLI_SHOT_OPTIONS];
+    cli_positional file;
+} render_tables;
+
+/* The spec of a glTF, OBJ or voxel rig FILE, storing into a (defaults set here). */
+static cli_spec render_spec(render_args *a, render_tables *t)
 {
     memset(a, 0, sizeof *a);
     a->shot.size = (cli_size){800, 600};
@@ -88,7 +96,7 @@ static bool parse_args(int argc, char **argv, render_args *a, int *status)
     a->background[1] = 0x33 / 255.0f;
     a->background[2] = 0x3b / 255.0f;
     a->background[3] = 1.0f;
-    const cli_option options[] = {
+    const cli_option options[RENDER_OPTIONS] = {
         {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
         {.name = "--time", .kind = CLI_FLOAT, .dest = &a->time, .bounds = CLI_AT_LEAST,
          .help = "a time in seconds (0 or more)", .given = &a->has_time},
@@ -103,13 +111,28 @@ static bool parse_args(int argc, char **argv, render_args *a, int *status)
         {.name = "--background", .kind = CLI_CUSTOM, .dest = a->background,
          .convert = take_colour, .help = "#rrggbb, #rrggbbaa or none"},
     };
-    cli_option shot[CLI_SHOT_OPTIONS];
-    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.reads_model = true, .command = cli_find_command("render"), .options = options,
-                           .option_count = CLI_COUNT(options), .shared = shot,
-                           .shared_count = cli_shot_options(&a->shot, true, shot),
-                           .positionals = positionals,
-                           .positional_count = CLI_COUNT(positionals)};
+    memcpy(t->options, options, sizeof options);
+    t->file = (cli_positional){"FILE", &a->file, "which file?"};
+    return (cli_spec){.reads_model = true, .command = cli_find_command("render"),
+                      .options = t->options, .option_count = RENDER_OPTIONS, .shared = t->shot,
+                      .shared_count = cli_shot_options(&a->shot, true, t->shot),
+                      .positionals = &t->file, .positional_count = 1};
+}
+
+/* cli_option_values of a glTF, OBJ or voxel rig FILE's spec. */
+static int render_values(const char *option)
+{
+    render_args a;
+    render_tables t;
+    cli_spec spec = render_spec(&a, &t);
+    return cli_option_values(&spec, option);
+}
+
+/* The command line of a glTF, OBJ or voxel rig FILE; see cli_parse_args. */
+static bool parse_args(int argc, char **argv, render_args *a, int *status)
+{
+    render_tables t;
+    cli_spec spec = render_spec(a, &t);
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
     const char *wrong = NULL;
@@ -121,6 +144,8 @@ static bool parse_args(int argc, char **argv, render_args *a, int *status)
         wrong = "render: --turntable orbits; it takes no --view";
     else if (a->sheet && !a->frames && !a->turntable)
         wrong = "render: --sheet lays out --frames N or --turntable N";
+    else if (cli_shot_is_jpeg(&a->shot) && a->background[3] < 1.0f)
+        wrong = "render: a JPEG has no transparency: give --background #rrggbb, or -o OUT.png";
     if (wrong)
         *status = cli_usage_error("render", "%s", wrong);
     return !wrong;
@@ -128,13 +153,55 @@ static bool parse_args(int argc, char **argv, render_args *a, int *status)
 
 /* ---- the options every FILE kind takes (shot.h) ----------------------------------- */
 
+/* The image formats -o writes, by its extension. */
+typedef enum image_kind { IMAGE_NONE, IMAGE_PNG, IMAGE_JPEG } image_kind;
+
+static image_kind image_kind_of(const char *path)
+{
+    if (cli_has_extension(path, ".png"))
+        return IMAGE_PNG;
+    if (cli_has_extension(path, ".jpg") || cli_has_extension(path, ".jpeg"))
+        return IMAGE_JPEG;
+    return IMAGE_NONE;
+}
+
+/* -o OUT: refused now, before any work, when its extension names no format written. */
+static int take_image_name(const cli_spec *spec, const cli_option *opt, const char *option,
+                           const char *value)
+{
+    if (image_kind_of(value) == IMAGE_NONE)
+        return cli_bad_value(spec, opt, option, value);
+    *(const char **)opt->dest = value;
+    return CLI_EXIT_OK;
+}
+
+bool cli_shot_is_jpeg(const cli_shot *shot)
+{
+    return image_kind_of(shot->out) == IMAGE_JPEG;
+}
+
+/* The quality of every JPEG written: small files, no visible blocks on flat shading. */
+#define JPEG_QUALITY 90
+
+/* img as the file at path, by its extension (PNG or JPEG), alone or as one more file of set. */
+static mn_status write_image(mn_output *set, const mn_rgba_image *img, const char *path,
+                             mn_error *err)
+{
+    if (image_kind_of(path) == IMAGE_JPEG)
+        return set ? mn_rgba_image_write_jpeg_to(set, img, path, JPEG_QUALITY, err)
+                   : mn_rgba_image_write_jpeg(img, path, JPEG_QUALITY, err);
+    return set ? mn_rgba_image_write_png_to(set, img, path, err)
+               : mn_rgba_image_write_png(img, path, err);
+}
+
 size_t cli_shot_options(cli_shot *shot, bool with_view, cli_option out[CLI_SHOT_OPTIONS])
 {
     static const cli_choice views[] = {{"front", MN_VIEW_FRONT}, {"side", MN_VIEW_SIDE},
                                        {"top", MN_VIEW_TOP}, {"orbit", MN_VIEW_ORBIT},
                                        {NULL, 0}};
     const cli_option options[CLI_SHOT_OPTIONS] = {
-        {.name = "--out", .alias = "-o", .kind = CLI_STRING, .dest = &shot->out,
+        {.name = "--out", .alias = "-o", .kind = CLI_CUSTOM, .dest = &shot->out,
+         .convert = take_image_name, .help = "a .png, .jpg or .jpeg file name",
          .required = "where to? (-o out.png)"},
         {.name = "--size", .kind = CLI_SIZE, .dest = &shot->size, .min = 1, .max = 8192,
          .given = &shot->has_size},
@@ -224,6 +291,12 @@ static int choose_gltf_clip(const render_args *a, scene_model *m)
     bool wants = a->clip || a->has_time || a->frames;
     if (!wants)
         return CLI_EXIT_OK;
+    if (!a->clip && !a->frames && model->animation_count == 0) {
+        /* --time alone asks for a moment of a clip; without any, the rest pose is that moment. */
+        fprintf(stderr, "marionette: %s: note: the file has no animations; drawing the rest "
+                        "pose\n", a->file);
+        return CLI_EXIT_OK;
+    }
     uint32_t pick = MN_NONE;
     if (a->clip) {
         pick = cli_find_clip(model, a->clip);
@@ -248,8 +321,11 @@ static int choose_gltf_clip(const render_args *a, scene_model *m)
 static int load_gltf(const render_args *a, scene_model *m)
 {
     mn_error err;
-    if (mn_gltf_read_file(a->file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &m->model, &err) != MN_OK ||
-        mn_rig_create(m->model, NULL, &m->rig, &err) != MN_OK ||
+    if (mn_gltf_read_file(a->file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &m->model, &err) != MN_OK) {
+        cli_report_read_error(a->file, &err, CLI_READS_RENDER);
+        return CLI_EXIT_FAILED;
+    }
+    if (mn_rig_create(m->model, NULL, &m->rig, &err) != MN_OK ||
         mn_instance_create(m->rig, NULL, &m->instance, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
@@ -267,11 +343,13 @@ static int load_gltf(const render_args *a, scene_model *m)
 static int load_obj(const render_args *a, scene_model *m)
 {
     mn_error err;
-    if (a->clip || a->has_time || a->frames) {
+    if (a->clip || a->frames) {
         fprintf(stderr, "marionette: %s: an OBJ has no animations\n", a->file);
-        return cli_usage_error("render", "render: --clip, --time and --frames need an animated "
-                                         "model");
+        return cli_usage_error("render", "render: --clip and --frames need an animated model");
     }
+    if (a->has_time)
+        fprintf(stderr, "marionette: %s: note: an OBJ has no animations; drawing it as read\n",
+                a->file);
     mn_obj_options options = {.threads = cli_obj_threads(), .resolver.root = cli_allow_outside};
     if (mn_obj_read_file(a->file, &options, &m->obj, &err) != MN_OK) {
         cli_report_error(a->file, &err);
@@ -347,13 +425,14 @@ static void pose_at(scene_model *m, float t)
 
 /* ---- frames, progress and output -------------------------------------------------- */
 
-/* out.png → out_007.png (4 digits when there are more than 1000 frames). */
+/* out.png → out_007.png, out.jpg → out_007.jpg (4 digits when there are more than 1000
+   frames); -o has an image extension (take_image_name). */
 static bool numbered_name(char *buf, size_t size, const char *out, uint32_t index, uint32_t count)
 {
-    size_t len = strlen(out);
-    int stem = (int)(ends_with(out, ".png") ? len - 4 : len);
-    int n = count > 1000 ? snprintf(buf, size, "%.*s_%04u.png", stem, out, index % 10000u)
-                         : snprintf(buf, size, "%.*s_%03u.png", stem, out, index % 1000u);
+    const char *dot = strrchr(out, '.');
+    int stem = (int)(dot - out);
+    int n = count > 1000 ? snprintf(buf, size, "%.*s_%04u%s", stem, out, index % 10000u, dot)
+                         : snprintf(buf, size, "%.*s_%03u%s", stem, out, index % 1000u, dot);
     return n > 0 && (size_t)n < size;
 }
 
@@ -370,10 +449,10 @@ static mn_render_view base_view(const render_args *a)
     return v;
 }
 
-int cli_write_png(const mn_rgba_image *img, const char *path)
+int cli_write_image(const mn_rgba_image *img, const char *path)
 {
     mn_error err;
-    if (mn_rgba_image_write_png(img, path, &err) != MN_OK) {
+    if (write_image(NULL, img, path, &err) != MN_OK) {
         fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
         return CLI_EXIT_FAILED;
     }
@@ -467,11 +546,11 @@ static int render_all(job *j)
         if (rc == CLI_EXIT_OK && a->sheet) {
             mn_sheet_put(&j->sheet, i, &j->image, label);
         } else if (rc == CLI_EXIT_OK && !frames) {
-            rc = cli_write_png(&j->image, a->shot.out);
+            rc = cli_write_image(&j->image, a->shot.out);
         } else if (rc == CLI_EXIT_OK && !numbered_name(name, sizeof name, a->shot.out, i, count)) {
             fprintf(stderr, "marionette: %s: path too long\n", a->shot.out);
             rc = CLI_EXIT_USAGE;
-        } else if (rc == CLI_EXIT_OK && mn_rgba_image_write_png_to(frames, &j->image, name, &err) != MN_OK) {
+        } else if (rc == CLI_EXIT_OK && write_image(frames, &j->image, name, &err) != MN_OK) {
             fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
             rc = CLI_EXIT_FAILED;
         }
@@ -482,7 +561,7 @@ static int render_all(job *j)
         cli_progress_show(&j->bar, i + 1);
     }
     if (a->sheet)
-        return cli_write_png(&j->sheet.image, a->shot.out);
+        return cli_write_image(&j->sheet.image, a->shot.out);
     if (frames && mn_output_commit(frames, &err) != MN_OK) {
         fprintf(stderr, "marionette: %s (%s)\n", err.message, mn_status_name(err.code));
         return CLI_EXIT_FAILED;
@@ -540,22 +619,22 @@ static int run_render(const render_args *a)
 
 /* Expression heads (cmd_render_head.c), with their own options (--arkit, --expr, --colour). */
 int mn_cli_render_head(int argc, char **argv);
+int mn_cli_render_head_values(const char *option);
 /* Character packages (cmd_render_character.c; the rule in cmd_info_character.c). */
 bool mn_cli_is_character(const char *path);
 int mn_cli_render_character(int argc, char **argv);
-
-/* Which FILE kind has options of its own (the first one named decides). */
-static bool is_head_or_character(const char *path)
-{
-    return mn_cli_is_aosrig(path) || mn_cli_is_character(path);
-}
+int mn_cli_render_character_values(const char *option);
 
 int cli_render(int argc, char **argv)
 {
-    const char *file = cli_first_file(argc, argv, is_head_or_character);
+    /* The FILE decides whose options the line holds; any kind's table says which
+       arguments are option values, so `--clip character.json` names no file. */
+    static const cli_values_fn kinds[] = {render_values, mn_cli_render_head_values,
+                                          mn_cli_render_character_values};
+    const char *file = cli_the_file(argc, argv, kinds, CLI_COUNT(kinds));
     if (file && mn_cli_is_aosrig(file))
         return mn_cli_render_head(argc, argv);
-    if (file)
+    if (file && mn_cli_is_character(file))
         return mn_cli_render_character(argc, argv);
     render_args a;
     int rc;

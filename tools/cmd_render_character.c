@@ -26,6 +26,7 @@
 
 /* cmd_render.c hands a character package (mn_cli_is_character) to this. */
 int mn_cli_render_character(int argc, char **argv);
+int mn_cli_render_character_values(const char *option);
 /* cmd_info_character.c: the package's folder and descriptor name from FILE. */
 void mn_cli_character_split(const char *path, char *dir, size_t dir_size, const char **name);
 
@@ -41,27 +42,48 @@ typedef struct character_render_args {
 
 /* ---- the command line ------------------------------------------------------------ */
 
-static bool parse_args(int argc, char **argv, character_render_args *a, int *status)
+#define CHARACTER_OPTIONS 3
+
+/* The tables a package's spec points into. */
+typedef struct character_tables {
+    cli_option options[CHARACTER_OPTIONS], shot[CLI_SHOT_OPTIONS];
+    cli_positional file;
+} character_tables;
+
+static cli_spec character_spec(character_render_args *a, character_tables *t)
 {
     memset(a, 0, sizeof *a);
     a->shot.size = (cli_size){512, 512};
     a->shot.supersample = 2;
     a->radius = 1.0f;
-    const cli_option options[] = {
+    const cli_option options[CHARACTER_OPTIONS] = {
         {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
         {.name = "--time", .kind = CLI_FLOAT, .dest = &a->time, .help = "a number of seconds",
          .given = &a->has_time},
         {.name = "--radius", .kind = CLI_FLOAT, .dest = &a->radius, .bounds = CLI_ABOVE,
          .help = "a positive number"},
     };
-    cli_option shot[CLI_SHOT_OPTIONS];
-    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.reads_model = true, .command = cli_find_command("render"),
-                           .options_of = "a character package", .options = options,
-                           .option_count = CLI_COUNT(options),
-                           .shared = shot, .shared_count = cli_shot_options(&a->shot, false, shot),
-                           .positionals = positionals,
-                           .positional_count = CLI_COUNT(positionals)};
+    memcpy(t->options, options, sizeof options);
+    t->file = (cli_positional){"FILE", &a->file, "which file?"};
+    return (cli_spec){.reads_model = true, .command = cli_find_command("render"),
+                      .options_of = "a character package", .options = t->options,
+                      .option_count = CHARACTER_OPTIONS, .shared = t->shot,
+                      .shared_count = cli_shot_options(&a->shot, false, t->shot),
+                      .positionals = &t->file, .positional_count = 1};
+}
+
+int mn_cli_render_character_values(const char *option)
+{
+    character_render_args a;
+    character_tables t;
+    cli_spec spec = character_spec(&a, &t);
+    return cli_option_values(&spec, option);
+}
+
+static bool parse_args(int argc, char **argv, character_render_args *a, int *status)
+{
+    character_tables t;
+    cli_spec spec = character_spec(a, &t);
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
     a->view = cli_shot_view(&a->shot);
@@ -222,12 +244,10 @@ static int draw(const character_render_args *a, character_scene *s)
     int rc = CLI_EXIT_FAILED;
     if (mn_renderer_create(&ro, &r, &err) == MN_OK &&
         mn_rgba_image_create(a->shot.size.width, a->shot.size.height, NULL, &img, &err) == MN_OK &&
-        mn_renderer_draw(r, scene, &cam, &img, &err) == MN_OK &&
-        mn_rgba_image_write_png(&img, a->shot.out, &err) == MN_OK)
-        rc = CLI_EXIT_OK;
+        mn_renderer_draw(r, scene, &cam, &img, &err) == MN_OK)
+        rc = cli_write_image(&img, a->shot.out);
     else
-        fprintf(stderr, "marionette: %s: %s (%s)\n", a->file, err.message,
-                mn_status_name(err.code));
+        cli_report_error(a->file, &err);
     mn_rgba_image_free(&img);
     mn_renderer_free(r);
     return rc;

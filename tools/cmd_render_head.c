@@ -36,8 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cmd_render.c hands a .aosrig FILE (anywhere on the command line) to this. */
+/* cmd_render.c hands a .aosrig FILE to this; _values is its spec's cli_option_values. */
 int mn_cli_render_head(int argc, char **argv);
+int mn_cli_render_head_values(const char *option);
 
 #define MAX_ITEMS 64u             /* --arkit and --expr entries each */
 #define MAX_REGION_CELLS 15u      /* the default sheet's region cells */
@@ -134,7 +135,15 @@ static int take_expr(const cli_spec *spec, const cli_option *opt, const char *op
     return parse_items(spec, option, list, false, a->expr, &a->expr_count);
 }
 
-static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
+#define HEAD_OPTIONS 6
+
+/* The tables a head's spec points into. */
+typedef struct head_tables {
+    cli_option options[HEAD_OPTIONS], shot[CLI_SHOT_OPTIONS];
+    cli_positional file;
+} head_tables;
+
+static cli_spec head_spec(head_render_args *a, head_tables *t)
 {
     memset(a, 0, sizeof *a);
     a->shot.supersample = 2;
@@ -142,7 +151,7 @@ static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
         {"skin", MN_HEAD_COLOUR_SKIN}, {"flat", MN_HEAD_COLOUR_FLAT},
         {"joint", MN_HEAD_COLOUR_JOINT}, {"uv", MN_HEAD_COLOUR_UV},
         {"height", MN_HEAD_COLOUR_HEIGHT}, {NULL, 0}};
-    const cli_option options[] = {
+    const cli_option options[HEAD_OPTIONS] = {
         {.name = "--arkit", .kind = CLI_CUSTOM, .dest = a, .convert = take_arkit},
         {.name = "--expr", .kind = CLI_CUSTOM, .dest = a, .convert = take_expr},
         {.name = "--table", .kind = CLI_STRING, .dest = &a->table},
@@ -152,14 +161,27 @@ static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
          .choices = colourings},
         {.name = "--sheet", .kind = CLI_FLAG, .dest = &a->sheet},
     };
-    cli_option shot[CLI_SHOT_OPTIONS];
-    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.reads_model = true, .command = cli_find_command("render"), .help = head_help,
-                           .options_of = "a .aosrig head", .options = options,
-                           .option_count = CLI_COUNT(options), .shared = shot,
-                           .shared_count = cli_shot_options(&a->shot, true, shot),
-                           .positionals = positionals,
-                           .positional_count = CLI_COUNT(positionals)};
+    memcpy(t->options, options, sizeof options);
+    t->file = (cli_positional){"FILE", &a->file, "which file?"};
+    return (cli_spec){.reads_model = true, .command = cli_find_command("render"),
+                      .help = head_help, .options_of = "a .aosrig head", .options = t->options,
+                      .option_count = HEAD_OPTIONS, .shared = t->shot,
+                      .shared_count = cli_shot_options(&a->shot, true, t->shot),
+                      .positionals = &t->file, .positional_count = 1};
+}
+
+int mn_cli_render_head_values(const char *option)
+{
+    head_render_args a;
+    head_tables t;
+    cli_spec spec = head_spec(&a, &t);
+    return cli_option_values(&spec, option);
+}
+
+static bool parse_args(int argc, char **argv, head_render_args *a, int *status)
+{
+    head_tables t;
+    cli_spec spec = head_spec(a, &t);
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
     const char *wrong = cli_arkit_map_mistake(a->table, a->fitted[0], a->arkit_list != NULL);
@@ -290,9 +312,10 @@ static int load(head_scene *h)
     const mn_aosrig_header *hd = &h->pack->header;
     for (uint32_t i = 0; i < a->expr_count; i++)
         if (a->expr[i].index >= hd->head_ext.dim)
-            return cli_usage_error("render", "render: --expr: index %u is past the head's %u "
-                                             "controls (0 to %u)", a->expr[i].index,
-                                   hd->head_ext.dim, hd->head_ext.dim - 1);
+            return cli_usage_error("render", "render: --expr: index %u is past the head's %u %s "
+                                             "(0 to %u)", a->expr[i].index, hd->head_ext.dim,
+                                   cli_noun(hd->head_ext.dim, "control", "controls"),
+                                   hd->head_ext.dim - 1);
     h->controls = calloc(hd->head_ext.dim, sizeof *h->controls);
     h->posed = calloc((size_t)hd->vertex_count * 3, sizeof *h->posed);
     if (!h->controls || !h->posed) {
@@ -367,7 +390,7 @@ static int draw(head_scene *h, mn_renderer *r, mn_rgba_image *img, mn_sheet *she
             mn_sheet_put(sheet, i, img, label);
         }
     }
-    return cli_write_png(sheet ? &sheet->image : img, a->shot.out);
+    return cli_write_image(sheet ? &sheet->image : img, a->shot.out);
 }
 
 static int render_head(const head_render_args *a)

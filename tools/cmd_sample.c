@@ -93,7 +93,15 @@ static int take_times(const cli_spec *spec, const cli_option *opt, const char *o
     return CLI_EXIT_OK;
 }
 
-static bool parse_args(int argc, char **argv, sample_args *a, int *status)
+#define SAMPLE_OPTIONS 6
+
+/* The tables a glTF FILE's spec points into. */
+typedef struct sample_tables {
+    cli_option options[SAMPLE_OPTIONS];
+    cli_positional file;
+} sample_tables;
+
+static cli_spec sample_spec(sample_args *a, sample_tables *t)
 {
     memset(a, 0, sizeof *a);
     static const cli_choice vertex_choices[] = {
@@ -101,7 +109,7 @@ static bool parse_args(int argc, char **argv, sample_args *a, int *status)
         {"none", VERTICES_NONE}, {NULL, 0}};
     /* --time T is --times with one value, --skinned is --vertices skinned: the
        spellings `render` uses, so flags read alike. */
-    const cli_option options[] = {
+    const cli_option options[SAMPLE_OPTIONS] = {
         {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
         {.name = "--rest", .kind = CLI_FLAG, .dest = &a->rest},
         {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
@@ -110,10 +118,26 @@ static bool parse_args(int argc, char **argv, sample_args *a, int *status)
         {.name = "--vertices", .kind = CLI_CHOICE, .dest = &a->vertices, .choices = vertex_choices},
         {.name = "--skinned", .kind = CLI_SET, .dest = &a->vertices, .value = VERTICES_SKINNED},
     };
-    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.reads_model = true, .command = cli_find_command("sample"), .options = options,
-                           .option_count = CLI_COUNT(options), .positionals = positionals,
-                           .positional_count = CLI_COUNT(positionals)};
+    memcpy(t->options, options, sizeof options);
+    t->file = (cli_positional){"FILE", &a->file, "which file?"};
+    return (cli_spec){.reads_model = true, .command = cli_find_command("sample"),
+                      .options = t->options, .option_count = SAMPLE_OPTIONS,
+                      .positionals = &t->file, .positional_count = 1};
+}
+
+/* cli_option_values of a glTF FILE's spec. */
+static int sample_values(const char *option)
+{
+    sample_args a;
+    sample_tables t;
+    cli_spec spec = sample_spec(&a, &t);
+    return cli_option_values(&spec, option);
+}
+
+static bool parse_args(int argc, char **argv, sample_args *a, int *status)
+{
+    sample_tables t;
+    cli_spec spec = sample_spec(a, &t);
     return cli_parse_args(&spec, argc, argv, status);
 }
 
@@ -675,9 +699,9 @@ static mn_status text_sample(FILE *out, poser *p, long clip, const float *t, mn_
                 lo[c] = fminf(lo[c], p->positions[3 * v + c]);
                 hi[c] = fmaxf(hi[c], p->positions[3 * v + c]);
             }
-        fprintf(out, "  node %u mesh %u primitive %u%s%s: %u vertices", job->node, job->mesh,
+        fprintf(out, "  node %u mesh %u primitive %u%s%s: %u %s", job->node, job->mesh,
                 job->primitive, job->skinned ? " skinned" : "", job->morphed ? " morphed" : "",
-                job->dm->vertex_count);
+                job->dm->vertex_count, cli_noun(job->dm->vertex_count, "vertex", "vertices"));
         if (job->dm->vertex_count > 0) {
             fputs(", world box min ", out);
             put_vec3(out, lo);
@@ -745,28 +769,31 @@ static mn_status run_samples(emitter *e, poser *p, const sample_args *a, uint32_
     return st;
 }
 
-/* Expression heads (cmd_sample_head.c): checked first, since a head's --table FILE may end in .json. */
+/* Expression heads (cmd_sample_head.c). */
 bool mn_cli_is_aosrig(const char *path);
 int mn_cli_head_sample(int argc, char **argv);
+int mn_cli_head_sample_values(const char *option);
 
 int cli_sample(int argc, char **argv)
 {
-    if (cli_first_file(argc, argv, mn_cli_is_aosrig))
+    /* The one FILE decides; option values (--clip head.aosrig, --table t.json) never do. */
+    static const cli_values_fn kinds[] = {sample_values, mn_cli_head_sample_values,
+                                          mn_cli_voxel_sample_values};
+    const char *file = cli_the_file(argc, argv, kinds, CLI_COUNT(kinds));
+    if (file && mn_cli_is_aosrig(file))
         return mn_cli_head_sample(argc, argv);
-    if (cli_first_file(argc, argv, cli_is_rig_json))
+    if (file && cli_is_rig_json(file))
         return mn_cli_voxel_sample(argc, argv);
     sample_args a;
     int rc;
     if (!parse_args(argc, argv, &a, &rc))
         return rc;
 
-    mn_model *model = NULL;
+    mn_model *model = cli_read_model(a.file, CLI_READS_SAMPLE, false);
+    if (!model)
+        return CLI_EXIT_FAILED;
     mn_error err;
     memset(&err, 0, sizeof err);
-    if (mn_gltf_read_file(a.file, &(mn_gltf_options){.resolver.root = cli_allow_outside}, &model, &err) != MN_OK) {
-        cli_report_error(a.file, &err);
-        return CLI_EXIT_FAILED;
-    }
 
     uint32_t only_clip = MN_NONE;
     if (a.clip && strcmp(a.clip, "all") != 0) {

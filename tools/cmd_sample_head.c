@@ -38,6 +38,7 @@
 /* Prototypes for cmd_sample.c's dispatch (not in cli.h: one command's private pair). */
 bool mn_cli_is_aosrig(const char *path);
 int mn_cli_head_sample(int argc, char **argv);
+int mn_cli_head_sample_values(const char *option);
 
 bool mn_cli_is_aosrig(const char *path)
 {
@@ -68,11 +69,19 @@ static const char head_help[] =
     "file (--fitted); --controls \"lower_face_002=0.5,gaze_yaw_L=0.2\" sets controls by\n"
     "name (after the ARKit map); --joint turns a joint on top of its rest (x y z w).\n";
 
-static bool parse_args(int argc, char **argv, head_args *a, int *status)
+#define HEAD_OPTIONS 7
+
+/* The tables a head's spec points into. */
+typedef struct head_tables {
+    cli_option options[HEAD_OPTIONS];
+    cli_positional file;
+} head_tables;
+
+static cli_spec head_spec(head_args *a, head_tables *t)
 {
     memset(a, 0, sizeof *a);
     a->joints = (cli_list){a->joint_items, 0, MAX_JOINT_ARGS};
-    const cli_option options[] = {
+    const cli_option options[HEAD_OPTIONS] = {
         {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
         {.name = "--forward", .kind = CLI_FLAG, .dest = &a->forward},
         {.name = "--arkit", .kind = CLI_STRING, .dest = &a->arkit},
@@ -82,11 +91,26 @@ static bool parse_args(int argc, char **argv, head_args *a, int *status)
         {.name = "--fitted", .kind = CLI_PAIR, .dest = a->fitted,
          .needs = "INFO.json and TABLE.bin"},
     };
-    const cli_positional positionals[] = {{"FILE", &a->file, "which file?"}};
-    const cli_spec spec = {.reads_model = true, .command = cli_find_command("sample"), .help = head_help,
-                           .options_of = "a .aosrig head", .options = options,
-                           .option_count = CLI_COUNT(options), .positionals = positionals,
-                           .positional_count = CLI_COUNT(positionals)};
+    memcpy(t->options, options, sizeof options);
+    t->file = (cli_positional){"FILE", &a->file, "which file?"};
+    return (cli_spec){.reads_model = true, .command = cli_find_command("sample"),
+                      .help = head_help, .options_of = "a .aosrig head", .options = t->options,
+                      .option_count = HEAD_OPTIONS, .positionals = &t->file,
+                      .positional_count = 1};
+}
+
+int mn_cli_head_sample_values(const char *option)
+{
+    head_args a;
+    head_tables t;
+    cli_spec spec = head_spec(&a, &t);
+    return cli_option_values(&spec, option);
+}
+
+static bool parse_args(int argc, char **argv, head_args *a, int *status)
+{
+    head_tables t;
+    cli_spec spec = head_spec(a, &t);
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
     const char *wrong = cli_arkit_map_mistake(a->table, a->fitted[0], a->arkit != NULL);
@@ -294,7 +318,8 @@ static void print_text(const head_args *a, const mn_aosrig *pack, const float *v
 {
     const mn_aosrig_header *h = &pack->header;
     const char *units = mn_aosrig_units_name(a->forward ? h->units : MN_AOSRIG_METRES);
-    printf("%s: %u vertices, %s (%s)\n", a->file, h->vertex_count,
+    printf("%s: %u %s, %s (%s)\n", a->file, h->vertex_count,
+           cli_noun(h->vertex_count, "vertex", "vertices"),
            a->forward ? "forward, head-local" : "posed, bind space", units);
     for (uint32_t v = 0; v < h->vertex_count; v++)
         printf("%u %.9g %.9g %.9g\n", v, (double)verts[3 * (size_t)v],

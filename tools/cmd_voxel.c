@@ -195,12 +195,13 @@ static void print_info_text(FILE *out, const char *path, const mn_voxel_rig *rig
     fprintf(out, "\nanimations (%u):\n", rig->animation_count);
     for (uint32_t a = 0; a < rig->animation_count; a++) {
         const mn_voxel_animation *an = &rig->animations[a];
-        fprintf(out, "  %-16s %s%s %g ms, %u track%s:", an->name, an->loop ? "loop" : "one-shot",
+        fprintf(out, "  %-16s %s%s %g ms, %u %s:", an->name, an->loop ? "loop" : "one-shot",
                 an->auto_play ? ", auto-play," : ",", an->duration_ms, an->track_count,
-                an->track_count == 1 ? "" : "s");
+                cli_noun(an->track_count, "track", "tracks"));
         for (uint32_t k = 0; k < an->track_count; k++)
-            fprintf(out, "%s %s (%u key%s)", k ? "," : "", rig->joints[an->tracks[k].joint].name,
-                    an->tracks[k].curve.key_count, an->tracks[k].curve.key_count == 1 ? "" : "s");
+            fprintf(out, "%s %s (%u %s)", k ? "," : "", rig->joints[an->tracks[k].joint].name,
+                    an->tracks[k].curve.key_count,
+                    cli_noun(an->tracks[k].curve.key_count, "key", "keys"));
         fprintf(out, "\n");
     }
 
@@ -212,9 +213,11 @@ static void print_info_text(FILE *out, const char *path, const mn_voxel_rig *rig
             if (m->vertices == 0)
                 fprintf(out, "socket (no geometry)");
             else
-                fprintf(out, "%u vertices, %u triangles", m->vertices, m->triangles);
+                fprintf(out, "%u %s, %u %s", m->vertices, cli_noun(m->vertices, "vertex", "vertices"),
+                        m->triangles, cli_noun(m->triangles, "triangle", "triangles"));
             if (m->bones)
-                fprintf(out, ", %u bones (%u matched to parts)", m->bones, m->bones_matched);
+                fprintf(out, ", %u %s (%u matched to parts)", m->bones,
+                        cli_noun(m->bones, "bone", "bones"), m->bones_matched);
         } else {
             fprintf(out, "%s: %s", m->status, m->error);
         }
@@ -356,23 +359,47 @@ typedef struct sample_args {
 /* A rig's options are its own, so its usage line is too (and its --help). */
 static const cli_command sample_command = {"sample", SAMPLE_ARGS, NULL, NULL, NULL};
 
-/* The options into a; the --set items go to storage (argc of them at most). */
-static bool parse_sample_args(int argc, char **argv, sample_args *a, const char **storage,
-                              int *status)
+#define SAMPLE_OPTIONS 5
+
+/* The tables a rig's spec points into. */
+typedef struct sample_tables {
+    cli_option options[SAMPLE_OPTIONS];
+    cli_positional file;
+} sample_tables;
+
+/* The spec storing into a; the --set items go to storage (cap of them at most). */
+static cli_spec sample_spec(sample_args *a, const char **storage, uint32_t cap, sample_tables *t)
 {
     memset(a, 0, sizeof *a);
-    a->sets = (cli_list){storage, 0, (uint32_t)argc};
-    const cli_option options[] = {
+    a->sets = (cli_list){storage, 0, cap};
+    const cli_option options[SAMPLE_OPTIONS] = {
         {.name = "--json", .kind = CLI_FLAG, .dest = &a->json},
         {.name = "--rest", .kind = CLI_FLAG, .dest = &a->rest},
         {.name = "--anim", .kind = CLI_STRING, .dest = &a->anim},
         {.name = "--time-ms", .kind = CLI_DOUBLE, .dest = &a->time_ms},
         {.name = "--set", .kind = CLI_LIST, .dest = &a->sets},
     };
-    const cli_positional positionals[] = {{"FILE", &a->file, "which rig.json?"}};
-    const cli_spec spec = {.reads_model = true, .command = &sample_command, .options = options,
-                           .option_count = CLI_COUNT(options), .positionals = positionals,
-                           .positional_count = CLI_COUNT(positionals)};
+    memcpy(t->options, options, sizeof options);
+    t->file = (cli_positional){"FILE", &a->file, "which rig.json?"};
+    return (cli_spec){.reads_model = true, .command = &sample_command, .options = t->options,
+                      .option_count = SAMPLE_OPTIONS, .positionals = &t->file,
+                      .positional_count = 1};
+}
+
+int mn_cli_voxel_sample_values(const char *option)
+{
+    sample_args a;
+    sample_tables t;
+    cli_spec spec = sample_spec(&a, NULL, 0, &t);
+    return cli_option_values(&spec, option);
+}
+
+/* The options into a; the --set items go to storage (argc of them at most). */
+static bool parse_sample_args(int argc, char **argv, sample_args *a, const char **storage,
+                              int *status)
+{
+    sample_tables t;
+    cli_spec spec = sample_spec(a, storage, (uint32_t)argc, &t);
     if (!cli_parse_args(&spec, argc, argv, status))
         return false;
     if (a->rest && (a->anim || a->sets.count)) {

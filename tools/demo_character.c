@@ -439,7 +439,12 @@ mn_status demo_character_write(const char *dir, mn_error *err)
     char path[4096];
     snprintf(path, sizeof path, "%s/meshes", dir);
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        fail(err, MN_IO, path, "the folder cannot be made");
+        const char *why = strerror(errno);
+        fail(err, MN_IO, path, "cannot make the folder");
+        if (err) {
+            size_t n = strlen(err->message);
+            snprintf(err->message + n, sizeof err->message - n, ": %s", why);
+        }
         return MN_IO;
     }
     snprintf(path, sizeof path, "%s/rig.json", dir);

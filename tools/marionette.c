@@ -21,12 +21,15 @@
 
 static const cli_command commands[] = {
     {"info", "FILE [--json]",
-     "describe a glTF/GLB file or a voxel rig.json",
+     "describe a glTF/GLB, OBJ, voxel rig.json, .aosrig head or character.json package",
      "Reads FILE (.glb or .gltf) and prints what it holds: asset version and generator,\n"
      "extensions used and required, the scene tree (nodes with their mesh, skin and\n"
      "camera), meshes with vertex and index counts and attributes, skins with joint\n"
      "counts, animations with channel counts, interpolations and durations, materials,\n"
-     "images, world-space bounds at rest, and the reader's warnings.\n"
+     "images, world-space bounds at rest, and the reader's warnings.  An .obj (with its\n"
+     "MTL libraries) is described as the model it is read into: one mesh whose\n"
+     "primitives are its groups.  A .aosrig is an expression head: its controls,\n"
+     "regions, joints, eyes and blobs.\n"
      "A FILE ending in .json is a voxel rig: its parts, joints (drive, range),\n"
      "animations and part meshes are summarised instead, unless it is a character\n"
      "package (named character.json, or its top-level \"format\" is \"aosrig-splat\"):\n"
@@ -73,8 +76,9 @@ static const cli_command commands[] = {
      "matrix (marionette-voxel-sample/1 with --json).\n",
      cli_sample},
     {"render", "FILE [--clip NAME] [--time T | --frames N [--sheet]] [--size WxH] "
-               "[--yaw DEG --pitch DEG] [--view front|side|top] [--turntable N [--sheet]] -o OUT.png",
-     "draw a posed model into a PNG (a frame, a sequence, a turntable or a contact sheet)",
+               "[--yaw DEG --pitch DEG] [--view front|side|top] [--turntable N [--sheet]] "
+               "-o OUT.png|OUT.jpg",
+     "draw a posed model into a PNG or JPEG: one frame, a sequence, a turntable or a sheet",
      "Loads FILE (.glb/.gltf, .obj, or a voxel rig.json), poses it and draws it with the\n"
      "library's software rasteriser (no GPU): lit, depth-tested, textured, supersampled.\n"
      "The camera frames the model automatically; for a clip it frames the whole clip, so\n"
@@ -83,7 +87,8 @@ static const cli_command commands[] = {
      "  --clip C         a clip by name, or by index when no clip has that name (glTF), or\n"
      "                   an animation by name (rig.json); default: the rest pose, or clip\n"
      "                   0 when --time or --frames ask for one\n"
-     "  --time T         seconds into the clip (clamped to its length)\n"
+     "  --time T         seconds into the clip (clamped to its length); a file without\n"
+     "                   animations is drawn at rest, with a note on stderr\n"
      "  --frames N       N frames from the clip's start to its end: OUT_000.png ... or,\n"
      "                   with --sheet, one labelled grid in OUT.png\n"
      "  --turntable N    N views round the model (yaw steps of 360/N), numbered or --sheet\n"
@@ -97,7 +102,9 @@ static const cli_command commands[] = {
      "  --background C   #rrggbb, #rrggbbaa or none (transparent); default #2e333b\n"
      "  --threads N      rendering threads, default one per CPU\n"
      "  --quiet          no progress bar and no list of files written\n"
-     "  -o, --out OUT    the PNG to write (required)\n"
+     "  -o, --out OUT    the image to write (required): a PNG when OUT ends in .png, a\n"
+     "                   JPEG (quality 90, no alpha) for .jpg or .jpeg; any other name\n"
+     "                   is refused before anything is read\n"
      "\n"
      "A FILE ending in .aosrig is an expression head, drawn posed from its controls:\n"
      "  marionette render HEAD.aosrig [--arkit LIST (--table FILE | --fitted INFO BIN)]\n"
@@ -110,7 +117,7 @@ static const cli_command commands[] = {
      "--supersample and --threads.\n"
      "\n"
      "A progress bar goes to stderr for several frames when stderr is a terminal.\n"
-     "Exit status: 0 when written; 1 when the file cannot be read or posed, or the PNG\n"
+     "Exit status: 0 when written; 1 when the file cannot be read or posed, or the image\n"
      "cannot be written (the error names the file and item); 2 for a wrong command\n"
      "line, including a --clip the file does not have (stderr lists its clips).\n",
      cli_render},
@@ -130,7 +137,8 @@ static const cli_command commands[] = {
      "  --meshes PATH    the part meshes: a folder of <part>.glb (rigged kinds), or\n"
      "                   mesh.glb / a folder holding it (skinned and static kinds);\n"
      "                   default: beside the rig (meshes/ or mesh.glb)\n"
-     "  --out OUT        .glb, or .gltf (+ .bin beside it); -o also works\n"
+     "  --out OUT        .glb, or .gltf (+ .bin beside it); without an extension,\n"
+     "                   OUT.glb; -o also works\n"
      "  --scale S        world units per voxel (default: the rig's voxel_size; 1 without a rig)\n"
      "  --rate HZ        animation samples per second (default 60), plus every key time;\n"
      "                   more are added where LINEAR keys would stray from the curves\n"
@@ -237,15 +245,61 @@ int cli_usage_error(const char *name, const char *fmt, ...)
     return rc;
 }
 
-/* The reader's message usually begins with the path already: do not say it twice. */
+static bool is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '/' || c == '-';
+}
+
+/* True when word stands whole in text, or as the folder of a path there ("DIR/meshes"): not as
+   a piece of a longer name. */
+static bool names_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    if (n == 0)
+        return false;
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if ((p == text || !is_name_char(p[-1])) && (p[n] == '/' || !is_name_char(p[n])))
+            return true;
+    return false;
+}
+
+/* msg into out without its first `"file"` (and the blank before it): true when it had one. */
+static bool drop_quoted(const char *msg, const char *file, char *out, size_t size)
+{
+    char quoted[4200];
+    int q = snprintf(quoted, sizeof quoted, "\"%s\"", file);
+    const char *at = q > 0 && (size_t)q < sizeof quoted ? strstr(msg, quoted) : NULL;
+    if (!at)
+        return false;
+    size_t head = (size_t)(at - msg), skip = (size_t)q;
+    if (head > 0 && msg[head - 1] == ' ')
+        head--, skip++;
+    else if (at[q] == ' ')
+        skip++;
+    snprintf(out, size, "%.*s%s", (int)head, msg, msg + head + skip);
+    return true;
+}
+
+/* The file is named once: at the front, taken out of the message where the message quotes it
+   ("cannot open \"x.glb\": ..."), and not at the front where the message names it bare
+   ("cannot write x.png: ..."). */
 void cli_report_error(const char *file, const mn_error *err)
 {
-    fprintf(stderr, "marionette: %s: ", file);
-    size_t plen = strlen(err->path);
-    if (plen > 0 && strncmp(err->message, err->path, plen) != 0)
+    const char *msg = err->message[0] ? err->message : mn_status_message(err->code);
+    char text[sizeof err->message];
+    bool front = true;
+    if (drop_quoted(msg, file, text, sizeof text))
+        msg = text;
+    else if (names_word(msg, file))
+        front = false;
+    fputs("marionette: ", stderr);
+    if (front)
+        fprintf(stderr, "%s: ", file);
+    if (err->path[0] && strcmp(err->path, file) != 0 && !names_word(msg, err->path))
         fprintf(stderr, "%s: ", err->path);
-    fputs(err->message[0] ? err->message : mn_status_message(err->code), stderr);
-    if (err->line > 0 && !strstr(err->message, "line"))
+    fputs(msg, stderr);
+    if (err->line > 0 && !strstr(msg, "line"))
         fprintf(stderr, " (line %d, column %d)", err->line, err->column);
     fprintf(stderr, " (%s)\n", mn_status_name(err->code));
 }
@@ -283,27 +337,31 @@ void cli_put_json_floats(FILE *out, const float *v, size_t n)
     fputc(']', out);
 }
 
+/* The overview's column where arguments and summaries start. */
+#define OVERVIEW_INDENT 10
+
 static void print_overview(FILE *out)
 {
     fprintf(out, "marionette %s — rigged 3D models that move\n\n", mn_version());
     fputs("usage: marionette COMMAND [ARGS]\n\ncommands:\n", out);
     for (size_t i = 0; i < COMMAND_COUNT; i++) {
-        /* A long argument list gets a line of its own; the summary stays in its column. */
-        if (strlen(commands[i].args) <= 16)
-            fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
-        else
-            fprintf(out, "  %-6s %s\n  %-6s %-16s %s\n", commands[i].name, commands[i].args, "", "",
-                    commands[i].summary);
+        const cli_command *c = &commands[i];
+        fprintf(out, "  %-7s ", c->name);
+        cli_put_wrapped(out, c->args, OVERVIEW_INDENT, OVERVIEW_INDENT);
+        fprintf(out, "%*s", OVERVIEW_INDENT + 2, "");
+        cli_put_wrapped(out, c->summary, OVERVIEW_INDENT + 2, OVERVIEW_INDENT + 2);
     }
-    fputs("  help   [COMMAND]        this text, or the details of one command\n"
+    fputs("  help    [COMMAND]\n"
+          "            this text, or the usage, options and exit statuses of one command\n"
           "\n"
           "options:\n"
           "  --version  print the library version\n"
-          "  --help     this text\n"
+          "  --help     this text (COMMAND --help: that command's)\n"
           "\n"
-          "info, sample, render, convert and export also take --allow-outside DIR: the files\n"
-          "a model names (buffers, images, mtllib, map_Kd, part meshes, package files) may\n"
-          "then lie anywhere inside DIR, not only inside the model's own folder.\n",
+          "Exit status: 0 done, 1 a file that cannot be read or written, 2 a wrong command line.\n"
+          "info, sample, render, convert and export also take --allow-outside DIR: the files a\n"
+          "model names (buffers, images, mtllib, map_Kd, part meshes, package files) may then\n"
+          "lie anywhere inside DIR, not only inside the model's own folder.\n",
           out);
 }
 
@@ -318,7 +376,8 @@ static int run_help(int argc, char **argv)
     const cli_command *cmd = cli_find_command(argv[2]);
     if (!cmd)
         return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
-    printf("usage: marionette %s %s\n\n%s", cmd->name, cmd->args, cmd->help);
+    cli_print_usage(stdout, cmd->name, cmd->args);
+    printf("\n%s", cmd->help);
     return CLI_EXIT_OK;
 }
 

@@ -1,9 +1,9 @@
 /*
  * What every FILE kind of `marionette render` takes alike (a glTF, OBJ or
  * voxel rig in cmd_render.c, a head in cmd_render_head.c, a character
- * package in cmd_render_character.c): where the PNG goes, its size, the
+ * package in cmd_render_character.c): where the image goes, its size, the
  * camera's angles, supersampling and threads, as one table of options they
- * each add to their own (cli_spec.shared); and writing the PNG.  Defined in
+ * each add to their own (cli_spec.shared); and writing the image (PNG or JPEG).  Defined in
  * cmd_render.c.
  */
 #ifndef MN_TOOLS_SHOT_H
@@ -14,7 +14,8 @@
 #include <marionette/render.h>
 
 typedef struct cli_shot {
-    const char *out;              /* -o, --out OUT.png; required ("where to?") */
+    const char *out;              /* -o, --out OUT.png or OUT.jpg (.jpeg); required ("where to?");
+                                     another extension is refused while parsing */
     cli_size size;                /* --size WxH, 1 to 8192 a side */
     float yaw, pitch;             /* --yaw DEG, --pitch DEG (-90 to 90), as given */
     uint32_t supersample;         /* --supersample N, 1 to 4 */
@@ -35,7 +36,11 @@ size_t cli_shot_options(cli_shot *shot, bool with_view, cli_option out[CLI_SHOT_
    renderer's defaults where they were not given. */
 mn_render_view cli_shot_view(const cli_shot *shot);
 
-/* img as the PNG at path: CLI_EXIT_OK, or CLI_EXIT_FAILED after saying why on stderr. */
-int cli_write_png(const mn_rgba_image *img, const char *path);
+/* img as the image at path, a PNG or a JPEG by its extension (-o takes no other), whole or
+   not at all: CLI_EXIT_OK, or CLI_EXIT_FAILED after saying why on stderr. */
+int cli_write_image(const mn_rgba_image *img, const char *path);
+
+/* True when -o names a JPEG (.jpg, .jpeg): no alpha, so no transparent background. */
+bool cli_shot_is_jpeg(const cli_shot *shot);
 
 #endif /* MN_TOOLS_SHOT_H */
