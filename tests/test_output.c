@@ -9,6 +9,7 @@
  *   - voxel export    mn_voxel_export_file of tests/data/voxel_arm to v.gltf
  *                     (v.gltf, v.bin, v.interface.json: one set)
  *   - PNG             mn_rgba_image_write_png
+ *   - JPEG            mn_rgba_image_write_jpeg
  *   - CLI render      `marionette render m.glb --turntable 3` (a sequence of
  *                     three PNGs, one set), run in this process (the tool's
  *                     sources are linked into this test)
@@ -191,6 +192,13 @@ static mn_status run_png(const op *o)
     char path[PATH_CAP];
     path_in(path, o, o->targets[0]);
     return mn_rgba_image_write_png(&png_image, path, NULL);
+}
+
+static mn_status run_jpeg(const op *o)
+{
+    char path[PATH_CAP];
+    path_in(path, o, o->targets[0]);
+    return mn_rgba_image_write_jpeg(&png_image, path, 90, NULL);
 }
 
 static mn_status run_cli_render(const op *o)
@@ -472,20 +480,20 @@ static void kill_loop(const op *o)
 
 /* ---- fixtures -------------------------------------------------------------------------------------- */
 
+enum { OP_GLTF, OP_GLB, OP_VOXEL, OP_PNG, OP_CLI, OP_PUBLIC, OP_AOSRIG, OP_JPEG, OP_COUNT };
+
 typedef struct fixture {
     char root[512];
-    char dirs[7][PATH_CAP];
+    char dirs[OP_COUNT][PATH_CAP];
     char glb[PATH_CAP];
     mn_model *model;
-    op ops[7];
+    op ops[OP_COUNT];
 } fixture;
-
-enum { OP_GLTF, OP_GLB, OP_VOXEL, OP_PNG, OP_CLI, OP_PUBLIC, OP_AOSRIG, OP_COUNT };
 
 static void make_ops(fixture *f, const char *root)   /* root: under 600 bytes */
 {
     static const char *const names[OP_COUNT] = {"gltf+bin", "glb", "voxel export", "png", "cli render", "mn_output",
-                                                "aosrig"};
+                                                "aosrig", "jpeg"};
     for (int i = 0; i < OP_COUNT; i++) {
         snprintf(f->dirs[i], PATH_CAP, "%s/%d", root, i);
         if (mkdir(f->dirs[i], 0777) != 0 && errno != EEXIST)
@@ -524,6 +532,9 @@ static void make_ops(fixture *f, const char *root)   /* root: under 600 bytes */
     f->ops[OP_AOSRIG].run = run_aosrig;
     f->ops[OP_AOSRIG].targets[0] = "h.aosrig";
     f->ops[OP_AOSRIG].target_count = 1;
+    f->ops[OP_JPEG].run = run_jpeg;
+    f->ops[OP_JPEG].targets[0] = "p.jpg";
+    f->ops[OP_JPEG].target_count = 1;
 }
 
 static int setup(void **state)
@@ -597,6 +608,7 @@ static void test_a_kill_leaves_whole_files_in_order(void **state)
     kill_loop(&f->ops[OP_VOXEL]);
     kill_loop(&f->ops[OP_CLI]);
     kill_loop(&f->ops[OP_AOSRIG]);
+    kill_loop(&f->ops[OP_JPEG]);
 }
 
 /* The reported case: the .gltf cannot be replaced after its .bin was renamed. */
@@ -703,7 +715,7 @@ static void expect_modes(const op *o, mode_t want, mode_t mask, unsigned flags)
  * the umask, as open(O_CREAT, 0666) would give, whichever temporary file
  * (unnamed or named) carried it and whatever mode the target had before
  * (0600 here, the mode mkstemp gives).  Every writer: .aosrig, .glb,
- * .gltf + .bin, PNG, the voxel export (.gltf, .bin, .interface.json), a
+ * .gltf + .bin, PNG, JPEG, the voxel export (.gltf, .bin, .interface.json), a
  * render sequence, the public set.
  */
 static void test_every_file_written_is_0666_less_the_umask(void **state)

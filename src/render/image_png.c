@@ -24,18 +24,44 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb/stb_image_write.h>
 
+/* Where stb's bytes go.  The PNG comes in one piece; the JPEG writer hands over 64 bytes at a
+   time, so pieces are gathered here and written 16 KiB at a time, not a system call each. */
+#define SINK_BUFFER 16384u
+
 typedef struct png_sink {
     mn_output *set;
     uint32_t file;
     mn_error *err;
     bool failed;
+    size_t used;
+    unsigned char buffer[SINK_BUFFER];
 } png_sink;
+
+static void sink_put(png_sink *sink, const void *data, size_t size)
+{
+    if (!sink->failed && size > 0 && mni_output_write(sink->set, sink->file, data, size, sink->err) != MN_OK)
+        sink->failed = true;
+}
+
+static void sink_flush(png_sink *sink)
+{
+    sink_put(sink, sink->buffer, sink->used);
+    sink->used = 0;
+}
 
 static void sink_write(void *context, void *data, int size)
 {
     png_sink *sink = context;
-    if (!sink->failed && size > 0 && mni_output_write(sink->set, sink->file, data, (size_t)size, sink->err) != MN_OK)
-        sink->failed = true;
+    if (size <= 0)
+        return;
+    if (sink->used + (size_t)size > SINK_BUFFER)
+        sink_flush(sink);
+    if ((size_t)size >= SINK_BUFFER) {
+        sink_put(sink, data, (size_t)size);
+        return;
+    }
+    memcpy(sink->buffer + sink->used, data, (size_t)size);
+    sink->used += (size_t)size;
 }
 
 typedef enum image_format { FORMAT_PNG, FORMAT_JPEG } image_format;
@@ -50,7 +76,7 @@ static mn_status encode_to(mn_output *set, const mn_rgba_image *image, const cha
         return mni_fail(err, MN_INVALID_ARGUMENT, "%s: NULL or empty image or path", what);
     if (format == FORMAT_JPEG && (quality < 1 || quality > 100))
         return mni_fail(err, MN_INVALID_ARGUMENT, "jpeg: quality %d is not from 1 to 100", quality);
-    png_sink sink = {set, 0, err, false};
+    png_sink sink = {.set = set, .err = err};
     mn_status st = mni_output_add(set, path, set->count, &sink.file, err);
     if (st != MN_OK)
         return st;
@@ -60,6 +86,7 @@ static mn_status encode_to(mn_output *set, const mn_rgba_image *image, const cha
                                           4, image->pixels, (int)(image->width * 4u))
                  : stbi_write_jpg_to_func(sink_write, &sink, (int)image->width, (int)image->height,
                                           4, image->pixels, quality);
+    sink_flush(&sink);
     if (sink.failed)
         return err->code;
     if (!ok)
