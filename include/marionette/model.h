@@ -118,7 +118,7 @@ MN_API size_t mn_accessor_unpack_u32(const mn_accessor *accessor, uint32_t *out,
 
 typedef struct mn_buffer {
     const char *name;
-    const uint8_t *data;       /* GLB BIN: a view into the input (or the mapped file); data: URI or
+    const uint8_t *data;       /* GLB BIN: a view into the input (or the file read); data: URI or
                                   external file: owned by the model; NULL for an
                                   EXT_meshopt_compression fallback buffer, which holds no data */
     size_t size;               /* byteLength */

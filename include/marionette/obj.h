@@ -194,7 +194,7 @@ MN_API mn_status mn_obj_read_memory(const void *text, size_t size, const mn_obj_
                                     mn_obj **out_obj, mn_error *err);
 
 /*
- * Read an OBJ file (mapped or read whole, released before returning), then
+ * Read an OBJ file (read whole without blocking, released before returning), then
  * its mtllib libraries beside it (or through the resolver).  Errors as
  * mn_obj_read_memory, plus MN_IO when the OBJ itself cannot be read.
  */
