@@ -93,6 +93,35 @@ static inline void mni_arena_release_holder(mn_arena *arena, void *holder, size_
     mni_free(&allocator, holder, holder_size);
 }
 
+/* ---- names sorted for lookups -------------------------------------------- */
+
+/*
+ * A list of names sorted once, for duplicate checks and lookups that stay
+ * n log n however hostile the names (a hash table can be made to collide; a
+ * sort cannot): every name takes part in O(log n) comparisons.  The refs
+ * point at the caller's strings, which must outlive the sort.
+ */
+typedef struct mni_name_ref {
+    const char *name;
+    uint32_t index;            /* its place in the list */
+} mni_name_ref;
+
+typedef struct mni_names_sorted {
+    mni_name_ref *refs;        /* by name, equal names by index; NULL entries left out */
+    uint32_t count;
+} mni_names_sorted;
+
+/* Sort names[0..count) (NULL entries are left out) with refs from `arena`; false when out of memory. */
+bool mni_names_sort(mni_names_sorted *s, mn_arena *arena, const char *const *names, uint32_t count);
+/* The lowest index whose name is `name`, or MN_NONE (also for a NULL name). */
+uint32_t mni_names_find(const mni_names_sorted *s, const char *name);
+/*
+ * The first index, in list order, whose name an earlier index has: true with
+ * *dup that index and *first the earliest with that name; false when the
+ * names are unique.
+ */
+bool mni_names_first_duplicate(const mni_names_sorted *s, uint32_t *dup, uint32_t *first);
+
 /* ---- SIMD levels ------------------------------------------------------------ */
 
 /*
