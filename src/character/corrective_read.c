@@ -49,20 +49,20 @@ bool mn_corrective_path_is_plain(const char *path, bool allow_parent)
 }
 
 static mn_status joint_member(mn_json *j, json_t *obj, json_t *v, const char *key,
-                              const char *const *names, uint32_t n, uint32_t *out)
+                              const mni_names_sorted *names, uint32_t *out)
 {
     (void)obj;
     if (!json_is_string(v))
         return mni_json_fail(j, MN_JSON_TYPE, key, "expected a joint name, found %s",
                              mni_json_type_name(v));
-    *out = mni_soma_find_name(names, n, json_string_value(v));
+    *out = mni_names_find(names, json_string_value(v));
     if (*out == UINT32_MAX)
         return mni_json_fail(j, MN_INDEX_RANGE, key, "\"%s\" names no joint of the rig",
                              json_string_value(v));
     return MN_OK;
 }
 
-static mn_status read_drive(mn_json *j, json_t *d, const char *const *names, uint32_t n,
+static mn_status read_drive(mn_json *j, json_t *d, const mni_names_sorted *names,
                             mn_corrective_drive *out)
 {
     if (!json_is_object(d))
@@ -76,13 +76,13 @@ static mn_status read_drive(mn_json *j, json_t *d, const char *const *names, uin
     if (json_array_size(bone) != 2)
         return mni_json_fail(j, MN_INVALID_VALUE, "bone", "expected [upper, next], found %zu names",
                              json_array_size(bone));
-    if ((st = joint_member(j, d, json_array_get(bone, 0), "bone", names, n, &out->upper)) != MN_OK ||
-        (st = joint_member(j, d, json_array_get(bone, 1), "bone", names, n, &out->next)) != MN_OK)
+    if ((st = joint_member(j, d, json_array_get(bone, 0), "bone", names, &out->upper)) != MN_OK ||
+        (st = joint_member(j, d, json_array_get(bone, 1), "bone", names, &out->next)) != MN_OK)
         return st;
     json_t *frame = json_object_get(d, "frame");
     if (!frame)
         return mni_json_fail(j, MN_MISSING_PROPERTY, "frame", "required property is missing");
-    if ((st = joint_member(j, d, frame, "frame", names, n, &out->frame)) != MN_OK ||
+    if ((st = joint_member(j, d, frame, "frame", names, &out->frame)) != MN_OK ||
         (st = mni_json_float(j, d, "restDeg", true, &out->rest_deg)) != MN_OK ||
         (st = mni_json_float(j, d, "fromDeg", true, &out->from_deg)) != MN_OK ||
         (st = mni_json_float(j, d, "toDeg", true, &out->to_deg)) != MN_OK)
@@ -98,7 +98,7 @@ static mn_status read_drive(mn_json *j, json_t *d, const char *const *names, uin
     return MN_OK;
 }
 
-static mn_status read_correction(mn_json *j, json_t *c, const char *const *names, uint32_t n,
+static mn_status read_correction(mn_json *j, json_t *c, const mni_names_sorted *names,
                                  mn_correction *out)
 {
     if (!json_is_object(c))
@@ -137,7 +137,7 @@ static mn_status read_correction(mn_json *j, json_t *c, const char *const *names
     size_t mark = mni_json_push_key(j, "drives");
     for (uint32_t d = 0; d < dn; d++) {
         size_t m2 = mni_json_push_index(j, d);
-        if ((st = read_drive(j, json_array_get(drives, d), names, n, &out->drives[d])) != MN_OK)
+        if ((st = read_drive(j, json_array_get(drives, d), names, &out->drives[d])) != MN_OK)
             return st;
         if (d == 1 && out->drives[1].side == out->drives[0].side)
             return mni_json_fail(j, MN_INVALID_VALUE, "side", "both drives are on side %u",
@@ -150,7 +150,7 @@ static mn_status read_correction(mn_json *j, json_t *c, const char *const *names
 }
 
 static mn_status read_index(mn_json *j, json_t *root, uint32_t splat_count,
-                            const char *const *names, uint32_t n, mn_corrective_index *out)
+                            const mni_names_sorted *names, mn_corrective_index *out)
 {
     uint32_t version;
     mn_status st = mni_soma_json_format(j, root, "index.json", "aosrig-corrective");
@@ -175,7 +175,7 @@ static mn_status read_index(mn_json *j, json_t *root, uint32_t splat_count,
     size_t mark = mni_json_push_key(j, "corrections");
     for (uint32_t i = 0; i < cn; i++) {
         size_t m2 = mni_json_push_index(j, i);
-        if ((st = read_correction(j, json_array_get(list, i), names, n, &c[i])) != MN_OK)
+        if ((st = read_correction(j, json_array_get(list, i), names, &c[i])) != MN_OK)
             return st;
         mni_json_pop(j, m2);
     }
@@ -198,7 +198,15 @@ static mn_status read_index_holder(void *holder, mn_json *j, json_t *root, const
     index_holder *h = holder;
     const index_rig *rig = ctx;
     h->pub.priv_ = &h->priv;
-    return read_index(j, root, rig->splat_count, rig->joint_names, rig->joint_count, &h->pub);
+    /* The rig's names sorted once (scratch): a drive's joint is then a log n lookup, not a scan. */
+    mn_arena scratch;
+    mni_arena_init(&scratch, &j->arena->allocator);
+    mni_names_sorted names;
+    mn_status st = mni_names_sort(&names, &scratch, rig->joint_names, rig->joint_count)
+                       ? read_index(j, root, rig->splat_count, &names, &h->pub)
+                       : mni_json_oom(j, NULL, NULL);
+    mni_arena_release(&scratch);
+    return st;
 }
 
 static const mn_soma_holder_kind index_kind = {"corrective index", sizeof(index_holder),

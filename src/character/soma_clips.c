@@ -15,6 +15,7 @@
 
 struct mn_soma_clips_private {
     mn_arena arena;
+    mni_names_sorted names;    /* the kept clips by name: mn_soma_clips_find is log n */
 };
 
 typedef struct clips_holder {
@@ -29,6 +30,8 @@ typedef struct clip_reader {
     mn_allocator allocator;
     mn_soma_clip *kept;
     uint32_t kept_count;
+    mni_names_sorted names;         /* every clip's name as the document holds it */
+    uint8_t *name_kept;             /* per clip i: a kept clip has the name whose lowest index is i */
 } clip_reader;
 
 /* frames × width finite numbers from array member `key` into out. */
@@ -83,10 +86,10 @@ static mn_status read_header(clip_reader *r, json_t *c, mn_soma_clip *out)
     mn_status st = mni_json_string(j, c, "name", true, &out->name);
     if (st != MN_OK)
         return st;
-    for (uint32_t k = 0; k < r->kept_count; k++)
-        if (strcmp(r->kept[k].name, out->name) == 0)
-            return mni_json_fail(j, MN_INVALID_VALUE, "name", "clip name \"%s\" is already taken",
-                                 out->name);
+    uint32_t first = mni_names_find(&r->names, out->name);
+    if (first != MN_NONE && r->name_kept[first])
+        return mni_json_fail(j, MN_INVALID_VALUE, "name", "clip name \"%s\" is already taken",
+                             out->name);
     json_t *fps = json_object_get(c, "fps"), *frames = json_object_get(c, "frames");
     if (!fps || !frames)
         return mni_json_fail(j, MN_MISSING_PROPERTY, fps ? "frames" : "fps", "required property is missing");
@@ -152,7 +155,7 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     json_t *keys;
     size_t mark = mni_json_push_key(j, "bones");
     json_object_foreach(bones, bone, keys) {
-        uint32_t joint = mni_soma_find_name(sk->names, sk->joint_count, bone);
+        uint32_t joint = mn_soma_skeleton_find(sk, bone);
         if (joint == UINT32_MAX)
             return mni_json_fail(j, MN_INDEX_RANGE, bone, "\"%s\" names no joint of the skeleton", bone);
         if (!json_is_array(keys))
@@ -177,6 +180,24 @@ static mn_status read_clip(clip_reader *r, json_t *c, mn_soma_clip *out)
     return MN_OK;
 }
 
+/*
+ * Every clip's name sorted once (in `arena`, released after the clips), so
+ * that "a name an earlier kept clip has" is one lookup and a flag, not a scan
+ * of the kept clips: n log n for n clips.
+ */
+static mn_status sort_names(clip_reader *r, mn_arena *arena, json_t *clips, uint32_t n)
+{
+    const char **names = mni_arena_calloc(arena, n ? n : 1, sizeof *names, _Alignof(char *));
+    r->name_kept = mni_arena_calloc(arena, n ? n : 1, 1, 1);
+    if (!names || !r->name_kept)
+        return mni_json_oom(r->j, NULL, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        json_t *name = json_object_get(json_array_get(clips, i), "name");
+        names[i] = json_is_string(name) ? json_string_value(name) : NULL;
+    }
+    return mni_names_sort(&r->names, arena, names, n) ? MN_OK : mni_json_oom(r->j, NULL, NULL);
+}
+
 static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
 {
     mn_json *j = r->j;
@@ -195,11 +216,13 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
     r->kept = kept;
     out->clips = kept;
     out->dropped = dropped;
-    mn_arena scratch;
+    mn_arena names, scratch;
+    mni_arena_init(&names, &r->allocator);
     mni_arena_init(&scratch, &r->allocator);
     r->scratch = &scratch;
+    st = sort_names(r, &names, clips, n);
     size_t mark = mni_json_push_key(j, "clips");
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; st == MN_OK && i < n; i++) {
         size_t m2 = mni_json_push_index(j, i);
         mn_soma_clip c = {0};
         mn_error clip_err;
@@ -211,24 +234,41 @@ static mn_status read_clips(clip_reader *r, json_t *root, mn_soma_clips *out)
         mni_arena_release(&scratch);
         mni_json_pop(j, m2);
         if (st == MN_OK) {
+            uint32_t first = mni_names_find(&r->names, c.name);
+            if (first != MN_NONE)
+                r->name_kept[first] = 1;
             kept[r->kept_count++] = c;
             out->clip_count = r->kept_count;
             continue;
         }
         if (st == MN_OUT_OF_MEMORY) {
             *j->err = clip_err;
-            return st;
+            break;
         }
         mn_soma_clip_drop *d = &dropped[out->dropped_count];
         d->index = i;
         d->code = st;
         d->name = c.name ? c.name : "";
         d->message = mni_arena_strndup(j->arena, clip_err.message, strlen(clip_err.message));
-        if (!d->message)
-            return mni_json_oom(j, NULL, NULL);
+        if (!d->message) {
+            st = mni_json_oom(j, NULL, NULL);
+            break;
+        }
         out->dropped_count++;
+        st = MN_OK;
     }
+    mni_arena_release(&names);
+    if (st != MN_OK)
+        return st;
     mni_json_pop(j, mark);
+    uint32_t kn = r->kept_count;
+    const char **kept_names = mni_arena_calloc(j->arena, kn ? kn : 1, sizeof *kept_names, _Alignof(char *));
+    if (!kept_names)
+        return mni_json_oom(j, NULL, NULL);
+    for (uint32_t k = 0; k < r->kept_count; k++)
+        kept_names[k] = kept[k].name;
+    if (!mni_names_sort(&out->priv_->names, j->arena, kept_names, kn))
+        return mni_json_oom(j, NULL, NULL);
     return MN_OK;
 }
 
@@ -279,7 +319,14 @@ void mn_soma_clips_free(mn_soma_clips *clips)
 
 const mn_soma_clip *mn_soma_clips_find(const mn_soma_clips *clips, const char *name)
 {
-    for (uint32_t i = 0; clips && name && i < clips->clip_count; i++)
+    if (!clips || !name)
+        return NULL;
+    const struct mn_soma_clips_private *p = clips->priv_;
+    if (p && p->names.refs && p->names.count == clips->clip_count) {
+        uint32_t i = mni_names_find(&p->names, name);
+        return i != MN_NONE ? &clips->clips[i] : NULL;
+    }
+    for (uint32_t i = 0; i < clips->clip_count; i++)
         if (strcmp(clips->clips[i].name, name) == 0)
             return &clips->clips[i];
     return NULL;

@@ -12,7 +12,8 @@
 /* Parse JSON bytes; a syntax error (a number overflowing a double included) fills err with line and column. */
 mn_status mni_soma_json_load(const void *json, size_t size, json_t **root, mn_error *err);
 
-/* Index of `name` in names[0..count), UINT32_MAX when absent (linear: load time only). */
+/* Index of `name` in names[0..count), UINT32_MAX when absent: a scan, for a skeleton built by hand
+   (what the readers make is looked up through mni_names_sorted). */
 uint32_t mni_soma_find_name(const char *const *names, uint32_t count, const char *name);
 
 /*

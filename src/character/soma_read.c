@@ -15,6 +15,7 @@
 
 struct mn_soma_skeleton_private {
     mn_arena arena;
+    mni_names_sorted names;    /* the joints by name: every lookup is log n */
 };
 
 typedef struct skeleton_holder {
@@ -40,6 +41,7 @@ static mn_status read_rotation(mn_json *j, json_t *obj, const char *key, float o
 typedef struct reader {
     mn_json *j;
     mn_soma_skeleton *sk;
+    uint32_t repeat;           /* the first joint whose name an earlier one has, MN_NONE when none */
     const char **names;
     int32_t *parents;
     float *pos, *rot, *ibind, *base;
@@ -55,7 +57,7 @@ static mn_status read_joint(reader *r, json_t *joint, uint32_t i)
     mn_status st = mni_json_string(j, joint, "name", true, &r->names[i]);
     if (st != MN_OK)
         return st;
-    if (mni_soma_find_name(r->names, i, r->names[i]) != UINT32_MAX)
+    if (i == r->repeat)
         return mni_json_fail(j, MN_INVALID_VALUE, "name", "joint name \"%s\" is used twice",
                              r->names[i]);
     json_t *parent = json_object_get(joint, "parent");
@@ -93,7 +95,7 @@ static mn_status joint_ref(reader *r, json_t *obj, const char *key, uint32_t *ou
     mn_status st = mni_json_string_ref(r->j, obj, key, true, &name, NULL);
     if (st != MN_OK)
         return st;
-    *out = mni_soma_find_name(r->names, r->sk->joint_count, name);
+    *out = mn_soma_skeleton_find(r->sk, name);
     if (*out == UINT32_MAX)
         return mni_json_fail(r->j, MN_INDEX_RANGE, key, "\"%s\" names no joint", name);
     return MN_OK;
@@ -157,6 +159,31 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
     return MN_OK;
 }
 
+/*
+ * The first joint whose "name" an earlier joint's repeats, into r->repeat: one
+ * sort of the names as the document holds them, so that read_joint refuses
+ * it in its place (any earlier flaw first) in n log n, not a scan per joint.
+ */
+static mn_status find_repeat(reader *r, json_t *joints, uint32_t n)
+{
+    mn_arena scratch;
+    mni_arena_init(&scratch, &r->j->arena->allocator);
+    const char **names = mni_arena_calloc(&scratch, n ? n : 1, sizeof *names, _Alignof(char *));
+    mni_names_sorted sorted;
+    bool ok = names != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        json_t *name = json_object_get(json_array_get(joints, i), "name");
+        names[i] = json_is_string(name) ? json_string_value(name) : NULL;
+    }
+    uint32_t first;
+    r->repeat = MN_NONE;
+    if (ok && (ok = mni_names_sort(&sorted, &scratch, names, n)) &&
+        !mni_names_first_duplicate(&sorted, &r->repeat, &first))
+        r->repeat = MN_NONE;
+    mni_arena_release(&scratch);
+    return ok ? MN_OK : mni_json_oom(r->j, NULL, NULL);
+}
+
 static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint_names,
                                uint32_t joint_name_count)
 {
@@ -185,6 +212,8 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
     if (!r->names || !r->parents || !r->pos || !r->rot || !r->ibind || !r->base || !r->has_base ||
         !segment_of)
         return mni_json_oom(j, NULL, NULL);
+    if ((st = find_repeat(r, joints, n)) != MN_OK)
+        return st;
     size_t mark = mni_json_push_key(j, "joints");
     for (uint32_t i = 0; i < n; i++) {
         size_t m2 = mni_json_push_index(j, i);
@@ -193,6 +222,8 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
+    if (!mni_names_sort(&sk->priv_->names, a, r->names, n))
+        return mni_json_oom(j, NULL, NULL);
     sk->joint_count = n;
     sk->names = r->names;
     sk->parents = r->parents;
@@ -284,5 +315,9 @@ uint32_t mn_soma_skeleton_find(const mn_soma_skeleton *skeleton, const char *nam
 {
     if (!skeleton || !name)
         return UINT32_MAX;
+    /* A skeleton the reader made has its names sorted; any other is scanned. */
+    const struct mn_soma_skeleton_private *p = skeleton->priv_;
+    if (p && p->names.refs && p->names.count == skeleton->joint_count)
+        return mni_names_find(&p->names, name);
     return mni_soma_find_name(skeleton->names, skeleton->joint_count, name);
 }
