@@ -121,6 +121,23 @@ void mn_arkit_map_free(mn_arkit_map *map)
     mni_arena_release_holder(&h->arena, h, sizeof *h);
 }
 
+/*
+ * Room for `most` drops, taken once where the most a document can drop is
+ * known: doubling in the arena would leave every smaller array behind, up to
+ * 64 bytes a drop where 16 are used.
+ */
+static mn_status reserve_drops(map_holder *h, size_t most, mn_error *err)
+{
+    if (most == 0 || most > UINT32_MAX)
+        return MN_OK; /* none, or so many that drop() grows as it goes */
+    h->drops = mni_arena_calloc(&h->arena, most, sizeof *h->drops, 8);
+    if (!h->drops)
+        return mni_oom(err, "ARKit map");
+    h->drop_capacity = (uint32_t)most;
+    h->map.drops = h->drops;
+    return MN_OK;
+}
+
 /* Report `name` (printf-formatted) as dropped with `code`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
@@ -174,12 +191,23 @@ static mn_status parse_object(const char *text, size_t size, const char *what, j
 
 /* ---- the table map -------------------------------------------------------------------- */
 
-static const mn_aosrig_region *find_region(const mn_aosrig_head_ext *layout, const char *name)
+/* The layout's regions sorted by name (in `arena`), so that a term finds its region in log n. */
+static bool sort_regions(mn_arena *arena, const mn_aosrig_head_ext *layout, mni_names_sorted *out)
 {
-    for (uint32_t r = 0; r < layout->region_count; r++)
-        if (strcmp(layout->regions[r].name, name) == 0)
-            return &layout->regions[r];
-    return NULL;
+    uint32_t n = layout->region_count;
+    const char **names = mni_arena_calloc(arena, n ? n : 1, sizeof *names, _Alignof(char *));
+    if (!names)
+        return false;
+    for (uint32_t r = 0; r < n; r++)
+        names[r] = layout->regions[r].name;
+    return mni_names_sort(out, arena, names, n);
+}
+
+static const mn_aosrig_region *find_region(const mn_aosrig_head_ext *layout,
+                                           const mni_names_sorted *regions, const char *name)
+{
+    uint32_t r = mni_names_find(regions, name);
+    return r != MN_NONE ? &layout->regions[r] : NULL;
 }
 
 /* A JSON number that is an integer (3 or 3.0) in [0, count): *out; false otherwise. */
@@ -206,8 +234,9 @@ static bool integer_below(const json_t *v, uint32_t count, uint32_t *out)
  * One term of key `key`: its slot and gain, or a drop.  *kept says which.
  * Only an allocation failure is an error.
  */
-static mn_status table_term(map_holder *h, const mn_aosrig_head_ext *layout, const char *key,
-                            size_t i, const json_t *term, uint32_t *slot, float *gain, bool *kept,
+static mn_status table_term(map_holder *h, const mn_aosrig_head_ext *layout,
+                            const mni_names_sorted *regions, const char *key, size_t i,
+                            const json_t *term, uint32_t *slot, float *gain, bool *kept,
                             mn_error *err)
 {
     *kept = false;
@@ -217,7 +246,7 @@ static mn_status table_term(map_holder *h, const mn_aosrig_head_ext *layout, con
     if (!json_is_object(term) || !json_is_string(region) || !json_is_number(index) ||
         !json_is_number(g))
         return drop(h, err, MN_JSON_TYPE, "%s[%zu]", key, i);
-    const mn_aosrig_region *r = find_region(layout, json_string_value(region));
+    const mn_aosrig_region *r = find_region(layout, regions, json_string_value(region));
     if (!r)
         return drop(h, err, MN_INVALID_VALUE, "%s[%zu]", key, i);
     uint32_t k;
@@ -232,8 +261,8 @@ static mn_status table_term(map_holder *h, const mn_aosrig_head_ext *layout, con
     return MN_OK;
 }
 
-static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, json_t *root,
-                             mn_error *err)
+static mn_status build_terms(map_holder *h, const mn_aosrig_head_ext *layout,
+                             const mni_names_sorted *regions, json_t *root, mn_error *err)
 {
     /* Count the terms that could be kept, to size the arrays once. */
     size_t upper = 0;
@@ -245,6 +274,10 @@ static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, js
     }
     if (upper > UINT32_MAX)
         return mni_fail(err, MN_OVERFLOW, "ARKit table: %zu terms", upper);
+    /* At most every key and every term is dropped. */
+    mn_status reserved = reserve_drops(h, json_object_size(root) + upper, err);
+    if (reserved != MN_OK)
+        return reserved;
     uint32_t *channel = mni_arena_calloc(&h->arena, upper, sizeof *channel, 4);
     uint32_t *slot = mni_arena_calloc(&h->arena, upper, sizeof *slot, 4);
     float *gain = mni_arena_calloc(&h->arena, upper, sizeof *gain, 4);
@@ -261,8 +294,8 @@ static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, js
         for (size_t i = 0; st == MN_OK && c >= 0 && json_is_array(value) &&
                            i < json_array_size(value); i++) {
             bool kept;
-            st = table_term(h, layout, key, i, json_array_get(value, i), &slot[n], &gain[n],
-                            &kept, err);
+            st = table_term(h, layout, regions, key, i, json_array_get(value, i), &slot[n],
+                            &gain[n], &kept, err);
             if (kept)
                 channel[n++] = (uint32_t)c;
         }
@@ -275,6 +308,18 @@ static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, js
     h->priv.term_count = n;
     h->map.terms = n;
     return MN_OK;
+}
+
+static mn_status build_table(map_holder *h, const mn_aosrig_head_ext *layout, json_t *root,
+                             mn_error *err)
+{
+    mn_arena scratch;
+    mni_arena_init(&scratch, &h->arena.allocator);
+    mni_names_sorted regions;
+    mn_status st = sort_regions(&scratch, layout, &regions) ? build_terms(h, layout, &regions, root, err)
+                                                            : mni_oom(err, "ARKit table");
+    mni_arena_release(&scratch);
+    return st;
 }
 
 mn_status mn_arkit_table_map_create(const mn_aosrig_head_ext *layout, const char *json,
@@ -530,6 +575,10 @@ static mn_status build_fitted(map_holder *h, const mn_aosrig_head_ext *layout, j
                            "the table has %llu coefficients a row, the head's exprDim is %u",
                            (unsigned long long)coeffs, layout->expr_dim);
     h->priv.coeffs = (uint32_t)coeffs;
+    if (st == MN_OK) /* at most every channel and every gaze entry is dropped */
+        st = reserve_drops(h, json_array_size(json_object_get(root, "channels")) +
+                                  json_object_size(json_object_get(root, "gaze")),
+                           err);
     if (st == MN_OK)
         st = fitted_channels(h, &j, root, err);
     if (st == MN_OK)
