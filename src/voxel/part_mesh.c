@@ -24,7 +24,8 @@
  * inverse bind matrices.
  *
  * The result lives in one arena; scratch memory comes from a second arena on
- * the same allocator that is released before returning.
+ * the same allocator that is released before returning, and what one piece
+ * needs while it is decoded from a third, released after each piece.
  */
 #include <marionette/gltf.h>
 #include <marionette/math.h>
@@ -62,6 +63,7 @@ typedef struct mesh_builder {
     mn_error *err;
     mn_arena *out;                 /* the mesh's arena */
     mn_arena scratch;
+    mn_arena piece_scratch;        /* the piece being decoded's, released after each piece */
     const mn_skin *skin;           /* the skinned mesh's skin, NULL for a plain part */
     piece *pieces;
     uint32_t piece_count;
@@ -107,13 +109,26 @@ static mn_status mark_scene(mesh_builder *b, uint8_t **out)
         for (uint32_t k = 0; k < m->scenes[scene].node_count; k++)
             if (m->scenes[scene].nodes[k] < m->node_count)
                 root[m->scenes[scene].nodes[k]] = 1;
-    /* Up each parent chain to a root (bounded, so a hand-built model with a cycle cannot hang). */
+    /* Up each parent chain to a root or a node already settled, settling every node passed:
+       each node is walked once, so a deep chain costs its length, not its length squared.
+       in[i]: 0 not yet known, 1 on the walk under way, 2 in the scene, 3 not (a hand-built
+       model's cycle without a root meets its own walk and settles as not). */
+    uint32_t *path = mni_arena_calloc(&b->scratch, m->node_count, sizeof *path, _Alignof(uint32_t));
+    if (!path)
+        return out_of_memory(b);
     for (uint32_t i = 0; i < m->node_count; i++) {
-        uint32_t p = i;
-        for (uint32_t steps = 0; p < m->node_count && !root[p] && steps < m->node_count; steps++)
+        uint32_t p = i, len = 0;
+        while (p < m->node_count && !root[p] && in[p] == 0) {
+            in[p] = 1;
+            path[len++] = p;
             p = m->nodes[p].parent;
-        in[i] = p < m->node_count && root[p];
+        }
+        uint8_t settled = p < m->node_count && (root[p] || in[p] == 2) ? 2 : 3;
+        while (len > 0)
+            in[path[--len]] = settled;
     }
+    for (uint32_t i = 0; i < m->node_count; i++)
+        in[i] = root[i] || in[i] == 2;
     *out = in;
     return MN_OK;
 }
@@ -216,7 +231,7 @@ static mn_status size_pieces(mesh_builder *b, uint32_t *out_vertices, uint32_t *
 /* The piece's corner → vertex indices into scratch, each checked against its vertex count. */
 static mn_status read_indices(mesh_builder *b, const piece *pc, uint32_t **out)
 {
-    uint32_t *idx = mni_arena_calloc(&b->scratch, pc->corners, sizeof *idx, _Alignof(uint32_t));
+    uint32_t *idx = mni_arena_calloc(&b->piece_scratch, pc->corners, sizeof *idx, _Alignof(uint32_t));
     if (!idx)
         return out_of_memory(b);
     const mn_accessor *ix = accessor_of(b->model, pc->prim->indices);
@@ -244,7 +259,7 @@ static mn_status read_colors(mesh_builder *b, const piece *pc, float **out)
     size_t need = mn_primitive_colors(b->model, pc->prim, 0, NULL, 0);
     if (need == 0)
         return MN_OK;
-    float *rgba = mni_arena_calloc(&b->scratch, need, sizeof *rgba, _Alignof(float));
+    float *rgba = mni_arena_calloc(&b->piece_scratch, need, sizeof *rgba, _Alignof(float));
     if (!rgba)
         return out_of_memory(b);
     mn_primitive_colors(b->model, pc->prim, 0, rgba, need);
@@ -258,8 +273,8 @@ static mn_status read_influences(mesh_builder *b, const piece *pc, uint16_t **jo
     size_t n = 4 * (size_t)pc->prim->vertex_count;
     char path[96];
     snprintf(path, sizeof path, "meshes[%u].primitives[%u].attributes", pc->mesh, pc->primitive);
-    *joints = mni_arena_calloc(&b->scratch, n, sizeof **joints, _Alignof(uint16_t));
-    *weights = mni_arena_calloc(&b->scratch, n, sizeof **weights, _Alignof(float));
+    *joints = mni_arena_calloc(&b->piece_scratch, n, sizeof **joints, _Alignof(uint16_t));
+    *weights = mni_arena_calloc(&b->piece_scratch, n, sizeof **weights, _Alignof(float));
     if (!*joints || !*weights)
         return out_of_memory(b);
     if (!mn_primitive_skin_influences(b->model, pc->prim, *joints, *weights))
@@ -323,7 +338,7 @@ static void place_vertices(const mesh_builder *b, const piece *pc, float *pos, f
 /* Positions and face normals of a piece without NORMAL: one vertex per corner, from the soup. */
 static mn_status place_corners(mesh_builder *b, const piece *pc, float *pos, float *nrm)
 {
-    float *soup = mni_arena_calloc(&b->scratch, pc->corners, 8 * sizeof *soup, _Alignof(float));
+    float *soup = mni_arena_calloc(&b->piece_scratch, pc->corners, 8 * sizeof *soup, _Alignof(float));
     if (!soup)
         return out_of_memory(b);
     mn_primitive_soup(b->model, pc->prim, pc->world, soup, pc->corners);
@@ -440,6 +455,8 @@ static mn_status build(mesh_builder *b, bool skinned, mn_part_mesh *mesh)
     uint32_t vbase = 0, ibase = 0;
     for (uint32_t i = 0; st == MN_OK && i < b->piece_count; i++) {
         st = decode_piece(b, &b->pieces[i], vbase, ibase);
+        /* A piece's scratch is its own: many pieces cost the largest one's, not their sum. */
+        mni_arena_release(&b->piece_scratch);
         vbase += b->pieces[i].vertices;
         ibase += b->pieces[i].corners;
     }
@@ -473,8 +490,10 @@ mn_status mn_part_mesh_from_model(const mn_model *model, bool skinned, const mn_
     b.err = &local;
     b.out = &h->priv.arena;
     mni_arena_init(&b.scratch, allocator);
+    mni_arena_init(&b.piece_scratch, allocator);
     mn_status st = build(&b, skinned, &h->mesh);
     mni_arena_release(&b.scratch);
+    mni_arena_release(&b.piece_scratch);
     if (st != MN_OK) {
         free_holder(h);
         if (err)
