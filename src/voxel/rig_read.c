@@ -8,9 +8,11 @@
  * Every check fails through the mn_json path tracker, so an error names the
  * exact member ("animations[1].tracks[0].keys[3].t") and reads on its own.
  *
- * Names are looked up through small open-addressing hash tables kept with the
- * rig, so resolving references is linear in the file and the find functions
- * are O(1) for a controller that calls them per frame.
+ * Names are sorted once per array and kept with the rig (mni_names_sorted,
+ * core.h): resolving references and the find functions are binary searches,
+ * and the first repeated name is found by one sort before its array is read,
+ * so no choice of names makes a read slower than n log n (a hash table can be
+ * made to collide by names chosen for it).
  *
  * Unknown members of the rig, a part, a joint or an animation are kept as
  * compact JSON object text in that object's `extras` (they are never fatal);
@@ -54,12 +56,12 @@ const char *mn_voxel_drive_name(mn_voxel_drive drive)
 
 /* ---- name tables ------------------------------------------------------------------------------- */
 
-/* Names of one array (parts, joints or animations), hashed for lookups. */
+/* Names of one array (parts, joints or animations), sorted for lookups. */
 typedef struct name_table {
-    const char **names;   /* names[i] of element i (in the arena) */
-    uint32_t *slots;      /* element index + 1; 0 = empty slot */
-    size_t mask;          /* slot count - 1 (a power of two, at least twice the names) */
-    uint32_t count;
+    mni_names_sorted sorted;   /* the arena's copies, once every element of the array is read */
+    bool ready;
+    uint32_t repeat, first;    /* while reading: the first element whose name an earlier one
+                                  (`first`) has; MN_NONE when the names are unique */
 } name_table;
 
 /* An animation's tracks baked for posing (fcurve_internal.h); a NULL entry is sampled exactly. */
@@ -89,50 +91,10 @@ typedef struct rig_holder {
     struct mn_voxel_rig_private priv;
 } rig_holder;
 
-static uint32_t hash_name(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
-
-static bool table_init(mn_arena *arena, name_table *t, uint32_t capacity)
-{
-    size_t slots = 8;
-    while (slots < 2 * (size_t)capacity && slots < SIZE_MAX / 4)
-        slots *= 2;
-    t->names = mni_arena_calloc(arena, capacity ? capacity : 1, sizeof *t->names, _Alignof(char *));
-    t->slots = mni_arena_calloc(arena, slots, sizeof *t->slots, _Alignof(uint32_t));
-    t->mask = slots - 1;
-    t->count = 0;
-    return t->names && t->slots;
-}
-
-/* The index of `name`, or MN_NONE (also for a table never initialised). */
+/* The index of `name`, or MN_NONE (also for a table not sorted yet). */
 static uint32_t table_find(const name_table *t, const char *name)
 {
-    if (!t->slots || !name)
-        return MN_NONE;
-    for (size_t h = hash_name(name) & t->mask;; h = (h + 1) & t->mask) {
-        uint32_t s = t->slots[h];
-        if (s == 0)
-            return MN_NONE;
-        if (strcmp(t->names[s - 1], name) == 0)
-            return s - 1;
-    }
-}
-
-/* Add `name` as element t->count; returns MN_NONE, or the index already holding that name. */
-static uint32_t table_add(name_table *t, const char *name)
-{
-    size_t h = hash_name(name) & t->mask;
-    for (; t->slots[h] != 0; h = (h + 1) & t->mask)
-        if (strcmp(t->names[t->slots[h] - 1], name) == 0)
-            return t->slots[h] - 1;
-    t->names[t->count] = name;
-    t->slots[h] = ++t->count;
-    return MN_NONE;
+    return t->ready ? mni_names_find(&t->sorted, name) : MN_NONE;
 }
 
 /* ---- the reader -------------------------------------------------------------------------------- */
@@ -231,18 +193,57 @@ static mn_status keep_unknown(rig_reader *r, json_t *obj, const char *const *kno
     return st;
 }
 
-/* Read member "name" and add it to `table`; a second element with that name is an error. */
-static mn_status read_unique_name(rig_reader *r, json_t *obj, name_table *table, const char *array,
-                                  const char **out)
+/*
+ * Before `array` (n elements) is read: the first element whose "name" an
+ * earlier one's repeats, by one sort of the names as the document holds them
+ * (scratch), so that read_unique_name refuses it in its place.
+ */
+static mn_status find_repeat(rig_reader *r, name_table *table, json_t *array, uint32_t n)
+{
+    mn_arena scratch;
+    mni_arena_init(&scratch, &r->arena->allocator);
+    const char **names = mni_arena_calloc(&scratch, n ? n : 1, sizeof *names, _Alignof(char *));
+    mni_names_sorted sorted;
+    bool ok = names != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        json_t *name = json_object_get(json_array_get(array, i), "name");
+        names[i] = json_is_string(name) ? json_string_value(name) : NULL;
+    }
+    table->repeat = MN_NONE;
+    if (ok && (ok = mni_names_sort(&sorted, &scratch, names, n)) &&
+        !mni_names_first_duplicate(&sorted, &table->repeat, &table->first))
+        table->repeat = MN_NONE;
+    mni_arena_release(&scratch);
+    return ok ? MN_OK : mni_json_oom(&r->j, NULL, "checking names");
+}
+
+/* Once the array is read: its names (the `name` first member of each `stride`-byte element) sorted. */
+static mn_status sort_table(rig_reader *r, name_table *table, const void *items, size_t stride,
+                            uint32_t n)
+{
+    mn_arena scratch;
+    mni_arena_init(&scratch, &r->arena->allocator);
+    const char **names = mni_arena_calloc(&scratch, n ? n : 1, sizeof *names, _Alignof(char *));
+    bool ok = names != NULL;
+    for (uint32_t i = 0; ok && i < n; i++)
+        names[i] = *(const char *const *)(const void *)((const char *)items + i * stride);
+    ok = ok && mni_names_sort(&table->sorted, r->arena, names, n);
+    mni_arena_release(&scratch);
+    table->ready = ok;
+    return ok ? MN_OK : mni_json_oom(&r->j, NULL, "sorting names");
+}
+
+/* Read member "name" of element i; the first element to repeat an earlier one's name is an error. */
+static mn_status read_unique_name(rig_reader *r, json_t *obj, const name_table *table,
+                                  const char *array, uint32_t i, const char **out)
 {
     mn_status st = mni_json_string(&r->j, obj, "name", true, out);
     if (st != MN_OK)
         return st;
-    uint32_t first = table_add(table, *out);
-    if (first != MN_NONE)
+    if (i == table->repeat)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "name",
                              "\"%.64s\" is already the name of %s[%u]; names must be unique", *out,
-                             array, first);
+                             array, table->first);
     return MN_OK;
 }
 
@@ -288,7 +289,7 @@ static mn_status read_part(rig_reader *r, json_t *obj, uint32_t i)
     p->parent = MN_NONE;
     mn_status st = expect_object(r, obj, "a part");
     if (st == MN_OK)
-        st = read_unique_name(r, obj, &r->priv->parts, "parts", &p->name);
+        st = read_unique_name(r, obj, &r->priv->parts, "parts", i, &p->name);
     if (st == MN_OK) {
         json_t *parent = json_object_get(obj, "parent");
         if (!parent)
@@ -424,11 +425,15 @@ static mn_status read_parts(rig_reader *r, json_t *rig_obj)
     if (n == 0)
         return mni_json_fail(&r->j, MN_INVALID_VALUE, "parts", "a rig needs at least one part");
     r->parts = mni_arena_calloc(r->arena, n, sizeof *r->parts, _Alignof(mn_voxel_part));
-    if (!r->parts || !table_init(r->arena, &r->priv->parts, n))
+    if (!r->parts)
         return mni_json_oom(&r->j, NULL, "reading the parts");
     r->rig->parts = r->parts;
     r->rig->part_count = n;
-    st = for_each(r, "parts", array, n, read_part);
+    st = find_repeat(r, &r->priv->parts, array, n);
+    if (st == MN_OK)
+        st = for_each(r, "parts", array, n, read_part);
+    if (st == MN_OK)
+        st = sort_table(r, &r->priv->parts, r->parts, sizeof *r->parts, n);
     if (st == MN_OK)
         st = for_each(r, "parts", array, n, resolve_parent);
     return st == MN_OK ? order_parts(r) : st;
@@ -519,7 +524,7 @@ static mn_status read_joint(rig_reader *r, json_t *obj, uint32_t i)
     int type = 0, drive = 0;
     mn_status st = expect_object(r, obj, "a joint");
     if (st == MN_OK)
-        st = read_unique_name(r, obj, &r->priv->joints, "joints", &jt->name);
+        st = read_unique_name(r, obj, &r->priv->joints, "joints", i, &jt->name);
     if (st == MN_OK)
         st = read_reference(r, obj, "part", &r->priv->parts, "part", &jt->part);
     if (st == MN_OK)
@@ -586,11 +591,15 @@ static mn_status read_joints(rig_reader *r, json_t *rig_obj)
     if (st != MN_OK)
         return st;
     r->joints = mni_arena_calloc(r->arena, n, sizeof *r->joints, _Alignof(mn_voxel_joint));
-    if (!r->joints || !table_init(r->arena, &r->priv->joints, n))
+    if (!r->joints)
         return mni_json_oom(&r->j, NULL, "reading the joints");
     r->rig->joints = r->joints;
     r->rig->joint_count = n;
-    st = for_each(r, "joints", array, n, read_joint);
+    st = find_repeat(r, &r->priv->joints, array, n);
+    if (st == MN_OK)
+        st = for_each(r, "joints", array, n, read_joint);
+    if (st == MN_OK)
+        st = sort_table(r, &r->priv->joints, r->joints, sizeof *r->joints, n);
     if (st == MN_OK)
         st = plan_joints(r);
     return st == MN_OK ? list_part_joints(r) : st;
@@ -859,7 +868,7 @@ static mn_status read_animation(rig_reader *r, json_t *obj, uint32_t i)
     mn_voxel_animation *a = &r->animations[i];
     mn_status st = expect_object(r, obj, "an animation");
     if (st == MN_OK)
-        st = read_unique_name(r, obj, &r->priv->animations, "animations", &a->name);
+        st = read_unique_name(r, obj, &r->priv->animations, "animations", i, &a->name);
     if (st == MN_OK)
         st = mni_json_bool(&r->j, obj, "loop", true, &a->loop);
     if (st == MN_OK)
@@ -890,13 +899,16 @@ static mn_status read_animations(rig_reader *r, json_t *rig_obj)
     r->claimed_track = mni_arena_calloc(r->arena, nj, sizeof *r->claimed_track, _Alignof(uint32_t));
     r->priv->baked = mni_arena_calloc(r->arena, n ? n : 1, sizeof *r->priv->baked,
                                       _Alignof(baked_tracks));
-    if (!r->animations || !r->claimed_by || !r->claimed_track || !r->priv->baked ||
-        !table_init(r->arena, &r->priv->animations, n))
+    if (!r->animations || !r->claimed_by || !r->claimed_track || !r->priv->baked)
         return mni_json_oom(&r->j, NULL, "reading the animations");
     r->priv->baked_count = n;
     r->rig->animations = r->animations;
     r->rig->animation_count = n;
-    return for_each(r, "animations", array, n, read_animation);
+    st = find_repeat(r, &r->priv->animations, array, n);
+    if (st == MN_OK)
+        st = for_each(r, "animations", array, n, read_animation);
+    return st == MN_OK ? sort_table(r, &r->priv->animations, r->animations, sizeof *r->animations, n)
+                       : st;
 }
 
 /* ---- the document -------------------------------------------------------------------------------- */
