@@ -403,6 +403,7 @@ typedef struct mn_obj_names {
     mn_obj_name_slot *slots;
     size_t mask;        /* slot count - 1 */
     size_t count;
+    uint64_t seed;      /* keys the hash (text.c): a file cannot choose names that collide */
 } mn_obj_names;
 
 void mni_obj_names_init(mn_obj_names *t, mn_arena *arena);

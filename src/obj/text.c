@@ -215,18 +215,35 @@ bool mni_obj_warnings_finish(mn_obj_warnings *w, const mn_warning **out, uint32_
 
 /* ---- names ------------------------------------------------------------------------- */
 
-static uint32_t hash_bytes(const char *s, size_t len)
+/* Murmur3's finaliser: every bit of x reaches the low bits that pick a slot. */
+static uint64_t mix64(uint64_t x)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
+    x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdu;
+    x = (x ^ (x >> 33)) * 0xc4ceb9fe1a85ec53u;
+    return x ^ (x >> 33);
+}
+
+/*
+ * FNV-1a (64-bit) from a seeded start, mixed.  With a fixed hash a file could
+ * pick names that all land in a few slots (a 1 in 256 draw each for a window
+ * of 256), and every insert would then probe the whole cluster: quadratic.
+ * The seed comes from where this table and the caller's stack are (ASLR), so
+ * a file cannot know it; the result never depends on it, only the slots do.
+ */
+static uint32_t hash_bytes(const char *s, size_t len, uint64_t seed)
+{
+    uint64_t h = 14695981039346656037u ^ seed;
     for (size_t i = 0; i < len; i++)
-        h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
+        h = (h ^ (uint8_t)s[i]) * 1099511628211u;
+    return (uint32_t)mix64(h ^ len);
 }
 
 void mni_obj_names_init(mn_obj_names *t, mn_arena *arena)
 {
     memset(t, 0, sizeof *t);
     t->arena = arena;
+    uintptr_t here = (uintptr_t)&here;
+    t->seed = mix64((uint64_t)(uintptr_t)t ^ mix64((uint64_t)here) ^ mix64((uint64_t)(uintptr_t)arena));
 }
 
 static mn_obj_name_slot *probe(mn_obj_name_slot *slots, size_t mask, const char *name, size_t len,
@@ -243,7 +260,7 @@ mn_obj_name_slot *mni_obj_names_find(const mn_obj_names *t, const char *name, si
 {
     if (!t->slots)
         return NULL;
-    mn_obj_name_slot *s = probe(t->slots, t->mask, name, len, hash_bytes(name, len));
+    mn_obj_name_slot *s = probe(t->slots, t->mask, name, len, hash_bytes(name, len, t->seed));
     return s->name ? s : NULL;
 }
 
@@ -279,7 +296,7 @@ mn_obj_name_slot *mni_obj_names_add(mn_obj_names *t, const char *name, size_t le
 {
     if ((!t->slots || (t->count + 1) * 2 > t->mask + 1) && !rehash(t))
         return NULL;
-    uint32_t hash = hash_bytes(name, len);
+    uint32_t hash = hash_bytes(name, len, t->seed);
     mn_obj_name_slot *s = probe(t->slots, t->mask, name, len, hash);
     if (s->name)
         return s;
