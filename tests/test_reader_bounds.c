@@ -2,16 +2,15 @@
  * Every reader of untrusted input keeps its memory in proportion to what it
  * is given (docs/formats.md states each bound): the peak of a read, through
  * the counting allocator with jansson's DOM counted into the same counter, is
- * at most K bytes for each byte of input (plus, where a reader returns
- * geometry, what it returns) and a small constant.  Each reader is fed the
- * largest element counts its format lets a given size hold: short names,
- * empty lists, the smallest members, names repeated where they may be,
- * chains where nesting is allowed, at N and 4N elements, so that a cost
- * growing faster than the input (or a constant far above the DOM's own, about
- * 70 for "{}") shows.  Time is not asserted; the shapes are the ones whose
- * lookups and checks were quadratic before (a name found by a scan for each
- * element), and a 4N run that finished in seconds here is part of what the
- * test shows.
+ * at most K bytes for each byte of input (plus twice the mesh a part mesh
+ * returns) and 1 MiB.  Each reader is fed the most elements its format lets a
+ * size hold: short names, empty members, the smallest records, names repeated
+ * where they may be, chains where nesting is allowed, at n and 4n elements,
+ * so that a cost growing faster than the input, or a constant far above the
+ * DOM's own (about 70 for "{}"), shows.  Time is never asserted: the shapes
+ * include each one whose checks were quadratic (a name found by a scan for
+ * each element, a parent chain walked from every node), which at ten times
+ * these sizes took from seconds to minutes and now read in proportion.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,7 +214,7 @@ static void check_shape(const shape *s, uint32_t n)
     }
 }
 
-/* Element counts: enough that a constant of the read is small beside them. */
+/* Element counts (build with -DN=... to measure other sizes): enough that a read's constant is small. */
 #ifndef N
 #define N 10000u
 #endif
