@@ -232,7 +232,7 @@ static void check_shape(const shape *s, uint32_t n)
 #define CLIPS_DROPPED_K 128.0  /* clips.json of {} clips, every one dropped and reported */
 #define CORRECTIVE_K 16.0      /* corrective/index.json */
 #define BINARY_K 2.0           /* mouth_hidden.bin, character.ply, bindings.bin */
-#define MTL_K 40.0             /* MTL text */
+#define MTL_K 32.0             /* MTL text */
 
 /* ---- rig.json ------------------------------------------------------------------------------------ */
 
