@@ -305,45 +305,17 @@ static void test_gpu_instancing_is_a_warning_naming_the_node(void **state)
 
 /* ---- memory in proportion -------------------------------------------------------------------------- */
 
-/* jansson's allocations counted into the reader's counter: the size jansson asked for, kept in
-   a header (jansson's free is not told the size). */
-static mn_counting_alloc *json_counter;
-
-static void *json_counted_alloc(size_t size)
-{
-    max_align_t *p = malloc(sizeof(max_align_t) + size);
-    if (!p)
-        return NULL;
-    *(size_t *)(void *)p = size;
-    json_counter->allocs++;
-    json_counter->live_bytes += size;
-    if (json_counter->live_bytes > json_counter->peak_bytes)
-        json_counter->peak_bytes = json_counter->live_bytes;
-    return p + 1;
-}
-
-static void json_counted_free(void *ptr)
-{
-    if (!ptr)
-        return;
-    max_align_t *p = (max_align_t *)ptr - 1;
-    json_counter->frees++;
-    json_counter->live_bytes -= *(size_t *)(void *)p;
-    free(p);
-}
 
 /* Read `text` with every byte the reader and jansson allocate counted: the peak over the input's size. */
 static double peak_per_input_byte(const char *text, size_t size, uint32_t want_nodes)
 {
     mn_counting_alloc counter = mn_counting_alloc_make();
-    json_counter = &counter;
-    json_set_alloc_funcs(json_counted_alloc, json_counted_free);
+    mn_counting_json_begin(&counter);
     mn_gltf_options o = {.allocator = mn_counting_allocator(&counter)};
     mn_model *m = NULL;
     mn_error err;
     mn_status st = mn_gltf_read_memory(text, size, &o, &m, &err);
-    json_set_alloc_funcs(malloc, free);
-    json_counter = NULL;
+    mn_counting_json_end();
     if (st != MN_OK)
         fail_msg("%s: %s", err.path, err.message);
     assert_int_equal(m->node_count, want_nodes);

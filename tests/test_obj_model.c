@@ -269,7 +269,7 @@ static void same_triangles(const mn_model *m, const mn_primitive *p, const mn_ob
     free(soup);
 }
 
-static void test_pirate_without_its_mtl_converts_with_default_materials(void **state)
+static void test_pirate_converts_to_an_indexed_mesh_sharing_equal_corners(void **state)
 {
     (void)state;
     mn_test_need_assets();
@@ -432,7 +432,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_groups_become_primitives_with_their_materials),
-        cmocka_unit_test(test_pirate_without_its_mtl_converts_with_default_materials),
+        cmocka_unit_test(test_pirate_converts_to_an_indexed_mesh_sharing_equal_corners),
         cmocka_unit_test(test_many_groups_cost_memory_in_proportion),
         cmocka_unit_test(test_one_big_face_costs_memory_in_proportion),
         cmocka_unit_test(test_out_of_memory_and_bad_arguments),

@@ -38,31 +38,6 @@
 
 /* ---- counting, jansson included ------------------------------------------------------------------ */
 
-/* jansson's allocations counted into the reader's counter: the size asked for, kept in a header. */
-static mn_counting_alloc *json_counter;
-
-static void *json_counted_alloc(size_t size)
-{
-    max_align_t *p = malloc(sizeof(max_align_t) + size);
-    if (!p)
-        return NULL;
-    *(size_t *)(void *)p = size;
-    json_counter->allocs++;
-    json_counter->live_bytes += size;
-    if (json_counter->live_bytes > json_counter->peak_bytes)
-        json_counter->peak_bytes = json_counter->live_bytes;
-    return p + 1;
-}
-
-static void json_counted_free(void *ptr)
-{
-    if (!ptr)
-        return;
-    max_align_t *p = (max_align_t *)ptr - 1;
-    json_counter->frees++;
-    json_counter->live_bytes -= *(size_t *)(void *)p;
-    free(p);
-}
 
 static mn_counting_alloc counter;
 static mn_allocator hooks;
@@ -71,15 +46,13 @@ static void count_begin(void)
 {
     counter = mn_counting_alloc_make();
     hooks = mn_counting_allocator(&counter);
-    json_counter = &counter;
-    json_set_alloc_funcs(json_counted_alloc, json_counted_free);
+    mn_counting_json_begin(&counter);
 }
 
 /* The read's peak; everything it made must be freed by now. */
 static size_t count_end(void)
 {
-    json_set_alloc_funcs(malloc, free);
-    json_counter = NULL;
+    mn_counting_json_end();
     assert_int_equal(counter.live_bytes, 0);
     return counter.peak_bytes;
 }

@@ -8,6 +8,8 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
+#include <jansson.h>
+
 /* max_align_t keeps the user pointer aligned as malloc's own would be. */
 typedef union block_header {
     size_t size;
@@ -59,4 +61,45 @@ mn_allocator mn_counting_allocator(mn_counting_alloc *state)
 {
     mn_allocator a = {counting_alloc_fn, counting_free_fn, state};
     return a;
+}
+
+/* ---- jansson ---------------------------------------------------------------------------- */
+
+static mn_counting_alloc *json_counter;
+
+static void *json_counted_alloc(size_t size)
+{
+    if (size > SIZE_MAX - sizeof(block_header))
+        return NULL;
+    block_header *h = malloc(sizeof *h + size);
+    if (!h)
+        return NULL;
+    h->size = size;
+    json_counter->allocs++;
+    json_counter->live_bytes += size;
+    if (json_counter->live_bytes > json_counter->peak_bytes)
+        json_counter->peak_bytes = json_counter->live_bytes;
+    return h + 1;
+}
+
+static void json_counted_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    block_header *h = (block_header *)ptr - 1;
+    json_counter->frees++;
+    json_counter->live_bytes -= h->size;
+    free(h);
+}
+
+void mn_counting_json_begin(mn_counting_alloc *state)
+{
+    json_counter = state;
+    json_set_alloc_funcs(json_counted_alloc, json_counted_free);
+}
+
+void mn_counting_json_end(void)
+{
+    json_set_alloc_funcs(malloc, free);
+    json_counter = NULL;
 }

@@ -33,4 +33,12 @@ mn_counting_alloc mn_counting_alloc_make(void);
 /* Hooks that allocate with malloc and count into *state (which must outlive their use). */
 mn_allocator mn_counting_allocator(mn_counting_alloc *state);
 
+/*
+ * Count jansson's allocations too (json_set_alloc_funcs), into *state, until
+ * mn_counting_json_end: a reader's peak then includes its JSON DOM.  jansson's
+ * free is not told the size, so each block keeps it in a header.
+ */
+void mn_counting_json_begin(mn_counting_alloc *state);
+void mn_counting_json_end(void);
+
 #endif /* MN_TEST_COUNTING_ALLOC_H */
