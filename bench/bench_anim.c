@@ -19,6 +19,12 @@
  *   sample_forward_cursor_<J>      forward playback at 60 Hz for 20 s (two
  *                                  loops of the clip) with mn_clip_sample_cursor
  *   sample_forward_no_cursor_<J>   the same times with mn_clip_sample
+ *   sample_per_track_<case>_<J>    each of the four above on the same clip
+ *                                  with every track on its own key times
+ *                                  (counts and times differ), as hand-made
+ *                                  or per-curve resampled files have;
+ *                                  ratio_to_shared_times = its ns per joint
+ *                                  over the shared-times case's, this run
  *   sample_*_cubic_64              the four above for 64 joints whose
  *                                  channels are CUBICSPLINE (tangents: the
  *                                  central difference of the keys)
@@ -459,7 +465,10 @@ static bool anim_model_load(anim_model *m, gen_spec spec)
 
 /* ---- poses, compared ---------------------------------------------------------------- */
 
-#define POSE_FLOATS 10u   /* per joint: 3 translation, 4 rotation, 3 scale */
+#define POSE_FLOATS 10u
+
+/* Per-track key times should cost at most this many times shared ones. */
+#define PER_TRACK_TARGET 2.0   /* per joint: 3 translation, 4 rotation, 3 scale */
 
 static void pose_store(const mn_pose *p, float *dst)
 {
@@ -672,8 +681,15 @@ static float *reference_poses(const anim_model *m, mn_pose *pose, const float *t
     return refs;
 }
 
+/*
+ * One sampling case.  per_track: the clip's tracks each have their own key
+ * times (the line is named sample_per_track_...) and the line carries
+ * ratio_to_shared_times, its ns per joint over *shared_ns (the shared-times
+ * case of the same times and cursor, this run); otherwise *shared_ns is set.
+ */
 static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const float *times,
-                        uint32_t frames, const float *refs, bool cursor, int runs)
+                        uint32_t frames, const float *refs, bool cursor, int runs, bool per_track,
+                        double *shared_ns)
 {
     void *storage = malloc(mn_clip_cursor_storage_size(m->clip) + 4u);
     mn_clip_cursor cur;
@@ -691,8 +707,9 @@ static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const f
     size_t bytes = (size_t)samples * POSE_FLOATS * sizeof(float);
     bench_timing mt = bench_memcpy_ms(bytes, runs);
     char name[64];
-    snprintf(name, sizeof name, "sample_%s_%s_%s%u", random ? "random" : "forward",
-             cursor ? "cursor" : "no_cursor", m->spec.cubic ? "cubic_" : "", (unsigned)pose->joint_count);
+    snprintf(name, sizeof name, "sample_%s%s_%s_%s%u", per_track ? "per_track_" : "",
+             random ? "random" : "forward", cursor ? "cursor" : "no_cursor",
+             m->spec.cubic ? "cubic_" : "", (unsigned)pose->joint_count);
     bench_line line;
     bench_line_begin(&line, "anim", name);
     bench_line_u64(&line, "joints", pose->joint_count);
@@ -702,8 +719,17 @@ static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const f
     bench_line_u64(&line, "frames", frames);
     bench_line_str(&line, "times", random ? "random" : "forward 60 Hz");
     bench_line_bool(&line, "cursor", cursor);
+    bench_line_str(&line, "key_times", per_track ? "per track" : "shared");
     bench_line_num(&line, "mjoint_samples_per_s", samples / (t.best_ms * 1e3));
     per_item_fields(&line, "joint", samples, bytes, t, mt);
+    double ns = t.best_ms * 1e6 / samples;
+    if (per_track) {
+        bench_line_num(&line, "ratio_to_shared_times", ns / *shared_ns);
+        bench_line_num(&line, "target_ratio", PER_TRACK_TARGET);
+        bench_line_bool(&line, "within_target", ns / *shared_ns <= PER_TRACK_TARGET);
+    } else {
+        *shared_ns = ns;
+    }
     bench_line_bool(&line, "matches_reference", ok);
     bench_line_str(&line, "reference", random ? REF_RANDOM : REF_FORWARD);
     bench_line_print(&line);
@@ -805,6 +831,59 @@ static bool transform_cases(const anim_model *m, mn_pose *pose, const float *sam
 }
 
 /* Sampling, local-to-world and palette for one joint count. */
+/*
+ * m's clip rebuilt with every track on its own key times: track i keeps
+ * keys - i % 4 keys (a prefix of its values), each time shifted by i·10 µs,
+ * so no two tracks share a time array.  NULL on failure.
+ */
+static mn_clip *per_track_clip(const anim_model *m, float **times_out)
+{
+    uint32_t n = mn_clip_track_count(m->clip), keys = m->spec.keys;
+    mn_track *tracks = malloc(n * sizeof *tracks);
+    float *times = malloc((size_t)n * keys * sizeof *times);
+    mn_clip *clip = NULL;
+    if (tracks && times) {
+        for (uint32_t i = 0; i < n; i++) {
+            tracks[i] = *mn_clip_track(m->clip, i);
+            tracks[i].key_count = keys - i % 4u;
+            for (uint32_t k = 0; k < tracks[i].key_count; k++)
+                times[(size_t)i * keys + k] = key_time(k) + (float)i * 1e-5f;
+            tracks[i].times = times + (size_t)i * keys;
+        }
+        mn_clip_options o = {.space = mn_clip_space(m->clip)};
+        mn_error err;
+        mn_status st = mn_clip_create(tracks, n, "per track", &o, &clip, &err);
+        if (st != MN_OK)
+            report_error("mn_clip_create (per-track times)", st, &err);
+    }
+    free(tracks);
+    *times_out = times;   /* the clip copied them; the caller frees */
+    return clip;
+}
+
+/* The four sampling cases again on a clip whose tracks do not share key times. */
+static bool per_track_cases(const anim_model *m, mn_pose *pose, const float *random_times,
+                            const float *forward_times, const double shared_ns[4], int runs)
+{
+    float *times = NULL;
+    anim_model pt = *m;
+    pt.clip = per_track_clip(m, &times);
+    free(times);
+    float *random_refs = pt.clip ? reference_poses(&pt, pose, random_times, RANDOM_FRAMES) : NULL;
+    float *forward_refs = pt.clip ? reference_poses(&pt, pose, forward_times, FORWARD_FRAMES) : NULL;
+    bool ok = random_refs && forward_refs;
+    double shared[4] = {shared_ns[0], shared_ns[1], shared_ns[2], shared_ns[3]};
+    for (int cursor = 0; ok && cursor < 2; cursor++)
+        ok = sample_case(&pt, pose, true, random_times, RANDOM_FRAMES, random_refs, cursor, runs,
+                         true, &shared[cursor]) && ok;
+    for (int cursor = 1; ok && cursor >= 0; cursor--)
+        ok = sample_case(&pt, pose, false, forward_times, FORWARD_FRAMES, forward_refs, cursor,
+                         runs, true, &shared[2 + cursor]) && ok;
+    free(random_refs), free(forward_refs);
+    mn_clip_free(pt.clip);
+    return ok;
+}
+
 static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
 {
     anim_model m;
@@ -843,12 +922,14 @@ static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
     }
     if (ok) {
         /* the cursor promises the same bits for any order of times, random included */
+        double shared_ns[4] = {0};   /* random, random cursor, forward, forward cursor */
         for (int cursor = 0; cursor < 2; cursor++)
             ok = sample_case(&m, &pose, true, random_times, RANDOM_FRAMES, random_refs, cursor,
-                             runs) && ok;
+                             runs, false, &shared_ns[cursor]) && ok;
         for (int cursor = 1; cursor >= 0; cursor--)
             ok = sample_case(&m, &pose, false, forward_times, FORWARD_FRAMES, forward_refs, cursor,
-                             runs) && ok;
+                             runs, false, &shared_ns[2 + cursor]) && ok;
+        ok = per_track_cases(&m, &pose, random_times, forward_times, shared_ns, runs) && ok;
         if (!cubic)
             ok = transform_cases(&m, &pose, random_refs, runs) && ok;
     }
