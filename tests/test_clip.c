@@ -1257,6 +1257,87 @@ static void a_later_track_on_the_same_property_wins_across_time_arrays(void **st
     mn_clip_free(clip);
 }
 
+/*
+ * Hand-made files and curves resampled one by one give every track its own
+ * time array.  A clip of 37 joints whose T, R and S tracks each have their
+ * own keys (2 to 40 of them, spacing even, uneven or clustered, each array
+ * starting and ending elsewhere; rotation keys far apart and near, every
+ * seventh track STEP, every ninth CUBICSPLINE) samples each track exactly
+ * as mn_track_sample of the input track, at every kernel level, plainly and
+ * through a cursor, forward at 60 Hz and at random times, before the first
+ * key and after the last included; and sampling allocates nothing.
+ */
+static void tracks_on_their_own_times_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    enum { JOINTS = 37, MAX_KEYS = 40 };
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_clip_options options = {.allocator = mn_counting_allocator(&counter)};
+    shared_clip sc = {NULL, calloc(3 * JOINTS, sizeof(mn_track)), 3 * JOINTS, NULL};
+    sc.data = calloc((size_t)3 * JOINTS * MAX_KEYS * 13, sizeof(float));
+    assert_non_null(sc.tracks);
+    assert_non_null(sc.data);
+    uint32_t rng = 11;
+    float *at = sc.data, last = 0.0f;
+    for (uint32_t i = 0; i < sc.track_count; i++) {
+        uint32_t joint = i / 3, keys = 2 + (i * 7) % (MAX_KEYS - 1);
+        mn_anim_path path = (mn_anim_path)(i % 3);
+        uint32_t comps = path == MN_PATH_ROTATION ? 4 : 3;
+        mn_interpolation interp = i % 7 == 3   ? MN_INTERP_STEP
+                                  : i % 9 == 4 ? MN_INTERP_CUBICSPLINE
+                                               : MN_INTERP_LINEAR;
+        uint32_t per_key = interp == MN_INTERP_CUBICSPLINE ? 3 : 1;
+        float *times = at, *values = at + keys;
+        at += keys * (1 + comps * per_key);
+        float t = rng_float(&rng, -0.3f, 0.4f);
+        for (uint32_t k = 0; k < keys; k++) {
+            times[k] = t;
+            /* even, uneven, or clustered at the start (the proportional guess misses) */
+            t += i % 3 == 0 ? 0.05f : i % 3 == 1 ? rng_float(&rng, 0.001f, 0.2f)
+                                                 : (k < keys / 2 ? 0.002f : 0.3f);
+        }
+        last = times[keys - 1] > last ? times[keys - 1] : last;
+        for (uint32_t e = 0; e < keys * per_key; e++) {
+            float *v = values + e * comps;
+            if (path != MN_PATH_ROTATION) {
+                for (uint32_t c = 0; c < 3; c++)
+                    v[c] = rng_float(&rng, -2.0f, 2.0f);
+            } else if (joint % 2 == 0 || e == 0) {
+                rng_quat(&rng, v); /* far apart: the polynomials */
+            } else {
+                memcpy(v, v - comps, 4 * sizeof(float)); /* near: the normalised lerp */
+                v[e % 4] += 0.001f;
+            }
+        }
+        sc.tracks[i] = make_track(joint, path, interp, times, keys, values, comps);
+    }
+    sc.clip = must_create(sc.tracks, sc.track_count, &options);
+    mn_pose plain, cursored, level;
+    assert_int_equal(mn_pose_create(&plain, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&cursored, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
+    uint32_t spans[3 * JOINTS];
+    assert_int_equal(mn_clip_cursor_storage_size(sc.clip), sizeof spans); /* nothing shared */
+    mn_clip_cursor cursor;
+    mn_clip_cursor_init(&cursor, sc.clip, spans);
+    size_t allocs = counter.allocs;
+    for (int frame = 0; frame < 1200; frame++) {
+        float t = frame < 400 ? -0.5f + (float)frame / 60.0f
+                              : rng_float(&rng, -0.5f, last + 0.5f);
+        assert_int_equal(mn_clip_sample(sc.clip, t, &plain, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored, NULL), MN_OK);
+        assert_true(pose_bits_equal(&plain, &cursored));
+        assert_every_level_gives(sc.clip, t, &plain, &level);
+        assert_pose_is_each_track_alone(&sc, &plain, t);
+    }
+    assert_int_equal(counter.allocs, allocs);
+    mn_pose_free(&plain);
+    mn_pose_free(&cursored);
+    mn_pose_free(&level);
+    free_shared_clip(&sc);
+    assert_int_equal(counter.live_bytes, 0);
+}
+
 static void building_a_large_clip_under_failing_allocations_frees_everything(void **state)
 {
     (void)state;
@@ -1594,6 +1675,7 @@ int main(void)
         cmocka_unit_test(clip_sample_writes_tracked_properties_and_keeps_the_rest),
         cmocka_unit_test(cursor_gives_the_same_bits_forward_backward_and_at_random),
         cmocka_unit_test(sampling_allocates_nothing),
+        cmocka_unit_test(tracks_on_their_own_times_sample_exactly_as_each_track_alone),
         cmocka_unit_test(tracks_with_identical_times_share_one_copy),
         cmocka_unit_test(clip_tracks_keep_input_order_whatever_the_sampling_order),
         cmocka_unit_test(shared_times_sample_exactly_as_each_track_alone),

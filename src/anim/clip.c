@@ -372,20 +372,153 @@ static inline void sample_run(const mn_clip *clip, const mn_clip_run *run, place
                    run->path == MN_PATH_TRANSLATION ? pose->translations : pose->scales);
 }
 
+/*
+ * Clips whose tracks do not share key times (hand-made files, curves
+ * resampled one by one) have a timeline per track or per joint: a run of
+ * one or two tracks each.  Their cost is then the search and the dispatch,
+ * not the interpolation, so the sampler takes timelines LOCATE_LANES at a
+ * time and runs their binary searches interleaved (independent chains the
+ * CPU overlaps), and gathers small linear rotation runs from different
+ * timelines into one scattered batch for the SIMD kernels.  Each search does
+ * find_span's steps and each lane the scalar slerp's operations: the same
+ * bits as a timeline alone.
+ */
+#define LOCATE_LANES 8u
+#define SCATTER_BATCH 16u
+
+/* Linear rotations, each at its own span, waiting for a kernel. */
+typedef struct scatter {
+    uint32_t n;
+    const float *keys[SCATTER_BATCH];
+    float s[SCATTER_BATCH];
+    float *out[SCATTER_BATCH];
+} scatter;
+
+static void scatter_flush(scatter *b, mn_simd_level level)
+{
+    uint32_t i = 0;
+#if MN_WITH_AVX2
+    if (level == MN_SIMD_AVX2_FMA)
+        i = mni_clip_slerp_scattered_avx2(b->keys, b->s, b->out, b->n);
+#endif
+#if MN_WITH_SSE2
+    if (i == 0 && (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2))
+        i = mni_clip_slerp_scattered_sse2(b->keys, b->s, b->out, b->n);
+#endif
+    (void)level;
+    for (; i < b->n; i++)
+        quat_slerp_to(b->out[i], b->keys[i], b->keys[i] + 4, b->s[i]);
+    b->n = 0;
+}
+
+/* Runs narrower than this go to the scattered batch rather than their own kernel call. */
+#define SCATTER_RUN 4u
+
+/* A run at place p: into the batch when it is a small linear rotation run, else sampled now. */
+static inline void sample_or_gather(const mn_clip *clip, const mn_clip_run *run, place p,
+                                    mn_simd_level level, mn_pose *pose, scatter *b)
+{
+    if (!(run->path == MN_PATH_ROTATION && run->interpolation == MN_INTERP_LINEAR && p.span &&
+          run->count < SCATTER_RUN)) {
+        sample_run(clip, run, p, level, pose);
+        return;
+    }
+    const mn_track *tr = clip->tracks + run->first;
+    uint32_t n = tracks_in_pose(tr, run->count, pose->joint_count);
+    for (uint32_t i = 0; i < n; i++) {
+        if (b->n == SCATTER_BATCH)
+            scatter_flush(b, level);
+        b->keys[b->n] = tr[i].values + 4 * (size_t)p.k;
+        b->s[b->n] = p.s;
+        b->out[b->n++] = pose->rotations + 4 * (size_t)tr[i].target;
+    }
+}
+
+/*
+ * locate (spans == NULL) or locate_cursor for `count` timelines at once:
+ * the clamps and cursor walks first, then the searches left, interleaved.
+ */
+static inline void locate_lanes(const mn_clip_timeline *lines, uint32_t count, float t,
+                                uint32_t *spans, place *out)
+{
+    uint32_t lo[LOCATE_LANES], hi[LOCATE_LANES];
+    bool search[LOCATE_LANES], searching = false;
+    for (uint32_t l = 0; l < count; l++) {
+        const float *times = lines[l].times;
+        uint32_t n = lines[l].key_count, k = spans ? spans[l] : 0;
+        search[l] = false;
+        lo[l] = 0, hi[l] = 1; /* nothing to search */
+        if (spans && k < n - 1 && times[k] <= t) {
+            bool hit = false;
+            for (uint32_t step = 0; step < CURSOR_WALK && k < n - 1 && !hit; step++)
+                hit = t < times[k + 1] || (k++, false);
+            if (hit) {
+                spans[l] = k;
+                out[l] = (place){k, true, 0.0f, 0.0f};
+                continue;
+            }
+        }
+        if (!(t >= times[0])) {
+            out[l] = (place){0, false, 0.0f, 0.0f};
+        } else if (t >= times[n - 1]) {
+            out[l] = (place){n - 1, false, 0.0f, 0.0f};
+        } else {
+            /* Keys are mostly evenly spaced: guess the span in proportion, then bisect the side
+               of the guess that brackets t (sorted keys: the same unique span either way). */
+            float f = (t - times[0]) / (times[n - 1] - times[0]) * (float)(n - 1);
+            uint32_t g = f >= 0.0f && f < (float)(n - 2) ? (uint32_t)f : (f >= 0.0f ? n - 2 : 0);
+            if (t < times[g])
+                hi[l] = g;
+            else if (t >= times[g + 1])
+                lo[l] = g + 1, hi[l] = n - 1;
+            else
+                lo[l] = g, hi[l] = g + 1;
+            search[l] = true;
+            searching = searching || hi[l] - lo[l] > 1;
+        }
+    }
+    while (searching) { /* find_span's steps on every lane still bracketing more than one span */
+        searching = false;
+        for (uint32_t l = 0; l < count; l++) {
+            uint32_t d = hi[l] - lo[l];
+            if (d > 1) {
+                uint32_t mid = lo[l] + (d >> 1);
+                bool left = lines[l].times[mid] <= t;
+                lo[l] = left ? mid : lo[l];
+                hi[l] = left ? hi[l] : mid;
+                searching = true;
+            }
+        }
+    }
+    for (uint32_t l = 0; l < count; l++)
+        if (search[l]) {
+            out[l] = (place){lo[l], true, 0.0f, 0.0f};
+            if (spans)
+                spans[l] = lo[l];
+        }
+}
+
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose,
                                mn_simd_level level)
 {
-    for (uint32_t l = 0; l < clip->timeline_count; l++) {
-        const mn_clip_timeline *line = &clip->timelines[l];
-        if (line->run_count == 0)
-            break; /* timelines with runs come first */
-        place p = spans ? locate_cursor(line->times, line->key_count, t, &spans[l])
-                        : locate(line->times, line->key_count, t);
-        p = with_fraction(p, line->times, t);
-        for (uint32_t r = 0; r < line->run_count; r++)
-            sample_run(clip, &clip->runs[line->first_run + r], p, level, pose);
+    scatter batch;
+    batch.n = 0;
+    uint32_t lines = 0; /* timelines with runs come first */
+    while (lines < clip->timeline_count && clip->timelines[lines].run_count > 0)
+        lines++;
+    for (uint32_t l0 = 0; l0 < lines; l0 += LOCATE_LANES) {
+        uint32_t count = lines - l0 < LOCATE_LANES ? lines - l0 : LOCATE_LANES;
+        place at[LOCATE_LANES];
+        locate_lanes(clip->timelines + l0, count, t, spans ? spans + l0 : NULL, at);
+        for (uint32_t l = 0; l < count; l++) {
+            const mn_clip_timeline *line = &clip->timelines[l0 + l];
+            place p = with_fraction(at[l], line->times, t);
+            for (uint32_t r = 0; r < line->run_count; r++)
+                sample_or_gather(clip, &clip->runs[line->first_run + r], p, level, pose, &batch);
+        }
     }
+    scatter_flush(&batch, level);
 }
 
 /* The "clip \"name\"" a space error names. */

@@ -2,8 +2,10 @@
  * The clip sampler's rotation runs, VF_W tracks at a time, written once over
  * the lane layer (core/simd.h, the convention) and included by clip_sse2.c
  * (four tracks) and clip_avx2.c (eight): LINEAR (clip.c's quat_slerp_to on
- * every lane) and CUBICSPLINE (the Hermite cubic, then normalised).  The
- * entry points are MN_ISA(mni_clip_slerp) and MN_ISA(mni_clip_hermite), with
+ * every lane) and CUBICSPLINE (the Hermite cubic, then normalised); and
+ * linear rotations of tracks on different key times, each lane at its own
+ * span.  The entry points are MN_ISA(mni_clip_slerp),
+ * MN_ISA(mni_clip_slerp_scattered) and MN_ISA(mni_clip_hermite), with
  * the contract clip_internal.h states.
  *
  * No fused multiply-add: every lane does the scalar code's IEEE operations
@@ -61,11 +63,8 @@ MN_LANE void store_targets(const mn_track *tr, const vf q[4], float *rotations)
  * never used); when every lane is near-parallel (keys a frame apart) the
  * polynomials are skipped.
  */
-MN_LANE void slerp_group(const mn_track *tr, size_t k, vf sv, vf rest, float *rotations)
+MN_LANE void slerp_keys(const vf a[4], const vf b[4], vf sv, vf rest, vf q[4])
 {
-    vf a[4], b[4];
-    load_keys(tr, 4 * k, a);
-    load_keys(tr, 4 * k + 4, b);
     const vf zero = vf_zero(), one = vf_set1(1.0f), sign_bit = vf_set1(-0.0f);
     vf d = quat_dot(a, b);
     vf flip = vf_and(vf_lt(d, zero), sign_bit); /* short arc: d = -d, wb *= -1 */
@@ -79,11 +78,37 @@ MN_LANE void slerp_group(const mn_track *tr, size_t k, vf sv, vf rest, float *ro
         wb = vf_select(near, sv, vf_div(sin_poly_v(vf_mul(sv, theta)), sin_theta));
     }
     wb = vf_mul(wb, vf_or(one, flip));
-    vf q[4];
     for (int i = 0; i < 4; i++)
         q[i] = vf_add(vf_mul(wa, a[i]), vf_mul(wb, b[i]));
     quat_normalize(q);
+}
+
+/* slerp_keys of VF_W tracks, all at span k. */
+MN_LANE void slerp_group(const mn_track *tr, size_t k, vf sv, vf rest, float *rotations)
+{
+    vf a[4], b[4], q[4];
+    load_keys(tr, 4 * k, a);
+    load_keys(tr, 4 * k + 4, b);
+    slerp_keys(a, b, sv, rest, q);
     store_targets(tr, q, rotations);
+}
+
+/*
+ * slerp_keys of VF_W tracks each at its own span and fraction (tracks that
+ * do not share key times): key[l] is lane l's key k (key k + 1 follows it),
+ * s[l] its fraction, out[l] its rotation.
+ */
+MN_LANE void slerp_scattered(const float *const *key, const float *s, float *const *out)
+{
+    const float *next[VF_W];
+    for (int l = 0; l < VF_W; l++)
+        next[l] = key[l] + 4;
+    vf a[4], b[4], q[4];
+    vf_load_t4(key, a);
+    vf_load_t4(next, b);
+    vf sv = vf_loadu(s);
+    slerp_keys(a, b, sv, vf_sub(vf_set1(1.0f), sv), q);
+    vf_store_t4(out, q);
 }
 
 /*
@@ -106,6 +131,19 @@ MN_LANE void hermite_group(const mn_track *tr, size_t k, const vf h[4], float *r
     }
     quat_normalize(q);
     store_targets(tr, q, rotations);
+}
+
+MN_KERNEL uint32_t MN_ISA(mni_clip_slerp_scattered)(const float *const *keys, const float *s,
+                                                    float *const *out, uint32_t count)
+{
+    if (count < VF_W)
+        return 0;
+    uint32_t i = 0;
+    for (; i + VF_W <= count; i += VF_W)
+        slerp_scattered(keys + i, s + i, out + i);
+    if (i < count) /* a tail: the last VF_W again, as MN_ISA(mni_clip_slerp) */
+        slerp_scattered(keys + count - VF_W, s + count - VF_W, out + count - VF_W);
+    return count;
 }
 
 MN_KERNEL uint32_t MN_ISA(mni_clip_slerp)(const mn_track *tracks, uint32_t count, uint32_t k,
