@@ -50,6 +50,11 @@
  *    an AVX2 function only ever returns to the baseline through an entry
  *    point, which the compiler ends with vzeroupper (a non-inlined helper
  *    could return with dirty upper halves and slow the SSE code after it).
+ *    The rule, for every function that touches a ymm register (the AVX2
+ *    kernels, and those with target attributes of their own): vzeroupper
+ *    before each return, tail call or call out; where the compiler would not
+ *    insert it, _mm256_zeroupper() at the end of the entry point.
+ *    tests/test_vzeroupper.sh checks the library's object code for it.
  *
  * 4. Bits.  The library is compiled with -ffp-contract=off: no compiler fuses
  *    a·b + c unless a kernel asks for it (vf_madd, fused on AVX2 and NEON,
