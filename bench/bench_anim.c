@@ -63,7 +63,18 @@
  * "matches_reference": false and the benchmark exits 1.  The whole run takes
  * about 10 s on two cores.
  *
- * Usage: bench_anim [runs]   (default 15, at most 64)
+ * Beside the default build: bench_anim_native is this file and the whole
+ * library compiled with -march=native (bench/CMakeLists.txt, where the
+ * compiler has the flag).  When it sits beside bench_anim, bench_anim runs
+ * it after its own cases for the sampling cases alone and prints one line a
+ * sampling case, sample_..._vs_native: ns_per_joint (this run's),
+ * native_ns_per_joint and default_to_native, their ratio.  The library
+ * dispatches the same kernels in both; the ratio shows what the baseline
+ * build loses around them (an AVX/SSE transition penalty, core/simd.h,
+ * built without vzeroupper: 1.6 to 2.4).  MN_BENCH_NATIVE=0 skips it.
+ *
+ * Usage: bench_anim [runs] [--sampling]   (default 15, at most 64;
+ *        --sampling: the sampling cases alone)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -86,6 +97,15 @@
 #define TRANSFORM_JOINTS_PER_RUN 524288u  /* joints a local-to-world or palette run handles */
 #define CROWD_INSTANCES 1000u
 #define CROWD_CHECKED 16u             /* instances compared with a fresh one after a crowd case */
+#define MAX_SAMPLE_CASES 32u          /* sampling cases a run prints (24 now) */
+
+/* This run's sampling figures, for the lines beside bench_anim_native's. */
+static struct {
+    char name[64];
+    double ns_per_joint;
+} sample_figures[MAX_SAMPLE_CASES];
+static unsigned sample_figure_count;
+static bool sampling_only;            /* --sampling: no local-to-world, palette or crowd */
 
 static const char *const REF_FORWARD =
     "ozz-animation 0.16, forward playback: 12.8 ns/joint (published; not measured here)";
@@ -732,6 +752,10 @@ static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const f
     }
     bench_line_bool(&line, "matches_reference", ok);
     bench_line_str(&line, "reference", random ? REF_RANDOM : REF_FORWARD);
+    if (sample_figure_count < MAX_SAMPLE_CASES) {
+        snprintf(sample_figures[sample_figure_count].name, sizeof sample_figures[0].name, "%s", name);
+        sample_figures[sample_figure_count++].ns_per_joint = t.best_ms * 1e6 / samples;
+    }
     bench_line_print(&line);
     return ok;
 }
@@ -930,7 +954,7 @@ static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
             ok = sample_case(&m, &pose, false, forward_times, FORWARD_FRAMES, forward_refs, cursor,
                              runs, false, &shared_ns[2 + cursor]) && ok;
         ok = per_track_cases(&m, &pose, random_times, forward_times, shared_ns, runs) && ok;
-        if (!cubic)
+        if (!cubic && !sampling_only)
             ok = transform_cases(&m, &pose, random_refs, runs) && ok;
     }
     free(random_times), free(forward_times), free(random_refs), free(forward_refs);
@@ -1106,18 +1130,82 @@ static bool crowd_cases(int runs)
     return ok;
 }
 
+#ifndef MN_BENCH_NATIVE_BUILD
+/* The text after "key": in a JSON line of ours, or NULL. */
+static const char *json_field(const char *line, const char *key)
+{
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "\"%s\":", key);
+    const char *at = strstr(line, quoted);
+    return at != NULL ? at + strlen(quoted) : NULL;
+}
+
+/*
+ * bench_anim_native beside this program (argv0's folder), run for the sampling
+ * cases; one line per case of both.  Returns false when it ran and failed.
+ */
+static bool native_lines(const char *argv0, int runs)
+{
+    const char *off = getenv("MN_BENCH_NATIVE");
+    const char *slash = strrchr(argv0, '/');
+    char command[4096];
+    if ((off != NULL && strcmp(off, "0") == 0) || slash == NULL ||
+        (size_t)(slash - argv0) > sizeof command - 64)
+        return true;
+    int n = snprintf(command, sizeof command, "%.*s/bench_anim_native", (int)(slash - argv0), argv0);
+    FILE *probe = fopen(command, "rb");
+    if (probe == NULL)
+        return true; /* not built: the compiler has no -march=native */
+    fclose(probe);
+    snprintf(command + n, sizeof command - (size_t)n, " %d --sampling", runs);
+    FILE *child = popen(command, "r");
+    if (child == NULL)
+        return false;
+    char text[4096];
+    while (fgets(text, sizeof text, child) != NULL) {
+        const char *name = json_field(text, "case"), *ns = json_field(text, "ns_per_joint");
+        if (name == NULL || ns == NULL || strncmp(name, "\"sample_", 8) != 0)
+            continue;
+        for (unsigned i = 0; i < sample_figure_count; i++) {
+            size_t len = strlen(sample_figures[i].name);
+            if (strncmp(name + 1, sample_figures[i].name, len) != 0 || name[len + 1] != '"')
+                continue;
+            double native = strtod(ns, NULL);
+            char vs[96];
+            snprintf(vs, sizeof vs, "%s_vs_native", sample_figures[i].name);
+            bench_line line;
+            bench_line_begin(&line, "anim", vs);
+            bench_line_num(&line, "ns_per_joint", sample_figures[i].ns_per_joint);
+            bench_line_num(&line, "native_ns_per_joint", native);
+            bench_line_num(&line, "default_to_native",
+                           native > 0.0 ? sample_figures[i].ns_per_joint / native : 0.0);
+            bench_line_print(&line);
+        }
+    }
+    return pclose(child) == 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : DEFAULT_RUNS;
-    if (runs < 1 || runs > BENCH_MAX_RUNS) {
-        fprintf(stderr, "usage: bench_anim [runs 1..%d]\n", BENCH_MAX_RUNS);
+    sampling_only = argc > 2 && strcmp(argv[2], "--sampling") == 0;
+    if (runs < 1 || runs > BENCH_MAX_RUNS || (argc > 2 && !sampling_only) || argc > 3) {
+        fprintf(stderr, "usage: bench_anim [runs 1..%d] [--sampling]\n", BENCH_MAX_RUNS);
         return 2;
     }
     double start = bench_now_ms();
     bool ok = skeleton_cases(64, false, runs);
     ok = skeleton_cases(256, false, runs) && ok;
     ok = skeleton_cases(64, true, runs) && ok;
-    ok = crowd_cases(runs) && ok;
+    if (!sampling_only)
+        ok = crowd_cases(runs) && ok;
+#ifndef MN_BENCH_NATIVE_BUILD
+    if (!native_lines(argv[0], runs)) {
+        fprintf(stderr, "bench_anim: bench_anim_native failed\n");
+        ok = false;
+    }
+#endif
     bench_line line;
     bench_line_begin(&line, "anim", "total");
     bench_line_num(&line, "seconds", (bench_now_ms() - start) * 1e-3);
