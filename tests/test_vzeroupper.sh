@@ -23,7 +23,8 @@ command -v objdump >/dev/null || { echo "test_vzeroupper: objdump is missing, sk
 so=$build/libmarionette.so
 [ -f "$so" ] || { echo "test_vzeroupper: $so is missing"; exit 1; }
 
-# Reads `objdump -d --no-show-raw-insn`; prints "ymm FUNCTION" for each function that touches
+# Reads `objdump -d --no-show-raw-insn`; a function's .cold part (gcc moves unlikely paths there)
+# is read as part of it.  Prints "ymm FUNCTION" for each function that touches
 # ymm, and "dirty FUNCTION ADDRESS WHAT" for each violation.
 cat >"$work/check.awk" <<'EOF'
 function analyse(   i, changed, out, s) {
@@ -41,10 +42,10 @@ function analyse(   i, changed, out, s) {
         told[i] = 1; print "dirty", fn, addr[i], kind[i]
       }
       if (kind[i] == "call") out = 0
-      if (kind[i] !~ /^(ret|exit|jmp|indirect|ud2)$/ && i + 1 < n && out && !din[i + 1]) {
+      if (kind[i] !~ /^(ret|exit|jmp|indirect|ud2)$/ && !(i in nofall) && i + 1 < n && out && !din[i + 1]) {
         din[i + 1] = 1; changed = 1
       }
-      if (kind[i] ~ /^(jmp|jcc)$/) {
+      if (kind[i] ~ /^(jmp|jcc)$/ && (target[i] in at)) {
         s = at[target[i]]
         if (out && !din[s]) { din[s] = 1; changed = 1 }
       }
@@ -52,13 +53,14 @@ function analyse(   i, changed, out, s) {
   }
 }
 function begin(name) {
-  analyse(); fn = name; n = 0; touches = 0
-  split("", kind); split("", ymm); split("", addr); split("", target); split("", at); split("", told)
+  fn = name; n = 0; touches = 0
+  split("", kind); split("", ymm); split("", addr); split("", target); split("", at)
+  split("", told); split("", nofall)
 }
-/^[0-9a-f]+ <.*>:$/ { name = $2; gsub(/^<|>:$/, "", name); begin(name); next }
-/^ +[0-9a-f]+:\t/ {
-  a = $1; sub(/:$/, "", a)
-  line = $0; sub(/^ +[0-9a-f]+:\t/, "", line)
+# One instruction of the function fn (its hot part, or the .cold part gcc splits off).
+function instruction(text,   a, line, w, m, k, label) {
+  a = text; sub(/^ +/, "", a); sub(/:.*/, "", a)
+  line = text; sub(/^ +[0-9a-f]+:\t/, "", line)
   sub(/^(bnd|notrack|rep|repz|data16|cs|ds) +/, "", line)
   split(line, w, /[ \t]+/); m = w[1]
   addr[n] = a; at[a] = n; ymm[n] = (line ~ /%ymm/); if (ymm[n]) touches = 1
@@ -70,18 +72,29 @@ function begin(name) {
   else if (m ~ /^j/) {
     if (line ~ /\*/) k = "indirect"
     else {
-      t = w[2]; inside = (line ~ ("<" fn "(\\+0x[0-9a-f]+)?>"))
-      if (!inside) k = "exit"
-      else { k = (m ~ /^jmp/) ? "jmp" : "jcc"; target[n] = t }
+      label = line; sub(/^[^<]*</, "", label); sub(/(\+0x[0-9a-f]+)?>.*$/, "", label)
+      if (label != fn && label != fn ".cold") k = "exit"
+      else { k = (m ~ /^jmp/) ? "jmp" : "jcc"; target[n] = w[2] }
     }
   }
   kind[n] = k; n++
 }
-END { analyse() }
+/^[0-9a-f]+ <.*>:$/ { name = $2; gsub(/^<|>:$/, "", name); names[++count] = name; first[name] = L + 1; last[name] = L; next }
+/^ +[0-9a-f]+:\t/ { text[++L] = $0; last[name] = L }
+END {
+  for (c = 1; c <= count; c++) {
+    if (names[c] ~ /\.cold$/) continue
+    begin(names[c])
+    for (j = first[fn]; j <= last[fn]; j++) instruction(text[j])
+    if ((fn ".cold") in first) {
+      if (n > 0) nofall[n - 1] = 1     # the hot part does not fall into the cold one
+      for (j = first[fn ".cold"]; j <= last[fn ".cold"]; j++) instruction(text[j])
+    }
+    analyse()
+  }
+}
 EOF
 
-# A jump inside the function whose target address is not an instruction start would break
-# the fixpoint silently; objdump only prints whole instructions, so at[] always has it.
 check() { objdump -d --no-show-raw-insn "$1" | awk -f "$work/check.awk"; }
 
 # The self-check: a non-inlined helper returning __m256 leaves the upper halves dirty.
