@@ -99,29 +99,6 @@ static inline place locate(const float *times, uint32_t n, float t)
     return (place){find_span(times, n, t), true, 0.0f, 0.0f};
 }
 
-/*
- * The same rule, first trying the span the cursor holds and the few after
- * it: forward playback moves at most a span or two a frame.  The bracket
- * test identifies the span uniquely in sorted keys, so this agrees with
- * locate() for every t.
- */
-static inline place locate_cursor(const float *times, uint32_t n, float t, uint32_t *cached)
-{
-    uint32_t k = *cached;
-    if (k < n - 1 && times[k] <= t) {
-        for (uint32_t step = 0; step < CURSOR_WALK && k < n - 1; step++, k++) {
-            if (t < times[k + 1]) {
-                *cached = k;
-                return (place){k, true, 0.0f, 0.0f};
-            }
-        }
-    }
-    place p = locate(times, n, t);
-    if (p.span)
-        *cached = p.k;
-    return p;
-}
-
 /* out = q / |q|, identity when |q| is zero or not finite (mn_quat_normalize's arithmetic). */
 static inline void quat_normalize_to(float *out, float x, float y, float z, float w)
 {
@@ -435,8 +412,11 @@ static inline void sample_or_gather(const mn_clip *clip, const mn_clip_run *run,
 }
 
 /*
- * locate (spans == NULL) or locate_cursor for `count` timelines at once:
- * the clamps and cursor walks first, then the searches left, interleaved.
+ * locate()'s rule for `count` timelines at once: the clamps and, with
+ * spans (the cursor), a walk from the span each holds over the few after it
+ * (forward playback moves at most a span or two a frame; the bracket test
+ * identifies the span uniquely in sorted keys, so this agrees with locate()
+ * for every t), then the searches left, interleaved.
  */
 static inline void locate_lanes(const mn_clip_timeline *lines, uint32_t count, float t,
                                 uint32_t *spans, place *out)
