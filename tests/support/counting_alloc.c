@@ -16,13 +16,9 @@ typedef union block_header {
     max_align_t align;
 } block_header;
 
-static void *counting_alloc_fn(void *user, size_t size)
+/* One block of `size` bytes behind its header, counted into state. */
+static void *counted_block(mn_counting_alloc *state, size_t size)
 {
-    mn_counting_alloc *state = user;
-    if (state->fail_after >= 0 && state->allocs >= (size_t)state->fail_after) {
-        state->failures++;
-        return NULL;
-    }
     if (size > SIZE_MAX - sizeof(block_header))
         return NULL;
     block_header *h = malloc(sizeof *h + size);
@@ -34,6 +30,16 @@ static void *counting_alloc_fn(void *user, size_t size)
     if (state->live_bytes > state->peak_bytes)
         state->peak_bytes = state->live_bytes;
     return h + 1;
+}
+
+static void *counting_alloc_fn(void *user, size_t size)
+{
+    mn_counting_alloc *state = user;
+    if (state->fail_after >= 0 && state->allocs >= (size_t)state->fail_after) {
+        state->failures++;
+        return NULL;
+    }
+    return counted_block(state, size);
 }
 
 static void counting_free_fn(void *user, void *ptr, size_t size)
@@ -67,29 +73,17 @@ mn_allocator mn_counting_allocator(mn_counting_alloc *state)
 
 static mn_counting_alloc *json_counter;
 
+/* jansson's allocations never fail on purpose: fail_after walks the library's own. */
 static void *json_counted_alloc(size_t size)
 {
-    if (size > SIZE_MAX - sizeof(block_header))
-        return NULL;
-    block_header *h = malloc(sizeof *h + size);
-    if (!h)
-        return NULL;
-    h->size = size;
-    json_counter->allocs++;
-    json_counter->live_bytes += size;
-    if (json_counter->live_bytes > json_counter->peak_bytes)
-        json_counter->peak_bytes = json_counter->live_bytes;
-    return h + 1;
+    return counted_block(json_counter, size);
 }
 
+/* jansson's free is not told the size: the header gives it. */
 static void json_counted_free(void *ptr)
 {
-    if (!ptr)
-        return;
-    block_header *h = (block_header *)ptr - 1;
-    json_counter->frees++;
-    json_counter->live_bytes -= h->size;
-    free(h);
+    if (ptr)
+        counting_free_fn(json_counter, ptr, ((block_header *)ptr - 1)->size);
 }
 
 void mn_counting_json_begin(mn_counting_alloc *state)
