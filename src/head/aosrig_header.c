@@ -11,7 +11,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 mn_status mni_aosrig_fail(mn_aosrig_reader *r, mn_status code, const char *key, const char *fmt,
@@ -37,52 +36,24 @@ static mn_status out_of_memory(mn_aosrig_reader *r)
 
 /* ---- duplicate names ------------------------------------------------------------------ */
 
-typedef struct name_ref {
-    const char *name;
-    size_t index;
-} name_ref;
-
-static int compare_name_refs(const void *a, const void *b)
-{
-    const name_ref *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    if (c)
-        return c;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int compare_names_only(const void *a, const void *b)
-{
-    return strcmp(((const name_ref *)a)->name, ((const name_ref *)b)->name);
-}
-
 /*
  * The first name (in list order) that repeats an earlier one: true with
- * *dup its index and *first the earlier one's.  Sorting keeps hostile lists
- * of many names at n log n.  Scratch comes from the arena.
+ * *dup its index and *first the earlier one's, through one sort
+ * (core/sorted_names.c), so hostile lists of many names stay n log n.
+ * Scratch comes from the arena; *out_of_memory_flag says the sort failed.
+ * count is at most UINT32_MAX (every caller checks it).
  */
 static bool first_duplicate(mn_arena *arena, const char *const *names, size_t count, size_t *dup,
                             size_t *first, bool *out_of_memory_flag)
 {
-    *out_of_memory_flag = false;
-    if (count < 2)
+    mni_names_sorted sorted;
+    uint32_t d, f;
+    *out_of_memory_flag = !mni_names_sort(&sorted, arena, names, (uint32_t)count);
+    if (*out_of_memory_flag || !mni_names_first_duplicate(&sorted, &d, &f))
         return false;
-    name_ref *refs = mni_arena_alloc(arena, count * sizeof *refs, 8);
-    if (!refs) {
-        *out_of_memory_flag = true;
-        return false;
-    }
-    for (size_t i = 0; i < count; i++)
-        refs[i] = (name_ref){names[i], i};
-    qsort(refs, count, sizeof *refs, compare_name_refs);
-    bool found = false;
-    for (size_t i = 1; i < count; i++)
-        if (strcmp(refs[i - 1].name, refs[i].name) == 0 && (!found || refs[i].index < *dup)) {
-            *dup = refs[i].index;
-            *first = refs[i - 1].index;
-            found = true;
-        }
-    return found;
+    *dup = d;
+    *first = f;
+    return true;
 }
 
 /* ---- typed members ------------------------------------------------------------------ */
@@ -305,22 +276,21 @@ static mn_status read_reduced(mn_aosrig_reader *r, json_t *head_ext, mn_aosrig_h
         return st;
     mn_aosrig_region *regions = (mn_aosrig_region *)x->regions;
     /* regions by name, for a lookup per member that stays cheap with many regions */
-    name_ref *by_name = mni_arena_alloc(r->arena, x->region_count * sizeof *by_name, 8);
-    if (!by_name)
+    const char **names = mni_arena_alloc(r->arena, x->region_count * sizeof *names, 8);
+    mni_names_sorted by_name;
+    if (!names)
         return out_of_memory(r);
     for (uint32_t i = 0; i < x->region_count; i++)
-        by_name[i] = (name_ref){regions[i].name, i};
-    qsort(by_name, x->region_count, sizeof *by_name, compare_name_refs);
+        names[i] = regions[i].name;
+    if (!mni_names_sort(&by_name, r->arena, names, x->region_count))
+        return out_of_memory(r);
     size_t mark = mni_json_push_key(&r->json, "reduced");
     const char *key;
     json_t *value;
     json_object_foreach(reduced, key, value) {
-        name_ref probe = {key, 0};
-        const name_ref *hit = bsearch(&probe, by_name, x->region_count, sizeof *by_name,
-                                      compare_names_only);
-        if (!hit)
+        uint32_t found = mni_names_find(&by_name, key);
+        if (found == MN_NONE)
             return mni_aosrig_fail(r, MN_INVALID_VALUE, key, "\"%s\" names no region", key);
-        size_t found = hit->index;
         uint64_t n;
         st = integer_value(r, value, key, 0, regions[found].count,
                            "a count within the region", &n);
