@@ -159,31 +159,6 @@ static mn_status read_segment(reader *r, json_t *seg, mn_soma_twist *tw, uint32_
     return MN_OK;
 }
 
-/*
- * The first joint whose "name" an earlier joint's repeats, into r->repeat: one
- * sort of the names as the document holds them, so that read_joint refuses
- * it in its place (any earlier flaw first) in n log n, not a scan per joint.
- */
-static mn_status find_repeat(reader *r, json_t *joints, uint32_t n)
-{
-    mn_arena scratch;
-    mni_arena_init(&scratch, &r->j->arena->allocator);
-    const char **names = mni_arena_calloc(&scratch, n ? n : 1, sizeof *names, _Alignof(char *));
-    mni_names_sorted sorted;
-    bool ok = names != NULL;
-    for (uint32_t i = 0; ok && i < n; i++) {
-        json_t *name = json_object_get(json_array_get(joints, i), "name");
-        names[i] = json_is_string(name) ? json_string_value(name) : NULL;
-    }
-    uint32_t first;
-    r->repeat = MN_NONE;
-    if (ok && (ok = mni_names_sort(&sorted, &scratch, names, n)) &&
-        !mni_names_first_duplicate(&sorted, &r->repeat, &first))
-        r->repeat = MN_NONE;
-    mni_arena_release(&scratch);
-    return ok ? MN_OK : mni_json_oom(r->j, NULL, NULL);
-}
-
 static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint_names,
                                uint32_t joint_name_count)
 {
@@ -212,7 +187,8 @@ static mn_status read_skeleton(reader *r, json_t *root, const char *const *joint
     if (!r->names || !r->parents || !r->pos || !r->rot || !r->ibind || !r->base || !r->has_base ||
         !segment_of)
         return mni_json_oom(j, NULL, NULL);
-    if ((st = find_repeat(r, joints, n)) != MN_OK)
+    uint32_t first; /* r->repeat: the first joint whose name an earlier one's repeats */
+    if ((st = mni_json_first_repeated_name(j, joints, n, NULL, &r->repeat, &first)) != MN_OK)
         return st;
     size_t mark = mni_json_push_key(j, "joints");
     for (uint32_t i = 0; i < n; i++) {

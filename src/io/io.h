@@ -127,6 +127,18 @@ mn_status mni_json_index_value(mn_json *j, json_t *value, uint32_t count, const 
 mn_status mni_json_array_count(mn_json *j, json_t *obj, const char *key, bool required,
                                json_t **out_array, uint32_t *out);
 
+/*
+ * Before `array` (n elements) is read: the first element whose "name" string
+ * an earlier element's repeats, found by one sort of the names as the
+ * document holds them (scratch, released; n log n whatever the names), so
+ * the reader can refuse it in its place with any earlier flaw first.
+ * *repeat is its index and *first the earlier one's; *repeat = MN_NONE when
+ * the names are unique.  MN_OUT_OF_MEMORY (mni_json_oom, `what` as its
+ * label, NULL for none) when the scratch cannot be had.
+ */
+mn_status mni_json_first_repeated_name(mn_json *j, json_t *array, uint32_t n, const char *what,
+                                       uint32_t *repeat, uint32_t *first);
+
 /* The member "extras" as compact JSON text in the arena (*out = NULL when absent). */
 mn_status mni_json_extras(mn_json *j, json_t *obj, const char **out);
 

@@ -381,6 +381,28 @@ mn_status mni_json_dump(mn_json *j, const json_t *value, const char **out)
     return MN_OK;
 }
 
+mn_status mni_json_first_repeated_name(mn_json *j, json_t *array, uint32_t n, const char *what,
+                                       uint32_t *repeat, uint32_t *first)
+{
+    mn_arena scratch;
+    mni_arena_init(&scratch, &j->arena->allocator);
+    const char **names = mni_arena_calloc(&scratch, n ? n : 1, sizeof *names, _Alignof(char *));
+    mni_names_sorted sorted;
+    bool ok = names != NULL;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        json_t *name = json_object_get(json_array_get(array, i), "name");
+        names[i] = json_is_string(name) ? json_string_value(name) : NULL;
+    }
+    *repeat = MN_NONE;
+    if (ok && (ok = mni_names_sort(&sorted, &scratch, names, n)) &&
+        !mni_names_first_duplicate(&sorted, repeat, first))
+        *repeat = MN_NONE;
+    mni_arena_release(&scratch);
+    if (ok)
+        return MN_OK;
+    return what ? mni_json_oom(j, NULL, "%s", what) : mni_json_oom(j, NULL, NULL);
+}
+
 mn_status mni_json_extras(mn_json *j, json_t *obj, const char **out)
 {
     json_t *v = json_object_get(obj, "extras");

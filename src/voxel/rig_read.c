@@ -193,30 +193,6 @@ static mn_status keep_unknown(rig_reader *r, json_t *obj, const char *const *kno
     return st;
 }
 
-/*
- * Before `array` (n elements) is read: the first element whose "name" an
- * earlier one's repeats, by one sort of the names as the document holds them
- * (scratch), so that read_unique_name refuses it in its place.
- */
-static mn_status find_repeat(rig_reader *r, name_table *table, json_t *array, uint32_t n)
-{
-    mn_arena scratch;
-    mni_arena_init(&scratch, &r->arena->allocator);
-    const char **names = mni_arena_calloc(&scratch, n ? n : 1, sizeof *names, _Alignof(char *));
-    mni_names_sorted sorted;
-    bool ok = names != NULL;
-    for (uint32_t i = 0; ok && i < n; i++) {
-        json_t *name = json_object_get(json_array_get(array, i), "name");
-        names[i] = json_is_string(name) ? json_string_value(name) : NULL;
-    }
-    table->repeat = MN_NONE;
-    if (ok && (ok = mni_names_sort(&sorted, &scratch, names, n)) &&
-        !mni_names_first_duplicate(&sorted, &table->repeat, &table->first))
-        table->repeat = MN_NONE;
-    mni_arena_release(&scratch);
-    return ok ? MN_OK : mni_json_oom(&r->j, NULL, "checking names");
-}
-
 /* Once the array is read: its names (the `name` first member of each `stride`-byte element) sorted. */
 static mn_status sort_table(rig_reader *r, name_table *table, const void *items, size_t stride,
                             uint32_t n)
@@ -429,7 +405,8 @@ static mn_status read_parts(rig_reader *r, json_t *rig_obj)
         return mni_json_oom(&r->j, NULL, "reading the parts");
     r->rig->parts = r->parts;
     r->rig->part_count = n;
-    st = find_repeat(r, &r->priv->parts, array, n);
+    st = mni_json_first_repeated_name(&r->j, array, n, "checking names",
+                                      &r->priv->parts.repeat, &r->priv->parts.first);
     if (st == MN_OK)
         st = for_each(r, "parts", array, n, read_part);
     if (st == MN_OK)
@@ -595,7 +572,8 @@ static mn_status read_joints(rig_reader *r, json_t *rig_obj)
         return mni_json_oom(&r->j, NULL, "reading the joints");
     r->rig->joints = r->joints;
     r->rig->joint_count = n;
-    st = find_repeat(r, &r->priv->joints, array, n);
+    st = mni_json_first_repeated_name(&r->j, array, n, "checking names",
+                                      &r->priv->joints.repeat, &r->priv->joints.first);
     if (st == MN_OK)
         st = for_each(r, "joints", array, n, read_joint);
     if (st == MN_OK)
@@ -904,7 +882,8 @@ static mn_status read_animations(rig_reader *r, json_t *rig_obj)
     r->priv->baked_count = n;
     r->rig->animations = r->animations;
     r->rig->animation_count = n;
-    st = find_repeat(r, &r->priv->animations, array, n);
+    st = mni_json_first_repeated_name(&r->j, array, n, "checking names",
+                                      &r->priv->animations.repeat, &r->priv->animations.first);
     if (st == MN_OK)
         st = for_each(r, "animations", array, n, read_animation);
     return st == MN_OK ? sort_table(r, &r->priv->animations, r->animations, sizeof *r->animations, n)
