@@ -24,7 +24,9 @@
  *
  * A clip samples by timeline (see clip_internal.h): the span and the
  * fraction s are found once for all the tracks that share a time array, and
- * each run of tracks (one path, one interpolation) is a tight loop.  Every
+ * each run of tracks (one path, one interpolation) is a tight loop; tracks
+ * of timelines with few tracks (per-track key times) go to the solo loop,
+ * which locates and interpolates each in one pass.  Every
  * entry point computes s and Δt with the one helper below and interpolates
  * with the same expressions, so a track sampled alone (mn_track_sample) and
  * within a clip give the same bits.  The code here is the scalar reference
@@ -478,6 +480,121 @@ static inline void locate_lanes(const mn_clip_timeline *lines, uint32_t count, f
         }
 }
 
+/*
+ * The solo loop (clip_internal.h): tracks whose timelines carry at most
+ * CLIP_SOLO_MAX of them, each located and interpolated in one pass, one
+ * loop a kind (path and interpolation known, so each is straight code).
+ * solo_place is locate()'s rule: the cursor's span or the next, else the
+ * clamps, else a guess in proportion (exact for evenly spaced keys) and
+ * bisection on the side of it that brackets t.  Sorted keys have one span
+ * holding t, so each way lands on locate()'s span, and with_fraction and
+ * eval are the reference's: the same bits as a track alone.
+ */
+static inline place solo_place(const mn_clip_solo *so, float t, uint32_t *spans)
+{
+    const float *times = so->times;
+    /* The guess, clamped to the spans: g = 0 when t is before the keys or NaN, the last span
+       past them; those fail the bracket below and take the clamps. */
+    float f = (t - so->first) * so->rate;
+    f = f > 0.0f ? f : 0.0f;
+    f = f < so->guess_max ? f : so->guess_max;
+    uint32_t g = (uint32_t)(int32_t)f;
+    if (times[g] <= t && t < times[g + 1])
+        return with_fraction((place){g, true, 0.0f, 0.0f}, times, t);
+    if (!(t >= so->first))
+        return (place){0, false, 0.0f, 0.0f};
+    if (t >= so->last)
+        return (place){so->key_count - 1, false, 0.0f, 0.0f};
+    /* Uneven keys: t is on one side of span g. */
+    uint32_t lo = 0, hi = g;
+    if (t >= times[g + 1])
+        lo = g + 1, hi = so->key_count - 1;
+    /* The cursor's span or the next, as forward playback moves, else bisection. */
+    if (spans) {
+        uint32_t k = spans[so->timeline];
+        if (k >= lo && k < hi && times[k] <= t) {
+            if (t < times[k + 1])
+                return with_fraction((place){k, true, 0.0f, 0.0f}, times, t);
+            if (k + 1 < hi && t < times[k + 2]) {
+                spans[so->timeline] = k + 1;
+                return with_fraction((place){k + 1, true, 0.0f, 0.0f}, times, t);
+            }
+        }
+    }
+    while (hi - lo > 1) {
+        uint32_t mid = lo + ((hi - lo) >> 1);
+        bool left = times[mid] <= t;
+        lo = left ? mid : lo;
+        hi = left ? hi : mid;
+    }
+    if (spans)
+        spans[so->timeline] = lo;
+    return with_fraction((place){lo, true, 0.0f, 0.0f}, times, t);
+}
+
+/* The solo tracks of one kind (path, interpolation: constants where it is inlined). */
+static inline __attribute__((always_inline)) void
+solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
+          mn_interpolation interpolation, mn_pose *pose, mn_simd_level level, scatter *b)
+{
+    uint32_t comps = path == MN_PATH_ROTATION ? 4u : 3u;
+    float *base = path == MN_PATH_TRANSLATION ? pose->translations
+                  : path == MN_PATH_ROTATION  ? pose->rotations
+                                              : pose->scales;
+    for (uint32_t i = 0; i < count; i++) {
+        if (so[i].target >= pose->joint_count)
+            continue;
+        place p = solo_place(&so[i], t, spans);
+        float *out = base + comps * (size_t)so[i].target;
+        if (path == MN_PATH_ROTATION && interpolation == MN_INTERP_LINEAR && p.span) {
+            if (b->n == SCATTER_BATCH)
+                scatter_flush(b, level);
+            b->keys[b->n] = so[i].values + 4 * (size_t)p.k;
+            b->s[b->n] = p.s;
+            b->out[b->n++] = out;
+            continue;
+        }
+        eval(so[i].values, comps, comps, path, interpolation, p, out);
+    }
+}
+
+/* Every solo track: a loop a kind. */
+static void sample_solos(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose,
+                         mn_simd_level level, scatter *b)
+{
+    static const mn_anim_path paths[3] = {MN_PATH_TRANSLATION, MN_PATH_ROTATION, MN_PATH_SCALE};
+    const uint32_t *first = clip->solo_first;
+    if (first[CLIP_SOLO_KINDS] == 0)
+        return;
+    for (uint32_t k = 0; k < CLIP_SOLO_KINDS; k++) {
+        const mn_clip_solo *so = clip->solos + first[k];
+        uint32_t n = first[k + 1] - first[k];
+        if (n == 0)
+            continue;
+        mn_anim_path path = paths[k / 3];
+        switch (k % 3) {
+        case MN_INTERP_LINEAR:
+            if (path == MN_PATH_ROTATION)
+                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_LINEAR, pose, level, b);
+            else
+                solo_kind(so, n, t, spans, path, MN_INTERP_LINEAR, pose, level, b);
+            break;
+        case MN_INTERP_STEP:
+            if (path == MN_PATH_ROTATION)
+                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_STEP, pose, level, b);
+            else
+                solo_kind(so, n, t, spans, path, MN_INTERP_STEP, pose, level, b);
+            break;
+        default:
+            if (path == MN_PATH_ROTATION)
+                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_CUBICSPLINE, pose, level, b);
+            else
+                solo_kind(so, n, t, spans, path, MN_INTERP_CUBICSPLINE, pose, level, b);
+            break;
+        }
+    }
+}
+
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose,
                                mn_simd_level level)
@@ -498,6 +615,7 @@ static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn
                 sample_or_gather(clip, &clip->runs[line->first_run + r], p, level, pose, &batch);
         }
     }
+    sample_solos(clip, t, spans, pose, level, &batch);
     scatter_flush(&batch, level);
 }
 

@@ -2,10 +2,11 @@
  * Building runtime clips: tracks are checked (component counts, finite
  * times), planned — tracks with bit-identical time arrays share one copy (a
  * timeline), pose tracks are grouped by timeline, path and interpolation
- * for the sampler, a track another later one overrides is left out of
- * sampling — and copied into one block laid out for sampling (see
- * clip_internal.h), keys sorted by time when they are not already.  The
- * sampling side lives in clip.c.
+ * for the sampler (those of timelines with at most CLIP_SOLO_MAX pose
+ * tracks go to the solo loop instead), a track another later one
+ * overrides is left out of sampling — and copied into one block laid out
+ * for sampling (see clip_internal.h), keys sorted by time when they are not
+ * already.  The sampling side lives in clip.c.
  */
 #include "anim/clip_internal.h"
 #include "anim/skeleton_internal.h"
@@ -13,6 +14,7 @@
 
 #include "core/core.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -184,11 +186,21 @@ typedef struct plan {
     const mn_track *tracks;
     uint32_t count;
     uint32_t *leader;            /* the first input track with the same time array */
-    uint32_t *sampled;           /* 1: written into poses (see clip_internal.h) */
+    uint32_t *sampled;           /* IN_RUN or SOLO: written into poses (see clip_internal.h); 0: not */
     uint32_t *order;             /* sampling position -> input track */
     uint32_t *timeline;          /* at a leader: its timeline; sort scratch before that */
     uint32_t timeline_count, run_count;
+    uint32_t solo_count[CLIP_SOLO_KINDS];
 } plan;
+
+/* How a pose track is sampled: in a run of its timeline's, or by the solo loop. */
+enum { IN_RUN = 2, SOLO = 1 };
+
+/* A solo track's kind: its path (translation, rotation, scale) and interpolation. */
+static uint32_t solo_kind(const mn_track *t)
+{
+    return (uint32_t)t->path * 3u + (uint32_t)t->interpolation;
+}
 
 /* A total order on time arrays — key count, then bytes — that puts identical ones side by side. */
 static int times_compare(const mn_track *a, const mn_track *b)
@@ -272,19 +284,58 @@ static void plan_clip(plan *p)
         p->order[i] = i;
     merge_sort(p->order, n, tmp, sampling_before, p);
 
+    /*
+     * A timeline of few pose tracks would be runs of one or two, each paying
+     * a search and a dispatch: its tracks go to the solo loop instead (the
+     * sampled tracks lead the order, grouped by timeline), and the order is
+     * made again so that run tracks come first, then solo ones.
+     */
+    for (uint32_t j = 0; j < n && p->sampled[p->order[j]];) {
+        uint32_t e = j + 1, lead = p->leader[p->order[j]];
+        while (e < n && p->sampled[p->order[e]] && p->leader[p->order[e]] == lead)
+            e++;
+        uint32_t how = e - j <= CLIP_SOLO_MAX ? SOLO : IN_RUN;
+        for (; j < e; j++)
+            p->sampled[p->order[j]] = how;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        p->order[i] = i;
+    merge_sort(p->order, n, tmp, sampling_before, p);
+
     /* Timelines numbered as they first appear in sampling order (pose ones first), and runs. */
     for (uint32_t i = 0; i < n; i++)
         p->timeline[i] = MN_NONE;
     p->timeline_count = p->run_count = 0;
+    memset(p->solo_count, 0, sizeof p->solo_count);
     for (uint32_t j = 0; j < n; j++) {
         uint32_t i = p->order[j];
         if (tracks[i].key_count == 0)
             continue;
         if (p->timeline[p->leader[i]] == MN_NONE)
             p->timeline[p->leader[i]] = p->timeline_count++;
-        if (p->sampled[i] && (j == 0 || !p->sampled[p->order[j - 1]] || !same_run(p, p->order[j - 1], i)))
+        if (p->sampled[i] == SOLO)
+            p->solo_count[solo_kind(&tracks[i])]++;
+        if (p->sampled[i] == IN_RUN &&
+            (j == 0 || p->sampled[p->order[j - 1]] != IN_RUN || !same_run(p, p->order[j - 1], i)))
             p->run_count++;
     }
+}
+
+/* A solo track's record: its keys (in the block) and its span guess. */
+static mn_clip_solo solo_of(const mn_track *t, uint32_t timeline)
+{
+    uint32_t n = t->key_count;
+    double range = (double)t->times[n - 1] - (double)t->times[0];
+    double rate = range > 0.0 ? (double)(n - 1) / range : 0.0;
+    return (mn_clip_solo){t->times,
+                          t->values,
+                          t->times[0],
+                          t->times[n - 1],
+                          rate < (double)FLT_MAX ? (float)rate : FLT_MAX,
+                          n >= 2 ? (float)(n - 2) : 0.0f,
+                          n,
+                          t->target,
+                          timeline};
 }
 
 /*
@@ -296,8 +347,10 @@ static void plan_clip(plan *p)
 static bool place_keys(const plan *p, size_t *cursor, char *block, mn_clip *clip, uint32_t *key_order,
                        size_t scratch_keys)
 {
-    uint32_t next_timeline = 0, run = 0, perm_leader = MN_NONE;
+    uint32_t next_timeline = 0, run = 0, perm_leader = MN_NONE, solo_at[CLIP_SOLO_KINDS];
     const uint32_t *perm = NULL;
+    if (block)
+        memcpy(solo_at, clip->solo_first, sizeof solo_at);
     for (uint32_t j = 0; j < p->count; j++) {
         uint32_t i = p->order[j];
         const mn_track *src = &p->tracks[i];
@@ -340,7 +393,11 @@ static bool place_keys(const plan *p, size_t *cursor, char *block, mn_clip *clip
         copy_values(src, perm, (float *)(block + values_at));
         dst->times = clip->timelines[tl].times;
         dst->values = (const float *)(block + values_at);
-        if (!p->sampled[i])
+        if (p->sampled[i] == SOLO) {
+            clip->solos[solo_at[solo_kind(src)]++] = solo_of(dst, tl);
+            continue;
+        }
+        if (p->sampled[i] != IN_RUN)
             continue;
         if (run == 0 || !same_run(p, p->order[clip->runs[run - 1].first], i)) {
             mn_clip_timeline *line = &clip->timelines[tl];
@@ -417,16 +474,21 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     uint32_t small[4 * SMALL_CLIP];
     uint32_t *per_track = plan_entries ? scratch + 2 * scratch_keys : small;
     plan p = {tracks, track_count, per_track, per_track + track_count, per_track + 2 * (size_t)track_count,
-              per_track + 3 * (size_t)track_count, 0, 0};
+              per_track + 3 * (size_t)track_count, 0, 0, {0}};
     plan_clip(&p);
 
     /* Size the block. */
-    size_t size = sizeof(mn_clip), tracks_at, input_at, weights_at, timelines_at, runs_at, name_at;
+    size_t size = sizeof(mn_clip), tracks_at, input_at, weights_at, timelines_at, runs_at, solos_at;
+    size_t name_at;
+    uint32_t solo_total = 0;
+    for (uint32_t k = 0; k < CLIP_SOLO_KINDS; k++)
+        solo_total += p.solo_count[k];
     bool ok = reserve(&size, (size_t)track_count * sizeof(mn_track), CLIP_ALIGN, &tracks_at) &&
               reserve(&size, (size_t)track_count * sizeof(uint32_t), CLIP_ALIGN, &input_at) &&
               reserve(&size, weights_count * sizeof(uint32_t), CLIP_ALIGN, &weights_at) &&
               reserve(&size, (size_t)p.timeline_count * sizeof(mn_clip_timeline), CLIP_ALIGN, &timelines_at) &&
               reserve(&size, (size_t)p.run_count * sizeof(mn_clip_run), CLIP_ALIGN, &runs_at) &&
+              reserve(&size, (size_t)solo_total * sizeof(mn_clip_solo), CLIP_ALIGN, &solos_at) &&
               reserve(&size, strlen(name) + 1, 1, &name_at);
     size_t keys_at = size, pad_at;
     /* The sampler's SSE2 lerp loads four floats at a 3-float key: 16 zero bytes keep the last in the block. */
@@ -452,6 +514,9 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     clip->timelines = (mn_clip_timeline *)(block + timelines_at);
     clip->run_count = p.run_count;
     clip->runs = (mn_clip_run *)(block + runs_at);
+    clip->solos = (mn_clip_solo *)(block + solos_at);
+    for (uint32_t k = 0; k < CLIP_SOLO_KINDS; k++)
+        clip->solo_first[k + 1] = clip->solo_first[k] + p.solo_count[k];
     memcpy(block + name_at, name, strlen(name) + 1);
     clip->name = block + name_at;
     clip->space = space;

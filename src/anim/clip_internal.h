@@ -8,13 +8,18 @@
  * sampler finds the key span once per timeline and reuses it, with the
  * interpolation fraction, for every track on it:
  *
- *   tracks     in sampling order: first the pose tracks (translation,
- *              rotation, scale with keys), grouped by timeline, then path,
- *              then interpolation, targets ascending within a group (a run);
+ *   tracks     in sampling order: first the pose tracks in runs
+ *              (translation, rotation, scale with keys), grouped by
+ *              timeline, then path, then interpolation, targets ascending
+ *              within a group (a run); then the solo pose tracks, by
+ *              timeline;
  *              then every other track (weights, empty, and pose tracks a
  *              later track on the same target and path overrides);
  *   runs       consecutive pose tracks of one timeline, path and
  *              interpolation: the sampler's unit of work, one dispatch each;
+ *   solos      the pose tracks of timelines with at most CLIP_SOLO_MAX of
+ *              them (files whose tracks each have their own key times), in
+ *              no run: the sampler takes them in one loop a kind;
  *   timelines  each distinct time array (same key count, bit-identical
  *              times) with its runs; a cursor keeps one span per timeline.
  *
@@ -22,10 +27,10 @@
  *
  * One allocation holds, in order: this header, the track records, the input
  * order map, the indices of the weights tracks, the timelines, the runs, the
- * name, then each timeline's times and each track's values (in sampling
- * order), 16-byte aligned, then CLIP_TAIL_PAD zero bytes: the sampler loads
- * a 3-float key as four floats, so the last key of the last track must not
- * end the block.
+ * solo records, the name, then each timeline's times and each track's values
+ * (in sampling order), 16-byte aligned, then CLIP_TAIL_PAD zero bytes: the
+ * sampler loads a 3-float key as four floats, so the last key of the last
+ * track must not end the block.
  */
 #define CLIP_TAIL_PAD 16u
 #ifndef MN_ANIM_CLIP_INTERNAL_H
@@ -41,6 +46,27 @@ typedef struct mn_clip_run {
     mn_anim_path path;           /* translation, rotation or scale */
     mn_interpolation interpolation;
 } mn_clip_run;
+
+/*
+ * A pose track on a timeline of few tracks (at most CLIP_SOLO_MAX sampled
+ * ones: per-track or per-joint key times), sampled by the solo loop, which
+ * finds its span and interpolates it in one pass: runs of one track would
+ * cost a dispatch each.  Grouped by kind (path × interpolation).
+ */
+typedef struct mn_clip_solo {
+    const float *times;          /* its timeline's times */
+    const float *values;
+    float first, last;           /* times[0], times[key_count - 1] */
+    float rate;                  /* (key_count - 1) / (last - first), 0 if equal: the span guess */
+    float guess_max;             /* key_count - 2, the last span, as a float (0 for one key) */
+    uint32_t key_count;          /* >= 1 */
+    uint32_t target;
+    uint32_t timeline;           /* where its cursor span is */
+} mn_clip_solo;
+
+#define CLIP_SOLO_MAX 3u
+/* The solo kinds: path (translation, rotation, scale) × 3 + interpolation. */
+#define CLIP_SOLO_KINDS 9u
 
 /* One distinct time array and the runs of pose tracks keyed by it. */
 typedef struct mn_clip_timeline {
@@ -59,10 +85,13 @@ struct mn_clip {
     uint32_t *track_of_input;    /* input track i is tracks[track_of_input[i]] */
     uint32_t weights_count;
     uint32_t *weights_tracks;    /* indices into tracks of the weights tracks, in input order */
-    uint32_t timeline_count;     /* pose timelines first, in the order their runs come */
+    uint32_t timeline_count;     /* those with runs first, in the order their runs come, then solo ones */
     mn_clip_timeline *timelines;
     uint32_t run_count;
     mn_clip_run *runs;
+    /* solos[solo_first[k] .. solo_first[k + 1]): the solo tracks of kind k, timeline order */
+    uint32_t solo_first[CLIP_SOLO_KINDS + 1];
+    mn_clip_solo *solos;
     mn_space space;              /* what the targets index (pose.h, SPACES) */
 };
 
