@@ -23,7 +23,7 @@
  *                                  with every track on its own key times
  *                                  (counts and times differ), as hand-made
  *                                  or per-curve resampled files have;
- *                                  ratio_to_shared_times = its ns per joint
+ *                                  per_track_to_shared = its ns per joint
  *                                  over the shared-times case's, this run
  *   sample_*_cubic_64              the four above for 64 joints whose
  *                                  channels are CUBICSPLINE (tangents: the
@@ -704,7 +704,7 @@ static float *reference_poses(const anim_model *m, mn_pose *pose, const float *t
 /*
  * One sampling case.  per_track: the clip's tracks each have their own key
  * times (the line is named sample_per_track_...) and the line carries
- * ratio_to_shared_times, its ns per joint over *shared_ns (the shared-times
+ * per_track_to_shared, its ns per joint over *shared_ns (the shared-times
  * case of the same times and cursor, this run); otherwise *shared_ns is set.
  */
 static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const float *times,
@@ -744,7 +744,7 @@ static bool sample_case(const anim_model *m, mn_pose *pose, bool random, const f
     per_item_fields(&line, "joint", samples, bytes, t, mt);
     double ns = t.best_ms * 1e6 / samples;
     if (per_track) {
-        bench_line_num(&line, "ratio_to_shared_times", ns / *shared_ns);
+        bench_line_num(&line, "per_track_to_shared", ns / *shared_ns);
         bench_line_num(&line, "target_ratio", PER_TRACK_TARGET);
         bench_line_bool(&line, "within_target", ns / *shared_ns <= PER_TRACK_TARGET);
     } else {

@@ -1338,6 +1338,127 @@ static void tracks_on_their_own_times_sample_exactly_as_each_track_alone(void **
     assert_int_equal(counter.live_bytes, 0);
 }
 
+/*
+ * Timelines of one to five tracks, each track's times in its own buffer
+ * (equal content, so the build shares them), LINEAR, STEP and CUBICSPLINE
+ * mixed, even, uneven and jumping keys: those of at most three tracks take
+ * the solo loop, the others runs.  Each track samples exactly as
+ * mn_track_sample at every level, plainly and through one cursor, forward,
+ * backward, at random and at every key time, into a whole pose and into one
+ * that leaves out the later joints.
+ */
+static void solo_and_run_timelines_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    enum { TRACKS = 120, KEYS = 24, JOINTS = TRACKS / 3, SMALL = JOINTS / 2 };
+    shared_clip sc = {NULL, calloc(TRACKS, sizeof(mn_track)), TRACKS, NULL};
+    sc.data = calloc((size_t)TRACKS * KEYS * 13, sizeof(float));
+    assert_non_null(sc.tracks);
+    assert_non_null(sc.data);
+    uint32_t rng = 29, groups = 0;
+    float *at = sc.data, group_times[KEYS], last = 0.0f;
+    for (uint32_t i = 0, left = 0; i < TRACKS; i++, left--) {
+        if (left == 0) { /* a new timeline of 1 to 5 tracks */
+            left = 1 + groups % 5;
+            float t = rng_float(&rng, -0.2f, 0.2f);
+            for (uint32_t k = 0; k < KEYS; k++) {
+                group_times[k] = t;
+                bool jump = groups % 4 == 2 && k == KEYS / 2; /* two keys at one time */
+                t += jump ? 0.0f : groups % 3 == 0 ? 1.0f / 30.0f : rng_float(&rng, 0.002f, 0.1f);
+            }
+            last = group_times[KEYS - 1] > last ? group_times[KEYS - 1] : last;
+            groups++;
+        }
+        mn_anim_path path = (mn_anim_path)(i % 3);
+        uint32_t comps = path == MN_PATH_ROTATION ? 4 : 3;
+        mn_interpolation interp = (mn_interpolation)((i + groups) % 3);
+        uint32_t per_key = interp == MN_INTERP_CUBICSPLINE ? 3 : 1;
+        float *times = at, *values = at + KEYS;
+        at += KEYS * (1 + comps * per_key);
+        memcpy(times, group_times, sizeof group_times);
+        for (uint32_t e = 0; e < KEYS * per_key; e++) {
+            if (path == MN_PATH_ROTATION)
+                rng_quat(&rng, values + e * comps);
+            else
+                for (uint32_t c = 0; c < 3; c++)
+                    values[e * comps + c] = rng_float(&rng, -2.0f, 2.0f);
+        }
+        sc.tracks[i] = make_track(i / 3, path, interp, times, KEYS, values, comps);
+    }
+    sc.clip = must_create(sc.tracks, sc.track_count, NULL);
+    /* one cursor span a distinct time array: equal contents were shared */
+    assert_int_equal(mn_clip_cursor_storage_size(sc.clip), groups * sizeof(uint32_t));
+    mn_pose plain, cursored, small, level;
+    assert_int_equal(mn_pose_create(&plain, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&cursored, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small, SMALL, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
+    uint32_t *spans = malloc(mn_clip_cursor_storage_size(sc.clip));
+    assert_non_null(spans);
+    mn_clip_cursor cursor;
+    mn_clip_cursor_init(&cursor, sc.clip, spans);
+    for (int frame = 0; frame < 1600; frame++) {
+        /* forward at 60 Hz, backward, random, then every key time (jumps included) */
+        float t = frame < 300   ? -0.3f + (float)frame / 60.0f
+                  : frame < 600 ? last + 0.2f - (float)(frame - 300) / 60.0f
+                  : frame < 1200 ? rng_float(&rng, -0.5f, last + 0.5f)
+                                 : sc.tracks[(uint32_t)frame % TRACKS].times[(uint32_t)frame % KEYS];
+        assert_int_equal(mn_clip_sample(sc.clip, t, &plain, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample(sc.clip, t, &small, NULL), MN_OK);
+        assert_true(pose_bits_equal(&plain, &cursored));
+        assert_every_level_gives(sc.clip, t, &plain, &level);
+        assert_pose_is_each_track_alone(&sc, &plain, t);
+        assert_pose_is_each_track_alone(&sc, &small, t);
+    }
+    free(spans);
+    mn_pose_free(&plain);
+    mn_pose_free(&cursored);
+    mn_pose_free(&small);
+    mn_pose_free(&level);
+    free_shared_clip(&sc);
+}
+
+/*
+ * A clip whose tracks each have their own key times costs its keys (times
+ * and values, each array 16-byte aligned) and at most 160 bytes a track
+ * (track record, input order, timeline, solo record, alignment) besides a
+ * fixed header, build scratch included: the bound docs/animation.md states.
+ */
+static void per_track_clip_memory_is_its_keys_and_a_bounded_record_a_track(void **state)
+{
+    (void)state;
+    enum { TRACKS = 300, KEYS = 61 };
+    float *times = malloc((size_t)TRACKS * KEYS * sizeof(float));
+    float *values = calloc((size_t)KEYS * 4, sizeof(float));
+    mn_track *tracks = calloc(TRACKS, sizeof *tracks);
+    assert_non_null(times);
+    assert_non_null(values);
+    assert_non_null(tracks);
+    size_t key_bytes = 0;
+    for (uint32_t i = 0; i < TRACKS; i++) {
+        mn_anim_path path = (mn_anim_path)(i % 3);
+        uint32_t comps = path == MN_PATH_ROTATION ? 4 : 3;
+        for (uint32_t k = 0; k < KEYS; k++)
+            times[(size_t)i * KEYS + k] = (float)k / 30.0f + (float)i * 1e-5f;
+        tracks[i] = make_track(i / 3, path, MN_INTERP_LINEAR, times + (size_t)i * KEYS, KEYS,
+                               values, comps);
+        key_bytes += (size_t)KEYS * (1 + comps) * sizeof(float);
+    }
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_clip_options options = {.allocator = mn_counting_allocator(&counter)};
+    mn_clip *clip = must_create(tracks, TRACKS, &options);
+    assert_int_equal(mn_clip_cursor_storage_size(clip), TRACKS * sizeof(uint32_t));
+    size_t bound = key_bytes + 160u * TRACKS + 1024u;
+    if (counter.peak_bytes > bound)
+        fail_msg("building took %zu bytes at peak, over the bound %zu", counter.peak_bytes, bound);
+    mn_clip_free(clip);
+    assert_int_equal(counter.live_bytes, 0);
+    free(times);
+    free(values);
+    free(tracks);
+}
+
 static void building_a_large_clip_under_failing_allocations_frees_everything(void **state)
 {
     (void)state;
@@ -1676,6 +1797,8 @@ int main(void)
         cmocka_unit_test(cursor_gives_the_same_bits_forward_backward_and_at_random),
         cmocka_unit_test(sampling_allocates_nothing),
         cmocka_unit_test(tracks_on_their_own_times_sample_exactly_as_each_track_alone),
+        cmocka_unit_test(solo_and_run_timelines_sample_exactly_as_each_track_alone),
+        cmocka_unit_test(per_track_clip_memory_is_its_keys_and_a_bounded_record_a_track),
         cmocka_unit_test(tracks_with_identical_times_share_one_copy),
         cmocka_unit_test(clip_tracks_keep_input_order_whatever_the_sampling_order),
         cmocka_unit_test(shared_times_sample_exactly_as_each_track_alone),
