@@ -390,6 +390,38 @@ static void scatter_flush(scatter *b, mn_simd_level level)
     b->n = 0;
 }
 
+/* Cubic rotations of solo tracks, each at its own span, waiting for a kernel. */
+typedef struct hscatter {
+    uint32_t n;
+    const float *keys[SCATTER_BATCH];
+    float h[4][SCATTER_BATCH];
+    float *out[SCATTER_BATCH];
+} hscatter;
+
+static void hscatter_flush(hscatter *b, mn_simd_level level)
+{
+    const float *const h[4] = {b->h[0], b->h[1], b->h[2], b->h[3]};
+    uint32_t i = 0;
+#if MN_WITH_AVX2
+    if (level == MN_SIMD_AVX2_FMA)
+        i = mni_clip_hermite_scattered_avx2(b->keys, h, b->out, b->n);
+#endif
+#if MN_WITH_SSE2
+    if (i == 0 && (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2))
+        i = mni_clip_hermite_scattered_sse2(b->keys, h, b->out, b->n);
+#endif
+    (void)level;
+    for (; i < b->n; i++) { /* eval's cubic rotation, its basis already made */
+        const float *v0 = b->keys[i] + 4, *b0 = b->keys[i] + 8, *a1 = b->keys[i] + 12;
+        const float *v1 = b->keys[i] + 16;
+        float q[4];
+        for (uint32_t c = 0; c < 4; c++)
+            q[c] = h[0][i] * v0[c] + h[1][i] * b0[c] + h[2][i] * v1[c] + h[3][i] * a1[c];
+        quat_normalize_to(b->out[i], q[0], q[1], q[2], q[3]);
+    }
+    b->n = 0;
+}
+
 /* Runs narrower than this go to the scattered batch rather than their own kernel call. */
 #define SCATTER_RUN 4u
 
@@ -535,7 +567,8 @@ static inline place solo_place(const mn_clip_solo *so, float t, uint32_t *spans)
 /* The solo tracks of one kind (path, interpolation: constants where it is inlined). */
 static inline __attribute__((always_inline)) void
 solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
-          mn_interpolation interpolation, mn_pose *pose, mn_simd_level level, scatter *b)
+          mn_interpolation interpolation, mn_pose *pose, mn_simd_level level, scatter *b,
+          hscatter *hb)
 {
     uint32_t comps = path == MN_PATH_ROTATION ? 4u : 3u;
     float *base = path == MN_PATH_TRANSLATION ? pose->translations
@@ -554,6 +587,16 @@ solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_a
             b->out[b->n++] = out;
             continue;
         }
+        if (path == MN_PATH_ROTATION && interpolation == MN_INTERP_CUBICSPLINE && p.span) {
+            if (hb->n == SCATTER_BATCH)
+                hscatter_flush(hb, level);
+            hermite h = hermite_at(p.s, p.dt);
+            hb->keys[hb->n] = so[i].values + 12 * (size_t)p.k;
+            hb->h[0][hb->n] = h.h00, hb->h[1][hb->n] = h.h10;
+            hb->h[2][hb->n] = h.h01, hb->h[3][hb->n] = h.h11;
+            hb->out[hb->n++] = out;
+            continue;
+        }
         eval(so[i].values, comps, comps, path, interpolation, p, out);
     }
 }
@@ -566,6 +609,8 @@ static void sample_solos(const mn_clip *clip, float t, uint32_t *spans, mn_pose 
     const uint32_t *first = clip->solo_first;
     if (first[CLIP_SOLO_KINDS] == 0)
         return;
+    hscatter hb;
+    hb.n = 0;
     for (uint32_t k = 0; k < CLIP_SOLO_KINDS; k++) {
         const mn_clip_solo *so = clip->solos + first[k];
         uint32_t n = first[k + 1] - first[k];
@@ -575,24 +620,31 @@ static void sample_solos(const mn_clip *clip, float t, uint32_t *spans, mn_pose 
         switch (k % 3) {
         case MN_INTERP_LINEAR:
             if (path == MN_PATH_ROTATION)
-                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_LINEAR, pose, level, b);
+                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_LINEAR, pose, level, b,
+                          &hb);
             else
-                solo_kind(so, n, t, spans, path, MN_INTERP_LINEAR, pose, level, b);
+                solo_kind(so, n, t, spans, path, MN_INTERP_LINEAR, pose, level, b,
+                          &hb);
             break;
         case MN_INTERP_STEP:
             if (path == MN_PATH_ROTATION)
-                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_STEP, pose, level, b);
+                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_STEP, pose, level, b,
+                          &hb);
             else
-                solo_kind(so, n, t, spans, path, MN_INTERP_STEP, pose, level, b);
+                solo_kind(so, n, t, spans, path, MN_INTERP_STEP, pose, level, b,
+                          &hb);
             break;
         default:
             if (path == MN_PATH_ROTATION)
-                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_CUBICSPLINE, pose, level, b);
+                solo_kind(so, n, t, spans, MN_PATH_ROTATION, MN_INTERP_CUBICSPLINE, pose, level, b,
+                          &hb);
             else
-                solo_kind(so, n, t, spans, path, MN_INTERP_CUBICSPLINE, pose, level, b);
+                solo_kind(so, n, t, spans, path, MN_INTERP_CUBICSPLINE, pose, level, b,
+                          &hb);
             break;
         }
     }
+    hscatter_flush(&hb, level);
 }
 
 /* Both clip samplers: spans == NULL searches every timeline from scratch. */

@@ -125,6 +125,9 @@ void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, 
  * span and fraction (tracks on different timelines, gathered by the
  * dispatch): keys[i] is track i's key k, s[i] its fraction, out[i] where its
  * rotation goes; returns count when count >= W (the tail overlapped), else 0.
+ * mni_clip_hermite_scattered_<isa>: count cubic rotations each at its own
+ * span (solo tracks): keys[i] is track i's key k, h[j][i] its basis term j,
+ * out[i] where its rotation goes; returns count when count >= W, else 0.
  * mni_clip_lerp3_sse2, mni_clip_hermite3_sse2: a translation or scale run
  * (3 floats a key) at span k, every track, one to an SSE2 register, into
  * base (the pose's translations or scales).
@@ -136,6 +139,8 @@ uint32_t mni_clip_hermite_sse2(const mn_track *tracks, uint32_t count, uint32_t 
                                const float h[4], float *rotations);
 uint32_t mni_clip_slerp_scattered_sse2(const float *const *keys, const float *s, float *const *out,
                                        uint32_t count);
+uint32_t mni_clip_hermite_scattered_sse2(const float *const *keys, const float *const *h,
+                                         float *const *out, uint32_t count);
 void mni_clip_lerp3_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s, float *base);
 void mni_clip_hermite3_sse2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
                             float *base);
@@ -147,6 +152,8 @@ uint32_t mni_clip_hermite_avx2(const mn_track *tracks, uint32_t count, uint32_t 
                                const float h[4], float *rotations);
 uint32_t mni_clip_slerp_scattered_avx2(const float *const *keys, const float *s, float *const *out,
                                        uint32_t count);
+uint32_t mni_clip_hermite_scattered_avx2(const float *const *keys, const float *const *h,
+                                         float *const *out, uint32_t count);
 #endif
 
 #endif /* MN_ANIM_CLIP_INTERNAL_H */

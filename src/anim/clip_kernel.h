@@ -5,7 +5,8 @@
  * every lane) and CUBICSPLINE (the Hermite cubic, then normalised); and
  * linear rotations of tracks on different key times, each lane at its own
  * span.  The entry points are MN_ISA(mni_clip_slerp),
- * MN_ISA(mni_clip_slerp_scattered) and MN_ISA(mni_clip_hermite), with
+ * MN_ISA(mni_clip_slerp_scattered), MN_ISA(mni_clip_hermite) and
+ * MN_ISA(mni_clip_hermite_scattered), with
  * the contract clip_internal.h states.
  *
  * No fused multiply-add: every lane does the scalar code's IEEE operations
@@ -131,6 +132,48 @@ MN_LANE void hermite_group(const mn_track *tr, size_t k, const vf h[4], float *r
     }
     quat_normalize(q);
     store_targets(tr, q, rotations);
+}
+
+/*
+ * hermite_group for VF_W rotation tracks each at its own span (solo tracks):
+ * key[l] is lane l's key k (in-tangent, value, out-tangent; key k + 1
+ * follows), h[j][l] its basis term j, out[l] its rotation.
+ */
+MN_LANE void hermite_scattered(const float *const *key, const float *const *h, size_t at,
+                               float *const *out)
+{
+    const float *p[VF_W];
+    vf v0[4], b0[4], a1[4], v1[4], q[4];
+    const size_t offset[4] = {4, 8, 12, 16};
+    vf *dst[4] = {v0, b0, a1, v1};
+    for (int e = 0; e < 4; e++) {
+        for (int l = 0; l < VF_W; l++)
+            p[l] = key[l] + offset[e];
+        vf_load_t4(p, dst[e]);
+    }
+    const vf hv[4] = {vf_loadu(h[0] + at), vf_loadu(h[1] + at), vf_loadu(h[2] + at),
+                      vf_loadu(h[3] + at)};
+    for (int i = 0; i < 4; i++) {
+        vf r = vf_add(vf_mul(hv[0], v0[i]), vf_mul(hv[1], b0[i]));
+        r = vf_add(r, vf_mul(hv[2], v1[i]));
+        q[i] = vf_add(r, vf_mul(hv[3], a1[i]));
+    }
+    quat_normalize(q);
+    vf_store_t4(out, q);
+}
+
+MN_KERNEL uint32_t MN_ISA(mni_clip_hermite_scattered)(const float *const *keys,
+                                                      const float *const *h, float *const *out,
+                                                      uint32_t count)
+{
+    if (count < VF_W)
+        return 0;
+    uint32_t i = 0;
+    for (; i + VF_W <= count; i += VF_W)
+        hermite_scattered(keys + i, h, i, out + i);
+    if (i < count) /* a tail: the last VF_W again, as MN_ISA(mni_clip_slerp) */
+        hermite_scattered(keys + count - VF_W, h, count - VF_W, out + count - VF_W);
+    return count;
 }
 
 MN_KERNEL uint32_t MN_ISA(mni_clip_slerp_scattered)(const float *const *keys, const float *s,
