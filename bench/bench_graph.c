@@ -19,7 +19,8 @@
  *      hips and legs at 0);
  *   3. world matrices of the hips and the two leg chains (what IK reads:
  *      seven joints, not the toes), then two-bone IK on each leg toward a
- *      foot target and the corrections applied.
+ *      foot target (mn_ik_two_bone_solve_batch: the two legs side by side)
+ *      and the corrections applied.
  *      (The whole skeleton's local-to-world, which skinning needs after the
  *      graph, is bench_anim's local_to_world case.)
  * Parameters sweep the space along a smooth path at 60 Hz, so most frames
@@ -306,35 +307,37 @@ static bool leg_worlds(graph *g, float *worlds)
     return true;
 }
 
-/* Step 3: leg worlds, then each ankle toward a target a little above and ahead of it. */
+/* Step 3: leg worlds, then each ankle toward a target a little above and ahead of it (one batch). */
 static bool solve_legs(graph *g)
 {
     mn_error err;
     if (!leg_worlds(g, g->worlds))
         return false;
-    g->ik_reached = true;
+    mn_ik_two_bone jobs[2];
+    mn_ik_two_bone_result res[2];
     for (int leg = 0; leg < 2; leg++) {
         const float *ankle = g->worlds + 16 * LEGS[leg][2];
-        mn_ik_two_bone job;
-        mn_ik_two_bone_init(&job);
-        job.start_world = g->worlds + 16 * LEGS[leg][0];
-        job.mid_world = g->worlds + 16 * LEGS[leg][1];
-        job.end_world = ankle;
-        job.target[0] = ankle[12];
-        job.target[1] = ankle[13] + 0.06f;
-        job.target[2] = ankle[14] + 0.02f;
-        job.pole[0] = 0.0f;
-        job.pole[1] = 0.0f;
-        job.pole[2] = 1.0f;
-        job.mid_axis[0] = 1.0f;
-        job.mid_axis[1] = 0.0f;
-        job.mid_axis[2] = 0.0f;
-        mn_ik_two_bone_result res;
-        if (mn_ik_two_bone_solve(&job, &res, &err) != MN_OK)
-            return false;
-        g->ik_reached = g->ik_reached && res.reached;
-        mn_ik_apply_correction(&g->pose, LEGS[leg][0], res.start_correction);
-        mn_ik_apply_correction(&g->pose, LEGS[leg][1], res.mid_correction);
+        mn_ik_two_bone *job = &jobs[leg];
+        mn_ik_two_bone_init(job);
+        job->start_world = g->worlds + 16 * LEGS[leg][0];
+        job->mid_world = g->worlds + 16 * LEGS[leg][1];
+        job->end_world = ankle;
+        job->target[0] = ankle[12];
+        job->target[1] = ankle[13] + 0.06f;
+        job->target[2] = ankle[14] + 0.02f;
+        job->pole[0] = 0.0f;
+        job->pole[1] = 0.0f;
+        job->pole[2] = 1.0f;
+        job->mid_axis[0] = 1.0f;
+        job->mid_axis[1] = 0.0f;
+        job->mid_axis[2] = 0.0f;
+    }
+    if (mn_ik_two_bone_solve_batch(jobs, 2, res, &err) != MN_OK)
+        return false;
+    g->ik_reached = res[0].reached && res[1].reached;
+    for (int leg = 0; leg < 2; leg++) {
+        mn_ik_apply_correction(&g->pose, LEGS[leg][0], res[leg].start_correction);
+        mn_ik_apply_correction(&g->pose, LEGS[leg][1], res[leg].mid_correction);
     }
     return true;
 }

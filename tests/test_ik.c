@@ -2,7 +2,7 @@
  * Inverse kinematics (src/anim/ik.c): two-bone IK reach, unreachable and
  * too-close targets, the pole half-plane, twist, soften (ozz's curve, exact
  * numbers), weight (0 = no change, scaled from identity, clamped), the
- * reached rule at its edges, errors; aim chains with offsets, weights,
+ * reached rule at its edges, errors, the batch (the lone solve's bits); aim chains with offsets, weights,
  * limits, a carried multi-joint chain and twist control by up and pole.
  * Every solve is checked by applying the corrections to a pose and
  * recomputing the worlds, not by reading the corrections back.  (The solvers
@@ -479,6 +479,52 @@ static void two_bone_errors(void **state)
     assert_int_equal(mn_ik_two_bone_solve(&job, &res, &err), MN_INVALID_ARGUMENT);
 }
 
+/*
+ * mn_ik_two_bone_solve_batch: each result is the lone solve's, bit for bit,
+ * across a batch longer than the side-by-side chunk (jobs of every kind:
+ * reached, unreachable, weighted, twisted, at the start); count 0 does
+ * nothing; a failing job is named and the jobs after it are not written.
+ */
+static void batch_matches_lone_solves_bit_for_bit(void **state)
+{
+    (void)state;
+    chain c;
+    make_leg(&c);
+    enum { N = 9 };
+    mn_ik_two_bone jobs[N];
+    mn_ik_two_bone_result lone[N], batch[N];
+    mn_error err;
+    for (int k = 0; k < N; k++) {
+        float target[3];
+        target_at(&c, 0.15f + 0.13f * (float)k, target); /* up to past the chain's reach */
+        jobs[k] = leg_job(&c, target);
+        jobs[k].weight = k == 3 ? 0.5f : 1.0f;
+        jobs[k].twist = k == 4 ? 0.3f : 0.0f;
+        jobs[k].soften = k == 5 ? 0.8f : 1.0f;
+    }
+    memcpy(jobs[6].target, position(&c, 0), sizeof jobs[6].target); /* at the start */
+    for (int k = 0; k < N; k++)
+        assert_int_equal(mn_ik_two_bone_solve(&jobs[k], &lone[k], &err), MN_OK);
+    memset(batch, 0xcd, sizeof batch);
+    assert_int_equal(mn_ik_two_bone_solve_batch(jobs, N, batch, &err), MN_OK);
+    for (int k = 0; k < N; k++) {
+        assert_memory_equal(batch[k].start_correction, lone[k].start_correction, sizeof lone[k].start_correction);
+        assert_memory_equal(batch[k].mid_correction, lone[k].mid_correction, sizeof lone[k].mid_correction);
+        assert_int_equal(batch[k].reached, lone[k].reached);
+    }
+    assert_int_equal(mn_ik_two_bone_solve_batch(NULL, 0, NULL, &err), MN_OK);
+    assert_int_equal(mn_ik_two_bone_solve_batch(NULL, 2, batch, &err), MN_INVALID_ARGUMENT);
+
+    jobs[7].target[0] = NAN;
+    memset(batch, 0xcd, sizeof batch);
+    mn_ik_two_bone_result untouched;
+    memset(&untouched, 0xcd, sizeof untouched);
+    assert_int_equal(mn_ik_two_bone_solve_batch(jobs, N, batch, &err), MN_NOT_FINITE);
+    assert_non_null(strstr(err.message, "jobs[7]: "));
+    for (int k = 7; k < N; k++)
+        assert_memory_equal(&batch[k], &untouched, sizeof untouched);
+}
+
 static void init_sets_documented_defaults(void **state)
 {
     (void)state;
@@ -887,6 +933,7 @@ int main(void)
         cmocka_unit_test(target_at_the_start_gives_identity),
         cmocka_unit_test(already_at_target_needs_no_correction),
         cmocka_unit_test(two_bone_errors),
+        cmocka_unit_test(batch_matches_lone_solves_bit_for_bit),
         cmocka_unit_test(init_sets_documented_defaults),
         cmocka_unit_test(aim_single_joint_points_the_ray_at_the_target),
         cmocka_unit_test(aim_with_offset_passes_the_ray_through_the_target),

@@ -155,6 +155,28 @@ static void test_identity_is_neutral_for_mul(void **state)
     }
 }
 
+/* mn_mat4_mul is the textbook sum, element by element, k = 0..3 left to right: the same bits. */
+static void test_mul_is_the_scalar_sum_bit_for_bit(void **state)
+{
+    (void)state;
+    rng r = {7};
+    float a[16], b[16], out[16], ref[16];
+    for (int n = 0; n < 200; n++) {
+        rng_mat4(&r, a);
+        rng_mat4(&r, b);
+        for (int c = 0; c < 4; c++)
+            for (int row = 0; row < 4; row++) {
+                volatile float s = a[row] * b[4 * c]; /* volatile: one rounding a step */
+                s = s + a[4 + row] * b[4 * c + 1];
+                s = s + a[8 + row] * b[4 * c + 2];
+                s = s + a[12 + row] * b[4 * c + 3];
+                ref[4 * c + row] = s;
+            }
+        mn_mat4_mul(out, a, b);
+        assert_memory_equal(out, ref, sizeof ref);
+    }
+}
+
 static void test_mul_is_associative(void **state)
 {
     (void)state;
@@ -999,6 +1021,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity_is_neutral_for_mul),
+        cmocka_unit_test(test_mul_is_the_scalar_sum_bit_for_bit),
         cmocka_unit_test(test_mul_is_associative),
         cmocka_unit_test(test_mul_applies_right_operand_first),
         cmocka_unit_test(test_transform_point_and_dir),

@@ -105,6 +105,20 @@ MN_API void mn_ik_two_bone_init(mn_ik_two_bone *job);
 MN_API mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_result *out,
                                       mn_error *err);
 
+/*
+ * Solve `count` independent jobs (both legs of a character, many
+ * characters), each exactly as mn_ik_two_bone_solve would: out[k] gets the
+ * bits a lone solve of jobs[k] gives.  Faster than one call a job: the
+ * jobs are solved a few side by side, whose chains of square roots and
+ * divisions then overlap.  Outputs: out[0 .. count) (count 0 does nothing).
+ * Allocates nothing.  Errors: as mn_ik_two_bone_solve's, the message led by
+ * "jobs[k]: " for the first job that fails; the results of the jobs before
+ * it may have been written, its own and those after it are not.
+ * MN_INVALID_ARGUMENT also for NULL jobs or out with count > 0.
+ */
+MN_API mn_status mn_ik_two_bone_solve_batch(const mn_ik_two_bone *jobs, uint32_t count,
+                                            mn_ik_two_bone_result *out, mn_error *err);
+
 /* ---- aim / look-at chains ----------------------------------------------- */
 
 /*

@@ -10,6 +10,7 @@
 #include "anim/motion_internal.h"
 #include "core/core.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static double clamp01(double x)
@@ -208,43 +209,116 @@ static void two_bone_start(const mn_ik_two_bone *job, const two_bone_setup *s,
     mq_quat_normalize(out, out);
 }
 
+/*
+ * The solve past the setup, in two steps so that a batch can run each step
+ * for all its jobs before the next: one job's solve is a chain of dependent
+ * square roots and divisions, and two chains side by side overlap on the
+ * core where one alone leaves it waiting.  Each job's arithmetic is the
+ * same in a batch as alone, so the results are the same bits.
+ */
+typedef struct two_bone_state {
+    double weight, len, target_ss[3];
+    double start_q[4], mid_q[4];
+    bool active, reached;
+} two_bone_state;
+
+/* Target in start space, softened; the mid correction. */
+static void two_bone_solve_mid(const mn_ik_two_bone *job, const two_bone_setup *s, two_bone_state *st)
+{
+    st->weight = clamp01(job->weight);
+    double target_world[3];
+    mq_from_float3(target_world, job->target);
+    mq_affine_point(st->target_ss, &s->inv_start, target_world);
+    st->len = sqrt(mq_len2(st->target_ss));
+    double chain = s->l1 + s->l2;
+    mq_quat_identity(st->start_q);
+    mq_quat_identity(st->mid_q);
+    st->reached = false;
+    st->active = st->weight > 0.0 && st->len >= 1e-6 * chain;
+    if (!st->active)
+        return;
+    double da = chain * clamp01(job->soften), ds = chain - da;
+    st->reached = st->len <= da && st->len > fabs(s->l1 - s->l2) && st->weight >= 1.0;
+    double softened = soften_distance(st->len, da, ds);
+    for (int i = 0; i < 3; i++)
+        st->target_ss[i] *= softened / st->len;
+    two_bone_mid(s, softened * softened, st->mid_q);
+}
+
+/* The start correction, both scaled by the weight, and the result. */
+static void two_bone_solve_start(const mn_ik_two_bone *job, const two_bone_setup *s, two_bone_state *st,
+                                 mn_ik_two_bone_result *out)
+{
+    if (st->active) {
+        two_bone_start(job, s, st->mid_q, st->target_ss, st->start_q);
+        mq_quat_scale(st->start_q, st->start_q, st->weight);
+        mq_quat_scale(st->mid_q, st->mid_q, st->weight);
+    }
+    mq_to_float4(out->start_correction, st->start_q);
+    mq_to_float4(out->mid_correction, st->mid_q);
+    out->reached = st->reached;
+}
+
+/* Jobs a batch solves side by side (their setups live on the stack). */
+#define TWO_BONE_BATCH 4u
+
+/*
+ * Up to TWO_BONE_BATCH jobs, every one checked and set up before any result
+ * is written; on an error *failed is the job's index.
+ */
+static mn_status two_bone_solve_some(const mn_ik_two_bone *jobs, uint32_t n, mn_ik_two_bone_result *out,
+                                     uint32_t *failed, mn_error *err)
+{
+    two_bone_setup setup[TWO_BONE_BATCH];
+    two_bone_state state[TWO_BONE_BATCH];
+    for (uint32_t k = 0; k < n; k++) {
+        mn_status st = two_bone_validate(&jobs[k], err);
+        if (st == MN_OK)
+            st = two_bone_prepare(&jobs[k], &setup[k], err);
+        if (st != MN_OK) {
+            *failed = k;
+            return st;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++)
+        two_bone_solve_mid(&jobs[k], &setup[k], &state[k]);
+    for (uint32_t k = 0; k < n; k++)
+        two_bone_solve_start(&jobs[k], &setup[k], &state[k], &out[k]);
+    return MN_OK;
+}
+
 mn_status mn_ik_two_bone_solve(const mn_ik_two_bone *job, mn_ik_two_bone_result *out,
                                mn_error *err)
 {
     if (!job || !out)
         return mni_fail(err, MN_INVALID_ARGUMENT, "two-bone IK: job or out is NULL");
-    mn_status st = two_bone_validate(job, err);
-    if (st != MN_OK)
-        return st;
-    two_bone_setup s;
-    st = two_bone_prepare(job, &s, err);
-    if (st != MN_OK)
-        return st;
+    uint32_t failed;
+    return two_bone_solve_some(job, 1, out, &failed, err);
+}
 
-    double weight = clamp01(job->weight);
-    double target_world[3], target_ss[3];
-    mq_from_float3(target_world, job->target);
-    mq_affine_point(target_ss, &s.inv_start, target_world);
-    double len = sqrt(mq_len2(target_ss));
-    double chain = s.l1 + s.l2;
-    double start_q[4], mid_q[4];
-    mq_quat_identity(start_q);
-    mq_quat_identity(mid_q);
-    bool reached = false;
-    if (weight > 0.0 && len >= 1e-6 * chain) {
-        double da = chain * clamp01(job->soften), ds = chain - da;
-        reached = len <= da && len > fabs(s.l1 - s.l2) && weight >= 1.0;
-        double softened = soften_distance(len, da, ds);
-        for (int i = 0; i < 3; i++)
-            target_ss[i] *= softened / len;
-        two_bone_mid(&s, softened * softened, mid_q);
-        two_bone_start(job, &s, mid_q, target_ss, start_q);
-        mq_quat_scale(start_q, start_q, weight);
-        mq_quat_scale(mid_q, mid_q, weight);
+mn_status mn_ik_two_bone_solve_batch(const mn_ik_two_bone *jobs, uint32_t count,
+                                     mn_ik_two_bone_result *out, mn_error *err)
+{
+    if (count > 0 && (!jobs || !out))
+        return mni_fail(err, MN_INVALID_ARGUMENT, "two-bone IK: jobs or out is NULL");
+    for (uint32_t k = 0; k < count; k += TWO_BONE_BATCH) {
+        uint32_t n = count - k < TWO_BONE_BATCH ? count - k : TWO_BONE_BATCH, failed = 0;
+        mn_status st = two_bone_solve_some(jobs + k, n, out + k, &failed, err);
+        if (st != MN_OK) {
+            if (err) { /* name the job: the solver's message is about one job */
+                char what[sizeof err->message];
+                memcpy(what, err->message, sizeof what);
+                what[sizeof what - 1] = '\0';
+                int lead = snprintf(err->message, sizeof err->message, "jobs[%u]: ", k + failed);
+                size_t room = sizeof err->message - (size_t)lead - 1, len = strlen(what);
+                len = len < room ? len : room;
+                memcpy(err->message + lead, what, len); /* the tail is cut when it does not fit */
+                err->message[(size_t)lead + len] = '\0';
+            }
+            return st;
+        }
     }
-    mq_to_float4(out->start_correction, start_q);
-    mq_to_float4(out->mid_correction, mid_q);
-    out->reached = reached;
+    mni_error_clear(err);
     return MN_OK;
 }
 

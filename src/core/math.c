@@ -8,10 +8,14 @@
  * column-major float[16] at the edges.
  */
 #include "core/core.h"
+#include "core/simd.h"
 
 #include <marionette/math.h>
 
 #include <math.h>
+#if MN_WITH_SSE2
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +62,27 @@ void mn_mat4_identity(float out[16])
     out[0] = out[5] = out[10] = out[15] = 1.0f;
 }
 
+/*
+ * Column c of a·b is Σₖ a's column k × b(k, c), summed k = 0..3 left to
+ * right.  SSE2 takes a whole column a step with the scalar's products and
+ * additions in its order (no fused multiply-add), so both give the same
+ * bits; a chain of worlds for IK is a few of these a joint.
+ */
+#if MN_WITH_SSE2
+void mn_mat4_mul(float out[16], const float a[16], const float b[16])
+{
+    __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + 4), a2 = _mm_loadu_ps(a + 8),
+           a3 = _mm_loadu_ps(a + 12), col[4];
+    for (int c = 0; c < 4; c++) {
+        const float *k = b + 4 * c;
+        __m128 s = _mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(k[0])), _mm_mul_ps(a1, _mm_set1_ps(k[1])));
+        s = _mm_add_ps(s, _mm_mul_ps(a2, _mm_set1_ps(k[2])));
+        col[c] = _mm_add_ps(s, _mm_mul_ps(a3, _mm_set1_ps(k[3])));
+    }
+    for (int c = 0; c < 4; c++)
+        _mm_storeu_ps(out + 4 * c, col[c]);
+}
+#else
 void mn_mat4_mul(float out[16], const float a[16], const float b[16])
 {
     for (int c = 0; c < 4; c++) {
@@ -67,6 +92,7 @@ void mn_mat4_mul(float out[16], const float a[16], const float b[16])
         }
     }
 }
+#endif
 
 /* The 2x2 minor of the upper 3x3 without row r and column c, as a cofactor (sign applied). */
 static double cofactor3(const float m[16], int r, int c)
