@@ -1187,11 +1187,93 @@ static void tree_blends_match_the_scalar_reference_and_skip_zero_weights(void **
     mn_pose_free(&expect);
 }
 
+/*
+ * A clip with a rotation track on every joint overwrites the rotations whole,
+ * so its leaf copies only the rest of the bind pose first: the pose must be
+ * what copying the whole bind pose and sampling gives, bit for bit, whatever
+ * `out` held (NaN here), for a leaf alone and for a synchronised 2D set of
+ * such leaves against the sequential blends it is defined by.
+ */
+static void a_leaf_whose_clip_covers_a_channel_gives_the_copied_bind_result(void **state)
+{
+    (void)state;
+    mn_pose bind = bind_pose();
+    float times[2] = {0.0f, 1.0f}, rot[JOINTS][8], root[6] = {0, 1, 0, 0.2f, 1.1f, 0};
+    mn_clip *clips[3];
+    for (uint32_t c = 0; c < 3; c++) {
+        mn_track tracks[JOINTS + 1];
+        for (uint32_t j = 0; j < JOINTS; j++) {
+            float axis[3] = {0.3f * (float)c, 1.0f, 0.2f * (float)j};
+            float n = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+            for (int i = 0; i < 3; i++)
+                axis[i] /= n;
+            mn_quat_from_axis_angle(rot[j], axis, 0.1f * (float)(c + j));
+            mn_quat_from_axis_angle(rot[j] + 4, axis, 0.5f + 0.2f * (float)c);
+            tracks[j] = (mn_track){.target = j, .path = MN_PATH_ROTATION, .interpolation = MN_INTERP_LINEAR,
+                                   .key_count = 2, .components = 4, .times = times, .values = rot[j]};
+        }
+        /* clip 1 also moves joint 0 (translations partly covered: still copied) */
+        tracks[JOINTS] = (mn_track){.target = 0, .path = MN_PATH_TRANSLATION, .interpolation = MN_INTERP_LINEAR,
+                                    .key_count = 2, .components = 3, .times = times, .values = root};
+        clips[c] = clip_from(tracks, c == 1 ? JOINTS + 1 : JOINTS);
+    }
+    static const uint32_t kids[3] = {0, 1, 2};
+    static const float corners[6] = {0, 0, 1, 0, 0, 1};
+    mn_blend_node nodes[] = {
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[0], .loop = true},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[1], .loop = true},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[2], .loop = true},
+        {.kind = MN_BLEND_NODE_2D, .parameter = "x", .parameter_y = "y", .children = kids, .child_count = 3,
+         .positions = corners, .sync = true},
+    };
+    mn_blend_tree *tree = must_tree(nodes, COUNT_OF(nodes), 3, &bind);
+    mn_pose out = make_pose(JOINTS), expect = make_pose(JOINTS), leaf[3];
+    mn_error err;
+    for (uint32_t c = 0; c < 3; c++)
+        leaf[c] = make_pose(JOINTS);
+    const float nan = NAN;
+    for (int frame = 0; frame < 5; frame++) {
+        float t = 0.13f + 0.17f * (float)frame;
+        for (uint32_t c = 0; c < 3; c++) { /* each leaf alone */
+            for (uint32_t i = 0; i < 4 * JOINTS; i++)
+                out.rotations[i] = out.translations[i % (3 * JOINTS)] = out.scales[i % (3 * JOINTS)] = nan;
+            must(mn_blend_tree_evaluate_node(tree, c, t, NULL, &out, &err), &err);
+            mn_pose_copy(&leaf[c], &bind);
+            must(mn_clip_sample(clips[c], t, &leaf[c], &err), &err);
+            assert_true(poses_bit_equal(&out, &leaf[c]));
+        }
+        /* the set at (0.25, 0.25): weights 0.5, 0.25, 0.25 (exact), blended in that order, phase-locked */
+        must(mn_blend_tree_set(tree, "x", 0.25f, &err), &err);
+        must(mn_blend_tree_set(tree, "y", 0.25f, &err), &err);
+        for (uint32_t i = 0; i < 4 * JOINTS; i++)
+            out.rotations[i] = out.translations[i % (3 * JOINTS)] = out.scales[i % (3 * JOINTS)] = nan;
+        must(mn_blend_tree_evaluate(tree, t, &out, &err), &err);
+        double phase = t / 1.0, frac = phase - floor(phase);
+        for (uint32_t c = 0; c < 3; c++) {
+            mn_pose_copy(&leaf[c], &bind);
+            must(mn_clip_sample(clips[c], (float)(frac * 1.0), &leaf[c], &err), &err);
+        }
+        mn_pose_copy(&expect, &leaf[0]);
+        mni_blend_poses(&expect, &leaf[1], (float)(0.25 / 0.75), NULL, &expect);
+        mni_blend_poses(&expect, &leaf[2], (float)(0.25 / 1.0), NULL, &expect);
+        assert_true(poses_bit_equal(&out, &expect));
+    }
+    for (uint32_t c = 0; c < 3; c++) {
+        mn_pose_free(&leaf[c]);
+        mn_clip_free(clips[c]);
+    }
+    mn_pose_free(&out);
+    mn_pose_free(&expect);
+    mn_pose_free(&bind);
+    mn_blend_tree_free(tree);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_leaf_starts_from_the_bind_pose_and_out_is_fully_written),
         cmocka_unit_test(a_bind_pose_keeps_rotation_only_clips_from_collapsing),
+        cmocka_unit_test(a_leaf_whose_clip_covers_a_channel_gives_the_copied_bind_result),
         cmocka_unit_test(looping_leaves_wrap_from_zero_and_others_clamp),
         cmocka_unit_test(named_clocks_give_a_leaf_its_own_time),
         cmocka_unit_test(an_unknown_or_non_finite_parameter_fails_loudly_and_changes_nothing),

@@ -24,6 +24,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A leaf's channels copied from the bind pose before its clip is sampled (sample_leaf). */
+#define FROM_BIND_T 1u
+#define FROM_BIND_R 2u
+#define FROM_BIND_S 4u
+#define FROM_BIND_ALL 7u
+
 /* Deepest path accepted, in nodes: far beyond any authored tree, small enough for the stack. */
 #define MAX_LEVELS 64u
 /* Leaf visits one evaluation may make: a node shared by both sides of a lerp is visited twice, so
@@ -44,6 +50,7 @@ typedef struct bt_node {
     uint32_t clock;              /* name index, MN_NONE for the frame time */
     bool loop;
     double duration;
+    uint8_t from_bind;           /* channels (FROM_BIND_*) its clip leaves to the bind pose somewhere */
     /* LERP */
     uint32_t a, b;
     /* LERP, 1D, 2D */
@@ -211,10 +218,27 @@ static float leaf_sample_time(const bt_node *leaf, double t)
     return u < d ? (float)u : 0.0f; /* rounding can land a hair below a wrap on d itself */
 }
 
-/* Every leaf starts from the bind pose, then its clip writes what it animates. */
+/*
+ * Every leaf starts from the bind pose, then its clip writes what it
+ * animates.  A channel the clip writes for every joint (the rotations of a
+ * clip with a rotation track on each) would be overwritten whole, so it is
+ * not copied first: the same pose, less copying.
+ */
 static void sample_leaf(const mn_blend_tree *tree, const bt_node *leaf, float t, mn_pose *out)
 {
-    mn_pose_copy(out, &tree->bind);
+    if (leaf->from_bind == FROM_BIND_ALL) {
+        mn_pose_copy(out, &tree->bind);
+    } else {
+        size_t n = tree->joint_count;
+        if (leaf->from_bind & FROM_BIND_T)
+            memcpy(out->translations, tree->bind.translations, 3 * n * sizeof(float));
+        if (leaf->from_bind & FROM_BIND_R)
+            memcpy(out->rotations, tree->bind.rotations, 4 * n * sizeof(float));
+        if (leaf->from_bind & FROM_BIND_S)
+            memcpy(out->scales, tree->bind.scales, 3 * n * sizeof(float));
+        if (out->space.kind == MN_SPACE_UNBOUND) /* as mn_pose_copy: a whole copy takes bind's space */
+            out->space = tree->bind.space;
+    }
     mni_clip_sample_into(leaf->clip, t, NULL, out); /* its space was checked at build */
 }
 
@@ -789,6 +813,45 @@ static mn_status gather_space(mn_blend_tree *tree, const mn_blend_tree_desc *des
     return MN_OK;
 }
 
+/*
+ * The channels a clip leaves to the bind pose for some joint: those without
+ * a track with keys on every joint (mn_clip_sample writes exactly the
+ * translation, rotation and scale tracks with keys, of joints in the pose).
+ * `seen` is scratch of 3 × joint_count bytes.
+ */
+static uint8_t leaf_from_bind(const mn_clip *clip, uint32_t joint_count, uint8_t *seen)
+{
+    static const mn_anim_path paths[3] = {MN_PATH_TRANSLATION, MN_PATH_ROTATION, MN_PATH_SCALE};
+    uint32_t covered[3] = {0, 0, 0};
+    memset(seen, 0, 3 * (size_t)joint_count);
+    for (uint32_t i = 0; i < mn_clip_track_count(clip); i++) {
+        const mn_track *tr = mn_clip_track(clip, i);
+        if (!tr || tr->key_count == 0 || tr->target >= joint_count)
+            continue;
+        for (uint32_t c = 0; c < 3; c++)
+            if (tr->path == paths[c] && !seen[c * (size_t)joint_count + tr->target]) {
+                seen[c * (size_t)joint_count + tr->target] = 1;
+                covered[c]++;
+            }
+    }
+    uint8_t from_bind = 0;
+    for (uint32_t c = 0; c < 3; c++)
+        if (covered[c] < joint_count)
+            from_bind |= (uint8_t)(1u << c);
+    return from_bind;
+}
+
+static mn_status find_leaf_channels(mn_blend_tree *tree, mn_error *err)
+{
+    uint8_t *seen = mni_arena_alloc(&tree->arena, 3 * (size_t)tree->joint_count, 1);
+    if (!seen)
+        return mni_oom(err, "blend tree");
+    for (uint32_t i = 0; i < tree->node_count; i++)
+        if (tree->nodes[i].kind == MN_BLEND_NODE_CLIP)
+            tree->nodes[i].from_bind = leaf_from_bind(tree->nodes[i].clip, tree->joint_count, seen);
+    return MN_OK;
+}
+
 static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_error *err)
 {
     uint32_t n = desc->node_count;
@@ -806,6 +869,8 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
         st = gather_space(tree, desc, err);
     if (st == MN_OK)
         st = derive(tree, err);
+    if (st == MN_OK)
+        st = find_leaf_channels(tree, err);
     if (st == MN_OK)
         st = claim_pose(tree, &tree->bind, err);
     if (st != MN_OK)

@@ -233,9 +233,20 @@ static void rot_to_quat(float q[4], const rot3 *r)
             q[i] = -q[i];
 }
 
+/*
+ * With SSE2 each column is stored whole: a product of matrices (a chain of
+ * worlds) reads the columns back as wholes right after, and a column written
+ * a float at a time cannot be forwarded to such a load, which then waits for
+ * the stores to reach the cache.  The same values either way.
+ */
 void mn_mat4_compose(float out[16], const float t[3], const float r[4], const float s[3])
 {
     rot3 rot = quat_to_rot(r);
+#if MN_WITH_SSE2
+    for (int c = 0; c < 3; c++)
+        _mm_storeu_ps(out + 4 * c, _mm_setr_ps(rot.m[0][c] * s[c], rot.m[1][c] * s[c], rot.m[2][c] * s[c], 0.0f));
+    _mm_storeu_ps(out + 12, _mm_setr_ps(t[0], t[1], t[2], 1.0f));
+#else
     for (int c = 0; c < 3; c++) {
         for (int row = 0; row < 3; row++)
             M4(out, row, c) = rot.m[row][c] * s[c];
@@ -243,6 +254,7 @@ void mn_mat4_compose(float out[16], const float t[3], const float r[4], const fl
         M4(out, c, 3) = t[c];
     }
     M4(out, 3, 3) = 1.0f;
+#endif
 }
 
 void mn_quat_to_mat4(float out[16], const float q[4])
