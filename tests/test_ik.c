@@ -525,6 +525,44 @@ static void batch_matches_lone_solves_bit_for_bit(void **state)
         assert_memory_equal(&batch[k], &untouched, sizeof untouched);
 }
 
+/*
+ * The corrections are unit quaternions to float rounding on legs of every
+ * shape (the solver skips renormalising products of unit rotations).
+ */
+static void corrections_are_unit_across_random_legs(void **state)
+{
+    (void)state;
+    uint32_t seed = 12345u;
+    for (int n = 0; n < 2000; n++) {
+        chain c;
+        chain_init(&c, 3);
+        float q0[4], q1[4], r[8];
+        for (int i = 0; i < 8; i++) {
+            seed = seed * 1103515245u + 12345u;
+            r[i] = (float)((seed >> 8) & 0xffffu) / 65535.0f * 2.0f - 1.0f;
+        }
+        quat_axis(q0, r[0], r[1], r[2] + 1.5f, 3.0f * r[3]);
+        quat_axis(q1, 0.0f, 0.0f, 1.0f, 1.5f * r[4]);
+        set_local(&c, 0, r[5], r[6], r[7], q0);
+        set_local(&c, 1, 1.0f + 0.5f * r[4], 0.0f, 0.0f, q1);
+        set_local(&c, 2, 0.0f, -0.8f - 0.2f * r[3], 0.0f, NULL);
+        chain_update(&c);
+        float target[3];
+        target_at(&c, 0.1f + 0.6f * (r[2] + 1.0f), target);
+        mn_ik_two_bone job = leg_job(&c, target);
+        job.twist = n % 3 == 0 ? r[1] : 0.0f;
+        mn_ik_two_bone_result res;
+        mn_error err;
+        assert_int_equal(mn_ik_two_bone_solve(&job, &res, &err), MN_OK);
+        const float *qs[2] = {res.start_correction, res.mid_correction};
+        for (int k = 0; k < 2; k++) {
+            const float *q = qs[k];
+            assert_float_near(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0f, 5e-7);
+            assert_true(q[3] >= 0.0f);
+        }
+    }
+}
+
 static void init_sets_documented_defaults(void **state)
 {
     (void)state;
@@ -934,6 +972,7 @@ int main(void)
         cmocka_unit_test(already_at_target_needs_no_correction),
         cmocka_unit_test(two_bone_errors),
         cmocka_unit_test(batch_matches_lone_solves_bit_for_bit),
+        cmocka_unit_test(corrections_are_unit_across_random_legs),
         cmocka_unit_test(init_sets_documented_defaults),
         cmocka_unit_test(aim_single_joint_points_the_ray_at_the_target),
         cmocka_unit_test(aim_with_offset_passes_the_ray_through_the_target),

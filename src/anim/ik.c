@@ -206,7 +206,8 @@ static void two_bone_start(const mn_ik_two_bone *job, const two_bone_setup *s,
         mq_quat_axis_angle(twist, axis, job->twist);
         mq_quat_mul(out, twist, out);
     }
-    mq_quat_normalize(out, out);
+    /* swing, plane and twist are unit, so their product is, to double rounding: the
+       normalisation it once had was the longest wait of the solve, for nothing in float. */
 }
 
 /*
@@ -221,6 +222,14 @@ typedef struct two_bone_state {
     double start_q[4], mid_q[4];
     bool active, reached;
 } two_bone_state;
+
+/* q on the w >= 0 side, as mq_quat_scale puts it. */
+static void hemisphere(double q[4])
+{
+    if (q[3] < 0.0)
+        for (int i = 0; i < 4; i++)
+            q[i] = -q[i];
+}
 
 /* Target in start space, softened; the mid correction. */
 static void two_bone_solve_mid(const mn_ik_two_bone *job, const two_bone_setup *s, two_bone_state *st)
@@ -251,8 +260,17 @@ static void two_bone_solve_start(const mn_ik_two_bone *job, const two_bone_setup
 {
     if (st->active) {
         two_bone_start(job, s, st->mid_q, st->target_ss, st->start_q);
-        mq_quat_scale(st->start_q, st->start_q, st->weight);
-        mq_quat_scale(st->mid_q, st->mid_q, st->weight);
+        if (st->weight < 1.0) {
+            mq_quat_scale(st->start_q, st->start_q, st->weight);
+            mq_quat_scale(st->mid_q, st->mid_q, st->weight);
+        } else {
+            /* The whole correction: scaling by 1 is the w >= 0 hemisphere and a normalisation,
+               and both are unit already, to double rounding (the start a product of unit
+               rotations, the mid built from unit half angles): no square root and division
+               at the end of the chain. */
+            hemisphere(st->start_q);
+            hemisphere(st->mid_q);
+        }
     }
     mq_to_float4(out->start_correction, st->start_q);
     mq_to_float4(out->mid_correction, st->mid_q);
