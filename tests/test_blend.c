@@ -842,6 +842,61 @@ static void zero_mask_regions_are_left_untouched(void **state)
 
 /* ---- allocation ----------------------------------------------------------------------------- */
 
+/*
+ * mni_blend_poses3 (a set of three in a blend tree): at every kernel level,
+ * the bits of the two blends one after the other, on fill_cases' joints
+ * (wide arcs whose groups go back to the two blends apart, flips, a NaN,
+ * the scalar tail of 71 joints), with c a third pose, at weights inside
+ * (0, 1), at 0 and 1 (copies, taken apart) and out of range; out may be a
+ * or b.
+ */
+static void fused_three_way_blend_is_the_two_blends_bit_for_bit(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(SIMD_JOINTS), b = make_pose(SIMD_JOINTS), c = make_pose(SIMD_JOINTS);
+    mn_pose want = make_pose(SIMD_JOINTS), got = make_pose(SIMD_JOINTS), c_b = make_pose(SIMD_JOINTS);
+    fill_cases(&a, &b);
+    fill_cases(&c_b, &c); /* c: fill_cases' second pose, shifted against b below */
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) { /* c apart from b: moved, scaled, rotations permuted */
+        float *q = c.rotations + 4 * j, x = q[0];
+        c.translations[3 * j] += 0.5f, c.scales[3 * j + 2] = 0.75f;
+        if (j % 3 == 0)
+            q[0] = q[1], q[1] = q[2], q[2] = x;
+        if (j % 5 == 0)
+            q[0] = -q[0], q[1] = -q[1], q[2] = -q[2], q[3] = -q[3];
+    }
+    static const float weights[][2] = {{0.375f, 0.2f}, {0.5f, 0.5f}, {0.9f, 0.05f}, {0.0f, 0.3f},
+                                       {0.4f, 1.0f},   {1.5f, -2.0f}, {0.25f, 0.999f}};
+    for (size_t k = 0; k < sizeof weights / sizeof weights[0]; k++) {
+        float tb = weights[k][0], tc = weights[k][1];
+        for (mn_simd_level level = MN_SIMD_SCALAR; level <= MN_SIMD_AVX2_FMA; level++) {
+            mni_blend_poses_at(&a, &b, tb, NULL, &want, level);
+            mni_blend_poses_at(&want, &c, tc, NULL, &want, level);
+            memset(got.rotations, 0xff, 4 * SIMD_JOINTS * sizeof(float));
+            mni_blend_poses3_at(&a, &b, &c, tb, tc, &got, level);
+            assert_true(poses_bit_equal(&got, &want));
+            mn_pose_copy(&got, &a); /* out is a */
+            mni_blend_poses3_at(&got, &b, &c, tb, tc, &got, level);
+            assert_true(poses_bit_equal(&got, &want));
+            mn_pose alias_b = make_pose(SIMD_JOINTS); /* out is b */
+            mn_pose_copy(&alias_b, &b);
+            mni_blend_poses3_at(&a, &alias_b, &c, tb, tc, &alias_b, level);
+            assert_true(poses_bit_equal(&alias_b, &want));
+            mn_pose_free(&alias_b);
+        }
+        mni_blend_poses3(&a, &b, &c, tb, tc, &got);
+        mni_blend_poses(&a, &b, tb, NULL, &want);
+        mni_blend_poses(&want, &c, tc, NULL, &want);
+        assert_true(poses_bit_equal(&got, &want));
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&c);
+    mn_pose_free(&c_b);
+    mn_pose_free(&want);
+    mn_pose_free(&got);
+}
+
 static void blending_allocates_nothing(void **state)
 {
     (void)state;
@@ -864,6 +919,7 @@ static void blending_allocates_nothing(void **state)
         must(mn_pose_add_masked(&a, &b, w, mask, JOINTS, &out, &err), &err);
         must(mn_pose_make_additive(&a, &b, &out, &err), &err);
         must(mn_pose_set_joint(&out, 1, a.translations, NULL, NULL, &err), &err);
+        mni_blend_poses3(&a, &b, &a, w, 0.5f, &out);
     }
     assert_int_equal(counter.allocs, before);
     mn_pose_free(&a);
@@ -895,6 +951,7 @@ int main(void)
         cmocka_unit_test(simd_add_matches_the_scalar_reference),
         cmocka_unit_test(blend_of_equal_channels_matches_the_reference_exactly),
         cmocka_unit_test(zero_mask_regions_are_left_untouched),
+        cmocka_unit_test(fused_three_way_blend_is_the_two_blends_bit_for_bit),
         cmocka_unit_test(blending_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

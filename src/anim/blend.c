@@ -338,6 +338,71 @@ void mni_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *m
     mni_blend_poses_at(a, b, t, mask, out, MN_SIMD_BEST);
 }
 
+#if MN_WITH_SSE2
+typedef uint32_t blend3_kernel(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                               mn_pose *out, uint32_t first, uint32_t groups);
+
+/* Joints [j, j + width): the two blends one after the other, each as its own dispatch takes a group. */
+static void blend3_group_apart(simd_kernel *kernel, const mn_pose *a, const mn_pose *b, const mn_pose *c,
+                               float tb, float tc, mn_pose *out, uint32_t j, uint32_t width)
+{
+    if (kernel(a, b, tb, NULL, out, j, 1) & 1u)
+        blend_run(a, b, tb, NULL, out, j, j + width);
+    if (kernel(out, c, tc, NULL, out, j, 1) & 1u)
+        blend_run(out, c, tc, NULL, out, j, j + width);
+}
+
+/* simd_loop for the fused kernels: the groups a call hands back get the two blends apart. */
+static inline uint32_t blend3_loop(blend3_kernel *fused, simd_kernel *kernel, uint32_t width, uint32_t most,
+                                   const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb,
+                                   float tc, mn_pose *out, uint32_t j)
+{
+    for (uint32_t groups; (groups = simd_groups(j, out->joint_count, width, most)) > 0; j += width * groups) {
+        uint32_t refer = fused(a, b, c, tb, tc, out, j, groups);
+        for (uint32_t g = 0; refer >> g != 0; g++)
+            if (refer >> g & 1u)
+                blend3_group_apart(kernel, a, b, c, tb, tc, out, j + width * g, width);
+    }
+    return j;
+}
+#endif
+
+/*
+ * Two blends as one: the SIMD levels cover the same groups of joints the two
+ * dispatches would (AVX2 eights, SSE2 fours) with the fused kernels, and the
+ * tail gets the reference twice; a weight at 0 or 1 (copies) or the scalar
+ * level takes the two blends as they are.
+ */
+void mni_blend_poses3_at(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                         mn_pose *out, mn_simd_level level)
+{
+    float lb = mni_clamp01(tb), lc = mni_clamp01(tc);
+    level = mni_simd_resolve(level);
+    if (!(lb > 0.0f && lb < 1.0f && lc > 0.0f && lc < 1.0f) || level == MN_SIMD_SCALAR ||
+        !MN_WITH_SSE2) {
+        mni_blend_poses_at(a, b, lb, NULL, out, level);
+        mni_blend_poses_at(out, c, lc, NULL, out, level);
+        return;
+    }
+    uint32_t j = 0;
+#if MN_WITH_AVX2
+    if (level == MN_SIMD_AVX2_FMA)
+        j = blend3_loop(mni_blend3_avx2, mni_blend_avx2, 8u, MN_BLEND_RUN / 8u, a, b, c, lb, lc, out, j);
+#endif
+#if MN_WITH_SSE2
+    if (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)
+        j = blend3_loop(mni_blend3_sse2, mni_blend_sse2, 4u, MN_BLEND_RUN / 4u, a, b, c, lb, lc, out, j);
+#endif
+    blend_range(a, b, lb, NULL, out, j, out->joint_count);
+    blend_range(out, c, lc, NULL, out, j, out->joint_count);
+}
+
+void mni_blend_poses3(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                      mn_pose *out)
+{
+    mni_blend_poses3_at(a, b, c, tb, tc, out, MN_SIMD_BEST);
+}
+
 /* One run of the additive layer, its S(ΔR, w) weights batched as blend_run's are. */
 static void add_run(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                     mn_pose *out, uint32_t first, uint32_t end)

@@ -25,6 +25,17 @@ static inline float mni_clamp01(float x)
  */
 void mni_blend_poses(const mn_pose *a, const mn_pose *b, float t, const float *mask, mn_pose *out);
 
+/*
+ * out = blend(blend(a, b, tb), c, tc) with no mask, bit for bit what the
+ * two mni_blend_poses calls give, in one pass where the SIMD kernels take
+ * the groups (the first blend's joints stay in registers): a set of three
+ * in a blend tree.  Same counts, unchecked; out may be a or b, not c.
+ */
+void mni_blend_poses3(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                      mn_pose *out);
+void mni_blend_poses3_at(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                         mn_pose *out, mn_simd_level level);
+
 /* out = delta added over base, weights as mni_blend_poses.  Same counts, unchecked. */
 void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                    mn_pose *out);
@@ -61,6 +72,8 @@ extern const float mni_slerp_series_k[40];
  * `layer` (already clamped), W its width, groups <= MN_BLEND_RUN / W, and
  * returns a bit per group (1 << g) left unwritten because one of its joints
  * needs the wide-arc series: the caller runs the reference on those joints.
+ * mni_blend3_<isa> are mni_blend_poses3's, for 0 < tb, tc < 1 (blend_kernel.h):
+ * a group they leave gets the two blends one after the other.
  */
 #define MN_BLEND_RUN 64u /* joints one call takes at most */
 #if MN_WITH_SSE2
@@ -68,12 +81,16 @@ uint32_t mni_blend_sse2(const mn_pose *a, const mn_pose *b, float layer, const f
                         mn_pose *out, uint32_t first, uint32_t groups);
 uint32_t mni_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                       mn_pose *out, uint32_t first, uint32_t groups);
+uint32_t mni_blend3_sse2(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                         mn_pose *out, uint32_t first, uint32_t groups);
 #endif
 #if MN_WITH_AVX2
 uint32_t mni_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
                         mn_pose *out, uint32_t first, uint32_t groups);
 uint32_t mni_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                       mn_pose *out, uint32_t first, uint32_t groups);
+uint32_t mni_blend3_avx2(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
+                         mn_pose *out, uint32_t first, uint32_t groups);
 #endif
 
 /* ---- 2D blend spaces (blend_space.c) ---------------------------------------- */

@@ -251,6 +251,130 @@ MN_KERNEL uint32_t MN_ISA(mni_blend)(const mn_pose *a, const mn_pose *b, float l
     return refer;
 }
 
+/*
+ * Two blends in one pass, out = blend(blend(a, b, tb), c, tc) with no mask
+ * and 0 < tb, tc < 1 (blend.c's mni_blend_poses3 sends nothing else): each
+ * stage is MN_ISA(mni_blend)'s arithmetic on every lane in its order (the
+ * same dot, flip, series, combination and normalisation; at such weights no
+ * lane copies a side, so its selects pick the computed values), but the
+ * first stage's joints stay in registers for the second instead of being
+ * stored, reloaded and transposed twice more.  A group in which either stage
+ * needs the wide-arc series is left unwritten and its bit set: the caller
+ * runs the two blends on it as they would run alone.  Everything read (a's
+ * and b's channels, then c's) is read before the first store, so out may be
+ * a or b.
+ */
+typedef struct blend3_group {
+    vf q[4], t[3], s[3];         /* the first stage's joints */
+} blend3_group;
+
+/* Pass 1 of a stage for one group: dot, flip, |dot|; false when a lane needs the wide series. */
+MN_LANE bool blend3_prepare(const vf p[4], const vf q[4], vf *d, vf *flip, int *terms)
+{
+    const vf zero = vf_zero(), sign_bit = vf_set1(-0.0f);
+    vf dot = quat_dot(p, q);
+    *flip = vf_and(vf_lt(dot, zero), sign_bit);
+    *d = vf_xor(dot, *flip);
+    if (vf_movemask(vf_lt(*d, vf_set1(MN_SERIES_FIXED_FROM))) != 0)
+        return false;
+    *terms = group_terms(*d, vf_true());
+    return true;
+}
+
+/* Pass 2: the slerp weights of a's and b's side. */
+MN_LANE void blend3_series(vf w, vf d, vf flip, int terms, vf *ka, vf *kb)
+{
+    const vf one = vf_set1(1.0f);
+    vf rest = vf_sub(one, w), x = vf_sub(d, one);
+    vf near = vf_gt(d, vf_set1(MN_NEARLY_PARALLEL));
+    *ka = vf_select(near, rest, series_picked(x, rest, terms));
+    *kb = vf_xor(vf_select(near, w, series_picked(x, w, terms)), flip);
+}
+
+/* Pass 3: the rotations combined and normalised; translations and scales lerped. */
+MN_LANE void blend3_combine(const vf p[4], const vf q[4], vf ka, vf kb, vf r[4])
+{
+    for (int i = 0; i < 4; i++)
+        r[i] = vf_add(vf_mul(p[i], ka), vf_mul(q[i], kb));
+    quat_normalize(r);
+}
+
+MN_LANE void blend3_lerp(const vf va[3], const vf vb[3], vf w, vf res[3])
+{
+    bool same = channel_unchanged(va, vb);
+    for (int i = 0; i < 3; i++)
+        res[i] = same ? va[i] : vf_add(va[i], vf_mul(vf_sub(vb[i], va[i]), w));
+}
+
+MN_LANE void channel_load(const float *base, uint32_t j, vf v[3])
+{
+    for (int i = 0; i < 3; i++)
+        v[i] = vf_loadu(base + 3 * (size_t)j + VF_W * i);
+}
+
+MN_KERNEL uint32_t MN_ISA(mni_blend3)(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb,
+                                      float tc, mn_pose *out, uint32_t first, uint32_t groups)
+{
+    vf qb[BLEND_GROUPS][4], d[BLEND_GROUPS], flip[BLEND_GROUPS], ka[BLEND_GROUPS], kb[BLEND_GROUPS];
+    blend3_group mid[BLEND_GROUPS];
+    int terms[BLEND_GROUPS];
+    const vf wb = vf_set1(tb), wc = vf_set1(tc);
+    uint32_t refer = 0;
+    /* the first stage: a toward b */
+    for (uint32_t g = 0; g < groups; g++) {
+        uint32_t j = first + VF_W * g;
+        quats_load(a->rotations + 4 * (size_t)j, mid[g].q);
+        quats_load(b->rotations + 4 * (size_t)j, qb[g]);
+        if (!blend3_prepare(mid[g].q, qb[g], &d[g], &flip[g], &terms[g]))
+            refer |= 1u << g;
+    }
+    for (uint32_t g = 0; g < groups; g++)
+        if (!(refer >> g & 1u))
+            blend3_series(wb, d[g], flip[g], terms[g], &ka[g], &kb[g]);
+    for (uint32_t g = 0; g < groups; g++) {
+        if (refer >> g & 1u)
+            continue;
+        uint32_t j = first + VF_W * g;
+        vf r[4], va[3], vb[3];
+        blend3_combine(mid[g].q, qb[g], ka[g], kb[g], r);
+        memcpy(mid[g].q, r, sizeof r);
+        channel_load(a->translations, j, va);
+        channel_load(b->translations, j, vb);
+        blend3_lerp(va, vb, wb, mid[g].t);
+        channel_load(a->scales, j, va);
+        channel_load(b->scales, j, vb);
+        blend3_lerp(va, vb, wb, mid[g].s);
+    }
+    /* the second stage: that toward c, stored */
+    for (uint32_t g = 0; g < groups; g++) {
+        if (refer >> g & 1u)
+            continue;
+        quats_load(c->rotations + 4 * (size_t)(first + VF_W * g), qb[g]);
+        if (!blend3_prepare(mid[g].q, qb[g], &d[g], &flip[g], &terms[g]))
+            refer |= 1u << g;
+    }
+    for (uint32_t g = 0; g < groups; g++)
+        if (!(refer >> g & 1u))
+            blend3_series(wc, d[g], flip[g], terms[g], &ka[g], &kb[g]);
+    for (uint32_t g = 0; g < groups; g++) {
+        if (refer >> g & 1u)
+            continue;
+        uint32_t j = first + VF_W * g;
+        vf r[4], vc[3], t[3], sc[3];
+        blend3_combine(mid[g].q, qb[g], ka[g], kb[g], r);
+        channel_load(c->translations, j, vc);
+        blend3_lerp(mid[g].t, vc, wc, t);
+        channel_load(c->scales, j, vc);
+        blend3_lerp(mid[g].s, vc, wc, sc);
+        quats_store(out->rotations + 4 * (size_t)j, r);
+        for (int i = 0; i < 3; i++) {
+            vf_storeu(out->translations + 3 * (size_t)j + VF_W * i, t[i]);
+            vf_storeu(out->scales + 3 * (size_t)j + VF_W * i, sc[i]);
+        }
+    }
+    return refer;
+}
+
 /* a · b (Hamilton) per lane, in blend.c's quat_mul order. */
 MN_LANE void quat_mul(vf out[4], const vf a[4], const vf b[4])
 {

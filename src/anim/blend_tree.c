@@ -9,7 +9,9 @@
  * scratch[L], evaluating its children at level L + 1.  So a tree needs one
  * scratch pose per interior level of its deepest path — claimed at build —
  * whichever node is evaluated, and a node shared by two parents is safe
- * (each use finishes before the next starts).
+ * (each use finishes before the next starts).  A tree with a 2D node has a
+ * second pose per level, scratch3[L], for a triangle's third operand: the
+ * three are evaluated before their two blends, made in one pass.
  *
  * Depth is bounded (MAX_LEVELS) so that evaluation's recursion is too: a
  * hostile description cannot run the stack out.
@@ -79,6 +81,7 @@ struct mn_blend_tree {
     uint32_t name_count;
     mn_pose bind;
     mn_pose *scratch;            /* one per interior level */
+    mn_pose *scratch3;           /* a third operand's, one per level (only with a 2D node), or NULL */
     uint32_t scratch_count;
     uint32_t sync_count;
     uint32_t *sync_nodes;        /* node of each sync slot */
@@ -245,7 +248,12 @@ static void sample_leaf(const mn_blend_tree *tree, const bt_node *leaf, float t,
 static void eval_node(mn_blend_tree *tree, uint32_t node, float time, const double *phases,
                       mn_pose *out, uint32_t level);
 
-/* A set: its weighted children one after another, each blended in by its share so far. */
+/*
+ * A set: its weighted children one after another, each blended in by its
+ * share so far.  Three children (inside a 2D triangle) are all evaluated
+ * first and their two blends made in one pass (mni_blend_poses3: the same
+ * bits as one blend after the other).
+ */
 static void eval_set(mn_blend_tree *tree, const bt_node *nd, float time, const double *phases,
                      mn_pose *out, uint32_t level)
 {
@@ -254,10 +262,12 @@ static void eval_set(mn_blend_tree *tree, const bt_node *nd, float time, const d
     uint32_t k = set_weights(tree, nd, idx, w);
     double phase = nd->sync ? set_phase(tree, nd, time, phases) : 0.0;
     double frac = phase - floor(phase);
+    bool fused = k == 3 && tree->scratch3;
     double acc = 0.0;
+    float share[3] = {1.0f, 1.0f, 1.0f};
     for (uint32_t c = 0; c < k; c++) {
         uint32_t child = nd->children[idx[c]];
-        mn_pose *target = c == 0 ? out : &tree->scratch[level];
+        mn_pose *target = c == 0 ? out : fused && c == 2 ? &tree->scratch3[level] : &tree->scratch[level];
         if (nd->sync) {
             const bt_node *leaf = &tree->nodes[child];
             sample_leaf(tree, leaf, (float)(frac * leaf->duration), target);
@@ -265,9 +275,12 @@ static void eval_set(mn_blend_tree *tree, const bt_node *nd, float time, const d
             eval_node(tree, child, time, phases, target, level + 1);
         }
         acc += w[c];
-        if (c > 0)
-            mni_blend_poses(out, target, (float)(w[c] / acc), NULL, out);
+        share[c] = (float)(w[c] / acc);
+        if (c > 0 && !fused)
+            mni_blend_poses(out, target, share[c], NULL, out);
     }
+    if (fused)
+        mni_blend_poses3(out, &tree->scratch[level], &tree->scratch3[level], share[1], share[2], out);
 }
 
 static void eval_node(mn_blend_tree *tree, uint32_t node, float time, const double *phases,
@@ -883,6 +896,17 @@ static mn_status build(mn_blend_tree *tree, const mn_blend_tree_desc *desc, mn_e
         return mni_oom(err, "blend tree");
     for (uint32_t i = 0; i < tree->scratch_count && st == MN_OK; i++)
         st = claim_pose(tree, &tree->scratch[i], err);
+    bool two_d = false;
+    for (uint32_t i = 0; i < n; i++)
+        two_d = two_d || tree->nodes[i].kind == MN_BLEND_NODE_2D;
+    if (st != MN_OK || !two_d || tree->scratch_count == 0)
+        return st;
+    /* A 2D node's triangle: the third operand's scratch, so its two blends can be one pass. */
+    tree->scratch3 = mni_arena_calloc(&tree->arena, tree->scratch_count, sizeof(mn_pose), 8);
+    if (!tree->scratch3)
+        return mni_oom(err, "blend tree");
+    for (uint32_t i = 0; i < tree->scratch_count && st == MN_OK; i++)
+        st = claim_pose(tree, &tree->scratch3[i], err);
     return st;
 }
 
