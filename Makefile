@@ -18,7 +18,7 @@ BUILD     ?= build
 
 CMAKE_COMMON = -DMN_WERROR=ON
 
-.PHONY: all deps build demo check test asan scalar fuzz bench install clean
+.PHONY: all deps build demo check test asan scalar fuzz bench web install clean
 
 all: build
 
@@ -69,6 +69,10 @@ fuzz: deps
 	  status=$${PIPESTATUS[0]}; rm -rf $$work; \
 	  [ "$$status" -eq 0 ] || { echo "fuzz: $$name FAILED"; exit 1; }; \
 	done
+
+# The WebAssembly module and its JavaScript API, into $(BUILD)/web (docs/web.md).
+web: deps
+	scripts/web-build $(BUILD)/web
 
 bench: build
 	@for b in $(BUILD)/release/bench_*; do case $$b in *_native) ;; *) $$b ;; esac; done

@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#if MN_WITH_SSE2 || MN_WITH_AVX2
+#if MN_WITH_AVX2
 #include <cpuid.h>
 #endif
 
@@ -23,7 +23,7 @@ mn_simd_level mn_simd_detect(void)
         return MN_SIMD_AVX2_FMA;
 #endif
 #if MN_WITH_SSE2
-    return MN_SIMD_SSE2; /* the x86-64 baseline */
+    return MN_SIMD_SSE2; /* the x86-64 baseline; WebAssembly SIMD in the web build (core/simd.h) */
 #elif MN_WITH_NEON
     return MN_SIMD_NEON; /* the AArch64 baseline */
 #else

@@ -63,6 +63,12 @@
  *    plain IEEE operations in the reference's order, and their tests check
  *    the bits; the others agree within the rounding their header states.
  *
+ * WebAssembly.  The web build (scripts/web-build) compiles with -msimd128
+ *    -msse2: MN_WITH_SSE2 is 1 there and the SSE2 kernels run as WebAssembly
+ *    SIMD through emscripten's SSE2 headers; mn_simd_detect() says
+ *    MN_SIMD_SSE2.  Kernels beside their references that need AVX2 as well
+ *    (anim/skeleton.c) run their references.
+ *
  * 5. MN_NO_SIMD.  -DMN_NO_SIMD=ON (make scalar) sets every MN_WITH_<ISA> to
  *    0: the instruction-set files compile to their placeholders, the
  *    dispatches' SIMD cases are compiled out, mn_simd_detect() says
@@ -83,6 +89,12 @@
 #if !defined(MN_NO_SIMD) && defined(__GNUC__) && defined(__x86_64__)
 #define MN_WITH_SSE2 1
 #define MN_WITH_AVX2 1
+#elif !defined(MN_NO_SIMD) && defined(__EMSCRIPTEN__) && defined(__wasm_simd128__) && defined(__SSE2__)
+/* WebAssembly SIMD (the web build, -msimd128 -msse2): the SSE2 kernels, through emscripten's
+   SSE2 headers, which lower each intrinsic to WebAssembly's 128-bit operations.  There is
+   no AVX2 there; MN_SIMD_SSE2 names this level. */
+#define MN_WITH_SSE2 1
+#define MN_WITH_AVX2 0
 #else
 #define MN_WITH_SSE2 0
 #define MN_WITH_AVX2 0

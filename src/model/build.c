@@ -330,8 +330,9 @@ uint32_t mni_model_build_accessor_place(mn_model_builder *b, const char *name, u
         return fail(b, MN_INVALID_ARGUMENT, path, "16-bit matrices are not built (their columns are padded)");
     if (!grow(b, &m->accessors, m->accessor_count, &b->accessor_cap, sizeof *m->accessors, path))
         return MN_NONE;
-    size_t bytes;
-    if (!mni_checked_mul((size_t)count * comps, csize, &bytes) || bytes > ((size_t)1 << 40))
+    size_t elements, bytes;
+    if (!mni_checked_mul(count, comps, &elements) || !mni_checked_mul(elements, csize, &bytes) ||
+        (uint64_t)bytes > ((uint64_t)1 << 40))
         return fail(b, MN_OVERFLOW, path, "%u elements are too many", count);
     uint8_t *place = mni_arena_alloc(b->arena, bytes, 16);
     if (!place)

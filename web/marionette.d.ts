@@ -1,0 +1,98 @@
+// Types of marionette.mjs: marionette's C animation runtime compiled to WebAssembly.
+// Views (Float32Array) look into wasm memory: their bytes change on update(), and their buffer is
+// detached when wasm memory grows (after a load or create); take them again then.
+
+export declare class MarionetteError extends Error {
+  /** The library's status code (mn_status). */
+  readonly code: number;
+  /** Its name, e.g. "MN_JSON_SYNTAX". */
+  readonly status: string;
+  /** The JSON path of the offending item, "" when none. */
+  readonly path: string;
+}
+
+export interface InitOptions {
+  /** The bytes of marionette_core.wasm, when the caller has them (else read or fetched beside the module). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+/** Start the module. */
+export declare function init(options?: InitOptions): Promise<Marionette>;
+
+export interface Marionette {
+  readonly version: string;
+  /** Counts wasm memory growths: views taken before a change are detached. */
+  readonly memoryGeneration: number;
+  /**
+   * Read a GLB or .gltf (bytes, or a .gltf's JSON text); `files` maps the URIs a .gltf names to
+   * their bytes.  Throws MarionetteError.
+   */
+  loadModel(data: ArrayBuffer | Uint8Array | string,
+            files?: Record<string, ArrayBuffer | Uint8Array | string>): Model;
+}
+
+export interface NodeInfo { name: string; parent: number; }
+export interface SkinInfo { name: string; joints: number[]; }
+export interface ClipInfo { name: string; duration: number; }
+
+export interface Model {
+  readonly nodes: NodeInfo[];
+  readonly skins: SkinInfo[];
+  readonly warnings: string[];
+  readonly bounds: { min: number[]; max: number[] };
+  /** The prepared model its instances share. */
+  rig(): Rig;
+  /** Free its memory; free its rigs first. */
+  free(): void;
+}
+
+export interface Rig {
+  readonly model: Model;
+  readonly clips: ClipInfo[];
+  readonly partCount: number;
+  readonly triangleCount: number;
+  /** A new instance; size: its largest dimension in world units (default 1). */
+  instance(options?: { size?: number }): Instance;
+  /** Free its memory; free its instances first. */
+  free(): void;
+}
+
+export interface PlayOptions {
+  /** Seconds of crossfade from the live pose; 0 (default) cuts. */
+  fade?: number;
+  /** Playback rate, default 1; negative plays backwards. */
+  speed?: number;
+  /** Start time in the clip, seconds. */
+  at?: number;
+  /** Play once and stop at the end instead of looping. */
+  once?: boolean;
+}
+
+export interface Instance {
+  readonly rig: Rig;
+  play(clip: number | string, options?: PlayOptions): void;
+  crossfade(clip: number | string, seconds: number, options?: PlayOptions): void;
+  seek(t: number): void;
+  speed: number;
+  pause(): void;
+  resume(): void;
+  readonly paused: boolean;
+  readonly time: number;
+  readonly fading: boolean;
+  /** The clip playing, -1 for none. */
+  readonly current: number;
+  /** Advance by dt seconds: mixer, world matrices, skinned and morphed vertices. */
+  update(dt: number): void;
+  /** Placed world matrices, 16 floats (column-major) a node. */
+  worlds(): Float32Array;
+  pose(): { translations: Float32Array; rotations: Float32Array; scales: Float32Array };
+  /** Skin `skin`'s palette in model space, 16 floats a joint. */
+  palette(skin?: number): Float32Array;
+  vertexCount(part: number): number;
+  /** Part `part`'s posed positions, 3 floats a vertex. */
+  positions(part?: number): Float32Array;
+  normals(part?: number): Float32Array | null;
+  /** The matrix to draw part `part`'s vertices with. */
+  matrix(part?: number): Float32Array;
+  free(): void;
+}
