@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The WebAssembly build (scripts/web-build, `make web`) against the native library, in Node:
+# tests/web/check_wasm.mjs loads a model through the JavaScript API, plays its first clip and
+# compares the skinned positions at three times with `marionette sample --json`'s, within 1e-5
+# of the model's size, then checks the API's errors, .gltf files and freeing.  It runs on the
+# demo GLB the build writes (always) and on CesiumMan from the sample assets (skipped, and
+# named, without them).
+#
+# Needs Debian's emscripten and node-acorn, which scripts/deps installs: missing, the test
+# FAILS.  The web build lives in build/web of the checkout (one for the release, ASan and scalar
+# runs of make check: the first run builds it, the others find it built).
+# usage: test_web.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+cd "$src"
+. tests/support/assets.sh
+
+if ! command -v emcc >/dev/null 2>&1; then
+  echo "test_web: FAILED: emcc is not installed (run scripts/deps, which installs emscripten)"
+  exit 1
+fi
+web=$src/build/web
+if ! scripts/web-build "$web" >"$build/test_web_build.log" 2>&1; then
+  echo "test_web: FAILED: scripts/web-build failed:"
+  tail -n 30 "$build/test_web_build.log"
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+check() { # NAME MODEL [GLTF]
+  local name=$1 model=$2 gltf=${3:-}
+  if ! "$build/marionette" sample "$model" --json --clip 0 --times 0.5,1,1.5 --skinned \
+       >"$work/$name.json" 2>"$work/stderr"; then
+    echo "test_web: FAILED: marionette sample $model:"; cat "$work/stderr"
+    failed=$((failed + 1)); return
+  fi
+  node tests/web/check_wasm.mjs "$web" "$model" "$work/$name.json" $gltf || failed=$((failed + 1))
+}
+
+"$build/make_demo_glb" "$work/demo.glb" >/dev/null
+check demo "$work/demo.glb"
+if assets_present; then
+  check cesium "$assets/gltf/CesiumMan/glTF-Binary/CesiumMan.glb" \
+        "$assets/gltf/CesiumMan/glTF/CesiumMan.gltf"
+else
+  assets_skip "$build" test_web/CesiumMan
+fi
+[ "$failed" -eq 0 ] || { echo "test_web: $failed model(s) FAILED"; exit 1; }
+echo "test_web: passed"
