@@ -343,3 +343,36 @@ MNW uint32_t mnw_part_vertex_count(mnw_instance *w, uint32_t i)
     const mn_posed_part *p = mn_instance_part(w->instance, i);
     return p ? p->vertex_count : 0;
 }
+
+/* Part i's triangles: writes up to cap indices (3 a triangle) to out and returns how many the
+   part has (0 for points and lines); a non-indexed part gets 0, 1, 2, ...  Call with cap 0 to
+   learn the count. */
+MNW uint32_t mnw_rig_part_indices(const mn_rig *rig, uint32_t i, uint32_t *out, uint32_t cap)
+{
+    const mn_part *p = mn_rig_part(rig, i);
+    if (!p || p->triangle_count == 0)
+        return 0;
+    const mn_model *model = mn_rig_model(rig);
+    const mn_primitive *prim = &model->meshes[p->mesh].primitives[p->primitive];
+    if (prim->mode != MN_MODE_TRIANGLES)
+        return 0;
+    uint32_t count = p->triangle_count * 3;
+    if (cap < count)
+        return count;
+    if (prim->indices == MN_NONE) {
+        for (uint32_t k = 0; k < count; k++)
+            out[k] = k;
+        return count;
+    }
+    return (uint32_t)mn_accessor_unpack_u32(&model->accessors[prim->indices], out, cap);
+}
+
+/* Part i's base colour factor (RGBA, 4 floats), white when it has no material. */
+MNW void mnw_rig_part_color(const mn_rig *rig, uint32_t i, float *out)
+{
+    const mn_part *p = mn_rig_part(rig, i);
+    const mn_model *model = mn_rig_model(rig);
+    static const float white[4] = {1, 1, 1, 1};
+    const float *c = p && p->material != MN_NONE ? model->materials[p->material].base_color : white;
+    memcpy(out, c, 4 * sizeof(float));
+}

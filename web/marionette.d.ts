@@ -51,6 +51,12 @@ export interface Rig {
   readonly clips: ClipInfo[];
   readonly partCount: number;
   readonly triangleCount: number;
+  /** Part `part`'s triangles (3 indices each; empty for points and lines), copied. */
+  indices(part: number): Uint32Array;
+  /** Part `part`'s base colour factor [r, g, b, a]. */
+  color(part: number): number[];
+  /** The skin part `part` is drawn with, -1 when unskinned. */
+  partSkin(part: number): number;
   /** A new instance; size: its largest dimension in world units (default 1). */
   instance(options?: { size?: number }): Instance;
   /** Free its memory; free its instances first. */

@@ -225,6 +225,34 @@ class Rig {
   }
 
   get partCount() { return this.mn.core._mnw_rig_part_count(this._live()); }
+
+  // Part `part`'s triangles as a new Uint32Array (3 indices a triangle; empty for points and
+  // lines): a copy, made once, for an index buffer.
+  indices(part) {
+    const c = this.mn.core, r = this._live();
+    const count = c._mnw_rig_part_indices(r, part, 0, 0);
+    const ptr = c._malloc(Math.max(count, 1) * 4);
+    c._mnw_rig_part_indices(r, part, ptr, count);
+    const out = this.mn._u32(ptr, count).slice();
+    c._free(ptr);
+    return out;
+  }
+
+  // Part `part`'s base colour factor, [r, g, b, a] (white without a material).
+  color(part) {
+    const c = this.mn.core;
+    const ptr = c._malloc(16);
+    c._mnw_rig_part_color(this._live(), part, ptr);
+    const out = Array.from(this.mn._f32(ptr, 4));
+    c._free(ptr);
+    return out;
+  }
+
+  // The skin a part is drawn with, -1 for an unskinned part.
+  partSkin(part) {
+    const s = this.mn.core._mnw_rig_part_skin(this._live(), part) >>> 0;
+    return s === NONE ? -1 : s;
+  }
   get triangleCount() { return this.mn.core._mnw_rig_triangle_count(this._live()); }
 
   // A new instance; options.size: its largest dimension in world units (default 1).
