@@ -18,7 +18,7 @@ BUILD     ?= build
 
 CMAKE_COMMON = -DMN_WERROR=ON
 
-.PHONY: all deps build demo check test asan scalar fuzz bench web web-serve install clean
+.PHONY: all deps build demo check test asan scalar fuzz bench web web-serve web-bench install clean
 
 all: build
 
@@ -73,6 +73,10 @@ fuzz: deps
 # The WebAssembly module and its JavaScript API, into $(BUILD)/web (docs/web.md).
 web: deps
 	scripts/web-build $(BUILD)/web
+
+# wasm vs three.js in headless Chromium, beside the native build (scripts/web-bench.mjs).
+web-bench: web build
+	node scripts/web-bench.mjs $(BUILD)
 
 # The viewer page on http://127.0.0.1:8080/ (PORT=...).
 web-serve: web

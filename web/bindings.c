@@ -231,7 +231,9 @@ typedef struct mnw_instance {
     uint32_t *palette_start;   /* first joint of skin s in palettes */
 } mnw_instance;
 
-MNW mnw_instance *mnw_instance_create(const mn_rig *rig, float size)
+/* A new instance of size `size` (0: 1); hidden != 0 makes it hidden (it animates, its worlds
+   are kept, its vertices are not deformed: marionette/instance.h, VISIBILITY). */
+MNW mnw_instance *mnw_instance_create(const mn_rig *rig, float size, int hidden)
 {
     const mn_model *model = mn_rig_model(rig);
     mnw_instance *w = calloc(1, sizeof *w);
@@ -258,7 +260,8 @@ MNW mnw_instance *mnw_instance_create(const mn_rig *rig, float size)
     }
     w->model = model;
     memset(&last_error, 0, sizeof last_error);
-    if (mn_instance_create(rig, &(mn_instance_desc){.size = size}, &w->instance, &last_error) != MN_OK) {
+    if (mn_instance_create(rig, &(mn_instance_desc){.size = size, .hidden = hidden != 0},
+                           &w->instance, &last_error) != MN_OK) {
         free(w->palettes);
         free(w->palette_start);
         free(w);
@@ -295,11 +298,20 @@ MNW int mnw_paused(mnw_instance *w) { return mn_mixer_paused(mn_instance_mixer(w
 
 MNW void mnw_update(mnw_instance *w, float dt) { mn_instance_update(w->instance, dt); }
 
-/* Update n instances (an array of handles) one after another: one call per frame for a crowd. */
-MNW void mnw_update_many(mnw_instance *const *ws, uint32_t n, float dt)
+MNW const float *mnw_palette(mnw_instance *w, uint32_t s);
+
+MNW void mnw_set_visible(mnw_instance *w, int visible) { mn_instance_set_visible(w->instance, visible != 0); }
+MNW int mnw_visible(mnw_instance *w) { return mn_instance_visible(w->instance); }
+
+/* Update n instances (an array of handles) one after another, and when palettes is not 0 compute
+   each one's palette of every skin: one call per frame for a crowd. */
+MNW void mnw_update_many(mnw_instance *const *ws, uint32_t n, float dt, int palettes)
 {
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         mn_instance_update(ws[i]->instance, dt);
+        for (uint32_t s = 0; palettes && s < ws[i]->model->skin_count; s++)
+            mnw_palette(ws[i], s);
+    }
 }
 
 MNW const float *mnw_worlds(mnw_instance *w) { return mn_instance_worlds(w->instance); }

@@ -29,6 +29,8 @@ export interface Marionette {
    */
   loadModel(data: ArrayBuffer | Uint8Array | string,
             files?: Record<string, ArrayBuffer | Uint8Array | string>): Model;
+  /** Update many instances in one call into wasm (and their palettes with palettes: true). */
+  crowd(instances: Instance[]): { update(dt: number, options?: { palettes?: boolean }): void; free(): void };
 }
 
 export interface NodeInfo { name: string; parent: number; }
@@ -57,8 +59,9 @@ export interface Rig {
   color(part: number): number[];
   /** The skin part `part` is drawn with, -1 when unskinned. */
   partSkin(part: number): number;
-  /** A new instance; size: its largest dimension in world units (default 1). */
-  instance(options?: { size?: number }): Instance;
+  /** A new instance; size: its largest dimension in world units (default 1); hidden: animate and
+   *  keep worlds, deform no vertices. */
+  instance(options?: { size?: number; hidden?: boolean }): Instance;
   /** Free its memory; free its instances first. */
   free(): void;
 }
@@ -89,6 +92,8 @@ export interface Instance {
   readonly current: number;
   /** Advance by dt seconds: mixer, world matrices, skinned and morphed vertices. */
   update(dt: number): void;
+  /** Shown (vertices deformed each update) or hidden. */
+  visible: boolean;
   /** Placed world matrices, 16 floats (column-major) a node. */
   worlds(): Float32Array;
   pose(): { translations: Float32Array; rotations: Float32Array; scales: Float32Array };

@@ -80,6 +80,18 @@ class Marionette {
 
   _string(ptr) { return ptr ? this.core.UTF8ToString(ptr) : null; }
 
+  // A crowd: update every instance by dt in one call into wasm, and with palettes: true also
+  // compute each one's skin palettes.  The array of handles is kept between calls.
+  crowd(instances) {
+    const c = this.core;
+    const handles = c._malloc(4 * Math.max(instances.length, 1));
+    this._u32(handles, instances.length).set(instances.map((i) => i._live()));
+    return {
+      update: (dt, { palettes = false } = {}) => c._mnw_update_many(handles, instances.length, dt, palettes ? 1 : 0),
+      free: () => c._free(handles),
+    };
+  }
+
   _throw() {
     const c = this.core;
     throw new MarionetteError(c._mnw_error_code(), c.UTF8ToString(c._mnw_error_status()),
@@ -255,9 +267,10 @@ class Rig {
   }
   get triangleCount() { return this.mn.core._mnw_rig_triangle_count(this._live()); }
 
-  // A new instance; options.size: its largest dimension in world units (default 1).
+  // A new instance; options.size: its largest dimension in world units (default 1);
+  // options.hidden: it animates and keeps its worlds but deforms no vertices.
   instance(options = {}) {
-    const ptr = this.mn.core._mnw_instance_create(this._live(), options.size ?? 0);
+    const ptr = this.mn.core._mnw_instance_create(this._live(), options.size ?? 0, options.hidden ? 1 : 0);
     if (!ptr) this.mn._throw();
     return new Instance(this, ptr);
   }
@@ -310,6 +323,10 @@ class Instance {
 
   // Advance by dt seconds: the mixer, the world matrices, the skinned and morphed vertices.
   update(dt) { this.mn.core._mnw_update(this._live(), dt); }
+
+  // Shown (vertices deformed each update) or hidden (animation and worlds only).
+  set visible(v) { this.mn.core._mnw_set_visible(this._live(), v ? 1 : 0); }
+  get visible() { return this.mn.core._mnw_visible(this._live()) !== 0; }
 
   get _nodes() { return this.mn.core._mnw_model_node_count(this.rig.model._live()); }
 
