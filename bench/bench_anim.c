@@ -965,6 +965,11 @@ static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
 
 /* ---- the crowd -------------------------------------------------------------------------- */
 
+/* What a crowd case hands to the target lines. */
+typedef struct crowd_figures {
+    double ms, memcpy_ms, ns_per_instance_joint;
+} crowd_figures;
+
 typedef struct crowd_ctx {
     mn_pool *pool;               /* NULL: the calling thread */
     mn_instance **instances;
@@ -1042,7 +1047,7 @@ static bool crowd_animates(mn_instance *inst)
  * world matrices alone, the figure to set beside other runtimes' mixers).
  */
 static bool crowd_case(const mn_rig *rig, mn_instance **instances, size_t count, mn_pool *pool,
-                       bool visible, gen_spec spec, int runs)
+                       bool visible, gen_spec spec, int runs, crowd_figures *out)
 {
     uint32_t joints = spec.joints, vertices = spec.rings * spec.segments;
     for (size_t i = 0; i < count; i++)
@@ -1070,6 +1075,7 @@ static bool crowd_case(const mn_rig *rig, mn_instance **instances, size_t count,
         size_t bytes = (size_t)total_vertices * 24u;
         bench_timing mt = bench_memcpy_ms(bytes, runs < 10 ? runs : 10);
         per_item_fields(&line, "vertex", total_vertices, bytes, t, mt);
+        out->memcpy_ms = mt.best_ms;
     } else {
         /* what the frame writes: a pose (40 B) and a world matrix (64 B) per joint */
         size_t bytes = (size_t)instance_joints * 104u;
@@ -1081,6 +1087,187 @@ static bool crowd_case(const mn_rig *rig, mn_instance **instances, size_t count,
     if (!visible)
         bench_line_str(&line, "reference", REF_MIXER);
     bench_line_print(&line);
+    out->ms = t.best_ms;
+    out->ns_per_instance_joint = t.best_ms * 1e6 / instance_joints;
+    return ok;
+}
+
+/* ---- the crowd's building blocks, and the targets ------------------------------------ */
+
+typedef struct direct_ctx {
+    const mn_skeleton *sk;
+    const mn_clip *clip;         /* in the skeleton's space */
+    size_t count;
+    mn_pose *poses;
+    mn_clip_cursor *cursors;
+    double *times;
+    float *worlds;               /* 16 floats a joint, joint_count a character */
+    double duration;
+} direct_ctx;
+
+/* What a hidden instance does, through the public building blocks alone. */
+static bool direct_body(void *ctx)
+{
+    direct_ctx *c = ctx;
+    bool ok = true;
+    size_t stride = 16u * (size_t)c->sk->joint_count;
+    for (size_t i = 0; i < c->count; i++) {
+        double t = fmod(c->times[i] + 1.0 / 60.0, c->duration);
+        c->times[i] = t;
+        ok &= mn_clip_sample_cursor(c->clip, (float)t, &c->cursors[i], &c->poses[i], NULL) == MN_OK;
+        mn_skeleton_local_to_world(c->sk, &c->poses[i], 0, c->worlds + stride * i);
+    }
+    return ok;
+}
+
+static void direct_free(direct_ctx *c, void *cursor_block)
+{
+    for (size_t i = 0; c->poses != NULL && i < c->count; i++)
+        mn_pose_free(&c->poses[i]);
+    free(c->poses), free(c->cursors), free(c->times), free(c->worlds), free(cursor_block);
+    mn_clip_free((mn_clip *)c->clip);
+    mn_skeleton_free((mn_skeleton *)c->sk);
+}
+
+/*
+ * crowd_hidden_direct: the same characters (model, clip, clip times) as the
+ * hidden crowd, each with its own pose, cursor and worlds, sampled with
+ * mn_clip_sample_cursor and composed with mn_skeleton_local_to_world, one
+ * thread.  The yardstick the hidden crowd is held to.
+ */
+static bool direct_case(const anim_model *m, mn_instance **instances, size_t count,
+                        uint32_t joints_per, int runs, double *ns_out)
+{
+    direct_ctx c = {.count = count};
+    mn_skeleton *sk = NULL;
+    mn_clip *clip = NULL;
+    mn_error err;
+    void *cursor_block = NULL;
+    mn_status st = mn_skeleton_from_nodes(m->model, NULL, &sk, &err);
+    if (st == MN_OK)
+        st = mn_clip_from_gltf_skeleton(m->model, 0, sk, NULL, &clip, &err);
+    c.sk = sk, c.clip = clip;
+    if (st != MN_OK) {
+        direct_free(&c, NULL);
+        return report_error("crowd_hidden_direct", st, &err);
+    }
+    size_t cursor_size = mn_clip_cursor_storage_size(clip), stride = (cursor_size + 15u) & ~(size_t)15u;
+    c.poses = calloc(count, sizeof *c.poses);
+    c.cursors = calloc(count, sizeof *c.cursors);
+    c.times = calloc(count, sizeof *c.times);
+    c.worlds = calloc(count * 16u * sk->joint_count, sizeof(float));
+    cursor_block = calloc(count, stride ? stride : 16u);
+    c.duration = mn_clip_duration(clip);
+    bool ok = c.poses && c.cursors && c.times && c.worlds && cursor_block;
+    for (size_t i = 0; ok && i < count; i++) {
+        ok = mn_pose_create(&c.poses[i], sk->joint_count, NULL, &err) == MN_OK;
+        if (ok)
+            mn_pose_copy(&c.poses[i], &sk->rest);
+        mn_clip_cursor_init(&c.cursors[i], clip, (char *)cursor_block + stride * i);
+        c.times[i] = mn_mixer_time(mn_instance_mixer(instances[i]));
+    }
+    bench_timing t = ok ? timed(runs, direct_body, &c) : (bench_timing){0};
+    ok = ok && t.ok;
+    /* Per joint as the crowd lines count them (both also compose the mesh's node). */
+    double joints = (double)count * joints_per;
+    *ns_out = t.best_ms * 1e6 / joints;
+    bench_line line;
+    bench_line_begin(&line, "anim", "crowd_hidden_direct");
+    bench_line_u64(&line, "threads", 1);
+    bench_line_u64(&line, "instances", count);
+    bench_line_u64(&line, "joints", joints_per);
+    bench_line_str(&line, "work", "mn_clip_sample_cursor + mn_skeleton_local_to_world per character");
+    bench_line_num(&line, "ms_per_frame", t.best_ms);
+    bench_line_num(&line, "ns_per_instance_joint", *ns_out);
+    bench_line_num(&line, "median_ns_per_instance_joint", t.median_ms * 1e6 / joints);
+    bench_line_bool(&line, "matches_reference", ok);
+    bench_line_print(&line);
+    direct_free(&c, cursor_block);
+    return ok;
+}
+
+/* The targets as ratios of this run's figures: they report, they do not fail the run. */
+static void target_lines(const crowd_figures f[2][2], double direct_ns)
+{
+    bench_line line;
+    double hidden = f[0][1].ns_per_instance_joint;
+    bench_line_begin(&line, "anim", "crowd_hidden_vs_direct");
+    bench_line_num(&line, "hidden_ns_per_instance_joint", hidden);
+    bench_line_num(&line, "direct_ns_per_instance_joint", direct_ns);
+    bench_line_num(&line, "ratio", direct_ns > 0.0 ? hidden / direct_ns : NAN);
+    bench_line_num(&line, "target_at_most", 1.25);
+    bench_line_print(&line);
+
+    bench_line_begin(&line, "anim", "crowd_visible_vs_memcpy");
+    bench_line_num(&line, "ms_per_frame", f[1][0].ms);
+    bench_line_num(&line, "memcpy_ms", f[1][0].memcpy_ms);
+    bench_line_num(&line, "ratio_to_memcpy", f[1][0].ms > 0.0 ? f[1][0].memcpy_ms / f[1][0].ms : NAN);
+    bench_line_num(&line, "target_at_least", 1.0);
+    bench_line_print(&line);
+
+    bench_line_begin(&line, "anim", "crowd_thread_speedup");
+    bench_line_num(&line, "visible_1_thread_ms", f[1][1].ms);
+    bench_line_num(&line, "visible_2_threads_ms", f[1][0].ms);
+    bench_line_num(&line, "visible_speedup", f[1][0].ms > 0.0 ? f[1][1].ms / f[1][0].ms : NAN);
+    bench_line_num(&line, "hidden_1_thread_ms", f[0][1].ms);
+    bench_line_num(&line, "hidden_2_threads_ms", f[0][0].ms);
+    bench_line_num(&line, "hidden_speedup", f[0][0].ms > 0.0 ? f[0][1].ms / f[0][0].ms : NAN);
+    bench_line_num(&line, "target_at_least", 1.7);
+    bench_line_print(&line);
+}
+
+/*
+ * crowd_posed_10000_2_threads: 10,000 hidden 50-joint characters with no
+ * mesh (posed, not skinned) updated on 2 threads; target 4 ms a frame.
+ */
+static bool posed_case(int runs)
+{
+    enum { POSED = 10000 };
+    anim_model m;
+    gen_spec spec = {50, 61, 0, 0, false};
+    mn_rig *rig = NULL;
+    mn_pool *pool = NULL;
+    mn_instance **instances = calloc(POSED, sizeof *instances);
+    mn_error err;
+    bool ok = instances != NULL && anim_model_load(&m, spec);
+    mn_status st = ok ? mn_rig_create(m.model, NULL, &rig, &err) : MN_OK;
+    if (st != MN_OK)
+        ok = report_error("mn_rig_create", st, &err);
+    float duration = ok ? mn_clip_duration(mn_rig_clip(rig, 0)) : 0.0f;
+    for (uint32_t i = 0; ok && i < POSED; i++) {
+        mn_instance_desc desc = {.position = {(float)(i % 100u), 0.0f, (float)(i / 100u)},
+                                 .yaw = frand(-3.14f, 3.14f), .size = 1.8f, .hidden = true};
+        mn_play_options play = {.at = frand(0.0f, duration)};
+        st = mn_instance_create(rig, &desc, &instances[i], &err);
+        if (st == MN_OK)
+            st = mn_mixer_play(mn_instance_mixer(instances[i]), 0, &play, &err);
+        if (st != MN_OK)
+            ok = report_error("creating the posed crowd", st, &err);
+    }
+    st = ok ? mn_pool_create(2, NULL, &pool, &err) : MN_OK;
+    if (st != MN_OK)
+        ok = report_error("mn_pool_create", st, &err);
+    crowd_ctx ctx = {pool, instances, POSED};
+    bench_timing t = ok ? timed(runs, crowd_body, &ctx) : (bench_timing){0};
+    ok = ok && t.ok;
+    bench_line line;
+    bench_line_begin(&line, "anim", "crowd_posed_10000_2_threads");
+    bench_line_u64(&line, "threads", mn_pool_thread_count(pool));
+    bench_line_u64(&line, "instances", POSED);
+    bench_line_u64(&line, "joints", spec.joints);
+    bench_line_str(&line, "work", "sample+placed worlds (no mesh)");
+    bench_line_num(&line, "ms_per_frame", t.best_ms);
+    bench_line_num(&line, "median_ms_per_frame", t.median_ms);
+    bench_line_num(&line, "ns_per_instance_joint", t.best_ms * 1e6 / (POSED * (double)spec.joints));
+    bench_line_num(&line, "target_ms_at_most", 4.0);
+    bench_line_bool(&line, "matches_reference", ok);
+    bench_line_print(&line);
+    mn_pool_free(pool);
+    for (uint32_t i = 0; instances != NULL && i < POSED; i++)
+        mn_instance_free(instances[i]);
+    free(instances);
+    mn_rig_free(rig);
+    anim_model_free(&m);
     return ok;
 }
 
@@ -1116,10 +1303,14 @@ static bool crowd_cases(int runs)
     if (st != MN_OK)
         ok = report_error("mn_pool_create", st, &err);
     if (ok) {
+        crowd_figures f[2][2] = {{{0}}};   /* [visible][0: 2 threads, 1: the caller alone] */
+        double direct_ns = 0.0;
         for (int visible = 1; visible >= 0; visible--) {
-            ok = crowd_case(rig, instances, CROWD_INSTANCES, pool, visible, spec, runs) && ok;
-            ok = crowd_case(rig, instances, CROWD_INSTANCES, NULL, visible, spec, runs) && ok;
+            ok = crowd_case(rig, instances, CROWD_INSTANCES, pool, visible, spec, runs, &f[visible][0]) && ok;
+            ok = crowd_case(rig, instances, CROWD_INSTANCES, NULL, visible, spec, runs, &f[visible][1]) && ok;
         }
+        ok = direct_case(&m, instances, CROWD_INSTANCES, spec.joints, runs, &direct_ns) && ok;
+        target_lines((const crowd_figures(*)[2])f, direct_ns);
     }
     mn_pool_free(pool);
     for (uint32_t i = 0; instances != NULL && i < CROWD_INSTANCES; i++)
@@ -1198,8 +1389,10 @@ int main(int argc, char **argv)
     bool ok = skeleton_cases(64, false, runs);
     ok = skeleton_cases(256, false, runs) && ok;
     ok = skeleton_cases(64, true, runs) && ok;
-    if (!sampling_only)
+    if (!sampling_only) {
         ok = crowd_cases(runs) && ok;
+        ok = posed_case(runs) && ok;
+    }
 #ifndef MN_BENCH_NATIVE_BUILD
     if (!native_lines(argv[0], runs)) {
         fprintf(stderr, "bench_anim: bench_anim_native failed\n");

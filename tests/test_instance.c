@@ -21,6 +21,8 @@
 #include <marionette/math.h>
 #include <marionette/mixer.h>
 
+#include "anim/anim.h" /* mni_local_to_world_kernel, mni_palette_kernel: each level */
+#include "anim/skeleton_internal.h"
 #include "assert_near.h"
 #include "assets.h"
 #include "counting_alloc.h"
@@ -73,6 +75,30 @@ static void pose_at(mn_instance *in, float t)
     mn_mixer_pause(mixer);
     mn_mixer_seek(mixer, t);
     mn_instance_update(in, 0.0f);
+}
+
+/*
+ * TOLERANCE: what the crowd path may differ by from the per-instance result
+ * it replaced (placement × the mixer's worlds, each node composed with
+ * mn_mat4_compose and mn_mat4_mul; palettes with mn_mat4_mul).  The new path
+ * composes the placement in once, as the roots' parent, so the products
+ * associate differently, and on AVX2 machines the skeleton kernel fuses
+ * multiply-adds: each level of the hierarchy rounds differently by an ulp or
+ * so of the matrix's magnitude.  |a − b| <= 1e-5 × (1 + the largest |b| of
+ * the array) covers hierarchies some dozens of levels deep with a wide
+ * margin; the pose, weights and locals themselves stay bit-identical.
+ */
+static double tolerance_of(const float *expected, size_t n)
+{
+    double big = 0.0;
+    for (size_t i = 0; i < n; i++)
+        big = fmax(big, fabs((double)expected[i]));
+    return 1e-5 * (1.0 + big);
+}
+
+static void assert_within_tolerance(const float *got, const float *expected, size_t n)
+{
+    assert_vec_near(got, expected, n, tolerance_of(expected, n));
 }
 
 /* ---- what the file says, computed here ---------------------------------------------- */
@@ -283,12 +309,12 @@ static void placement_is_translate_yaw_pitch_roll_then_size_over_the_unit_fit(vo
     assert_vec_near(placement, expected, 16, 1e-6);
     /* A skinned part is drawn with the placement itself. */
     assert_vec_near(mn_instance_part(in, 0)->matrix, expected, 16, 1e-6);
-    /* Node worlds are placement × the model-space worlds. */
+    /* Node worlds are placement × the model-space worlds (composed in one pass: TOLERANCE). */
     const float *model_worlds = mn_mixer_worlds(mn_instance_mixer(in));
     for (uint32_t i = 0; i < model->node_count; i++) {
         float w[16];
         mn_mat4_mul(w, placement, model_worlds + 16 * i);
-        assert_memory_equal(mn_instance_worlds(in) + 16 * i, w, sizeof w);
+        assert_within_tolerance(mn_instance_worlds(in) + 16 * i, w, 16);
     }
 
     /* Unrotated, the bounds span exactly `size` along their largest side, centred on the position. */
@@ -497,6 +523,9 @@ static void updating_an_instance_allocates_nothing(void **state)
         mn_instance_update(in, 1.0f / 60.0f);
     mn_instance_set_visible(in, false);
     mn_instance_update(in, 0.1f);
+    /* The deferred matrices are built on request, allocation-free too. */
+    assert_non_null(mn_mixer_worlds(mixer));
+    assert_non_null(mn_mixer_locals(mixer));
     assert_int_equal(counter.allocs, allocs);
     mn_instance_free(in);
     mn_rig_free(rig);
@@ -667,6 +696,213 @@ static void every_shared_model_makes_a_rig_whose_instances_play_every_clip(void 
     }
 }
 
+/* ---- the crowd path against the per-instance result it replaced ------------------------ */
+
+/*
+ * What mn_instance_update gave before the crowd path, from a plain mixer
+ * (eager, scalar mn_mat4_compose and mn_mat4_mul) played beside the
+ * instance: its pose, locals and weights bit for bit; its worlds × the
+ * placement, and the parts deformed with palettes multiplied by
+ * mn_mat4_mul, within TOLERANCE.
+ */
+static void assert_matches_plain_mixer(const mn_rig *rig, mn_instance *in, const mn_mixer *plain)
+{
+    const mn_model *model = mn_rig_model(rig);
+    mn_mixer *mixer = mn_instance_mixer(in);
+    size_t n = model->node_count;
+    const mn_pose *a = mn_mixer_pose(mixer), *b = mn_mixer_pose(plain);
+    assert_memory_equal(a->translations, b->translations, 3 * n * sizeof(float));
+    assert_memory_equal(a->rotations, b->rotations, 4 * n * sizeof(float));
+    assert_memory_equal(a->scales, b->scales, 3 * n * sizeof(float));
+    assert_memory_equal(mn_mixer_locals(mixer), mn_mixer_locals(plain), 16 * n * sizeof(float));
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t count = 0;
+        const float *wa = mn_mixer_weights(mixer, i, &count), *wb = mn_mixer_weights(plain, i, NULL);
+        if (count)
+            assert_memory_equal(wa, wb, count * sizeof(float));
+    }
+    float placement[16];
+    mn_instance_placement(in, placement);
+    const float *worlds = mn_mixer_worlds(plain);
+    for (size_t i = 0; i < n; i++) {
+        float w[16];
+        mn_mat4_mul(w, placement, worlds + 16 * i);
+        assert_within_tolerance(mn_instance_worlds(in) + 16 * i, w, 16);
+        assert_within_tolerance(mn_mixer_worlds(mixer) + 16 * i, worlds + 16 * i, 16);
+    }
+    for (uint32_t p = 0; mn_instance_visible(in) && p < mn_rig_part_count(rig); p++) {
+        const mn_part *part = mn_rig_part(rig, p);
+        const mn_posed_part *posed = mn_instance_part(in, p);
+        if (part->skin == MN_NONE && !part->morphed)
+            continue; /* static: the rig's own streams */
+        const mn_skin *skin = part->skin != MN_NONE ? &model->skins[part->skin] : NULL;
+        float *palette = skin ? calloc(16 * (size_t)skin->joint_count, sizeof(float)) : NULL;
+        for (uint32_t j = 0; skin && j < skin->joint_count; j++) {
+            const float *world = worlds + 16 * (size_t)skin->joints[j];
+            if (skin->inverse_bind)
+                mn_mat4_mul(palette + 16 * j, world, skin->inverse_bind + 16 * j);
+            else
+                memcpy(palette + 16 * j, world, 16 * sizeof(float));
+        }
+        size_t v = posed->vertex_count;
+        float *pos = calloc(3 * v + 1, sizeof(float)), *nrm = calloc(3 * v + 1, sizeof(float)),
+              *tan = calloc(4 * v + 1, sizeof(float));
+        const float *weights = part->morphed ? mn_mixer_weights(plain, part->node, NULL) : NULL;
+        assert_int_equal(mn_deform_mesh_run(part->deform, weights, palette,
+                                            skin ? skin->joint_count : 0, pos,
+                                            posed->normals ? nrm : NULL,
+                                            posed->tangents ? tan : NULL),
+                         MN_OK);
+        assert_within_tolerance(posed->positions, pos, 3 * v);
+        if (posed->normals)
+            assert_within_tolerance(posed->normals, nrm, 3 * v);
+        if (posed->tangents)
+            assert_within_tolerance(posed->tangents, tan, 4 * v);
+        free(palette), free(pos), free(nrm), free(tan);
+    }
+}
+
+static void the_crowd_path_holds_the_per_instance_result_within_its_tolerance(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "CesiumMan/glTF-Binary/CesiumMan.glb", "RiggedFigure/glTF-Binary/RiggedFigure.glb",
+        "RiggedSimple/glTF-Binary/RiggedSimple.glb", "SimpleSkin/glTF/SimpleSkin.gltf",
+        "AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf",
+        "BoxAnimated/glTF-Binary/BoxAnimated.glb", "InterpolationTest/glTF-Binary/InterpolationTest.glb",
+    };
+    bool direct = false, permuted = false; /* both orders of nodes are seen (mixer.c) */
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), files[f]);
+        mn_model *model = load(path);
+        bool parents_first = true;
+        for (uint32_t i = 0; i < model->node_count; i++)
+            parents_first = parents_first && (model->nodes[i].parent == MN_NONE ||
+                                              model->nodes[i].parent < i);
+        direct |= parents_first, permuted |= !parents_first;
+        mn_rig *rig = make_rig(model, NULL);
+        mn_instance *in = spawn(rig, (mn_instance_desc){.position = {1, 2, 3}, .yaw = 0.7f,
+                                                        .pitch = 0.2f, .size = 1.5f});
+        const mn_clip *clips[64];
+        uint32_t clip_count = mn_rig_clip_count(rig) < 64 ? mn_rig_clip_count(rig) : 64;
+        for (uint32_t c = 0; c < clip_count; c++)
+            clips[c] = mn_rig_clip(rig, c);
+        mn_mixer *plain = NULL;
+        mn_error err;
+        assert_int_equal(mn_mixer_create(model, &(mn_mixer_options){.clips = clips,
+                                                                    .clip_count = clip_count},
+                                         &plain, &err),
+                         MN_OK);
+        for (uint32_t c = 0; c < clip_count; c++) {
+            /* Fades from the clip before: partial clips reset what the other drove. */
+            mn_play_options o = {.fade = c ? 0.3f : 0.0f, .at = 0.05f * (float)c};
+            assert_int_equal(mn_mixer_play(mn_instance_mixer(in), c, &o, NULL), MN_OK);
+            assert_int_equal(mn_mixer_play(plain, c, &o, NULL), MN_OK);
+            for (int k = 0; k < 6; k++) {
+                mn_instance_set_visible(in, k != 2);
+                mn_instance_update(in, 0.11f);
+                mn_mixer_update(plain, 0.11f);
+                assert_matches_plain_mixer(rig, in, plain);
+            }
+            mn_instance_set_position(in, -4.0f, 0.5f, (float)c); /* the placement alone moves */
+            mn_instance_update(in, 0.0f);
+            assert_matches_plain_mixer(rig, in, plain);
+        }
+        mn_mixer_free(plain);
+        mn_instance_free(in);
+        mn_rig_free(rig);
+        mn_model_free(model);
+    }
+    assert_true(direct && permuted);
+}
+
+/* A small seeded generator (xorshift32), the same numbers everywhere. */
+static unsigned next_random(unsigned *seed)
+{
+    unsigned x = *seed;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *seed = x;
+}
+
+/* A random affine matrix: rotation × scale (0.5 .. 2) and a translation. */
+static void random_affine(float out[16], unsigned *seed)
+{
+    float q[4], t[3], sc[3];
+    for (int k = 0; k < 4; k++)
+        q[k] = (float)(next_random(seed) % 2001 - 1000) / 1000.0f;
+    mn_quat_normalize(q, q);
+    for (int k = 0; k < 3; k++) {
+        t[k] = (float)(next_random(seed) % 2001 - 1000) / 100.0f;
+        sc[k] = 0.5f + (float)(next_random(seed) % 1000) / 666.0f;
+    }
+    mn_mat4_compose(out, t, q, sc);
+}
+
+/*
+ * The kernels the crowd path runs, with the roots placed under a matrix:
+ * the scalar kernel agrees with P × (compose, multiply) within TOLERANCE,
+ * SSE2 equals the scalar kernel bit for bit, AVX2+FMA stays within
+ * TOLERANCE of it; likewise the palette, which copies without inverse binds.
+ */
+static void the_rooted_kernels_agree_across_levels(void **state)
+{
+    (void)state;
+    enum { J = 37 };
+    unsigned seed = 7;
+    int16_t parents[J];
+    float *storage = calloc(1, mn_pose_storage_size(J));
+    mn_pose pose;
+    mn_pose_init(&pose, J, storage);
+    for (uint32_t j = 0; j < J; j++) {
+        parents[j] = (int16_t)(j == 0 || j % 11 == 0 ? -1 : (int)(next_random(&seed) % j));
+        float m[16], q[4];
+        random_affine(m, &seed);
+        for (int k = 0; k < 4; k++)
+            q[k] = (float)(next_random(&seed) % 2001 - 1000) / 1000.0f;
+        mn_quat_normalize(pose.rotations + 4 * j, q);
+        for (int k = 0; k < 3; k++) {
+            pose.translations[3 * j + k] = m[12 + k];
+            pose.scales[3 * j + k] = 0.5f + (float)(next_random(&seed) % 1000) / 666.0f;
+        }
+    }
+    float root[16], ref[16 * J], scalar[16 * J], simd[16 * J];
+    random_affine(root, &seed);
+    for (uint32_t j = 0; j < J; j++) {
+        float local[16];
+        mn_mat4_compose(local, pose.translations + 3 * j, pose.rotations + 4 * j, pose.scales + 3 * j);
+        mn_mat4_mul(ref + 16 * j, parents[j] < 0 ? root : ref + 16 * parents[j], local);
+    }
+    assert_true(mni_local_to_world_kernel(MN_SIMD_SCALAR, parents, J, &pose, root, scalar));
+    assert_within_tolerance(scalar, ref, 16 * J);
+    if (mni_local_to_world_kernel(MN_SIMD_SSE2, parents, J, &pose, root, simd))
+        assert_memory_equal(simd, scalar, sizeof scalar);
+    if (mni_local_to_world_kernel(MN_SIMD_AVX2_FMA, parents, J, &pose, root, simd))
+        assert_within_tolerance(simd, scalar, 16 * J);
+
+    uint32_t joints[J];
+    float inverse_bind[16 * J], pal_ref[16 * J], pal_scalar[16 * J], pal_simd[16 * J];
+    for (uint32_t i = 0; i < J; i++) {
+        joints[i] = (i * 7) % J;
+        random_affine(inverse_bind + 16 * i, &seed);
+        mn_mat4_mul(pal_ref + 16 * i, scalar + 16 * joints[i], inverse_bind + 16 * i);
+    }
+    mni_palette_job job = {scalar, joints, inverse_bind, J};
+    assert_true(mni_palette_kernel(MN_SIMD_SCALAR, &job, pal_scalar));
+    assert_within_tolerance(pal_scalar, pal_ref, 16 * J);
+    if (mni_palette_kernel(MN_SIMD_SSE2, &job, pal_simd))
+        assert_memory_equal(pal_simd, pal_scalar, sizeof pal_scalar);
+    if (mni_palette_kernel(MN_SIMD_AVX2_FMA, &job, pal_simd))
+        assert_within_tolerance(pal_simd, pal_scalar, 16 * J);
+    job.inverse_bind = NULL;
+    assert_true(mni_palette_kernel(MN_SIMD_BEST, &job, pal_simd));
+    for (uint32_t i = 0; i < J; i++)
+        assert_memory_equal(pal_simd + 16 * i, scalar + 16 * joints[i], 16 * sizeof(float));
+    free(storage);
+}
+
 /* ---- errors and out of memory ------------------------------------------------------- */
 
 static void bad_arguments_are_refused(void **state)
@@ -789,6 +1025,8 @@ int main(void)
         cmocka_unit_test(a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_nothing),
         cmocka_unit_test(a_pool_survives_many_small_batches),
         cmocka_unit_test(every_shared_model_makes_a_rig_whose_instances_play_every_clip),
+        cmocka_unit_test(the_crowd_path_holds_the_per_instance_result_within_its_tolerance),
+        cmocka_unit_test(the_rooted_kernels_agree_across_levels),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(every_allocation_failure_during_creation_is_reported_and_leaks_nothing),
     };

@@ -22,6 +22,7 @@
 #include <marionette/math.h>
 #include <marionette/mixer.h>
 
+#include "anim/anim.h"
 #include "anim/clip_internal.h"
 #include "anim/space_internal.h"
 #include "core/core.h"
@@ -55,6 +56,20 @@ struct mn_mixer {
     uint32_t animated_count;
     uint32_t *dynamic;           /* animated nodes and their descendants, parents first */
     uint32_t dynamic_count;
+    uint32_t *order;             /* every node, parents first */
+
+    /* Per clip, the (node, paths) of the animated nodes it leaves at rest: all a sample resets. */
+    uint32_t *reset_start;       /* clip_count + 1 offsets into reset_node and reset_paths */
+    uint32_t *reset_node;
+    uint8_t *reset_paths;        /* bit 0 translation, 1 rotation, 2 scale */
+
+    /* Deferred matrices (an instance's mixer, mni_mixer_defer_matrices). */
+    bool deferred;
+    bool locals_stale, worlds_stale;
+    int16_t *kernel_parents;     /* parents in kernel order (node order when direct); NULL: scalar */
+    bool direct;                 /* node order is parents-first: the kernel reads the pose itself */
+    mn_pose work;                /* otherwise the pose permuted into `order` ... */
+    float *work_worlds;          /* ... and the kernel's worlds in that order */
 
     mn_pose rest;                /* the nodes' TRS as loaded */
     mn_pose pose;                /* the pose of the last update */
@@ -222,6 +237,55 @@ static inline void compose_world(mn_mixer *m, uint32_t node)
         mn_mat4_mul(world, m->worlds + 16 * (size_t)p, local);
 }
 
+/*
+ * Per clip, what a sample must reset to rest first: the paths of animated
+ * nodes that the clip has no keyed track for.  A path the clip drives is
+ * overwritten by every sample, so a clip that drives everything some clip
+ * animates (the usual full-body clip) resets nothing.
+ */
+static mn_status lay_out_resets(mn_mixer *m, mn_arena *arena, const uint8_t *animated,
+                                mn_error *err)
+{
+    uint32_t n = m->node_count;
+    uint8_t *drives = mni_arena_calloc(arena, n ? n : 1, 1, 1);
+    m->reset_start = mni_arena_calloc(arena, (size_t)m->clip_count + 1, sizeof(uint32_t), 4);
+    if (!drives || !m->reset_start)
+        return mni_oom(err, "mixer");
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        total = 0;
+        for (uint32_t c = 0; c < m->clip_count; c++) {
+            memset(drives, 0, n);
+            uint32_t tracks = mn_clip_track_count(m->clips[c]);
+            for (uint32_t k = 0; k < tracks; k++) {
+                const mn_track *tr = mn_clip_track(m->clips[c], k);
+                if (tr->path != MN_PATH_WEIGHTS && tr->target < n && tr->key_count > 0)
+                    drives[tr->target] |= (uint8_t)(tr->path == MN_PATH_TRANSLATION ? 1
+                                                    : tr->path == MN_PATH_ROTATION  ? 2 : 4);
+            }
+            m->reset_start[c] = (uint32_t)total;
+            for (uint32_t i = 0; i < n; i++) {
+                uint8_t missing = (uint8_t)(animated[i] ? 7 & ~drives[i] : 0);
+                if (missing && pass == 1) {
+                    m->reset_node[total] = i;
+                    m->reset_paths[total] = missing;
+                }
+                total += missing != 0;
+            }
+        }
+        m->reset_start[m->clip_count] = (uint32_t)total;
+        if (pass == 0) {
+            if (total > UINT32_MAX / 2)
+                return mni_fail(err, MN_OVERFLOW, "mixer: too many resets");
+            m->reset_node = mni_arena_calloc(arena, total ? total : 1, sizeof(uint32_t), 4);
+            m->reset_paths = mni_arena_calloc(arena, total ? total : 1, 1, 1);
+            if (!m->reset_node || !m->reset_paths)
+                return mni_oom(err, "mixer");
+        }
+    }
+    return MN_OK;
+}
+
 /* Everything that depends on the model and the clips, not on playback. */
 static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
 {
@@ -229,7 +293,7 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
     uint32_t n = m->node_count;
     size_t slots = n ? n : 1;
     m->parents = mni_arena_calloc(arena, slots, sizeof(int32_t), 4);
-    uint32_t *order = mni_arena_calloc(arena, slots, sizeof(uint32_t), 4);
+    uint32_t *order = m->order = mni_arena_calloc(arena, slots, sizeof(uint32_t), 4);
     uint8_t *animated = mni_arena_calloc(arena, slots, 1, 1);
     uint8_t *dynamic = mni_arena_calloc(arena, slots, 1, 1);
     m->animated = mni_arena_calloc(arena, slots, sizeof(uint32_t), 4);
@@ -278,7 +342,8 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
             m->dynamic[m->dynamic_count++] = i;
     }
 
-    if ((st = lay_out_weights(m, arena, err)) != MN_OK)
+    if ((st = lay_out_weights(m, arena, err)) != MN_OK ||
+        (st = lay_out_resets(m, arena, animated, err)) != MN_OK)
         return st;
 
     size_t cursor_size = 0;
@@ -598,22 +663,29 @@ static void advance_layer(const mn_mixer *m, layer *l, float dt)
 
 /*
  * A layer's clip at its time into pose and weights: rest first on the
- * animated nodes (what the clip does not drive keeps its rest value; only
- * animated nodes can differ from rest in any pose the mixer makes), then the
- * tracks.  The clip's space was checked at creation.
+ * animated nodes' paths this clip does not drive (they keep their rest
+ * value; only animated nodes can differ from rest in any pose the mixer
+ * makes; a driven path is overwritten anyway), then the tracks.  The clip's
+ * space was checked at creation.
  */
 static void sample_layer(mn_mixer *m, layer *l, mn_pose *pose, float *weights)
 {
     const mn_clip *clip = m->clips[l->clip];
     float t = (float)l->time;
-    for (uint32_t k = 0; k < m->animated_count; k++) {
-        size_t i = m->animated[k];
-        memcpy(pose->translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
-        memcpy(pose->rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
-        memcpy(pose->scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
+    for (uint32_t k = m->reset_start[l->clip]; k < m->reset_start[l->clip + 1]; k++) {
+        size_t i = m->reset_node[k];
+        uint8_t paths = m->reset_paths[k];
+        if (paths & 1)
+            memcpy(pose->translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
+        if (paths & 2)
+            memcpy(pose->rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
+        if (paths & 4)
+            memcpy(pose->scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
     }
     mni_clip_sample_into(clip, t, &l->cursor, pose);
 
+    if (m->weight_total == 0)
+        return;
     memcpy(weights, m->weights_rest, (size_t)m->weight_total * sizeof(float));
     for (uint32_t k = 0; k < m->weighted_count; k++) {
         uint32_t node = m->weighted[k];
@@ -640,6 +712,16 @@ static void blend_from_source(mn_mixer *m, float w)
         m->weights[k] = m->weights_from[k] + (m->weights[k] - m->weights_from[k]) * w;
 }
 
+/* Local matrices of the animated nodes from the pose (the others keep their rest locals). */
+static void bake_locals(mn_mixer *m)
+{
+    for (uint32_t k = 0; k < m->animated_count; k++) {
+        size_t i = m->animated[k];
+        mn_mat4_compose(m->locals + 16 * i, m->pose.translations + 3 * i,
+                        m->pose.rotations + 4 * i, m->pose.scales + 3 * i);
+    }
+}
+
 /* Sample the current clip (and a live fade source), blend, bake, compose. */
 static void evaluate(mn_mixer *m)
 {
@@ -649,11 +731,11 @@ static void evaluate(mn_mixer *m)
             sample_layer(m, &m->src, &m->from, m->weights_from);
         blend_from_source(m, (float)(m->fade_elapsed / (double)m->fade_duration));
     }
-    for (uint32_t k = 0; k < m->animated_count; k++) {
-        size_t i = m->animated[k];
-        mn_mat4_compose(m->locals + 16 * i, m->pose.translations + 3 * i,
-                        m->pose.rotations + 4 * i, m->pose.scales + 3 * i);
+    if (m->deferred) {
+        m->locals_stale = m->worlds_stale = true; /* built when asked for (mn_mixer_locals, _worlds) */
+        return;
     }
+    bake_locals(m);
     for (uint32_t k = 0; k < m->dynamic_count; k++)
         compose_world(m, m->dynamic[k]);
 }
@@ -695,14 +777,119 @@ const mn_pose *mn_mixer_pose(const mn_mixer *mixer)
     return mixer ? &mixer->pose : NULL;
 }
 
+/*
+ * A deferred mixer's matrices are built on the first request after an
+ * update.  The getters take a const mixer, but the mixer itself was made
+ * writable (mn_mixer_create) and is used from one thread at a time, so
+ * filling its own cache here is sound.
+ */
 const float *mn_mixer_locals(const mn_mixer *mixer)
 {
-    return mixer ? mixer->locals : NULL;
+    if (!mixer)
+        return NULL;
+    if (mixer->locals_stale) {
+        mn_mixer *m = (mn_mixer *)mixer;
+        bake_locals(m);
+        m->locals_stale = false;
+    }
+    return mixer->locals;
 }
 
 const float *mn_mixer_worlds(const mn_mixer *mixer)
 {
-    return mixer ? mixer->worlds : NULL;
+    if (!mixer)
+        return NULL;
+    if (mixer->worlds_stale) {
+        mn_mixer *m = (mn_mixer *)mixer;
+        mni_mixer_worlds_under(m, NULL, m->worlds);
+        m->worlds_stale = false;
+    }
+    return mixer->worlds;
+}
+
+/* ---- deferred matrices: an instance's mixer ---------------------------------------- */
+
+/* The kernels' parents (int16_t) hold any node count up to this; beyond it, the scalar walk. */
+#define KERNEL_MAX_NODES 32767u
+
+mn_status mni_mixer_defer_matrices(mn_mixer *m, mn_error *err)
+{
+    uint32_t n = m->node_count;
+    m->deferred = true;
+    m->worlds_stale = true; /* from now on the worlds are the kernel's, the rest worlds too */
+    if (n == 0 || n > KERNEL_MAX_NODES)
+        return MN_OK; /* kernel_parents NULL: mni_mixer_worlds_under walks `order` in scalar */
+    m->direct = true;
+    for (uint32_t i = 0; i < n; i++)
+        m->direct = m->direct && m->parents[i] < (int32_t)i;
+    int16_t *parents = mni_arena_calloc(&m->arena, n, sizeof *parents, 2);
+    if (!parents)
+        return mni_oom(err, "mixer");
+    if (m->direct) {
+        for (uint32_t i = 0; i < n; i++)
+            parents[i] = (int16_t)m->parents[i];
+        m->kernel_parents = parents;
+        return MN_OK;
+    }
+    /* Kernel order = `order`: node order[k] is kernel joint k, its parent an earlier k. */
+    uint32_t *joint_of = mni_arena_calloc(&m->arena, n, sizeof *joint_of, 4);
+    m->work_worlds = mni_arena_calloc(&m->arena, (size_t)n * 16, sizeof(float), 16);
+    mn_status st = joint_of && m->work_worlds ? alloc_pose(&m->arena, &m->work, n, err)
+                                              : mni_oom(err, "mixer");
+    if (st != MN_OK)
+        return st;
+    for (uint32_t k = 0; k < n; k++)
+        joint_of[m->order[k]] = k;
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t p = m->parents[m->order[k]];
+        parents[k] = p < 0 ? -1 : (int16_t)joint_of[p];
+    }
+    m->kernel_parents = parents;
+    return MN_OK;
+}
+
+/* The scalar walk for a hierarchy too big for the kernels: compose, then parent × local. */
+static void worlds_scalar_under(const mn_mixer *m, const float *root, float *worlds)
+{
+    const mn_pose *pose = &m->pose;
+    for (uint32_t k = 0; k < m->node_count; k++) {
+        size_t i = m->order[k];
+        float local[16];
+        mn_mat4_compose(local, pose->translations + 3 * i, pose->rotations + 4 * i,
+                        pose->scales + 3 * i);
+        int32_t p = m->parents[i];
+        const float *parent = p >= 0 ? worlds + 16 * (size_t)p : root;
+        if (parent)
+            mn_mat4_mul(worlds + 16 * i, parent, local);
+        else
+            memcpy(worlds + 16 * i, local, sizeof local);
+    }
+}
+
+void mni_mixer_worlds_under(const mn_mixer *m, const float *root, float *worlds)
+{
+    uint32_t n = m->node_count;
+    if (!m->kernel_parents) {
+        worlds_scalar_under(m, root, worlds);
+        return;
+    }
+    if (m->direct) {
+        mni_local_to_world_kernel(MN_SIMD_BEST, m->kernel_parents, n, &m->pose, root, worlds);
+        return;
+    }
+    /* Permuted: the pose gathered into kernel order, the worlds scattered back. */
+    const mn_pose *pose = &m->pose;
+    const mn_pose *work = &m->work;
+    for (uint32_t k = 0; k < n; k++) {
+        size_t i = m->order[k];
+        memcpy(work->translations + 3 * (size_t)k, pose->translations + 3 * i, 3 * sizeof(float));
+        memcpy(work->rotations + 4 * (size_t)k, pose->rotations + 4 * i, 4 * sizeof(float));
+        memcpy(work->scales + 3 * (size_t)k, pose->scales + 3 * i, 3 * sizeof(float));
+    }
+    mni_local_to_world_kernel(MN_SIMD_BEST, m->kernel_parents, n, work, root, m->work_worlds);
+    for (uint32_t k = 0; k < n; k++)
+        memcpy(worlds + 16 * (size_t)m->order[k], m->work_worlds + 16 * (size_t)k,
+               16 * sizeof(float));
 }
 
 const float *mn_mixer_weights(const mn_mixer *mixer, uint32_t node, uint32_t *count)

@@ -39,6 +39,7 @@
 #include "core/core.h"
 #include "core/simd.h"
 
+#include "anim/anim.h"
 #include "anim/skeleton_internal.h"
 #include "anim/space_internal.h"
 
@@ -430,24 +431,24 @@ static void mul_affine_scalar(float *restrict out, const float *restrict p, cons
 }
 
 static void local_to_world_scalar(const int16_t *parents, const mn_pose *pose, uint32_t from,
-                                  uint32_t end, float *worlds)
+                                  uint32_t end, const float *root, float *worlds)
 {
     for (uint32_t j = from; j < end; j++) {
         float c[12];
         local_columns(pose->translations + 3 * (size_t)j, pose->rotations + 4 * (size_t)j,
                       pose->scales + 3 * (size_t)j, c);
         int p = parents[j];
-        mul_affine_scalar(worlds + 16 * (size_t)j, p < 0 ? NULL : worlds + 16 * (size_t)p, c);
+        mul_affine_scalar(worlds + 16 * (size_t)j, p < 0 ? root : worlds + 16 * (size_t)p, c);
     }
 }
 
-static void palette_scalar(const mn_skeleton *sk, const float *worlds, float *palette)
+static void palette_scalar(const mni_palette_job *job, float *palette)
 {
-    for (uint32_t i = 0; i < sk->skin_joint_count; i++) {
-        const float *b = sk->inverse_bind + 16 * (size_t)i;
+    for (uint32_t i = 0; i < job->count; i++) {
+        const float *b = job->inverse_bind + 16 * (size_t)i;
         /* The inverse bind's first three rows; its row 3 is taken to be 0 0 0 1. */
         const float c[12] = {b[0], b[1], b[2], b[4], b[5], b[6], b[8], b[9], b[10], b[12], b[13], b[14]};
-        mul_affine_scalar(palette + 16 * (size_t)i, worlds + 16 * (size_t)sk->joint_of_skin_joint[i], c);
+        mul_affine_scalar(palette + 16 * (size_t)i, job->worlds + 16 * (size_t)job->joints[i], c);
     }
 }
 
@@ -509,14 +510,24 @@ typedef struct cols4 {
     __m128 c0, c1, c2, c3;
 } cols4;
 
+static inline cols4 load_cols(const float *m)
+{
+    cols4 c = {_mm_loadu_ps(m), _mm_loadu_ps(m + 4), _mm_loadu_ps(m + 8), _mm_loadu_ps(m + 12)};
+    return c;
+}
+
 /*
- * The parent's world of joint j: identity for a root, `previous` when the
- * parent is j - 1 and was computed in this call (j > from), else a load.
+ * The parent's world of joint j: `root` (identity when NULL) for a root,
+ * `previous` when the parent is j - 1 and was computed in this call
+ * (j > from), else a load.
  */
-static inline cols4 parent_cols(const float *worlds, int p, uint32_t j, uint32_t from, cols4 previous)
+static inline cols4 parent_cols(const float *worlds, int p, uint32_t j, uint32_t from, cols4 previous,
+                                const float *root)
 {
     cols4 m;
-    if (p < 0) {
+    if (p < 0 && root) {
+        m = load_cols(root);
+    } else if (p < 0) {
         m.c0 = _mm_setr_ps(1, 0, 0, 0);
         m.c1 = _mm_setr_ps(0, 1, 0, 0);
         m.c2 = _mm_setr_ps(0, 0, 1, 0);
@@ -556,7 +567,7 @@ static inline __m128 mul_point_sse2(cols4 p, const float *t)
 }
 
 static void local_to_world_sse2(const int16_t *parents, const mn_pose *pose, uint32_t from,
-                                uint32_t end, float *worlds)
+                                uint32_t end, const float *root, float *worlds)
 {
     float rs[9][4], pad_r[16], pad_s[12];
     cols4 w = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
@@ -567,7 +578,7 @@ static void local_to_world_sse2(const int16_t *parents, const mn_pose *pose, uin
         for (uint32_t i = 0; i < m; i++) {
             uint32_t k = j + i;
             const float *t = pose->translations + 3 * (size_t)k;
-            cols4 p = parent_cols(worlds, parents[k], k, from, w);
+            cols4 p = parent_cols(worlds, parents[k], k, from, w, root);
             w.c0 = mul_col_sse2(p, &rs[0][i], &rs[1][i], &rs[2][i]);
             w.c1 = mul_col_sse2(p, &rs[3][i], &rs[4][i], &rs[5][i]);
             w.c2 = mul_col_sse2(p, &rs[6][i], &rs[7][i], &rs[8][i]);
@@ -577,17 +588,11 @@ static void local_to_world_sse2(const int16_t *parents, const mn_pose *pose, uin
     }
 }
 
-static inline cols4 load_cols(const float *m)
+static void palette_sse2(const mni_palette_job *job, float *palette)
 {
-    cols4 c = {_mm_loadu_ps(m), _mm_loadu_ps(m + 4), _mm_loadu_ps(m + 8), _mm_loadu_ps(m + 12)};
-    return c;
-}
-
-static void palette_sse2(const mn_skeleton *sk, const float *worlds, float *palette)
-{
-    for (uint32_t i = 0; i < sk->skin_joint_count; i++) {
-        const float *b = sk->inverse_bind + 16 * (size_t)i;
-        cols4 p = load_cols(worlds + 16 * (size_t)sk->joint_of_skin_joint[i]), out;
+    for (uint32_t i = 0; i < job->count; i++) {
+        const float *b = job->inverse_bind + 16 * (size_t)i;
+        cols4 p = load_cols(job->worlds + 16 * (size_t)job->joints[i]), out;
         out.c0 = mul_col_sse2(p, b, b + 1, b + 2);
         out.c1 = mul_col_sse2(p, b + 4, b + 5, b + 6);
         out.c2 = mul_col_sse2(p, b + 8, b + 9, b + 10);
@@ -646,7 +651,8 @@ MN_TARGET_AVX2 static inline __m128 mul_point_fma(cols4 p, const float *t)
 }
 
 MN_TARGET_AVX2 static void local_to_world_avx2(const int16_t *parents, const mn_pose *pose,
-                                               uint32_t from, uint32_t end, float *worlds)
+                                               uint32_t from, uint32_t end, const float *root,
+                                               float *worlds)
 {
     float rs[9][8], pad_r[32], pad_s[24];
     cols4 w = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
@@ -657,7 +663,7 @@ MN_TARGET_AVX2 static void local_to_world_avx2(const int16_t *parents, const mn_
         for (uint32_t i = 0; i < m; i++) {
             uint32_t k = j + i;
             const float *t = pose->translations + 3 * (size_t)k;
-            cols4 p = parent_cols(worlds, parents[k], k, from, w);
+            cols4 p = parent_cols(worlds, parents[k], k, from, w, root);
             w.c0 = mul_col_fma(p, &rs[0][i], &rs[1][i], &rs[2][i]);
             w.c1 = mul_col_fma(p, &rs[3][i], &rs[4][i], &rs[5][i]);
             w.c2 = mul_col_fma(p, &rs[6][i], &rs[7][i], &rs[8][i]);
@@ -667,11 +673,11 @@ MN_TARGET_AVX2 static void local_to_world_avx2(const int16_t *parents, const mn_
     }
 }
 
-MN_TARGET_AVX2 static void palette_avx2(const mn_skeleton *sk, const float *worlds, float *palette)
+MN_TARGET_AVX2 static void palette_avx2(const mni_palette_job *job, float *palette)
 {
-    for (uint32_t i = 0; i < sk->skin_joint_count; i++) {
-        const float *b = sk->inverse_bind + 16 * (size_t)i;
-        cols4 p = load_cols(worlds + 16 * (size_t)sk->joint_of_skin_joint[i]), out;
+    for (uint32_t i = 0; i < job->count; i++) {
+        const float *b = job->inverse_bind + 16 * (size_t)i;
+        cols4 p = load_cols(job->worlds + 16 * (size_t)job->joints[i]), out;
         out.c0 = mul_col_fma(p, b, b + 1, b + 2);
         out.c1 = mul_col_fma(p, b + 4, b + 5, b + 6);
         out.c2 = mul_col_fma(p, b + 8, b + 9, b + 10);
@@ -705,6 +711,25 @@ static bool kernel_level(mn_simd_level *level)
     return mni_skeleton_kernel_available(*level);
 }
 
+/* [from, end) of a parents-first array through the kernel of a resolved level. */
+static void local_to_world_level(mn_simd_level level, const int16_t *parents, const mn_pose *pose,
+                                 uint32_t from, uint32_t end, const float *root, float *worlds)
+{
+    switch (level) {
+#if MN_SKELETON_SSE2
+    case MN_SIMD_AVX2_FMA:
+        local_to_world_avx2(parents, pose, from, end, root, worlds);
+        break;
+    case MN_SIMD_SSE2:
+        local_to_world_sse2(parents, pose, from, end, root, worlds);
+        break;
+#endif
+    default:
+        local_to_world_scalar(parents, pose, from, end, root, worlds);
+        break;
+    }
+}
+
 bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                         const mn_pose *pose, uint32_t from, float *worlds)
 {
@@ -714,17 +739,40 @@ bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *
         return true;
     /* from = 0 covers every root's subtree, not just joint 0's. */
     uint32_t end = from == 0 ? skeleton->joint_count : skeleton->subtree_end[from];
+    local_to_world_level(level, skeleton->parents, pose, from, end, NULL, worlds);
+    return true;
+}
+
+bool mni_local_to_world_kernel(mn_simd_level level, const int16_t *parents, uint32_t count,
+                               const mn_pose *pose, const float *root, float *worlds)
+{
+    if (!kernel_level(&level))
+        return false;
+    local_to_world_level(level, parents, pose, 0, count, root, worlds);
+    return true;
+}
+
+bool mni_palette_kernel(mn_simd_level level, const mni_palette_job *job, float *palette)
+{
+    if (!kernel_level(&level))
+        return false;
+    if (!job->inverse_bind) {
+        for (uint32_t i = 0; i < job->count; i++)
+            memcpy(palette + 16 * (size_t)i, job->worlds + 16 * (size_t)job->joints[i],
+                   16 * sizeof(float));
+        return true;
+    }
     switch (level) {
 #if MN_SKELETON_SSE2
     case MN_SIMD_AVX2_FMA:
-        local_to_world_avx2(skeleton->parents, pose, from, end, worlds);
+        palette_avx2(job, palette);
         break;
     case MN_SIMD_SSE2:
-        local_to_world_sse2(skeleton->parents, pose, from, end, worlds);
+        palette_sse2(job, palette);
         break;
 #endif
     default:
-        local_to_world_scalar(skeleton->parents, pose, from, end, worlds);
+        palette_scalar(job, palette);
         break;
     }
     return true;
@@ -733,22 +781,11 @@ bool mni_skeleton_local_to_world_kernel(mn_simd_level level, const mn_skeleton *
 bool mni_skeleton_palette_kernel(mn_simd_level level, const mn_skeleton *skeleton,
                                  const float *worlds, float *palette)
 {
-    if (!kernel_level(&level))
-        return false;
-    switch (level) {
-#if MN_SKELETON_SSE2
-    case MN_SIMD_AVX2_FMA:
-        palette_avx2(skeleton, worlds, palette);
-        break;
-    case MN_SIMD_SSE2:
-        palette_sse2(skeleton, worlds, palette);
-        break;
-#endif
-    default:
-        palette_scalar(skeleton, worlds, palette);
-        break;
-    }
-    return true;
+    mni_palette_job job = {worlds, skeleton->joint_of_skin_joint, skeleton->inverse_bind,
+                           skeleton->skin_joint_count};
+    if (!job.inverse_bind)
+        job.count = 0; /* a skeleton of nodes has no skin joints */
+    return mni_palette_kernel(level, &job, palette);
 }
 
 void mn_skeleton_local_to_world(const mn_skeleton *skeleton, const mn_pose *pose, uint32_t from,

@@ -1,9 +1,13 @@
 /*
  * The crowd: mn_instance_update over many instances at once, on the worker
- * pool (core/pool.c).  The instances are shared out in small chunks, so a
- * thread that drew cheap instances takes more, and each instance is updated
- * by exactly one thread with the same code as mn_instance_update, which is
- * why the results are bit-identical to a serial loop.
+ * pool (core/pool.c).  Each thread takes one contiguous run of the instance
+ * array, the same share for every thread: an instance is updated by exactly
+ * one thread with the same code as mn_instance_update, which is why the
+ * results are bit-identical to a serial loop, and since every line an
+ * instance writes is its own (instance.c aligns its outputs to cache lines),
+ * threads never write to a shared line, not even a shared counter.  The even
+ * split assumes instances of similar cost; a thread descheduled by the OS
+ * holds the frame back by its share.
  */
 #include <marionette/instance.h>
 
@@ -11,13 +15,19 @@
 
 typedef struct crowd_batch {
     mn_instance *const *instances;
+    size_t count;
+    uint32_t threads;
     float dt;
 } crowd_batch;
 
-static void update_range(void *context, size_t first, size_t end, uint32_t worker)
+static void update_share(void *context, uint32_t worker)
 {
-    (void)worker;
     const crowd_batch *b = context;
+    if (worker >= b->threads)
+        return; /* fewer instances than threads: the extra threads sit this batch out */
+    /* Worker w's share [w·count/T, (w+1)·count/T): contiguous, sizes differ by one at most. */
+    size_t first = b->count * worker / b->threads;
+    size_t end = b->count * (worker + 1) / b->threads;
     for (size_t i = first; i < end; i++)
         mn_instance_update(b->instances[i], b->dt);
 }
@@ -32,8 +42,15 @@ mn_status mn_instances_update(mn_pool *pool, mn_instance *const *instances, size
     for (size_t i = 0; i < count; i++)
         if (!instances[i])
             return MN_INVALID_ARGUMENT;
-    /* Small chunks balance uneven instances; several per thread keep the counter cool. */
-    size_t chunk = count / ((size_t)mn_pool_thread_count(pool) * 8);
-    crowd_batch batch = {instances, dt};
-    return mni_pool_for(pool, count, chunk ? chunk : 1, update_range, &batch);
+    uint32_t threads = pool ? mn_pool_thread_count(pool) : 1;
+    if (threads < 1)
+        threads = 1;
+    if ((size_t)threads > count)
+        threads = (uint32_t)count;
+    crowd_batch batch = {instances, count, threads, dt};
+    if (threads == 1) {
+        update_share(&batch, 0);
+        return MN_OK;
+    }
+    return mni_pool_run(pool, update_share, &batch);
 }

@@ -13,6 +13,7 @@
 #include <marionette/instance.h>
 #include <marionette/math.h>
 
+#include "anim/anim.h"
 #include "core/core.h"
 
 #include <math.h>
@@ -404,30 +405,27 @@ static void compute_placement(const mn_instance *in, float out[16])
     out[14] -= shift[2];
 }
 
+/*
+ * The placed worlds in one pass over the pose: the placement is the roots'
+ * parent, so it is multiplied in once per root rather than once per node,
+ * and the mixer's model-space worlds are not needed (a hidden instance never
+ * builds them).
+ */
 static void compose_placed_worlds(mn_instance *in)
 {
-    const float *model_worlds = mn_mixer_worlds(in->mixer);
-    uint32_t n = mn_mixer_node_count(in->mixer);
-    for (size_t i = 0; i < n; i++)
-        mn_mat4_mul(in->worlds + 16 * i, in->placement, model_worlds + 16 * i);
+    mni_mixer_worlds_under(in->mixer, in->placement, in->worlds);
 }
 
 /* palette[i] = world[skin.joints[i]] × inverseBind[i] for every skin a part uses. */
 static void compute_palettes(mn_instance *in)
 {
     const mn_rig *rig = in->rig;
-    const float *worlds = mn_mixer_worlds(in->mixer);
+    const float *worlds = mn_mixer_worlds(in->mixer); /* model space, built here when stale */
     for (uint32_t u = 0; u < rig->used_skin_count; u++) {
         uint32_t s = rig->used_skins[u];
         const mn_skin *skin = &rig->model->skins[s];
-        float *palette = in->palettes + rig->palette_offset[s];
-        for (size_t j = 0; j < skin->joint_count; j++) {
-            const float *world = worlds + 16 * (size_t)skin->joints[j];
-            if (skin->inverse_bind)
-                mn_mat4_mul(palette + 16 * j, world, skin->inverse_bind + 16 * j);
-            else
-                memcpy(palette + 16 * j, world, 16 * sizeof(float));
-        }
+        mni_palette_job job = {worlds, skin->joints, skin->inverse_bind, skin->joint_count};
+        mni_palette_kernel(MN_SIMD_BEST, &job, in->palettes + rig->palette_offset[s]);
     }
 }
 
@@ -463,9 +461,10 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
     const mn_rig *rig = in->rig;
     size_t nodes = rig->model->node_count ? rig->model->node_count : 1;
     size_t parts = rig->part_count ? rig->part_count : 1;
-    in->worlds = mni_arena_calloc(arena, nodes * 16, sizeof(float), 16);
+    /* Cache-line aligned: no line an instance writes holds another's data (threads, crowd.c). */
+    in->worlds = mni_arena_calloc(arena, nodes * 16, sizeof(float), 64);
     in->palettes = mni_arena_calloc(arena, rig->palette_floats ? rig->palette_floats : 16,
-                                    sizeof(float), 16);
+                                    sizeof(float), 64);
     in->parts = mni_arena_calloc(arena, parts, sizeof *in->parts, 8);
     in->buffers = mni_arena_calloc(arena, parts, sizeof *in->buffers, 8);
     if (!in->worlds || !in->palettes || !in->parts || !in->buffers)
@@ -484,9 +483,9 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
             out->tangents = d->tangents;
             continue;
         }
-        b->positions = mni_arena_calloc(arena, v * 3, sizeof(float), 16);
-        b->normals = d->normals ? mni_arena_calloc(arena, v * 3, sizeof(float), 16) : NULL;
-        b->tangents = d->tangents ? mni_arena_calloc(arena, v * 4, sizeof(float), 16) : NULL;
+        b->positions = mni_arena_calloc(arena, v * 3, sizeof(float), 64);
+        b->normals = d->normals ? mni_arena_calloc(arena, v * 3, sizeof(float), 64) : NULL;
+        b->tangents = d->tangents ? mni_arena_calloc(arena, v * 4, sizeof(float), 64) : NULL;
         if (!b->positions || (d->normals && !b->normals) || (d->tangents && !b->tangents))
             return mni_oom(err, "instance");
         out->positions = b->positions;
@@ -515,7 +514,7 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
 
     mn_arena arena;
     mni_arena_init(&arena, &d.allocator);
-    mn_instance *in = mni_arena_calloc(&arena, 1, sizeof *in, 16);
+    mn_instance *in = mni_arena_calloc(&arena, 1, sizeof *in, 64);
     if (!in) {
         mni_arena_release(&arena);
         return mni_oom(err, "instance");
@@ -534,6 +533,8 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
         .clip_count = rig->clip_count,
     };
     mn_status st = mn_mixer_create(rig->model, &mixer_options, &in->mixer, err);
+    if (st == MN_OK)
+        st = mni_mixer_defer_matrices(in->mixer, err);
     if (st == MN_OK)
         st = lay_out_instance(in, &arena, err);
     if (st == MN_OK) {
