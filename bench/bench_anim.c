@@ -42,11 +42,20 @@
  *                                  the skinned positions and normals written
  *                                  (the rig's rest streams are shared by every
  *                                  instance and stay in cache)
- *   crowd_hidden_<T>_threads       the same crowd hidden: the mixer (sample,
- *                                  local and world matrices) without
- *                                  deformation; ns_per_instance_joint, the
- *                                  figure comparable with other runtimes'
- *                                  mixers; bytes = 104 per joint (pose, world)
+ *   crowd_hidden_<T>_threads       the same crowd hidden: sampling and the
+ *                                  placed worlds without deformation;
+ *                                  ns_per_instance_joint, the figure
+ *                                  comparable with other runtimes' mixers;
+ *                                  bytes = 104 per joint (pose, world)
+ *   crowd_hidden_direct            the same characters through
+ *                                  mn_clip_sample_cursor and
+ *                                  mn_skeleton_local_to_world alone, one
+ *                                  thread: the hidden crowd's yardstick
+ *   crowd_hidden_vs_direct, crowd_visible_vs_memcpy, crowd_thread_speedup
+ *                                  the targets as ratios of this run's lines
+ *                                  (at most 1.25, at least 1.0, at least 1.7)
+ *   crowd_posed_10000_2_threads    10,000 hidden 50-joint characters, no mesh,
+ *                                  on 2 threads (target 4 ms a frame)
  * Every timed line carries memcpy of the same bytes measured in the same run
  * (bench.h's throughput fields), ns per joint or vertex beside the memcpy
  * time for the same count, and a `reference` string with the published
@@ -73,8 +82,8 @@
  * build loses around them (an AVX/SSE transition penalty, core/simd.h,
  * built without vzeroupper: 1.6 to 2.4).  MN_BENCH_NATIVE=0 skips it.
  *
- * Usage: bench_anim [runs] [--sampling]   (default 15, at most 64;
- *        --sampling: the sampling cases alone)
+ * Usage: bench_anim [runs] [--sampling | --crowd]   (default 15, at most 64;
+ *        --sampling: the sampling cases alone; --crowd: the crowd cases alone)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -1381,20 +1390,25 @@ int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : DEFAULT_RUNS;
     sampling_only = argc > 2 && strcmp(argv[2], "--sampling") == 0;
-    if (runs < 1 || runs > BENCH_MAX_RUNS || (argc > 2 && !sampling_only) || argc > 3) {
-        fprintf(stderr, "usage: bench_anim [runs 1..%d] [--sampling]\n", BENCH_MAX_RUNS);
+    bool crowd_only = argc > 2 && strcmp(argv[2], "--crowd") == 0;
+    if (runs < 1 || runs > BENCH_MAX_RUNS || (argc > 2 && !sampling_only && !crowd_only) ||
+        argc > 3) {
+        fprintf(stderr, "usage: bench_anim [runs 1..%d] [--sampling | --crowd]\n", BENCH_MAX_RUNS);
         return 2;
     }
     double start = bench_now_ms();
-    bool ok = skeleton_cases(64, false, runs);
-    ok = skeleton_cases(256, false, runs) && ok;
-    ok = skeleton_cases(64, true, runs) && ok;
+    bool ok = true;
+    if (!crowd_only) {
+        ok = skeleton_cases(64, false, runs);
+        ok = skeleton_cases(256, false, runs) && ok;
+        ok = skeleton_cases(64, true, runs) && ok;
+    }
     if (!sampling_only) {
         ok = crowd_cases(runs) && ok;
         ok = posed_case(runs) && ok;
     }
 #ifndef MN_BENCH_NATIVE_BUILD
-    if (!native_lines(argv[0], runs)) {
+    if (!crowd_only && !native_lines(argv[0], runs)) {
         fprintf(stderr, "bench_anim: bench_anim_native failed\n");
         ok = false;
     }

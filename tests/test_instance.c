@@ -533,7 +533,12 @@ static void updating_an_instance_allocates_nothing(void **state)
     mn_model_free(model);
 }
 
-enum { CROWD = 24 };
+/*
+ * 64 CesiumMen deform 5 MB together, past MN_SKIN_STREAM_MIN_BYTES: the crowd
+ * streams its skinning stores where a lone mn_instance_update caches them,
+ * and the bits must not notice.
+ */
+enum { CROWD = 64 };
 
 static void spawn_crowd(const mn_rig *rig, mn_instance **crowd, const mn_allocator *hooks)
 {

@@ -224,10 +224,19 @@ MN_API uint32_t mn_mixer_node_count(const mn_mixer *mixer);
  */
 MN_API const mn_pose *mn_mixer_pose(const mn_mixer *mixer);
 
-/* Local matrices T·R·S, 16 floats a node, node order.  Owned by the mixer, rewritten by update. */
+/*
+ * Local matrices T·R·S, 16 floats a node, node order.  Owned by the mixer,
+ * rewritten by update; an instance's mixer (instance.h) builds them here,
+ * on the first call after an update, so fetch them after each update.
+ */
 MN_API const float *mn_mixer_locals(const mn_mixer *mixer);
 
-/* World matrices in model space, 16 floats a node, node order.  Owned by the mixer. */
+/*
+ * World matrices in model space, 16 floats a node, node order.  Owned by the
+ * mixer.  An instance's mixer builds them here, as mn_mixer_locals, through
+ * the skeleton's SIMD local-to-world (equal to the plain mixer's to float
+ * rounding: docs/animation.md, "Instances and crowds").
+ */
 MN_API const float *mn_mixer_worlds(const mn_mixer *mixer);
 
 /*

@@ -18,6 +18,11 @@
  *   - `dynamic`: the animated nodes and their descendants, parents first;
  *     only their worlds can change, so only they are recomposed.
  * Every other node keeps the local and world computed at creation.
+ *
+ * An instance's mixer defers its matrices (mni_mixer_defer_matrices,
+ * anim/anim.h): update samples only, and the instance composes the worlds it
+ * needs in one pass of the skeleton's kernel (mni_mixer_worlds_under),
+ * placed or not; the getters build locals and model worlds on request.
  */
 #include <marionette/math.h>
 #include <marionette/mixer.h>

@@ -13,6 +13,7 @@
 #include <marionette/skin.h>
 
 #include "core/core.h"
+#include "deform/deform.h"
 #include "deform/internal.h"
 #include "model/model.h"
 
@@ -317,6 +318,15 @@ mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
                              const float *palette, uint32_t palette_count,
                              float *out_positions, float *out_normals, float *out_tangents)
 {
+    return mni_deform_mesh_run_store(mesh, weights, palette, palette_count, out_positions,
+                                     out_normals, out_tangents, MN_SKIN_STORE_DEFAULT);
+}
+
+mn_status mni_deform_mesh_run_store(const mn_deform_mesh *mesh, const float *weights,
+                                    const float *palette, uint32_t palette_count,
+                                    float *out_positions, float *out_normals, float *out_tangents,
+                                    mn_skin_store store)
+{
     if (!mesh || !out_positions)
         return MN_INVALID_ARGUMENT;
     bool skinned = palette != NULL && mesh->influence_count > 0;
@@ -366,5 +376,6 @@ mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
     job.out_positions = out_positions;
     job.out_normals = normals ? out_normals : NULL;
     job.out_tangents = tangents ? out_tangents : NULL;
+    job.output_store = store;
     return mn_skin_run(&job);
 }

@@ -12,6 +12,7 @@
 #include <marionette/instance.h>
 
 #include "core/core.h"
+#include "rig/internal.h"
 
 typedef struct crowd_batch {
     mn_instance *const *instances;
@@ -29,7 +30,7 @@ static void update_share(void *context, uint32_t worker)
     size_t first = b->count * worker / b->threads;
     size_t end = b->count * (worker + 1) / b->threads;
     for (size_t i = first; i < end; i++)
-        mn_instance_update(b->instances[i], b->dt);
+        mni_instance_update_in_batch(b->instances[i], b->dt, b->count);
 }
 
 mn_status mn_instances_update(mn_pool *pool, mn_instance *const *instances, size_t count,

@@ -15,6 +15,8 @@
 
 #include "anim/anim.h"
 #include "core/core.h"
+#include "deform/deform.h"
+#include "rig/internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -35,6 +37,7 @@ struct mn_rig {
     uint32_t *used_skins;
     uint32_t used_skin_count;
     size_t palette_floats;       /* the palette block of one instance */
+    size_t deformed_bytes;       /* what deforming one instance writes (its vertex buffers) */
 };
 
 struct part_buffers {
@@ -305,6 +308,13 @@ static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *all
     if (st != MN_OK)
         return st;
     compute_fit(rig);
+    for (uint32_t p = 0; p < rig->part_count; p++) {
+        const mn_part *part = &rig->parts[p];
+        const mn_deform_mesh *d = part->deform;
+        if (part->skin != MN_NONE || part->morphed)
+            rig->deformed_bytes += (size_t)d->vertex_count *
+                                   (12u + (d->normals ? 12u : 0u) + (d->tangents ? 16u : 0u));
+    }
     return lay_out_palettes(rig, arena, err);
 }
 
@@ -430,7 +440,7 @@ static void compute_palettes(mn_instance *in)
 }
 
 /* Morph, then skin, every deformed part.  Returns the first failure (none after creation). */
-static mn_status deform_parts(mn_instance *in)
+static mn_status deform_parts(mn_instance *in, mn_skin_store store)
 {
     const mn_rig *rig = in->rig;
     mn_status result = MN_OK;
@@ -447,8 +457,8 @@ static mn_status deform_parts(mn_instance *in)
             palette = in->palettes + rig->palette_offset[part->skin];
             palette_count = rig->model->skins[part->skin].joint_count;
         }
-        mn_status st = mn_deform_mesh_run(part->deform, weights, palette, palette_count,
-                                          b->positions, b->normals, b->tangents);
+        mn_status st = mni_deform_mesh_run_store(part->deform, weights, palette, palette_count,
+                                                 b->positions, b->normals, b->tangents, store);
         if (st != MN_OK && result == MN_OK)
             result = st;
     }
@@ -541,7 +551,7 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
         compute_placement(in, in->placement);
         compose_placed_worlds(in);
         /* The first deformation doubles as the check that every later one succeeds. */
-        st = deform_parts(in);
+        st = deform_parts(in, MN_SKIN_STORE_DEFAULT);
         if (st != MN_OK)
             mni_fail(err, st, "instance: deforming the rest pose failed");
     }
@@ -643,10 +653,8 @@ void mn_instance_placement(const mn_instance *instance, float out[16])
     compute_placement(instance, out);
 }
 
-void mn_instance_update(mn_instance *instance, float dt)
+static void update(mn_instance *instance, float dt, mn_skin_store store)
 {
-    if (!instance)
-        return;
     bool posed = mn_mixer_update(instance->mixer, dt);
     if (instance->placement_dirty)
         compute_placement(instance, instance->placement);
@@ -656,9 +664,22 @@ void mn_instance_update(mn_instance *instance, float dt)
     if (posed)
         instance->deform_stale = true;
     if (instance->deform_stale && instance->visible) {
-        (void)deform_parts(instance); /* cannot fail: the same calls succeeded at creation */
+        (void)deform_parts(instance, store); /* cannot fail: the same calls succeeded at creation */
         instance->deform_stale = false;
     }
+}
+
+void mn_instance_update(mn_instance *instance, float dt)
+{
+    if (instance)
+        update(instance, dt, MN_SKIN_STORE_DEFAULT);
+}
+
+void mni_instance_update_in_batch(mn_instance *instance, float dt, size_t batch)
+{
+    size_t bytes = instance->rig->deformed_bytes;
+    bool stream = bytes && batch >= (MN_SKIN_STREAM_MIN_BYTES + bytes - 1) / bytes;
+    update(instance, dt, stream ? MN_SKIN_STORE_STREAM : MN_SKIN_STORE_DEFAULT);
 }
 
 const float *mn_instance_worlds(const mn_instance *instance)
