@@ -223,7 +223,7 @@ static mn_status alloc_pose(mn_arena *arena, mn_pose *pose, uint32_t joints, mn_
     size_t size = mn_pose_storage_size(joints);
     if (size == SIZE_MAX)
         return mni_fail(err, MN_OVERFLOW, "mixer: %u nodes overflow a pose", joints);
-    void *storage = mni_arena_alloc(arena, size ? size : 16, 16);
+    void *storage = mni_arena_alloc(arena, size ? size : 16, 64);
     if (!storage)
         return mni_oom(err, "mixer");
     mn_pose_init(pose, joints, storage);
@@ -357,8 +357,8 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
         if (s > cursor_size)
             cursor_size = s;
     }
-    m->cur.cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
-    m->src.cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 4);
+    m->cur.cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 64);
+    m->src.cursor_storage = mni_arena_alloc(arena, cursor_size ? cursor_size : 4, 64);
     if (!m->cur.cursor_storage || !m->src.cursor_storage)
         return mni_oom(err, "mixer");
     mn_clip_cursor_init(&m->cur.cursor, NULL, m->cur.cursor_storage);
@@ -423,7 +423,7 @@ mn_status mn_mixer_create(const mn_model *model, const mn_mixer_options *options
     mn_allocator allocator = options ? options->allocator : (mn_allocator){0};
     mn_arena arena;
     mni_arena_init(&arena, &allocator);
-    mn_mixer *m = mni_arena_calloc(&arena, 1, sizeof *m, 16);
+    mn_mixer *m = mni_arena_calloc(&arena, 1, sizeof *m, 64); /* its own cache lines: crowds */
     if (!m) {
         mni_arena_release(&arena);
         return mni_oom(err, "mixer");
