@@ -63,10 +63,7 @@ struct mn_mixer {
     uint32_t dynamic_count;
     uint32_t *order;             /* every node, parents first */
 
-    /* Per clip, the (node, paths) of the animated nodes it leaves at rest: all a sample resets. */
-    uint32_t *reset_start;       /* clip_count + 1 offsets into reset_node and reset_paths */
-    uint32_t *reset_node;
-    uint8_t *reset_paths;        /* bit 0 translation, 1 rotation, 2 scale */
+    bool *covers;                /* per clip: it drives every path some clip animates */
 
     /* Deferred matrices (an instance's mixer, mni_mixer_defer_matrices). */
     bool deferred;
@@ -243,50 +240,33 @@ static inline void compose_world(mn_mixer *m, uint32_t node)
 }
 
 /*
- * Per clip, what a sample must reset to rest first: the paths of animated
- * nodes that the clip has no keyed track for.  A path the clip drives is
- * overwritten by every sample, so a clip that drives everything some clip
- * animates (the usual full-body clip) resets nothing.
+ * Per clip, whether it drives translation, rotation and scale of every
+ * animated node.  Such a clip (the usual full-body clip) overwrites the whole
+ * animated pose at every sample, so the reset to rest before it is skipped;
+ * any other clip resets the animated nodes first, as always.  One flag a
+ * clip, so a mixer of many clips over a big hierarchy stays small.
  */
-static mn_status lay_out_resets(mn_mixer *m, mn_arena *arena, const uint8_t *animated,
+static mn_status lay_out_covers(mn_mixer *m, mn_arena *arena, const uint8_t *animated,
                                 mn_error *err)
 {
     uint32_t n = m->node_count;
     uint8_t *drives = mni_arena_calloc(arena, n ? n : 1, 1, 1);
-    m->reset_start = mni_arena_calloc(arena, (size_t)m->clip_count + 1, sizeof(uint32_t), 4);
-    if (!drives || !m->reset_start)
+    m->covers = mni_arena_calloc(arena, m->clip_count ? m->clip_count : 1, sizeof(bool), 1);
+    if (!drives || !m->covers)
         return mni_oom(err, "mixer");
-    size_t total = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        total = 0;
-        for (uint32_t c = 0; c < m->clip_count; c++) {
-            memset(drives, 0, n);
-            uint32_t tracks = mn_clip_track_count(m->clips[c]);
-            for (uint32_t k = 0; k < tracks; k++) {
-                const mn_track *tr = mn_clip_track(m->clips[c], k);
-                if (tr->path != MN_PATH_WEIGHTS && tr->target < n && tr->key_count > 0)
-                    drives[tr->target] |= (uint8_t)(tr->path == MN_PATH_TRANSLATION ? 1
-                                                    : tr->path == MN_PATH_ROTATION  ? 2 : 4);
-            }
-            m->reset_start[c] = (uint32_t)total;
-            for (uint32_t i = 0; i < n; i++) {
-                uint8_t missing = (uint8_t)(animated[i] ? 7 & ~drives[i] : 0);
-                if (missing && pass == 1) {
-                    m->reset_node[total] = i;
-                    m->reset_paths[total] = missing;
-                }
-                total += missing != 0;
-            }
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        memset(drives, 0, n);
+        uint32_t tracks = mn_clip_track_count(m->clips[c]);
+        for (uint32_t k = 0; k < tracks; k++) {
+            const mn_track *tr = mn_clip_track(m->clips[c], k);
+            if (tr->path != MN_PATH_WEIGHTS && tr->target < n && tr->key_count > 0)
+                drives[tr->target] |= (uint8_t)(tr->path == MN_PATH_TRANSLATION ? 1
+                                                : tr->path == MN_PATH_ROTATION  ? 2 : 4);
         }
-        m->reset_start[m->clip_count] = (uint32_t)total;
-        if (pass == 0) {
-            if (total > UINT32_MAX / 2)
-                return mni_fail(err, MN_OVERFLOW, "mixer: too many resets");
-            m->reset_node = mni_arena_calloc(arena, total ? total : 1, sizeof(uint32_t), 4);
-            m->reset_paths = mni_arena_calloc(arena, total ? total : 1, 1, 1);
-            if (!m->reset_node || !m->reset_paths)
-                return mni_oom(err, "mixer");
-        }
+        bool covers = true;
+        for (uint32_t i = 0; i < n && covers; i++)
+            covers = !animated[i] || drives[i] == 7;
+        m->covers[c] = covers;
     }
     return MN_OK;
 }
@@ -348,7 +328,7 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
     }
 
     if ((st = lay_out_weights(m, arena, err)) != MN_OK ||
-        (st = lay_out_resets(m, arena, animated, err)) != MN_OK)
+        (st = lay_out_covers(m, arena, animated, err)) != MN_OK)
         return st;
 
     size_t cursor_size = 0;
@@ -668,24 +648,20 @@ static void advance_layer(const mn_mixer *m, layer *l, float dt)
 
 /*
  * A layer's clip at its time into pose and weights: rest first on the
- * animated nodes' paths this clip does not drive (they keep their rest
- * value; only animated nodes can differ from rest in any pose the mixer
- * makes; a driven path is overwritten anyway), then the tracks.  The clip's
- * space was checked at creation.
+ * animated nodes unless the clip covers them all (what the clip does not
+ * drive keeps its rest value; only animated nodes can differ from rest in
+ * any pose the mixer makes), then the tracks.  The clip's space was checked
+ * at creation.
  */
 static void sample_layer(mn_mixer *m, layer *l, mn_pose *pose, float *weights)
 {
     const mn_clip *clip = m->clips[l->clip];
     float t = (float)l->time;
-    for (uint32_t k = m->reset_start[l->clip]; k < m->reset_start[l->clip + 1]; k++) {
-        size_t i = m->reset_node[k];
-        uint8_t paths = m->reset_paths[k];
-        if (paths & 1)
-            memcpy(pose->translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
-        if (paths & 2)
-            memcpy(pose->rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
-        if (paths & 4)
-            memcpy(pose->scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
+    for (uint32_t k = 0; !m->covers[l->clip] && k < m->animated_count; k++) {
+        size_t i = m->animated[k];
+        memcpy(pose->translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
+        memcpy(pose->rotations + 4 * i, m->rest.rotations + 4 * i, 4 * sizeof(float));
+        memcpy(pose->scales + 3 * i, m->rest.scales + 3 * i, 3 * sizeof(float));
     }
     mni_clip_sample_into(clip, t, &l->cursor, pose);
 
