@@ -7,7 +7,10 @@
  * accessors (SimpleSkin, RiggedSimple), morphed vertices (SimpleMorph), a
  * mesh drawn by two nodes (SimpleMeshes), the visibility flag, zero
  * allocations per frame, a crowd updated on a thread pool giving the bits of
- * a serial loop, and every out-of-memory path of creation.
+ * a serial loop, the crowd path (SIMD kernels, the placement as the roots'
+ * parent) held to the per-instance result it replaced within TOLERANCE, the
+ * kernels it runs at every SIMD level, and every out-of-memory path of
+ * creation.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -813,6 +816,21 @@ static void the_crowd_path_holds_the_per_instance_result_within_its_tolerance(vo
             mn_instance_set_position(in, -4.0f, 0.5f, (float)c); /* the placement alone moves */
             mn_instance_update(in, 0.0f);
             assert_matches_plain_mixer(rig, in, plain);
+            /* The fade is over: the pose is clip c's alone, nothing left of the clips before. */
+            mn_mixer *fresh = NULL;
+            assert_false(mn_mixer_fading(mn_instance_mixer(in)));
+            assert_int_equal(mn_mixer_create(model, &(mn_mixer_options){.clips = clips,
+                                                                        .clip_count = clip_count},
+                                             &fresh, &err),
+                             MN_OK);
+            mn_play_options at = {.at = mn_mixer_time(mn_instance_mixer(in))};
+            assert_int_equal(mn_mixer_play(fresh, c, &at, NULL), MN_OK);
+            mn_mixer_update(fresh, 0.0f);
+            const mn_pose *got = mn_mixer_pose(mn_instance_mixer(in)), *want = mn_mixer_pose(fresh);
+            assert_memory_equal(got->translations, want->translations, 12 * (size_t)model->node_count);
+            assert_memory_equal(got->rotations, want->rotations, 16 * (size_t)model->node_count);
+            assert_memory_equal(got->scales, want->scales, 12 * (size_t)model->node_count);
+            mn_mixer_free(fresh);
         }
         mn_mixer_free(plain);
         mn_instance_free(in);
