@@ -40,6 +40,7 @@
  *   character/slots.h  the slot allocator
  *   character/splat.h  3DGS splats: PLY and bindings read, CPU skinning of centres and rotations
  *   character/package.h character packages: character.json, hashed files, optional parts
+ *   character/runtime.h a character that plays: body, head, face, correctives, splats, mouth
  */
 #ifndef MARIONETTE_H
 #define MARIONETTE_H
@@ -81,5 +82,6 @@
 #include "character/slots.h"
 #include "character/splat.h"
 #include "character/package.h"
+#include "character/runtime.h"
 
 #endif /* MARIONETTE_H */
