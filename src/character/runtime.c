@@ -14,9 +14,12 @@
 #include <marionette/model.h>
 #include <marionette/model_build.h>
 
+#include "character/splat_internal.h"
 #include "core/core.h"
+#include "core/simd.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,8 +57,9 @@ struct mn_character_runtime {
     float *controls;                   /* dim */
     float *head_verts, *head_normals;  /* V × 3 */
 
-    /* the splats */
-    mn_splat_skinner *skinner;
+    /* the splats, and the pool that deforms them beside the head */
+    mn_pool *pool;
+    mn_status head_status;
     mn_splat_skin_job job;
     float *centres, *rotations, *opacities;
     float *mouth_base;                 /* per mouth entry: its splat's opacity */
@@ -303,7 +307,7 @@ static mn_status make_head(mn_character_runtime *rt, mn_error *err)
     return map_head(rt, err);
 }
 
-static mn_status make_splats(mn_character_runtime *rt, uint32_t threads, mn_error *err)
+static mn_status make_splats(mn_character_runtime *rt, mn_error *err)
 {
     const mn_character *c = rt->character;
     size_t n = c->splats.count;
@@ -321,10 +325,7 @@ static mn_status make_splats(mn_character_runtime *rt, uint32_t threads, mn_erro
         .rotations = c->splats.rotations,
         .translation = {c->ply_translation[0], c->ply_translation[1], c->ply_translation[2]},
         .out_centres = rt->centres, .out_rotations = rt->rotations};
-    mn_status st = mn_splat_skin_job_validate(&rt->job, err);
-    if (st == MN_OK)
-        st = mn_splat_skinner_create(threads, &rt->allocator, &rt->skinner, err);
-    return st;
+    return mn_splat_skin_job_validate(&rt->job, err);
 }
 
 static void fill_views(mn_character_runtime *rt)
@@ -388,7 +389,10 @@ static mn_status build(mn_character_runtime *rt, const mn_character_runtime_opti
     if ((rt->runs & MN_CHARACTER_RUN_FACE) &&
         (st = mn_head_set_arkit_map(rt->head, c->face_map, err)) != MN_OK)
         return st;
-    if ((rt->runs & MN_CHARACTER_RUN_SPLATS) && (st = make_splats(rt, o->threads, err)) != MN_OK)
+    if ((rt->runs & MN_CHARACTER_RUN_SPLATS) && (st = make_splats(rt, err)) != MN_OK)
+        return st;
+    if (o->threads > 1 && (rt->runs & (MN_CHARACTER_RUN_SPLATS | MN_CHARACTER_RUN_HEAD)) &&
+        (st = mn_pool_create(o->threads, &rt->allocator, &rt->pool, err)) != MN_OK)
         return st;
     if ((rt->runs & MN_CHARACTER_RUN_MOUTH) && (st = prepare_mouth(rt, err)) != MN_OK)
         return st;
@@ -439,7 +443,7 @@ void mn_character_runtime_free(mn_character_runtime *rt)
 {
     if (!rt)
         return;
-    mn_splat_skinner_free(rt->skinner);
+    mn_pool_free(rt->pool);
     mn_head_free(rt->head);
     mn_mixer_free(rt->mixer);
     mn_model_free(rt->model);
@@ -696,7 +700,9 @@ static void head_normals(mn_character_runtime *rt)
     }
 }
 
-static mn_status pose_head(mn_character_runtime *rt, const mn_character_frame *f, mn_error *err)
+/* The head's inputs: its joints from the body, its controls, the gaze toward a target. */
+static mn_status prepare_head(mn_character_runtime *rt, const mn_character_frame *f,
+                              mn_error *err)
 {
     const mn_aosrig *pack = rt->character->head;
     uint32_t dim = pack->header.head_ext.dim;
@@ -715,10 +721,65 @@ static mn_status pose_head(mn_character_runtime *rt, const mn_character_frame *f
     }
     if (f->look)
         gaze_toward(rt, f->look_at, rt->controls + pack->header.head_ext.expr_dim);
-    st = mn_head_pose(rt->head, rt->controls, dim, rt->head_verts, err);
-    if (st == MN_OK)
+    return MN_OK;
+}
+
+/*
+ * The deforms, as one batch on the runtime's pool: the calling thread poses
+ * the head (and its normals) first, while the other threads take the splats
+ * in chunks of SPLAT_CHUNK (the skinner's chunks) from one counter; the caller
+ * joins them when the head is done.  So on two threads the head and the splats
+ * run side by side, and the head never waits for a thread to wake.  Each chunk
+ * is deformed alone, so the bits do not depend on who took it.
+ */
+#define SPLAT_CHUNK 2048u
+
+typedef struct deform_batch {
+    mn_character_runtime *rt;
+    bool head;                   /* pose the head on the caller */
+    mn_simd_level level;         /* the splat kernel's, resolved */
+    size_t chunks;
+    atomic_size_t next;          /* the next chunk to take */
+} deform_batch;
+
+static void deform_job(void *context, uint32_t worker)
+{
+    deform_batch *b = context;
+    mn_character_runtime *rt = b->rt;
+    if (worker == 0 && b->head) {
+        const mn_aosrig *pack = rt->character->head;
+        rt->head_status = mn_head_pose(rt->head, rt->controls, pack->header.head_ext.dim,
+                                       rt->head_verts, NULL);
         head_normals(rt);
-    return st;
+    }
+    size_t n = rt->job.count;
+    for (;;) {
+        size_t chunk = atomic_fetch_add_explicit(&b->next, 1, memory_order_relaxed);
+        if (chunk >= b->chunks)
+            return;
+        size_t lo = chunk * SPLAT_CHUNK, hi = lo + SPLAT_CHUNK < n ? lo + SPLAT_CHUNK : n;
+        mni_splat_skin_range(&rt->job, b->level, lo, hi);
+    }
+}
+
+static mn_status deform(mn_character_runtime *rt, mn_error *err)
+{
+    deform_batch b = {.rt = rt, .head = (rt->runs & MN_CHARACTER_RUN_HEAD) != 0,
+                      .level = mni_simd_resolve(rt->level)};
+    b.chunks = rt->runs & MN_CHARACTER_RUN_SPLATS ? (rt->job.count + SPLAT_CHUNK - 1) / SPLAT_CHUNK
+                                                  : 0;
+    atomic_init(&b.next, 0);
+    rt->head_status = MN_OK;
+    if (!b.head && b.chunks == 0)
+        return MN_OK;
+    /* one thread, or nothing to share: no one is woken */
+    mn_status st = b.head && b.chunks == 0 ? (deform_job(&b, 0), MN_OK)
+                                           : mni_pool_run(rt->pool, deform_job, &b);
+    if (st != MN_OK)
+        return mni_fail(err, st, "character runtime: the deform's pool is busy");
+    if (rt->head_status != MN_OK)
+        return mni_fail(err, rt->head_status, "character runtime: the head's pose failed");
+    return MN_OK;
 }
 
 /* The mouth rows: opacity base × hidden alpha, plugs pushed back along forward. */
@@ -762,13 +823,11 @@ mn_status mn_character_runtime_update(mn_character_runtime *rt, const mn_charact
     mn_soma_pose(c->skeleton, &rt->pose, rt->worlds, rt->skin);
     if (rt->runs & MN_CHARACTER_RUN_CORRECTIVE)
         (void)mn_corrective_update(c->corrective, rt->worlds, rt->skin, &rt->corrective, NULL);
-    if ((rt->runs & MN_CHARACTER_RUN_HEAD) && (st = pose_head(rt, f, err)) != MN_OK)
+    if ((rt->runs & MN_CHARACTER_RUN_HEAD) && (st = prepare_head(rt, f, err)) != MN_OK)
         return st;
-    if (rt->runs & MN_CHARACTER_RUN_SPLATS) {
-        if ((st = mn_splat_skinner_run(rt->skinner, &rt->job, rt->level)) != MN_OK)
-            return mni_fail(err, st, "character runtime: the splat deform failed");
-        if (rt->runs & MN_CHARACTER_RUN_MOUTH)
-            apply_mouth(rt);
-    }
+    if ((st = deform(rt, err)) != MN_OK)
+        return st;
+    if (rt->runs & MN_CHARACTER_RUN_MOUTH)
+        apply_mouth(rt);
     return MN_OK;
 }
