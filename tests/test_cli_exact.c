@@ -237,7 +237,7 @@ static void a_file_of_no_kind_read_is_named_in_the_commands_terms(void **state)
         const char *line, *kinds;
     } cases[] = {
         {"info %s", "not a glTF, OBJ, rig.json, .aosrig or character.json file"},
-        {"sample %s", "not a glTF, OBJ, rig.json or .aosrig file"},
+        {"sample %s", "not a glTF, OBJ, rig.json, .aosrig or character.json file"},
         {"render %s -o /tmp/never.png", "not a glTF, OBJ, rig.json, .aosrig or character.json file"},
         {"convert %s /tmp/never.glb", "not a glTF, OBJ or rig.json file"},
     };

@@ -268,7 +268,7 @@ void cli_put_json_floats(FILE *out, const float *v, size_t n);
 
 /* What each command reads, in the words "FILE: not a KINDS file" uses (read_model.c). */
 #define CLI_READS_INFO "glTF, OBJ, rig.json, .aosrig or character.json"
-#define CLI_READS_SAMPLE "glTF, OBJ, rig.json or .aosrig"
+#define CLI_READS_SAMPLE "glTF, OBJ, rig.json, .aosrig or character.json"
 #define CLI_READS_RENDER "glTF, OBJ, rig.json, .aosrig or character.json"
 #define CLI_READS_CONVERT "glTF, OBJ or rig.json"
 

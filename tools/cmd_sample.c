@@ -773,15 +773,22 @@ static mn_status run_samples(emitter *e, poser *p, const sample_args *a, uint32_
 bool mn_cli_is_aosrig(const char *path);
 int mn_cli_head_sample(int argc, char **argv);
 int mn_cli_head_sample_values(const char *option);
+/* Character packages (cmd_character_play.c; the rule in cmd_info_character.c). */
+bool mn_cli_is_character(const char *path);
+int mn_cli_character_sample(int argc, char **argv);
+int mn_cli_character_sample_values(const char *option);
 
 int cli_sample(int argc, char **argv)
 {
     /* The one FILE decides; option values (--clip head.aosrig, --table t.json) never do. */
     static const cli_values_fn kinds[] = {sample_values, mn_cli_head_sample_values,
-                                          mn_cli_voxel_sample_values};
+                                          mn_cli_voxel_sample_values,
+                                          mn_cli_character_sample_values};
     const char *file = cli_the_file(argc, argv, kinds, CLI_COUNT(kinds));
     if (file && mn_cli_is_aosrig(file))
         return mn_cli_head_sample(argc, argv);
+    if (file && mn_cli_is_character(file))
+        return mn_cli_character_sample(argc, argv);
     if (file && cli_is_rig_json(file))
         return mn_cli_voxel_sample(argc, argv);
     sample_args a;
