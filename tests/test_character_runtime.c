@@ -5,9 +5,10 @@
  * pose; ARKit weights go through the face map; the eyes turn toward a target
  * within the limits; the corrective weights switch on as an arm rises; the
  * mouth list's splats stay hidden until the jaw opens; a package without its
- * optional parts runs what remains and says what it skipped; a blend tree can
- * drive the body; and a frame allocates nothing and gives the same bits on one
- * thread or two.
+ * optional parts runs what remains and says what it skipped; a blend tree, a
+ * state machine or a caller's pose can drive the body; a "cm" head lands where
+ * the metre one does; and a frame allocates nothing and gives the same bits on
+ * one thread or two.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -292,6 +293,71 @@ static void a_blend_tree_drives_the_body(void **state)
     mn_character_runtime_free(ref);
     mn_character_runtime_free(rt);
     drop(fx);
+}
+
+
+/* A state machine of one state over "idle": its pose after 0.3 s is idle's at 0.3 s. */
+static void a_state_machine_drives_the_body(void **state)
+{
+    (void)state;
+    fixture *fx = make(NULL);
+    const mn_character *c = fx->character;
+    mn_character_runtime *rt = runtime_of(c, 1, 0);
+    mn_error err = {0};
+    const mn_soma_clip *idle = mn_soma_clips_find(c->clips, "idle");
+    mn_blend_node leaf = {.kind = MN_BLEND_NODE_CLIP, .clip = idle->clip};
+    mn_sm_state st = {"idle", 0};
+    mn_state_machine_desc desc = {.nodes = &leaf, .node_count = 1,
+                                  .bind = mn_character_runtime_rest_pose(rt), .states = &st,
+                                  .state_count = 1};
+    mn_state_machine *sm = NULL;
+    assert_int_equal(mn_state_machine_create(&desc, &sm, &err), MN_OK);
+    assert_int_equal(mn_character_runtime_use_state_machine(rt, sm, &err), MN_OK);
+    update(rt, &(mn_character_frame){.dt = 0.3f});
+    uint32_t J = c->skeleton->joint_count;
+    mn_pose pose;
+    assert_int_equal(mn_pose_create(&pose, J, NULL, &err), MN_OK);
+    mn_soma_rest_pose(c->skeleton, &pose);
+    assert_int_equal(mn_clip_sample(idle->clip, 0.3f, &pose, &err), MN_OK);
+    uint32_t spine = mn_soma_skeleton_find(c->skeleton, "Spine");
+    const mn_pose *got = mn_character_runtime_views(rt)->pose;
+    for (int i = 0; i < 4; i++)
+        assert_float_equal(got->rotations[4 * spine + i], pose.rotations[4 * spine + i], 1e-7);
+    mn_pose_free(&pose);
+    mn_state_machine_free(sm);
+    mn_character_runtime_free(rt);
+    drop(fx);
+}
+
+/* A "cm" pack is posed in metres: the same head in centimetres lands where the metre one does. */
+static void a_centimetre_head_poses_in_metres(void **state)
+{
+    (void)state;
+    fixture *m = make(NULL);
+    fixture *cm = make(&(synthetic_character_options){.head = {.centimetres = true}});
+    mn_character_runtime *a = runtime_of(m->character, 1, 0);
+    mn_character_runtime *b = runtime_of(cm->character, 1, 0);
+    mn_error err = {0};
+    assert_int_equal(mn_character_runtime_play(a, "nod", NULL, &err), MN_OK);
+    assert_int_equal(mn_character_runtime_play(b, "nod", NULL, &err), MN_OK);
+    mn_character_frame f = {.dt = 0.4f, .arkit = arkit(0.5f, 0.2f, 0), .arkit_count = 52,
+                            .look = true, .look_at = {0.5f, 1.2f, 1.5f}};
+    update(a, &f);
+    f.arkit = arkit(0.5f, 0.2f, 0);
+    update(b, &f);
+    const mn_character_views *x = mn_character_runtime_views(a), *y = mn_character_runtime_views(b);
+    assert_int_equal(x->head_vertex_count, y->head_vertex_count);
+    for (uint32_t i = 0; i < 3 * x->head_vertex_count; i++)
+        assert_float_equal(x->head_vertices[i], y->head_vertices[i], 2e-5);
+    uint32_t E = m->character->head->header.head_ext.expr_dim;
+    for (int k = 0; k < 4; k++)
+        assert_float_equal(x->head_controls[E + k], y->head_controls[E + k], 1e-5);
+    for (uint32_t i = 0; i < x->splat_count; i++)
+        assert_float_equal(x->splat_opacities[i], y->splat_opacities[i], 1e-5);
+    mn_character_runtime_free(b);
+    mn_character_runtime_free(a);
+    drop(cm);
+    drop(m);
 }
 
 /* ---- the face ------------------------------------------------------------------------ */
@@ -587,6 +653,8 @@ int main(void)
         cmocka_unit_test(a_frame_equals_its_parts),
         cmocka_unit_test(a_crossfade_blends_from_the_live_pose),
         cmocka_unit_test(a_blend_tree_drives_the_body),
+        cmocka_unit_test(a_state_machine_drives_the_body),
+        cmocka_unit_test(a_centimetre_head_poses_in_metres),
         cmocka_unit_test(face_controls_go_through_the_face_map),
         cmocka_unit_test(gaze_turns_the_eyes_toward_a_target),
         cmocka_unit_test(correctives_switch_on_as_the_arm_rises),

@@ -193,7 +193,8 @@ static mn_status combine(character_scene *s, mn_error *err)
                 x.emissive_texture += tex;
             s->materials[mat + i] = x;
         }
-        memcpy(s->textures + tex, p->textures, p->texture_count * sizeof *p->textures);
+        if (p->texture_count)
+            memcpy(s->textures + tex, p->textures, p->texture_count * sizeof *p->textures);
         mat += p->material_count;
         tex += p->texture_count;
     }
