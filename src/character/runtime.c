@@ -690,17 +690,15 @@ static void head_normals(mn_character_runtime *rt)
     }
     for (size_t v = 0; v < V; v++) {
         float *o = n + 3 * v;
-        float len = sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
-        if (len > 0.0f) {
-            float k = 1.0f / len;
-            o[0] *= k;
-            o[1] *= k;
-            o[2] *= k;
-        }
+        float len2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2];
+        /* branch-free, so the loop vectorises; a vertex of no triangle keeps its zeros */
+        float k = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+        o[0] *= k;
+        o[1] *= k;
+        o[2] *= k;
     }
 }
 
-/* The head's inputs: its joints from the body, its controls, the gaze toward a target. */
 static mn_status prepare_head(mn_character_runtime *rt, const mn_character_frame *f,
                               mn_error *err)
 {
