@@ -541,6 +541,8 @@ static void a_package_without_optional_parts_runs_what_remains(void **state)
     update(rt, &(mn_character_frame){.dt = 0.8f, .arkit = arkit(1, 0, 0), .arkit_count = 52,
                                      .look = true, .look_at = {1, 1, 1}});
     const mn_character_views *v = mn_character_runtime_views(rt);
+    float controls[5] = {1, 1, 1, 1, 1};
+    update(rt, &(mn_character_frame){.controls = controls, .control_count = 5}); /* ignored */
     assert_null(v->head_vertices);
     assert_int_equal(v->head_vertex_count, 0);
     for (uint32_t s = 0; s < MN_CORRECTIVE_SLOTS; s++)

@@ -608,7 +608,8 @@ static mn_status check_frame(const mn_character_runtime *rt, const mn_character_
     if (f->arkit_count > MN_ARKIT_CHANNEL_COUNT || (!f->arkit && f->arkit_count))
         return mni_fail(err, MN_INVALID_ARGUMENT, "character runtime: %u ARKit weights, at most 52",
                         f->arkit_count);
-    uint32_t dim = rt->head ? rt->character->head->header.head_ext.dim : 0;
+    /* a package without a running head ignores head controls, as it ignores ARKit weights */
+    uint32_t dim = rt->head ? rt->character->head->header.head_ext.dim : UINT32_MAX;
     if ((f->controls && f->control_count > dim) || (!f->controls && f->control_count))
         return mni_fail(err, MN_INVALID_ARGUMENT, "character runtime: %u head controls, at most %u",
                         f->control_count, dim);

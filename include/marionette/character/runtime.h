@@ -211,7 +211,8 @@ MN_API void mn_character_runtime_set_correctives(mn_character_runtime *runtime, 
 /*
  * One frame, in the order of the header's comment.  frame NULL: a zeroed frame.
  * Errors (the views keep what the failing step had written): MN_INVALID_ARGUMENT
- * (NULL runtime; arkit_count above 52 or control_count above the head's dim;
+ * (NULL runtime; arkit_count above 52 or control_count above the head's dim, a
+ * count without its array; without a running head, arkit and controls are ignored;
  * a caller pose with fewer joints; a look_at that is not finite; an override
  * with a NULL name or a zero-length rotation), the state machine's and blend
  * tree's errors.  Allocation-free.
