@@ -2,7 +2,7 @@
  * A character that plays (runtime.h): the parts' own calls in one frame.
  * Nothing here re-derives a part's maths: the mixer plays over a model made
  * of the skeleton's joints (so its semantics are the glTF mixer's), SOMA poses,
- * the corrective state measures, the head poses, the skinner deforms and the
+ * the corrective state measures, the head poses, the splat kernel deforms and the
  * mouth's functions fade.  What is the runtime's own is the glue: the body's
  * worlds handed to the head's joints, the gaze angles toward a target, the
  * head's normals and the mouth rows' opacity and push.
@@ -131,36 +131,34 @@ static void skip_part(mn_character_runtime *rt, uint32_t bit, const char *why)
     snprintf(rt->why[k], sizeof rt->why[k], "%s", why);
 }
 
+/* What runs: a part the package has and options.skip does not name, whose needs run. */
 static void choose_parts(mn_character_runtime *rt, uint32_t skip)
 {
     const mn_character *c = rt->character;
-    rt->runs = MN_CHARACTER_RUN_HEAD | MN_CHARACTER_RUN_FACE | MN_CHARACTER_RUN_CORRECTIVE |
-               MN_CHARACTER_RUN_MOUTH | MN_CHARACTER_RUN_SPLATS;
-    static const char *const skipped_why = "skipped";
-    if (!c->head)
-        skip_part(rt, MN_CHARACTER_RUN_HEAD, "the package has none");
-    else if (skip & MN_CHARACTER_RUN_HEAD)
-        skip_part(rt, MN_CHARACTER_RUN_HEAD, skipped_why);
-    if (!c->face_map)
-        skip_part(rt, MN_CHARACTER_RUN_FACE, "the package has none");
-    else if (skip & MN_CHARACTER_RUN_FACE)
-        skip_part(rt, MN_CHARACTER_RUN_FACE, skipped_why);
-    else if (!(rt->runs & MN_CHARACTER_RUN_HEAD))
-        skip_part(rt, MN_CHARACTER_RUN_FACE, "needs the head");
-    if (!c->corrective)
-        skip_part(rt, MN_CHARACTER_RUN_CORRECTIVE, "the package has none");
-    else if (skip & MN_CHARACTER_RUN_CORRECTIVE)
-        skip_part(rt, MN_CHARACTER_RUN_CORRECTIVE, skipped_why);
-    if (!c->mouth)
-        skip_part(rt, MN_CHARACTER_RUN_MOUTH, "the package has none");
-    else if (skip & MN_CHARACTER_RUN_MOUTH)
-        skip_part(rt, MN_CHARACTER_RUN_MOUTH, skipped_why);
-    else if (!(rt->runs & MN_CHARACTER_RUN_HEAD))
-        skip_part(rt, MN_CHARACTER_RUN_MOUTH, "needs the head");
-    if (skip & MN_CHARACTER_RUN_SPLATS)
-        skip_part(rt, MN_CHARACTER_RUN_SPLATS, skipped_why);
-    if ((rt->runs & MN_CHARACTER_RUN_MOUTH) && !(rt->runs & MN_CHARACTER_RUN_SPLATS))
-        skip_part(rt, MN_CHARACTER_RUN_MOUTH, "needs the splats");
+    const struct {
+        uint32_t bit;
+        bool present;
+        uint32_t needs;          /* parts that must run for it to (listed before it) */
+    } parts[] = {
+        {MN_CHARACTER_RUN_HEAD, c->head != NULL, 0},
+        {MN_CHARACTER_RUN_FACE, c->face_map != NULL, MN_CHARACTER_RUN_HEAD},
+        {MN_CHARACTER_RUN_CORRECTIVE, c->corrective != NULL, 0},
+        {MN_CHARACTER_RUN_SPLATS, true, 0},
+        {MN_CHARACTER_RUN_MOUTH, c->mouth != NULL, MN_CHARACTER_RUN_HEAD | MN_CHARACTER_RUN_SPLATS},
+    };
+    rt->runs = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        uint32_t bit = parts[i].bit, missing = parts[i].needs & ~rt->runs;
+        rt->runs |= bit;
+        if (!parts[i].present)
+            skip_part(rt, bit, "the package has none");
+        else if (skip & bit)
+            skip_part(rt, bit, "skipped");
+        else if (missing & MN_CHARACTER_RUN_HEAD)
+            skip_part(rt, bit, "needs the head");
+        else if (missing)
+            skip_part(rt, bit, "needs the splats");
+    }
 }
 
 /* The skeleton as a model of nodes at the rest pose, so the mixer can play over it. */

@@ -42,7 +42,10 @@
  *      with frame->look, the four gaze angles are replaced by each eye's turn
  *      toward look_at (rig space, metres), clamped to the gaze limits; then
  *      mn_head_pose, and the posed vertices' area-weighted normals (faces).
- *   6. The splats: mn_splat_skinner_run over the skin matrices.  Opacities
+ *   6. The splats: the splat deform (splat.h) over the skin matrices, in the
+ *      skinner's 2048-splat chunks, so the bits are mn_splat_skin_run's; with
+ *      threads > 1 the calling thread poses the head (step 5's mn_head_pose and
+ *      normals) while the others deform the splats, then joins them.  Opacities
  *      (sigmoid of the stored logit, computed once) are written at creation;
  *      with the mouth list (and a head), each listed splat's opacity is its
  *      base times mn_mouth_hidden_alpha(gap) and each plug's centre moves back
@@ -86,7 +89,7 @@ typedef enum mn_character_part_bits {
 
 typedef struct mn_character_runtime_options {
     mn_allocator allocator;     /* zero: malloc/free */
-    uint32_t threads;           /* the splat deform's threads, the caller's included; 0 and 1: one */
+    uint32_t threads;           /* the deform's threads, the caller's included; 0 and 1: one */
     uint32_t skip;              /* mn_character_part_bits not to run even when the package has them */
     bool force_simd;            /* false: the widest kernels there are (MN_SIMD_BEST) */
     mn_simd_level simd;         /* with force_simd: the splat and head kernels' level */
@@ -134,12 +137,12 @@ typedef struct mn_character_runtime mn_character_runtime;
 /*
  * A runtime for `character` (borrowed: it must outlive the runtime).  Every
  * scratch buffer, the mixer (over a model of the skeleton's joints), the head
- * and the splat skinner are made here, once.  A part runs when the package has
+ * and the worker pool (threads − 1 threads) are made here, once.  A part runs when the package has
  * it and options->skip does not name it; the mouth also needs the head.
  * `skipped` (mn_character_runtime_skipped) says which parts do not run.
  * Errors (*out NULL): MN_INVALID_ARGUMENT (NULL character or out, threads
  * above MN_POOL_MAX_THREADS, a negative or non-finite gaze limit), the errors
- * of mn_head_create and mn_splat_skin_job_validate, MN_OUT_OF_MEMORY.
+ * of mn_head_create, mn_splat_skin_job_validate and mn_pool_create, MN_OUT_OF_MEMORY.
  */
 MN_API mn_status mn_character_runtime_create(const mn_character *character,
                                              const mn_character_runtime_options *options,
