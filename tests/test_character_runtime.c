@@ -360,6 +360,43 @@ static void a_centimetre_head_poses_in_metres(void **state)
     drop(m);
 }
 
+/* A head joint the body lacks follows its head parent, and the frame's override turns it. */
+static void a_head_joint_the_body_lacks_follows_and_turns(void **state)
+{
+    (void)state;
+    fixture *fx = make(&(synthetic_character_options){.body_lacks_head_joint = true});
+    fixture *ref = make(NULL);
+    mn_character_runtime *rt = runtime_of(fx->character, 1, 0);
+    mn_character_runtime *rr = runtime_of(ref->character, 1, 0);
+    update(rt, NULL);
+    update(rr, NULL);
+    const mn_character_views *v = mn_character_runtime_views(rt), *w = mn_character_runtime_views(rr);
+    uint32_t V = v->head_vertex_count;
+    for (uint32_t i = 0; i < 3 * V; i++)
+        assert_float_equal(v->head_vertices[i], w->head_vertices[i], 1e-5);
+    /* turned: as the head's own override of its pack joint poses it */
+    mn_joint_override turn = {"head", {0.0f, 0.258819f, 0.0f, 0.9659258f}}; /* 30 degrees about y */
+    update(rt, &(mn_character_frame){.overrides = &turn, .override_count = 1});
+    mn_head *head = NULL;
+    mn_error err = {0};
+    assert_int_equal(mn_head_create(fx->character->head, NULL, &head, &err), MN_OK);
+    assert_int_equal(mn_head_set_joint_overrides(head, &turn, 1, NULL, &err), MN_OK);
+    float *verts = malloc((size_t)V * 12);
+    assert_int_equal(mn_head_pose(head, NULL, 0, verts, &err), MN_OK);
+    float moved = 0.0f;
+    for (uint32_t i = 0; i < 3 * V; i++) {
+        assert_float_equal(v->head_vertices[i], verts[i], 1e-5);
+        moved = fmaxf(moved, fabsf(v->head_vertices[i] - w->head_vertices[i]));
+    }
+    assert_true(moved > 0.01f);
+    free(verts);
+    mn_head_free(head);
+    mn_character_runtime_free(rr);
+    mn_character_runtime_free(rt);
+    drop(ref);
+    drop(fx);
+}
+
 /* ---- the face ------------------------------------------------------------------------ */
 
 static void face_controls_go_through_the_face_map(void **state)
@@ -657,6 +694,7 @@ int main(void)
         cmocka_unit_test(a_blend_tree_drives_the_body),
         cmocka_unit_test(a_state_machine_drives_the_body),
         cmocka_unit_test(a_centimetre_head_poses_in_metres),
+        cmocka_unit_test(a_head_joint_the_body_lacks_follows_and_turns),
         cmocka_unit_test(face_controls_go_through_the_face_map),
         cmocka_unit_test(gaze_turns_the_eyes_toward_a_target),
         cmocka_unit_test(correctives_switch_on_as_the_arm_rises),

@@ -50,6 +50,7 @@ struct mn_character_runtime {
     mn_head *head;
     uint32_t head_joints;
     uint32_t *head_body;               /* per head joint: the body joint of its name, or UINT32_MAX */
+    uint32_t *head_order;              /* the head joints, parents first */
     float *head_rest_local;            /* per head joint: row-major rest local, metres */
     float *head_worlds;                /* per head joint: row-major world, metres */
     float unit;                        /* metres per pack unit */
@@ -200,6 +201,8 @@ static mn_status build_mixer(mn_character_runtime *rt, mn_error *err)
     return mn_mixer_create(rt->model, &mo, &rt->mixer, err);
 }
 
+static void order_head_joints(mn_character_runtime *rt, uint8_t *placed);
+
 /* Which body joint drives each head joint, the rest locals of the others, the eyes' frames. */
 static mn_status map_head(mn_character_runtime *rt, mn_error *err)
 {
@@ -211,8 +214,11 @@ static mn_status map_head(mn_character_runtime *rt, mn_error *err)
     rt->head_body = mni_arena_calloc(&rt->arena, J, sizeof *rt->head_body, 8);
     rt->head_rest_local = mni_arena_calloc(&rt->arena, (size_t)J * 16, sizeof(float), 16);
     rt->head_worlds = mni_arena_calloc(&rt->arena, (size_t)J * 16, sizeof(float), 16);
-    if (!rt->head_body || !rt->head_rest_local || !rt->head_worlds)
+    rt->head_order = mni_arena_calloc(&rt->arena, J, sizeof *rt->head_order, 8);
+    uint8_t *placed = mni_arena_calloc(&rt->arena, J, 1, 8);
+    if (!rt->head_body || !rt->head_rest_local || !rt->head_worlds || !rt->head_order || !placed)
         return mni_oom(err, "character runtime: head joints");
+    order_head_joints(rt, placed);
     for (uint32_t j = 0; j < J; j++) {
         rt->head_body[j] = mn_soma_skeleton_find(sk, pack->header.joint_names[j]);
         float rest[16], inv[16];
@@ -241,11 +247,27 @@ static mn_status map_head(mn_character_runtime *rt, mn_error *err)
     return MN_OK;
 }
 
-/* The head's joint worlds from the body's: a named joint takes the body's, others follow. */
-static mn_status drive_head_joints(mn_character_runtime *rt, mn_error *err)
+/* The frame's override for head joint `name`, or NULL. */
+static const float *head_override(const mn_character_frame *f, const char *name)
+{
+    const float *q = NULL;
+    for (uint32_t i = 0; f && i < f->override_count; i++)
+        if (strcmp(f->overrides[i].joint, name) == 0)
+            q = f->overrides[i].rotation; /* the last of a repeated name wins */
+    return q;
+}
+
+/*
+ * The head's joint worlds from the body's, parents first: a joint the body
+ * has takes its world; one it lacks follows its head parent by its rest local
+ * (a root keeps its rest world), turned by the frame's override of its name.
+ */
+static mn_status drive_head_joints(mn_character_runtime *rt, const mn_character_frame *f,
+                                   mn_error *err)
 {
     const mn_aosrig *pack = rt->character->head;
-    for (uint32_t j = 0; j < rt->head_joints; j++) {
+    for (uint32_t k = 0; k < rt->head_joints; k++) {
+        uint32_t j = rt->head_order[k];
         float *w = rt->head_worlds + 16 * j;
         uint32_t b = rt->head_body[j];
         if (b != UINT32_MAX) {
@@ -253,14 +275,41 @@ static mn_status drive_head_joints(mn_character_runtime *rt, mn_error *err)
             for (int r = 0; r < 4; r++)
                 for (int c = 0; c < 4; c++)
                     w[4 * r + c] = m[4 * c + r];
-        } else if (pack->joint_parents[j] < 0) {
-            memcpy(w, rt->head_rest_local + 16 * j, 16 * sizeof(float));
-        } else {
-            row_mul(w, rt->head_worlds + 16 * (size_t)pack->joint_parents[j],
-                    rt->head_rest_local + 16 * j);
+            continue;
         }
+        float local[16];
+        const float *q = head_override(f, pack->header.joint_names[j]);
+        if (q) {
+            float unit[4], col[16], turn[16];
+            mn_quat_normalize(unit, q);
+            mn_quat_to_mat4(col, unit);
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 4; c++)
+                    turn[4 * r + c] = col[4 * c + r];
+            row_mul(local, rt->head_rest_local + 16 * j, turn);
+        } else {
+            memcpy(local, rt->head_rest_local + 16 * j, sizeof local);
+        }
+        if (pack->joint_parents[j] < 0)
+            memcpy(w, local, sizeof local);
+        else
+            row_mul(w, rt->head_worlds + 16 * (size_t)pack->joint_parents[j], local);
     }
     return mn_head_set_joint_worlds(rt->head, rt->head_worlds, (size_t)rt->head_joints * 16, err);
+}
+
+/* The head's joints parents first (the pack's parents are a forest in any order). */
+static void order_head_joints(mn_character_runtime *rt, uint8_t *placed)
+{
+    const int32_t *parents = rt->character->head->joint_parents;
+    uint32_t J = rt->head_joints, n = 0;
+    memset(placed, 0, J);
+    while (n < J) /* the reader refused cycles, so every pass places at least one */
+        for (uint32_t j = 0; j < J; j++)
+            if (!placed[j] && (parents[j] < 0 || placed[parents[j]])) {
+                placed[j] = 1;
+                rt->head_order[n++] = j;
+            }
 }
 
 /* Each listed splat's opacity and its lips' rest gap vector, posed once at rest. */
@@ -273,7 +322,7 @@ static mn_status prepare_mouth(mn_character_runtime *rt, mn_error *err)
         return mni_oom(err, "character runtime: the mouth list");
     mn_soma_rest_pose(rt->character->skeleton, &rt->pose);
     mn_soma_pose(rt->character->skeleton, &rt->pose, rt->worlds, rt->skin);
-    mn_status st = drive_head_joints(rt, err);
+    mn_status st = drive_head_joints(rt, NULL, err);
     if (st == MN_OK)
         st = mn_head_pose(rt->head, NULL, 0, rt->head_verts, err);
     if (st != MN_OK)
@@ -703,7 +752,7 @@ static mn_status prepare_head(mn_character_runtime *rt, const mn_character_frame
 {
     const mn_aosrig *pack = rt->character->head;
     uint32_t dim = pack->header.head_ext.dim;
-    mn_status st = drive_head_joints(rt, err);
+    mn_status st = drive_head_joints(rt, f, err);
     if (st != MN_OK)
         return st;
     if (f->arkit && (rt->runs & MN_CHARACTER_RUN_FACE)) {

@@ -97,7 +97,7 @@ static void set_joint(joint *j, const char *name, int parent, float x, float y, 
     j->r[3] = 1.0f;
 }
 
-static void make_joints(joint *js, uint32_t n)
+static void make_joints(joint *js, uint32_t n, bool rename_head)
 {
     set_joint(&js[0], "Hips", -1, 0, 1.0f, 0);
     set_joint(&js[1], "Spine", 0, 0, 0.2f, 0);
@@ -108,7 +108,8 @@ static void make_joints(joint *js, uint32_t n)
     set_joint(&js[4], "neck_02", 3, 0, 0.07f, 0.01f);
     js[4].r[0] = sinf(0.1f), js[4].r[3] = cosf(0.1f);
     float c = cosf(-0.2f), s = sinf(-0.2f);
-    set_joint(&js[5], "head", 4, 0, c * 0.08f - s * 0.01f, s * 0.08f + c * 0.01f);
+    set_joint(&js[5], rename_head ? "HeadBody" : "head", 4, 0, c * 0.08f - s * 0.01f,
+              s * 0.08f + c * 0.01f);
     js[5].r[0] = sinf(-0.1f), js[5].r[3] = cosf(-0.1f);
     set_joint(&js[6], "LeftArm", 2, 0.18f, 0.05f, 0);
     set_joint(&js[7], "LeftForeArm", 6, 0, -0.28f, 0);
@@ -210,7 +211,7 @@ static void clips_json(text *t, const joint *js)
         else if (c == 1)
             track(t, "LeftArm", js[6].r, z, raise);
         else
-            track(t, "head", js[5].r, x, nod);
+            track(t, js[5].name, js[5].r, x, nod);
         put(t, "},\"root\":[");
         for (int f = 0; f < 11; f++)
             put(t, "%s0,1,0", f ? "," : "");
@@ -414,7 +415,7 @@ void synthetic_character_write(const char *dir, const synthetic_character_option
     float *worlds = calloc((size_t)J * 16, sizeof(float));
     if (!js || !worlds)
         abort();
-    make_joints(js, J);
+    make_joints(js, J, o.body_lacks_head_joint);
     rest_worlds(js, J, worlds);
 
     char sha[8][65];

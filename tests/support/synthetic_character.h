@@ -7,7 +7,7 @@
  * character's left on +x:
  *   - skeleton.json: Hips (1 m up) → Spine → Chest → neck_01 → neck_02 → head,
  *     the neck chain's rest worlds those of the synthetic head's joints (so the
- *     head sits on the body), LeftArm/RightArm → ForeArm → Hand hanging down
+ *     head sits on the body; with body_lacks_head_joint its "head" is "HeadBody"), LeftArm/RightArm → ForeArm → Hand hanging down
  *     from the chest, a twist helper on each forearm (fraction 0.5), then
  *     `joints − 14` extra joints in chains of eight under the hips;
  *   - clips.json: "idle" (a looping spine sway, 1 s), "raise" (the left arm
@@ -39,6 +39,8 @@ typedef struct synthetic_character_options {
     uint32_t splats;               /* 0 means 512; at least 16 */
     synthetic_head_options head;   /* the head's (bind_transform is always set) */
     bool no_head, no_face, no_corrective, no_mouth;
+    bool body_lacks_head_joint;    /* the skeleton's "head" is called "HeadBody": the pack's
+                                      "head" joint then follows neck_02 by its rest */
 } synthetic_character_options;
 
 typedef struct synthetic_character_info {

@@ -29,7 +29,8 @@
  *      Joints no source writes hold the rest pose (localPosition, localRotation).
  *   2. The frame's joint overrides, by the skeleton's joint names: rotation =
  *      rotation ⊗ normalise(q), a turn about the joint's own axes on top of
- *      the played pose (procedural head aim); unknown names are skipped.
+ *      the played pose (procedural head aim); a name only the head pack has
+ *      turns that head joint (step 5); other names are skipped.
  *   3. mn_soma_pose: the twist helpers, then every joint's world and skin matrix.
  *   4. Correctives (when the package has them and they run): mn_corrective_update
  *      with the runtime's state (mn_character_runtime_set_correctives switches it).
@@ -37,8 +38,9 @@
  *      name a skeleton joint has takes that joint's world (column-major to the
  *      pack's row-major, metres; mn_head_set_joint_worlds converts units); a head
  *      joint the body lacks follows its head parent with its rest local (a root
- *      keeps its rest world).  Its controls: frame->arkit through the package's
- *      face map (mn_arkit_map_apply), else frame->controls (head_ext), else zeros;
+ *      keeps its rest world), turned as restLocal·R(q) by an override of its
+ *      name.  Its controls: frame->arkit through the package's face map
+ *      (mn_arkit_map_apply), else frame->controls (head_ext), else zeros;
  *      with frame->look, the four gaze angles are replaced by each eye's turn
  *      toward look_at (rig space, metres), clamped to the gaze limits; then
  *      mn_head_pose, and the posed vertices' area-weighted normals (faces).
