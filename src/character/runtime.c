@@ -82,27 +82,14 @@ static void row_mul(float *restrict out, const float *restrict a, const float *r
     out[15] = 1.0f;
 }
 
-/* The affine inverse of a row-major matrix (double inside); false when singular. */
+/* The affine inverse of a row-major matrix (double inside, core/core.h); false when singular. */
 static bool row_invert(float out[16], const float m[16])
 {
-    double a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9],
-           i = m[10];
-    double c00 = e * i - f * h, c01 = c * h - b * i, c02 = b * f - c * e;
-    double det = a * c00 + d * c01 + g * c02;
-    if (!(fabs(det) > 0.0) || !isfinite(det))
+    double inverse[16];
+    if (!mni_affine_invert_rows(inverse, m))
         return false;
-    double k = 1.0 / det;
-    double r[9] = {c00 * k, c01 * k, c02 * k,
-                   (f * g - d * i) * k, (a * i - c * g) * k, (c * d - a * f) * k,
-                   (d * h - e * g) * k, (b * g - a * h) * k, (a * e - b * d) * k};
-    for (int row = 0; row < 3; row++) {
-        double t = -(r[3 * row] * m[3] + r[3 * row + 1] * m[7] + r[3 * row + 2] * m[11]);
-        for (int col = 0; col < 3; col++)
-            out[4 * row + col] = (float)r[3 * row + col];
-        out[4 * row + 3] = (float)t;
-    }
-    out[12] = out[13] = out[14] = 0.0f;
-    out[15] = 1.0f;
+    for (int k = 0; k < 16; k++)
+        out[k] = (float)inverse[k];
     return true;
 }
 

@@ -122,6 +122,13 @@ uint32_t mni_names_find(const mni_names_sorted *s, const char *name);
  */
 bool mni_names_first_duplicate(const mni_names_sorted *s, uint32_t *dup, uint32_t *first);
 
+/* ---- row-major affine matrices ------------------------------------------------ */
+
+/* out = the inverse of the affine row-major 4×4 m (its last row taken as 0 0 0 1), computed in
+   double (core/math.c): the head pack's and the character runtime's convention.  Returns false,
+   leaving out unset, when m's 3×3 is singular or not finite. */
+bool mni_affine_invert_rows(double out[16], const float m[16]);
+
 /* ---- SIMD levels ------------------------------------------------------------ */
 
 /*

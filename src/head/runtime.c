@@ -61,30 +61,6 @@ static void affine_mul(double out[16], const double a[16], const double b[16])
     out[15] = 1.0;
 }
 
-/* The affine inverse of a row-major matrix; false when its 3×3 is singular. */
-static bool affine_invert(double out[16], const float m[16])
-{
-    double a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9],
-           i = m[10];
-    double c00 = e * i - f * h, c01 = c * h - b * i, c02 = b * f - c * e;
-    double det = a * c00 + d * c01 + g * c02;
-    if (!(fabs(det) > 0.0) || !isfinite(det))
-        return false;
-    double k = 1.0 / det;
-    double r[9] = {c00 * k, c01 * k, c02 * k,
-                   (f * g - d * i) * k, (a * i - c * g) * k, (c * d - a * f) * k,
-                   (d * h - e * g) * k, (b * g - a * h) * k, (a * e - b * d) * k};
-    for (int row = 0; row < 3; row++) {
-        out[4 * row] = r[3 * row];
-        out[4 * row + 1] = r[3 * row + 1];
-        out[4 * row + 2] = r[3 * row + 2];
-        out[4 * row + 3] = -(r[3 * row] * m[3] + r[3 * row + 1] * m[7] + r[3 * row + 2] * m[11]);
-    }
-    out[12] = out[13] = out[14] = 0.0;
-    out[15] = 1.0;
-    return true;
-}
-
 static void to_double(double out[16], const float m[16])
 {
     for (int k = 0; k < 16; k++)
@@ -228,7 +204,7 @@ static mn_status prepare_rest(mn_head *h, mn_error *err)
 {
     const mn_aosrig *p = h->pack;
     for (size_t j = 0; j < h->joint_count; j++) {
-        if (!affine_invert(h->rest_inverse + 16 * j, p->rest_world + 16 * j))
+        if (!mni_affine_invert_rows(h->rest_inverse + 16 * j, p->rest_world + 16 * j))
             return mni_error_set(err, MN_INVALID_VALUE, "blobs.restWorld", -1,
                                  "restWorld[%zu] (joint \"%s\") has a singular 3x3: it cannot be "
                                  "inverted for skinning",
