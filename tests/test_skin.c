@@ -615,26 +615,36 @@ static void streaming_stores_give_the_cached_bytes_strided_and_in_place(void **s
     random_mesh_free(&m);
 }
 
-/* Past MN_SKIN_STREAM_MIN_BYTES the default streams (and prefetches): still the cached bytes. */
+/*
+ * A large call (past MN_SKIN_STREAM_MIN_BYTES: the SIMD kernels prefetch) at
+ * every level: the default (through the cache) and forced streaming give the
+ * bytes of forced cached stores.
+ */
 static void default_store_of_a_large_call_gives_the_cached_bytes(void **state)
 {
     (void)state;
     uint32_t count = MN_SKIN_STREAM_MIN_BYTES / 24 + 7; /* positions and normals: 24 bytes a vertex */
     random_mesh m = random_mesh_make(count, 4, 31u);
-    out_buf out[2][2];
-    for (int way = 0; way < 2; way++) {
-        out[way][0] = out_buf_make(3 * (size_t)count, 1);
-        out[way][1] = out_buf_make(3 * (size_t)count, 1);
-        mn_skin_job job = basic_job(count, 4, m.joints, m.weights, m.palette, m.palette_count,
-                                    m.positions, out[way][0].at);
-        job.normals = m.normals, job.out_normals = out[way][1].at;
-        job.output_store = way ? MN_SKIN_STORE_DEFAULT : MN_SKIN_STORE_CACHED;
-        assert_int_equal(mn_skin_run(&job), MN_OK);
+    const mn_skin_store ways[3] = {MN_SKIN_STORE_CACHED, MN_SKIN_STORE_DEFAULT,
+                                   MN_SKIN_STORE_STREAM};
+    for (int level = 0; level < LEVELS; level++) {
+        out_buf out[3][2];
+        for (int way = 0; way < 3; way++) {
+            out[way][0] = out_buf_make(3 * (size_t)count, 1);
+            out[way][1] = out_buf_make(3 * (size_t)count, 1);
+            mn_skin_job job = basic_job(count, 4, m.joints, m.weights, m.palette,
+                                        m.palette_count, m.positions, out[way][0].at);
+            job.normals = m.normals, job.out_normals = out[way][1].at;
+            job.output_store = ways[way];
+            assert_int_equal(mn_skin_run_with(&job, (mn_simd_level)level), MN_OK);
+        }
+        for (int way = 1; way < 3; way++) {
+            out_buf_assert_same(&out[0][0], &out[way][0]);
+            out_buf_assert_same(&out[0][1], &out[way][1]);
+        }
+        for (int way = 0; way < 3; way++)
+            out_buf_free(&out[way][0]), out_buf_free(&out[way][1]);
     }
-    out_buf_assert_same(&out[0][0], &out[1][0]);
-    out_buf_assert_same(&out[0][1], &out[1][1]);
-    for (int way = 0; way < 2; way++)
-        out_buf_free(&out[way][0]), out_buf_free(&out[way][1]);
     random_mesh_free(&m);
 }
 

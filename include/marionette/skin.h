@@ -18,12 +18,13 @@
  * input; outputs are written 3 floats a vertex (4 for tangents) and floats
  * between strides are left alone.
  *
- * Where the outputs go (mn_skin_store): a large call writes its outputs with
- * non-temporal (streaming) stores, which send them to memory without first
- * reading each cache line and without evicting the inputs; a small call
- * writes through the cache, where a caller that reads the vertices next
- * (an upload, a crowd's next step) finds them.  Only the bytes' destination
- * changes, never a value: both ways give the same bits.
+ * Where the outputs go (mn_skin_store): by default through the cache, where
+ * a caller that reads the vertices next (an upload, a crowd's next step)
+ * finds them; on request with non-temporal (streaming) stores, which send
+ * them to memory without first reading each cache line.  Ordinary stores
+ * measured faster at every size (10k to 4M vertices, docs/animation.md), so
+ * the default never streams.  Only the bytes' destination changes, never a
+ * value: both ways give the same bits.
  */
 #ifndef MARIONETTE_SKIN_H
 #define MARIONETTE_SKIN_H
@@ -45,19 +46,19 @@ extern "C" {
  * through the cache whatever is asked.
  */
 typedef enum mn_skin_store {
-    MN_SKIN_STORE_DEFAULT = 0,  /* streaming when the call writes MN_SKIN_STREAM_MIN_BYTES or more */
+    MN_SKIN_STORE_DEFAULT = 0,  /* through the cache at every size (measured faster; see above) */
     MN_SKIN_STORE_CACHED,       /* ordinary stores: outputs stay in cache for a reader that follows */
     MN_SKIN_STORE_STREAM        /* streaming wherever the layout allows, whatever the size */
 } mn_skin_store;
 
 /*
- * The default's threshold: output bytes of one call (12 a vertex for
+ * What counts as a large call: output bytes of one call (12 a vertex for
  * positions and normals, 16 for tangents; 4 MiB is about 175k vertices of
- * positions and normals).  Below it the outputs are still in L2 or L3 when
- * the caller reads them (a crowd's 5k-vertex instances, an upload right
- * after), and caching them measured faster (100k vertices, 2.4 MB, on
- * bench_skin); above it they are evicted before anyone reads them, and an
- * ordinary store only adds a read of each line (read-for-ownership).
+ * positions and normals).  The SIMD kernels prefetch their inputs ahead in
+ * a call whose outputs and influences (6 bytes each) come to that much.  Mesh skinning's default no longer streams from it (streaming
+ * measured 3-7% slower than ordinary stores at 10k, 100k, 1M and 4M
+ * vertices on bench_skin, 16% at 1M on another machine); splat skinning
+ * still uses it as its streaming threshold.
  */
 #define MN_SKIN_STREAM_MIN_BYTES (4u * 1024u * 1024u)
 
@@ -80,7 +81,7 @@ typedef struct mn_skin_job {
     uint32_t out_normal_stride;    /* 0 = 3 */
     float *out_tangents;           /* required when tangents is given; may equal tangents */
     uint32_t out_tangent_stride;   /* 0 = 4 */
-    mn_skin_store output_store;    /* 0 (MN_SKIN_STORE_DEFAULT) = streaming by size, see above */
+    mn_skin_store output_store;    /* 0 (MN_SKIN_STORE_DEFAULT) = through the cache, see above */
 } mn_skin_job;
 
 /*

@@ -132,7 +132,7 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
 
     if ((unsigned)job->output_store > (unsigned)MN_SKIN_STORE_STREAM)
         return mni_fail(err, MN_INVALID_ARGUMENT,
-                        "output_store is %d, not an mn_skin_store (0 = by size)",
+                        "output_store is %d, not an mn_skin_store (0 = the default)",
                         (int)job->output_store);
 
     struct { uint32_t stride, least; const char *name; } strides[] = {
@@ -197,7 +197,11 @@ static size_t aligned_vertex(const float *out)
 }
 
 /*
- * Choose the streamed outputs (see mn_skin_store in skin.h).  The kernels
+ * Choose the streamed outputs (see mn_skin_store in skin.h): only when the
+ * caller asks.  The default stores through the cache at every size: on
+ * bench_skin, at 10k, 100k, 1M and 4M vertices, each SIMD kernel streaming
+ * took 1.03-1.07x its time with ordinary stores (1.16x at 1M on another
+ * machine), so no size threshold paid (docs/animation.md).  The kernels
  * stream a packed 3-float output as aligned 16-byte stores of four vertices
  * at a time, from stream_first on; a second packed output streams only when
  * it reaches its boundary at the same vertex.  A tangent output streams
@@ -208,9 +212,7 @@ static void plan_streaming(mn_skin_streams *s, mn_skin_store store)
     size_t bytes = s->count * (12u + (s->normals ? 12u : 0u) + (s->tangents ? 16u : 0u));
     /* the inputs are at least as large as the outputs, plus the influences */
     s->prefetch = bytes + s->count * s->influences * 6u >= MN_SKIN_STREAM_MIN_BYTES;
-    bool want = store == MN_SKIN_STORE_STREAM ||
-                (store == MN_SKIN_STORE_DEFAULT && bytes >= MN_SKIN_STREAM_MIN_BYTES);
-    if (!want)
+    if (store != MN_SKIN_STORE_STREAM)
         return;
     /* float streams are 4-byte aligned, so a packed one reaches 16 bytes within 4 vertices */
     bool first_set = false;

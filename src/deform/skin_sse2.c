@@ -19,7 +19,8 @@
  * the same group and overwritten by it (see store_xyz), so nothing outside
  * the group's own floats is ever written.
  *
- * Large calls (skin.c decides, see mn_skin_store) stream their outputs: the
+ * A call that asks for streaming stores (MN_SKIN_STORE_STREAM; the default
+ * stores through the cache, see mn_skin_store) gets them: the
  * vertices before the first 16-byte boundary are skinned as a partial group,
  * then each full group's 48 packed bytes go out as three aligned
  * non-temporal stores (stream_xyz4) and the call ends with a store fence; the
