@@ -190,6 +190,49 @@ static void zero_length_normal_stays_zero(void **state)
     }
 }
 
+/*
+ * Directions whose squared length is ordinary, zero, tiny but normal,
+ * subnormal (0 < len² < FLT_MIN) and infinite (len² overflows): every level
+ * gives the reference's results, finite, the last two through the SIMD
+ * kernels' exact fallback (skin_sse2.c, inv_length4): a unit vector and zero.
+ */
+static void extreme_direction_lengths_agree_with_reference(void **state)
+{
+    (void)state;
+    enum { V = 8 }; /* two full groups: ordinary lengths in the first, the extremes in the second */
+    float palette[16];
+    mn_mat4_identity(palette);
+    uint16_t joints[V] = {0};
+    float weights[V], positions[3 * V] = {0};
+    const float normals[3 * V] = {0.6f, 0.8f, 0,   0, 0, 0,        0, 3, 4,      1e-18f, 0, 0,
+                                  1e-20f, 0, 0,    1e20f, 0, 0,   0, 0, -2e-20f, 0.3f, 0, 0.4f};
+    const float tangents[4 * V] = {1e-20f, 0, 0, 1,  0, 1e20f, 0, -1,  0, 1, 0, 1,  0, 0, 0, 1,
+                                   0.6f, 0.8f, 0, 1,  1e-21f, 1e-21f, 0, -1,  2, 0, 0, 1,  0, 5, 0, 1};
+    for (int v = 0; v < V; v++)
+        weights[v] = 1.0f;
+    float ref_n[3 * V], ref_t[4 * V];
+    for (int level = 0; level < LEVELS; level++) {
+        float out_p[3 * V], out_n[3 * V], out_t[4 * V];
+        mn_skin_job job = basic_job(V, 1, joints, weights, palette, 1, positions, out_p);
+        job.normals = normals, job.out_normals = out_n;
+        job.tangents = tangents, job.out_tangents = out_t;
+        assert_int_equal(mn_skin_run_with(&job, (mn_simd_level)level), MN_OK);
+        for (int i = 0; i < 3 * V; i++)
+            assert_true(isfinite(out_n[i]));
+        for (int i = 0; i < 4 * V; i++)
+            assert_true(isfinite(out_t[i]));
+        if (level == 0) {
+            memcpy(ref_n, out_n, sizeof ref_n), memcpy(ref_t, out_t, sizeof ref_t);
+            const float unit_x[3] = {1, 0, 0}, zero[3] = {0, 0, 0};
+            /* subnormal len²: a unit vector, to the precision a subnormal keeps */
+            assert_vec_near(out_n + 3 * 4, unit_x, 3, 1e-5);
+            assert_vec_near(out_n + 3 * 5, zero, 3, 0);      /* len² overflows: zero */
+        }
+        assert_agree(out_n, ref_n, 3 * V);
+        assert_agree(out_t, ref_t, 4 * V);
+    }
+}
+
 static void eight_influences_average_eight_translations(void **state)
 {
     (void)state;
@@ -1023,6 +1066,7 @@ int main(void)
         cmocka_unit_test(normals_are_renormalised_under_non_uniform_scale),
         cmocka_unit_test(tangent_xyz_rotates_and_w_is_kept),
         cmocka_unit_test(zero_length_normal_stays_zero),
+        cmocka_unit_test(extreme_direction_lengths_agree_with_reference),
         cmocka_unit_test(eight_influences_average_eight_translations),
         cmocka_unit_test(sse2_and_avx2_agree_with_scalar_4_influences),
         cmocka_unit_test(sse2_and_avx2_agree_with_scalar_8_influences),

@@ -86,8 +86,9 @@ static inline bool mni_skin_packed(const mn_skin_streams *s)
 /*
  * The kernels, one a level (core/simd.h): the reference (skin.c: plain C,
  * always built, the meaning of every other kernel), SSE2 (skin_sse2.c: the
- * reference's bits), AVX2+FMA (skin_avx2.c) and NEON (skin_neon.c), the
- * last two within float rounding of it.  skin.c's dispatch calls one only
+ * reference's positions bit for bit, directions within 3e-7), AVX2+FMA
+ * (skin_avx2.c) and NEON (skin_neon.c), the last two within float rounding
+ * of it.  skin.c's dispatch calls one only
  * at a level mni_simd_resolve gave.
  */
 void mni_skin_scalar(const mn_skin_streams *s);

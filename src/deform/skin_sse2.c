@@ -7,9 +7,18 @@
  * Normalising needs 1/sqrt of a horizontal sum, which is slow one vector at a
  * time, so normals and tangents are normalised four vertices at once: the
  * squared components are transposed into x², y², z² rows, summed in the
- * reference's order, and one sqrt and one division serve four vertices.
- * Additions run in the scalar reference's order and there is no FMA, so this
- * kernel gives the reference's bits.
+ * reference's order, and one reciprocal square root estimate with a
+ * Newton-Raphson step serves four vertices (inv_length4).  Additions run in
+ * the scalar reference's order and there is no FMA, so positions are the
+ * reference's bits, and normals and tangents are within 3e-7 relative of
+ * them (the estimate's refinement), inside skinning's 1e-6.
+ *
+ * Where the time goes: a vertex of four influences costs 25 multiplies (16
+ * for the blend: four columns, row 3 included, for each influence) and 18
+ * adds, each its own instruction, where the AVX2+FMA kernel's 256-bit fused
+ * ones do the same work in 12; both are bound by the multiply pipes, so this
+ * kernel takes about twice AVX2's time on data in cache, whatever the
+ * normalisation costs (bench_skin's sse2_to_avx2).
  *
  * Loads touch only the floats of their vertex (3 for positions and normals,
  * 4 for tangents), so nothing is read past the end of a stream.  Outputs are
@@ -35,6 +44,8 @@
 #if MN_WITH_SSE2
 
 #include "core/lanes_sse2.h"
+
+#include <float.h>
 
 #define SKIN_READS_PAST 0
 #define SKIN_STREAMS 1
@@ -80,6 +91,33 @@ MN_LANE void store3(float *out, __m128 v)
 }
 
 /*
+ * 1 / sqrt(len2) for four squared lengths, 0 where len2 is 0.  rsqrt's
+ * estimate (12 bits) refined by one Newton-Raphson step, y·(1.5 - ½·len2·y²),
+ * is within 3e-7 relative of 1 / sqrtf (2.2e-7 measured over every normal
+ * float on one AMD CPU; Intel's estimate has the same bound), inside the 1e-6
+ * skinning promises, and takes the divider out of the loop (a sqrt and a
+ * division every four vertices).  rsqrt may read a subnormal as 0 and gives
+ * 0 for infinity, which the step turns into infinity or NaN, so a group with
+ * a length there (0 < len2 < FLT_MIN, or len2 = ∞) takes the exact sqrt and
+ * division instead: a branch that ordinary meshes never take.
+ */
+MN_LANE __m128 inv_length4(__m128 len2)
+{
+    __m128 odd = _mm_or_ps(_mm_and_ps(_mm_cmpgt_ps(len2, _mm_setzero_ps()),
+                                      _mm_cmplt_ps(len2, _mm_set1_ps(FLT_MIN))),
+                           _mm_cmpgt_ps(len2, _mm_set1_ps(FLT_MAX)));
+    __m128 inv;
+    if (_mm_movemask_ps(odd) != 0) {
+        inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+    } else {
+        __m128 y = _mm_rsqrt_ps(len2);
+        __m128 half = _mm_mul_ps(_mm_set1_ps(0.5f), len2);
+        inv = _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_mul_ps(half, y), y)));
+    }
+    return _mm_and_ps(inv, _mm_cmpgt_ps(len2, _mm_setzero_ps()));
+}
+
+/*
  * v[i] = v[i] / |v[i].xyz| for four vectors (lane 3 ignored), zero when the
  * squared length is zero.  len² = (x² + y²) + z², as the reference adds.
  */
@@ -94,9 +132,7 @@ MN_LANE void normalize4(__m128 v[4])
     __m128 xx = _mm_movelh_ps(t0, t1);
     __m128 yy = _mm_movehl_ps(t1, t0);
     __m128 zz = _mm_movelh_ps(t2, t3);
-    __m128 len2 = _mm_add_ps(_mm_add_ps(xx, yy), zz);
-    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
-    inv = _mm_and_ps(inv, _mm_cmpgt_ps(len2, _mm_setzero_ps()));
+    __m128 inv = inv_length4(_mm_add_ps(_mm_add_ps(xx, yy), zz));
     v[0] = _mm_mul_ps(v[0], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0)));
     v[1] = _mm_mul_ps(v[1], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(1, 1, 1, 1)));
     v[2] = _mm_mul_ps(v[2], _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(2, 2, 2, 2)));
