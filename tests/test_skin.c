@@ -207,7 +207,8 @@ static void extreme_direction_lengths_agree_with_reference(void **state)
     const float normals[3 * V] = {0.6f, 0.8f, 0,   0, 0, 0,        0, 3, 4,      1e-18f, 0, 0,
                                   1e-20f, 0, 0,    1e20f, 0, 0,   0, 0, -2e-20f, 0.3f, 0, 0.4f};
     const float tangents[4 * V] = {1e-20f, 0, 0, 1,  0, 1e20f, 0, -1,  0, 1, 0, 1,  0, 0, 0, 1,
-                                   0.6f, 0.8f, 0, 1,  1e-21f, 1e-21f, 0, -1,  2, 0, 0, 1,  0, 5, 0, 1};
+                                   0.6f, 0.8f, 0, 1,  1e-21f, 1e-21f, 0, -1,
+                                   2, 0, 0, 1,  0, 5, 0, 1};
     for (int v = 0; v < V; v++)
         weights[v] = 1.0f;
     float ref_n[3 * V], ref_t[4 * V];

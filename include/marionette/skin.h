@@ -55,10 +55,11 @@ typedef enum mn_skin_store {
  * What counts as a large call: output bytes of one call (12 a vertex for
  * positions and normals, 16 for tangents; 4 MiB is about 175k vertices of
  * positions and normals).  The SIMD kernels prefetch their inputs ahead in
- * a call whose outputs and influences (6 bytes each) come to that much.  Mesh skinning's default no longer streams from it (streaming
- * measured 3-7% slower than ordinary stores at 10k, 100k, 1M and 4M
- * vertices on bench_skin, 16% at 1M on another machine); splat skinning
- * still uses it as its streaming threshold.
+ * a call whose outputs and influences (6 bytes each) come to that much.
+ * Mesh skinning's default no longer streams from it (streaming measured
+ * 3-7% slower than ordinary stores at 10k, 100k, 1M and 4M vertices on
+ * bench_skin, 16% at 1M on another machine); splat skinning still uses it
+ * as its streaming threshold.
  */
 #define MN_SKIN_STREAM_MIN_BYTES (4u * 1024u * 1024u)
 
