@@ -20,8 +20,12 @@
  * kernel takes about twice AVX2's time on data in cache, whatever the
  * normalisation costs (bench_skin's sse2_to_avx2).
  *
- * Loads touch only the floats of their vertex (3 for positions and normals,
- * 4 for tangents), so nothing is read past the end of a stream.  Outputs are
+ * A full group reads a vertex's x y z with one 16-byte load, which also
+ * reads the float after it (the next vertex's x, or a float of the stride's
+ * gap), then broadcasts each coordinate with a shuffle that needs no copy
+ * (pshufd); that float exists whenever a vertex follows, so the full groups
+ * stop before the last vertex and the group that ends the call takes exact
+ * 12-byte reads (skin_partial), as in the AVX2 kernel.  Outputs are
  * written once a group of four has been read entirely, which makes in place
  * safe; in packed streams (stride 3) the first three vertices of a group are
  * stored 16 bytes at a time, the fourth lane landing on the next vertex of
@@ -47,7 +51,7 @@
 
 #include <float.h>
 
-#define SKIN_READS_PAST 0
+#define SKIN_READS_PAST 1
 #define SKIN_STREAMS 1
 #define SKIN_FENCE() _mm_sfence()
 #include "deform/skin_kernel.h"
@@ -56,10 +60,36 @@ typedef struct cols4 {
     __m128 c0, c1, c2, c3;
 } cols4;
 
+/* Lane i of v in every lane, without the copy shufps needs (pshufd writes another register). */
+#define SPLAT(v, i) _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(v), (i) * 0x55))
+
+/* blend for four influences, their weights w4 (one lane each). */
+MN_LANE cols4 blend4(const float *pal, const uint16_t *j, __m128 w4)
+{
+    const float *m = pal + 16 * (size_t)j[0];
+    __m128 wk = SPLAT(w4, 0);
+    cols4 c;
+    c.c0 = _mm_mul_ps(_mm_loadu_ps(m), wk);
+    c.c1 = _mm_mul_ps(_mm_loadu_ps(m + 4), wk);
+    c.c2 = _mm_mul_ps(_mm_loadu_ps(m + 8), wk);
+    c.c3 = _mm_mul_ps(_mm_loadu_ps(m + 12), wk);
+    for (int k = 1; k < 4; k++) {
+        m = pal + 16 * (size_t)j[k];
+        wk = k == 1 ? SPLAT(w4, 1) : k == 2 ? SPLAT(w4, 2) : SPLAT(w4, 3);
+        c.c0 = _mm_add_ps(c.c0, _mm_mul_ps(_mm_loadu_ps(m), wk));
+        c.c1 = _mm_add_ps(c.c1, _mm_mul_ps(_mm_loadu_ps(m + 4), wk));
+        c.c2 = _mm_add_ps(c.c2, _mm_mul_ps(_mm_loadu_ps(m + 8), wk));
+        c.c3 = _mm_add_ps(c.c3, _mm_mul_ps(_mm_loadu_ps(m + 12), wk));
+    }
+    return c;
+}
+
 /* M = Σ w_k · palette[j_k], column by column (row 3 computed and ignored). */
 MN_LANE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
 {
     const float *m = pal + 16 * (size_t)j[0];
+    if (ic == 4) /* a constant count: the four weights are one load and four shuffles */
+        return blend4(pal, j, _mm_loadu_ps(w));
     __m128 wk = _mm_set1_ps(w[0]);
     cols4 c;
     c.c0 = _mm_mul_ps(_mm_loadu_ps(m), wk);
@@ -144,22 +174,41 @@ typedef struct group {
     __m128 pos[4], nv[4], tv[4], tw[4];
 } group;
 
-/* Read and compute vertex v into slot b of g (nothing is written to the outputs yet). */
-MN_LANE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b)
+/*
+ * x y z at d in lanes 0-2: `exact` reads the 3 floats alone (lane 3 is 0),
+ * otherwise one 16-byte load, which also reads the float after them.
+ */
+MN_LANE __m128 load3(const float *d, bool exact)
+{
+    if (exact)
+        return _mm_setr_ps(d[0], d[1], d[2], 0.0f);
+    return _mm_loadu_ps(d);
+}
+
+/* (c0·x + c1·y) + c2·z for the x y z in lanes 0-2 of d. */
+MN_LANE __m128 apply3v(const cols4 *c, __m128 d)
+{
+    return apply3(c, SPLAT(d, 0), SPLAT(d, 1), SPLAT(d, 2));
+}
+
+/*
+ * Read and compute vertex v into slot b of g (nothing is written to the
+ * outputs yet).  `exact`: see load3; false only where another vertex follows.
+ */
+MN_LANE void skin_vertex(const mn_skin_streams *s, layout L, size_t v, group *g, size_t b,
+                         bool exact)
 {
     cols4 c = blend(s->palette, s->joints + v * L.ic, s->weights + v * L.ic, L.ic);
     const float *p = s->positions + v * STRIDE(L, s, position_stride, 3);
-    g->pos[b] = _mm_add_ps(apply3(&c, _mm_set1_ps(p[0]), _mm_set1_ps(p[1]), _mm_set1_ps(p[2])), c.c3);
+    g->pos[b] = _mm_add_ps(apply3v(&c, load3(p, exact)), c.c3);
     if (L.has_n) {
         const float *q = s->normals + v * STRIDE(L, s, normal_stride, 3);
-        g->nv[b] = apply3(&c, _mm_set1_ps(q[0]), _mm_set1_ps(q[1]), _mm_set1_ps(q[2]));
+        g->nv[b] = apply3v(&c, load3(q, exact));
     }
     if (L.has_t) {
         const float *q = s->tangents + v * STRIDE(L, s, tangent_stride, 4);
         g->tw[b] = _mm_loadu_ps(q);
-        g->tv[b] = apply3(&c, _mm_shuffle_ps(g->tw[b], g->tw[b], _MM_SHUFFLE(0, 0, 0, 0)),
-                          _mm_shuffle_ps(g->tw[b], g->tw[b], _MM_SHUFFLE(1, 1, 1, 1)),
-                          _mm_shuffle_ps(g->tw[b], g->tw[b], _MM_SHUFFLE(2, 2, 2, 2)));
+        g->tv[b] = apply3v(&c, g->tw[b]);
     }
 }
 
@@ -249,18 +298,18 @@ MN_LANE void prefetch_vertex(const mn_skin_streams *s, layout L, size_t v)
     _mm_prefetch((const char *)(s->weights + v * L.ic), _MM_HINT_T0);
 }
 
-/* Vertices first .. first+n-1 (n < 4) as one partial group, through the cache. */
+/* Vertices first .. first+n-1 (1 to 4) as one group: exact reads, cached stores. */
 MN_LANE void skin_partial(const mn_skin_streams *s, layout L, size_t first, size_t n)
 {
     group g;
     for (size_t b = 0; b < 4; b++) /* unused lanes hold zeros, which normalise to zeros */
         g.pos[b] = g.nv[b] = g.tv[b] = g.tw[b] = _mm_setzero_ps();
     for (size_t b = 0; b < n; b++)
-        skin_vertex(s, L, first + b, &g, b);
+        skin_vertex(s, L, first + b, &g, b, true);
     finish_group(s, L, first, n, false, false, &g);
 }
 
-/* The full groups from vertex v to end (a multiple of 4 further), four vertices a step. */
+/* The full groups from v to end (a multiple of 4 further, a vertex after it), four a step. */
 MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t end, bool stream)
 {
     group g;
@@ -268,10 +317,10 @@ MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t en
         if (s->prefetch)
             prefetch_vertex(s, L, v + MN_SKIN_PREFETCH_AHEAD);
         /* four calls, not a loop: the group's vectors stay in registers */
-        skin_vertex(s, L, v, &g, 0);
-        skin_vertex(s, L, v + 1, &g, 1);
-        skin_vertex(s, L, v + 2, &g, 2);
-        skin_vertex(s, L, v + 3, &g, 3);
+        skin_vertex(s, L, v, &g, 0, false);
+        skin_vertex(s, L, v + 1, &g, 1, false);
+        skin_vertex(s, L, v + 2, &g, 2, false);
+        skin_vertex(s, L, v + 3, &g, 3, false);
         finish_group(s, L, v, 4, true, stream, &g);
     }
 }
