@@ -58,8 +58,9 @@ typedef enum mn_skin_store {
  * a call whose outputs and influences (6 bytes each) come to that much.
  * Mesh skinning's default no longer streams from it (streaming measured
  * 3-7% slower than ordinary stores at 10k, 100k, 1M and 4M vertices on
- * bench_skin, 16% at 1M on another machine); splat skinning still uses it
- * as its streaming threshold.
+ * bench_skin, 16% at 1M on another machine); splat skinning, and a crowd
+ * whose batch of calls together reaches it (mn_instances_update), still
+ * stream from it.
  */
 #define MN_SKIN_STREAM_MIN_BYTES (4u * 1024u * 1024u)
 
