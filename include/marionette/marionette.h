@@ -12,6 +12,7 @@
  *   obj_model.h   an OBJ (with its MTL) as an mn_model: groups become primitives
  *   pose.h        a pose: local translation, rotation, scale per joint (SoA)
  *   clip.h        animation clips and their sampling
+ *   compress.h    compressed clips, their .mnanim block, and the error metric that sizes them
  *   skeleton.h    joints in parent-first order, local-to-world, skinning palettes
  *   mixer.h       the clip mixer over a model's node hierarchy (play, fade, seek)
  *   blend.h       pose blending, additive layers, masks, additive clips
@@ -53,6 +54,7 @@
 #include "obj.h"
 #include "pose.h"
 #include "clip.h"
+#include "compress.h"
 #include "skeleton.h"
 #include "skin.h"
 #include "morph.h"

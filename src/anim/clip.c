@@ -651,6 +651,10 @@ static void sample_solos(const mn_clip *clip, float t, uint32_t *spans, mn_pose 
 static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn_pose *pose,
                                mn_simd_level level)
 {
+    if (clip->compressed) {
+        mni_compressed_sample(clip->compressed, t, spans, pose, level);
+        return;
+    }
     scatter batch;
     batch.n = 0;
     uint32_t lines = 0; /* timelines with runs come first */
@@ -733,6 +737,8 @@ bool mn_clip_sample_weights(const mn_clip *clip, float t, uint32_t target, float
 
 size_t mn_clip_cursor_storage_size(const mn_clip *clip)
 {
+    if (clip && clip->compressed)
+        return mni_compressed_cursor_size(clip->compressed);
     return clip ? (size_t)clip->timeline_count * sizeof(uint32_t) : 0;
 }
 

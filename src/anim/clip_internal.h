@@ -93,7 +93,15 @@ struct mn_clip {
     uint32_t solo_first[CLIP_SOLO_KINDS + 1];
     mn_clip_solo *solos;
     mn_space space;              /* what the targets index (pose.h, SPACES) */
+    /* Set on a view of a compressed clip (mn_clip_from_compressed): sampling
+       and cursors go to it, and the tracks above only say what it drives. */
+    const struct mn_compressed_clip *compressed;
 };
+
+/* The compressed sampler (compressed_sample.c): cache is a cursor's storage or NULL. */
+void mni_compressed_sample(const struct mn_compressed_clip *clip, float t, void *cache,
+                           mn_pose *pose, mn_simd_level level);
+size_t mni_compressed_cursor_size(const struct mn_compressed_clip *clip);
 
 /*
  * mn_clip_sample with the kernels of `level` (resolved by mni_simd_resolve:

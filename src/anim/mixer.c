@@ -151,7 +151,9 @@ static void mark_animated(const mn_mixer *m, uint8_t *animated)
         uint32_t tracks = mn_clip_track_count(m->clips[c]);
         for (uint32_t k = 0; k < tracks; k++) {
             const mn_track *tr = mn_clip_track(m->clips[c], k);
-            if (tr->path != MN_PATH_WEIGHTS && tr->target < m->node_count && tr->key_count > 0)
+            /* A compressed clip's tracks hold no keys, and each drives what it names. */
+            bool keyed = tr->key_count > 0 || m->clips[c]->compressed;
+            if (tr->path != MN_PATH_WEIGHTS && tr->target < m->node_count && keyed)
                 animated[tr->target] = 1;
         }
     }

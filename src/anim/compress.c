@@ -1,0 +1,724 @@
+/*
+ * Building compressed clips (marionette/compress.h, THE COMPRESSED CLIP):
+ * the clip resampled at its key rate, each track given a tolerance from
+ * the bound and its joint's place in the hierarchy, the cheapest encoding
+ * within it chosen (default, constant, or a stride and bit rate), then the
+ * whole block measured by the hierarchy-aware metric and the tolerances
+ * along each chain that errs too much halved until none does.  The block's
+ * layout is compress_internal.h's; every candidate is measured through the
+ * sampler's own decoder.
+ */
+#include "anim/clip_internal.h"
+#include "anim/compress_internal.h"
+
+#include "core/core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_RATE 240.0
+#define ROUNDS 16
+
+/* One track being compressed. */
+typedef struct ctrack {
+    const mn_track *src;
+    uint32_t joint;               /* skeleton joint it moves */
+    uint32_t n;                   /* components stored when animated */
+    float *frames;                /* frame_count × 4: resampled, rotations continuous */
+    float *orig;                  /* time_count × 4: the source at the metric's times */
+    float tol;                    /* local tolerance in the track's units */
+    bool omit;                    /* a default track: not stored */
+    mni_cc_track rec;             /* the chosen record (data offset filled at layout) */
+} ctrack;
+
+typedef struct compressor {
+    mn_allocator allocator;
+    mn_arena arena;
+    const mn_clip *clip;
+    const mn_skeleton *sk;
+    float bound, shell;
+    uint32_t frames;
+    float rate, duration;
+    uint32_t count;
+    ctrack *tracks;
+    mni_error_ref ref;
+    float *levers, *joint_max;
+    uint8_t *scratch;             /* one track's encoded data, the largest a track can need */
+    size_t scratch_size;
+} compressor;
+
+/* ---- resampling ----------------------------------------------------------------- */
+
+/* The finest key spacing, as frames per second, capped; 0 when no track has two keys. */
+static double key_rate(const mn_clip *clip)
+{
+    double best = 0.0;
+    for (uint32_t i = 0, n = mn_clip_track_count(clip); i < n; i++) {
+        const mn_track *tr = mn_clip_track(clip, i);
+        for (uint32_t k = 1; k < tr->key_count; k++) {
+            double d = (double)tr->times[k] - (double)tr->times[k - 1];
+            if (d > 1e-5 && 1.0 / d > best)
+                best = 1.0 / d;
+        }
+    }
+    return best > MAX_RATE ? MAX_RATE : best;
+}
+
+/* 4-component distance between two quaternions up to sign, as an angle (radians). */
+static float quat_angle(const float *a, const float *b)
+{
+    float dm = 0.0f, dp = 0.0f;
+    for (int c = 0; c < 4; c++) {
+        dm += (a[c] - b[c]) * (a[c] - b[c]);
+        dp += (a[c] + b[c]) * (a[c] + b[c]);
+    }
+    float d = sqrtf(dm < dp ? dm : dp) * 0.5f;
+    return 4.0f * asinf(d < 1.0f ? d : 1.0f);
+}
+
+static float vec_distance(const float *a, const float *b)
+{
+    float d = 0.0f;
+    for (int c = 0; c < 3; c++)
+        d += (a[c] - b[c]) * (a[c] - b[c]);
+    return sqrtf(d);
+}
+
+/* Frames of a track: sampled on the grid; rotations continuous, then w >= 0 when w keeps one sign. */
+static void resample(const compressor *z, ctrack *ct)
+{
+    const mn_track *tr = ct->src;
+    bool rot = tr->path == MN_PATH_ROTATION;
+    for (uint32_t f = 0; f < z->frames; f++) {
+        float t = (float)f / z->rate;
+        float *v = ct->frames + 4 * (size_t)f;
+        mn_track_sample(tr, t < z->duration ? t : z->duration, v);
+        if (rot && f > 0) {
+            const float *p = v - 4;
+            if (p[0] * v[0] + p[1] * v[1] + p[2] * v[2] + p[3] * v[3] < 0.0f)
+                for (int c = 0; c < 4; c++)
+                    v[c] = -v[c];
+        }
+    }
+    ct->n = 3;
+    if (!rot)
+        return;
+    bool pos = true, neg = true;
+    for (uint32_t f = 0; f < z->frames; f++) {
+        pos = pos && ct->frames[4 * (size_t)f + 3] >= 0.0f;
+        neg = neg && ct->frames[4 * (size_t)f + 3] <= 0.0f;
+    }
+    if (!pos && !neg) {
+        ct->n = 4;
+        return;
+    }
+    if (!pos)
+        for (size_t i = 0; i < 4 * (size_t)z->frames; i++)
+            ct->frames[i] = -ct->frames[i];
+}
+
+/* ---- encoding one track ------------------------------------------------------------- */
+
+/* Knots, segments and data bytes of an animated record with stride and bits set. */
+static size_t plan_record(const compressor *z, mni_cc_track *r)
+{
+    uint32_t s = 1u << r->stride_log2;
+    r->knot_count = z->frames <= 1 ? 1u : (z->frames - 2u) / s + 2u;
+    r->segment_count = (r->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
+    return mni_cc_ranges_bytes(r) + mni_cc_values_bytes(r);
+}
+
+static const float *knot_value(const compressor *z, const ctrack *ct, uint32_t stride, uint32_t k)
+{
+    size_t f = (size_t)k * stride;
+    return ct->frames + 4 * (f < z->frames ? f : z->frames - 1u);
+}
+
+static void put_bits(uint8_t *values, size_t bit, uint32_t q)
+{
+    uint64_t word;
+    memcpy(&word, values + (bit >> 3), 8);
+    word |= (uint64_t)q << (bit & 7u);
+    memcpy(values + (bit >> 3), &word, 8);
+}
+
+/*
+ * Encode an animated track into data (plan_record's bytes + MNI_CC_TAIL, zeroed
+ * here): clip range, segment ranges, values quantised through the decoder's
+ * own expressions.  r->data is set by the caller to where data will sit.
+ */
+static void encode(const compressor *z, const ctrack *ct, mni_cc_track *r, uint8_t *data)
+{
+    uint32_t stride = 1u << r->stride_log2, n = r->components;
+    size_t bytes = mni_cc_ranges_bytes(r) + mni_cc_values_bytes(r) + MNI_CC_TAIL;
+    memset(data, 0, bytes);
+    for (uint32_t c = 0; c < 4; c++) {
+        r->min[c] = 0.0f;
+        r->extent[c] = 0.0f;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (uint32_t k = 0; k < r->knot_count; k++) {
+            float v = knot_value(z, ct, stride, k)[c];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        r->min[c] = lo;
+        r->extent[c] = hi - lo;
+    }
+    uint8_t *values = data + mni_cc_ranges_bytes(r);
+    uint32_t qmax = r->bits ? (1u << r->bits) - 1u : 0u;
+    for (uint32_t g = 0; g < r->segment_count; g++) {
+        uint32_t k0 = g * MNI_CC_SEGMENT_KNOTS;
+        uint32_t k1 = k0 + MNI_CC_SEGMENT_KNOTS < r->knot_count ? k0 + MNI_CC_SEGMENT_KNOTS
+                                                                 : r->knot_count;
+        for (uint32_t c = 0; c < n; c++) {
+            float lo = INFINITY, hi = -INFINITY;
+            for (uint32_t k = k0; k < k1; k++) {
+                float v = knot_value(z, ct, stride, k)[c];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            uint16_t q[2] = {0, 0};
+            if (r->extent[c] > 0.0f) {
+                double a = floor((double)(lo - r->min[c]) / r->extent[c] * 65535.0);
+                double b = ceil((double)(hi - r->min[c]) / r->extent[c] * 65535.0);
+                a = a < 0 ? 0 : a > 65535 ? 65535 : a;
+                b = b < a ? a : b > 65535 ? 65535 : b;
+                q[0] = (uint16_t)a;
+                q[1] = (uint16_t)(b - a);
+            }
+            memcpy(data + ((size_t)g * n + c) * 4u, q, 4);
+            float slo = r->min[c] + r->extent[c] * ((float)q[0] * (1.0f / 65535.0f));
+            float sex = r->extent[c] * ((float)q[1] * (1.0f / 65535.0f));
+            for (uint32_t k = k0; k < k1 && r->bits; k++) {
+                float v = knot_value(z, ct, stride, k)[c];
+                double u = sex > 0.0f ? (double)(v - slo) / sex * qmax : 0.0;
+                u = floor(u + 0.5);
+                u = u < 0 ? 0 : u > qmax ? qmax : u;
+                put_bits(values, ((size_t)k * n + c) * r->bits, (uint32_t)u);
+            }
+        }
+    }
+}
+
+/* The track's largest local error (its units) under record r over data; stops past limit. */
+static float local_error(const compressor *z, const ctrack *ct, const mni_cc_track *r,
+                         const uint8_t *block, float limit)
+{
+    mni_cc_header head = {.duration = z->duration, .sample_rate = z->rate,
+                          .frame_count = z->frames};
+    float worst = 0.0f;
+    for (uint32_t m = 0; m < z->ref.time_count; m++) {
+        float out[4];
+        mni_cc_track_at(block, r, mni_cc_frame_of(&head, z->ref.times[m]), out);
+        const float *o = ct->orig + 4 * (size_t)m;
+        float e = r->path == MN_PATH_ROTATION ? quat_angle(out, o) : vec_distance(out, o);
+        if (!(e <= worst))
+            worst = e;
+        if (!(worst <= limit))
+            return worst;
+    }
+    return worst;
+}
+
+/* A constant record holding v (a rotation normalised, all four kept). */
+static mni_cc_track constant_record(const ctrack *ct, const float *v)
+{
+    mni_cc_track r;
+    memset(&r, 0, sizeof r);
+    r.target = ct->src->target;
+    r.path = (uint8_t)ct->src->path;
+    r.kind = MNI_CC_CONSTANT;
+    r.components = ct->src->path == MN_PATH_ROTATION ? 4 : 3;
+    r.knot_count = 1;
+    memcpy(r.min, v, (size_t)r.components * sizeof(float));
+    if (ct->src->path == MN_PATH_ROTATION) {
+        float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+        for (int c = 0; c < 4; c++)
+            r.min[c] = l > 0.0f ? v[c] / l : (c == 3 ? 1.0f : 0.0f);
+    }
+    return r;
+}
+
+/* The rest value of the track's joint and path. */
+static const float *rest_value(const compressor *z, const ctrack *ct)
+{
+    const mn_pose *rest = &z->sk->rest;
+    switch (ct->src->path) {
+    case MN_PATH_TRANSLATION: return rest->translations + 3 * (size_t)ct->joint;
+    case MN_PATH_ROTATION: return rest->rotations + 4 * (size_t)ct->joint;
+    default: return rest->scales + 3 * (size_t)ct->joint;
+    }
+}
+
+/* Pick the cheapest encoding of ct within ct->tol: default, constant, or stride and bits. */
+static void choose(compressor *z, ctrack *ct)
+{
+    /* Default: the rest value is within tolerance. */
+    mni_cc_track r = constant_record(ct, rest_value(z, ct));
+    ct->omit = false;
+    if (local_error(z, ct, &r, z->scratch, ct->tol) <= ct->tol) {
+        ct->omit = true;
+        ct->rec = r;
+        return;
+    }
+    /* Constant: the middle of each component's range. */
+    float lo[4], hi[4], mid[4];
+    for (int c = 0; c < 4; c++) {
+        lo[c] = INFINITY;
+        hi[c] = -INFINITY;
+    }
+    for (uint32_t f = 0; f < z->frames; f++)
+        for (int c = 0; c < 4; c++) {
+            float v = ct->frames[4 * (size_t)f + c];
+            lo[c] = v < lo[c] ? v : lo[c];
+            hi[c] = v > hi[c] ? v : hi[c];
+        }
+    for (int c = 0; c < 4; c++)
+        mid[c] = 0.5f * (lo[c] + hi[c]);
+    r = constant_record(ct, mid);
+    if (local_error(z, ct, &r, z->scratch, ct->tol) <= ct->tol) {
+        ct->rec = r;
+        return;
+    }
+    /* Animated: for each stride, the fewest bits within tolerance; the fewest bytes wins. */
+    mni_cc_track best;
+    size_t best_bytes = SIZE_MAX;
+    memset(&best, 0, sizeof best);
+    for (uint32_t sl = 0; sl <= MNI_CC_MAX_STRIDE_LOG2; sl++) {
+        if (sl > 0 && (1u << (sl - 1)) >= z->frames)
+            break;
+        memset(&r, 0, sizeof r);
+        r.target = ct->src->target;
+        r.path = (uint8_t)ct->src->path;
+        r.kind = MNI_CC_ANIMATED;
+        r.components = (uint8_t)ct->n;
+        r.flags = (uint8_t)((ct->n == 3 && ct->src->path == MN_PATH_ROTATION ? MNI_CC_W_DROPPED : 0) |
+                            (ct->src->interpolation == MN_INTERP_STEP ? MNI_CC_STEP : 0));
+        r.stride_log2 = (uint8_t)sl;
+        /* Binary search on bits: the error falls (nearly) monotonically with them. */
+        uint32_t a = 0, b = MNI_CC_MAX_BITS + 1;
+        while (a < b) {
+            uint32_t mbits = (a + b) / 2;
+            r.bits = (uint8_t)mbits;
+            plan_record(z, &r);
+            r.data = 0;
+            encode(z, ct, &r, z->scratch);
+            if (local_error(z, ct, &r, z->scratch, ct->tol) <= ct->tol)
+                b = mbits;
+            else
+                a = mbits + 1;
+        }
+        if (a > MNI_CC_MAX_BITS)
+            continue;
+        r.bits = (uint8_t)a;
+        size_t bytes = plan_record(z, &r);
+        if (bytes < best_bytes) {
+            best_bytes = bytes;
+            best = r;
+        }
+    }
+    if (best_bytes == SIZE_MAX) {
+        /* Nothing meets the tolerance: every frame at full precision is the best there is. */
+        best = r;
+        best.stride_log2 = 0;
+        best.bits = MNI_CC_MAX_BITS;
+        plan_record(z, &best);
+        best.data = 0;
+        encode(z, ct, &best, z->scratch); /* the clip range, as the block will hold it */
+    }
+    ct->rec = best;
+}
+
+/* ---- the block ---------------------------------------------------------------------- */
+
+static size_t align8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
+/* Lay out and fill the whole block from the chosen records; NULL on OOM or a block over 4 GiB. */
+static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t *size_out)
+{
+    uint32_t stored = 0;
+    for (uint32_t i = 0; i < z->count; i++)
+        stored += !z->tracks[i].omit;
+    const char *name = mn_clip_name(z->clip);
+    size_t name_len = strlen(name);
+    size_t tracks_at = sizeof(mni_cc_header);
+    size_t name_at = tracks_at + (size_t)stored * sizeof(mni_cc_track);
+    size_t data_at = align8(name_at + name_len + 1);
+    size_t size = data_at;
+    for (uint32_t i = 0; i < z->count; i++) {
+        const ctrack *ct = &z->tracks[i];
+        if (!ct->omit && ct->rec.kind == MNI_CC_ANIMATED)
+            size += mni_cc_ranges_bytes(&ct->rec) + mni_cc_values_bytes(&ct->rec);
+    }
+    size_t data_size = size - data_at;
+    size += MNI_CC_TAIL;
+    if (size > UINT32_MAX)
+        return NULL;
+    uint8_t *block = mni_alloc(allocator, size);
+    if (!block)
+        return NULL;
+    memset(block, 0, size);
+    mni_cc_header *h = (mni_cc_header *)(void *)block;
+    memcpy(h->magic, MNI_CC_MAGIC, 4);
+    h->version = MNI_CC_VERSION;
+    h->header_size = sizeof *h;
+    h->total_size = (uint32_t)size;
+    h->duration = z->duration;
+    h->sample_rate = z->rate;
+    h->frame_count = z->frames;
+    h->track_count = stored;
+    mn_space sp = mn_clip_space(z->clip);
+    h->space_kind = (uint32_t)sp.kind;
+    h->space_count = sp.count;
+    h->space_id = sp.id;
+    h->tracks_offset = (uint32_t)tracks_at;
+    h->data_offset = (uint32_t)data_at;
+    h->data_size = (uint32_t)data_size;
+    h->name_offset = (uint32_t)name_at;
+    h->name_length = (uint32_t)name_len;
+    h->shell = z->shell;
+    memcpy(block + name_at, name, name_len);
+    mni_cc_track *recs = (mni_cc_track *)(void *)(block + tracks_at);
+    size_t at = data_at;
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < z->count; i++) {
+        ctrack *ct = &z->tracks[i];
+        if (ct->omit)
+            continue;
+        mni_cc_track r = ct->rec;
+        if (r.kind == MNI_CC_ANIMATED) {
+            r.data = (uint32_t)at;
+            encode(z, ct, &r, block + at);
+            at += mni_cc_ranges_bytes(&r) + mni_cc_values_bytes(&r);
+        }
+        recs[j++] = r;
+    }
+    *size_out = size;
+    return block;
+}
+
+static void seal(uint8_t *block)
+{
+    mni_cc_header *h = (mni_cc_header *)(void *)block;
+    h->checksum = mni_cc_fnv(2166136261u, block + 16, h->total_size - 16u);
+}
+
+static void sample_block(const void *ctx, float t, mn_pose *pose)
+{
+    mni_compressed_sample_into(ctx, t, pose);
+}
+
+/* ---- set-up ------------------------------------------------------------------------- */
+
+/* The longest chain of joints from a root to a leaf through each joint. */
+static void chain_lengths(const mn_skeleton *sk, uint32_t *chain)
+{
+    uint32_t n = sk->joint_count;
+    for (uint32_t j = 0; j < n; j++)
+        chain[j] = 1; /* height below j, counting j */
+    for (uint32_t j = n; j-- > 0;)
+        if (sk->parents[j] >= 0 && chain[j] + 1 > chain[sk->parents[j]])
+            chain[sk->parents[j]] = chain[j] + 1;
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t depth = 0;
+        for (int32_t p = sk->parents[j]; p >= 0; p = sk->parents[p])
+            depth++;
+        chain[j] += depth;
+    }
+}
+
+/* Tracks to compress: the last pose track of each (joint, path) with keys; the rest dropped. */
+static mn_status gather(compressor *z, mn_compress_stats *stats, mn_error *err)
+{
+    const mn_skeleton *sk = z->sk;
+    uint32_t total = mn_clip_track_count(z->clip);
+    uint32_t *last = mni_arena_calloc(&z->arena, (size_t)(sk->joint_count ? sk->joint_count : 1) * 3,
+                                      sizeof(uint32_t), 4);
+    z->tracks = mni_arena_calloc(&z->arena, total ? total : 1, sizeof(ctrack), 16);
+    if (!last || !z->tracks)
+        return mni_oom(err, "compression");
+    for (uint32_t j = 0; j < sk->joint_count * 3u; j++)
+        last[j] = MN_NONE;
+    for (uint32_t i = 0; i < total; i++) {
+        const mn_track *tr = mn_clip_track(z->clip, i);
+        uint32_t joint = tr->target;
+        if (z->ref.joint_of_target)
+            joint = tr->target < sk->node_count ? z->ref.joint_of_target[tr->target] : MN_NONE;
+        if (tr->key_count == 0)
+            continue;
+        if (tr->path == MN_PATH_WEIGHTS || joint == MN_NONE || joint >= sk->joint_count) {
+            stats->dropped_tracks++;
+            continue;
+        }
+        last[3 * joint + tr->path] = i;
+    }
+    for (uint32_t j = 0; j < sk->joint_count * 3u; j++) {
+        if (last[j] == MN_NONE)
+            continue;
+        ctrack *ct = &z->tracks[z->count++];
+        ct->src = mn_clip_track(z->clip, last[j]);
+        ct->joint = j / 3;
+        ct->frames = mni_arena_calloc(&z->arena, (size_t)z->frames * 4, sizeof(float), 16);
+        ct->orig = mni_arena_calloc(&z->arena, (size_t)z->ref.time_count * 4, sizeof(float), 16);
+        if (!ct->frames || !ct->orig)
+            return mni_oom(err, "compression: %u frames", z->frames);
+        resample(z, ct);
+        for (uint32_t m = 0; m < z->ref.time_count; m++)
+            mn_track_sample(ct->src, z->ref.times[m], ct->orig + 4 * (size_t)m);
+    }
+    return MN_OK;
+}
+
+/* Each track's first tolerance: its joint's share of the bound, over its lever for rotations and scales. */
+static mn_status first_tolerances(compressor *z, mn_error *err)
+{
+    uint32_t n = z->sk->joint_count ? z->sk->joint_count : 1;
+    uint32_t *chain = mni_arena_calloc(&z->arena, n, sizeof(uint32_t), 4);
+    z->levers = mni_arena_calloc(&z->arena, 2 * (size_t)n, sizeof(float), 16);
+    z->joint_max = mni_arena_calloc(&z->arena, n, sizeof(float), 16);
+    if (!chain || !z->levers || !z->joint_max)
+        return mni_oom(err, "compression");
+    chain_lengths(z->sk, chain);
+    mni_error_levers(&z->ref, z->clip, z->levers);
+    for (uint32_t i = 0; i < z->count; i++) {
+        ctrack *ct = &z->tracks[i];
+        float share = 0.7f * z->bound / sqrtf((float)chain[ct->joint]);
+        ct->tol = ct->src->path == MN_PATH_TRANSLATION ? share : share / z->levers[ct->joint];
+    }
+    return MN_OK;
+}
+
+static mn_status setup(compressor *z, const mn_compress_options *o, mn_compress_stats *stats,
+                       mn_error *err)
+{
+    mn_status st = mni_error_ref_init(&z->ref, z->sk, z->clip, z->shell, &z->allocator, err);
+    if (st != MN_OK)
+        return st;
+    double rate = key_rate(z->clip);
+    double d = mn_clip_duration(z->clip);
+    z->duration = d > 0.0 ? (float)d : 0.0f;
+    z->frames = 1;
+    z->rate = 1.0f;
+    if (rate > 0.0 && d > 0.0) {
+        /* Float key times make the finest spacing a hair short: 360.01 intervals are 360. */
+        double frames = ceil(d * rate - 0.05) + 1.0;
+        if (frames > MNI_CC_MAX_FRAMES)
+            return mni_fail(err, MN_OVERFLOW, "compression: %.0f frames (at most %u)", frames,
+                            MNI_CC_MAX_FRAMES);
+        z->frames = (uint32_t)frames;
+        z->rate = (float)((frames - 1.0) / d);
+    }
+    (void)o;
+    st = gather(z, stats, err);
+    if (st == MN_OK)
+        st = first_tolerances(z, err);
+    if (st != MN_OK)
+        return st;
+    /* The largest track's data: every frame at 16 bits, 4 components. */
+    mni_cc_track big = {.components = 4, .bits = MNI_CC_MAX_BITS, .stride_log2 = 0};
+    z->scratch_size = plan_record(z, &big) + MNI_CC_TAIL + 64;
+    z->scratch = mni_arena_alloc(&z->arena, z->scratch_size, 16);
+    return z->scratch ? MN_OK : mni_oom(err, "compression scratch");
+}
+
+/* ---- the search --------------------------------------------------------------------- */
+
+/* Halve the tolerance of every track on the chains of joints over the bound; false when none is. */
+static bool tighten(compressor *z, uint8_t *mark)
+{
+    const mn_skeleton *sk = z->sk;
+    memset(mark, 0, sk->joint_count);
+    bool any = false;
+    for (uint32_t j = 0; j < sk->joint_count; j++) {
+        if (!(z->joint_max[j] > z->bound))
+            continue;
+        any = true;
+        for (int32_t a = (int32_t)j; a >= 0; a = sk->parents[a])
+            mark[a] = 1;
+    }
+    for (uint32_t i = 0; any && i < z->count; i++)
+        if (mark[z->tracks[i].joint]) {
+            z->tracks[i].tol *= 0.5f;
+            choose(z, &z->tracks[i]);
+        }
+    return any;
+}
+
+/*
+ * Loosen each track by how far the worst vertex its joint moves (its
+ * subtree's) sits under the bound, at most 8×; false when nothing gains.
+ */
+static bool relax(compressor *z)
+{
+    const mn_skeleton *sk = z->sk;
+    float *sub = z->levers + sk->joint_count; /* scratch beside the levers */
+    for (uint32_t j = sk->joint_count; j-- > 0;) {
+        sub[j] = z->joint_max[j];
+        for (uint32_t d = j + 1; d < sk->subtree_end[j]; d++)
+            sub[j] = z->joint_max[d] > sub[j] ? z->joint_max[d] : sub[j];
+    }
+    bool any = false;
+    for (uint32_t i = 0; i < z->count; i++) {
+        ctrack *ct = &z->tracks[i];
+        float e = sub[ct->joint];
+        float f = e > 0.0f ? 0.9f * z->bound / e : 8.0f;
+        f = f > 8.0f ? 8.0f : f;
+        if (f < 1.1f)
+            continue;
+        ct->tol *= f;
+        choose(z, ct);
+        any = true;
+    }
+    return any;
+}
+
+static float measure(compressor *z, const uint8_t *block)
+{
+    return mni_error_eval(&z->ref, sample_block, block, 1, z->joint_max, NULL, NULL, NULL);
+}
+
+static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats *stats,
+                     mn_error *err)
+{
+    for (uint32_t i = 0; i < z->count; i++)
+        choose(z, &z->tracks[i]);
+    uint8_t *mark = mni_arena_alloc(&z->arena, z->sk->joint_count ? z->sk->joint_count : 1, 1);
+    if (!mark)
+        return mni_oom(err, "compression");
+    size_t size = 0, best_size = 0;
+    uint8_t *block = NULL, *best = NULL;
+    float worst = 0.0f, best_worst = 0.0f;
+    bool relaxing = true;
+    for (int round = 0; round < ROUNDS; round++) {
+        block = build_block(z, &z->allocator, &size);
+        if (!block) {
+            mni_free(&z->allocator, best, best_size);
+            return mni_oom(err, "a compressed clip");
+        }
+        worst = measure(z, block);
+        if (worst <= z->bound && (!best || size < best_size)) {
+            mni_free(&z->allocator, best, best_size);
+            best = block;
+            best_size = size;
+            best_worst = worst;
+        } else if (best || worst <= z->bound) {
+            mni_free(&z->allocator, block, size);
+        } else if (round + 1 < ROUNDS) {
+            mni_free(&z->allocator, block, size); /* no passing block yet: keep searching */
+        } else {
+            best = block; /* the last word, over the bound: bound_met says so */
+            best_size = size;
+            best_worst = worst;
+        }
+        block = NULL;
+        if (worst <= z->bound) {
+            if (!relaxing || !relax(z))
+                break;
+        } else {
+            relaxing = best == NULL; /* once a relaxation overshoots, only tighten */
+            if (!tighten(z, mark))
+                break;
+        }
+    }
+    if (!best) {
+        /* Every round erred: the last, tightest choice is the best there is. */
+        best = build_block(z, &z->allocator, &best_size);
+        if (!best)
+            return mni_oom(err, "a compressed clip");
+        best_worst = measure(z, best);
+    }
+    block = best;
+    size = best_size;
+    worst = best_worst;
+    /* The p99 over every (time, joint) sample, stored with the max. */
+    size_t n = (size_t)z->ref.time_count * z->sk->joint_count;
+    float *errors = mni_arena_calloc(&z->arena, n ? n : 1, sizeof(float), 16);
+    if (!errors) {
+        mni_free(&z->allocator, block, size);
+        return mni_oom(err, "compression");
+    }
+    mni_error_eval(&z->ref, sample_block, block, 1, NULL, errors, NULL, NULL);
+    float p99 = 0.0f;
+    if (n > 0) {
+        /* Count below a bisected threshold instead of sorting n floats. */
+        float lo = 0.0f, hi = worst;
+        for (int it = 0; it < 40; it++) {
+            float mid = 0.5f * (lo + hi);
+            size_t below = 0;
+            for (size_t i = 0; i < n; i++)
+                below += errors[i] <= mid;
+            if ((double)below >= 0.99 * (double)n)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        p99 = hi;
+    }
+    mni_cc_header *h = (mni_cc_header *)(void *)block;
+    h->max_error = worst;
+    h->p99_error = p99;
+    seal(block);
+    stats->bytes = size;
+    stats->frame_count = z->frames;
+    stats->sample_rate = z->rate;
+    for (uint32_t i = 0; i < z->count; i++) {
+        const ctrack *ct = &z->tracks[i];
+        if (ct->omit)
+            stats->default_tracks++;
+        else if (ct->rec.kind == MNI_CC_CONSTANT)
+            stats->constant_tracks++;
+        else
+            stats->animated_tracks++;
+    }
+    stats->max_error = worst;
+    stats->p99_error = p99;
+    stats->bound_met = worst <= z->bound;
+    *out = (mn_compressed_clip *)(void *)block;
+    return MN_OK;
+}
+
+mn_status mn_compress_clip(const mn_clip *clip, const mn_skeleton *skeleton,
+                           const mn_compress_options *options, mn_compressed_clip **out,
+                           mn_compress_stats *stats, mn_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!clip || !skeleton || !out)
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_compress_clip: clip, skeleton and out must not be NULL");
+    mn_compress_options o = options ? *options : (mn_compress_options){0};
+    if (o.max_error == 0.0f)
+        o.max_error = MN_COMPRESS_ERROR_DEFAULT;
+    if (o.shell == 0.0f)
+        o.shell = MN_SHELL_DISTANCE_DEFAULT;
+    if (!(o.max_error > 0.0f) || !isfinite(o.max_error) || !(o.shell > 0.0f) || !isfinite(o.shell))
+        return mni_fail(err, MN_INVALID_ARGUMENT,
+                        "mn_compress_clip: max_error %g and shell %g must be finite and > 0",
+                        (double)o.max_error, (double)o.shell);
+    mn_compress_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    compressor z;
+    memset(&z, 0, sizeof z);
+    z.allocator = o.allocator;
+    z.clip = clip;
+    z.sk = skeleton;
+    z.bound = o.max_error;
+    z.shell = o.shell;
+    mni_arena_init(&z.arena, &z.allocator);
+    mn_status st = setup(&z, &o, stats, err);
+    if (st == MN_OK)
+        st = run(&z, out, stats, err);
+    mni_arena_release(&z.arena);
+    mni_error_ref_free(&z.ref);
+    if (st == MN_OK && err)
+        mni_error_clear(err);
+    return st;
+}

@@ -1,0 +1,321 @@
+/*
+ * The compressed clip's block (docs/formats.md, "Compressed clips"), shared
+ * by its writer (compress.c), its checker (mnanim_read.c), its sampler
+ * (compressed_sample.c) and the error metric (error_metric.c).  Private to
+ * src/anim.
+ *
+ * Block, little-endian, every section 8-aligned:
+ *   header        mni_cc_header (96 bytes)
+ *   tracks        track_count mni_cc_track records (56 bytes each)
+ *   name          name_length bytes and a NUL
+ *   data          per animated track: segment_count × components ranges
+ *                 (u16 minimum, u16 extent), then knot_count × components
+ *                 values of `bits` bits each, LSB-first, padded to 8 bytes;
+ *                 then 8 zero bytes, so that a 64-bit load at any value's
+ *                 byte stays inside the block.
+ * The checksum is FNV-1a (32 bits) of every byte from offset 16 to the end.
+ */
+#ifndef MN_ANIM_COMPRESS_INTERNAL_H
+#define MN_ANIM_COMPRESS_INTERNAL_H
+
+#include <marionette/clip.h>
+#include <marionette/compress.h>
+#include <marionette/skeleton.h>
+
+#include <math.h>
+#include <string.h>
+
+#define MNI_CC_MAGIC "MNAN"
+#define MNI_CC_VERSION 1u
+#define MNI_CC_SEGMENT_KNOTS 16u     /* knots per segment range */
+#define MNI_CC_MAX_BITS 16u
+#define MNI_CC_MAX_STRIDE_LOG2 5u     /* strides 1 .. 32 frames */
+#define MNI_CC_MAX_FRAMES (1u << 24)
+#define MNI_CC_TAIL 8u
+
+enum { MNI_CC_CONSTANT = 0, MNI_CC_ANIMATED = 1 };
+enum {
+    MNI_CC_W_DROPPED = 1u,            /* rotation: x y z stored, w >= 0 rebuilt */
+    MNI_CC_STEP = 2u,                 /* hold the left knot (a STEP source track) */
+    MNI_CC_FLAGS_ALL = 3u
+};
+
+typedef struct mni_cc_header {
+    char magic[4];
+    uint16_t version, header_size;
+    uint32_t total_size;
+    uint32_t checksum;            /* FNV-1a of bytes [16, total_size) */
+    uint32_t flags;               /* 0 */
+    float duration;
+    float sample_rate;
+    uint32_t frame_count;         /* >= 1 */
+    uint32_t track_count;
+    uint32_t space_kind, space_count, reserved0;
+    uint64_t space_id;
+    uint32_t tracks_offset;
+    uint32_t data_offset, data_size;
+    uint32_t name_offset, name_length;
+    float shell, max_error, p99_error;
+    uint32_t reserved1[2];
+} mni_cc_header;
+
+typedef struct mni_cc_track {
+    uint32_t target;
+    uint8_t path;                 /* translation 0, rotation 1, scale 2 */
+    uint8_t kind;                 /* MNI_CC_CONSTANT or MNI_CC_ANIMATED */
+    uint8_t components;           /* stored: 3, or 4 for a rotation with w kept */
+    uint8_t flags;                /* MNI_CC_* */
+    uint8_t bits;                 /* 0 .. 16 per component */
+    uint8_t stride_log2;          /* knot every 2^stride_log2 frames */
+    uint16_t reserved;
+    uint32_t knot_count;          /* ceil((frame_count - 1) / stride) + 1 */
+    uint32_t segment_count;       /* ceil(knot_count / 16) */
+    uint32_t data;                /* offset of the track's ranges in the block (0: constant) */
+    float min[4], extent[4];      /* clip range per component; a constant's value is min */
+} mni_cc_track;
+
+_Static_assert(sizeof(mni_cc_header) == 96, "header layout");
+_Static_assert(sizeof(mni_cc_track) == 56, "track layout");
+
+static inline const mni_cc_header *mni_cc_head(const mn_compressed_clip *c)
+{
+    return (const mni_cc_header *)(const void *)c;
+}
+
+static inline const mni_cc_track *mni_cc_tracks(const mn_compressed_clip *c)
+{
+    return (const mni_cc_track *)(const void *)((const uint8_t *)c + mni_cc_head(c)->tracks_offset);
+}
+
+/* FNV-1a, 32 bits, continued over n bytes (seed 2166136261). */
+static inline uint32_t mni_cc_fnv(uint32_t h, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+/* Bytes of a track's ranges: segment_count × components × 4. */
+static inline size_t mni_cc_ranges_bytes(const mni_cc_track *tr)
+{
+    return (size_t)tr->segment_count * tr->components * 4u;
+}
+
+/* Bytes of a track's packed values, padded to 8. */
+static inline size_t mni_cc_values_bytes(const mni_cc_track *tr)
+{
+    size_t bits = (size_t)tr->knot_count * tr->components * tr->bits;
+    return ((bits + 63u) / 64u) * 8u;
+}
+
+/*
+ * Knot k of an animated track into out[components]: the segment's range
+ * inside the clip range, then the value inside it.  The writer quantises
+ * through these very expressions, so what it measured is what this gives.
+ */
+static inline void mni_cc_knot(const uint8_t *block, const mni_cc_track *tr, uint32_t k, float *out)
+{
+    const uint8_t *ranges = block + tr->data;
+    const uint8_t *values = ranges + mni_cc_ranges_bytes(tr);
+    uint32_t n = tr->components, bits = tr->bits;
+    const uint8_t *seg = ranges + (size_t)(k / MNI_CC_SEGMENT_KNOTS) * n * 4u;
+    float scale = bits ? 1.0f / (float)((1u << bits) - 1u) : 0.0f;
+    size_t bit = (size_t)k * n * bits;
+    for (uint32_t c = 0; c < n; c++, bit += bits) {
+        uint16_t r[2];
+        memcpy(r, seg + 4u * c, 4);
+        float lo = tr->min[c] + tr->extent[c] * ((float)r[0] * (1.0f / 65535.0f));
+        float ex = tr->extent[c] * ((float)r[1] * (1.0f / 65535.0f));
+        float q = 0.5f;
+        if (bits) {
+            uint64_t word;
+            memcpy(&word, values + (bit >> 3), 8);
+            q = (float)((word >> (bit & 7u)) & ((1u << bits) - 1u)) * scale;
+        }
+        out[c] = lo + ex * q;
+    }
+}
+
+/* The span of frame position f in a track's knots: knot k and the fraction s past it. */
+static inline uint32_t mni_cc_span(const mni_cc_track *tr, float f, float *s)
+{
+    float u = f / (float)(1u << tr->stride_log2);
+    uint32_t last = tr->knot_count - 1u;
+    uint32_t k = u <= 0.0f ? 0u : (uint32_t)u;
+    if (k >= last)
+        k = last > 0 ? last - 1u : 0u;
+    float r = u - (float)k;
+    *s = r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+    return k;
+}
+
+/* w >= 0 rebuilt from x y z (a rotation stored without w). */
+static inline void mni_cc_rebuild_w(float *q)
+{
+    float w2 = 1.0f - (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    q[3] = w2 > 0.0f ? sqrtf(w2) : 0.0f;
+}
+
+/*
+ * Knots k-1, k, k+1, k+2 (clamped to the track) into p[0..3]: what span k
+ * interpolates; a rotation stored without w gets it back here, so that
+ * rotations interpolate as whole quaternions (nlerp, exact at midpoints).
+ */
+static inline void mni_cc_span_knots(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
+                                     float p[4][4])
+{
+    uint32_t last = tr->knot_count - 1u;
+    bool w = (tr->flags & MNI_CC_W_DROPPED) != 0;
+    mni_cc_knot(block, tr, k, p[1]);
+    if (w)
+        mni_cc_rebuild_w(p[1]);
+    if (last == 0)
+        return;
+    mni_cc_knot(block, tr, k + 1u, p[2]);
+    if (w)
+        mni_cc_rebuild_w(p[2]);
+    if (tr->stride_log2 == 0 || (tr->flags & MNI_CC_STEP))
+        return;
+    if (k > 0)
+        mni_cc_knot(block, tr, k - 1u, p[0]);
+    if (k + 2u <= last)
+        mni_cc_knot(block, tr, k + 2u, p[3]);
+    if (w) {
+        if (k > 0)
+            mni_cc_rebuild_w(p[0]);
+        if (k + 2u <= last)
+            mni_cc_rebuild_w(p[3]);
+    }
+    /*
+     * Past an end the missing knot is extrapolated by the quadratic through
+     * the three nearest (linearly when there are only two): clamping it
+     * would halve the end tangent and err to first order in the stride.
+     */
+    for (int c = 0; c < 4; c++) {
+        if (k == 0)
+            p[0][c] = last >= 2 ? 3.0f * p[1][c] - 3.0f * p[2][c] + p[3][c]
+                                : 2.0f * p[1][c] - p[2][c];
+        if (k + 2u > last)
+            p[3][c] = k > 0 ? 3.0f * p[2][c] - 3.0f * p[1][c] + p[0][c] : 2.0f * p[2][c] - p[1][c];
+    }
+}
+
+/*
+ * A track's value at fraction s of the span whose knots p holds, into out
+ * (3 floats, or a normalised x y z w rotation): linear at stride 1, the
+ * Catmull-Rom cubic through p[1], p[2] (tangents (p2 - p0) / 2 and
+ * (p3 - p1) / 2) above, the left knot for STEP; constants from the record.
+ * Rotations interpolate all four components and are normalised.
+ */
+static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], float s, float *out)
+{
+    float v[4] = {0, 0, 0, 0};
+    uint32_t n = tr->path == MN_PATH_ROTATION ? 4u : 3u;
+    if (tr->kind == MNI_CC_CONSTANT) {
+        memcpy(v, tr->min, sizeof v);
+    } else if (tr->knot_count == 1 || ((tr->flags & MNI_CC_STEP) && s < 1.0f)) {
+        memcpy(v, p[1], sizeof v);
+    } else if (tr->flags & MNI_CC_STEP) {
+        memcpy(v, p[2], sizeof v);
+    } else if (tr->stride_log2 == 0) {
+        for (uint32_t c = 0; c < n; c++)
+            v[c] = p[1][c] + (p[2][c] - p[1][c]) * s;
+    } else {
+        float s2 = s * s, s3 = s2 * s;
+        float a = -0.5f * s3 + s2 - 0.5f * s;
+        float b = 1.5f * s3 - 2.5f * s2 + 1.0f;
+        float c2 = -1.5f * s3 + 2.0f * s2 + 0.5f * s;
+        float d = 0.5f * s3 - 0.5f * s2;
+        for (uint32_t c = 0; c < n; c++)
+            v[c] = a * p[0][c] + b * p[1][c] + c2 * p[2][c] + d * p[3][c];
+    }
+    if (tr->path != MN_PATH_ROTATION) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+    if (!(len2 > 0.0f)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        out[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(len2);
+    for (int c = 0; c < 4; c++)
+        out[c] = v[c] * inv;
+}
+
+/* One track at frame position f (0 .. frame_count - 1) into out, decoding what it needs. */
+static inline void mni_cc_track_at(const uint8_t *block, const mni_cc_track *tr, float f,
+                                   float *out)
+{
+    float p[4][4] = {{0}};
+    float s = 0.0f;
+    if (tr->kind == MNI_CC_ANIMATED)
+        mni_cc_span_knots(block, tr, mni_cc_span(tr, f, &s), p);
+    mni_cc_interp(tr, (const float(*)[4])p, s, out);
+}
+
+/* The frame position of time t: clamped to [0, duration] × rate, and to the last frame. */
+static inline float mni_cc_frame_of(const mni_cc_header *h, float t)
+{
+    if (!(t > 0.0f) || h->frame_count <= 1)
+        return 0.0f;
+    float f = (t < h->duration ? t : h->duration) * h->sample_rate;
+    float last = (float)(h->frame_count - 1u);
+    return f < last ? f : last;
+}
+
+/* The sampler without checks: every stored track whose target is in the pose. */
+void mni_compressed_sample_into(const mn_compressed_clip *clip, float t, mn_pose *pose);
+
+/*
+ * The metric's core, shared by mn_clip_error_measure and the compressor:
+ * the sample times and the reference's vertices, computed once.
+ */
+typedef struct mni_error_ref {
+    mn_allocator allocator;
+    struct mn_arena *arena_;      /* owns everything below */
+    const mn_skeleton *skeleton;
+    float shell;
+    uint32_t time_count;
+    float *times;                 /* time_count */
+    float *vertices;              /* time_count × joints × 9 (three vertices) */
+    uint32_t clip_joints;         /* joints of the clip's pose (space count, or skeleton joints) */
+    const uint32_t *joint_of_target;  /* clip target → skeleton joint; NULL: identity */
+    mn_pose clip_pose, joint_pose;    /* scratch: the clip's pose (rest), the skeleton's */
+    mn_pose clip_rest;
+    float *worlds;                /* joints × 16 */
+} mni_error_ref;
+
+/* A sampler the metric drives: fill pose (already at rest) at t. */
+typedef void (*mni_error_sampler)(const void *ctx, float t, mn_pose *pose);
+
+/*
+ * Set up the reference: times from `times_clip`'s keys (and midpoints),
+ * vertices of `reference` sampled through `sample` (ctx).  Errors:
+ * MN_INVALID_ARGUMENT (the clip's space), MN_OUT_OF_MEMORY, MN_OVERFLOW.
+ */
+mn_status mni_error_ref_init(mni_error_ref *ref, const mn_skeleton *skeleton, const mn_clip *clip,
+                             float shell, const mn_allocator *allocator, mn_error *err);
+void mni_error_ref_free(mni_error_ref *ref);
+
+/*
+ * Per-joint max (joint_max, joints floats) of the candidate sampled through
+ * `sample` over the reference's times, every `step`-th time (1: all);
+ * errors_out (time_count × joints, may be NULL) receives every sample's
+ * error.  Returns the max; *worst_joint and *worst_time where it is.
+ */
+float mni_error_eval(mni_error_ref *ref, mni_error_sampler sample, const void *ctx, uint32_t step,
+                     float *joint_max, float *errors_out, uint32_t *worst_joint, float *worst_time);
+
+/*
+ * Each joint's lever (levers[joints]): the shell plus the farthest any
+ * vertex of its subtree lies from it, at the reference's first, middle and
+ * last times: how far a rotation error at the joint can throw a vertex.
+ */
+void mni_error_levers(mni_error_ref *ref, const mn_clip *clip, float *levers);
+
+/* The sampler over an mn_clip (ctx is the clip). */
+void mni_error_sample_clip(const void *ctx, float t, mn_pose *pose);
+
+#endif /* MN_ANIM_COMPRESS_INTERNAL_H */

@@ -1,0 +1,486 @@
+/*
+ * Compressed clips (marionette/compress.h): the error metric (zero for a
+ * clip against itself, a root error counted at the hands, per-joint
+ * figures), compression of generated clips within the bound as the metric
+ * measures it independently through the view, constant and rest tracks
+ * collapsed, a file round trip giving the same bits, corrupted blocks
+ * refused naming the item, sampling allocation-free, the cursor giving the
+ * bits of random access, and the mixer and a blend tree taking a compressed
+ * clip as they take a raw one.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <marionette/blend_tree.h>
+#include <marionette/compress.h>
+#include <marionette/mixer.h>
+
+#include "anim_gen.h"
+#include "counting_alloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static anim_gen mocap, game;
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!anim_gen_mocap(3.0f, 120.0f, 0.0f, &mocap) || !anim_gen_game(&game))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    anim_gen_free(&mocap);
+    anim_gen_free(&game);
+    return 0;
+}
+
+static mn_compressed_clip *compress(const anim_gen *g, mn_compress_stats *stats)
+{
+    mn_compressed_clip *cc = NULL;
+    mn_error err;
+    mn_status st = mn_compress_clip(g->clip, g->skeleton, NULL, &cc, stats, &err);
+    if (st != MN_OK)
+        fail_msg("%s", err.message);
+    return cc;
+}
+
+/* ---- the metric ----------------------------------------------------------------------- */
+
+static void metric_zero_for_identical(void **state)
+{
+    (void)state;
+    mn_clip_error e;
+    uint32_t n = mocap.skeleton->joint_count;
+    float *jm = calloc(n, sizeof(float)), *jp = calloc(n, sizeof(float));
+    mn_error err;
+    assert_int_equal(mn_clip_error_measure(mocap.skeleton, mocap.clip, mocap.clip, NULL, &e, jm, jp,
+                                           &err),
+                     MN_OK);
+    assert_true(e.max == 0.0f && e.p99 == 0.0f);
+    assert_int_equal(e.time_count, 2 * 361 - 1); /* 361 keys and the 360 midpoints */
+    for (uint32_t j = 0; j < n; j++)
+        assert_true(jm[j] == 0.0f && jp[j] == 0.0f);
+    free(jm);
+    free(jp);
+}
+
+/* A root rotated by δ more than the reference: each joint errs by δ times its distance from the root. */
+static void metric_root_error_shows_at_hands(void **state)
+{
+    (void)state;
+    const mn_skeleton *sk = mocap.skeleton;
+    uint32_t hips = mn_skeleton_find(sk, "hips"), hand = mn_skeleton_find(sk, "finger2_2_l");
+    assert_true(hips != MN_NONE && hand != MN_NONE);
+    /* One key, the rest pose with the root rotated by 1 mrad about z. */
+    float times[1] = {0}, rot[4], none[4] = {0, 0, 0, 1};
+    const float axis[3] = {0, 0, 1};
+    mn_quat_from_axis_angle(rot, axis, 1e-3f);
+    mn_track tr = {.target = hips, .path = MN_PATH_ROTATION, .interpolation = MN_INTERP_LINEAR,
+                   .key_count = 1, .components = 4, .times = times, .values = rot};
+    mn_track tr0 = tr;
+    tr0.values = none;
+    mn_clip_options o = {.space = sk->space};
+    mn_clip *a, *b;
+    mn_error err;
+    assert_int_equal(mn_clip_create(&tr0, 1, "ref", &o, &a, &err), MN_OK);
+    assert_int_equal(mn_clip_create(&tr, 1, "rotated", &o, &b, &err), MN_OK);
+    float *jm = calloc(sk->joint_count, sizeof(float));
+    mn_clip_error e;
+    assert_int_equal(mn_clip_error_measure(sk, a, b, NULL, &e, jm, NULL, &err), MN_OK);
+    /* The hips' own vertices move by δ × shell; the finger tip's, about a metre out, by far more. */
+    assert_float_equal(jm[hips], 1e-3f * 0.03f, 2e-6f);
+    float *w = calloc(16 * (size_t)sk->joint_count, sizeof(float));
+    mn_skeleton_local_to_world(sk, &sk->rest, 0, w);
+    float dx = w[16 * hand + 12] - w[16 * hips + 12], dy = w[16 * hand + 13] - w[16 * hips + 13];
+    float reach = sqrtf(dx * dx + dy * dy); /* distance in the plane of the rotation */
+    assert_true(reach > 0.5f);
+    assert_true(jm[hand] > 1e-3f * reach * 0.99f);
+    assert_true(jm[hand] < 1e-3f * (reach + 0.03f) * 1.01f);
+    assert_true(e.max >= jm[hand] && e.worst_joint != hips);
+    free(w);
+    free(jm);
+    mn_clip_free(a);
+    mn_clip_free(b);
+}
+
+/* ---- compression ---------------------------------------------------------------------- */
+
+static void compress_mocap_within_bound(void **state)
+{
+    (void)state;
+    mn_compress_stats st;
+    mn_compressed_clip *cc = compress(&mocap, &st);
+    assert_true(st.bound_met);
+    assert_true(st.max_error <= MN_COMPRESS_ERROR_DEFAULT);
+    assert_int_equal(st.frame_count, 361);
+    /* Measured again, independently, through the view every consumer uses. */
+    mn_clip *view;
+    mn_error err;
+    assert_int_equal(mn_clip_from_compressed(cc, NULL, &view, &err), MN_OK);
+    mn_clip_error e;
+    assert_int_equal(mn_clip_error_measure(mocap.skeleton, mocap.clip, view, NULL, &e, NULL, NULL,
+                                           &err),
+                     MN_OK);
+    assert_true(e.max <= MN_COMPRESS_ERROR_DEFAULT);
+    assert_float_equal(e.max, st.max_error, 1e-9f);
+    assert_true(e.p99 <= e.max);
+    /* Not a timing: a size.  Smooth curves keep few knots. */
+    assert_true(st.bytes * 8 < mocap.raw_bytes);
+    mn_clip_free(view);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+static void compress_collapses_constant_and_rest(void **state)
+{
+    (void)state;
+    mn_compress_stats st;
+    mn_compressed_clip *cc = compress(&game, &st);
+    assert_true(st.bound_met);
+    /* 64 scales at 1 and 47 translations at rest are rest; 16 translations held off rest. */
+    assert_true(st.default_tracks >= 64 + 47);
+    assert_true(st.constant_tracks >= 16);
+    assert_int_equal(st.animated_tracks + st.constant_tracks + st.default_tracks, 3 * 64);
+    mn_compressed_clip_info info = mn_compressed_clip_info_of(cc);
+    assert_int_equal(info.track_count, st.animated_tracks + st.constant_tracks);
+    assert_string_equal(info.name, "game");
+    assert_int_equal(info.frame_count, 61);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+/* The OOM walk: every allocation of compression in turn fails, cleanly. */
+static void compress_out_of_memory(void **state)
+{
+    (void)state;
+    for (long n = 0;; n++) {
+        mn_counting_alloc c = mn_counting_alloc_make();
+        c.fail_after = n;
+        mn_compress_options o = {.allocator = mn_counting_allocator(&c)};
+        mn_compressed_clip *cc = NULL;
+        mn_error err;
+        mn_status st = mn_compress_clip(game.clip, game.skeleton, &o, &cc, NULL, &err);
+        if (st == MN_OK) {
+            mn_compressed_clip_free(cc, &o.allocator);
+            assert_int_equal(c.live_bytes, 0);
+            break;
+        }
+        assert_int_equal(st, MN_OUT_OF_MEMORY);
+        assert_null(cc);
+        assert_int_equal(c.live_bytes, 0);
+    }
+}
+
+/* ---- the file ---------------------------------------------------------------------------- */
+
+static bool same_pose(const mn_pose *a, const mn_pose *b)
+{
+    size_t n = a->joint_count;
+    return memcmp(a->translations, b->translations, 12 * n) == 0 &&
+           memcmp(a->rotations, b->rotations, 16 * n) == 0 &&
+           memcmp(a->scales, b->scales, 12 * n) == 0;
+}
+
+static void file_round_trip_same_bits(void **state)
+{
+    (void)state;
+    mn_compressed_clip *cc = compress(&mocap, NULL);
+    mn_compressed_clip_info info = mn_compressed_clip_info_of(cc);
+    char path[] = "/tmp/mn_compress_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_int_equal(fwrite(cc, 1, info.bytes, f), info.bytes);
+    fclose(f);
+    f = fopen(path, "rb");
+    void *bytes = aligned_alloc(8, (info.bytes + 7) & ~(size_t)7);
+    assert_int_equal(fread(bytes, 1, info.bytes, f), info.bytes);
+    fclose(f);
+    remove(path);
+    const mn_compressed_clip *back;
+    mn_error err;
+    assert_int_equal(mn_compressed_clip_view(bytes, info.bytes, &back, &err), MN_OK);
+    assert_ptr_equal(back, bytes);
+    mn_pose a, b;
+    uint32_t n = mocap.skeleton->joint_count;
+    mn_pose_create(&a, n, NULL, &err);
+    mn_pose_create(&b, n, NULL, &err);
+    for (int i = 0; i <= 700; i++) {
+        float t = (float)i * 0.0043f;
+        mn_pose_copy(&a, &mocap.skeleton->rest);
+        mn_pose_copy(&b, &mocap.skeleton->rest);
+        assert_int_equal(mn_compressed_clip_sample(cc, t, &a, &err), MN_OK);
+        assert_int_equal(mn_compressed_clip_sample(back, t, &b, &err), MN_OK);
+        assert_true(same_pose(&a, &b));
+    }
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    free(bytes);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+/* A copy of the block with `edit` applied and, when reseal, its checksum made right again. */
+static mn_status view_edited(const mn_compressed_clip *cc, size_t size, void (*edit)(uint8_t *),
+                             bool reseal, mn_error *err)
+{
+    mn_compressed_clip_info info = mn_compressed_clip_info_of(cc);
+    uint8_t *copy = aligned_alloc(8, (info.bytes + 7) & ~(size_t)7);
+    memcpy(copy, cc, info.bytes);
+    edit(copy);
+    if (reseal) {
+        uint32_t total, h = 2166136261u;
+        memcpy(&total, copy + 8, 4);
+        for (uint32_t i = 16; i < total && i < info.bytes; i++)
+            h = (h ^ copy[i]) * 16777619u;
+        memcpy(copy + 12, &h, 4);
+    }
+    const mn_compressed_clip *v;
+    mn_status st = mn_compressed_clip_view(copy, size, &v, err);
+    if (st != MN_OK)
+        assert_null(v);
+    free(copy);
+    return st;
+}
+
+static void flip_data_byte(uint8_t *b) { b[200] ^= 0x40; }
+static void bad_magic(uint8_t *b) { b[0] = 'X'; }
+static void bad_version(uint8_t *b) { b[4] = 9; }
+static void bad_tracks_offset(uint8_t *b)
+{
+    uint32_t v = 0x7ffffff8u;
+    memcpy(b + 56, &v, 4);
+}
+static void bad_track_bits(uint8_t *b)
+{
+    uint32_t at;
+    memcpy(&at, b + 56, 4);
+    /* The first animated record: bits past 16. */
+    for (uint32_t i = 0;; i++) {
+        uint8_t *r = b + at + 56u * i;
+        if (r[5] == 1) {
+            r[8] = 17;
+            return;
+        }
+    }
+}
+static void bad_track_data(uint8_t *b)
+{
+    uint32_t at;
+    memcpy(&at, b + 56, 4);
+    for (uint32_t i = 0;; i++) {
+        uint8_t *r = b + at + 56u * i;
+        if (r[5] == 1) {
+            uint32_t v = 0xfffffff0u;
+            memcpy(r + 20, &v, 4);
+            return;
+        }
+    }
+}
+static void no_edit(uint8_t *b) { (void)b; }
+
+static void corrupted_blocks_refused(void **state)
+{
+    (void)state;
+    mn_compressed_clip *cc = compress(&mocap, NULL);
+    size_t size = mn_compressed_clip_info_of(cc).bytes;
+    mn_error err;
+    assert_int_equal(view_edited(cc, size, no_edit, false, &err), MN_OK);
+    assert_int_equal(view_edited(cc, size, flip_data_byte, false, &err), MN_INVALID_VALUE);
+    assert_string_equal(err.path, "header.checksum");
+    assert_int_equal(view_edited(cc, size, bad_magic, false, &err), MN_INVALID_VALUE);
+    assert_string_equal(err.path, "header.magic");
+    assert_int_equal(view_edited(cc, size, bad_version, true, &err), MN_INVALID_VALUE);
+    assert_string_equal(err.path, "header.version");
+    assert_int_equal(view_edited(cc, size - 1, no_edit, false, &err), MN_ACCESSOR_BOUNDS);
+    assert_string_equal(err.path, "header.total_size");
+    assert_int_equal(view_edited(cc, 40, no_edit, false, &err), MN_ACCESSOR_BOUNDS);
+    assert_string_equal(err.path, "header");
+    assert_int_equal(view_edited(cc, size, bad_tracks_offset, true, &err), MN_ACCESSOR_BOUNDS);
+    assert_string_equal(err.path, "header.tracks_offset");
+    assert_int_equal(view_edited(cc, size, bad_track_bits, true, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.path, "].bits"));
+    assert_int_equal(view_edited(cc, size, bad_track_data, true, &err), MN_ACCESSOR_BOUNDS);
+    assert_non_null(strstr(err.path, "].data"));
+    /* A block that is not 8-aligned is refused, not read. */
+    const mn_compressed_clip *v;
+    assert_int_equal(mn_compressed_clip_view((const uint8_t *)cc + 4, size, &v, &err),
+                     MN_INVALID_ARGUMENT);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+/* ---- sampling ------------------------------------------------------------------------- */
+
+static void cursor_gives_random_access_bits(void **state)
+{
+    (void)state;
+    mn_compressed_clip *cc = compress(&mocap, NULL);
+    mn_clip *view;
+    mn_error err;
+    assert_int_equal(mn_clip_from_compressed(cc, NULL, &view, &err), MN_OK);
+    assert_float_equal(mn_clip_duration(view), 3.0f, 1e-6f);
+    uint32_t n = mocap.skeleton->joint_count;
+    mn_pose a, b;
+    mn_pose_create(&a, n, NULL, &err);
+    mn_pose_create(&b, n, NULL, &err);
+    void *storage = malloc(mn_clip_cursor_storage_size(view));
+    mn_clip_cursor cursor;
+    mn_clip_cursor_init(&cursor, view, storage);
+    for (int i = 0; i <= 400; i++) {
+        /* Forward playback, with a jump back now and then. */
+        float t = (i % 97 == 96) ? 0.5f : (float)i * (1.0f / 60.0f) * 0.5f;
+        mn_pose_copy(&a, &mocap.skeleton->rest);
+        mn_pose_copy(&b, &mocap.skeleton->rest);
+        assert_int_equal(mn_clip_sample_cursor(view, t, &cursor, &a, &err), MN_OK);
+        assert_int_equal(mn_clip_sample(view, t, &b, &err), MN_OK);
+        assert_true(same_pose(&a, &b));
+    }
+    free(storage);
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_clip_free(view);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+/* Sampling allocates nothing: a counting allocator behind malloc's back would show it. */
+static void sampling_allocates_nothing(void **state)
+{
+    (void)state;
+    mn_counting_alloc c = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&c);
+    mn_compress_options o = {.allocator = hooks};
+    mn_compressed_clip *cc = NULL;
+    mn_error err;
+    assert_int_equal(mn_compress_clip(mocap.clip, mocap.skeleton, &o, &cc, NULL, &err), MN_OK);
+    mn_clip *view;
+    assert_int_equal(mn_clip_from_compressed(cc, &hooks, &view, &err), MN_OK);
+    mn_pose p;
+    mn_pose_create(&p, mocap.skeleton->joint_count, &hooks, &err);
+    size_t allocs = c.allocs;
+    for (int i = 0; i < 200; i++) {
+        assert_int_equal(mn_clip_sample(view, (float)i * 0.013f, &p, &err), MN_OK);
+        assert_int_equal(mn_compressed_clip_sample(cc, (float)i * 0.017f, &p, &err), MN_OK);
+    }
+    assert_int_equal(c.allocs, allocs);
+    mn_pose_free(&p);
+    mn_clip_free(view);
+    mn_compressed_clip_free(cc, &hooks);
+    assert_int_equal(c.live_bytes, 0);
+}
+
+static void space_is_checked(void **state)
+{
+    (void)state;
+    mn_compressed_clip *cc = compress(&mocap, NULL);
+    mn_pose wrong;
+    mn_error err;
+    mn_pose_create(&wrong, 7, NULL, &err);
+    assert_int_equal(mn_compressed_clip_sample(cc, 0.0f, &wrong, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_compress_clip(mocap.clip, game.skeleton, NULL, &(mn_compressed_clip *){0},
+                                      NULL, &err),
+                     MN_INVALID_ARGUMENT);
+    mn_pose_free(&wrong);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+/* ---- consumers ------------------------------------------------------------------------ */
+
+/* A node-space clip (what a mixer plays) compressed on a skeleton of the nodes, played by a mixer. */
+static void mixer_plays_compressed_clip(void **state)
+{
+    (void)state;
+    const mn_model *model = game.model;
+    /* The same tracks over node indices. */
+    uint32_t count = mn_clip_track_count(game.clip);
+    mn_track *tracks = calloc(count, sizeof *tracks);
+    for (uint32_t i = 0; i < count; i++) {
+        tracks[i] = *mn_clip_track(game.clip, i);
+        tracks[i].target = game.skeleton->node_of_joint[tracks[i].target];
+    }
+    mn_clip_options o = {.space = mn_space_of_nodes(model)};
+    mn_clip *raw;
+    mn_error err;
+    assert_int_equal(mn_clip_create(tracks, count, "game_nodes", &o, &raw, &err), MN_OK);
+    free(tracks);
+    mn_compressed_clip *cc = NULL;
+    assert_int_equal(mn_compress_clip(raw, game.skeleton, NULL, &cc, NULL, &err), MN_OK);
+    mn_clip *view;
+    assert_int_equal(mn_clip_from_compressed(cc, NULL, &view, &err), MN_OK);
+    const mn_clip *raws[1] = {raw}, *views[1] = {view};
+    mn_mixer *mr, *mc;
+    assert_int_equal(mn_mixer_create(model, &(mn_mixer_options){.clips = raws, .clip_count = 1},
+                                     &mr, &err),
+                     MN_OK);
+    assert_int_equal(mn_mixer_create(model, &(mn_mixer_options){.clips = views, .clip_count = 1},
+                                     &mc, &err),
+                     MN_OK);
+    assert_int_equal(mn_mixer_play(mr, 0, NULL, &err), MN_OK);
+    assert_int_equal(mn_mixer_play(mc, 0, NULL, &err), MN_OK);
+    for (int f = 0; f < 50; f++) {
+        mn_mixer_update(mr, 1.0f / 45.0f);
+        mn_mixer_update(mc, 1.0f / 45.0f);
+        const float *wr = mn_mixer_worlds(mr), *wc = mn_mixer_worlds(mc);
+        for (uint32_t n = 0; n < model->node_count; n++)
+            for (int c = 12; c < 15; c++)
+                assert_float_equal(wr[16 * n + c], wc[16 * n + c], 2e-4f);
+    }
+    mn_mixer_free(mr);
+    mn_mixer_free(mc);
+    mn_clip_free(view);
+    mn_compressed_clip_free(cc, NULL);
+    mn_clip_free(raw);
+}
+
+static void blend_tree_takes_compressed_clip(void **state)
+{
+    (void)state;
+    mn_compressed_clip *cc = compress(&mocap, NULL);
+    mn_clip *view;
+    mn_error err;
+    assert_int_equal(mn_clip_from_compressed(cc, NULL, &view, &err), MN_OK);
+    mn_blend_node nodes[] = {{.kind = MN_BLEND_NODE_CLIP, .clip = view, .loop = true}};
+    mn_blend_tree_desc desc = {.nodes = nodes, .node_count = 1, .root = 0,
+                               .bind = &mocap.skeleton->rest};
+    mn_blend_tree *tree;
+    assert_int_equal(mn_blend_tree_create(&desc, &tree, &err), MN_OK);
+    mn_pose a, b;
+    uint32_t n = mocap.skeleton->joint_count;
+    mn_pose_create(&a, n, NULL, &err);
+    mn_pose_create(&b, n, NULL, &err);
+    assert_int_equal(mn_blend_tree_evaluate(tree, 1.25f, &a, &err), MN_OK);
+    mn_pose_copy(&b, &mocap.skeleton->rest);
+    assert_int_equal(mn_clip_sample(view, 1.25f, &b, &err), MN_OK);
+    assert_true(same_pose(&a, &b));
+    mn_blend_tree_free(tree);
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_clip_free(view);
+    mn_compressed_clip_free(cc, NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(metric_zero_for_identical),
+        cmocka_unit_test(metric_root_error_shows_at_hands),
+        cmocka_unit_test(compress_mocap_within_bound),
+        cmocka_unit_test(compress_collapses_constant_and_rest),
+        cmocka_unit_test(compress_out_of_memory),
+        cmocka_unit_test(file_round_trip_same_bits),
+        cmocka_unit_test(corrupted_blocks_refused),
+        cmocka_unit_test(cursor_gives_random_access_bits),
+        cmocka_unit_test(sampling_allocates_nothing),
+        cmocka_unit_test(space_is_checked),
+        cmocka_unit_test(mixer_plays_compressed_clip),
+        cmocka_unit_test(blend_tree_takes_compressed_clip),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
