@@ -50,19 +50,47 @@ typedef struct compressor {
 
 /* ---- resampling ----------------------------------------------------------------- */
 
-/* The finest key spacing, as frames per second, capped; 0 when no track has two keys. */
+/*
+ * The clip's key rate: per track its mean rate when its keys are evenly
+ * spaced (float times jitter the finest gap by an ulp), else its finest
+ * gap's; the clip's is the highest, then multiplied (up to 64×) until every
+ * key time falls on the frame grid where some multiple makes it.  Capped at
+ * MAX_RATE; 0 when no track has two keys.
+ */
 static double key_rate(const mn_clip *clip)
 {
     double best = 0.0;
-    for (uint32_t i = 0, n = mn_clip_track_count(clip); i < n; i++) {
+    uint32_t n = mn_clip_track_count(clip);
+    for (uint32_t i = 0; i < n; i++) {
         const mn_track *tr = mn_clip_track(clip, i);
+        double gap = INFINITY;
         for (uint32_t k = 1; k < tr->key_count; k++) {
             double d = (double)tr->times[k] - (double)tr->times[k - 1];
-            if (d > 1e-5 && 1.0 / d > best)
-                best = 1.0 / d;
+            gap = d > 1e-5 && d < gap ? d : gap;
         }
+        if (!isfinite(gap))
+            continue;
+        double span = (double)tr->times[tr->key_count - 1] - (double)tr->times[0];
+        double mean = (tr->key_count - 1) / span, finest = 1.0 / gap;
+        double r = finest <= mean * 1.01 ? mean : finest;
+        best = r > best ? r : best;
     }
-    return best > MAX_RATE ? MAX_RATE : best;
+    if (best <= 0.0)
+        return 0.0;
+    best = best > MAX_RATE ? MAX_RATE : best;
+    for (int m = 1; m <= 64 && best * m <= MAX_RATE; m++) {
+        bool on_grid = true;
+        for (uint32_t i = 0; i < n && on_grid; i++) {
+            const mn_track *tr = mn_clip_track(clip, i);
+            for (uint32_t k = 0; k < tr->key_count && on_grid; k++) {
+                double f = (double)tr->times[k] * best * m;
+                on_grid = fabs(f - floor(f + 0.5)) < 0.01;
+            }
+        }
+        if (on_grid)
+            return best * m;
+    }
+    return best;
 }
 
 /* 4-component distance between two quaternions up to sign, as an angle (radians). */
@@ -494,27 +522,26 @@ static mn_status first_tolerances(compressor *z, mn_error *err)
     return MN_OK;
 }
 
-static mn_status setup(compressor *z, const mn_compress_options *o, mn_compress_stats *stats,
-                       mn_error *err)
+static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stats, mn_error *err)
 {
     mn_status st = mni_error_ref_init(&z->ref, z->sk, z->clip, z->shell, &z->allocator, err);
     if (st != MN_OK)
         return st;
-    double rate = key_rate(z->clip);
+    double rate = key_rate(z->clip) * multiplier;
     double d = mn_clip_duration(z->clip);
     z->duration = d > 0.0 ? (float)d : 0.0f;
     z->frames = 1;
     z->rate = 1.0f;
     if (rate > 0.0 && d > 0.0) {
-        /* Float key times make the finest spacing a hair short: 360.01 intervals are 360. */
-        double frames = ceil(d * rate - 0.05) + 1.0;
+        /* A whole number of frames spans the duration: 360.01 intervals are 360. */
+        double frames = d * rate;
+        frames = (fabs(frames - floor(frames + 0.5)) < 0.02 ? floor(frames + 0.5) : ceil(frames)) + 1.0;
         if (frames > MNI_CC_MAX_FRAMES)
             return mni_fail(err, MN_OVERFLOW, "compression: %.0f frames (at most %u)", frames,
                             MNI_CC_MAX_FRAMES);
         z->frames = (uint32_t)frames;
         z->rate = (float)((frames - 1.0) / d);
     }
-    (void)o;
     st = gather(z, stats, err);
     if (st == MN_OK)
         st = first_tolerances(z, err);
@@ -704,20 +731,34 @@ mn_status mn_compress_clip(const mn_clip *clip, const mn_skeleton *skeleton,
     mn_compress_stats local;
     if (!stats)
         stats = &local;
-    memset(stats, 0, sizeof *stats);
-    compressor z;
-    memset(&z, 0, sizeof z);
-    z.allocator = o.allocator;
-    z.clip = clip;
-    z.sk = skeleton;
-    z.bound = o.max_error;
-    z.shell = o.shell;
-    mni_arena_init(&z.arena, &z.allocator);
-    mn_status st = setup(&z, &o, stats, err);
-    if (st == MN_OK)
-        st = run(&z, out, stats, err);
-    mni_arena_release(&z.arena);
-    mni_error_ref_free(&z.ref);
+    /*
+     * Resampling at the key rate errs where the source does not interpolate
+     * linearly between its keys (CUBICSPLINE, STEP off the grid): when the
+     * bound is not met, try again at twice the rate, three times at most.
+     */
+    mn_status st = MN_OK;
+    for (double multiplier = 1.0;; multiplier *= 2.0) {
+        compressor z;
+        memset(&z, 0, sizeof z);
+        z.allocator = o.allocator;
+        z.clip = clip;
+        z.sk = skeleton;
+        z.bound = o.max_error;
+        z.shell = o.shell;
+        mni_arena_init(&z.arena, &z.allocator);
+        memset(stats, 0, sizeof *stats);
+        st = setup(&z, multiplier, stats, err);
+        if (st == MN_OK)
+            st = run(&z, out, stats, err);
+        bool again = st == MN_OK && !stats->bound_met && multiplier < 8.0 && z.frames > 1 &&
+                     (double)z.rate * 2.0 <= MAX_RATE * 1.0001;
+        mni_arena_release(&z.arena);
+        mni_error_ref_free(&z.ref);
+        if (!again)
+            break;
+        mn_compressed_clip_free(*out, &o.allocator);
+        *out = NULL;
+    }
     if (st == MN_OK && err)
         mni_error_clear(err);
     return st;

@@ -213,7 +213,8 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
     uint32_t n = tr->path == MN_PATH_ROTATION ? 4u : 3u;
     if (tr->kind == MNI_CC_CONSTANT) {
         memcpy(v, tr->min, sizeof v);
-    } else if (tr->knot_count == 1 || ((tr->flags & MNI_CC_STEP) && s < 1.0f)) {
+    } else if (tr->knot_count == 1 || ((tr->flags & MNI_CC_STEP) && s < 0.999f)) {
+        /* (STEP: a key time lands a hair before its frame in float: it is that frame.) */
         memcpy(v, p[1], sizeof v);
     } else if (tr->flags & MNI_CC_STEP) {
         memcpy(v, p[2], sizeof v);

@@ -1,0 +1,276 @@
+/*
+ * bench_compress — compressed clips (marionette/compress.h) beside the raw
+ * clips they come from, at the default bound (0.1 mm at a 3 cm shell).
+ *
+ * Corpus:
+ *   - every animation of every sample model with one (the shared assets,
+ *     gltf/<name>/glTF-Binary/<name>.glb, under MN_ASSETS or
+ *     ../shared/assets), on a skeleton of the model's nodes;
+ *   - generated (tests/support/anim_gen.h): mocap_30s (a 60-joint humanoid,
+ *     30 s at 120 Hz, smooth curves and a moving root), mocap_30s_jitter
+ *     (the same with ±0.002 rad of jitter a key), game_2s (64 joints, 2 s at
+ *     30 Hz, many constant tracks).
+ *
+ * One JSON line a clip:
+ *   raw_bytes         float32 keys and times as glTF stores them (each
+ *                     distinct times and values array once)
+ *   compressed_bytes  the .mnanim block; ratio = raw / compressed
+ *   max_error_m, p99_error_m   mn_clip_error_measure of the view against
+ *                     the raw clip (independent of what the compressor
+ *                     measured), bound_met
+ *   compress_ms       mn_compress_clip, best of runs (one run for clips
+ *                     over 10,000 frames)
+ *   forward_ratio     sampling forward at 60 Hz over the clip with a
+ *                     cursor: compressed time / raw time, both this run
+ *   random_ratio      the same for 512 seeded random times, no cursor
+ *   forward_raw_ns, random_raw_ns   ns a sample of the raw clip (yardstick)
+ * Then one line "sample_models": the ratio over the sample models taken
+ * together (their raw bytes summed over their compressed bytes summed) and
+ * their largest error.
+ *
+ * Targets (issue): ratio >= 10 over the sample models, >= 20 on mocap_30s,
+ * forward_ratio <= 1.3, random_ratio <= 1.6, mocap_30s compress_ms < 2000.
+ * No threshold is checked here (bench.h); a wrong result (a failed
+ * compression, a view that fails to sample) exits 1.
+ *
+ * Usage: bench_compress [runs]   (default 5)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench.h"
+
+#include "../tests/support/anim_gen.h"
+
+#include <marionette/compress.h>
+#include <marionette/gltf.h>
+
+#include <dirent.h>
+
+typedef struct sample_ctx {
+    const mn_clip *clip;
+    mn_pose *pose;
+    const mn_pose *rest;
+    float *times;
+    uint32_t count;
+    mn_clip_cursor cursor;
+    bool use_cursor;
+} sample_ctx;
+
+static bool sample_body(void *p)
+{
+    sample_ctx *c = p;
+    if (c->use_cursor)
+        mn_clip_cursor_init(&c->cursor, c->clip, c->cursor.spans);
+    for (uint32_t i = 0; i < c->count; i++) {
+        mn_clip_cursor *cur = c->use_cursor ? &c->cursor : NULL;
+        if (mn_clip_sample_cursor(c->clip, c->times[i], cur, c->pose, NULL) != MN_OK)
+            return false;
+    }
+    return true;
+}
+
+static double time_sampling(const mn_clip *clip, const mn_skeleton *sk, float *times,
+                            uint32_t count, bool cursor, int runs)
+{
+    mn_pose pose;
+    mn_pose_create(&pose, sk->joint_count, NULL, NULL);
+    mn_pose_copy(&pose, &sk->rest);
+    sample_ctx c = {.clip = clip, .pose = &pose, .rest = &sk->rest, .times = times,
+                    .count = count, .use_cursor = cursor};
+    void *storage = malloc(mn_clip_cursor_storage_size(clip) + 16);
+    c.cursor.spans = storage;
+    bench_timing t = bench_run(runs, sample_body, NULL, &c);
+    free(storage);
+    mn_pose_free(&pose);
+    return t.ok ? t.best_ms * 1e6 / count : NAN;
+}
+
+typedef struct compress_ctx {
+    const mn_clip *clip;
+    const mn_skeleton *sk;
+    mn_compressed_clip *out;
+    mn_compress_stats stats;
+} compress_ctx;
+
+static bool compress_body(void *p)
+{
+    compress_ctx *c = p;
+    return mn_compress_clip(c->clip, c->sk, NULL, &c->out, &c->stats, NULL) == MN_OK;
+}
+
+static bool compress_after(void *p)
+{
+    compress_ctx *c = p;
+    mn_compressed_clip_free(c->out, NULL);
+    c->out = NULL;
+    return true;
+}
+
+typedef struct totals {
+    double raw, compressed, max_error;
+} totals;
+
+/* One clip: compress, measure, time; false when something is wrong. */
+static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *sk, size_t raw_bytes,
+                     int runs, totals *sum)
+{
+    compress_ctx c = {.clip = clip, .sk = sk};
+    float duration = mn_clip_duration(clip);
+    int crun = duration * 120.0f > 10000.0f ? 1 : runs;
+    bench_timing ct = bench_run(crun, compress_body, compress_after, &c);
+    if (!ct.ok || !compress_body(&c))
+        return false;
+    mn_clip *view = NULL;
+    mn_clip_error e;
+    if (mn_clip_from_compressed(c.out, NULL, &view, NULL) != MN_OK ||
+        mn_clip_error_measure(sk, clip, view, NULL, &e, NULL, NULL, NULL) != MN_OK)
+        return false;
+    /* Forward at 60 Hz over the clip (at least one second), and 512 random times. */
+    uint32_t forward = (uint32_t)(duration * 60.0f) + 60, random = 512;
+    float *tf = malloc(forward * sizeof(float)), *tr = malloc(random * sizeof(float));
+    for (uint32_t i = 0; i < forward; i++)
+        tf[i] = fmodf((float)i / 60.0f, duration > 0.0f ? duration : 1.0f);
+    uint32_t seed = 99;
+    for (uint32_t i = 0; i < random; i++)
+        tr[i] = anim_gen_rand(&seed) * duration;
+    double fr = time_sampling(clip, sk, tf, forward, true, runs);
+    double fc = time_sampling(view, sk, tf, forward, true, runs);
+    double rr = time_sampling(clip, sk, tr, random, false, runs);
+    double rc = time_sampling(view, sk, tr, random, false, runs);
+    free(tf);
+    free(tr);
+    size_t bytes = mn_compressed_clip_info_of(c.out).bytes;
+    bench_line line;
+    bench_line_begin(&line, "compress", name);
+    bench_line_u64(&line, "joints", sk->joint_count);
+    bench_line_u64(&line, "frames", c.stats.frame_count);
+    bench_line_u64(&line, "raw_bytes", raw_bytes);
+    bench_line_u64(&line, "compressed_bytes", bytes);
+    bench_line_num(&line, "ratio", (double)raw_bytes / (double)bytes);
+    char num[32];
+    snprintf(num, sizeof num, "%.3g", (double)e.max);
+    bench_line_raw_(&line, "max_error_m", num);
+    snprintf(num, sizeof num, "%.3g", (double)e.p99);
+    bench_line_raw_(&line, "p99_error_m", num);
+    bench_line_bool(&line, "bound_met", e.max <= MN_COMPRESS_ERROR_DEFAULT);
+    bench_line_u64(&line, "animated_tracks", c.stats.animated_tracks);
+    bench_line_u64(&line, "constant_tracks", c.stats.constant_tracks);
+    bench_line_u64(&line, "default_tracks", c.stats.default_tracks);
+    bench_line_num(&line, "compress_ms", ct.best_ms);
+    bench_line_num(&line, "forward_raw_ns", fr);
+    bench_line_num(&line, "forward_ratio", fc / fr);
+    bench_line_num(&line, "random_raw_ns", rr);
+    bench_line_num(&line, "random_ratio", rc / rr);
+    bench_line_print(&line);
+    if (sum) {
+        sum->raw += (double)raw_bytes;
+        sum->compressed += (double)bytes;
+        sum->max_error = e.max > sum->max_error ? e.max : sum->max_error;
+    }
+    mn_clip_free(view);
+    mn_compressed_clip_free(c.out, NULL);
+    return true;
+}
+
+/* Float bytes of an animation's keys, each distinct times and values array once. */
+static size_t gltf_raw_bytes(const mn_animation *a)
+{
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < a->channel_count; i++) {
+        const mn_channel *ch = &a->channels[i];
+        bool times_seen = false, values_seen = false;
+        for (uint32_t k = 0; k < i; k++) {
+            times_seen = times_seen || a->channels[k].times == ch->times;
+            values_seen = values_seen || a->channels[k].values == ch->values;
+        }
+        size_t per = (size_t)ch->components * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
+        if (!times_seen)
+            bytes += (size_t)ch->key_count * 4;
+        if (!values_seen)
+            bytes += (size_t)ch->key_count * per * 4;
+    }
+    return bytes;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool sample_models(int runs, totals *sum)
+{
+    const char *root = getenv("MN_ASSETS");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/gltf", root && *root ? root : "../shared/assets");
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "bench_compress: no sample assets at %s (skipped)\n", dir);
+        return true;
+    }
+    char *names[256];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < 256;)
+        if (e->d_name[0] != '.')
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, compare_names);
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/glTF-Binary/%s.glb", dir, names[i], names[i]);
+        mn_model *model = NULL;
+        mn_skeleton *sk = NULL;
+        if (mn_gltf_read_file(path, NULL, &model, NULL) == MN_OK && model->animation_count > 0 &&
+            mn_skeleton_from_nodes(model, NULL, &sk, NULL) == MN_OK) {
+            for (uint32_t a = 0; a < model->animation_count && ok; a++) {
+                mn_clip *clip = NULL;
+                char name[160];
+                snprintf(name, sizeof name, "%s_%u", names[i], a);
+                ok = mn_clip_from_gltf_skeleton(model, a, sk, NULL, &clip, NULL) == MN_OK &&
+                     run_case(name, clip, sk, gltf_raw_bytes(&model->animations[a]), runs, sum);
+                mn_clip_free(clip);
+            }
+        }
+        mn_skeleton_free(sk);
+        mn_model_free(model);
+        free(names[i]);
+    }
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = argc > 1 ? atoi(argv[1]) : 5;
+    if (runs < 1 || runs > BENCH_MAX_RUNS)
+        runs = 5;
+    totals sum = {0, 0, 0};
+    bool ok = sample_models(runs, &sum);
+    if (sum.compressed > 0) {
+        bench_line line;
+        bench_line_begin(&line, "compress", "sample_models");
+        bench_line_u64(&line, "raw_bytes", (uint64_t)sum.raw);
+        bench_line_u64(&line, "compressed_bytes", (uint64_t)sum.compressed);
+        bench_line_num(&line, "ratio", sum.raw / sum.compressed);
+        char num[32];
+        snprintf(num, sizeof num, "%.3g", sum.max_error);
+        bench_line_raw_(&line, "max_error_m", num);
+        bench_line_print(&line);
+    }
+    struct {
+        const char *name;
+        float jitter;
+    } mocaps[] = {{"mocap_30s", 0.0f}, {"mocap_30s_jitter", 0.002f}};
+    for (int i = 0; i < 2 && ok; i++) {
+        anim_gen g;
+        ok = anim_gen_mocap(30.0f, 120.0f, mocaps[i].jitter, &g) &&
+             run_case(mocaps[i].name, g.clip, g.skeleton, g.raw_bytes, runs, NULL);
+        anim_gen_free(&g);
+    }
+    anim_gen g;
+    if (ok)
+        ok = anim_gen_game(&g) && run_case("game_2s", g.clip, g.skeleton, g.raw_bytes, runs, NULL);
+    anim_gen_free(&g);
+    if (!ok)
+        fprintf(stderr, "bench_compress: a case failed\n");
+    return ok ? 0 : 1;
+}
