@@ -17,7 +17,9 @@
 
 #include <marionette/blend_tree.h>
 #include <marionette/compress.h>
+#include <marionette/instance.h>
 #include <marionette/mixer.h>
+#include <marionette/pool.h>
 
 #include "anim_gen.h"
 #include "counting_alloc.h"
@@ -393,27 +395,31 @@ static void space_is_checked(void **state)
 
 /* ---- consumers ------------------------------------------------------------------------ */
 
-/* A node-space clip (what a mixer plays) compressed on a skeleton of the nodes, played by a mixer. */
-static void mixer_plays_compressed_clip(void **state)
+/* The game clip over node indices (what a mixer plays), compressed on the skeleton of the nodes. */
+static void node_clips(mn_clip **raw, mn_compressed_clip **cc, mn_clip **view)
 {
-    (void)state;
-    const mn_model *model = game.model;
-    /* The same tracks over node indices. */
     uint32_t count = mn_clip_track_count(game.clip);
     mn_track *tracks = calloc(count, sizeof *tracks);
     for (uint32_t i = 0; i < count; i++) {
         tracks[i] = *mn_clip_track(game.clip, i);
         tracks[i].target = game.skeleton->node_of_joint[tracks[i].target];
     }
-    mn_clip_options o = {.space = mn_space_of_nodes(model)};
-    mn_clip *raw;
+    mn_clip_options o = {.space = mn_space_of_nodes(game.model)};
     mn_error err;
-    assert_int_equal(mn_clip_create(tracks, count, "game_nodes", &o, &raw, &err), MN_OK);
+    assert_int_equal(mn_clip_create(tracks, count, "game_nodes", &o, raw, &err), MN_OK);
     free(tracks);
-    mn_compressed_clip *cc = NULL;
-    assert_int_equal(mn_compress_clip(raw, game.skeleton, NULL, &cc, NULL, &err), MN_OK);
-    mn_clip *view;
-    assert_int_equal(mn_clip_from_compressed(cc, NULL, &view, &err), MN_OK);
+    assert_int_equal(mn_compress_clip(*raw, game.skeleton, NULL, cc, NULL, &err), MN_OK);
+    assert_int_equal(mn_clip_from_compressed(*cc, NULL, view, &err), MN_OK);
+}
+
+static void mixer_plays_compressed_clip(void **state)
+{
+    (void)state;
+    const mn_model *model = game.model;
+    mn_clip *raw, *view;
+    mn_compressed_clip *cc;
+    mn_error err;
+    node_clips(&raw, &cc, &view);
     const mn_clip *raws[1] = {raw}, *views[1] = {view};
     mn_mixer *mr, *mc;
     assert_int_equal(mn_mixer_create(model, &(mn_mixer_options){.clips = raws, .clip_count = 1},
@@ -434,6 +440,50 @@ static void mixer_plays_compressed_clip(void **state)
     }
     mn_mixer_free(mr);
     mn_mixer_free(mc);
+    mn_clip_free(view);
+    mn_compressed_clip_free(cc, NULL);
+    mn_clip_free(raw);
+}
+
+/* A crowd of instances of a rig given compressed clips: updated on a pool as one by one. */
+static void crowd_plays_compressed_clips(void **state)
+{
+    (void)state;
+    mn_clip *raw, *view;
+    mn_compressed_clip *cc;
+    mn_error err;
+    node_clips(&raw, &cc, &view);
+    const mn_clip *clips[1] = {view};
+    mn_rig *rig;
+    assert_int_equal(mn_rig_create(game.model, &(mn_rig_options){.clips = clips, .clip_count = 1},
+                                   &rig, &err),
+                     MN_OK);
+    assert_int_equal(mn_rig_clip_count(rig), 1);
+    assert_ptr_equal(mn_rig_clip(rig, 0), view);
+    enum { N = 6 };
+    mn_instance *a[N], *b[N];
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(mn_instance_create(rig, NULL, &a[i], &err), MN_OK);
+        assert_int_equal(mn_instance_create(rig, NULL, &b[i], &err), MN_OK);
+        mn_play_options play = {.at = 0.1f * (float)i};
+        assert_int_equal(mn_mixer_play(mn_instance_mixer(a[i]), 0, &play, &err), MN_OK);
+        assert_int_equal(mn_mixer_play(mn_instance_mixer(b[i]), 0, &play, &err), MN_OK);
+    }
+    mn_pool *pool;
+    assert_int_equal(mn_pool_create(2, NULL, &pool, &err), MN_OK);
+    for (int f = 0; f < 10; f++) {
+        assert_int_equal(mn_instances_update(pool, a, N, 1.0f / 30.0f), MN_OK);
+        for (int i = 0; i < N; i++)
+            mn_instance_update(b[i], 1.0f / 30.0f);
+    }
+    for (int i = 0; i < N; i++) {
+        assert_memory_equal(mn_instance_worlds(a[i]), mn_instance_worlds(b[i]),
+                            16 * sizeof(float) * game.model->node_count);
+        mn_instance_free(a[i]);
+        mn_instance_free(b[i]);
+    }
+    mn_pool_free(pool);
+    mn_rig_free(rig);
     mn_clip_free(view);
     mn_compressed_clip_free(cc, NULL);
     mn_clip_free(raw);
@@ -480,6 +530,7 @@ int main(void)
         cmocka_unit_test(sampling_allocates_nothing),
         cmocka_unit_test(space_is_checked),
         cmocka_unit_test(mixer_plays_compressed_clip),
+        cmocka_unit_test(crowd_plays_compressed_clips),
         cmocka_unit_test(blend_tree_takes_compressed_clip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -93,6 +93,11 @@ typedef struct mn_rig mn_rig;
 /* Rig options.  A zeroed struct (or NULL) means the defaults given per field. */
 typedef struct mn_rig_options {
     mn_allocator allocator;      /* zero: malloc/free; the rig and its clips and meshes come from it */
+    /* Clips to play, borrowed (they must outlive the rig): as mn_mixer_options.clips, over the
+       model's nodes; compressed clips' views (marionette/compress.h) among them.  NULL: the
+       rig builds one clip per model->animations[i]. */
+    const mn_clip *const *clips;
+    uint32_t clip_count;         /* entries in clips (ignored when clips is NULL) */
 } mn_rig_options;
 
 /* The unit-fit: model space → unit box is scale × (p − center). */
@@ -130,7 +135,7 @@ MN_API void mn_rig_free(mn_rig *rig);
 /* The model the rig was made from. */
 MN_API const mn_model *mn_rig_model(const mn_rig *rig);
 
-/* Clips, one per model->animations[i], in file order (NULL when out of range). */
+/* Clips, one per model->animations[i], in file order, or the options' clips (NULL when out of range). */
 MN_API uint32_t mn_rig_clip_count(const mn_rig *rig);
 MN_API const mn_clip *mn_rig_clip(const mn_rig *rig, uint32_t index);
 

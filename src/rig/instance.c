@@ -26,6 +26,7 @@ struct mn_rig {
     const mn_model *model;
     uint32_t clip_count;
     mn_clip **clips;
+    bool borrowed_clips;         /* mn_rig_options.clips: the caller's, never freed here */
     uint32_t deform_count;       /* slots: one per (mesh, primitive) of the model */
     mn_deform_mesh **deforms;    /* NULL where no part uses the primitive */
     uint32_t part_count;
@@ -245,7 +246,7 @@ static mn_status lay_out_palettes(mn_rig *rig, mn_arena *arena, mn_error *err)
 
 static void free_rig_objects(mn_rig *rig)
 {
-    for (uint32_t c = 0; c < rig->clip_count; c++)
+    for (uint32_t c = 0; c < rig->clip_count && !rig->borrowed_clips; c++)
         mn_clip_free(rig->clips[c]);
     rig->clip_count = 0;
     for (uint32_t d = 0; d < rig->deform_count; d++)
@@ -254,17 +255,22 @@ static void free_rig_objects(mn_rig *rig)
 }
 
 static mn_status build_rig(mn_rig *rig, mn_arena *arena, const mn_allocator *allocator,
-                           mn_error *err)
+                           const mn_rig_options *options, mn_error *err)
 {
     const mn_model *model = rig->model;
     size_t n = model->node_count ? model->node_count : 1;
 
-    rig->clips = mni_arena_calloc(arena, model->animation_count ? model->animation_count : 1,
-                                  sizeof *rig->clips, sizeof(void *));
+    bool borrow = options && options->clips;
+    uint32_t clips = borrow ? options->clip_count : model->animation_count;
+    rig->clips = mni_arena_calloc(arena, clips ? clips : 1, sizeof *rig->clips, sizeof(void *));
     if (!rig->clips)
         return mni_oom(err, "rig");
+    rig->borrowed_clips = borrow;
+    for (uint32_t c = 0; borrow && c < clips; c++)
+        rig->clips[c] = (mn_clip *)options->clips[c]; /* never freed nor changed: borrowed */
+    rig->clip_count = borrow ? clips : 0;
     mn_clip_options clip_options = {.allocator = *allocator};
-    for (uint32_t a = 0; a < model->animation_count; a++) {
+    for (uint32_t a = 0; !borrow && a < model->animation_count; a++) {
         mn_status st = mn_clip_from_gltf(model, a, &clip_options, &rig->clips[a], err);
         if (st != MN_OK)
             return st;
@@ -335,7 +341,7 @@ mn_status mn_rig_create(const mn_model *model, const mn_rig_options *options, mn
         return mni_oom(err, "rig");
     }
     rig->model = model;
-    mn_status st = build_rig(rig, &arena, &allocator, err);
+    mn_status st = build_rig(rig, &arena, &allocator, options, err);
     if (st != MN_OK) {
         free_rig_objects(rig);
         mni_arena_release(&arena);
