@@ -115,11 +115,18 @@ static inline size_t mni_cc_values_bytes(const mni_cc_track *tr)
  */
 static inline void mni_cc_knot(const uint8_t *block, const mni_cc_track *tr, uint32_t k, float *out)
 {
+    /* 1 / (2^bits - 1), and 1/65535, as constants: no division per knot. */
+    static const float inv_levels[MNI_CC_MAX_BITS + 1] = {
+        0.0f,           1.0f,           1.0f / 3,       1.0f / 7,       1.0f / 15,
+        1.0f / 31,      1.0f / 63,      1.0f / 127,     1.0f / 255,     1.0f / 511,
+        1.0f / 1023,    1.0f / 2047,    1.0f / 4095,    1.0f / 8191,    1.0f / 16383,
+        1.0f / 32767,   1.0f / 65535};
     const uint8_t *ranges = block + tr->data;
-    const uint8_t *values = ranges + mni_cc_ranges_bytes(tr);
     uint32_t n = tr->components, bits = tr->bits;
+    const uint8_t *values = ranges + (size_t)tr->segment_count * n * 4u;
     const uint8_t *seg = ranges + (size_t)(k / MNI_CC_SEGMENT_KNOTS) * n * 4u;
-    float scale = bits ? 1.0f / (float)((1u << bits) - 1u) : 0.0f;
+    float scale = inv_levels[bits];
+    uint32_t mask = (1u << bits) - 1u;
     size_t bit = (size_t)k * n * bits;
     for (uint32_t c = 0; c < n; c++, bit += bits) {
         uint16_t r[2];
@@ -130,7 +137,7 @@ static inline void mni_cc_knot(const uint8_t *block, const mni_cc_track *tr, uin
         if (bits) {
             uint64_t word;
             memcpy(&word, values + (bit >> 3), 8);
-            q = (float)((word >> (bit & 7u)) & ((1u << bits) - 1u)) * scale;
+            q = (float)((word >> (bit & 7u)) & mask) * scale;
         }
         out[c] = lo + ex * q;
     }
@@ -139,7 +146,9 @@ static inline void mni_cc_knot(const uint8_t *block, const mni_cc_track *tr, uin
 /* The span of frame position f in a track's knots: knot k and the fraction s past it. */
 static inline uint32_t mni_cc_span(const mni_cc_track *tr, float f, float *s)
 {
-    float u = f / (float)(1u << tr->stride_log2);
+    static const float inv_stride[MNI_CC_MAX_STRIDE_LOG2 + 1] = {1.0f, 0.5f, 0.25f, 0.125f,
+                                                                 0.0625f, 0.03125f};
+    float u = f * inv_stride[tr->stride_log2]; /* exact: powers of two */
     uint32_t last = tr->knot_count - 1u;
     uint32_t k = u <= 0.0f ? 0u : (uint32_t)u;
     if (k >= last)
