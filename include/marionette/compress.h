@@ -28,8 +28,10 @@
  *       nothing for it, so the pose keeps its rest value, which mixers,
  *       blend trees and state machines start from);
  *     - each other track keeps one knot every 1, 2, 4, ... 32 frames (the
- *       stride), interpolated linearly at stride 1 and by a Catmull-Rom
- *       spline above; knots are range-reduced per clip (a float minimum and
+ *       stride): the frames themselves, interpolated linearly, at stride 1;
+ *       above, the control points of a uniform cubic B-spline fitted by
+ *       least squares to every frame and midpoint between frames; knots
+ *       are range-reduced per clip (a float minimum and
  *       extent per component) and per segment of 16 knots (16-bit minimum
  *       and extent inside the clip range), then quantised to 0..16 bits a
  *       component within the segment range;
@@ -37,8 +39,9 @@
  *       (each negated when its dot with the previous is negative).  When
  *       every w of the result has one sign the track is negated, if need
  *       be, so that w >= 0 everywhere, and only x, y, z are stored
- *       (w = sqrt(max(0, 1 - x² - y² - z²))); otherwise all four are stored
- *       and the sample normalised;
+ *       (w = sqrt(max(0, 1 - x² - y² - z²)), rebuilt per knot at stride 1,
+ *       after the curve above); otherwise all four are stored; every
+ *       sampled rotation is normalised;
  *     - stride and bit rate are chosen per track: first from a tolerance
  *       each joint gets from the bound (its share of the error along the
  *       longest chain through it, divided by the distance from the joint to

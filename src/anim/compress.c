@@ -1,6 +1,7 @@
 /*
  * Building compressed clips (marionette/compress.h, THE COMPRESSED CLIP):
- * the clip resampled at its key rate, each track given a tolerance from
+ * the clip resampled at its key rate, B-splines fitted to it per stride by
+ * least squares, each track given a tolerance from
  * the bound and its joint's place in the hierarchy, the cheapest encoding
  * within it chosen (default, constant, or a stride and bit rate), then the
  * whole block measured by the hierarchy-aware metric and the tolerances
@@ -28,6 +29,7 @@ typedef struct ctrack {
     float *frames;                /* frame_count × 4: resampled, rotations continuous */
     float *orig;                  /* time_count × 4: the source at the metric's times */
     float tol;                    /* local tolerance in the track's units */
+    float *fits[MNI_CC_MAX_STRIDE_LOG2 + 1];  /* the least-squares knots of each stride, once made */
     bool omit;                    /* a default track: not stored */
     mni_cc_track rec;             /* the chosen record (data offset filled at layout) */
 } ctrack;
@@ -46,6 +48,7 @@ typedef struct compressor {
     float *levers, *joint_max;
     uint8_t *scratch;             /* one track's encoded data, the largest a track can need */
     size_t scratch_size;
+    double *band, *rhs;           /* the least-squares fit's system: K × 4 each */
 } compressor;
 
 /* ---- resampling ----------------------------------------------------------------- */
@@ -102,6 +105,8 @@ static float quat_angle(const float *a, const float *b)
         dp += (a[c] + b[c]) * (a[c] + b[c]);
     }
     float d = sqrtf(dm < dp ? dm : dp) * 0.5f;
+    if (d < 0.05f)
+        return 4.0f * d * (1.0f + d * d * (1.0f / 6.0f)); /* asin's series: off by < 1e-7 */
     return 4.0f * asinf(d < 1.0f ? d : 1.0f);
 }
 
@@ -157,10 +162,115 @@ static size_t plan_record(const compressor *z, mni_cc_track *r)
     return mni_cc_ranges_bytes(r) + mni_cc_values_bytes(r);
 }
 
-static const float *knot_value(const compressor *z, const ctrack *ct, uint32_t stride, uint32_t k)
+/*
+ * The knots of ct at stride 2^sl into fit (K × 4): the frames themselves at
+ * stride 1; above, the control points of the uniform cubic B-spline (the
+ * decoder's, end knots extrapolated as it does) closest to every frame in
+ * least squares, solved by a banded Cholesky factorisation in double.
+ * Returns the knots (ct->frames at stride 1).
+ */
+static const float *knots_of(const compressor *z, const ctrack *ct, uint32_t sl, float *fit)
 {
-    size_t f = (size_t)k * stride;
-    return ct->frames + 4 * (f < z->frames ? f : z->frames - 1u);
+    if (sl == 0 || (ct->src->interpolation == MN_INTERP_STEP))
+        return ct->frames;
+    mni_cc_track r = {.stride_log2 = (uint8_t)sl};
+    plan_record(z, &r);
+    uint32_t K = r.knot_count, s = 1u << sl;
+    double (*U)[4] = (double (*)[4])z->band; /* U[i][d] = N[i][i + d] */
+    double *b = z->rhs;                       /* K × 4 */
+    memset(U, 0, (size_t)K * sizeof *U);
+    memset(b, 0, (size_t)K * 4 * sizeof(double));
+    bool rot = ct->src->path == MN_PATH_ROTATION;
+    /* Every frame and every midpoint between two: the metric measures both, and the source's
+       keys are joined by straight lines (slerps) that no smooth curve meets at both. */
+    for (uint32_t i = 0; i + 1 < 2 * z->frames; i++) {
+        uint32_t f = i / 2;
+        double y[4];
+        const float *y0 = ct->frames + 4 * (size_t)f;
+        if (i % 2 == 0) {
+            for (int c = 0; c < 4; c++)
+                y[c] = y0[c];
+        } else {
+            double l = 0.0;
+            for (int c = 0; c < 4; c++) {
+                y[c] = 0.5 * ((double)y0[c] + (double)y0[c + 4]);
+                l += y[c] * y[c];
+            }
+            for (int c = 0; c < 4 && rot && l > 0.0; c++)
+                y[c] /= sqrt(l);
+        }
+        double u = 0.5 * i / s;
+        uint32_t k = (uint32_t)u;
+        if (k + 1 >= K)
+            k = K >= 2 ? K - 2 : 0;
+        double t = u - k, q = 1.0 - t, t2 = t * t, t3 = t2 * t;
+        double w[4] = {q * q * q / 6.0, (3 * t3 - 6 * t2 + 4) / 6.0, (-3 * t3 + 3 * t2 + 3 * t + 1) / 6.0,
+                       t3 / 6.0};
+        /* The row over c: p1 = c_k, p2 = c_k+1, p0 and p3 as the decoder extrapolates them. */
+        double row[6] = {0};      /* row[i]: the weight of c_(k - 2 + i) */
+        int32_t base = (int32_t)k - 2;
+        row[2] += w[1];           /* p1 = c_k */
+        row[3] += w[2];           /* p2 = c_(k+1) */
+        if (k > 0) {              /* p0 = c_(k-1), else 3 c0 - 3 c1 + c2 (2 c0 - c1 with 2 knots) */
+            row[1] += w[0];
+        } else if (K > 2) {
+            row[2] += 3 * w[0], row[3] -= 3 * w[0], row[4] += w[0];
+        } else {
+            row[2] += 2 * w[0], row[3] -= w[0];
+        }
+        if (k + 2 <= K - 1) {     /* p3 = c_(k+2), else 3 p2 - 3 p1 + p0 (2 p2 - p1 at k = 0) */
+            row[4] += w[3];
+        } else if (k > 0) {
+            row[3] += 3 * w[3], row[2] -= 3 * w[3], row[1] += w[3];
+        } else {
+            row[3] += 2 * w[3], row[2] -= w[3];
+        }
+        for (int e = 0; e < 6; e++) {
+            int32_t ci = base + e;
+            if (row[e] == 0.0 || ci < 0 || ci >= (int32_t)K)
+                continue;
+            for (int j = e; j < 6 && j - e < 4; j++) {
+                int32_t cj = base + j;
+                if (row[j] == 0.0 || cj >= (int32_t)K)
+                    continue;
+                U[ci][cj - ci] += row[e] * row[j];
+            }
+            for (uint32_t c = 0; c < 4; c++)
+                b[4 * (size_t)ci + c] += row[e] * y[c];
+        }
+    }
+    double ridge = 0.0;
+    for (uint32_t i = 0; i < K; i++)
+        ridge = U[i][0] > ridge ? U[i][0] : ridge;
+    ridge *= 1e-12;
+    for (uint32_t i = 0; i < K; i++) {
+        U[i][0] += ridge;
+        for (uint32_t d = 0; d < 4 && i + d < K; d++) {
+            uint32_t j = i + d;
+            double sum = U[i][d];
+            for (uint32_t m = j >= 3 ? j - 3 : 0; m < i; m++)
+                if (i - m <= 3 && j - m <= 3)
+                    sum -= U[m][i - m] * U[m][j - m];
+            U[i][d] = d == 0 ? sqrt(sum > 1e-300 ? sum : 1e-300) : sum / U[i][0];
+        }
+    }
+    for (uint32_t c = 0; c < 4; c++) {
+        for (uint32_t i = 0; i < K; i++) { /* Uᵀ y = b */
+            double sum = b[4 * (size_t)i + c];
+            for (uint32_t m = i >= 3 ? i - 3 : 0; m < i; m++)
+                sum -= U[m][i - m] * b[4 * (size_t)m + c];
+            b[4 * (size_t)i + c] = sum / U[i][0];
+        }
+        for (uint32_t i = K; i-- > 0;) { /* U x = y */
+            double sum = b[4 * (size_t)i + c];
+            for (uint32_t d = 1; d < 4 && i + d < K; d++)
+                sum -= U[i][d] * b[4 * (size_t)(i + d) + c];
+            b[4 * (size_t)i + c] = sum / U[i][0];
+        }
+        for (uint32_t i = 0; i < K; i++)
+            fit[4 * (size_t)i + c] = (float)b[4 * (size_t)i + c];
+    }
+    return fit;
 }
 
 static void put_bits(uint8_t *values, size_t bit, uint32_t q)
@@ -176,9 +286,9 @@ static void put_bits(uint8_t *values, size_t bit, uint32_t q)
  * here): clip range, segment ranges, values quantised through the decoder's
  * own expressions.  r->data is set by the caller to where data will sit.
  */
-static void encode(const compressor *z, const ctrack *ct, mni_cc_track *r, uint8_t *data)
+static void encode(const float *knots, mni_cc_track *r, uint8_t *data)
 {
-    uint32_t stride = 1u << r->stride_log2, n = r->components;
+    uint32_t n = r->components;
     size_t bytes = mni_cc_ranges_bytes(r) + mni_cc_values_bytes(r) + MNI_CC_TAIL;
     memset(data, 0, bytes);
     for (uint32_t c = 0; c < 4; c++) {
@@ -188,7 +298,7 @@ static void encode(const compressor *z, const ctrack *ct, mni_cc_track *r, uint8
     for (uint32_t c = 0; c < n; c++) {
         float lo = INFINITY, hi = -INFINITY;
         for (uint32_t k = 0; k < r->knot_count; k++) {
-            float v = knot_value(z, ct, stride, k)[c];
+            float v = knots[4 * (size_t)k + c];
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
@@ -204,7 +314,7 @@ static void encode(const compressor *z, const ctrack *ct, mni_cc_track *r, uint8
         for (uint32_t c = 0; c < n; c++) {
             float lo = INFINITY, hi = -INFINITY;
             for (uint32_t k = k0; k < k1; k++) {
-                float v = knot_value(z, ct, stride, k)[c];
+                float v = knots[4 * (size_t)k + c];
                 lo = v < lo ? v : lo;
                 hi = v > hi ? v : hi;
             }
@@ -221,7 +331,7 @@ static void encode(const compressor *z, const ctrack *ct, mni_cc_track *r, uint8
             float slo = r->min[c] + r->extent[c] * ((float)q[0] * (1.0f / 65535.0f));
             float sex = r->extent[c] * ((float)q[1] * (1.0f / 65535.0f));
             for (uint32_t k = k0; k < k1 && r->bits; k++) {
-                float v = knot_value(z, ct, stride, k)[c];
+                float v = knots[4 * (size_t)k + c];
                 double u = sex > 0.0f ? (double)(v - slo) / sex * qmax : 0.0;
                 u = floor(u + 0.5);
                 u = u < 0 ? 0 : u > qmax ? qmax : u;
@@ -233,12 +343,12 @@ static void encode(const compressor *z, const ctrack *ct, mni_cc_track *r, uint8
 
 /* The track's largest local error (its units) under record r over data; stops past limit. */
 static float local_error(const compressor *z, const ctrack *ct, const mni_cc_track *r,
-                         const uint8_t *block, float limit)
+                         const uint8_t *block, float limit, uint32_t step)
 {
     mni_cc_header head = {.duration = z->duration, .sample_rate = z->rate,
                           .frame_count = z->frames};
     float worst = 0.0f;
-    for (uint32_t m = 0; m < z->ref.time_count; m++) {
+    for (uint32_t m = 0; m < z->ref.time_count; m += step) {
         float out[4];
         mni_cc_track_at(block, r, mni_cc_frame_of(&head, z->ref.times[m]), out);
         const float *o = ct->orig + 4 * (size_t)m;
@@ -249,6 +359,21 @@ static float local_error(const compressor *z, const ctrack *ct, const mni_cc_tra
             return worst;
     }
     return worst;
+}
+
+/* The knots of ct at stride 2^sl, fitted once and kept (NULL when out of memory). */
+static const float *fitted(compressor *z, ctrack *ct, uint32_t sl)
+{
+    if (sl == 0 || ct->src->interpolation == MN_INTERP_STEP)
+        return ct->frames;
+    if (!ct->fits[sl]) {
+        mni_cc_track r = {.stride_log2 = (uint8_t)sl};
+        plan_record(z, &r);
+        ct->fits[sl] = mni_arena_alloc(&z->arena, (size_t)r.knot_count * 4 * sizeof(float), 16);
+        if (ct->fits[sl])
+            knots_of(z, ct, sl, ct->fits[sl]);
+    }
+    return ct->fits[sl];
 }
 
 /* A constant record holding v (a rotation normalised, all four kept). */
@@ -287,7 +412,7 @@ static void choose(compressor *z, ctrack *ct)
     /* Default: the rest value is within tolerance. */
     mni_cc_track r = constant_record(ct, rest_value(z, ct));
     ct->omit = false;
-    if (local_error(z, ct, &r, z->scratch, ct->tol) <= ct->tol) {
+    if (local_error(z, ct, &r, z->scratch, ct->tol, 1) <= ct->tol) {
         ct->omit = true;
         ct->rec = r;
         return;
@@ -307,7 +432,7 @@ static void choose(compressor *z, ctrack *ct)
     for (int c = 0; c < 4; c++)
         mid[c] = 0.5f * (lo[c] + hi[c]);
     r = constant_record(ct, mid);
-    if (local_error(z, ct, &r, z->scratch, ct->tol) <= ct->tol) {
+    if (local_error(z, ct, &r, z->scratch, ct->tol, 1) <= ct->tol) {
         ct->rec = r;
         return;
     }
@@ -326,21 +451,35 @@ static void choose(compressor *z, ctrack *ct)
         r.flags = (uint8_t)((ct->n == 3 && ct->src->path == MN_PATH_ROTATION ? MNI_CC_W_DROPPED : 0) |
                             (ct->src->interpolation == MN_INTERP_STEP ? MNI_CC_STEP : 0));
         r.stride_log2 = (uint8_t)sl;
-        /* Binary search on bits: the error falls (nearly) monotonically with them. */
+        const float *knots = fitted(z, ct, sl);
+        if (!knots)
+            continue; /* out of memory for this stride's fit: the others remain */
+        /*
+         * Binary search on bits (the error falls nearly monotonically with them) over every
+         * third sample time, then the fewest bits from there that hold at every one.
+         */
         uint32_t a = 0, b = MNI_CC_MAX_BITS + 1;
         while (a < b) {
             uint32_t mbits = (a + b) / 2;
             r.bits = (uint8_t)mbits;
             plan_record(z, &r);
             r.data = 0;
-            encode(z, ct, &r, z->scratch);
-            if (local_error(z, ct, &r, z->scratch, ct->tol) <= ct->tol)
+            encode(knots, &r, z->scratch);
+            if (local_error(z, ct, &r, z->scratch, ct->tol, 3) <= ct->tol)
                 b = mbits;
             else
                 a = mbits + 1;
         }
+        for (; a <= MNI_CC_MAX_BITS; a++) {
+            r.bits = (uint8_t)a;
+            plan_record(z, &r);
+            r.data = 0;
+            encode(knots, &r, z->scratch);
+            if (local_error(z, ct, &r, z->scratch, ct->tol, 1) <= ct->tol)
+                break;
+        }
         if (a > MNI_CC_MAX_BITS)
-            continue;
+            break; /* a longer stride errs more still */
         r.bits = (uint8_t)a;
         size_t bytes = plan_record(z, &r);
         if (bytes < best_bytes) {
@@ -355,7 +494,7 @@ static void choose(compressor *z, ctrack *ct)
         best.bits = MNI_CC_MAX_BITS;
         plan_record(z, &best);
         best.data = 0;
-        encode(z, ct, &best, z->scratch); /* the clip range, as the block will hold it */
+        encode(ct->frames, &best, z->scratch); /* the clip range, as the block will hold it */
     }
     ct->rec = best;
 }
@@ -422,7 +561,7 @@ static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t
         mni_cc_track r = ct->rec;
         if (r.kind == MNI_CC_ANIMATED) {
             r.data = (uint32_t)at;
-            encode(z, ct, &r, block + at);
+            encode(fitted(z, ct, r.stride_log2), &r, block + at); /* made when chosen */
             at += mni_cc_ranges_bytes(&r) + mni_cc_values_bytes(&r);
         }
         recs[j++] = r;
@@ -551,7 +690,10 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
     mni_cc_track big = {.components = 4, .bits = MNI_CC_MAX_BITS, .stride_log2 = 0};
     z->scratch_size = plan_record(z, &big) + MNI_CC_TAIL + 64;
     z->scratch = mni_arena_alloc(&z->arena, z->scratch_size, 16);
-    return z->scratch ? MN_OK : mni_oom(err, "compression scratch");
+    size_t knots = (size_t)z->frames + 2;
+    z->band = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
+    z->rhs = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
+    return z->scratch && z->band && z->rhs ? MN_OK : mni_oom(err, "compression scratch");
 }
 
 /* ---- the search --------------------------------------------------------------------- */

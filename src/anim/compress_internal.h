@@ -166,15 +166,17 @@ static inline void mni_cc_rebuild_w(float *q)
 }
 
 /*
- * Knots k-1, k, k+1, k+2 (clamped to the track) into p[0..3]: what span k
- * interpolates; a rotation stored without w gets it back here, so that
- * rotations interpolate as whole quaternions (nlerp, exact at midpoints).
+ * Knots k-1, k, k+1, k+2 into p[0..3]: what span k interpolates.  At stride
+ * 1 the knots are frames, and a rotation stored without w gets it back
+ * here, so that rotations interpolate as whole quaternions (nlerp, exact at
+ * midpoints); above, the knots are B-spline control points (not unit
+ * quaternions), and w is rebuilt after the curve is evaluated.
  */
 static inline void mni_cc_span_knots(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
                                      float p[4][4])
 {
     uint32_t last = tr->knot_count - 1u;
-    bool w = (tr->flags & MNI_CC_W_DROPPED) != 0;
+    bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && tr->stride_log2 == 0;
     mni_cc_knot(block, tr, k, p[1]);
     if (w)
         mni_cc_rebuild_w(p[1]);
@@ -212,8 +214,9 @@ static inline void mni_cc_span_knots(const uint8_t *block, const mni_cc_track *t
 /*
  * A track's value at fraction s of the span whose knots p holds, into out
  * (3 floats, or a normalised x y z w rotation): linear at stride 1, the
- * Catmull-Rom cubic through p[1], p[2] (tangents (p2 - p0) / 2 and
- * (p3 - p1) / 2) above, the left knot for STEP; constants from the record.
+ * uniform cubic B-spline of control points p[0..3] above (the compressor
+ * fits them by least squares), the left knot for STEP; constants from the
+ * record.
  * Rotations interpolate all four components and are normalised.
  */
 static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], float s, float *out)
@@ -231,13 +234,16 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
         for (uint32_t c = 0; c < n; c++)
             v[c] = p[1][c] + (p[2][c] - p[1][c]) * s;
     } else {
-        float s2 = s * s, s3 = s2 * s;
-        float a = -0.5f * s3 + s2 - 0.5f * s;
-        float b = 1.5f * s3 - 2.5f * s2 + 1.0f;
-        float c2 = -1.5f * s3 + 2.0f * s2 + 0.5f * s;
-        float d = 0.5f * s3 - 0.5f * s2;
+        /* The uniform cubic B-spline basis. */
+        float r = 1.0f - s, s2 = s * s, s3 = s2 * s;
+        float a = r * r * r * (1.0f / 6.0f);
+        float b = (3.0f * s3 - 6.0f * s2 + 4.0f) * (1.0f / 6.0f);
+        float c2 = (-3.0f * s3 + 3.0f * s2 + 3.0f * s + 1.0f) * (1.0f / 6.0f);
+        float d = s3 * (1.0f / 6.0f);
         for (uint32_t c = 0; c < n; c++)
             v[c] = a * p[0][c] + b * p[1][c] + c2 * p[2][c] + d * p[3][c];
+        if (tr->flags & MNI_CC_W_DROPPED)
+            mni_cc_rebuild_w(v);
     }
     if (tr->path != MN_PATH_ROTATION) {
         memcpy(out, v, 3 * sizeof(float));
