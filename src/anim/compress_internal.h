@@ -22,6 +22,8 @@
 #include <marionette/compress.h>
 #include <marionette/skeleton.h>
 
+#include "core/simd.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -167,8 +169,8 @@ static inline void mni_cc_rebuild_w(float *q)
 
 /*
  * Knots k-1, k, k+1, k+2 into p[0..3]: what span k interpolates.  At stride
- * 1 the knots are frames, and a rotation stored without w gets it back
- * here, so that rotations interpolate as whole quaternions (nlerp, exact at
+ * 1 (and for STEP) the knots are frames, and a rotation stored without w
+ * gets it back here, so that rotations interpolate as whole quaternions (nlerp, exact at
  * midpoints); above, the knots are B-spline control points (not unit
  * quaternions), and w is rebuilt after the curve is evaluated.
  */
@@ -176,7 +178,8 @@ static inline void mni_cc_span_knots(const uint8_t *block, const mni_cc_track *t
                                      float p[4][4])
 {
     uint32_t last = tr->knot_count - 1u;
-    bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && tr->stride_log2 == 0;
+    bool step = (tr->flags & MNI_CC_STEP) != 0;
+    bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && (tr->stride_log2 == 0 || step);
     mni_cc_knot(block, tr, k, p[1]);
     if (w)
         mni_cc_rebuild_w(p[1]);
@@ -185,7 +188,7 @@ static inline void mni_cc_span_knots(const uint8_t *block, const mni_cc_track *t
     mni_cc_knot(block, tr, k + 1u, p[2]);
     if (w)
         mni_cc_rebuild_w(p[2]);
-    if (tr->stride_log2 == 0 || (tr->flags & MNI_CC_STEP))
+    if (tr->stride_log2 == 0 || step)
         return;
     if (k > 0)
         mni_cc_knot(block, tr, k - 1u, p[0]);
@@ -280,6 +283,16 @@ static inline float mni_cc_frame_of(const mni_cc_header *h, float t)
     float last = (float)(h->frame_count - 1u);
     return f < last ? f : last;
 }
+
+/*
+ * The SIMD forms of mni_cc_span_knots and mni_cc_interp for an animated
+ * track (compressed_sample_sse2.c), bit for bit the scalar code.
+ */
+#if MN_WITH_SSE2
+void mni_cc_span_knots_sse2(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
+                            float p[4][4]);
+void mni_cc_interp_sse2(const mni_cc_track *tr, const float p[4][4], float s, float *out);
+#endif
 
 /* The sampler without checks: every stored track whose target is in the pose. */
 void mni_compressed_sample_into(const mn_compressed_clip *clip, float t, mn_pose *pose);

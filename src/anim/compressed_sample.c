@@ -2,7 +2,9 @@
  * Sampling compressed clips (marionette/compress.h, SAMPLING): every stored
  * track decoded at the frame position of t (compress_internal.h holds the
  * decoder the writer measures with), and the mn_clip view that lets every
- * consumer of clips take one.  A cursor caches each track's four decoded
+ * consumer of clips take one; SSE2 decodes and interpolates a track's
+ * components in one register (compressed_sample_sse2.c) where the build
+ * and CPU have it, bit for bit the scalar code.  A cursor caches each track's four decoded
  * knots, keyed by span: forward playback decodes a track once per span
  * (every 2^stride frames), and the cached knots are the very floats a
  * fresh decode gives, so results never depend on it.
@@ -36,10 +38,37 @@ static inline float *slot_of(const mni_cc_track *tr, mn_pose *pose)
     }
 }
 
+/* The decoder's two halves at the resolved level: SSE2 where built, else the reference. */
+static inline void span_knots(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
+                              float p[4][4], bool simd)
+{
+#if MN_WITH_SSE2
+    if (simd) {
+        mni_cc_span_knots_sse2(block, tr, k, p);
+        return;
+    }
+#endif
+    (void)simd;
+    mni_cc_span_knots(block, tr, k, p);
+}
+
+static inline void interp(const mni_cc_track *tr, const float p[4][4], float s, float *out,
+                          bool simd)
+{
+#if MN_WITH_SSE2
+    if (simd) {
+        mni_cc_interp_sse2(tr, p, s, out);
+        return;
+    }
+#endif
+    (void)simd;
+    mni_cc_interp(tr, p, s, out);
+}
+
 void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache, mn_pose *pose,
                            mn_simd_level level)
 {
-    (void)level; /* one scalar decoder: see docs/formats.md on why there is no SIMD form yet */
+    bool simd = mni_simd_resolve(level) >= MN_SIMD_SSE2;
     const mni_cc_header *h = mni_cc_head(clip);
     const mni_cc_track *tracks = mni_cc_tracks(clip);
     const uint8_t *block = (const uint8_t *)clip;
@@ -58,16 +87,16 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
         uint32_t k = mni_cc_span(tr, f, &s);
         if (!c) {
             float p[4][4] = {{0}};
-            mni_cc_span_knots(block, tr, k, p);
-            mni_cc_interp(tr, (const float(*)[4])p, s, out);
+            span_knots(block, tr, k, p, simd);
+            interp(tr, (const float(*)[4])p, s, out, simd);
             continue;
         }
         if (c[i].span1 != k + 1u) {
             memset(c[i].p, 0, sizeof c[i].p);
-            mni_cc_span_knots(block, tr, k, c[i].p);
+            span_knots(block, tr, k, c[i].p, simd);
             c[i].span1 = k + 1u;
         }
-        mni_cc_interp(tr, (const float(*)[4])c[i].p, s, out);
+        interp(tr, (const float(*)[4])c[i].p, s, out, simd);
     }
 }
 
