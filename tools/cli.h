@@ -293,6 +293,7 @@ int cli_sample(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_convert(int argc, char **argv);
+int cli_compress(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 

@@ -166,6 +166,25 @@ static const cli_command commands[] = {
      "(the error names the file and item; no partial file is left); 2 for a wrong\n"
      "command line.\n",
      cli_convert},
+    {"compress", "IN OUT.mnanim [--max-error M] [--shell S] [--json]",
+     "compress every animation of a glTF/GLB within an error bound into a .mnanim file",
+     "Compresses each animation of IN (over its nodes: the clips a mixer plays) within a\n"
+     "maximum error of virtual vertices a shell distance from every joint, in object\n"
+     "space, and writes the compressed clips to OUT as one .mnanim file (the blocks\n"
+     "back to back, docs/formats.md).  The file is read back and each clip measured\n"
+     "against the raw one: the errors printed are the file's.\n"
+     "\n"
+     "  --max-error M  the bound, in model units (metres for glTF); default 0.0001\n"
+     "  --shell S      the vertices' distance from each joint; default 0.03\n"
+     "  --json         one object: {\"clips\", \"raw_bytes\" (float32 keys and times as\n"
+     "                 glTF stores them), \"compressed_bytes\", \"ratio\", \"max_error_m\",\n"
+     "                 \"p99_error_m\" (the largest clip's), \"shell_m\"}\n"
+     "\n"
+     "Writing glTF (quantised, meshopt-compressed) is not done yet: OUT ends in .mnanim.\n"
+     "\n"
+     "Exit status: 0 when written; 1 when IN cannot be read or OUT cannot be written\n"
+     "(nothing partial is left); 2 for a wrong command line.\n",
+     cli_compress},
     {"demo", "[--out DIR] [--size WxH] [--quiet]",
      "build a voxel character in code, export it, play it back and draw a contact sheet",
      "Shows the whole library on a model it makes itself.  A voxel character (15 parts:\n"
