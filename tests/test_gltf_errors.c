@@ -1084,9 +1084,9 @@ static void test_required_extensions_and_tolerated_flaws(void **state)
     (void)state;
     mismatches = 0;
     mn_error err = expect_json(MN_UNSUPPORTED_EXTENSION, "extensionsRequired[0]",
-                               "{" ASSET ",'extensionsUsed':['KHR_draco_mesh_compression'],"
-                               "'extensionsRequired':['KHR_draco_mesh_compression']}");
-    assert_non_null(strstr(err.message, "KHR_draco_mesh_compression"));
+                               "{" ASSET ",'extensionsUsed':['EXT_mesh_gpu_instancing'],"
+                               "'extensionsRequired':['EXT_mesh_gpu_instancing']}");
+    assert_non_null(strstr(err.message, "EXT_mesh_gpu_instancing"));
     err = expect_json(MN_UNSUPPORTED_EXTENSION, "extensionsRequired[1]",
                       "{" ASSET ",'extensionsUsed':['KHR_mesh_quantization','EXT_future'],"
                       "'extensionsRequired':['KHR_mesh_quantization','EXT_future']}");

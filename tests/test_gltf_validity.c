@@ -6,9 +6,10 @@
  *     before) are refused by the reader, the model builder and the writer,
  *     each naming the sampler or channel and the key;
  *   - the writer never writes an image URI its own reader would refuse;
- *   - what the reader cannot carry over is a warning naming the item: a
- *     Draco-compressed primitive (KHR_draco_mesh_compression used, not
- *     required), a node instanced with EXT_mesh_gpu_instancing;
+ *   - what the reader cannot carry over is a warning naming the item (a node
+ *     instanced with EXT_mesh_gpu_instancing); a Draco-compressed primitive
+ *     whose data does not decode is refused naming it, and a build without
+ *     libdraco refuses one without uncompressed data and warns about one with;
  *   - a chain of 100,000 nodes, each the only child of the one before, and
  *     100,000 empty nodes, read within the bound docs/formats.md states,
  *     counting jansson's DOM (json_set_alloc_funcs) with the model's arena;
@@ -241,23 +242,33 @@ static void test_writer_never_writes_an_image_uri_its_reader_refuses(void **stat
 
 /* ---- what the reader cannot carry over ------------------------------------------------------- */
 
-static void test_draco_primitive_is_a_warning_naming_it(void **state)
+static void test_draco_primitive_is_decoded_or_named(void **state)
 {
     (void)state;
     gb_builder b;
     gb_init(&b);
-    gb_bin_u8(&b, 1, 2, 3, 4);
+    size_t pos = gb_bin_f32(&b, 0, 0, 0, 1, 0, 0, 0, 1, 0);
+    size_t dr = gb_bin_u8(&b, 1, 2, 3, 4);
+    /* POSITION 0 is uncompressed data; the Draco view (4 bytes that are not Draco) comes after. */
     gb_json(&b,
-            "{" ASSET ",'extensionsUsed':['KHR_draco_mesh_compression'],'buffers':[{'byteLength':4}],"
-            "'bufferViews':[{'buffer':0,'byteLength':4}],"
-            "'accessors':[{'componentType':%d,'count':3,'type':'VEC3','min':[0,0,0],'max':[1,1,0]}],"
+            "{" ASSET ",'extensionsUsed':['KHR_draco_mesh_compression'],'buffers':[{'byteLength':%zu}],"
+            "'bufferViews':[{'buffer':0,'byteOffset':%zu,'byteLength':36},{'buffer':0,'byteOffset':%zu,'byteLength':4}],"
+            "'accessors':[{'bufferView':0,'componentType':%d,'count':3,'type':'VEC3','min':[0,0,0],'max':[1,1,0]}],"
             "'meshes':[{'primitives':[{'attributes':{'POSITION':0}}]},"
-            "{'primitives':[{'attributes':{'POSITION':0}},{'attributes':{'POSITION':0},"
-            "'extensions':{'KHR_draco_mesh_compression':{'bufferView':0,'attributes':{'POSITION':0}}}}]}],"
+            "{'primitives':[{'attributes':{'POSITION':0}},{'attributes':{'POSITION':0},'mode':0,"
+            "'extensions':{'KHR_draco_mesh_compression':{'bufferView':1,'attributes':{'POSITION':0}}}}]}],"
             "'nodes':[{'mesh':1}],'scenes':[{'nodes':[0]}],'scene':0}",
-            F32);
+            gb_bin_size(&b), pos, dr, F32);
     mn_model *m = NULL;
     mn_error err;
+#ifdef MN_WITH_DRACO
+    /* Decoded when present: data that does not decode is refused, naming the view. */
+    assert_int_equal(read_glb(&b, &m, &err), MN_DRACO);
+    print_message("    %s: %s\n", err.path, err.message);
+    assert_string_equal(err.path, "meshes[1].primitives[1].extensions.KHR_draco_mesh_compression.bufferView");
+    assert_non_null(strstr(err.message, "bufferViews[1] (4 bytes)"));
+#else
+    /* No decoder: the uncompressed accessors are read, with a warning naming the primitive. */
     assert_int_equal(read_glb(&b, &m, &err), MN_OK);
     assert_int_equal(m->warning_count, 1);
     print_message("    %s: %s\n", m->warnings[0].path, m->warnings[0].message);
@@ -265,13 +276,20 @@ static void test_draco_primitive_is_a_warning_naming_it(void **state)
     assert_string_equal(m->warnings[0].path, "meshes[1].primitives[1].extensions.KHR_draco_mesh_compression");
     assert_non_null(strstr(m->warnings[0].message, "primitive 1 of mesh 1"));
     mn_model_free(m);
+#endif
 
-    /* Required, it is refused as any extension the reader does not implement. */
+    /* Required, a build without a decoder refuses it naming what it lacks. */
     gb_free(&b);
     gb_init(&b);
     gb_json(&b, "{" ASSET ",'extensionsUsed':['KHR_draco_mesh_compression'],"
                 "'extensionsRequired':['KHR_draco_mesh_compression']}");
+#ifdef MN_WITH_DRACO
+    assert_int_equal(read_glb(&b, &m, &err), MN_OK);
+    mn_model_free(m);
+#else
     assert_int_equal(read_glb(&b, &m, &err), MN_UNSUPPORTED_EXTENSION);
+    assert_non_null(strstr(err.message, "no Draco decoder"));
+#endif
     gb_free(&b);
 }
 
@@ -410,7 +428,7 @@ int main(void)
         cmocka_unit_test(test_builder_refuses_key_times_glTF_forbids),
         cmocka_unit_test(test_writer_refuses_key_times_glTF_forbids),
         cmocka_unit_test(test_writer_never_writes_an_image_uri_its_reader_refuses),
-        cmocka_unit_test(test_draco_primitive_is_a_warning_naming_it),
+        cmocka_unit_test(test_draco_primitive_is_decoded_or_named),
         cmocka_unit_test(test_gpu_instancing_is_a_warning_naming_the_node),
         cmocka_unit_test(test_node_chain_reads_in_proportion),
         cmocka_unit_test(test_shared_strided_keys_are_converted_once),

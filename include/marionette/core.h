@@ -63,7 +63,8 @@ extern "C" {
     X(SKEW,                  "matrix has skew and cannot be decomposed into TRS") \
     X(COUNT_MISMATCH,        "element counts do not match") \
     X(UNSUPPORTED_EXTENSION, "required extension is not supported") \
-    X(MESHOPT,               "meshopt-compressed data fails to decode")
+    X(MESHOPT,               "meshopt-compressed data fails to decode") \
+    X(DRACO,                 "Draco-compressed data fails to decode")
 
 /* Status codes: MN_OK, MN_INVALID_ARGUMENT, ... */
 typedef enum mn_status {

@@ -7,6 +7,7 @@
  *                    buffers, buffer views, warnings
  *   glb.c            the GLB container (header, chunks)
  *   meshopt.c        EXT_meshopt_compression buffer views
+ *   read_draco.c     KHR_draco_mesh_compression primitives (decoder: draco.cpp)
  *   read_accessor.c  accessors (bounds, sparse, zeros)
  *   read_material.c  images, samplers, textures, materials
  *   read_mesh.c      meshes, primitives, morph targets, strip/fan conversion
@@ -67,6 +68,7 @@ typedef struct mn_gltf_reader {
     uint32_t accessor_capacity;
     bool *buffer_is_fallback;   /* per buffer: EXT_meshopt_compression fallback without data */
     size_t synth_bytes;         /* counted against MN_GLTF_SYNTH_LIMIT */
+    uint8_t *draco_accessor;    /* per file accessor: MNI_DRACO_* (NULL: no Draco primitive) */
     const float **accessor_floats;  /* per file accessor: its converted floats (NULL: none yet) */
     uint8_t *keys_checked;      /* per file accessor: MNI_KEYS_* checks already passed */
 
@@ -77,6 +79,10 @@ typedef struct mn_gltf_reader {
 /* What gltf/read_anim.c has checked of an accessor's floats (mn_gltf_reader.keys_checked). */
 #define MNI_KEYS_TIMES 1u       /* key times: finite, the first >= 0, strictly increasing */
 #define MNI_KEYS_VALUES 2u      /* key values: finite */
+
+/* What gltf/read_draco.c does with an accessor (mn_gltf_reader.draco_accessor). */
+#define MNI_DRACO_TARGET 1u     /* a Draco primitive fills it: no zeros made for it */
+#define MNI_DRACO_FILLED 2u     /* filled from decoded data */
 
 /* ---- index data ------------------------------------------------------------- */
 
@@ -158,6 +164,30 @@ mn_status mni_glb_parse(const uint8_t *data, size_t size, mn_bytes *json, mn_byt
  * decode it into view->data (arena, view->size bytes).
  */
 mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view *view);
+
+/* ---- read_draco.c ------------------------------------------------------------- */
+
+/* Whether this build decodes KHR_draco_mesh_compression (libdraco found: MN_WITH_DRACO). */
+bool mni_gltf_has_draco(void);
+
+/*
+ * Before the accessors are read: mark those a Draco primitive will fill
+ * (r->draco_accessor), so no zeros are made for them.  Nothing is checked
+ * here; the primitives' own read checks everything.
+ */
+mn_status mni_gltf_mark_draco_accessors(mn_gltf_reader *r);
+
+/*
+ * The primitive at the current path, read so far (attributes, indices,
+ * targets) in `mode`: when it carries KHR_draco_mesh_compression, decode it
+ * into its accessors, every count checked first; without a decoder, refuse
+ * it unless every accessor has uncompressed data (then a warning).
+ */
+mn_status mni_gltf_read_draco(mn_gltf_reader *r, json_t *prim, mn_primitive *p, uint32_t mode, uint32_t mesh,
+                              uint32_t index);
+
+/* After the meshes: every accessor marked for Draco data holds some (an internal check). */
+mn_status mni_gltf_check_draco_filled(mn_gltf_reader *r);
 
 /* ---- the parts of the document ------------------------------------------------------ */
 

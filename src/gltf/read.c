@@ -183,10 +183,15 @@ static const char *const SUPPORTED_EXTENSIONS[] = {
     "KHR_texture_transform",
     "KHR_materials_emissive_strength",
     "EXT_meshopt_compression",
+    "KHR_draco_mesh_compression",   /* when the build has a decoder (mni_gltf_has_draco) */
+    "EXT_texture_webp",             /* the image is kept; the renderer decodes it with libwebp */
+    "KHR_texture_basisu",           /* the texture is kept undecoded, with a warning */
 };
 
 static bool extension_supported(const char *name)
 {
+    if (strcmp(name, "KHR_draco_mesh_compression") == 0)
+        return mni_gltf_has_draco();
     for (size_t i = 0; i < sizeof SUPPORTED_EXTENSIONS / sizeof SUPPORTED_EXTENSIONS[0]; i++)
         if (strcmp(name, SUPPORTED_EXTENSIONS[i]) == 0)
             return true;
@@ -274,11 +279,17 @@ static mn_status read_extensions(mn_gltf_reader *r)
         if (!extension_supported(name)) {
             size_t mark = mni_json_push_key(&r->json, "extensionsRequired");
             mni_json_push_index(&r->json, i);
-            st = mni_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, NULL,
-                               "the file requires the extension %.64s, which this reader does not implement "
-                               "(it reads KHR_mesh_quantization, KHR_texture_transform, "
-                               "KHR_materials_emissive_strength and EXT_meshopt_compression)",
-                               name);
+            if (strcmp(name, "KHR_draco_mesh_compression") == 0)
+                st = mni_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, NULL,
+                                   "the file requires KHR_draco_mesh_compression, and this build of marionette "
+                                   "has no Draco decoder (libdraco was not found when it was built)");
+            else
+                st = mni_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, NULL,
+                                   "the file requires the extension %.64s, which this reader does not implement "
+                                   "(it reads KHR_mesh_quantization, KHR_texture_transform, "
+                                   "KHR_materials_emissive_strength, EXT_meshopt_compression, "
+                                   "KHR_draco_mesh_compression, EXT_texture_webp and KHR_texture_basisu)",
+                                   name);
             mni_json_pop(&r->json, mark);
             return st;
         }

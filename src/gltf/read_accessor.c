@@ -217,7 +217,8 @@ static mn_status read_min_max(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
     return MN_OK;
 }
 
-static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
+/* draco: a Draco primitive fills it, so no zeros are made when it has no bufferView. */
+static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a, bool draco)
 {
     mn_json *j = &r->json;
     uint64_t offset = 0;
@@ -249,7 +250,7 @@ static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
         mni_json_pop(j, mark);
         return st;
     }
-    if (a->buffer_view == MN_NONE) {
+    if (a->buffer_view == MN_NONE && !draco) {
         uint8_t *zeros;
         if ((st = dense_copy(r, a, &zeros)) != MN_OK)
             return st;
@@ -260,12 +261,13 @@ static mn_status read_accessor(mn_gltf_reader *r, json_t *obj, mn_accessor *a)
 
 static mn_status accessor_at(mn_gltf_reader *r, json_t *obj, uint32_t i)
 {
-    return read_accessor(r, obj, &r->model->accessors[i]);
+    return read_accessor(r, obj, &r->model->accessors[i], r->draco_accessor && r->draco_accessor[i]);
 }
 
 mn_status mni_gltf_read_accessors(mn_gltf_reader *r)
 {
-    return mni_gltf_read_array(r, "accessors", r->file_accessor_count, accessor_at);
+    mn_status st = mni_gltf_mark_draco_accessors(r);
+    return st != MN_OK ? st : mni_gltf_read_array(r, "accessors", r->file_accessor_count, accessor_at);
 }
 
 mn_status mni_gltf_accessor_floats(mn_gltf_reader *r, uint32_t accessor, const float **out,

@@ -241,6 +241,11 @@ static mn_status convert_strip_fan(mn_gltf_reader *r, mn_primitive *p)
     mn_model *m = r->model;
     const mn_accessor *src = p->indices != MN_NONE ? &m->accessors[p->indices] : NULL;
     uint32_t n = src ? src->count : p->vertex_count;
+    if (src && !src->data)   /* a Draco primitive's indices, not decoded yet */
+        return mni_json_fail(&r->json, MN_INVALID_VALUE, "indices",
+                             "accessor %u holds Draco-compressed indices, which a strip or fan of another "
+                             "primitive cannot use",
+                             p->indices);
     uint32_t tris = n >= 3 ? n - 2 : 0;
     if (tris > UINT32_MAX / 3)
         return mni_json_fail(&r->json, MN_OVERFLOW, "mode", "%u triangles are too many to list", tris);
@@ -299,28 +304,6 @@ static mn_status read_indices(mn_gltf_reader *r, json_t *prim, mn_primitive *p)
     return MN_OK;
 }
 
-/*
- * A Draco-compressed primitive the file does not require decoding (the
- * extension only in extensionsUsed; a required one was refused) loads from
- * its accessors as they stand, usually without a bufferView and so all
- * zeros: say so rather than hand out a mesh collapsed to the origin.
- */
-static mn_status warn_draco(mn_gltf_reader *r, json_t *prim, uint32_t mesh, uint32_t index)
-{
-    json_t *ext;
-    mn_status st = mni_gltf_extension(r, prim, "KHR_draco_mesh_compression", &ext);
-    if (st != MN_OK || !ext)
-        return st;
-    size_t mark = mni_json_push_key(&r->json, "extensions");
-    st = mni_gltf_warn(r, MN_UNSUPPORTED_EXTENSION, "KHR_draco_mesh_compression",
-                       "primitive %u of mesh %u is compressed with KHR_draco_mesh_compression, which this "
-                       "reader does not decode: its attributes are read from their accessors as they stand "
-                       "(zeros where an accessor has no bufferView), not from the compressed data",
-                       index, mesh);
-    mni_json_pop(&r->json, mark);
-    return st;
-}
-
 static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p, uint32_t mesh,
                                 uint32_t index)
 {
@@ -331,7 +314,8 @@ static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p
         (st = mni_json_index(j, prim, "material", false, r->model->material_count, "materials",
                              &p->material)) != MN_OK ||
         (st = mni_json_u32(j, prim, "mode", false, 0, 6, &mode)) != MN_OK ||
-        (st = read_targets(r, prim, p)) != MN_OK || (st = warn_draco(r, prim, mesh, index)) != MN_OK)
+        (st = read_targets(r, prim, p)) != MN_OK ||
+        (st = mni_gltf_read_draco(r, prim, p, mode, mesh, index)) != MN_OK)
         return st;
     p->mode = p->original_mode = (mn_primitive_mode)mode;
     if (p->mode == MN_MODE_TRIANGLE_STRIP || p->mode == MN_MODE_TRIANGLE_FAN)
@@ -432,7 +416,8 @@ static mn_status read_mesh(mn_gltf_reader *r, json_t *obj, uint32_t index)
 
 mn_status mni_gltf_read_meshes(mn_gltf_reader *r)
 {
-    return mni_gltf_read_array(r, "meshes", r->model->mesh_count, read_mesh);
+    mn_status st = mni_gltf_read_array(r, "meshes", r->model->mesh_count, read_mesh);
+    return st != MN_OK ? st : mni_gltf_check_draco_filled(r);
 }
 
 uint32_t mni_gltf_count_synth_accessors(json_t *root)
