@@ -157,15 +157,50 @@ static mn_status read_sampler(mn_gltf_reader *r, json_t *obj, mn_sampler *s)
     return MN_OK;
 }
 
+/* extensions.<name>.source of a texture (MN_NONE when absent); *present says whether the extension is. */
+static mn_status extension_source(mn_gltf_reader *r, json_t *obj, const char *name, bool *present,
+                                  uint32_t *out)
+{
+    json_t *ext;
+    *out = MN_NONE;
+    mn_status st = mni_gltf_extension(r, obj, name, &ext);
+    *present = ext != NULL;
+    if (st != MN_OK || !ext)
+        return st;
+    size_t mark = mni_json_push_key(&r->json, "extensions");
+    mni_json_push_key(&r->json, name);
+    st = mni_json_index(&r->json, ext, "source", true, r->model->image_count, "images", out);
+    if (st == MN_OK)
+        mni_json_pop(&r->json, mark);
+    return st;
+}
+
+/*
+ * The texture's image: its core source, else EXT_texture_webp's (the renderer decodes WebP with
+ * libwebp).  A texture whose only source is KHR_texture_basisu's KTX2 image is left without one:
+ * nothing here decodes Basis Universal, so materials that use it draw with their factors.
+ */
 static mn_status read_texture(mn_gltf_reader *r, json_t *obj, mn_texture *t)
 {
     mn_status st;
+    uint32_t webp, basisu;
+    bool has_webp, has_basisu;
     if ((st = mni_json_string(&r->json, obj, "name", false, &t->name)) != MN_OK ||
         (st = mni_json_index(&r->json, obj, "source", false, r->model->image_count, "images",
                              &t->image)) != MN_OK ||
         (st = mni_json_index(&r->json, obj, "sampler", false, r->model->sampler_count, "samplers",
-                             &t->sampler)) != MN_OK)
+                             &t->sampler)) != MN_OK ||
+        (st = extension_source(r, obj, "EXT_texture_webp", &has_webp, &webp)) != MN_OK ||
+        (st = extension_source(r, obj, "KHR_texture_basisu", &has_basisu, &basisu)) != MN_OK)
         return st;
+    if (t->image == MN_NONE && has_webp)
+        t->image = webp;
+    if (t->image == MN_NONE && has_basisu)
+        return mni_gltf_warn(r, MN_UNSUPPORTED_EXTENSION, NULL,
+                             "the texture's only image is images[%u], a KHR_texture_basisu (KTX2) image, which "
+                             "marionette does not decode; it is left without an image, and materials that use "
+                             "it draw with their factors",
+                             basisu);
     return MN_OK;
 }
 

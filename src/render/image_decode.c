@@ -1,6 +1,7 @@
 /*
  * render/image_decode: PNG and JPEG (and the other formats stb_image reads)
- * into RGBA8 images.  The one file that compiles stb_image's implementation:
+ * into RGBA8 images, and WebP (EXT_texture_webp) through libwebp when the
+ * build found it (MN_WITH_WEBP).  The one file that compiles stb_image's implementation:
  * its functions are static here, so nothing of stb's leaks into the library's
  * symbols or clashes with a program that links its own copy.
  */
@@ -26,6 +27,55 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb/stb_image.h>
 
+#ifdef MN_WITH_WEBP
+#include <webp/decode.h>
+#endif
+
+/* The largest side decoded: 32768 (a texture past that is refused before any allocation). */
+#define MAX_SIDE 32768u
+
+static bool is_webp(const uint8_t *p, size_t n)
+{
+    return n >= 12 && memcmp(p, "RIFF", 4) == 0 && memcmp(p + 8, "WEBP", 4) == 0;
+}
+
+static bool is_ktx2(const uint8_t *p, size_t n)
+{
+    static const uint8_t magic[12] = {0xAB, 'K', 'T', 'X', ' ', '2', '0', 0xBB, '\r', '\n', 0x1A, '\n'};
+    return n >= 12 && memcmp(p, magic, 12) == 0;
+}
+
+/* WebP through libwebp: the header's size checked first, then decoded straight into the image. */
+static mn_status decode_webp(const uint8_t *bytes, size_t size, const mn_allocator *allocator, mn_rgba_image *out,
+                             mn_error *err)
+{
+#ifdef MN_WITH_WEBP
+    int w = 0, h = 0;
+    if (!WebPGetInfo(bytes, size, &w, &h))
+        return mni_fail(err, MN_INVALID_VALUE, "image: cannot decode: not a WebP image libwebp reads");
+    if (w <= 0 || h <= 0 || (uint32_t)w > MAX_SIDE || (uint32_t)h > MAX_SIDE)
+        return mni_fail(err, MN_OVERFLOW, "image: %dx%d is too large", w, h);
+    mn_status st = mn_rgba_image_create((uint32_t)w, (uint32_t)h, allocator, out, err);
+    if (st != MN_OK)
+        return st;
+    size_t bytes_out = (size_t)w * (size_t)h * 4u;
+    if (!WebPDecodeRGBAInto(bytes, size, out->pixels, bytes_out, w * 4)) {
+        mn_rgba_image_free(out);
+        memset(out, 0, sizeof *out);
+        return mni_fail(err, MN_INVALID_VALUE, "image: cannot decode: the WebP data is corrupt");
+    }
+    return MN_OK;
+#else
+    (void)bytes;
+    (void)size;
+    (void)allocator;
+    (void)out;
+    return mni_fail(err, MN_INVALID_VALUE,
+                    "image: a WebP image, and this build of marionette has no WebP decoder (libwebp was not "
+                    "found when it was built)");
+#endif
+}
+
 mn_status mn_rgba_image_decode(const void *bytes, size_t size, const mn_allocator *allocator,
                                mn_rgba_image *out, mn_error *err)
 {
@@ -35,10 +85,15 @@ mn_status mn_rgba_image_decode(const void *bytes, size_t size, const mn_allocato
         return mni_fail(err, MN_INVALID_ARGUMENT, "image: NULL bytes or out");
     if (size == 0 || size > INT_MAX)
         return mni_fail(err, MN_INVALID_VALUE, "image: %zu bytes is not an image", size);
+    if (is_webp(bytes, size))
+        return decode_webp(bytes, size, allocator, out, err);
+    if (is_ktx2(bytes, size))
+        return mni_fail(err, MN_INVALID_VALUE,
+                        "image: a KTX2 (KHR_texture_basisu) image, which marionette does not decode");
     int w = 0, h = 0, channels = 0;
     if (!stbi_info_from_memory(bytes, (int)size, &w, &h, &channels))
         return mni_fail(err, MN_INVALID_VALUE, "image: cannot decode: %s", stbi_failure_reason());
-    if (w <= 0 || h <= 0 || (uint32_t)w > 32768u || (uint32_t)h > 32768u)
+    if (w <= 0 || h <= 0 || (uint32_t)w > MAX_SIDE || (uint32_t)h > MAX_SIDE)
         return mni_fail(err, MN_OVERFLOW, "image: %dx%d is too large", w, h);
     unsigned char *pixels = stbi_load_from_memory(bytes, (int)size, &w, &h, &channels, 4);
     if (!pixels)
