@@ -25,6 +25,19 @@
  *                              file was just written, so the page cache is warm
  *                              (the line says so): this is the cost of the
  *                              library, not of the disk.
+ *   draco_glb                  (builds with the Draco decoder) the same model
+ *                              with its mesh Draco-encoded (edgebreaker; 14-bit
+ *                              positions, 10 normals, 12 uvs and weights),
+ *                              animation and skin as before: sizes
+ *   draco_decode_only          libdraco alone on the Draco bytes, no glTF: the
+ *                              decode and the copy of every attribute and the
+ *                              indices out in the accessors' types (what the
+ *                              reader's decoder does); bytes = those bytes
+ *   draco_parse_convert        (d) (b) on the Draco GLB: mn_gltf_read_memory,
+ *                              which decodes, plus the same conversions; beside
+ *                              memcpy of the decoded bytes, over (b)'s time
+ *                              (over_parse_convert) and over draco_decode_only
+ *                              (over_draco_decode_only: the glTF layer's cost)
  *
  * Each timed case is the best (and the median) of RUNS repetitions; the
  * model is freed after each, outside the timed region.  Converted buffers
@@ -42,6 +55,11 @@
 
 #include <marionette/gltf.h>
 #include <marionette/model.h>
+
+#ifdef MN_WITH_DRACO
+#include "bench_draco.h"
+#include "gltf/draco.h"
+#endif
 
 #include <math.h>
 #include <sys/resource.h>
@@ -147,6 +165,7 @@ typedef struct load_ctx {
     mn_error err;
     const char *failure;         /* what a check found wrong, NULL when fine */
     uint32_t repetition;         /* seeds the sampled checks */
+    bool draco;                  /* the Draco GLB: values are quantised and reordered */
 } load_ctx;
 
 static const mn_primitive *body_primitive(const mn_model *model)
@@ -301,6 +320,49 @@ static const char *check_zero_copy(const load_ctx *ctx, uint32_t seed)
     return NULL;
 }
 
+/*
+ * The Draco model's converted values, sampled: Draco reorders the vertices
+ * and quantises them, so each sampled vertex must lie on the torus, with a
+ * unit normal, uvs in [0, 1], the generator's four joints pattern and
+ * weights, each within its quantisation step; indices below the vertex
+ * count.  Then poisoned, as check_converted does.
+ */
+static const char *check_draco_converted(converted *out, uint32_t seed)
+{
+    const double pos_step = 2.6 / ((1 << 14) - 1), weight_step = 0.66 / ((1 << 12) - 1);
+    uint32_t state = seed * 2654435761u + 3u;
+    for (uint32_t s = 0; s < SPOT_CHECKS; s++) {
+        uint32_t v = next_sample(&state, VERTEX_COUNT);
+        const float *p = out->floats[OUT_POSITION] + (size_t)v * 3u, *n = out->floats[OUT_NORMAL] + (size_t)v * 3u;
+        const float *uv = out->floats[OUT_TEXCOORD] + (size_t)v * 2u, *j = out->floats[OUT_JOINTS] + (size_t)v * 4u;
+        const float *w = out->floats[OUT_WEIGHTS] + (size_t)v * 4u;
+        double ring = sqrt((double)p[0] * p[0] + (double)p[1] * p[1]) - 1.0;
+        double tube = sqrt(ring * ring + (double)p[2] * p[2]);
+        if (!(fabs(tube - 0.3) <= 2 * pos_step))
+            return "a decoded position is not on the torus within the quantisation step";
+        if (!(fabs(sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]) - 1.0) < 0.01))
+            return "a decoded normal is not of unit length";
+        if (!(uv[0] >= 0.0f && uv[0] <= 1.0f && uv[1] >= 0.0f && uv[1] <= 1.0f))
+            return "a decoded uv is outside [0, 1]";
+        if (!(j[1] == fmodf(j[0] + 1.0f, (float)JOINT_COUNT) && j[2] == fmodf(j[0] + 2.0f, (float)JOINT_COUNT)))
+            return "decoded joints differ from the generator's pattern";
+        static const float want_w[4] = {0.7f, 0.2f, 0.06f, 0.04f};
+        for (int k = 0; k < 4; k++)
+            if (!(fabs((double)w[k] - want_w[k]) <= weight_step))
+                return "a decoded weight differs from the generator's by more than the quantisation step";
+        if (out->indices[next_sample(&state, INDEX_COUNT)] >= VERTEX_COUNT)
+            return "a decoded index is not below the vertex count";
+    }
+    state = seed * 2654435761u + 3u;
+    for (uint32_t s = 0; s < SPOT_CHECKS; s++) {
+        uint32_t v = next_sample(&state, VERTEX_COUNT);
+        for (int a = 0; a < OUT_ATTRIBUTE_COUNT; a++)
+            out->floats[a][(size_t)v * out_components[a]] = NAN;
+        out->indices[next_sample(&state, INDEX_COUNT)] = UINT32_MAX;
+    }
+    return NULL;
+}
+
 /* Untimed, after each repetition: check what was loaded, then free it. */
 static bool load_after(void *user)
 {
@@ -309,7 +371,9 @@ static bool load_after(void *user)
         return false;        /* the read failed: status and err say why */
     if (ctx->failure == NULL)
         ctx->failure = check_shape(ctx->model);
-    if (ctx->failure == NULL)
+    if (ctx->failure == NULL && ctx->draco)
+        ctx->failure = check_draco_converted(ctx->out, ctx->repetition);
+    else if (ctx->failure == NULL)
         ctx->failure = ctx->out != NULL ? check_converted(ctx->out, ctx->repetition)
                                         : check_zero_copy(ctx, ctx->repetition);
     mn_model_free(ctx->model);
@@ -393,6 +457,7 @@ typedef struct bench_state {
     glb_info info;
     counter count;
     converted out;
+    double parse_convert_ms;     /* (b)'s best, for the Draco case's ratio */
 } bench_state;
 
 static mn_gltf_options counting_options(counter *c)
@@ -484,6 +549,8 @@ static bool case_memory(bench_state *s, const uint8_t *glb, bool convert)
         return false;
     }
     size_t bytes = convert ? s->out.bytes : s->file_size;
+    if (convert)
+        s->parse_convert_ms = t.best_ms;
     bench_timing m = bench_memcpy_ms(bytes, s->runs);
     bench_line line;
     bench_line_begin(&line, "load", name);
@@ -556,6 +623,221 @@ static bool make_file(bench_state *s)
     return true;
 }
 
+#ifdef MN_WITH_DRACO
+/* ---- the Draco case ------------------------------------------------------------------------ */
+
+/* Bytes the decoder hands out in the accessors' types: f32 streams, u16 joints, u32 indices. */
+#define DRACO_DECODED_BYTES ((size_t)VERTEX_COUNT * (12u + 12u + 8u + 8u + 16u) + (size_t)INDEX_COUNT * 4u)
+
+typedef struct draco_glb {
+    uint8_t *glb, *draco;        /* the GLB; the Draco bytes alone (for draco_decode_only) */
+    size_t glb_size, draco_size;
+    double encode_ms;
+} draco_glb;
+
+/* The torus's streams and indices, Draco-encoded. */
+static uint8_t *encode_torus(size_t *size)
+{
+    float *pos = malloc((size_t)VERTEX_COUNT * 12u), *nrm = malloc((size_t)VERTEX_COUNT * 12u);
+    float *uv = malloc((size_t)VERTEX_COUNT * 8u), *w = malloc((size_t)VERTEX_COUNT * 16u);
+    uint16_t *j = malloc((size_t)VERTEX_COUNT * 8u);
+    uint32_t *idx = malloc((size_t)INDEX_COUNT * 4u);
+    uint8_t *out = NULL;
+    if (pos && nrm && uv && w && j && idx) {
+        for (uint32_t v = 0; v < VERTEX_COUNT; v++) {
+            vertex x = vertex_of(v);
+            memcpy(pos + 3u * (size_t)v, x.position, 12);
+            memcpy(nrm + 3u * (size_t)v, x.normal, 12);
+            memcpy(uv + 2u * (size_t)v, x.uv, 8);
+            memcpy(j + 4u * (size_t)v, x.joints, 8);
+            memcpy(w + 4u * (size_t)v, x.weights, 16);
+        }
+        for (uint32_t i = 0; i < INDEX_COUNT; i++)
+            idx[i] = index_of(i);
+        out = bench_draco_encode(pos, nrm, uv, j, w, VERTEX_COUNT, idx, INDEX_COUNT, size);
+    }
+    free(pos);
+    free(nrm);
+    free(uv);
+    free(w);
+    free(j);
+    free(idx);
+    return out;
+}
+
+/* The JSON of the Draco GLB: bench_model.h's nodes and animation; the mesh's accessors without
+   views; views 0 Draco, 1 inverse binds, 2 key times, 3 key values. */
+static void write_draco_json(glb_text *t, const bin_layout *l, size_t draco_size)
+{
+    glb_text_append(t, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette bench_load\"},"
+                       "\"extensionsUsed\":[\"KHR_draco_mesh_compression\"],"
+                       "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],"
+                       "\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[");
+    write_json_nodes(t);
+    glb_text_append(t, "],\"meshes\":[{\"name\":\"torus\",\"primitives\":[{\"attributes\":{"
+                       "\"POSITION\":%d,\"NORMAL\":%d,\"TEXCOORD_0\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d},"
+                       "\"indices\":%d,\"mode\":4,\"extensions\":{\"KHR_draco_mesh_compression\":{\"bufferView\":0,"
+                       "\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TEXCOORD_0\":2,\"JOINTS_0\":3,"
+                       "\"WEIGHTS_0\":4}}}}]}],",
+                    ACC_POSITION, ACC_NORMAL, ACC_TEXCOORD, ACC_JOINTS, ACC_WEIGHTS, ACC_INDICES);
+    glb_text_append(t, "\"skins\":[{\"name\":\"spine\",\"inverseBindMatrices\":%d,\"skeleton\":1,\"joints\":[", ACC_IBM);
+    for (uint32_t j = 0; j < JOINT_COUNT; j++)
+        glb_text_append(t, "%s%u", j ? "," : "", (unsigned)(j + 1));
+    write_json_animation(t);
+    float min[3], max[3];
+    position_bounds(min, max);
+    glb_text_append(t, "]}],\"accessors\":[{\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\","
+                       "\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g]}",
+                    (unsigned)VERTEX_COUNT, (double)min[0], (double)min[1], (double)min[2], (double)max[0],
+                    (double)max[1], (double)max[2]);
+    glb_text_append(t, ",{\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"}", (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"componentType\":5126,\"count\":%u,\"type\":\"VEC2\"}", (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"componentType\":5123,\"count\":%u,\"type\":\"VEC4\"}", (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"componentType\":5126,\"count\":%u,\"type\":\"VEC4\"}", (unsigned)VERTEX_COUNT);
+    glb_text_append(t, ",{\"componentType\":5125,\"count\":%u,\"type\":\"SCALAR\"}", (unsigned)INDEX_COUNT);
+    write_json_plain_accessor(t, 1, 5126, JOINT_COUNT, "MAT4");
+    for (uint32_t c = 0; c < CHANNEL_COUNT; c++) {
+        glb_text_append(t, ",{\"bufferView\":2,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
+                           "\"type\":\"SCALAR\",\"min\":[%.9g],\"max\":[%.9g]}",
+                        (size_t)c * KEY_COUNT * 4u, (unsigned)KEY_COUNT, (double)key_time(0),
+                        (double)key_time(KEY_COUNT - 1));
+        glb_text_append(t, ",{\"bufferView\":3,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%u,"
+                           "\"type\":\"%s\"}",
+                        channel_values_offset(c), (unsigned)KEY_COUNT, path_components[c % 3u] == 4 ? "VEC4" : "VEC3");
+    }
+    glb_text_append(t, "],\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}", draco_size);
+    const int views[3] = {VIEW_IBM, VIEW_TIMES, VIEW_VALUES};
+    for (int v = 0; v < 3; v++)
+        glb_text_append(t, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", l->offset[views[v]],
+                        l->size[views[v]]);
+    glb_text_append(t, "],\"buffers\":[{\"byteLength\":%zu}]}", l->total);
+}
+
+/* The Draco GLB: BIN holds the Draco bytes (padded to 4), then inverse binds, key times, values. */
+static bool make_draco_glb(draco_glb *d)
+{
+    memset(d, 0, sizeof *d);
+    double start = bench_now_ms();
+    d->draco = encode_torus(&d->draco_size);
+    d->encode_ms = bench_now_ms() - start;
+    if (d->draco == NULL)
+        return false;
+    bin_layout l = layout_bin();
+    size_t at = (d->draco_size + 3u) & ~(size_t)3u;
+    const int views[3] = {VIEW_IBM, VIEW_TIMES, VIEW_VALUES};
+    for (int v = 0; v < 3; v++) {
+        l.offset[views[v]] = at;
+        at += l.size[views[v]];
+    }
+    l.total = at;
+    glb_text json;
+    glb_text_init(&json, 1u << 16);
+    write_draco_json(&json, &l, d->draco_size);
+    uint8_t *bin = NULL;
+    d->glb = glb_begin(&json, l.total, &bin, &d->glb_size);
+    glb_text_free(&json);
+    if (d->glb == NULL)
+        return false;
+    memset(bin, 0, (d->draco_size + 3u) & ~(size_t)3u);
+    memcpy(bin, d->draco, d->draco_size);
+    write_inverse_binds(bin, &l);
+    write_keys(bin, &l);
+    return true;
+}
+
+/* draco_decode_only's repetition: decode, check the counts, copy everything out, free. */
+typedef struct draco_only_ctx {
+    const draco_glb *d;
+    converted *out;
+    uint16_t *joints;
+    const char *failure;
+} draco_only_ctx;
+
+static bool draco_only_body(void *user)
+{
+    draco_only_ctx *c = user;
+    char msg[160];
+    mni_draco_geometry *g = mni_draco_decode(c->d->draco, c->d->draco_size, msg, sizeof msg);
+    if (g == NULL) {
+        c->failure = "libdraco does not decode the Draco bytes";
+        return false;
+    }
+    mni_draco_counts n = mni_draco_get_counts(g);
+    bool ok = n.points == VERTEX_COUNT && n.faces * 3u == INDEX_COUNT;
+    ok = ok && mni_draco_copy_attribute(g, 0, 5126, 3, c->out->floats[OUT_POSITION], msg, sizeof msg);
+    ok = ok && mni_draco_copy_attribute(g, 1, 5126, 3, c->out->floats[OUT_NORMAL], msg, sizeof msg);
+    ok = ok && mni_draco_copy_attribute(g, 2, 5126, 2, c->out->floats[OUT_TEXCOORD], msg, sizeof msg);
+    ok = ok && mni_draco_copy_attribute(g, 3, 5123, 4, c->joints, msg, sizeof msg);
+    ok = ok && mni_draco_copy_attribute(g, 4, 5126, 4, c->out->floats[OUT_WEIGHTS], msg, sizeof msg);
+    ok = ok && mni_draco_copy_indices(g, 4, c->out->indices, msg, sizeof msg);
+    mni_draco_free(g);
+    if (!ok)
+        c->failure = "the decoded Draco mesh has not the counts or attributes that were encoded";
+    return ok;
+}
+
+static bool case_draco(bench_state *s)
+{
+    draco_glb d;
+    if (!make_draco_glb(&d)) {
+        fprintf(stderr, "bench_load: cannot Draco-encode the model\n");
+        free(d.draco);
+        free(d.glb);
+        return false;
+    }
+    bench_line line;
+    bench_line_begin(&line, "load", "draco_glb");
+    bench_line_u64(&line, "bytes", d.glb_size);
+    bench_line_u64(&line, "draco_bytes", d.draco_size);
+    bench_line_u64(&line, "decoded_bytes", DRACO_DECODED_BYTES);
+    bench_line_num(&line, "encode_ms", d.encode_ms);
+    bench_line_str(&line, "bits", "position 14, normal 10, texcoord 12, weights 12; joints and indices exact");
+    bench_line_print(&line);
+
+    /* libdraco alone; joints keep their u16 (what the reader stores), in a buffer touched first. */
+    draco_only_ctx oc = {&d, &s->out, calloc((size_t)VERTEX_COUNT * 4u, sizeof(uint16_t)), NULL};
+    bench_timing only = {false, 0, 0.0, 0.0};
+    if (oc.joints != NULL)
+        only = bench_run(s->runs, draco_only_body, NULL, &oc);
+    free(oc.joints);
+    bench_timing m = bench_memcpy_ms(DRACO_DECODED_BYTES, s->runs);
+    bench_line_begin(&line, "load", "draco_decode_only");
+    if (!only.ok) {
+        bench_line_str(&line, "error", oc.failure ? oc.failure : "out of memory");
+        bench_line_print(&line);
+        free(d.draco);
+        free(d.glb);
+        return false;
+    }
+    bench_line_throughput(&line, DRACO_DECODED_BYTES, only, m);
+    bench_line_print(&line);
+
+    /* (d): the reader on the Draco GLB, plus (b)'s conversions. */
+    load_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.glb = d.glb;
+    ctx.glb_size = d.glb_size;
+    ctx.out = &s->out;
+    ctx.draco = true;
+    bench_timing t = bench_run(s->runs, load_body, load_after, &ctx);
+    bool ok = t.ok;
+    if (!ok) {
+        report_failure("draco_parse_convert", &ctx);
+    } else {
+        bench_line_begin(&line, "load", "draco_parse_convert");
+        bench_line_throughput(&line, DRACO_DECODED_BYTES, t, m);
+        bench_line_u64(&line, "file_bytes", d.glb_size);
+        bench_line_str(&line, "bytes_are", "decoded (accessor types), as draco_decode_only's");
+        bench_line_num(&line, "over_parse_convert", t.best_ms / s->parse_convert_ms);
+        bench_line_num(&line, "over_draco_decode_only", t.best_ms / only.best_ms);
+        bench_line_print(&line);
+    }
+    free(d.draco);
+    free(d.glb);
+    return ok;
+}
+#endif
+
 static bool run_cases(bench_state *s)
 {
     if (!case_peak_memory(s))
@@ -567,7 +849,11 @@ static bool run_cases(bench_state *s)
     }
     bool ok = case_memory(s, glb, false) && case_memory(s, glb, true);
     free(glb);
-    return ok && case_file(s);
+    ok = ok && case_file(s);
+#ifdef MN_WITH_DRACO
+    ok = ok && case_draco(s);
+#endif
+    return ok;
 }
 
 int main(int argc, char **argv)

@@ -33,6 +33,14 @@ void say(char *msg, size_t cap, const char *text)
         std::snprintf(msg, cap, "%s", text);
 }
 
+template <typename T> draco::DataType type_of();
+template <> draco::DataType type_of<int8_t>() { return draco::DT_INT8; }
+template <> draco::DataType type_of<uint8_t>() { return draco::DT_UINT8; }
+template <> draco::DataType type_of<int16_t>() { return draco::DT_INT16; }
+template <> draco::DataType type_of<uint16_t>() { return draco::DT_UINT16; }
+template <> draco::DataType type_of<uint32_t>() { return draco::DT_UINT32; }
+template <> draco::DataType type_of<float>() { return draco::DT_FLOAT32; }
+
 /* Copy one attribute as OutT: the point's value, through the point-to-value map. */
 template <typename OutT>
 bool copy_as(const draco::PointAttribute *a, uint32_t points, uint32_t components, void *out, char *msg,
@@ -40,6 +48,15 @@ bool copy_as(const draco::PointAttribute *a, uint32_t points, uint32_t component
 {
     OutT *dst = static_cast<OutT *>(out);
     const size_t values = a->size();
+    /* The common case, one value per point in point order and already of the accessor's type
+       (floats dequantised by the decoder): one copy of the whole buffer. */
+    const size_t row = (size_t)components * sizeof(OutT);
+    if (a->is_mapping_identity() && a->data_type() == type_of<OutT>() && a->byte_stride() == (int64_t)row &&
+        values >= points && a->buffer() && a->buffer()->data_size() >= a->byte_offset() + row * points) {
+        if (points)
+            std::memcpy(dst, a->GetAddress(draco::AttributeValueIndex(0)), row * points);
+        return true;
+    }
     for (uint32_t i = 0; i < points; i++) {
         draco::AttributeValueIndex v = a->mapped_index(draco::PointIndex(i));
         if (v.value() >= values) {
