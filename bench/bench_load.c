@@ -28,7 +28,8 @@
  *   draco_glb                  (builds with the Draco decoder) the same model
  *                              with its mesh Draco-encoded (edgebreaker; 14-bit
  *                              positions, 10 normals, 12 uvs and weights),
- *                              animation and skin as before: sizes
+ *                              animation and skin as before: sizes (the file is
+ *                              kept where MN_BENCH_DRACO_GLB names)
  *   draco_decode_only          libdraco alone on the Draco bytes, no glTF: the
  *                              decode and the copy of every attribute and the
  *                              indices out in the accessors' types (what the
@@ -785,6 +786,10 @@ static bool case_draco(bench_state *s)
         free(d.glb);
         return false;
     }
+    /* MN_BENCH_DRACO_GLB=FILE keeps the Draco GLB, to measure a read of it on its own (peak RSS). */
+    const char *keep = getenv("MN_BENCH_DRACO_GLB");
+    if (keep != NULL && keep[0] != '\0' && !write_file(keep, d.glb, d.glb_size))
+        fprintf(stderr, "bench_load: cannot write %s\n", keep);
     bench_line line;
     bench_line_begin(&line, "load", "draco_glb");
     bench_line_u64(&line, "bytes", d.glb_size);

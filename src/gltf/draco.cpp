@@ -51,10 +51,23 @@ bool copy_as(const draco::PointAttribute *a, uint32_t points, uint32_t component
     /* The common case, one value per point in point order and already of the accessor's type
        (floats dequantised by the decoder): one copy of the whole buffer. */
     const size_t row = (size_t)components * sizeof(OutT);
-    if (a->is_mapping_identity() && a->data_type() == type_of<OutT>() && a->byte_stride() == (int64_t)row &&
-        values >= points && a->buffer() && a->buffer()->data_size() >= a->byte_offset() + row * points) {
+    const bool same = a->data_type() == type_of<OutT>() && a->byte_stride() == (int64_t)row && a->buffer() &&
+                      a->byte_offset() >= 0 && a->buffer()->data_size() >= (size_t)a->byte_offset() + row * values;
+    if (same && a->is_mapping_identity() && values >= points) {
         if (points)
             std::memcpy(dst, a->GetAddress(draco::AttributeValueIndex(0)), row * points);
+        return true;
+    }
+    if (same) {   /* values shared between points (seams): one copy of a row per point */
+        for (uint32_t i = 0; i < points; i++) {
+            draco::AttributeValueIndex v = a->mapped_index(draco::PointIndex(i));
+            if (v.value() >= values) {
+                std::snprintf(msg, cap, "point %u maps to value %u of an attribute that holds %zu", i, v.value(),
+                              values);
+                return false;
+            }
+            std::memcpy(dst + (size_t)i * components, a->GetAddress(v), row);
+        }
         return true;
     }
     for (uint32_t i = 0; i < points; i++) {
