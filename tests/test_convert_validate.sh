@@ -100,8 +100,12 @@ if grep -q '^MN_WITH_DRACO:INTERNAL=ON' "$build/CMakeCache.txt" 2>/dev/null; the
     echo "$name: FAILED: convert refused draco_used.gltf without naming the Draco data: $(cat "$work/refused.err")"
     failed=1
   fi
-else
-  expect_stderr draco_used.gltf 'warning: meshes\[0\].primitives\[0\].extensions.KHR_draco_mesh_compression'
+elif "$tool" convert fuzz/corpus/gltf/draco_used.gltf "$work/refused.glb" 2>"$work/refused.err"; then
+  echo "$name: FAILED: a build without Draco converted draco_used.gltf, whose POSITION is only compressed"
+  failed=1
+elif ! grep -q 'KHR_draco_mesh_compression: .*no Draco decoder' "$work/refused.err"; then
+  echo "$name: FAILED: convert refused draco_used.gltf without saying the build has no Draco decoder: $(cat "$work/refused.err")"
+  failed=1
 fi
 for seed in keys_negative.gltf keys_not_increasing.gltf; do
   if "$tool" convert "fuzz/corpus/gltf/$seed" "$work/refused.glb" 2>"$work/refused.err"; then

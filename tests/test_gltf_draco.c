@@ -45,24 +45,6 @@
 #define BITS_COLOR 8
 #define BITS_GENERIC 12
 
-static json_t *load_seed(void)
-{
-    json_error_t e;
-    json_t *root = json_load_file(SEED, 0, &e);
-    if (!root)
-        fail_msg("%s: %s", SEED, e.text);
-    return root;
-}
-
-static mn_status read_json(json_t *root, mn_model **m, mn_error *err)
-{
-    char *text = json_dumps(root, JSON_COMPACT);
-    assert_non_null(text);
-    mn_status st = mn_gltf_read_memory(text, strlen(text), NULL, m, err);
-    free(text);
-    return st;
-}
-
 /* ---- the seed -------------------------------------------------------------------------- */
 
 static void test_seed_decodes_to_the_box(void **state)
@@ -104,6 +86,24 @@ static void test_seed_decodes_to_the_box(void **state)
 /* ---- hostile edits --------------------------------------------------------------------- */
 
 #ifdef MN_WITH_DRACO
+static json_t *load_seed(void)
+{
+    json_error_t e;
+    json_t *root = json_load_file(SEED, 0, &e);
+    if (!root)
+        fail_msg("%s: %s", SEED, e.text);
+    return root;
+}
+
+static mn_status read_json(json_t *root, mn_model **m, mn_error *err)
+{
+    char *text = json_dumps(root, JSON_COMPACT);
+    assert_non_null(text);
+    mn_status st = mn_gltf_read_memory(text, strlen(text), NULL, m, err);
+    free(text);
+    return st;
+}
+
 static void expect(json_t *root, mn_status code, const char *path, const char *needle)
 {
     mn_model *m = NULL;
@@ -257,7 +257,6 @@ static void test_every_cut_and_overwritten_byte_is_safe(void **state)
     print_message("    %zu Draco bytes: %d variants refused, %d read (each checked against its accessors)\n", n,
                   refused, read);
 }
-#endif
 
 /* ---- sample models against their uncompressed source ---------------------------------------- */
 
@@ -479,6 +478,8 @@ static void test_models_agree_with_their_source(void **state)
         compare_model(models[i][0], path, mn_test_asset(rel));
     }
 }
+
+#endif
 
 int main(void)
 {

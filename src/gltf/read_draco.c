@@ -288,9 +288,9 @@ mn_status mni_gltf_read_draco(mn_gltf_reader *r, json_t *prim, mn_primitive *p, 
     uint32_t missing = accessor_without_data(r, p);
     if (missing != MN_NONE)
         return mni_json_fail(&r->json, MN_UNSUPPORTED_EXTENSION, EXT_NAME,
-                             "primitive %u of mesh %u is compressed with " EXT_NAME ", and this build of "
-                             "marionette has no Draco decoder (libdraco was not found when it was built); "
-                             "accessor %u has no uncompressed data to read instead",
+                             "primitive %u of mesh %u is Draco-compressed, and this build of marionette has "
+                             "no Draco decoder (libdraco was not found when it was built); accessor %u has no "
+                             "uncompressed data instead",
                              index, mesh, missing);
     st = mni_gltf_warn(r, MN_UNSUPPORTED_EXTENSION, EXT_NAME,
                        "primitive %u of mesh %u is compressed with " EXT_NAME ", and this build of marionette "
