@@ -15,12 +15,17 @@
  * (through the resolver); every accessor layout of the specification, sparse
  * accessors included; KHR_mesh_quantization, KHR_texture_transform,
  * KHR_materials_emissive_strength, EXT_meshopt_compression (decoded with
- * libmeshoptimizer, fallback buffers honoured).  Any other extension listed in
- * extensionsRequired (Draco included) is refused with MN_UNSUPPORTED_EXTENSION
- * naming it.  Used but not required, a KHR_draco_mesh_compression primitive
- * (read from its accessors as they stand, not decoded) and a node with
- * EXT_mesh_gpu_instancing (its mesh drawn once, the instances not kept) are
- * warnings naming the primitive or node.  Animation key times must be
+ * libmeshoptimizer, fallback buffers honoured), KHR_draco_mesh_compression
+ * (decoded with libdraco when the build found it, every decoded count checked
+ * against the accessors first: MN_DRACO or MN_COUNT_MISMATCH naming the item;
+ * a build without it refuses such a file naming what it lacks, unless the
+ * uncompressed accessors are there too), EXT_texture_webp (the texture's
+ * image; the renderer decodes WebP with libwebp) and KHR_texture_basisu (a
+ * texture with only a KTX2 image keeps none, with a warning naming it).  Any
+ * other extension listed in extensionsRequired is refused with
+ * MN_UNSUPPORTED_EXTENSION naming it.  Used but not required, a node with
+ * EXT_mesh_gpu_instancing (its mesh drawn once, the instances not kept) is a
+ * warning naming the node.  Animation key times must be
  * finite, the first 0 or more, each after the one before, as glTF requires
  * (MN_INVALID_VALUE naming the sampler, its accessor and the key).
  *
