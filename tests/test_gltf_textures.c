@@ -9,7 +9,9 @@
  *     naming the texture and the image, required or not; the geometry loads;
  *     the image decoder names KTX2 when asked to decode one;
  *   - the renderer's source of each: the WebP texture decoded and used, the
- *     basisu one absent, so the material draws with its base colour factor.
+ *     basisu one absent, so the material draws with its base colour factor;
+ *   - the writer writes a WebP texture under EXT_texture_webp (required, as
+ *     there is no core source), and the written file reads back the same.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +100,34 @@ static uint32_t render_texture(const mn_model *m, float base_color[4], bool *dec
     return t;
 }
 
+/* The writer's GLB, collected in memory. */
+typedef struct collected {
+    uint8_t *bytes;
+    size_t size;
+} collected;
+
+static bool contains(const uint8_t *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return true;
+    return false;
+}
+
+static bool collect(void *user, const char *name, const void *bytes, size_t size)
+{
+    (void)name;
+    collected *c = user;
+    uint8_t *grown = realloc(c->bytes, c->size + size + 1);
+    if (!grown)
+        return false;
+    memcpy(grown + c->size, bytes, size);
+    c->bytes = grown;
+    c->size += size;
+    return true;
+}
+
 static void test_basisu_only_texture_loads_without_its_image(void **state)
 {
     (void)state;
@@ -183,6 +213,25 @@ static void test_webp_texture_decodes(void **state)
     bool decoded;
     assert_int_not_equal(render_texture(m, base, &decoded), MN_NONE);
     assert_true(decoded);
+#endif
+    /* Written back: the WebP is EXT_texture_webp's source, and the file requires the extension. */
+    collected out = {NULL, 0};
+    mn_gltf_sink sink = {collect, &out};
+    if (mn_gltf_write(m, NULL, &sink, &err) != MN_OK)
+        fail_msg("%s: %s", err.path, err.message);
+    assert_non_null(out.bytes);
+    assert_true(contains(out.bytes, out.size, "\"EXT_texture_webp\":{\"source\":0}"));
+    mn_model *back = NULL;
+    if (mn_gltf_read_memory(out.bytes, out.size, NULL, &back, &err) != MN_OK)
+        fail_msg("%s: %s", err.path, err.message);
+    assert_int_equal(back->textures[0].image, 0);
+    assert_int_equal(back->extensions_required_count, 1);
+    assert_string_equal(back->extensions_required[0], "EXT_texture_webp");
+    assert_int_equal(back->images[0].size, im->size);
+    assert_memory_equal(back->images[0].data, im->data, im->size);
+    mn_model_free(back);
+    free(out.bytes);
+#ifdef MN_WITH_WEBP
     WebPFree(webp);
     /* Cut short, the WebP is refused. */
     assert_int_not_equal(mn_rgba_image_decode(im->data, im->size / 2, NULL, &img, &err), MN_OK);

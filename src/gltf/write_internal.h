@@ -117,6 +117,7 @@ typedef struct mn_gltf_writer {
     bool uses_quantization;          /* KHR_mesh_quantization */
     bool uses_texture_transform;     /* KHR_texture_transform */
     bool uses_emissive_strength;     /* KHR_materials_emissive_strength */
+    bool uses_texture_webp;          /* EXT_texture_webp: a texture's image is WebP */
 } mn_gltf_writer;
 
 /* ---- gltf/write_plan.c --------------------------------------------------------------------- */

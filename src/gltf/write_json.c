@@ -281,8 +281,22 @@ static bool texture_transform_set(const mn_texture_ref *r)
             r->uv_scale[1] != 1.0f);
 }
 
+/* A WebP image (by its media type or its bytes): glTF core allows only PNG and JPEG as a source. */
+static bool image_is_webp(const mn_model *m, uint32_t image)
+{
+    if (image == MN_NONE || image >= m->image_count)
+        return false;
+    const mn_image *img = &m->images[image];
+    if (img->mime_type && strcmp(img->mime_type, "image/webp") == 0)
+        return true;
+    return img->data && img->size >= 12 && memcmp(img->data, "RIFF", 4) == 0 && memcmp(img->data + 8, "WEBP", 4) == 0;
+}
+
 static void scan_material_extensions(mn_gltf_writer *w)
 {
+    for (uint32_t i = 0; i < w->model->texture_count; i++)
+        if (image_is_webp(w->model, w->model->textures[i].image))
+            w->uses_texture_webp = true;
     for (uint32_t i = 0; i < w->model->material_count; i++) {
         const mn_material *mat = &w->model->materials[i];
         const mn_texture_ref *refs[5] = {&mat->base_color_texture, &mat->metallic_roughness_texture,
@@ -307,7 +321,7 @@ static void print_asset(printer *p)
     close_(p, "}");
 
     mn_gltf_writer *w = p->w;
-    const char *used[3];
+    const char *used[4];
     int n = 0;
     if (w->uses_quantization)
         used[n++] = "KHR_mesh_quantization";
@@ -315,6 +329,8 @@ static void print_asset(printer *p)
         used[n++] = "KHR_texture_transform";
     if (w->uses_emissive_strength)
         used[n++] = "KHR_materials_emissive_strength";
+    if (w->uses_texture_webp)
+        used[n++] = "EXT_texture_webp";
     if (n) {
         key(p, "extensionsUsed");
         open_(p, "[");
@@ -324,10 +340,13 @@ static void print_asset(printer *p)
         }
         close_(p, "]");
     }
-    /* Quantized attributes cannot be read without the extension. */
-    if (w->uses_quantization) {
+    /* Quantized attributes cannot be read without the extension, nor a WebP texture (written
+       with no core source beside it). */
+    if (w->uses_quantization || w->uses_texture_webp) {
         key(p, "extensionsRequired");
-        raw(p, "[\"KHR_mesh_quantization\"]");
+        raw(p, w->uses_quantization && w->uses_texture_webp ? "[\"KHR_mesh_quantization\",\"EXT_texture_webp\"]"
+               : w->uses_quantization                        ? "[\"KHR_mesh_quantization\"]"
+                                                             : "[\"EXT_texture_webp\"]");
     }
 }
 
@@ -641,8 +660,17 @@ static void print_materials(printer *p)
             m_str(p, "name", t->name, path);
             if (t->sampler != MN_NONE)
                 m_index(p, "sampler", t->sampler, m->sampler_count, "sampler", path);
-            if (t->image != MN_NONE)
+            if (image_is_webp(m, t->image)) {
+                key(p, "extensions");
+                open_(p, "{");
+                key(p, "EXT_texture_webp");
+                open_(p, "{");
                 m_index(p, "source", t->image, m->image_count, "image", path);
+                close_(p, "}");
+                close_(p, "}");
+            } else if (t->image != MN_NONE) {
+                m_index(p, "source", t->image, m->image_count, "image", path);
+            }
             close_(p, "}");
         }
         close_(p, "]");
