@@ -4,7 +4,8 @@
 # draco3dgltf, pinned in tests/reference/package-lock.json) at explicit quantisation bits,
 # into a temporary folder; test_gltf_draco (MN_DRACO_DIR) then reads each one and its source
 # and requires every decoded vertex to match a source vertex within the quantisation step.
-# The bits here are the ones tests/test_gltf_draco.c's BITS_* state.
+# The bits here are the ones tests/test_gltf_draco.c's BITS_* state.  Two sources are made
+# first: CesiumMan quantized (integer accessors of every kind) and Box with generic attributes.
 #
 # Needs node and the npm packages; `make check` installs them through scripts/deps.  Missing,
 # the test FAILS.  A build without libdraco has nothing to compare (test_gltf_draco checks
@@ -52,6 +53,26 @@ for rel in $models; do
   if ! "$gt" draco "$assets/gltf/$rel" "$work/$model.glb" --quantize-position 14 --quantize-normal 10 \
        --quantize-texcoord 12 --quantize-color 8 --quantize-generic 12 >"$work/$model.log" 2>&1; then
     echo "$name: FAILED: gltf-transform could not encode $rel:"
+    cat "$work/$model.log"
+    exit 1
+  fi
+done
+# Sources made here: CesiumMan quantized (KHR_mesh_quantization: normalized SHORT positions
+# and normals, UNSIGNED_SHORT uvs, UNSIGNED_BYTE weights and joints), and Box with two
+# application-specific attributes (tests/reference/add_generic.mjs: a float and a u16 VEC2).
+mkdir "$work/src"
+if ! "$gt" quantize "$assets/gltf/CesiumMan/glTF-Binary/CesiumMan.glb" "$work/src/CesiumManQuantized.glb" \
+     >"$work/quantize.log" 2>&1 ||
+   ! node tests/reference/add_generic.mjs "$assets/gltf/Box/glTF-Binary/Box.glb" "$work/src/BoxGeneric.glb" \
+     >"$work/generic.log" 2>&1; then
+  echo "$name: FAILED: could not make the quantized or generic source:"
+  cat "$work/quantize.log" "$work/generic.log"
+  exit 1
+fi
+for model in CesiumManQuantized BoxGeneric; do
+  if ! "$gt" draco "$work/src/$model.glb" "$work/$model.glb" --quantize-position 14 --quantize-normal 10 \
+       --quantize-texcoord 12 --quantize-color 8 --quantize-generic 12 >"$work/$model.log" 2>&1; then
+    echo "$name: FAILED: gltf-transform could not encode $model:"
     cat "$work/$model.log"
     exit 1
   fi
