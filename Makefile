@@ -16,7 +16,9 @@ FUZZ_MAX_LEN ?= 262144
 FUZZ_TIMEOUT ?= 5
 BUILD     ?= build
 
-CMAKE_COMMON = -DMN_WERROR=ON
+# scripts/deps installs libdraco-dev and libwebp-dev, so these builds require them (CMake's default,
+# AUTO, uses each when found and leaves it out otherwise).
+CMAKE_COMMON = -DMN_WERROR=ON -DMN_DRACO=ON -DMN_WEBP=ON
 
 .PHONY: all deps build demo check test asan scalar fuzz bench web web-serve web-bench install clean
 
