@@ -3,7 +3,8 @@
  * one-shots and the done flag, seek (wrapped and clamped), pause, speed and
  * the start offset, the crossfade (checked bit for bit against sampling both
  * clips here), loud errors that change nothing, rest values for whatever no
- * clip drives, scrubbing backwards giving the bits of playing forwards, zero
+ * clip drives, a caller's pose (mn_mixer_set_pose) shown and faded from,
+ * scrubbing backwards giving the bits of playing forwards, zero
  * allocations per frame, and every out-of-memory path of creation.
  */
 #include <stdarg.h>
@@ -877,6 +878,108 @@ static void scrubbing_backwards_gives_the_bits_of_playing_forwards(void **state)
     }
 }
 
+/* ---- a caller's pose (mn_mixer_set_pose) -------------------------------------------- */
+
+/* Wave at 0.5 s, with the never-animated "fixed" node moved too: a pose no clip makes. */
+static void callers_pose(const fixture *f, test_pose *out)
+{
+    expected_pose(f, WAVE, 0.5f, out);
+    const float moved[3] = {7, 0, 0};
+    memcpy(out->pose.translations + 3 * FIXED, moved, sizeof moved);
+}
+
+static void set_pose_shows_the_callers_pose_on_every_node(void **state)
+{
+    fixture *f = *state;
+    mn_error err;
+    play(f, WALK, (mn_play_options){0});
+    mn_mixer_update(f->mixer, 0.5f);
+    test_pose p;
+    callers_pose(f, &p);
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_OK);
+    assert_int_equal(mn_mixer_current(f->mixer), MN_NONE); /* clip playback stopped */
+    assert_false(mn_mixer_playing(f->mixer));
+    assert_true(mn_mixer_update(f->mixer, 0.25f));
+    assert_pose_bits(mn_mixer_pose(f->mixer), &p.pose);
+    float locals[16 * NODE_COUNT];
+    for (uint32_t i = 0; i < NODE_COUNT; i++)
+        mn_mat4_compose(locals + 16 * i, p.pose.translations + 3 * i, p.pose.rotations + 4 * i,
+                        p.pose.scales + 3 * i);
+    assert_memory_equal(mn_mixer_locals(f->mixer), locals, sizeof locals);
+    for (uint32_t i = 0; i < NODE_COUNT; i++) {
+        float world[16];
+        expected_world(f->model, locals, i, world);
+        assert_vec_near(mn_mixer_worlds(f->mixer) + 16 * i, world, 16, 1e-6);
+    }
+    /* Shown: nothing advances until the next set_pose or play. */
+    assert_false(mn_mixer_update(f->mixer, 0.25f));
+    assert_pose_bits(mn_mixer_pose(f->mixer), &p.pose);
+}
+
+static void a_play_after_set_pose_starts_from_it(void **state)
+{
+    fixture *f = *state;
+    mn_error err;
+    test_pose p, walk, expect;
+    callers_pose(f, &p);
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_OK);
+    mn_mixer_update(f->mixer, 0);
+    /* A fade starts from the caller's pose, frozen: halfway is its blend with the clip. */
+    play(f, WALK, (mn_play_options){.fade = 1.0f});
+    assert_int_equal(mn_mixer_source(f->mixer), MN_NONE);
+    assert_true(mn_mixer_update(f->mixer, 0.5f));
+    expected_pose(f, WALK, 0.5f, &walk);
+    blended(&p, &walk, 0.5f, &expect);
+    const mn_pose *pose = mn_mixer_pose(f->mixer);
+    const uint32_t animated[] = {HAND, ARM};
+    for (int k = 0; k < 2; k++) {
+        uint32_t i = animated[k];
+        assert_vec_near(pose->translations + 3 * i, expect.pose.translations + 3 * i, 3, 1e-6);
+        assert_vec_near(pose->rotations + 4 * i, expect.pose.rotations + 4 * i, 4, 1e-6);
+        assert_vec_near(pose->scales + 3 * i, expect.pose.scales + 3 * i, 3, 1e-6);
+    }
+    /* What no clip animates is back at rest, in the pose, the locals and the worlds. */
+    assert_memory_equal(pose->translations + 3 * FIXED, f->model->nodes[FIXED].translation,
+                        3 * sizeof(float));
+    float rest_worlds[16 * NODE_COUNT];
+    mn_model_rest_worlds(f->model, rest_worlds);
+    assert_vec_near(mn_mixer_worlds(f->mixer) + 16 * FIXED, rest_worlds + 16 * FIXED, 16, 1e-6);
+    /* A hard cut after a set_pose shows the clip alone. */
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_OK);
+    mn_mixer_update(f->mixer, 0);
+    play(f, WALK, (mn_play_options){.at = 0.5f});
+    assert_true(mn_mixer_update(f->mixer, 0));
+    assert_pose_bits(mn_mixer_pose(f->mixer), &walk.pose);
+    assert_vec_near(mn_mixer_worlds(f->mixer) + 16 * FIXED, rest_worlds + 16 * FIXED, 16, 1e-6);
+}
+
+static void set_pose_refuses_a_pose_of_another_shape_and_changes_nothing(void **state)
+{
+    fixture *f = *state;
+    mn_error err;
+    play(f, WALK, (mn_play_options){0});
+    mn_mixer_update(f->mixer, 0.5f);
+    test_pose p;
+    callers_pose(f, &p);
+    mn_pose fewer;
+    mn_pose_init(&fewer, NODE_COUNT - 1, p.storage);
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &fewer, &err), MN_COUNT_MISMATCH);
+    mn_space nodes = mn_space_of_nodes(f->model);
+    callers_pose(f, &p);
+    p.pose.space = (mn_space){.kind = MN_SPACE_JOINTS, .count = NODE_COUNT, .id = nodes.id};
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "joints of a skeleton"));
+    p.pose.space = (mn_space){.kind = MN_SPACE_NODES, .count = NODE_COUNT, .id = nodes.id + 1};
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_mixer_set_pose(NULL, &p.pose, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_mixer_set_pose(f->mixer, NULL, &err), MN_INVALID_ARGUMENT);
+    assert_int_equal(mn_mixer_current(f->mixer), WALK); /* still playing */
+    assert_true(mn_mixer_playing(f->mixer));
+    /* The mixer's own space (and an unbound pose) are taken. */
+    p.pose.space = nodes;
+    assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_OK);
+}
+
 static void playing_allocates_nothing(void **state)
 {
     fixture *f = *state;
@@ -901,6 +1004,14 @@ static void playing_allocates_nothing(void **state)
     for (int k = 0; k < 200; k++)
         mn_mixer_update(f->mixer, 1.0f / 60.0f);
     assert_int_equal(mn_mixer_play_named(f->mixer, "nope", NULL, &err), MN_INVALID_VALUE);
+    test_pose p;
+    callers_pose(f, &p);
+    for (int k = 0; k < 10; k++) {
+        assert_int_equal(mn_mixer_set_pose(f->mixer, &p.pose, &err), MN_OK);
+        mn_mixer_update(f->mixer, 1.0f / 60.0f);
+    }
+    play(f, WALK, (mn_play_options){.fade = 0.2f});
+    mn_mixer_update(f->mixer, 1.0f / 60.0f);
     assert_int_equal(f->counter.allocs, before);
     assert_int_equal(f->counter.frees, frees);
 }
@@ -953,6 +1064,9 @@ int main(void)
         T(a_clip_of_another_space_is_refused_at_creation),
         T(errors_are_loud_and_change_nothing),
         T(scrubbing_backwards_gives_the_bits_of_playing_forwards),
+        T(set_pose_shows_the_callers_pose_on_every_node),
+        T(a_play_after_set_pose_starts_from_it),
+        T(set_pose_refuses_a_pose_of_another_shape_and_changes_nothing),
         T(playing_allocates_nothing),
         T(every_allocation_failure_during_creation_is_reported_and_leaks_nothing),
 #undef T

@@ -172,6 +172,25 @@ MN_API void mn_mixer_resume(mn_mixer *mixer);
 /* Set the playback rate of the current clip (taken as given: 0 holds the time still). */
 MN_API void mn_mixer_set_speed(mn_mixer *mixer, float speed);
 
+/*
+ * Show a pose the caller evaluated (a blend tree's, a state machine's, a
+ * hand-made one) instead of a clip: `pose` is copied (every node's TRS,
+ * node order) and the next mn_mixer_update rebuilds the locals and worlds
+ * of every node from it (an instance's mixer: the instance's worlds and
+ * deformed vertices), returning true; later updates return false until
+ * the next set_pose or play.  Morph weights stay as they were.
+ * Clip playback stops: current becomes MN_NONE, a fade and a pause end,
+ * and time no longer advances.  A later play starts from this pose as from
+ * any pose on screen: with a fade, from a frozen snapshot of it (step 3);
+ * at that play, nodes no clip animates go back to rest.  Call it every
+ * frame to drive the mixer from a graph.
+ * Errors (nothing changes): MN_INVALID_ARGUMENT (NULL mixer or pose, a pose
+ * bound to a space other than mn_space_of_nodes(model), checked as the
+ * clips' spaces are at creation: err names both), MN_COUNT_MISMATCH (the
+ * pose's joint count is not the node count).  Allocation-free.
+ */
+MN_API mn_status mn_mixer_set_pose(mn_mixer *mixer, const mn_pose *pose, mn_error *err);
+
 /* ---- state -------------------------------------------------------------------- */
 
 /* The clip playing (or paused, or finished), MN_NONE before the first play. */

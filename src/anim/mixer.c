@@ -91,6 +91,9 @@ struct mn_mixer {
     bool paused;
     bool dirty;                  /* play or seek since the last update */
     bool fading;
+    bool posed;                  /* the pose is the caller's (mn_mixer_set_pose), no clip plays */
+    bool all_nodes;              /* the next bake (and compose) covers every node, not just the
+                                    animated ones: a caller's pose may move any node */
     double fade_elapsed;
     float fade_duration;
 };
@@ -504,6 +507,19 @@ static void start_fade(mn_mixer *m, float seconds)
     m->fade_duration = seconds;
 }
 
+/*
+ * A clip takes over from a caller's pose: nodes no clip animates go back to
+ * rest (the fade blends only the animated ones, from the snapshot), and the
+ * next bake and compose cover every node once, as the caller's pose may have
+ * moved any.
+ */
+static void leave_caller_pose(mn_mixer *m)
+{
+    mn_pose_copy(&m->pose, &m->rest);
+    m->posed = false;
+    m->all_nodes = true;
+}
+
 mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *options,
                         mn_error *err)
 {
@@ -522,11 +538,13 @@ mn_status mn_mixer_play(mn_mixer *mixer, uint32_t index, const mn_play_options *
                         mixer->clip_count);
 
     if (o.fade > 0.0f) {
-        start_fade(mixer, o.fade);
+        start_fade(mixer, o.fade); /* from a caller's pose: cur.clip is MN_NONE, a snapshot */
     } else {
         mixer->fading = false;
         mixer->src.clip = MN_NONE;
     }
+    if (mixer->posed)
+        leave_caller_pose(mixer);
     layer *cur = &mixer->cur;
     cur->clip = index;
     cur->loop = !o.once;
@@ -698,11 +716,37 @@ static void blend_from_source(mn_mixer *m, float w)
 /* Local matrices of the animated nodes from the pose (the others keep their rest locals). */
 static void bake_locals(mn_mixer *m)
 {
+    if (m->all_nodes) { /* after a caller's pose: every node, once */
+        for (size_t i = 0; i < m->node_count; i++)
+            mn_mat4_compose(m->locals + 16 * i, m->pose.translations + 3 * i,
+                            m->pose.rotations + 4 * i, m->pose.scales + 3 * i);
+        return;
+    }
     for (uint32_t k = 0; k < m->animated_count; k++) {
         size_t i = m->animated[k];
         mn_mat4_compose(m->locals + 16 * i, m->pose.translations + 3 * i,
                         m->pose.rotations + 4 * i, m->pose.scales + 3 * i);
     }
+}
+
+/* Locals and worlds from the pose: deferred for an instance's mixer, else now. */
+static void rebuild_matrices(mn_mixer *m)
+{
+    if (m->deferred) {
+        /* Built when asked for (mn_mixer_locals, _worlds); all_nodes stays until the bake. */
+        m->locals_stale = m->worlds_stale = true;
+        return;
+    }
+    bool all = m->all_nodes;
+    bake_locals(m);
+    m->all_nodes = false;
+    if (all) {
+        for (uint32_t k = 0; k < m->node_count; k++)
+            compose_world(m, m->order[k]);
+        return;
+    }
+    for (uint32_t k = 0; k < m->dynamic_count; k++)
+        compose_world(m, m->dynamic[k]);
 }
 
 /* Sample the current clip (and a live fade source), blend, bake, compose. */
@@ -714,17 +758,43 @@ static void evaluate(mn_mixer *m)
             sample_layer(m, &m->src, &m->from, m->weights_from);
         blend_from_source(m, (float)(m->fade_elapsed / (double)m->fade_duration));
     }
-    if (m->deferred) {
-        m->locals_stale = m->worlds_stale = true; /* built when asked for (mn_mixer_locals, _worlds) */
-        return;
-    }
-    bake_locals(m);
-    for (uint32_t k = 0; k < m->dynamic_count; k++)
-        compose_world(m, m->dynamic[k]);
+    rebuild_matrices(m);
+}
+
+mn_status mn_mixer_set_pose(mn_mixer *mixer, const mn_pose *pose, mn_error *err)
+{
+    mni_error_clear(err);
+    if (!mixer || !pose)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_mixer_set_pose: mixer and pose must not be NULL");
+    if (pose->joint_count != mixer->node_count)
+        return mni_fail(err, MN_COUNT_MISMATCH,
+                        "mn_mixer_set_pose: the pose has %u joints, the mixer %u nodes",
+                        pose->joint_count, mixer->node_count);
+    mn_status st = mni_space_check(pose->space, "mn_mixer_set_pose: the pose", &mixer->pose, err);
+    if (st != MN_OK)
+        return st;
+    mn_pose_copy(&mixer->pose, pose);
+    mixer->cur.clip = MN_NONE;
+    mixer->cur.time = 0.0;
+    mixer->cur.done = false;
+    mixer->src.clip = MN_NONE;
+    mixer->fading = false;
+    mixer->paused = false;
+    mixer->posed = true;
+    mixer->all_nodes = true;
+    mixer->dirty = true;
+    return MN_OK;
 }
 
 bool mn_mixer_update(mn_mixer *mixer, float dt)
 {
+    if (mixer && mixer->posed) {
+        if (!mixer->dirty)
+            return false; /* the caller's pose, already shown */
+        rebuild_matrices(mixer);
+        mixer->dirty = false;
+        return true;
+    }
     if (!mixer || mixer->cur.clip == MN_NONE)
         return false;
     if (!(dt > 0.0f) || !isfinite(dt))
@@ -773,6 +843,7 @@ const float *mn_mixer_locals(const mn_mixer *mixer)
     if (mixer->locals_stale) {
         mn_mixer *m = (mn_mixer *)mixer;
         bake_locals(m);
+        m->all_nodes = false;
         m->locals_stale = false;
     }
     return mixer->locals;
