@@ -62,7 +62,57 @@ export interface Rig {
   /** A new instance; size: its largest dimension in world units (default 1); hidden: animate and
    *  keep worlds, deform no vertices. */
   instance(options?: { size?: number; hidden?: boolean }): Instance;
-  /** Free its memory; free its instances first. */
+  /** A blend tree over this rig's clips (mn_blend_tree_desc as an object); throws MarionetteError. */
+  blendTree(desc: BlendTreeDesc): Graph;
+  /** A state machine over this rig's clips (mn_state_machine_desc as an object). */
+  stateMachine(desc: StateMachineDesc): Graph;
+  /** Free its memory; free its instances and graphs first. */
+  free(): void;
+}
+
+/** One blend-tree node (marionette/blend_tree.h, mn_blend_node); clips by name or index. */
+export type BlendNode =
+  | { kind: 'clip'; clip: string | number; clock?: string; loop?: boolean }
+  | { kind: 'lerp'; a: number; b: number; parameter: string }
+  | { kind: '1d'; parameter: string; children: number[]; positions: number[]; sync?: boolean }
+  | { kind: '2d'; parameter: string; parameterY: string; children: number[];
+      positions: [number, number][] | number[]; triangles?: number[]; sync?: boolean };
+
+export interface BlendTreeDesc {
+  nodes: BlendNode[];
+  /** The node evaluated, default 0. */
+  root?: number;
+}
+
+export interface StateMachineDesc {
+  nodes: BlendNode[];
+  parameters?: { name: string; kind: 'float' | 'bool' | 'trigger'; value?: number | boolean }[];
+  /** states[0] is the initial state. */
+  states: { name: string; node: number }[];
+  transitions?: {
+    from: string | number; to: string | number;
+    /** Crossfade seconds; 0 (default) cuts. */
+    duration?: number;
+    exitTime?: number;
+    priority?: number;
+    conditions?: { name: string; op: '<' | '<=' | '>' | '>=' | '==' | '!=' | 'trigger'; value?: number }[];
+  }[];
+}
+
+/** A blend tree or state machine (Rig.blendTree, Rig.stateMachine). */
+export interface Graph {
+  /** Set a blend parameter, a clock, or a machine's declared parameter. */
+  set(name: string, value: number | boolean): void;
+  get(name: string): number;
+  /** A machine's trigger, set until a transition naming it fires. */
+  trigger(name: string): void;
+  /** A machine: advance by dt seconds (no events are reported). */
+  update(dt: number): void;
+  /** A tree: add dt seconds to clock `name`. */
+  advance(name: string, dt: number): void;
+  /** A machine's current state (null for a tree). */
+  readonly state: string | null;
+  readonly fading: boolean;
   free(): void;
 }
 
@@ -92,6 +142,9 @@ export interface Instance {
   readonly current: number;
   /** Advance by dt seconds: mixer, world matrices, skinned and morphed vertices. */
   update(dt: number): void;
+  /** Show a graph's pose now (a tree at frame time `time`); stops clip playback, and a later
+   *  play() crossfades from it. */
+  drive(graph: Graph, time?: number): void;
   /** Shown (vertices deformed each update) or hidden. */
   visible: boolean;
   /** Placed world matrices, 16 floats (column-major) a node. */

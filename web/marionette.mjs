@@ -267,6 +267,42 @@ class Rig {
   }
   get triangleCount() { return this.mn.core._mnw_rig_triangle_count(this._live()); }
 
+  // A blend tree over this rig's clips: desc mirrors mn_blend_tree_desc (marionette/blend_tree.h)
+  // as a plain object, { nodes: [...], root }, each node one of
+  //   { kind: 'clip', clip: name | index, clock?: name, loop?: true }
+  //   { kind: 'lerp', a, b, parameter }
+  //   { kind: '1d', parameter, children: [...], positions: [...], sync?: false }
+  //   { kind: '2d', parameter, parameterY, children, positions: [[x, y], ...], triangles?, sync? }
+  // Leaves start from the model's rest pose.  Throws MarionetteError (err.path names the field).
+  blendTree(desc) { return new Graph(this, this._graphJson(desc, false), false); }
+
+  // A state machine: desc mirrors mn_state_machine_desc (marionette/state_machine.h):
+  //   { nodes: [...as blendTree], parameters: [{ name, kind: 'float' | 'bool' | 'trigger', value }],
+  //     states: [{ name, node }],               // states[0] is the initial state
+  //     transitions: [{ from, to, duration, exitTime?, priority?,   // from/to: name or index
+  //                     conditions: [{ name, op: '<' | '<=' | '>' | '>=' | '==' | '!=' | 'trigger', value }] }] }
+  stateMachine(desc) { return new Graph(this, this._graphJson(desc, true), true); }
+
+  // The description as the JSON web/bindings.c reads: clip names turned into indices, 2D
+  // positions flattened.
+  _graphJson(desc, machine) {
+    const clips = this.clips.map((c) => c.name);
+    const nodes = (desc.nodes ?? []).map((node, i) => {
+      const out = { ...node };
+      if (typeof node.clip === 'string') {
+        out.clip = clips.indexOf(node.clip);
+        if (out.clip < 0) {
+          const error = this.mn._error(14, `nodes[${i}].clip: no clip is named "${node.clip}"`); // MN_INVALID_VALUE
+          error.path = `nodes[${i}].clip`;
+          throw error;
+        }
+      }
+      if (Array.isArray(node.positions)) out.positions = node.positions.flat();
+      return out;
+    });
+    return JSON.stringify(machine ? { ...desc, nodes } : { nodes, root: desc.root ?? 0 });
+  }
+
   // A new instance; options.size: its largest dimension in world units (default 1);
   // options.hidden: it animates and keeps its worlds but deforms no vertices.
   instance(options = {}) {
@@ -321,6 +357,13 @@ class Instance {
     return index === NONE ? -1 : index;
   }
 
+  // Show a blend tree's pose (evaluated at frame time `time`) or a state machine's (its own
+  // clock: advance it with sm.update(dt)) now: worlds and vertices are updated from it, and clip
+  // playback stops.  A later play() crossfades from this pose (mn_mixer_set_pose).
+  drive(graph, time = 0) {
+    this.mn._check(this.mn.core._mnw_drive(this._live(), graph._live(), time));
+  }
+
   // Advance by dt seconds: the mixer, the world matrices, the skinned and morphed vertices.
   update(dt) { this.mn.core._mnw_update(this._live(), dt); }
 
@@ -369,6 +412,71 @@ class Instance {
     if (!this.ptr) return;
     this.mn._untrack(this);
     this.mn.core._mnw_instance_free(this.ptr);
+    this.ptr = 0;
+  }
+}
+
+// A blend tree or a state machine (rig.blendTree, rig.stateMachine).  Its names are the blend
+// parameters and clocks of its nodes (and a machine's declared parameters and triggers).
+class Graph {
+  constructor(rig, json, machine) {
+    this.rig = rig;
+    this.mn = rig.mn;
+    this.machine = machine;
+    const c = this.mn.core;
+    const text = this.mn._cstring(json);
+    try {
+      this.ptr = c._mnw_graph_create(rig._live(), text, machine ? 1 : 0);
+    } finally {
+      c._free(text);
+    }
+    if (!this.ptr) this.mn._throw();
+    this.mn._track(this, c._mnw_graph_free, this.ptr);
+  }
+
+  _live() { if (!this.ptr) throw new Error('marionette: this graph was freed'); return this.ptr; }
+
+  _named(name, call) {
+    const ptr = this.mn._cstring(String(name));
+    try { return call(ptr); } finally { this.mn.core._free(ptr); }
+  }
+
+  // Set a parameter or clock (a machine: also its declared parameters; true/false for bools).
+  set(name, value) {
+    const v = value === true ? 1 : value === false ? 0 : value;
+    this.mn._check(this._named(name, (p) => this.mn.core._mnw_graph_set(this._live(), p, v)));
+  }
+
+  get(name) {
+    const c = this.mn.core, out = c._malloc(4);
+    try {
+      this.mn._check(this._named(name, (p) => c._mnw_graph_get(this._live(), p, out)));
+      return this.mn._f32(out, 1)[0];
+    } finally {
+      c._free(out);
+    }
+  }
+
+  // A machine's trigger: set until a transition naming it fires.
+  trigger(name) { this.mn._check(this._named(name, (p) => this.mn.core._mnw_graph_trigger(this._live(), p))); }
+
+  // A machine: advance by dt seconds (transitions, fades, state time).  No events are reported
+  // (a glTF carries no event tracks).
+  update(dt) { this.mn._check(this.mn.core._mnw_graph_update(this._live(), dt, 0)); }
+
+  // A tree: add dt seconds to clock `name`.
+  advance(name, dt) {
+    this.mn._check(this._named(name, (p) => this.mn.core._mnw_graph_update(this._live(), dt, p)));
+  }
+
+  // A machine's current state's name (null for a tree), and whether it is crossfading.
+  get state() { return this.mn._string(this.mn.core._mnw_graph_state(this._live())); }
+  get fading() { return this.mn.core._mnw_graph_fading(this._live()) !== 0; }
+
+  free() {
+    if (!this.ptr) return;
+    this.mn._untrack(this);
+    this.mn.core._mnw_graph_free(this.ptr);
     this.ptr = 0;
   }
 }
