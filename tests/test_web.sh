@@ -4,7 +4,8 @@
 # compares the skinned positions at three times with `marionette sample --json`'s, within 1e-5
 # of the model's size, then checks the API's errors, .gltf files and freeing.  It runs on the
 # demo GLB the build writes (always) and on CesiumMan from the sample assets (skipped, and
-# named, without them).
+# named, without them).  tests/web/check_graph.mjs then checks blend trees and state machines
+# (rig.blendTree, rig.stateMachine, instance.drive) on the same models against plain playback.
 #
 # Needs Debian's emscripten and node-acorn, which scripts/deps installs: missing, the test
 # FAILS.  The web build lives in build/web of the checkout (one for the release, ASan and scalar
@@ -38,6 +39,7 @@ check() { # NAME MODEL [GLTF]
     failed=$((failed + 1)); return
   fi
   node tests/web/check_wasm.mjs "$web" "$model" "$work/$name.json" $gltf || failed=$((failed + 1))
+  node tests/web/check_graph.mjs "$web" "$model" || failed=$((failed + 1))
 }
 
 "$build/make_demo_glb" "$work/demo.glb" >/dev/null
