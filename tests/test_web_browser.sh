@@ -4,7 +4,8 @@
 # from the sample assets (the demo GLB without them) through its file input; the test scrubs it
 # through the UI and compares the skinned positions with `marionette sample --json` within 1e-5
 # of the model's size, checks a screenshot is not blank, toggles the overlays, crossfades
-# through the UI, and drops a broken GLB (the library's message is shown; the demo then loads).
+# through the UI, presses the blend pad's corner (its pose is that corner's clip) and turns it
+# off (a crossfade back), and drops a broken GLB (the library's message is shown; the demo then loads).
 #
 # Needs chromium and playwright-core, which scripts/deps installs: missing, the test FAILS.
 # usage: test_web_browser.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)

@@ -1,5 +1,6 @@
 // The viewer page (index.html): open or drop a GLB, play its clips with crossfade, scrub, speed
-// and pause, with skeleton and wireframe overlays.  marionette (wasm) animates and skins on the
+// and pause, with skeleton and wireframe overlays, and a blend pad: a 2D blend tree of the first
+// three clips (a model with fewer: its clips at three phases) driven by a point on a square.  marionette (wasm) animates and skins on the
 // CPU; WebGL2 only draws the buffers it writes.  window.viewer exposes the state the browser test
 // (tests/web/browser_check.mjs) reads.
 import { init } from './marionette.mjs';
@@ -9,6 +10,7 @@ const canvas = $('canvas');
 const gl = canvas.getContext('webgl2', { preserveDrawingBuffer: true, antialias: true });
 
 const state = { model: null, rig: null, instance: null, parts: [], clip: -1, paused: false,
+                tree: null, padTime: 0, padOffsets: [0, 0, 0], pad: [0.5, 0.4],
                 lastFrame: 0, updateMs: 0, yaw: 0.6, pitch: 0.25, distance: 2.5, center: [0, 0, 0] };
 
 // ---- GL --------------------------------------------------------------------------------------
@@ -82,6 +84,8 @@ function freeModel() {
   for (const p of state.parts) { gl.deleteBuffer(p.positions); gl.deleteBuffer(p.normals);
                                  gl.deleteBuffer(p.indices); gl.deleteBuffer(p.edges); gl.deleteVertexArray(p.vao); }
   state.parts = [];
+  if (state.tree) state.tree.free();
+  state.tree = null;
   if (state.instance) state.instance.free();
   if (state.rig) state.rig.free();
   if (state.model) state.model.free();
@@ -134,6 +138,7 @@ function load(bytes, name) {
     state.parts.push(part);
   }
   listClips();
+  makePadTree();
   if (state.rig.clips.length) play(0, 0);
   state.instance.update(0);
   return true;
@@ -149,6 +154,47 @@ function listClips() {
     b.onclick = () => play(i, Number($('fade').value));
     box.appendChild(b);
   });
+}
+
+// ---- the blend pad ----------------------------------------------------------------------------
+// Three leaves at the corners of a triangle on the pad, each on its own clock: clips 0, 1, 2, or
+// with fewer clips, the clips again a third of a duration apart.
+const PAD_POINTS = [[0, 0], [1, 0], [0.5, 1]];
+
+function makePadTree() {
+  const clips = state.rig.clips;
+  if (clips.length === 0) return;
+  const nodes = PAD_POINTS.map((_, k) => ({ kind: 'clip', clip: k % clips.length, clock: `t${k}` }));
+  state.padOffsets = PAD_POINTS.map((_, k) => clips.length >= 3 ? 0 : (k / 3) * clips[k % clips.length].duration);
+  nodes.push({ kind: '2d', parameter: 'x', parameterY: 'y', children: [0, 1, 2], positions: PAD_POINTS });
+  state.tree = state.rig.blendTree({ nodes, root: 3 });
+  state.padTime = 0;
+}
+
+function drivePad(dt) {
+  const tree = state.tree;
+  if (!state.paused) state.padTime += dt * Number($('speed').value);
+  for (let k = 0; k < 3; k++) tree.set(`t${k}`, state.padTime + state.padOffsets[k]);
+  tree.set('x', state.pad[0]);
+  tree.set('y', state.pad[1]);
+  state.instance.drive(tree);
+}
+
+function drawPad() {
+  const c = $('pad'), g = c.getContext('2d'), w = c.width, h = c.height;
+  const at = ([x, y]) => [8 + x * (w - 16), h - 8 - y * (h - 16)];
+  g.clearRect(0, 0, w, h);
+  g.strokeStyle = '#9aa0a6';
+  g.beginPath();
+  PAD_POINTS.forEach((p, k) => { const [x, y] = at(p); if (k) g.lineTo(x, y); else g.moveTo(x, y); });
+  g.closePath();
+  g.stroke();
+  const [x, y] = at(state.pad);
+  g.fillStyle = $('pad-on').checked ? '#1a73e8' : '#5f6368';
+  g.beginPath();
+  g.arc(x, y, 5, 0, 2 * Math.PI);
+  g.fill();
+  $('pad-value').textContent = $('pad-on').checked ? `(${state.pad[0].toFixed(2)}, ${state.pad[1].toFixed(2)})` : '';
 }
 
 function play(index, fade) {
@@ -247,11 +293,13 @@ function frame(now) {
   state.lastFrame = now;
   if (state.instance) {
     const start = performance.now();
-    state.instance.update(dt);
+    if (state.tree && $('pad-on').checked) drivePad(dt);
+    else state.instance.update(dt);
     state.updateMs = 0.9 * state.updateMs + 0.1 * (performance.now() - start);
     $('scrub').value = String(state.instance.time);
     $('time-value').textContent = state.instance.time.toFixed(3);
   }
+  drawPad();
   const vertices = draw();
   $('readout').textContent = `update ${state.updateMs.toFixed(3)} ms\n${vertices} vertices skinned`;
   requestAnimationFrame(frame);
@@ -280,6 +328,23 @@ $('pause').onclick = () => {
   state.paused = !state.paused;
   if (state.paused) state.instance.pause(); else state.instance.resume();
   $('pause').textContent = state.paused ? 'Resume' : 'Pause';
+};
+// The pad: a point in [0, 1]² (y up) while pressed; turning it off crossfades back to the clip.
+const padPoint = (e) => {
+  const r = $('pad').getBoundingClientRect();
+  const clamp = (v) => Math.max(0, Math.min(1, v));
+  state.pad = [clamp((e.clientX - r.left - 8) / (r.width - 16)), clamp((r.bottom - 8 - e.clientY) / (r.height - 16))];
+};
+$('pad').onpointerdown = (e) => {
+  $('pad').setPointerCapture(e.pointerId);
+  padPoint(e);
+  if (state.tree && !$('pad-on').checked) { $('pad-on').checked = true; state.padTime = state.instance.time; }
+};
+$('pad').onpointermove = (e) => { if (e.buttons) padPoint(e); };
+$('pad-on').onchange = () => {
+  if (!state.instance || !state.tree) { $('pad-on').checked = false; return; }
+  if ($('pad-on').checked) state.padTime = state.instance.time;
+  else play(Math.max(state.clip, 0), Number($('fade').value)); // from the pad's pose
 };
 const view = $('view');
 view.ondragover = (e) => { e.preventDefault(); $('drop').style.display = 'flex'; };

@@ -4,6 +4,7 @@
 // (`marionette sample --json`), within 1e-5 of the model's size; checks a screenshot is not blank
 // (many colours, a foreground of sensible size); drives a crossfade through the UI; drops a broken
 // GLB and checks the library's message is shown and the page keeps working; loads the demo.
+// The blend pad's corner shows its leaf's clip, and turning the pad off crossfades back.
 // usage: node browser_check.mjs WEB_DIR MODEL NATIVE_SAMPLE.json SCREENSHOT.png
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -101,6 +102,36 @@ try {
   if (!(await page.evaluate(() => window.viewer.state.instance.fading))) fail('a crossfade from the UI did not start');
   await page.waitForFunction(() => !window.viewer.state.instance.fading, null, { timeout: 10000 })
     .catch(() => fail('the crossfade did not end'));
+
+  // The blend pad: paused, a press at the pad's (1, 0) corner drives the instance with the 2D
+  // tree, whose pose there is its second leaf's: the clip it names at that leaf's clock, as a
+  // plain instance playing it shows (within 1e-5 of the model's size).  Turning the pad off
+  // crossfades back to the clip.
+  await page.click('#pause');
+  await page.click('#pad', { position: { x: 118, y: 118 } }); // past the corner: clamped to it
+  await page.waitForTimeout(100);
+  const pad = await page.evaluate(() => {
+    const s = window.viewer.state, clips = s.rig.clips.length;
+    const plain = s.rig.instance();
+    plain.play(1 % clips, { at: s.padTime + s.padOffsets[1] });
+    plain.update(0);
+    const want = plain.positions(0), got = s.instance.positions(0);
+    let worst = 0;
+    for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]));
+    plain.free();
+    return { worst, on: document.getElementById('pad-on').checked, current: s.instance.current,
+             x: s.tree.get('x'), y: s.tree.get('y') };
+  });
+  console.log(`browser_check: blend pad at (${pad.x}, ${pad.y}): differs from its corner's clip by ` +
+              `${(pad.worst / size).toExponential(2)} of the model's size (tolerance 1e-5)`);
+  if (!pad.on || pad.current !== -1) fail(`the pad did not take over (on ${pad.on}, clip ${pad.current})`);
+  if (pad.x !== 1 || pad.y !== 0) fail(`the pad's press set (${pad.x}, ${pad.y}), not (1, 0)`);
+  if (!(pad.worst <= 1e-5 * size)) fail(`the pad's corner pose differs from its clip by ${pad.worst}`);
+  await page.uncheck('#pad-on');
+  const back = await page.evaluate(() => ({ fading: window.viewer.state.instance.fading,
+                                             current: window.viewer.state.instance.current }));
+  if (!back.fading || back.current < 0) fail(`turning the pad off did not crossfade to a clip (${JSON.stringify(back)})`);
+  await page.click('#pause');
 
   // A broken GLB shows the library's message; the page keeps working.
   await page.setInputFiles('#file', { name: 'broken.glb', mimeType: 'model/gltf-binary',
