@@ -571,6 +571,33 @@ static void assert_instances_equal(const mn_rig *rig, const mn_instance *a, cons
     }
 }
 
+/* A pose handed to an instance's mixer (mn_mixer_set_pose) shows as the clip's own would. */
+static void an_instance_shows_a_pose_set_on_its_mixer(void **state)
+{
+    (void)state;
+    mn_model *model = load(SIMPLE_SKIN);
+    mn_rig *rig = make_rig(model, NULL);
+    mn_instance *played = spawn(rig, (mn_instance_desc){.yaw = 1.0f});
+    mn_instance *posed = spawn(rig, (mn_instance_desc){.yaw = 1.0f});
+    pose_at(played, 1.0f);
+    mn_error err;
+    mn_mixer *mixer = mn_instance_mixer(posed);
+    assert_int_equal(mn_mixer_set_pose(mixer, mn_mixer_pose(mn_instance_mixer(played)), &err), MN_OK);
+    mn_instance_update(posed, 0.25f);
+    assert_instances_equal(rig, played, posed);
+    assert_memory_equal(mn_mixer_worlds(mixer), mn_mixer_worlds(mn_instance_mixer(played)),
+                        16 * model->node_count * sizeof(float));
+    /* A play with a fade starts from it: its first frame is still that pose. */
+    assert_int_equal(mn_mixer_play(mixer, 0, &(mn_play_options){.fade = 0.5f}, &err), MN_OK);
+    mn_instance_update(posed, 0.0f);
+    assert_within_tolerance(mn_instance_worlds(posed), mn_instance_worlds(played),
+                            16 * model->node_count);
+    mn_instance_free(posed);
+    mn_instance_free(played);
+    mn_rig_free(rig);
+    mn_model_free(model);
+}
+
 static void a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_nothing(void **state)
 {
     (void)state;
@@ -1041,6 +1068,7 @@ int main(void)
         cmocka_unit_test(a_mesh_drawn_by_two_nodes_is_two_parts_sharing_one_prepared_mesh),
         cmocka_unit_test(placement_is_translate_yaw_pitch_roll_then_size_over_the_unit_fit),
         cmocka_unit_test(simple_skin_vertices_are_palette_times_vertex_at_0_and_1),
+        cmocka_unit_test(an_instance_shows_a_pose_set_on_its_mixer),
         cmocka_unit_test(rigged_simple_positions_and_normals_follow_its_skin),
         cmocka_unit_test(simple_morph_vertices_are_the_base_plus_weighted_targets),
         cmocka_unit_test(a_hidden_instance_animates_but_deforms_only_once_shown),
