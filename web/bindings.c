@@ -431,14 +431,20 @@ static int graph_fail(mn_status code, const char *path, const char *fmt, ...)
 
 /* Scratch of one parse: every array handed to a desc, freed after create (which copies). */
 typedef struct graph_scratch {
-    void *blocks[4096];
-    size_t count;
+    void **blocks;
+    size_t count, cap;
 } graph_scratch;
 
 static void *scratch_calloc(graph_scratch *s, size_t n, size_t size)
 {
-    if (s->count == sizeof s->blocks / sizeof s->blocks[0])
-        return NULL;
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        void **grown = realloc(s->blocks, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        s->blocks = grown;
+        s->cap = cap;
+    }
     void *p = calloc(n ? n : 1, size);
     if (p)
         s->blocks[s->count++] = p;
@@ -449,7 +455,9 @@ static void scratch_free(graph_scratch *s)
 {
     for (size_t i = 0; i < s->count; i++)
         free(s->blocks[i]);
-    s->count = 0;
+    free(s->blocks);
+    s->blocks = NULL;
+    s->count = s->cap = 0;
 }
 
 /* An optional string member (NULL when absent); a non-string is an error. */
