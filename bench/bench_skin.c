@@ -370,6 +370,89 @@ static bool bench_morphing(size_t count, uint32_t targets, uint32_t active, int 
     return ok;
 }
 
+/* ---- dual-quaternion skinning beside linear blending ------------------------- */
+
+/*
+ * DQS (mn_skin_dq_run_with) of the skinning data above, positions and
+ * normals, four influences, beside LBS (mn_skin_run_with, its default stores)
+ * of the same data at the same level, timed in the same run: dqs_to_lbs =
+ * DQS's best time / LBS's (the goal is at most 1.4).  The palette's joints
+ * carry uniform scales between 0.9 and 1.1, so DQS blends the scales too
+ * (its dearer case).  The once-a-frame conversion of the 64 matrices is
+ * timed apart (convert_ns_per_joint) and in dqs_with_convert_to_lbs.  DQS's
+ * outputs are checked against its scalar reference within 4e-6 relative.
+ */
+typedef struct dq_ctx {
+    mn_skin_job job;
+    const float *palette;
+    float *dqs;
+    mn_simd_level level;
+} dq_ctx;
+
+static bool dq_body(void *ctx)
+{
+    dq_ctx *c = ctx;
+    return mn_skin_dq_run_with(&c->job, c->dqs, c->level) == MN_OK;
+}
+
+static bool dq_convert_body(void *ctx)
+{
+    dq_ctx *c = ctx;
+    return mn_skin_dual_quats(c->palette, JOINTS, c->dqs, NULL) == MN_OK;
+}
+
+static bool bench_dqs(size_t count, int runs)
+{
+    skin_data d;
+    float *dqs = malloc(JOINTS * MN_SKIN_DQ_FLOATS * sizeof(float));
+    bool ok = skin_data_make(&d, count) && dqs &&
+              mn_skin_dual_quats(d.palette, JOINTS, dqs, NULL) == MN_OK;
+    if (ok) {
+        mn_skin_job ref = make_job(&d, d.ref_positions, d.ref_normals, MN_SKIN_STORE_DEFAULT);
+        ok = mn_skin_dq_run_with(&ref, dqs, MN_SIMD_SCALAR) == MN_OK;
+    }
+    dq_ctx conv = {make_job(&d, d.out_positions, d.out_normals, MN_SKIN_STORE_DEFAULT),
+                   d.palette, dqs, MN_SIMD_SCALAR};
+    bench_timing tc = ok ? bench_run(runs, dq_convert_body, NULL, &conv) : (bench_timing){0};
+    for (int level = MN_SIMD_SCALAR; ok && level <= (int)mn_simd_detect(); level++) {
+        memset(d.out_positions, 0, count * 3 * sizeof(float));
+        memset(d.out_normals, 0, count * 3 * sizeof(float));
+        dq_ctx ctx = {make_job(&d, d.out_positions, d.out_normals, MN_SKIN_STORE_DEFAULT),
+                      d.palette, dqs, (mn_simd_level)level};
+        bench_timing t = bench_run(runs, dq_body, NULL, &ctx);
+        bool right = t.ok && tc.ok;
+        for (size_t i = 0; right && i < 3 * count; i++)
+            right = fabsf(d.out_positions[i] - d.ref_positions[i]) <=
+                        4e-6f * fmaxf(1.0f, fabsf(d.ref_positions[i])) &&
+                    fabsf(d.out_normals[i] - d.ref_normals[i]) <=
+                        4e-6f * fmaxf(1.0f, fabsf(d.ref_normals[i]));
+        skin_ctx lctx = {make_job(&d, d.out_positions, d.out_normals, MN_SKIN_STORE_DEFAULT),
+                         (mn_simd_level)level};
+        bench_timing tl = bench_run(runs, skin_body, NULL, &lctx);
+        right = right && tl.ok;
+        char name[64];
+        snprintf(name, sizeof name, "dqs_%s_%zu", level_names[level], count);
+        bench_line line;
+        bench_line_begin(&line, "skin", name);
+        bench_line_str(&line, "level", level_names[level]);
+        bench_line_u64(&line, "vertices", count);
+        bench_line_u64(&line, "influences", INFLUENCES);
+        bench_line_str(&line, "streams", "positions+normals");
+        bench_line_num(&line, "ns_per_vertex", t.best_ms * 1e6 / (double)count);
+        bench_line_num(&line, "median_ns_per_vertex", t.median_ms * 1e6 / (double)count);
+        bench_line_num(&line, "lbs_ns_per_vertex", tl.best_ms * 1e6 / (double)count);
+        bench_line_num(&line, "dqs_to_lbs", t.best_ms / tl.best_ms);
+        bench_line_num(&line, "convert_ns_per_joint", tc.best_ms * 1e6 / JOINTS);
+        bench_line_num(&line, "dqs_with_convert_to_lbs", (t.best_ms + tc.best_ms) / tl.best_ms);
+        bench_line_bool(&line, "matches_reference", right);
+        bench_line_print(&line);
+        ok = right;
+    }
+    skin_data_free(&d);
+    free(dqs);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : DEFAULT_RUNS;
@@ -386,6 +469,8 @@ int main(int argc, char **argv)
     const size_t sizes[] = {10000, 100000, 1000000, 4000000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         ok = bench_skinning(sizes[i], runs) && ok;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        ok = bench_dqs(sizes[i], runs) && ok;
     ok = bench_morphing(1000000, 4, 4, runs) && ok;
     ok = bench_morphing(1000000, 8, 2, runs) && ok;
     return ok ? 0 : 1;

@@ -64,7 +64,8 @@ extern "C" {
     X(COUNT_MISMATCH,        "element counts do not match") \
     X(UNSUPPORTED_EXTENSION, "required extension is not supported") \
     X(MESHOPT,               "meshopt-compressed data fails to decode") \
-    X(DRACO,                 "Draco-compressed data fails to decode")
+    X(DRACO,                 "Draco-compressed data fails to decode") \
+    X(NOT_RIGID,             "matrix is not a uniform scale times a rotation")
 
 /* Status codes: MN_OK, MN_INVALID_ARGUMENT, ... */
 typedef enum mn_status {

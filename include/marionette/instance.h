@@ -98,6 +98,15 @@ typedef struct mn_rig_options {
        rig builds one clip per model->animations[i]. */
     const mn_clip *const *clips;
     uint32_t clip_count;         /* entries in clips (ignored when clips is NULL) */
+    /*
+     * How instances skin (skin.h): 0, MN_SKINNING_LINEAR, linear blending;
+     * MN_SKINNING_DUAL_QUAT, dual quaternions, each instance converting its
+     * palettes once a frame into a block of its own (48 bytes a joint).  An
+     * instance whose rest pose gives a joint non-uniform scale or shear is
+     * refused (MN_NOT_RIGID, naming the skin and joint); a later pose that
+     * does skins that skin linearly until a pose that does not.
+     */
+    mn_skinning skinning;
 } mn_rig_options;
 
 /* The unit-fit: model space → unit box is scale × (p − center). */
@@ -169,7 +178,8 @@ typedef struct mn_instance_desc {
  * Spawn an instance of `rig` (borrowed: it must outlive the instance) at
  * rest, with its own mixer over the rig's clips, its outputs already
  * computed.  Errors (*out = NULL): MN_INVALID_ARGUMENT (NULL rig or out, a
- * non-finite number in desc, a negative size), MN_OUT_OF_MEMORY, MN_OVERFLOW.
+ * non-finite number in desc, a negative size), MN_OUT_OF_MEMORY, MN_OVERFLOW,
+ * and for a dual-quaternion rig MN_NOT_RIGID (see mn_rig_options).
  */
 MN_API mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc,
                                     mn_instance **out, mn_error *err);

@@ -1,6 +1,7 @@
 /*
  * marionette/skin.h — linear-blend skinning on the CPU, and the prepared
- * deformable mesh that morphs then skins a glTF primitive.
+ * deformable mesh that morphs then skins a glTF primitive; dual-quaternion
+ * skinning, opt-in, at the end.
  *
  * The skinning job (ozz's SkinningJob shape): caller-owned streams with
  * strides, any number of influences per vertex, a palette of 16-float
@@ -164,12 +165,131 @@ MN_API void mn_deform_mesh_free(mn_deform_mesh *mesh);
  * that is not skinned gets its normals and tangent xyz renormalised (a unit
  * vector plus weighted deltas is not unit length; skinning renormalises
  * anyway), so outputs are unit length whichever steps ran.
+ * A mesh set to MN_SKINNING_DUAL_QUAT (mn_deform_mesh_set_skinning) converts
+ * the palette with mn_skin_dual_quats, on the stack, then skins by dual
+ * quaternions.
  * Errors: MN_INVALID_ARGUMENT (NULL out_positions, palette too small for the
- * largest joint index of the mesh).
+ * largest joint index of the mesh, a dual-quaternion mesh whose joints reach
+ * past MN_SKIN_DQ_STACK_JOINTS), and for a dual-quaternion mesh those of
+ * mn_skin_dual_quats (MN_NOT_FINITE, MN_NOT_RIGID; nothing is written then).
  */
 MN_API mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
                                     const float *palette, uint32_t palette_count,
                                     float *out_positions, float *out_normals, float *out_tangents);
+
+/* ---- dual-quaternion skinning ---------------------------------------------- */
+
+/*
+ * Dual-quaternion skinning (DQS, Kavan et al. 2008), opt-in: where linear
+ * blending averages matrices, and a joint twisted far from its neighbour
+ * pulls the vertices between them towards the axis (the "candy wrapper"),
+ * DQS blends each joint's rotation and translation as a unit dual
+ * quaternion, so a 180-degree twist keeps a limb's radius.
+ *
+ * Per vertex, with influences (j_k, w_k):
+ *   - the antipodality fix: a dual quaternion and its negation are the same
+ *     transform, so each influence's is taken in the hemisphere of the
+ *     vertex's first influence (w_k is negated where its real part's dot
+ *     product with the first's is negative);
+ *   - b = Σ ±w_k · dq[j_k], normalised; p' = rotate(b, s · p) + translate(b)
+ *     where s = Σ w_k · scale[j_k] (the joints' uniform scales, blended
+ *     linearly and applied before the rigid part, as the literature does);
+ *   - n' = normalize(rotate(b, n)); t'.xyz = normalize(rotate(b, t.xyz)),
+ *     t'.w = t.w.  A vertex whose blended rotation is zero keeps s · p, and
+ *     a zero normal stays zero.
+ * With one influence, or influences that agree, DQS gives LBS's result.
+ *
+ * Scale: a joint's skin matrix (its palette matrix) is split into a uniform
+ * scale and a rigid part.  Its 3x3 part must be s·R with R a rotation: its
+ * columns of the same length within MN_SKIN_DQ_SCALE_TOLERANCE relative,
+ * pairwise perpendicular within it (|cos| of their angle), and a positive
+ * determinant.  A joint with non-uniform scale, shear or a mirror is refused
+ * (MN_NOT_RIGID, naming the joint and its column lengths or angle): a dual
+ * quaternion holds a rotation and a translation only, and blending the
+ * scale outside it, as s above does, is exact only for a uniform one.  Such
+ * a rig wants linear blending.
+ *
+ * Kernels: the scalar reference, SSE2 (the reference's bits) and AVX2+FMA
+ * (within 4e-6 of it, relative to max(1, |value|)) on x86-64; others, and
+ * influence counts that are not a multiple of 4, run the reference.  Every
+ * output is stored through the cache (output_store is ignored).  Nothing
+ * allocates.
+ */
+
+/* Floats a joint's dual quaternion takes: real part x y z w, dual part x y z w, scale, 3 unused. */
+#define MN_SKIN_DQ_FLOATS 12u
+
+/* How far a joint's 3x3 may be from a uniform scale times a rotation (relative). */
+#define MN_SKIN_DQ_SCALE_TOLERANCE 1e-3f
+
+/*
+ * Convert `count` palette matrices (16 floats each, column-major, as
+ * mn_skin_job's palette) into dual quaternions, MN_SKIN_DQ_FLOATS floats
+ * each, into out (caller-owned, count × MN_SKIN_DQ_FLOATS floats; it must not
+ * overlap palette).  Each joint's real part is its rotation with w >= 0, its
+ * dual part half its translation times the rotation, its scale the 3x3's
+ * uniform scale (1 for a rigid joint).  Allocation-free: call it once a
+ * frame per palette.
+ * Errors: MN_INVALID_ARGUMENT (NULL palette or out with count > 0),
+ * MN_NOT_FINITE (a matrix with a NaN or infinity), MN_NOT_RIGID (a joint
+ * with non-uniform scale, shear, a mirror or zero scale: err names the first
+ * such joint and says which); out's joints before it are written.
+ */
+MN_API mn_status mn_skin_dual_quats(const float *palette, uint32_t count, float *out,
+                                    mn_error *err);
+
+/*
+ * Skin `job` by dual quaternions: the job as for mn_skin_run, except that its
+ * palette is not read (it may be NULL) and each joint index picks a dual
+ * quaternion of `dual_quats` (palette_count of them, from mn_skin_dual_quats,
+ * or made by the caller: the real part need not be unit length and either
+ * sign gives the same vertices).  Checks and errors as mn_skin_run.
+ * Allocation-free.
+ */
+MN_API mn_status mn_skin_dq_run(const mn_skin_job *job, const float *dual_quats);
+
+/* mn_skin_dq_run with the kernel of a chosen level (as mn_skin_run_with). */
+MN_API mn_status mn_skin_dq_run_with(const mn_skin_job *job, const float *dual_quats,
+                                     mn_simd_level level);
+
+/* How a prepared mesh is skinned. */
+typedef enum mn_skinning {
+    MN_SKINNING_LINEAR = 0,      /* linear-blend skinning: mn_skin_run (the default) */
+    MN_SKINNING_DUAL_QUAT        /* dual-quaternion skinning: mn_skin_dual_quats, mn_skin_dq_run */
+} mn_skinning;
+
+/*
+ * The most joints mn_deform_mesh_run converts for a dual-quaternion mesh (it
+ * converts the palette on the stack, 48 bytes a joint); a mesh whose joints
+ * reach further is deformed with mn_deform_mesh_run_dq instead.
+ */
+#define MN_SKIN_DQ_STACK_JOINTS 256u
+
+/*
+ * Choose how mn_deform_mesh_run skins `mesh` (a new mesh skins linearly).
+ * Set it before the mesh is shared between threads: it is the one field of
+ * a prepared mesh that changes after creation.  Returns MN_OK, or
+ * MN_INVALID_ARGUMENT (NULL mesh, a value not an mn_skinning).
+ */
+MN_API mn_status mn_deform_mesh_set_skinning(mn_deform_mesh *mesh, mn_skinning skinning);
+
+/* How `mesh` is skinned (MN_SKINNING_LINEAR for NULL). */
+MN_API mn_skinning mn_deform_mesh_skinning(const mn_deform_mesh *mesh);
+
+/*
+ * mn_deform_mesh_run with the joints' dual quaternions given (dual_count of
+ * them, from mn_skin_dual_quats; NULL = not skinned) instead of a palette:
+ * morph by `weights`, then skin by dual quaternions whatever the mesh's
+ * mn_skinning.  For a caller that keeps the dual quaternions itself (an
+ * instance converts each skin's palette once a frame), and for meshes of
+ * more than MN_SKIN_DQ_STACK_JOINTS joints.  Allocation-free.
+ * Errors: MN_INVALID_ARGUMENT (NULL out_positions, dual_count below the
+ * mesh's largest joint index + 1).
+ */
+MN_API mn_status mn_deform_mesh_run_dq(const mn_deform_mesh *mesh, const float *weights,
+                                       const float *dual_quats, uint32_t dual_count,
+                                       float *out_positions, float *out_normals,
+                                       float *out_tangents);
 
 #ifdef __cplusplus
 }

@@ -116,4 +116,46 @@ void mni_morph3_strided(float *out, size_t out_stride, const float *base, size_t
 /* v = v / |v| for the first 3 floats of each of count vectors stride floats apart (zero stays zero). */
 void mni_normalize3_strided(float *v, size_t stride, size_t count);
 
+/* ---- dual-quaternion skinning (dual_quat.c) ------------------------------------ */
+
+/*
+ * The checks of mn_skin_run, and its job with the defaults filled in, for the
+ * dual-quaternion entry points (skin.c).
+ */
+mn_status mni_skin_check_job(const mn_skin_job *job, mn_error *err, mn_skin_streams *s);
+
+/*
+ * A checked dual-quaternion call: s.palette holds MN_SKIN_DQ_FLOATS floats a
+ * joint.  When every joint of the call has the same scale, blend_scale is
+ * false and that scale, `scale`, applies to every vertex as it is (the blend
+ * of equal scales by weights that sum to 1 is that scale, up to rounding);
+ * otherwise each vertex blends its joints' scales.
+ */
+typedef struct mn_dq_call {
+    mn_skin_streams s;
+    bool blend_scale;
+    float scale;
+} mn_dq_call;
+
+/*
+ * The kernels, one a level: the reference (dual_quat.c), SSE2 (the
+ * reference's bits) and AVX2+FMA (within 4e-6 relative), the SIMD ones for
+ * influence counts that are a multiple of 4 only.  NEON has none: AArch64
+ * runs the reference.
+ */
+void mni_dq_skin_scalar(const mn_dq_call *c);
+#if MN_WITH_SSE2
+void mni_dq_skin_sse2(const mn_dq_call *c);
+#endif
+#if MN_WITH_AVX2
+void mni_dq_skin_avx2(const mn_dq_call *c);
+#endif
+
+/* mn_skin_dq_run_with without the job's checks: `c` is filled by mni_dq_call_make. */
+void mni_dq_skin(const mn_dq_call *c, mn_simd_level level);
+
+/* Check `job` (palette ignored) and fill `c` for dual_quats. */
+mn_status mni_dq_call_make(const mn_skin_job *job, const float *dual_quats, mn_error *err,
+                           mn_dq_call *c);
+
 #endif /* MN_DEFORM_INTERNAL_H */

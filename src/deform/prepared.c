@@ -24,6 +24,7 @@ struct mn_deform_mesh_private {
     mn_allocator allocator;
     size_t size;               /* bytes of the block, for the free hook */
     uint32_t joint_bound;      /* 1 + the largest joint index: the palette must hold that many */
+    mn_skinning skinning;      /* how mn_deform_mesh_run skins (set once, before sharing) */
 };
 
 #define BLOCK_ALIGN 64u
@@ -237,6 +238,7 @@ mn_status mn_deform_mesh_create(const mn_model *model, uint32_t mesh, uint32_t p
     priv->allocator = allocator ? *allocator : (mn_allocator){0};
     priv->size = plan.size;
     priv->joint_bound = 0;
+    priv->skinning = MN_SKINNING_LINEAR;
     m->priv_ = priv;
     m->mesh = mesh;
     m->primitive = primitive;
@@ -314,24 +316,35 @@ static void morph3(const mn_deform_mesh *mesh, const float *base, const float *c
     (void)mn_morph_run(&job);
 }
 
-mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
-                             const float *palette, uint32_t palette_count,
-                             float *out_positions, float *out_normals, float *out_tangents)
+mn_status mn_deform_mesh_set_skinning(mn_deform_mesh *mesh, mn_skinning skinning)
 {
-    return mni_deform_mesh_run_store(mesh, weights, palette, palette_count, out_positions,
-                                     out_normals, out_tangents, MN_SKIN_STORE_DEFAULT);
+    if (!mesh || (unsigned)skinning > (unsigned)MN_SKINNING_DUAL_QUAT)
+        return MN_INVALID_ARGUMENT;
+    mesh->priv_->skinning = skinning;
+    return MN_OK;
 }
 
-mn_status mni_deform_mesh_run_store(const mn_deform_mesh *mesh, const float *weights,
-                                    const float *palette, uint32_t palette_count,
-                                    float *out_positions, float *out_normals, float *out_tangents,
-                                    mn_skin_store store)
+mn_skinning mn_deform_mesh_skinning(const mn_deform_mesh *mesh)
 {
-    if (!mesh || !out_positions)
-        return MN_INVALID_ARGUMENT;
-    bool skinned = palette != NULL && mesh->influence_count > 0;
-    if (skinned && palette_count < mesh->priv_->joint_bound)
-        return MN_INVALID_ARGUMENT;
+    return mesh ? mesh->priv_->skinning : MN_SKINNING_LINEAR;
+}
+
+/* The skinning step of a deform: its matrices or dual quaternions (one of them). */
+typedef struct skin_step {
+    const float *palette, *dual_quats;
+    uint32_t count;
+} skin_step;
+
+/*
+ * Morph, then skin by `step` (palette or dual quaternions; neither: not
+ * skinned), storing as `store` says (dual quaternions store through the
+ * cache whatever it says).  The counts were checked by the caller.
+ */
+static mn_status deform(const mn_deform_mesh *mesh, const float *weights, skin_step step,
+                        float *out_positions, float *out_normals, float *out_tangents,
+                        mn_skin_store store)
+{
+    bool skinned = (step.palette || step.dual_quats) && mesh->influence_count > 0;
     size_t n = mesh->vertex_count;
     const float *normals = out_normals ? mesh->normals : NULL;
     const float *tangents = out_tangents ? mesh->tangents : NULL;
@@ -368,8 +381,8 @@ mn_status mni_deform_mesh_run_store(const mn_deform_mesh *mesh, const float *wei
     job.influence_count = mesh->influence_count;
     job.joints = mesh->joints;
     job.weights = mesh->weights;
-    job.palette = palette;
-    job.palette_count = palette_count;
+    job.palette = step.palette;
+    job.palette_count = step.count;
     job.positions = morphed ? out_positions : mesh->positions;
     job.normals = normals ? (morphed ? out_normals : normals) : NULL;
     job.tangents = tangents ? (morphed ? out_tangents : tangents) : NULL;
@@ -377,5 +390,53 @@ mn_status mni_deform_mesh_run_store(const mn_deform_mesh *mesh, const float *wei
     job.out_normals = normals ? out_normals : NULL;
     job.out_tangents = tangents ? out_tangents : NULL;
     job.output_store = store;
-    return mn_skin_run(&job);
+    return step.dual_quats ? mn_skin_dq_run(&job, step.dual_quats) : mn_skin_run(&job);
+}
+
+mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *weights,
+                             const float *palette, uint32_t palette_count,
+                             float *out_positions, float *out_normals, float *out_tangents)
+{
+    return mni_deform_mesh_run_store(mesh, weights, palette, palette_count, out_positions,
+                                     out_normals, out_tangents, MN_SKIN_STORE_DEFAULT);
+}
+
+mn_status mni_deform_mesh_run_store(const mn_deform_mesh *mesh, const float *weights,
+                                    const float *palette, uint32_t palette_count,
+                                    float *out_positions, float *out_normals, float *out_tangents,
+                                    mn_skin_store store)
+{
+    if (!mesh || !out_positions)
+        return MN_INVALID_ARGUMENT;
+    bool skinned = palette != NULL && mesh->influence_count > 0;
+    uint32_t bound = mesh->priv_->joint_bound;
+    if (skinned && palette_count < bound)
+        return MN_INVALID_ARGUMENT;
+    skin_step step = {skinned ? palette : NULL, NULL, palette_count};
+    if (!skinned || mesh->priv_->skinning == MN_SKINNING_LINEAR)
+        return deform(mesh, weights, step, out_positions, out_normals, out_tangents, store);
+
+    /* Dual quaternions of the joints the mesh reaches, converted here, on the stack. */
+    if (bound > MN_SKIN_DQ_STACK_JOINTS)
+        return MN_INVALID_ARGUMENT;
+    float dqs[MN_SKIN_DQ_STACK_JOINTS * MN_SKIN_DQ_FLOATS];
+    mn_status st = mn_skin_dual_quats(palette, bound, dqs, NULL);
+    if (st != MN_OK)
+        return st;
+    step = (skin_step){NULL, dqs, bound};
+    return deform(mesh, weights, step, out_positions, out_normals, out_tangents, store);
+}
+
+mn_status mn_deform_mesh_run_dq(const mn_deform_mesh *mesh, const float *weights,
+                                const float *dual_quats, uint32_t dual_count,
+                                float *out_positions, float *out_normals, float *out_tangents)
+{
+    if (!mesh || !out_positions)
+        return MN_INVALID_ARGUMENT;
+    bool skinned = dual_quats != NULL && mesh->influence_count > 0;
+    if (skinned && dual_count < mesh->priv_->joint_bound)
+        return MN_INVALID_ARGUMENT;
+    skin_step step = {NULL, skinned ? dual_quats : NULL, dual_count};
+    return deform(mesh, weights, step, out_positions, out_normals, out_tangents,
+                  MN_SKIN_STORE_DEFAULT);
 }

@@ -170,6 +170,11 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
     return MN_OK;
 }
 
+mn_status mni_skin_check_job(const mn_skin_job *job, mn_error *err, mn_skin_streams *s)
+{
+    return check_job(job, err, s);
+}
+
 mn_status mn_skin_job_validate(const mn_skin_job *job, mn_error *err)
 {
     mn_skin_streams s;

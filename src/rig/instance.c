@@ -38,6 +38,7 @@ struct mn_rig {
     uint32_t *used_skins;
     uint32_t used_skin_count;
     size_t palette_floats;       /* the palette block of one instance */
+    mn_skinning skinning;        /* how instances skin (mn_rig_options) */
     size_t deformed_bytes;       /* what deforming one instance writes (its vertex buffers) */
 };
 
@@ -58,6 +59,8 @@ struct mn_instance {
     float placement[16];
     float *worlds;               /* placed, 16 floats a node */
     float *palettes;
+    float *dual_quats;           /* dual-quaternion rigs: each used skin's, beside its palette */
+    bool *dq_ok;                 /* per model skin: its dual quaternions hold this frame */
     mn_posed_part *parts;
     struct part_buffers *buffers;
 };
@@ -341,6 +344,13 @@ mn_status mn_rig_create(const mn_model *model, const mn_rig_options *options, mn
         return mni_oom(err, "rig");
     }
     rig->model = model;
+    rig->skinning = options ? options->skinning : MN_SKINNING_LINEAR;
+    if ((unsigned)rig->skinning > (unsigned)MN_SKINNING_DUAL_QUAT) {
+        int skinning = (int)rig->skinning; /* the rig lives in the arena */
+        mni_arena_release(&arena);
+        return mni_fail(err, MN_INVALID_ARGUMENT, "mn_rig_create: skinning %d is not an mn_skinning",
+                        skinning);
+    }
     mn_status st = build_rig(rig, &arena, &allocator, options, err);
     if (st != MN_OK) {
         free_rig_objects(rig);
@@ -432,25 +442,54 @@ static void compose_placed_worlds(mn_instance *in)
     mni_mixer_worlds_under(in->mixer, in->placement, in->worlds);
 }
 
-/* palette[i] = world[skin.joints[i]] × inverseBind[i] for every skin a part uses. */
-static void compute_palettes(mn_instance *in)
+/* Where skin s's dual quaternions start in the instance's block (its palette's place, 12 floats a joint). */
+static float *skin_dual_quats(const mn_instance *in, uint32_t s)
+{
+    return in->dual_quats + in->rig->palette_offset[s] / 16 * MN_SKIN_DQ_FLOATS;
+}
+
+/*
+ * palette[i] = world[skin.joints[i]] × inverseBind[i] for every skin a part
+ * uses, and for a dual-quaternion rig each palette's dual quaternions.
+ * Returns the first skin whose palette they cannot hold (err says which
+ * joint and why); that skin is then skinned linearly.
+ */
+static mn_status compute_palettes(mn_instance *in, mn_error *err)
 {
     const mn_rig *rig = in->rig;
     const float *worlds = mn_mixer_worlds(in->mixer); /* model space, built here when stale */
+    mn_status result = MN_OK;
     for (uint32_t u = 0; u < rig->used_skin_count; u++) {
         uint32_t s = rig->used_skins[u];
         const mn_skin *skin = &rig->model->skins[s];
+        float *palette = in->palettes + rig->palette_offset[s];
         mni_palette_job job = {worlds, skin->joints, skin->inverse_bind, skin->joint_count};
-        mni_palette_kernel(MN_SIMD_BEST, &job, in->palettes + rig->palette_offset[s]);
+        mni_palette_kernel(MN_SIMD_BEST, &job, palette);
+        if (rig->skinning != MN_SKINNING_DUAL_QUAT)
+            continue;
+        mn_status st = mn_skin_dual_quats(palette, skin->joint_count, skin_dual_quats(in, s),
+                                          result == MN_OK ? err : NULL);
+        in->dq_ok[s] = st == MN_OK;
+        if (st != MN_OK && result == MN_OK) {
+            char why[sizeof err->message] = "";
+            if (err)
+                memcpy(why, err->message, sizeof why);
+            mni_fail(err, st, "skins[%u]: %s", s, why);
+            result = st;
+        }
     }
+    return result;
 }
 
-/* Morph, then skin, every deformed part.  Returns the first failure (none after creation). */
-static mn_status deform_parts(mn_instance *in, mn_skin_store store)
+/*
+ * Morph, then skin, every deformed part.  Returns the first failure (none
+ * after creation but a dual-quaternion skin whose pose it cannot hold, which
+ * then skins linearly).
+ */
+static mn_status deform_parts(mn_instance *in, mn_skin_store store, mn_error *err)
 {
     const mn_rig *rig = in->rig;
-    mn_status result = MN_OK;
-    compute_palettes(in);
+    mn_status result = compute_palettes(in, err);
     for (uint32_t p = 0; p < rig->part_count; p++) {
         const mn_part *part = &rig->parts[p];
         struct part_buffers *b = &in->buffers[p];
@@ -463,8 +502,13 @@ static mn_status deform_parts(mn_instance *in, mn_skin_store store)
             palette = in->palettes + rig->palette_offset[part->skin];
             palette_count = rig->model->skins[part->skin].joint_count;
         }
-        mn_status st = mni_deform_mesh_run_store(part->deform, weights, palette, palette_count,
-                                                 b->positions, b->normals, b->tangents, store);
+        mn_status st;
+        if (palette && rig->skinning == MN_SKINNING_DUAL_QUAT && in->dq_ok[part->skin])
+            st = mn_deform_mesh_run_dq(part->deform, weights, skin_dual_quats(in, part->skin),
+                                       palette_count, b->positions, b->normals, b->tangents);
+        else
+            st = mni_deform_mesh_run_store(part->deform, weights, palette, palette_count,
+                                           b->positions, b->normals, b->tangents, store);
         if (st != MN_OK && result == MN_OK)
             result = st;
     }
@@ -481,6 +525,14 @@ static mn_status lay_out_instance(mn_instance *in, mn_arena *arena, mn_error *er
     in->worlds = mni_arena_calloc(arena, nodes * 16, sizeof(float), 64);
     in->palettes = mni_arena_calloc(arena, rig->palette_floats ? rig->palette_floats : 16,
                                     sizeof(float), 64);
+    if (rig->skinning == MN_SKINNING_DUAL_QUAT) {
+        size_t joints = rig->palette_floats ? rig->palette_floats / 16 : 1;
+        size_t skins = rig->model->skin_count ? rig->model->skin_count : 1;
+        in->dual_quats = mni_arena_calloc(arena, joints * MN_SKIN_DQ_FLOATS, sizeof(float), 64);
+        in->dq_ok = mni_arena_calloc(arena, skins, sizeof *in->dq_ok, 64);
+        if (!in->dual_quats || !in->dq_ok)
+            return mni_oom(err, "instance: dual quaternions");
+    }
     in->parts = mni_arena_calloc(arena, parts, sizeof *in->parts, 8);
     in->buffers = mni_arena_calloc(arena, parts, sizeof *in->buffers, 8);
     if (!in->worlds || !in->palettes || !in->parts || !in->buffers)
@@ -557,9 +609,12 @@ mn_status mn_instance_create(const mn_rig *rig, const mn_instance_desc *desc, mn
         compute_placement(in, in->placement);
         compose_placed_worlds(in);
         /* The first deformation doubles as the check that every later one succeeds. */
-        st = deform_parts(in, MN_SKIN_STORE_DEFAULT);
+        mn_error why;
+        mni_error_clear(&why);
+        st = deform_parts(in, MN_SKIN_STORE_DEFAULT, &why);
         if (st != MN_OK)
-            mni_fail(err, st, "instance: deforming the rest pose failed");
+            mni_fail(err, st, "instance: deforming the rest pose failed%s%s",
+                     why.code != MN_OK ? ": " : "", why.code != MN_OK ? why.message : "");
     }
     if (st != MN_OK) {
         mn_mixer_free(in->mixer);
@@ -670,7 +725,8 @@ static void update(mn_instance *instance, float dt, mn_skin_store store)
     if (posed)
         instance->deform_stale = true;
     if (instance->deform_stale && instance->visible) {
-        (void)deform_parts(instance, store); /* cannot fail: the same calls succeeded at creation */
+        /* cannot fail but for a dual-quaternion skin this pose gives a non-uniform scale, which then skins linearly */
+        (void)deform_parts(instance, store, NULL);
         instance->deform_stale = false;
     }
 }

@@ -1,0 +1,349 @@
+/*
+ * The dual-quaternion skinning kernel, written once over the lane layer
+ * (core/simd.h, the convention) for SSE2 and AVX2: VF_W vertices a group,
+ * one vertex a lane, every step of dual_quat.c's reference in its order
+ * (vf_madd where the reference adds a product, so SSE2 gives its bits and
+ * AVX2 fuses those).  Its entry point is MN_ISA(mni_dq_skin).
+ *
+ * A group's inputs are gathered lane by lane with vf_load_t4 (four floats at
+ * each lane's address, transposed): a joint's real part, its dual part and
+ * (when the call blends scales) its scale, four influences' weights, and the
+ * positions, normals and tangents.  A 3-float stream's load also reads the
+ * float after the vertex (the next vertex's x, or one of the stride's gap),
+ * so the full groups stop before the last vertex; the group that ends the
+ * call (1 to VF_W vertices) runs the same code on copies of its inputs in a
+ * buffer of 4 floats a vertex, and copies exactly its outputs back.  Every
+ * vertex so gets the same bits wherever it falls.
+ *
+ * The including file defines, after its lane header and before this one:
+ *   DQ_STORE3(p, v, packed)  store lanes 0 .. VF_W-1 of v[0..2] (x y z) at
+ *                    p[0] .. p[VF_W-1] in lane order, three floats each;
+ *                    with `packed` (a 3-float stride) a lane may write a
+ *                    fourth float, the next lane's x, which that lane's
+ *                    own store then overwrites; the last lane writes three.
+ * Outputs are written once a group's inputs are all read, and a group
+ * writes only its own vertices' floats, so in place is safe.
+ */
+#ifndef MN_DEFORM_DUAL_QUAT_KERNEL_H
+#define MN_DEFORM_DUAL_QUAT_KERNEL_H
+
+#define DQ MN_SKIN_DQ_FLOATS
+
+/*
+ * Loops over lanes and components unrolled whole: the pointer and vector
+ * arrays they fill then live in registers instead of on the stack.
+ */
+#define DQ_UNROLL _Pragma("GCC unroll 8")
+
+/*
+ * A call's shape: which optional streams, influences a vertex (a multiple of
+ * 4), and `packed` (every stream at its default stride: the strides are then
+ * compile-time constants, and each lane's address a constant offset).
+ */
+typedef struct dq_layout {
+    bool has_n, has_t, packed;
+    size_t ic;
+} dq_layout;
+
+/*
+ * Where a group reads and writes: lane l's vertex is `l` (or 0 from `lanes`
+ * on: a short group's spare lanes repeat its first vertex) at each stream's
+ * start plus that many strides (floats).
+ */
+typedef struct dq_view {
+    size_t lanes;
+    const uint16_t *j;
+    const float *w, *p, *n, *t;
+    float *op, *on, *ot;
+    size_t ps, ns, ts, ops, ons, ots;
+} dq_view;
+
+/* A stride of view V under layout L: the default when packed. */
+#define DQ_STRIDE(L, V, field, dflt) ((L).packed ? (size_t)(dflt) : (V)->field)
+
+MN_LANE size_t dq_lane(const dq_view *v, int l)
+{
+    return (size_t)l < v->lanes ? (size_t)l : 0;
+}
+
+/* The blend of a group: real part r, dual part d, scale sc. */
+typedef struct dq_blend {
+    vf r[4], d[4], sc;
+} dq_blend;
+
+#ifdef DQ_BLEND_ISA
+/* The instruction set's own blend (defined after this header), in place of dq_blend_lanes. */
+MN_LANE dq_blend DQ_BLEND_ISA(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale);
+#endif
+
+/*
+ * Σ ±w_k · dq[j_k] for each lane, the sign from the first influence's
+ * hemisphere, gathered lane by lane (SSE2's blend).
+ */
+MN_LANE dq_blend dq_blend_lanes(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale)
+{
+    dq_blend b;
+    vf q0[4];
+    DQ_UNROLL
+    for (int c = 0; c < 4; c++) /* the first influence's (k == 0) overwrites these */
+        q0[c] = b.r[c] = b.d[c] = vf_zero();
+    b.sc = vf_zero();
+    for (size_t m = 0; m < L.ic; m += 4) {
+        const float *wp[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            wp[l] = g->w + dq_lane(g, l) * L.ic + m;
+        vf W[4];
+        DQ_LOAD4(wp, W);
+        DQ_UNROLL
+        for (size_t i = 0; i < 4; i++) {
+            size_t k = m + i;
+            const float *a[VF_W], *da[VF_W];
+            DQ_UNROLL
+            for (int l = 0; l < VF_W; l++) {
+                a[l] = dqs + DQ * (size_t)g->j[dq_lane(g, l) * L.ic + k];
+                da[l] = a[l] + 4;
+            }
+            vf R[4], D[4];
+            DQ_LOAD4(a, R);
+            DQ_LOAD4(da, D);
+            if (k == 0) {
+                DQ_UNROLL
+                for (int c = 0; c < 4; c++) {
+                    q0[c] = R[c];
+                    b.r[c] = vf_mul(W[0], R[c]);
+                    b.d[c] = vf_mul(W[0], D[c]);
+                }
+            } else {
+                /* (x·x' + y·y') + (z·z' + w·w'), products rounded: the reference's order */
+                vf dot = vf_add(vf_add(vf_mul(q0[0], R[0]), vf_mul(q0[1], R[1])),
+                                vf_add(vf_mul(q0[2], R[2]), vf_mul(q0[3], R[3])));
+                vf sw = vf_flipsign(W[i], dot);
+                DQ_UNROLL
+                for (int c = 0; c < 4; c++) {
+                    b.r[c] = vf_madd(sw, R[c], b.r[c]);
+                    b.d[c] = vf_madd(sw, D[c], b.d[c]);
+                }
+            }
+            if (blend_scale) {
+                const float *sa[VF_W];
+                DQ_UNROLL
+                for (int l = 0; l < VF_W; l++)
+                    sa[l] = a[l] + 8;
+                vf S[4];
+                DQ_LOAD4(sa, S);
+                b.sc = k == 0 ? vf_mul(W[0], S[0]) : vf_madd(W[i], S[0], b.sc);
+            }
+        }
+    }
+    return b;
+}
+
+/* v rotated by the unnormalised quaternion r, k = 2 / |r|² (dual_quat.c's rotate_scalar). */
+MN_LANE void dq_rotate(const vf r[4], vf k, const vf v[3], vf out[3])
+{
+    vf u0 = vf_madd(r[3], v[0], vf_sub(vf_mul(r[1], v[2]), vf_mul(r[2], v[1])));
+    vf u1 = vf_madd(r[3], v[1], vf_sub(vf_mul(r[2], v[0]), vf_mul(r[0], v[2])));
+    vf u2 = vf_madd(r[3], v[2], vf_sub(vf_mul(r[0], v[1]), vf_mul(r[1], v[0])));
+    vf c0 = vf_sub(vf_mul(r[1], u2), vf_mul(r[2], u1));
+    vf c1 = vf_sub(vf_mul(r[2], u0), vf_mul(r[0], u2));
+    vf c2 = vf_sub(vf_mul(r[0], u1), vf_mul(r[1], u0));
+    out[0] = vf_madd(k, c0, v[0]);
+    out[1] = vf_madd(k, c1, v[1]);
+    out[2] = vf_madd(k, c2, v[2]);
+}
+
+/* v · (1 / |v|), zero where |v|² is not positive. */
+MN_LANE void dq_normalize(vf v[3])
+{
+    vf len2 = vf_madd(v[2], v[2], vf_madd(v[1], v[1], vf_mul(v[0], v[0])));
+    vf zero = vf_zero();
+    vf inv = vf_sel_gt(len2, zero, vf_div(vf_set1(1.0f), vf_sqrt(len2)), zero);
+    DQ_UNROLL
+    for (int c = 0; c < 3; c++)
+        v[c] = vf_mul(v[c], inv);
+}
+
+/* Lane l's address in a stream starting at `base`, `stride` floats a vertex. */
+#define DQ_AT(base, stride) ((base) + dq_lane(g, l) * (stride))
+
+/*
+ * One group: read every lane's inputs, then write its outputs.  `exact`: a
+ * short group's copies, whose 3-float outputs take 12-byte stores only.
+ */
+MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool exact)
+{
+#ifdef DQ_BLEND_ISA
+    dq_blend b = DQ_BLEND_ISA(c->s.palette, g, L, c->blend_scale);
+#else
+    dq_blend b = dq_blend_lanes(c->s.palette, g, L, c->blend_scale);
+#endif
+    vf sc = c->blend_scale ? b.sc : vf_set1(c->scale);
+    const vf *r = b.r, *d = b.d;
+
+    vf n2 = vf_madd(r[3], r[3], vf_madd(r[2], r[2], vf_madd(r[1], r[1], vf_mul(r[0], r[0]))));
+    vf zero = vf_zero();
+    vf k2 = vf_sel_gt(n2, zero, vf_div(vf_set1(2.0f), n2), zero);
+    vf t0 = vf_mul(k2, vf_add(vf_sub(vf_mul(r[3], d[0]), vf_mul(d[3], r[0])),
+                              vf_sub(vf_mul(r[1], d[2]), vf_mul(r[2], d[1]))));
+    vf t1 = vf_mul(k2, vf_add(vf_sub(vf_mul(r[3], d[1]), vf_mul(d[3], r[1])),
+                              vf_sub(vf_mul(r[2], d[0]), vf_mul(r[0], d[2]))));
+    vf t2 = vf_mul(k2, vf_add(vf_sub(vf_mul(r[3], d[2]), vf_mul(d[3], r[2])),
+                              vf_sub(vf_mul(r[0], d[1]), vf_mul(r[1], d[0]))));
+
+    size_t ps = DQ_STRIDE(L, g, ps, 3), ns = DQ_STRIDE(L, g, ns, 3), ts = DQ_STRIDE(L, g, ts, 4);
+    size_t ops = DQ_STRIDE(L, g, ops, 3), ons = DQ_STRIDE(L, g, ons, 3);
+    size_t ots = DQ_STRIDE(L, g, ots, 4);
+    /* each lane's pointers made where they are used: kept, they would not fit in registers */
+    vf P[4], N[4], T[4], out[3];
+    {
+        const float *pp[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            pp[l] = DQ_AT(g->p, ps);
+        DQ_LOAD4(pp, P);
+    }
+    if (L.has_n) {
+        const float *np[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            np[l] = DQ_AT(g->n, ns);
+        DQ_LOAD4(np, N);
+    }
+    if (L.has_t) {
+        const float *tp[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            tp[l] = DQ_AT(g->t, ts);
+        DQ_LOAD4(tp, T);
+    }
+
+    vf ps3[3] = {vf_mul(sc, P[0]), vf_mul(sc, P[1]), vf_mul(sc, P[2])};
+    dq_rotate(r, k2, ps3, out);
+    out[0] = vf_add(out[0], t0);
+    out[1] = vf_add(out[1], t1);
+    out[2] = vf_add(out[2], t2);
+    {
+        float *opp[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            opp[l] = DQ_AT(g->op, ops);
+        DQ_STORE3(opp, out, !exact && ops == 3);
+    }
+    if (L.has_n) {
+        dq_rotate(r, k2, N, out);
+        dq_normalize(out);
+        float *onp[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            onp[l] = DQ_AT(g->on, ons);
+        DQ_STORE3(onp, out, !exact && ons == 3);
+    }
+    if (L.has_t) {
+        vf o4[4];
+        dq_rotate(r, k2, T, o4);
+        dq_normalize(o4);
+        o4[3] = T[3]; /* handedness from the input */
+        float *otp[VF_W];
+        DQ_UNROLL
+        for (int l = 0; l < VF_W; l++)
+            otp[l] = DQ_AT(g->ot, ots);
+        DQ_STORE4(otp, o4);
+    }
+}
+
+#undef DQ_AT
+
+/* The full group at vertex v, in the call's own streams. */
+MN_LANE dq_view dq_view_at(const mn_skin_streams *s, dq_layout L, size_t v)
+{
+    dq_view g;
+    g.lanes = VF_W;
+    g.j = s->joints + v * L.ic;
+    g.w = s->weights + v * L.ic;
+    g.ps = s->position_stride, g.ns = s->normal_stride, g.ts = s->tangent_stride;
+    g.ops = s->out_position_stride, g.ons = s->out_normal_stride, g.ots = s->out_tangent_stride;
+    g.p = s->positions + v * DQ_STRIDE(L, &g, ps, 3);
+    g.op = s->out_positions + v * DQ_STRIDE(L, &g, ops, 3);
+    g.n = L.has_n ? s->normals + v * DQ_STRIDE(L, &g, ns, 3) : NULL;
+    g.on = L.has_n ? s->out_normals + v * DQ_STRIDE(L, &g, ons, 3) : NULL;
+    g.t = L.has_t ? s->tangents + v * DQ_STRIDE(L, &g, ts, 4) : NULL;
+    g.ot = L.has_t ? s->out_tangents + v * DQ_STRIDE(L, &g, ots, 4) : NULL;
+    return g;
+}
+
+/*
+ * Vertices first .. first+n-1 (1 ≤ n ≤ VF_W) as one group on copies of their
+ * streams, 4 floats a vertex (lanes past n repeat the first vertex, computed
+ * and not stored); the outputs are copied back exactly.
+ */
+MN_LANE void dq_tail(const mn_dq_call *c, dq_layout L, size_t first, size_t n)
+{
+    const mn_skin_streams *s = &c->s;
+    float in[3][VF_W][4], out[3][VF_W][4];
+    memset(in, 0, sizeof in);
+    for (size_t l = 0; l < n; l++) {
+        size_t x = first + l;
+        memcpy(in[0][l], s->positions + x * s->position_stride, 3 * sizeof(float));
+        if (L.has_n)
+            memcpy(in[1][l], s->normals + x * s->normal_stride, 3 * sizeof(float));
+        if (L.has_t)
+            memcpy(in[2][l], s->tangents + x * s->tangent_stride, 4 * sizeof(float));
+    }
+    dq_view g = {n, s->joints + first * L.ic, s->weights + first * L.ic, in[0][0], in[1][0],
+                 in[2][0], out[0][0], out[1][0], out[2][0], 4, 4, 4, 4, 4, 4};
+    dq_layout strided = {L.has_n, L.has_t, false, L.ic};
+    dq_group(c, &g, strided, true);
+    for (size_t l = 0; l < n; l++) {
+        size_t x = first + l;
+        memcpy(s->out_positions + x * s->out_position_stride, out[0][l], 3 * sizeof(float));
+        if (L.has_n)
+            memcpy(s->out_normals + x * s->out_normal_stride, out[1][l], 3 * sizeof(float));
+        if (L.has_t)
+            memcpy(s->out_tangents + x * s->out_tangent_stride, out[2][l], 4 * sizeof(float));
+    }
+}
+
+MN_LANE void dq_all(const mn_dq_call *cp, dq_layout L)
+{
+    /* A local copy: the compiler then knows no output store can change a pointer or stride. */
+    const mn_dq_call call = *cp, *c = &call;
+    const mn_skin_streams *s = &c->s;
+    /* the full groups leave at least one vertex after them (their 4-float reads) */
+    size_t end = (s->count - 1) / VF_W * VF_W;
+    for (size_t v = 0; v < end; v += VF_W) {
+        dq_view g = dq_view_at(s, L, v);
+        dq_group(c, &g, L, false);
+    }
+    dq_tail(c, L, end, s->count - end);
+}
+
+/* One instance per stream set and for 4 influences, so the group loop carries no per-vertex tests. */
+MN_LANE void dq_streams(const mn_dq_call *c, size_t ic, bool packed)
+{
+    bool has_n = c->s.normals != NULL, has_t = c->s.tangents != NULL;
+    if (has_n && has_t)
+        dq_all(c, (dq_layout){true, true, packed, ic});
+    else if (has_n)
+        dq_all(c, (dq_layout){true, false, packed, ic});
+    else if (has_t)
+        dq_all(c, (dq_layout){false, true, packed, ic});
+    else
+        dq_all(c, (dq_layout){false, false, packed, ic});
+}
+
+MN_KERNEL void MN_ISA(mni_dq_skin)(const mn_dq_call *c)
+{
+    /* 4 influences unroll the blend; the generic count keeps run-time strides */
+    bool packed = mni_skin_packed(&c->s);
+    if (c->s.influences == 4 && packed)
+        dq_streams(c, 4, true);
+    else if (c->s.influences == 4)
+        dq_streams(c, 4, false);
+    else
+        dq_streams(c, c->s.influences, false);
+}
+
+#undef DQ
+
+#endif /* MN_DEFORM_DUAL_QUAT_KERNEL_H */
