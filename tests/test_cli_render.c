@@ -164,6 +164,31 @@ static void test_single_images(void **state)
     expect_png(out, 64, 64);
 }
 
+/* --skinning dq draws a glTF skinned by dual quaternions: an image, not lbs's; other files refuse it. */
+static void test_skinning(void **state)
+{
+    (void)state;
+    mn_test_need_assets();
+    char lbs[128], dq[128];
+    snprintf(lbs, sizeof lbs, "%s/lbs.png", dir);
+    snprintf(dq, sizeof dq, "%s/dq.png", dir);
+    expect(0, 0, NULL, "%s --time 0.5 --size 64x64 --skinning lbs -o %s", CESIUM, lbs);
+    expect(0, 0, NULL, "%s --time 0.5 --size 64x64 --skinning dq -o %s", CESIUM, dq);
+    expect_png(dq, 64, 64);
+    mn_rgba_image a, b;
+    mn_error err;
+    assert_int_equal(mn_rgba_image_read_file(lbs, NULL, &a, &err), MN_OK);
+    assert_int_equal(mn_rgba_image_read_file(dq, NULL, &b, &err), MN_OK);
+    assert_true(memcmp(a.pixels, b.pixels, (size_t)64 * 64 * 4) != 0);
+    mn_rgba_image_free(&a);
+    mn_rgba_image_free(&b);
+    expect(1, 2, "--skinning takes lbs or dq", "%s --skinning quat -o %s", CESIUM, dq);
+    expect(1, 2, "glTF FILE", "%s --skinning dq -o %s", PIRATE, dq);
+    run_result r = mn_run_tool("marionette", "help render", 0);
+    assert_non_null(strstr(r.out, "--skinning S"));
+    run_free(&r);
+}
+
 /* docs/cesium_man.png, the README's picture of a glTF character, is what `marionette render`
    draws today of CesiumMan 0.4 s into its walk. */
 static void test_docs_cesium_man_is_current(void **state)
@@ -217,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_single_images),
+        cmocka_unit_test(test_skinning),
         cmocka_unit_test(test_docs_cesium_man_is_current),
         cmocka_unit_test(test_sequences_and_sheets),
     };

@@ -1,7 +1,7 @@
 /*
  * `marionette render FILE [--clip NAME] [--time T | --frames N [--sheet]] [--size WxH]
  *                         [--yaw DEG] [--pitch DEG] [--view front|side|top] [--turntable N]
- *                         -o out.png`
+ *                         [--skinning lbs|dq] -o out.png`
  *
  * A posed model as a PNG, without a GPU: glTF/GLB (posed by a model
  * instance's mixer), OBJ (as read) and voxel rigs (rig.json, posed by the
@@ -9,6 +9,7 @@
  * A clip's frames are framed with the bounds of the whole clip, so a
  * sequence or a sheet does not jump.  Several frames are written as a
  * numbered sequence (out_000.png, ...) or, with --sheet, one labelled grid.
+ * --skinning dq rigs a glTF with dual-quaternion skinning (mn_rig_options).
  * An expression head (.aosrig) has options of its own: cmd_render_head.c.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -37,6 +38,8 @@ typedef struct render_args {
     uint32_t frames, turntable;
     float distance, fov;          /* degrees, as given */
     float background[4];
+    int skinning;                 /* mn_skinning (glTF) */
+    bool has_skinning;
 } render_args;
 
 /* ---- the command line ----------------------------------------------------------- */
@@ -78,7 +81,7 @@ static int take_colour(const cli_spec *spec, const cli_option *opt, const char *
     return parse_color(value, opt->dest) ? CLI_EXIT_OK : cli_bad_value(spec, opt, option, value);
 }
 
-#define RENDER_OPTIONS 8
+#define RENDER_OPTIONS 9
 
 /* The tables a glTF, OBJ or voxel rig FILE's spec points into. */
 typedef struct render_tables {
@@ -96,6 +99,8 @@ static cli_spec render_spec(render_args *a, render_tables *t)
     a->background[1] = 0x33 / 255.0f;
     a->background[2] = 0x3b / 255.0f;
     a->background[3] = 1.0f;
+    static const cli_choice skinnings[] = {{"lbs", MN_SKINNING_LINEAR},
+                                           {"dq", MN_SKINNING_DUAL_QUAT}, {NULL, 0}};
     const cli_option options[RENDER_OPTIONS] = {
         {.name = "--clip", .kind = CLI_STRING, .dest = &a->clip},
         {.name = "--time", .kind = CLI_FLOAT, .dest = &a->time, .bounds = CLI_AT_LEAST,
@@ -110,6 +115,8 @@ static cli_spec render_spec(render_args *a, render_tables *t)
          .max = 179, .help = "an angle in degrees between 0 and 179"},
         {.name = "--background", .kind = CLI_CUSTOM, .dest = a->background,
          .convert = take_colour, .help = "#rrggbb, #rrggbbaa or none"},
+        {.name = "--skinning", .kind = CLI_CHOICE, .dest = &a->skinning, .choices = skinnings,
+         .given = &a->has_skinning},
     };
     memcpy(t->options, options, sizeof options);
     t->file = (cli_positional){"FILE", &a->file, "which file?"};
@@ -325,7 +332,8 @@ static int load_gltf(const render_args *a, scene_model *m)
         cli_report_read_error(a->file, &err, CLI_READS_RENDER);
         return CLI_EXIT_FAILED;
     }
-    if (mn_rig_create(m->model, NULL, &m->rig, &err) != MN_OK ||
+    mn_rig_options rig = {.skinning = (mn_skinning)a->skinning};
+    if (mn_rig_create(m->model, &rig, &m->rig, &err) != MN_OK ||
         mn_instance_create(m->rig, NULL, &m->instance, &err) != MN_OK) {
         cli_report_error(a->file, &err);
         return CLI_EXIT_FAILED;
@@ -579,6 +587,8 @@ static int run_render(const render_args *a)
 {
     scene_model m = {0};
     int rc;
+    if (a->has_skinning && (cli_is_rig_json(a->file) || ends_with(a->file, ".obj")))
+        return cli_usage_error("render", "render: --skinning chooses how a glTF FILE is skinned");
     if (cli_is_rig_json(a->file))
         rc = load_voxel(a, &m);
     else if (ends_with(a->file, ".obj"))
