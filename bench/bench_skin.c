@@ -32,6 +32,10 @@
  * which 2 have a weight (the 6 others must cost nothing: traffic counts the
  * 2), beside memcpy of the same traffic as above.
  *
+ * Dual-quaternion skinning (dqs_<level>_<N>): the same data and sizes,
+ * beside LBS at the same level timed in the same run (dqs_to_lbs; see
+ * bench_dqs below).
+ *
  * Every timed output is checked against the scalar reference (1e-6 relative,
  * as the library promises), so a figure is never printed for wrong work; the
  * benchmark exits 1 when a check fails.  The data is random but seeded, so
