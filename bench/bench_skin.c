@@ -380,9 +380,11 @@ static bool bench_morphing(size_t count, uint32_t targets, uint32_t active, int 
  * DQS (mn_skin_dq_run_with) of the skinning data above, positions and
  * normals, four influences, beside LBS (mn_skin_run_with, its default stores)
  * of the same data at the same level, timed in the same run: dqs_to_lbs =
- * DQS's best time / LBS's (the goal is at most 1.4).  The palette's joints
- * carry uniform scales between 0.9 and 1.1, so DQS blends the scales too
- * (its dearer case).  The once-a-frame conversion of the 64 matrices is
+ * DQS's best time / LBS's (the goal is at most 1.4).  The palette is made
+ * rigid for the plain lines (each joint's scale divided out: a rig's joints
+ * share one scale, the common case); the _scaled lines keep each joint's
+ * uniform scale between 0.9 and 1.1, so DQS blends the scales too (its
+ * dearer case).  The once-a-frame conversion of the 64 matrices is
  * timed apart (convert_ns_per_joint) and in dqs_with_convert_to_lbs.  DQS's
  * outputs are checked against its scalar reference within 4e-6 relative.
  */
@@ -405,12 +407,28 @@ static bool dq_convert_body(void *ctx)
     return mn_skin_dual_quats(c->palette, JOINTS, c->dqs, NULL) == MN_OK;
 }
 
-static bool bench_dqs(size_t count, int runs)
+/* Each joint's 3x3 divided by its column length: the rotation alone. */
+static void make_rigid(float *palette)
+{
+    for (uint32_t j = 0; j < JOINTS; j++) {
+        float *m = palette + 16 * j;
+        for (int c = 0; c < 3; c++) {
+            float len = sqrtf(m[4 * c] * m[4 * c] + m[4 * c + 1] * m[4 * c + 1] +
+                              m[4 * c + 2] * m[4 * c + 2]);
+            for (int r = 0; r < 3; r++)
+                m[4 * c + r] /= len;
+        }
+    }
+}
+
+static bool bench_dqs(size_t count, bool scaled, int runs)
 {
     skin_data d;
     float *dqs = malloc(JOINTS * MN_SKIN_DQ_FLOATS * sizeof(float));
-    bool ok = skin_data_make(&d, count) && dqs &&
-              mn_skin_dual_quats(d.palette, JOINTS, dqs, NULL) == MN_OK;
+    bool ok = skin_data_make(&d, count) && dqs;
+    if (ok && !scaled)
+        make_rigid(d.palette);
+    ok = ok && mn_skin_dual_quats(d.palette, JOINTS, dqs, NULL) == MN_OK;
     if (ok) {
         mn_skin_job ref = make_job(&d, d.ref_positions, d.ref_normals, MN_SKIN_STORE_DEFAULT);
         ok = mn_skin_dq_run_with(&ref, dqs, MN_SIMD_SCALAR) == MN_OK;
@@ -435,13 +453,15 @@ static bool bench_dqs(size_t count, int runs)
         bench_timing tl = bench_run(runs, skin_body, NULL, &lctx);
         right = right && tl.ok;
         char name[64];
-        snprintf(name, sizeof name, "dqs_%s_%zu", level_names[level], count);
+        snprintf(name, sizeof name, "dqs_%s_%zu%s", level_names[level], count,
+                 scaled ? "_scaled" : "");
         bench_line line;
         bench_line_begin(&line, "skin", name);
         bench_line_str(&line, "level", level_names[level]);
         bench_line_u64(&line, "vertices", count);
         bench_line_u64(&line, "influences", INFLUENCES);
         bench_line_str(&line, "streams", "positions+normals");
+        bench_line_str(&line, "palette", scaled ? "uniform scale per joint" : "rigid");
         bench_line_num(&line, "ns_per_vertex", t.best_ms * 1e6 / (double)count);
         bench_line_num(&line, "median_ns_per_vertex", t.median_ms * 1e6 / (double)count);
         bench_line_num(&line, "lbs_ns_per_vertex", tl.best_ms * 1e6 / (double)count);
@@ -474,7 +494,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         ok = bench_skinning(sizes[i], runs) && ok;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        ok = bench_dqs(sizes[i], runs) && ok;
+        for (int scaled = 0; scaled < 2; scaled++)
+            ok = bench_dqs(sizes[i], scaled, runs) && ok;
     ok = bench_morphing(1000000, 4, 4, runs) && ok;
     ok = bench_morphing(1000000, 8, 2, runs) && ok;
     return ok ? 0 : 1;

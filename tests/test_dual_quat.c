@@ -190,6 +190,22 @@ static void rigid_shared_transform_matches_lbs(void **state)
 
 /* ---- the antipodality fix ------------------------------------------------------------- */
 
+/* The conversion puts every joint in joint 0's hemisphere. */
+static void joints_share_joint_0s_hemisphere(void **state)
+{
+    (void)state;
+    rng = 21;
+    float palette[20 * 16], dq[20 * DQF];
+    for (uint32_t j = 0; j < 20; j++)
+        random_rigid(palette + 16 * j, 0.9f * PI_F, 1.0f);
+    assert_int_equal(mn_skin_dual_quats(palette, 20, dq, NULL), MN_OK);
+    assert_true(dq[3] >= 0);
+    for (uint32_t j = 1; j < 20; j++) {
+        const float *q = dq + DQF * j;
+        assert_true((dq[0] * q[0] + dq[1] * q[1]) + (dq[2] * q[2] + dq[3] * q[3]) >= 0);
+    }
+}
+
 static void negated_joint_gives_the_same_vertices(void **state)
 {
     (void)state;
@@ -324,6 +340,10 @@ static void simd_matches_reference(void **state)
                 for (uint32_t j = 0; j < m.jc; j++)
                     random_rigid(palette + 16 * j, 0.5f, scaled ? frand(0.8f, 1.2f) : 1.0f);
                 assert_int_equal(mn_skin_dual_quats(palette, m.jc, dq, NULL), MN_OK);
+                /* odd counts: every third joint negated, so the hemisphere tests flip some */
+                for (uint32_t j = 1; n % 2 && j < m.jc; j += 3)
+                    for (int i = 0; i < 8; i++)
+                        dq[DQF * j + i] = -dq[DQF * j + i];
                 float *rp = floats(3 * n), *rn = floats(3 * n), *rt = floats(4 * n);
                 float *sp = floats(3 * n), *sn = floats(3 * n), *st = floats(4 * n);
                 mn_skin_job ref = job_of(&m, NULL, rp, rn, rt);
@@ -660,6 +680,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rigid_single_influence_matches_lbs),
         cmocka_unit_test(rigid_shared_transform_matches_lbs),
+        cmocka_unit_test(joints_share_joint_0s_hemisphere),
         cmocka_unit_test(negated_joint_gives_the_same_vertices),
         cmocka_unit_test(twisted_cylinder_keeps_its_radius),
         cmocka_unit_test(simd_matches_reference),

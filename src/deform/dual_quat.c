@@ -40,6 +40,12 @@
 
 /* ---- palette to dual quaternions ----------------------------------------------- */
 
+/* The dot product of two real parts in the one order every kernel uses. */
+static inline float dot4(const float *a, const float *b)
+{
+    return (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3]);
+}
+
 /* The rotation matrix m (m[row][col]) as a unit quaternion x y z w, by Shepperd's choice of pivot. */
 static void matrix_quat(double m[3][3], double q[4])
 {
@@ -158,6 +164,15 @@ mn_status mn_skin_dual_quats(const float *palette, uint32_t count, float *out, m
         mn_status st = joint_dual_quat(palette + 16 * (size_t)j, j, out + DQ * (size_t)j, err);
         if (st != MN_OK)
             return st;
+        /*
+         * Each joint in joint 0's hemisphere (joint 0 has w >= 0): a rig's joints
+         * then usually share one, whatever rotation the whole rig has, and the
+         * kernels skip the hemisphere tests (mn_dq_call.no_flips).
+         */
+        float *q = out + DQ * (size_t)j;
+        if (j > 0 && signbit(dot4(out, q)))
+            for (int i = 0; i < 8; i++)
+                q[i] = -q[i];
     }
     mni_error_clear(err);
     return MN_OK;
@@ -203,8 +218,7 @@ static inline void dq_vertex_scalar(const mn_dq_call *call, size_t v, size_t ic)
     }
     for (size_t k = 1; k < ic; k++) {
         q = s->palette + DQ * (size_t)j[k];
-        float dot = (q0[0] * q[0] + q0[1] * q[1]) + (q0[2] * q[2] + q0[3] * q[3]);
-        float sw = signbit(dot) ? -w[k] : w[k];
+        float sw = !call->no_flips && signbit(dot4(q0, q)) ? -w[k] : w[k];
         for (int i = 0; i < 4; i++) {
             r[i] = r[i] + sw * q[i];
             d[i] = d[i] + sw * q[4 + i];
@@ -259,6 +273,22 @@ void mni_dq_skin_scalar(const mn_dq_call *c)
 
 /* ---- the entry points ---------------------------------------------------------------- */
 
+/*
+ * Whether no pair of the n joints has a dot product with its sign bit set,
+ * checked only when the n² / 2 products cost little beside `work` (the
+ * call's influences); false otherwise.
+ */
+static bool no_flips(const float *dqs, uint32_t n, size_t work)
+{
+    if ((size_t)n * n > 2 * work)
+        return false;
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = a + 1; b < n; b++)
+            if (signbit(dot4(dqs + DQ * (size_t)a, dqs + DQ * (size_t)b)))
+                return false;
+    return true;
+}
+
 mn_status mni_dq_call_make(const mn_skin_job *job, const float *dual_quats, mn_error *err,
                            mn_dq_call *c)
 {
@@ -277,6 +307,7 @@ mn_status mni_dq_call_make(const mn_skin_job *job, const float *dual_quats, mn_e
     c->scale = job->palette_count ? dual_quats[8] : 1.0f;
     for (uint32_t k = 1; k < job->palette_count && !c->blend_scale; k++)
         c->blend_scale = dual_quats[DQ * (size_t)k + 8] != c->scale;
+    c->no_flips = no_flips(dual_quats, job->palette_count, c->s.count * c->s.influences);
     return MN_OK;
 }
 

@@ -120,7 +120,7 @@ MN_LANE __m128 dots4(__m256 q0, __m256 x0, __m256 x1, __m256 x2, __m256 x3)
  * dual part) and its blended scale into *scale when blend_scale.
  */
 MN_LANE void blend_vertex(const float *dqs, const uint16_t *j, const float *w, size_t ic,
-                          bool blend_scale, float rec[8], float *scale)
+                          bool blend_scale, bool no_flips, float rec[8], float *scale)
 {
     const __m128 sign = _mm_set1_ps(-0.0f);
     __m256 q0 = _mm256_loadu_ps(dqs + MN_SKIN_DQ_FLOATS * (size_t)j[0]), acc = _mm256_setzero_ps();
@@ -131,9 +131,12 @@ MN_LANE void blend_vertex(const float *dqs, const uint16_t *j, const float *w, s
                        _mm256_loadu_ps(a[3])};
         __m128 wm = _mm_loadu_ps(w + m);
         /* −w where the dot's sign bit is set; the first influence's own dot is |q0|² ≥ 0 */
-        __m128 sw = _mm_xor_ps(wm, _mm_and_ps(dots4(q0, x[0], x[1], x[2], x[3]), sign));
-        if (m == 0)
-            sw = _mm_move_ss(sw, wm);
+        __m128 sw = wm;
+        if (!no_flips) {
+            sw = _mm_xor_ps(wm, _mm_and_ps(dots4(q0, x[0], x[1], x[2], x[3]), sign));
+            if (m == 0)
+                sw = _mm_move_ss(sw, wm);
+        }
         __m256 ww = _mm256_insertf128_ps(_mm256_castps128_ps256(sw), sw, 1);
         /* two chains of two, joined: half the latency of one chain of four */
         __m256 even = _mm256_mul_ps(LANE_OF(ww, 0), x[0]);
@@ -153,14 +156,15 @@ MN_LANE void blend_vertex(const float *dqs, const uint16_t *j, const float *w, s
     }
 }
 
-MN_LANE dq_blend dq_blend_avx2(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale)
+MN_LANE dq_blend dq_blend_avx2(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
+                               bool no_flips)
 {
     _Alignas(32) float rec[VF_W][8];
     _Alignas(32) float scale[VF_W] = {0};
     DQ_UNROLL
     for (int l = 0; l < VF_W; l++) {
         size_t x = dq_lane(g, l) * L.ic;
-        blend_vertex(dqs, g->j + x, g->w + x, L.ic, blend_scale, rec[l], &scale[l]);
+        blend_vertex(dqs, g->j + x, g->w + x, L.ic, blend_scale, no_flips, rec[l], &scale[l]);
     }
     dq_blend b;
     const float *r[VF_W], *d[VF_W];

@@ -73,14 +73,16 @@ typedef struct dq_blend {
 
 #ifdef DQ_BLEND_ISA
 /* The instruction set's own blend (defined after this header), in place of dq_blend_lanes. */
-MN_LANE dq_blend DQ_BLEND_ISA(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale);
+MN_LANE dq_blend DQ_BLEND_ISA(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
+                              bool no_flips);
 #endif
 
 /*
  * Σ ±w_k · dq[j_k] for each lane, the sign from the first influence's
  * hemisphere, gathered lane by lane (SSE2's blend).
  */
-MN_LANE dq_blend dq_blend_lanes(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale)
+MN_LANE dq_blend dq_blend_lanes(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
+                                bool no_flips)
 {
     dq_blend b;
     vf q0[4];
@@ -115,10 +117,13 @@ MN_LANE dq_blend dq_blend_lanes(const float *dqs, const dq_view *g, dq_layout L,
                     b.d[c] = vf_mul(W[0], D[c]);
                 }
             } else {
-                /* (x·x' + y·y') + (z·z' + w·w'), products rounded: the reference's order */
-                vf dot = vf_add(vf_add(vf_mul(q0[0], R[0]), vf_mul(q0[1], R[1])),
-                                vf_add(vf_mul(q0[2], R[2]), vf_mul(q0[3], R[3])));
-                vf sw = vf_flipsign(W[i], dot);
+                vf sw = W[i];
+                if (!no_flips) {
+                    /* (x·x' + y·y') + (z·z' + w·w'), products rounded: the reference's order */
+                    vf dot = vf_add(vf_add(vf_mul(q0[0], R[0]), vf_mul(q0[1], R[1])),
+                                    vf_add(vf_mul(q0[2], R[2]), vf_mul(q0[3], R[3])));
+                    sw = vf_flipsign(W[i], dot);
+                }
                 DQ_UNROLL
                 for (int c = 0; c < 4; c++) {
                     b.r[c] = vf_madd(sw, R[c], b.r[c]);
@@ -174,9 +179,9 @@ MN_LANE void dq_normalize(vf v[3])
 MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool exact)
 {
 #ifdef DQ_BLEND_ISA
-    dq_blend b = DQ_BLEND_ISA(c->s.palette, g, L, c->blend_scale);
+    dq_blend b = DQ_BLEND_ISA(c->s.palette, g, L, c->blend_scale, c->no_flips);
 #else
-    dq_blend b = dq_blend_lanes(c->s.palette, g, L, c->blend_scale);
+    dq_blend b = dq_blend_lanes(c->s.palette, g, L, c->blend_scale, c->no_flips);
 #endif
     vf sc = c->blend_scale ? b.sc : vf_set1(c->scale);
     const vf *r = b.r, *d = b.d;

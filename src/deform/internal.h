@@ -129,12 +129,18 @@ mn_status mni_skin_check_job(const mn_skin_job *job, mn_error *err, mn_skin_stre
  * joint.  When every joint of the call has the same scale, blend_scale is
  * false and that scale, `scale`, applies to every vertex as it is (the blend
  * of equal scales by weights that sum to 1 is that scale, up to rounding);
- * otherwise each vertex blends its joints' scales.
+ * otherwise each vertex blends its joints' scales.  When no pair of the
+ * call's joints has a dot product (in the kernels' order) with its sign bit
+ * set, no_flips is true and the kernels skip the hemisphere tests: they
+ * would flip nothing, so the vertices are the same bits.  The check costs
+ * palette_count² / 2 dot products, so it is made only where that is small
+ * beside the vertices' work.
  */
 typedef struct mn_dq_call {
     mn_skin_streams s;
     bool blend_scale;
     float scale;
+    bool no_flips;   /* no two joints are in opposite hemispheres: no hemisphere test can flip */
 } mn_dq_call;
 
 /*
