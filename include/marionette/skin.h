@@ -226,9 +226,11 @@ MN_API mn_status mn_deform_mesh_run(const mn_deform_mesh *mesh, const float *wei
  * Convert `count` palette matrices (16 floats each, column-major, as
  * mn_skin_job's palette) into dual quaternions, MN_SKIN_DQ_FLOATS floats
  * each, into out (caller-owned, count × MN_SKIN_DQ_FLOATS floats; it must not
- * overlap palette).  Each joint's real part is its rotation with w >= 0, its
- * dual part half its translation times the rotation, its scale the 3x3's
- * uniform scale (1 for a rigid joint).  Allocation-free: call it once a
+ * overlap palette).  Each joint's real part is its rotation (joint 0's with
+ * w >= 0, every other's in joint 0's hemisphere: then a rig's joints usually
+ * share one, and skinning skips the per-vertex hemisphere tests), its dual
+ * part half its translation times the rotation, its scale the 3x3's uniform
+ * scale (1 within 2^-20 of it).  Allocation-free: call it once a
  * frame per palette.
  * Errors: MN_INVALID_ARGUMENT (NULL palette or out with count > 0),
  * MN_NOT_FINITE (a matrix with a NaN or infinity), MN_NOT_RIGID (a joint
