@@ -174,26 +174,6 @@ static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *s
     return true;
 }
 
-/* Float bytes of an animation's keys, each distinct times and values array once. */
-static size_t gltf_raw_bytes(const mn_animation *a)
-{
-    size_t bytes = 0;
-    for (uint32_t i = 0; i < a->channel_count; i++) {
-        const mn_channel *ch = &a->channels[i];
-        bool times_seen = false, values_seen = false;
-        for (uint32_t k = 0; k < i; k++) {
-            times_seen = times_seen || a->channels[k].times == ch->times;
-            values_seen = values_seen || a->channels[k].values == ch->values;
-        }
-        size_t per = (size_t)ch->components * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
-        if (!times_seen)
-            bytes += (size_t)ch->key_count * 4;
-        if (!values_seen)
-            bytes += (size_t)ch->key_count * per * 4;
-    }
-    return bytes;
-}
-
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -229,7 +209,7 @@ static bool sample_models(int runs, totals *sum)
                 char name[160];
                 snprintf(name, sizeof name, "%s_%u", names[i], a);
                 ok = mn_clip_from_gltf_skeleton(model, a, sk, NULL, &clip, NULL) == MN_OK &&
-                     run_case(name, clip, sk, gltf_raw_bytes(&model->animations[a]), runs, sum);
+                     run_case(name, clip, sk, mn_animation_raw_bytes(&model->animations[a]), runs, sum);
                 mn_clip_free(clip);
             }
         }

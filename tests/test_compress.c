@@ -587,9 +587,35 @@ static void blend_tree_takes_compressed_clip(void **state)
     mn_compressed_clip_free(cc, NULL);
 }
 
+/* The ratio's yardstick counts each distinct key array once, cubic values three times. */
+static void raw_bytes_count_each_array_once(void **state)
+{
+    (void)state;
+    static const float times[4] = {0, 1, 2, 3}, other_times[2] = {0, 1};
+    static float values[4 * 4 * 3], scales[4 * 3];
+    mn_channel channels[4] = {
+        {.path = MN_PATH_ROTATION, .interpolation = MN_INTERP_LINEAR, .times = times, .values = values,
+         .key_count = 4, .components = 4},
+        /* shares both arrays with the first: nothing more */
+        {.path = MN_PATH_ROTATION, .interpolation = MN_INTERP_LINEAR, .times = times, .values = values,
+         .key_count = 4, .components = 4},
+        /* shares the times: 4 keys x 3 floats */
+        {.path = MN_PATH_SCALE, .interpolation = MN_INTERP_LINEAR, .times = times, .values = scales,
+         .key_count = 4, .components = 3},
+        /* its own times (2 keys) and cubic values: 2 keys x 3 (in, value, out) x 4 floats */
+        {.path = MN_PATH_ROTATION, .interpolation = MN_INTERP_CUBICSPLINE, .times = other_times,
+         .values = values + 16, .key_count = 2, .components = 4},
+    };
+    mn_animation a = {.name = "a", .channels = channels, .channel_count = 4};
+    size_t want = 4 * 4 + 4 * 4 * 4 + 4 * 3 * 4 + 2 * 4 + 2 * 3 * 4 * 4;
+    assert_int_equal(mn_animation_raw_bytes(&a), want);
+    assert_int_equal(mn_animation_raw_bytes(NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(raw_bytes_count_each_array_once),
         cmocka_unit_test(metric_zero_for_identical),
         cmocka_unit_test(metric_root_error_shows_at_hands),
         cmocka_unit_test(compress_mocap_within_bound),

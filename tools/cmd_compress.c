@@ -28,24 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Float bytes of an animation's keys, each distinct times and values array once. */
-static size_t raw_bytes_of(const mn_animation *a)
-{
-    size_t bytes = 0;
-    for (uint32_t i = 0; i < a->channel_count; i++) {
-        const mn_channel *ch = &a->channels[i];
-        bool times_seen = false, values_seen = false;
-        for (uint32_t k = 0; k < i; k++) {
-            times_seen = times_seen || a->channels[k].times == ch->times;
-            values_seen = values_seen || a->channels[k].values == ch->values;
-        }
-        size_t per = (size_t)ch->components * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
-        bytes += times_seen ? 0 : (size_t)ch->key_count * 4;
-        bytes += values_seen ? 0 : (size_t)ch->key_count * per * 4;
-    }
-    return bytes;
-}
-
 /* Every animation compressed, the blocks joined (8-aligned) into *bytes; false after saying why. */
 static bool compress_all(const mn_model *model, const mn_skeleton *sk, const mn_compress_options *o,
                          const char *in, uint8_t **bytes, size_t *size)
@@ -179,7 +161,7 @@ int cli_compress(int argc, char **argv)
     float shell = o.shell > 0.0f ? o.shell : MN_SHELL_DISTANCE_DEFAULT;
     ok = ok && measure_file(out, model, sk, shell, &written, &m);
     for (uint32_t a = 0; a < model->animation_count; a++)
-        raw += raw_bytes_of(&model->animations[a]);
+        raw += mn_animation_raw_bytes(&model->animations[a]);
     if (ok && json) {
         printf("{\"clips\": %u, \"raw_bytes\": %zu, \"compressed_bytes\": %zu, \"ratio\": ", m.clips,
                raw, written);

@@ -178,6 +178,14 @@ typedef struct mn_compressed_clip_info {
     float max_error, p99_error, shell;   /* the metric as measured when it was made */
 } mn_compressed_clip_info;
 
+/*
+ * The bytes a glTF animation's keys take as float32, the yardstick of a
+ * compression ratio: every distinct times array (4 bytes a key) and values
+ * array (4 bytes a component, three times that for CUBICSPLINE's tangents)
+ * counted once, however many channels share it.  0 for NULL.
+ */
+MN_API size_t mn_animation_raw_bytes(const mn_animation *animation);
+
 /* The block's header read out; zero for NULL. */
 MN_API mn_compressed_clip_info mn_compressed_clip_info_of(const mn_compressed_clip *clip);
 

@@ -905,3 +905,20 @@ mn_status mn_compress_clip(const mn_clip *clip, const mn_skeleton *skeleton,
         mni_error_clear(err);
     return st;
 }
+
+size_t mn_animation_raw_bytes(const mn_animation *a)
+{
+    size_t bytes = 0;
+    for (uint32_t i = 0; a && i < a->channel_count; i++) {
+        const mn_channel *ch = &a->channels[i];
+        bool times_seen = false, values_seen = false;
+        for (uint32_t k = 0; k < i; k++) {
+            times_seen = times_seen || a->channels[k].times == ch->times;
+            values_seen = values_seen || a->channels[k].values == ch->values;
+        }
+        size_t per = (size_t)ch->components * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
+        bytes += times_seen ? 0 : (size_t)ch->key_count * 4;
+        bytes += values_seen ? 0 : (size_t)ch->key_count * per * 4;
+    }
+    return bytes;
+}
