@@ -568,17 +568,6 @@ static void job_errors(void **state)
 
 /* ---- prepared meshes and instances ----------------------------------------------------- */
 
-static mn_model *load(const char *path)
-{
-    mn_model *model = NULL;
-    mn_error err;
-    mn_status st = mn_gltf_read_file(path, NULL, &model, &err);
-    if (st != MN_OK)
-        print_error("%s: %s\n", path, err.message);
-    assert_int_equal(st, MN_OK);
-    return model;
-}
-
 /* CesiumMan's 19 joints, each turned a little about its own axis: a palette DQS and LBS nearly share. */
 static void cesium_palette(float palette[19 * 16])
 {
@@ -591,7 +580,7 @@ static void prepared_mesh_opts_in_and_allocates_nothing(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_deform_mesh *mesh = NULL;
@@ -642,7 +631,7 @@ static void instance_opts_in(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_rig *lin = NULL, *dq = NULL, *bad = NULL;
     mn_instance *a = NULL, *b = NULL;
     mn_error err;

@@ -174,16 +174,6 @@ static const output *sink_find(const memory_sink *s, const char *name)
 
 /* ---- reading and writing ------------------------------------------------------------------- */
 
-static mn_model *load(const char *path)
-{
-    mn_model *m = NULL;
-    mn_error err;
-    mn_status st = mn_gltf_read_file(path, NULL, &m, &err);
-    if (st != MN_OK)
-        fail_msg("%s: %s at '%s': %s", path, mn_status_name(st), err.path, err.message);
-    return m;
-}
-
 static void write_ok(const mn_model *m, const mn_gltf_write_options *o, memory_sink *s)
 {
     mn_error err;
@@ -702,7 +692,7 @@ static void test_every_asset_round_trips_as_glb_and_gltf(void **state)
     for (size_t i = 0; i < ASSET_COUNT; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), ASSETS[i]);
-        mn_model *a = load(path);
+        mn_model *a = mn_test_load(path);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLB, false);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLTF, false);
         mn_model_free(a);
@@ -715,7 +705,7 @@ static void test_every_asset_round_trips_quantized_within_tolerance(void **state
     for (size_t i = 0; i < ASSET_COUNT; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), ASSETS[i]);
-        mn_model *a = load(path);
+        mn_model *a = mn_test_load(path);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLB, true);
         round_trip(a, ASSETS[i], MN_GLTF_CONTAINER_GLTF, true);
         mn_model_free(a);
@@ -726,7 +716,7 @@ static void test_every_asset_round_trips_quantized_within_tolerance(void **state
 static void test_quantized_box_uses_khr_mesh_quantization(void **state)
 {
     (void)state;
-    mn_model *a = load(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
+    mn_model *a = mn_test_load(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
     mn_gltf_write_options o = options_for(MN_GLTF_CONTAINER_GLB, true);
     memory_sink s = sink_make(), plain = sink_make();
     write_ok(a, &o, &s);
@@ -758,7 +748,7 @@ static void test_quantized_box_uses_khr_mesh_quantization(void **state)
 static void test_material_extensions_extras_and_names_survive(void **state)
 {
     (void)state;
-    mn_model *a = load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb"));
+    mn_model *a = mn_test_load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb"));
     mn_material *mat = &a->materials[0];
     mat->base_color_texture.texture = MN_NONE;
     mat->emissive_strength = 3.5f;
@@ -802,7 +792,7 @@ static void test_material_extensions_extras_and_names_survive(void **state)
 static void test_texture_transform_survives(void **state)
 {
     (void)state;
-    mn_model *a = load(mn_test_asset("gltf/BoxTextured/glTF-Binary/BoxTextured.glb"));
+    mn_model *a = mn_test_load(mn_test_asset("gltf/BoxTextured/glTF-Binary/BoxTextured.glb"));
     mn_texture_ref *r = &a->materials[0].base_color_texture;
     assert_int_not_equal(r->texture, MN_NONE);
     r->has_transform = true;
@@ -830,7 +820,7 @@ static void test_texture_transform_survives(void **state)
 static void test_sink_refusal_is_an_io_error_at_every_call(void **state)
 {
     (void)state;
-    mn_model *a = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
+    mn_model *a = mn_test_load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_gltf_write_options o = options_for(MN_GLTF_CONTAINER_GLTF, false);
     for (long fail_at = 0;; fail_at++) {
         memory_sink s = sink_make();
@@ -861,7 +851,7 @@ static mn_status write_status(const mn_model *m, mn_error *err)
 static void test_flawed_models_are_refused_with_their_path(void **state)
 {
     (void)state;
-    mn_model *a = load(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
+    mn_model *a = mn_test_load(mn_test_asset("gltf/Box/glTF-Binary/Box.glb"));
     mn_error err;
     float keep = a->nodes[1].translation[0];
     a->nodes[1].translation[0] = NAN;
@@ -902,7 +892,7 @@ static void test_flawed_models_are_refused_with_their_path(void **state)
 static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void **state)
 {
     (void)state;
-    mn_model *a = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
+    mn_model *a = mn_test_load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     char dir[64];
     mn_test_make_temp_dir(dir, sizeof dir, "gltf_write");
     char glb[128], gltf[128], big[128], listing[1024];
@@ -914,10 +904,10 @@ static void test_write_file_renames_into_place_and_leaves_nothing_on_error(void 
     assert_int_equal(mn_gltf_write_file(a, gltf, NULL, &err), MN_OK);
     mn_test_list_dir(dir, listing, sizeof listing);
     assert_string_equal(listing, "Man Two.GLTF Man Two.bin man.glb");
-    mn_model *b = load(glb);
+    mn_model *b = mn_test_load(glb);
     models_eq(a, b, false);
     mn_model_free(b);
-    b = load(gltf);   /* the .bin is found through its percent-encoded URI */
+    b = mn_test_load(gltf);   /* the .bin is found through its percent-encoded URI */
     models_eq(a, b, false);
     mn_model_free(b);
 
@@ -956,7 +946,7 @@ static void out_of_memory_walk(const char *asset, mn_gltf_container container, b
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), asset);
-    mn_model *a = load(path);
+    mn_model *a = mn_test_load(path);
     long failures = 0;
     for (long n = 0;; n++) {
         mn_counting_alloc counter = mn_counting_alloc_make();

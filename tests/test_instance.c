@@ -41,15 +41,6 @@
 #define SIMPLE_MESHES mn_test_asset("gltf/SimpleMeshes/glTF/SimpleMeshes.gltf")
 #define CESIUM_MAN mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb")
 
-static mn_model *load(const char *path)
-{
-    mn_model *model = NULL;
-    mn_error err;
-    if (mn_gltf_read_file(path, NULL, &model, &err) != MN_OK)
-        fail_msg("%s: %s (%s)", path, err.message, err.path);
-    return model;
-}
-
 static mn_rig *make_rig(const mn_model *model, const mn_allocator *allocator)
 {
     mn_rig *rig = NULL;
@@ -209,7 +200,7 @@ static double model_extent(const mn_model *model)
 static void a_rig_lists_its_parts_clips_triangles_and_unit_fit(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     assert_ptr_equal(mn_rig_model(rig), model);
     assert_int_equal(mn_rig_clip_count(rig), 1);
@@ -247,7 +238,7 @@ static void a_rig_lists_its_parts_clips_triangles_and_unit_fit(void **state)
 static void a_mesh_drawn_by_two_nodes_is_two_parts_sharing_one_prepared_mesh(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_MESHES);
+    mn_model *model = mn_test_load(SIMPLE_MESHES);
     mn_rig *rig = make_rig(model, NULL);
     assert_int_equal(mn_rig_part_count(rig), 2);
     const mn_part *a = mn_rig_part(rig, 0), *b = mn_rig_part(rig, 1);
@@ -277,7 +268,7 @@ static void a_mesh_drawn_by_two_nodes_is_two_parts_sharing_one_prepared_mesh(voi
 static void placement_is_translate_yaw_pitch_roll_then_size_over_the_unit_fit(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     const float yaw = 0.3f, pitch = -0.4f, roll = 0.5f;
     mn_instance *in = spawn(rig, (mn_instance_desc){
@@ -366,7 +357,7 @@ static void placement_is_translate_yaw_pitch_roll_then_size_over_the_unit_fit(vo
 static void simple_skin_vertices_are_palette_times_vertex_at_0_and_1(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     mn_instance *in = spawn(rig, (mn_instance_desc){.position = {7, 0, 0}, .yaw = 1.0f});
     const mn_part *part = mn_rig_part(rig, 0);
@@ -396,7 +387,7 @@ static void simple_skin_vertices_are_palette_times_vertex_at_0_and_1(void **stat
 static void rigged_simple_positions_and_normals_follow_its_skin(void **state)
 {
     (void)state;
-    mn_model *model = load(RIGGED_SIMPLE);
+    mn_model *model = mn_test_load(RIGGED_SIMPLE);
     mn_rig *rig = make_rig(model, NULL);
     mn_instance *in = spawn(rig, (mn_instance_desc){.size = 3.0f});
     assert_int_equal(mn_rig_part_count(rig), 1);
@@ -428,7 +419,7 @@ static void rigged_simple_positions_and_normals_follow_its_skin(void **state)
 static void simple_morph_vertices_are_the_base_plus_weighted_targets(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_MORPH);
+    mn_model *model = mn_test_load(SIMPLE_MORPH);
     mn_rig *rig = make_rig(model, NULL);
     mn_instance *in = spawn(rig, (mn_instance_desc){.position = {0, 1, 0}});
     const mn_part *part = mn_rig_part(rig, 0);
@@ -472,7 +463,7 @@ static void simple_morph_vertices_are_the_base_plus_weighted_targets(void **stat
 static void a_hidden_instance_animates_but_deforms_only_once_shown(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     mn_instance *hidden = spawn(rig, (mn_instance_desc){.hidden = true});
     mn_instance *shown = spawn(rig, (mn_instance_desc){0});
@@ -508,7 +499,7 @@ static void a_hidden_instance_animates_but_deforms_only_once_shown(void **state)
 static void updating_an_instance_allocates_nothing(void **state)
 {
     (void)state;
-    mn_model *model = load(RIGGED_SIMPLE);
+    mn_model *model = mn_test_load(RIGGED_SIMPLE);
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_rig *rig = make_rig(model, &hooks);
@@ -575,7 +566,7 @@ static void assert_instances_equal(const mn_rig *rig, const mn_instance *a, cons
 static void an_instance_shows_a_pose_set_on_its_mixer(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     mn_instance *played = spawn(rig, (mn_instance_desc){.yaw = 1.0f});
     mn_instance *posed = spawn(rig, (mn_instance_desc){.yaw = 1.0f});
@@ -601,7 +592,7 @@ static void an_instance_shows_a_pose_set_on_its_mixer(void **state)
 static void a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_nothing(void **state)
 {
     (void)state;
-    mn_model *model = load(CESIUM_MAN);
+    mn_model *model = mn_test_load(CESIUM_MAN);
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_rig *rig = make_rig(model, &hooks);
@@ -650,7 +641,7 @@ static void a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_n
 static void a_pool_survives_many_small_batches(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     mn_instance *a[3], *b[3];
     for (int i = 0; i < 3; i++) {
@@ -703,7 +694,7 @@ static void every_shared_model_makes_a_rig_whose_instances_play_every_clip(void 
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), files[f]);
-        mn_model *model = load(path);
+        mn_model *model = mn_test_load(path);
         mn_counting_alloc counter = mn_counting_alloc_make();
         mn_allocator hooks = mn_counting_allocator(&counter);
         mn_rig *rig = make_rig(model, &hooks);
@@ -810,7 +801,7 @@ static void the_crowd_path_holds_the_per_instance_result_within_its_tolerance(vo
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", mn_test_asset("gltf"), files[f]);
-        mn_model *model = load(path);
+        mn_model *model = mn_test_load(path);
         bool parents_first = true;
         for (uint32_t i = 0; i < model->node_count; i++)
             parents_first = parents_first && (model->nodes[i].parent == MN_NONE ||
@@ -958,7 +949,7 @@ static void the_rooted_kernels_agree_across_levels(void **state)
 static void bad_arguments_are_refused(void **state)
 {
     (void)state;
-    mn_model *model = load(SIMPLE_SKIN);
+    mn_model *model = mn_test_load(SIMPLE_SKIN);
     mn_rig *rig = make_rig(model, NULL);
     mn_rig *no_rig = NULL;
     mn_instance *in = NULL;
@@ -1002,7 +993,7 @@ static void bad_arguments_are_refused(void **state)
 static void every_allocation_failure_during_creation_is_reported_and_leaks_nothing(void **state)
 {
     (void)state;
-    mn_model *model = load(RIGGED_SIMPLE);
+    mn_model *model = mn_test_load(RIGGED_SIMPLE);
     bool rig_made = false;
     for (long fail_after = 0; fail_after < 500 && !rig_made; fail_after++) {
         mn_counting_alloc counter = mn_counting_alloc_make();

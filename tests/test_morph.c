@@ -122,17 +122,6 @@ static void refuses_bad_jobs(void **state)
 
 /* ---- through the prepared mesh ---------------------------------------------------- */
 
-static mn_model *load(const char *path)
-{
-    mn_model *model = NULL;
-    mn_error err;
-    mn_status st = mn_gltf_read_file(path, NULL, &model, &err);
-    if (st != MN_OK)
-        print_error("%s: %s\n", path, err.message);
-    assert_int_equal(st, MN_OK);
-    return model;
-}
-
 /* The floats of accessor `index` (count × components), malloc'd; NULL for MN_NONE. */
 static float *floats_of(const mn_model *model, uint32_t index)
 {
@@ -150,7 +139,7 @@ static void simple_morph_positions_are_base_plus_deltas(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/SimpleMorph/glTF/SimpleMorph.gltf"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/SimpleMorph/glTF/SimpleMorph.gltf"));
     const mn_primitive *p = &model->meshes[0].primitives[0];
     mn_deform_mesh *mesh = NULL;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, NULL), MN_OK);
@@ -197,7 +186,7 @@ static void quantized_morph_cube_morphs_positions_and_normals(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Quantized/AnimatedMorphCube.gltf"));
     const mn_primitive *p = &model->meshes[0].primitives[0];
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
@@ -251,7 +240,7 @@ static void morph_cube_tangents_keep_w(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/AnimatedMorphCube/glTF-Binary/AnimatedMorphCube.glb"));
     const mn_primitive *p = &model->meshes[0].primitives[0];
     mn_deform_mesh *mesh = NULL;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, NULL), MN_OK);

@@ -104,14 +104,6 @@ static json_t *sample_at(json_t *root, size_t i)
     return item(get(root, "samples"), i);
 }
 
-static mn_model *load(const char *path)
-{
-    mn_model *m = NULL;
-    mn_error err;
-    assert_int_equal(mn_gltf_read_file(path, NULL, &m, &err), MN_OK);
-    return m;
-}
-
 /* ---- the shape ---------------------------------------------------------------- */
 
 static void json_has_the_documented_shape(void **state)
@@ -177,7 +169,7 @@ static void rest_worlds_round_trip_exactly(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *m = load(CESIUM_MAN);
+    mn_model *m = mn_test_load(CESIUM_MAN);
     float *worlds = malloc((size_t)m->node_count * 16 * sizeof *worlds);
     assert_non_null(worlds);
     mn_model_rest_worlds(m, worlds);
@@ -200,7 +192,7 @@ static void unskinned_positions_are_placed_by_the_node(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *m = load(BOX);
+    mn_model *m = mn_test_load(BOX);
     float worlds[2 * 16];
     assert_int_equal(m->node_count, 2);
     mn_model_rest_worlds(m, worlds);
@@ -248,7 +240,7 @@ static void key_time_gives_the_key_rotation(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *m = load(SIMPLE_SKIN);
+    mn_model *m = mn_test_load(SIMPLE_SKIN);
     const mn_channel *ch = NULL;
     for (uint32_t c = 0; c < m->animations[0].channel_count; c++)
         if (m->animations[0].channels[c].path == MN_PATH_ROTATION)
@@ -282,7 +274,7 @@ static void morph_weights_rest_then_track(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *m = load(SIMPLE_MORPH);
+    mn_model *m = mn_test_load(SIMPLE_MORPH);
     const mn_channel *ch = &m->animations[0].channels[0];
     assert_int_equal(ch->path, MN_PATH_WEIGHTS);
     assert_int_equal(ch->components, 2);
@@ -361,7 +353,7 @@ static void keys_merges_channels_without_duplicates(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *m = load(BOX_ANIMATED);
+    mn_model *m = mn_test_load(BOX_ANIMATED);
     assert_int_equal(m->animations[0].channel_count, 2);
     json_t *root = sample_json("%s --vertices none", BOX_ANIMATED);
     json_t *samples = get(root, "samples");

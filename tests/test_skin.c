@@ -801,17 +801,6 @@ static void run_refuses_bad_jobs_without_writing(void **state)
 
 /* ---- the prepared mesh from shared assets -------------------------------------------- */
 
-static mn_model *load(const char *path)
-{
-    mn_model *model = NULL;
-    mn_error err;
-    mn_status st = mn_gltf_read_file(path, NULL, &model, &err);
-    if (st != MN_OK)
-        print_error("%s: %s\n", path, err.message);
-    assert_int_equal(st, MN_OK);
-    return model;
-}
-
 /* Every vertex's weights sum to 1 and every joint is below `joint_count`. */
 static void assert_influences_normalised(const mn_deform_mesh *mesh, uint32_t joint_count)
 {
@@ -851,7 +840,7 @@ static void deform_mesh_from_simple_skin(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
     mn_deform_mesh *mesh = NULL;
     mn_error err;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, &err), MN_OK);
@@ -884,7 +873,7 @@ static void deform_mesh_from_cesium_man(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_deform_mesh *mesh = NULL;
     assert_int_equal(mn_deform_mesh_create(model, 0, 0, NULL, &mesh, NULL), MN_OK);
     assert_int_equal(mesh->vertex_count, 3273);
@@ -901,7 +890,7 @@ static void deform_mesh_create_refuses_bad_indices(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
     mn_deform_mesh *mesh = (mn_deform_mesh *)(uintptr_t)1;
     mn_error err;
     assert_int_equal(mn_deform_mesh_create(model, 1, 0, NULL, &mesh, &err), MN_INDEX_RANGE);
@@ -919,7 +908,7 @@ static void deform_mesh_run_allocates_nothing(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/CesiumMan/glTF-Binary/CesiumMan.glb"));
     mn_counting_alloc counter = mn_counting_alloc_make();
     mn_allocator hooks = mn_counting_allocator(&counter);
     mn_deform_mesh *mesh = NULL;
@@ -950,7 +939,7 @@ static void deform_mesh_create_out_of_memory_leaks_nothing(void **state)
 {
     (void)state;
     mn_test_need_assets();
-    mn_model *model = load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
+    mn_model *model = mn_test_load(mn_test_asset("gltf/SimpleSkin/glTF/SimpleSkin.gltf"));
     for (long fail_after = 0; fail_after < 2; fail_after++) {
         mn_counting_alloc counter = mn_counting_alloc_make();
         counter.fail_after = fail_after;

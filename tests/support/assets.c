@@ -8,6 +8,8 @@
 
 #include "assets.h"
 
+#include <marionette/gltf.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,4 +119,13 @@ void mn_test_binary_needs_assets_for(const char *file)
     }
     skipping(test, test);
     exit(MN_TEST_SKIPPED);
+}
+
+mn_model *mn_test_load(const char *path)
+{
+    mn_model *model = NULL;
+    mn_error err;
+    if (mn_gltf_read_file(path, NULL, &model, &err) != MN_OK)
+        fail_msg("%s: %s (at %s)", path, err.message, err.path[0] ? err.path : "-");
+    return model;
 }

@@ -30,6 +30,11 @@ bool mn_test_assets_present(void);
    is joined once, into a fixed table; the test fails when the table is full). */
 const char *mn_test_asset(const char *rel);
 
+/* The glTF file at path (a sample asset: mn_test_asset(rel)) read with the default options;
+   the test fails, naming the file and the reader's message and JSON path, when it cannot be
+   read.  Free it with mn_model_free. */
+struct mn_model *mn_test_load(const char *path);
+
 /* First in a test case that reads the assets: returns when they are there; otherwise records
    the case and skips it, or fails it under MN_REQUIRE_ASSETS=1. */
 #define mn_test_need_assets() mn_test_need_assets_for(__FILE__, __func__)
