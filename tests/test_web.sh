@@ -16,17 +16,9 @@ build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 cd "$src"
 . tests/support/assets.sh
+. tests/support/web_build.sh
 
-if ! command -v emcc >/dev/null 2>&1; then
-  echo "test_web: FAILED: emcc is not installed (run scripts/deps, which installs emscripten)"
-  exit 1
-fi
-web=$src/build/web
-if ! scripts/web-build "$web" >"$build/test_web_build.log" 2>&1; then
-  echo "test_web: FAILED: scripts/web-build failed:"
-  tail -n 30 "$build/test_web_build.log"
-  exit 1
-fi
+web_build test_web "$build" "$src"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

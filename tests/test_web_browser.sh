@@ -14,6 +14,7 @@ build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 cd "$src"
 . tests/support/assets.sh
+. tests/support/web_build.sh
 
 chromium=${CHROMIUM:-$(command -v chromium || true)}
 if [ -z "$chromium" ]; then
@@ -24,12 +25,7 @@ if [ ! -f tests/reference/node_modules/playwright-core/package.json ]; then
   echo "test_web_browser: FAILED: the npm package playwright-core is missing (run scripts/deps)"
   exit 1
 fi
-web=$src/build/web
-if ! scripts/web-build "$web" >"$build/test_web_browser_build.log" 2>&1; then
-  echo "test_web_browser: FAILED: scripts/web-build failed:"
-  tail -n 30 "$build/test_web_browser_build.log"
-  exit 1
-fi
+web_build test_web_browser "$build" "$src"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
