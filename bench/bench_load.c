@@ -268,6 +268,18 @@ static const char *check_shape(const mn_model *model)
     return NULL;
 }
 
+/* Poison the values the spot checks drawn from `state` read, so that the next repetition has to
+   write them again to pass (a second pass: a sample drawn twice must not meet its own poison). */
+static void poison_samples(converted *out, uint32_t state)
+{
+    for (uint32_t s = 0; s < SPOT_CHECKS; s++) {
+        uint32_t v = next_sample(&state, VERTEX_COUNT);
+        for (int a = 0; a < OUT_ATTRIBUTE_COUNT; a++)
+            out->floats[a][(size_t)v * out_components[a]] = NAN;
+        out->indices[next_sample(&state, INDEX_COUNT)] = UINT32_MAX;
+    }
+}
+
 /* Sampled converted values against the generator; then poisoned, so the next
    repetition has to write them again to pass.  Poisoning is a second pass:
    a sample drawn twice must not meet its own poison. */
@@ -287,13 +299,7 @@ static const char *check_converted(converted *out, uint32_t seed)
         if (out->indices[i] != index_of(i))
             return "a converted index differs from what was written";
     }
-    state = seed * 2654435761u + 1u;
-    for (uint32_t s = 0; s < SPOT_CHECKS; s++) {
-        uint32_t v = next_sample(&state, VERTEX_COUNT);
-        for (int a = 0; a < OUT_ATTRIBUTE_COUNT; a++)
-            out->floats[a][(size_t)v * out_components[a]] = NAN;
-        out->indices[next_sample(&state, INDEX_COUNT)] = UINT32_MAX;
-    }
+    poison_samples(out, seed * 2654435761u + 1u);
     return NULL;
 }
 
@@ -354,13 +360,7 @@ static const char *check_draco_converted(converted *out, uint32_t seed)
         if (out->indices[next_sample(&state, INDEX_COUNT)] >= VERTEX_COUNT)
             return "a decoded index is not below the vertex count";
     }
-    state = seed * 2654435761u + 3u;
-    for (uint32_t s = 0; s < SPOT_CHECKS; s++) {
-        uint32_t v = next_sample(&state, VERTEX_COUNT);
-        for (int a = 0; a < OUT_ATTRIBUTE_COUNT; a++)
-            out->floats[a][(size_t)v * out_components[a]] = NAN;
-        out->indices[next_sample(&state, INDEX_COUNT)] = UINT32_MAX;
-    }
+    poison_samples(out, seed * 2654435761u + 3u);
     return NULL;
 }
 
