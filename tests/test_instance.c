@@ -29,6 +29,7 @@
 #include "assert_near.h"
 #include "assets.h"
 #include "counting_alloc.h"
+#include "xorshift.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -858,26 +859,16 @@ static void the_crowd_path_holds_the_per_instance_result_within_its_tolerance(vo
     assert_true(direct && permuted);
 }
 
-/* A small seeded generator (xorshift32), the same numbers everywhere. */
-static unsigned next_random(unsigned *seed)
-{
-    unsigned x = *seed;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    return *seed = x;
-}
-
 /* A random affine matrix: rotation × scale (0.5 .. 2) and a translation. */
-static void random_affine(float out[16], unsigned *seed)
+static void random_affine(float out[16], uint32_t *seed)
 {
     float q[4], t[3], sc[3];
     for (int k = 0; k < 4; k++)
-        q[k] = (float)(next_random(seed) % 2001 - 1000) / 1000.0f;
+        q[k] = (float)(mn_test_random(seed) % 2001 - 1000) / 1000.0f;
     mn_quat_normalize(q, q);
     for (int k = 0; k < 3; k++) {
-        t[k] = (float)(next_random(seed) % 2001 - 1000) / 100.0f;
-        sc[k] = 0.5f + (float)(next_random(seed) % 1000) / 666.0f;
+        t[k] = (float)(mn_test_random(seed) % 2001 - 1000) / 100.0f;
+        sc[k] = 0.5f + (float)(mn_test_random(seed) % 1000) / 666.0f;
     }
     mn_mat4_compose(out, t, q, sc);
 }
@@ -892,21 +883,21 @@ static void the_rooted_kernels_agree_across_levels(void **state)
 {
     (void)state;
     enum { J = 37 };
-    unsigned seed = 7;
+    uint32_t seed = 7;
     int16_t parents[J];
     float *storage = calloc(1, mn_pose_storage_size(J));
     mn_pose pose;
     mn_pose_init(&pose, J, storage);
     for (uint32_t j = 0; j < J; j++) {
-        parents[j] = (int16_t)(j == 0 || j % 11 == 0 ? -1 : (int)(next_random(&seed) % j));
+        parents[j] = (int16_t)(j == 0 || j % 11 == 0 ? -1 : (int)(mn_test_random(&seed) % j));
         float m[16], q[4];
         random_affine(m, &seed);
         for (int k = 0; k < 4; k++)
-            q[k] = (float)(next_random(&seed) % 2001 - 1000) / 1000.0f;
+            q[k] = (float)(mn_test_random(&seed) % 2001 - 1000) / 1000.0f;
         mn_quat_normalize(pose.rotations + 4 * j, q);
         for (int k = 0; k < 3; k++) {
             pose.translations[3 * j + k] = m[12 + k];
-            pose.scales[3 * j + k] = 0.5f + (float)(next_random(&seed) % 1000) / 666.0f;
+            pose.scales[3 * j + k] = 0.5f + (float)(mn_test_random(&seed) % 1000) / 666.0f;
         }
     }
     float root[16], ref[16 * J], scalar[16 * J], simd[16 * J];

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "synthetic_character.h"
+#include "xorshift.h"
 
 #include <marionette/character/package.h>
 #include <marionette/head/aosrig.h>
@@ -62,21 +63,6 @@ static void write_bytes(const char *dir, const char *name, const void *data, siz
     }
     if (sha)
         mn_sha256_hex(data, size, sha);
-}
-
-static uint32_t next_random(uint32_t *state)
-{
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *state = x;
-    return x;
-}
-
-static float random_in(uint32_t *state, float lo, float hi)
-{
-    return lo + (hi - lo) * (float)(next_random(state) >> 8) * (1.0f / 16777215.0f);
 }
 
 /* ---- the skeleton ---------------------------------------------------------------- */
@@ -248,14 +234,14 @@ static void splat_files(const char *dir, uint32_t n, uint32_t joints, const floa
         a = a >= 12 ? a + 2 : a;
         uint32_t b = js[a].parent < 0 ? a : (uint32_t)js[a].parent;
         const float *w = worlds + 16 * a;
-        float v[14] = {w[12] + random_in(&state, -0.04f, 0.04f),
-                       w[13] + random_in(&state, -0.04f, 0.04f) - 0.01f,
-                       w[14] + random_in(&state, -0.04f, 0.04f),
-                       random_in(&state, -1.5f, 1.5f), random_in(&state, -1.5f, 1.5f),
-                       random_in(&state, -1.5f, 1.5f), random_in(&state, -2.0f, 4.0f),
-                       logf(0.01f), logf(0.012f), logf(0.008f), random_in(&state, 0.2f, 1.0f),
-                       random_in(&state, -0.5f, 0.5f), random_in(&state, -0.5f, 0.5f),
-                       random_in(&state, -0.5f, 0.5f)};
+        float v[14] = {w[12] + mn_test_random_in(&state, -0.04f, 0.04f),
+                       w[13] + mn_test_random_in(&state, -0.04f, 0.04f) - 0.01f,
+                       w[14] + mn_test_random_in(&state, -0.04f, 0.04f),
+                       mn_test_random_in(&state, -1.5f, 1.5f), mn_test_random_in(&state, -1.5f, 1.5f),
+                       mn_test_random_in(&state, -1.5f, 1.5f), mn_test_random_in(&state, -2.0f, 4.0f),
+                       logf(0.01f), logf(0.012f), logf(0.008f), mn_test_random_in(&state, 0.2f, 1.0f),
+                       mn_test_random_in(&state, -0.5f, 0.5f), mn_test_random_in(&state, -0.5f, 0.5f),
+                       mn_test_random_in(&state, -0.5f, 0.5f)};
         memcpy(ply + h.len + (size_t)i * 56, v, 56);
         uint16_t jj[2] = {(uint16_t)a, (uint16_t)b};
         float ww[2] = {0.75f, 0.25f};

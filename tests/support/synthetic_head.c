@@ -4,6 +4,7 @@
  * give the same bytes on every machine.
  */
 #include "synthetic_head.h"
+#include "xorshift.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,23 +25,6 @@ static void *xcalloc(size_t count, size_t size)
         abort();
     }
     return p;
-}
-
-/* xorshift32: a small generator whose sequence is fixed by the seed. */
-static uint32_t next_random(uint32_t *state)
-{
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *state = x;
-    return x;
-}
-
-/* Uniform in [lo, hi]. */
-static float random_in(uint32_t *state, float lo, float hi)
-{
-    return lo + (hi - lo) * (float)(next_random(state) >> 8) * (1.0f / 16777215.0f);
 }
 
 static uint32_t sphere_vertex_count(uint32_t rings, uint32_t segments)
@@ -160,11 +144,11 @@ static void make_basis(synthetic_head *h, uint32_t e_count, uint32_t seed, float
         state = 1;
     size_t halves = (size_t)h->vertex_count * e_count * 3;
     for (size_t i = 0; i < halves; i++)
-        if (mn_f16_from_float(random_in(&state, -0.01f, 0.01f) * unit, &h->basis[i], NULL) !=
+        if (mn_f16_from_float(mn_test_random_in(&state, -0.01f, 0.01f) * unit, &h->basis[i], NULL) !=
             MN_OK)
             abort();
     for (uint32_t e = 0; e < e_count; e++)
-        h->basis_scale[e] = random_in(&state, 0.5f, 1.5f);
+        h->basis_scale[e] = mn_test_random_in(&state, 0.5f, 1.5f);
 }
 
 static void add_blob(synthetic_head *h, const char *name, mn_aosrig_dtype dtype, const void *data,
