@@ -9,11 +9,12 @@
 // at most 2.5).  Models: CesiumMan and RiggedFigure from the sample assets (MN_ASSETS or
 // ../shared/assets), or the paths given.
 // usage: node scripts/web-bench.mjs BUILD_DIR [MODEL.glb ...]
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, copyFileSync, symlinkSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { serve } from './web-serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const build = resolve(process.argv[2] || join(root, 'build'));
@@ -39,11 +40,8 @@ mkdirSync(join(web, 'bench-models'), { recursive: true });
 for (const m of models) copyFileSync(m, join(web, 'bench-models', basename(m)));
 
 const { chromium } = createRequire(join(reference, 'package.json'))('playwright-core');
-const server = spawn(process.execPath, [join(root, 'scripts', 'web-serve.mjs'), web, '0'],
-                     { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((ok) => server.stdout.on('data', (d) => {
-  const m = /serving (\S+)/.exec(String(d)); if (m) ok(m[1]);
-}));
+const server = await serve(web, 0);
+const url = server.url;
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
                                         args: ['--no-sandbox'] });
 let status = 0;
@@ -72,6 +70,6 @@ try {
   status = 1;
 } finally {
   await browser.close();
-  server.kill();
+  await server.close();
 }
 process.exit(status);

@@ -6,23 +6,17 @@
 // GLB and checks the library's message is shown and the page keeps working; loads the demo.
 // The blend pad's corner shows its leaf's clip, and turning the pad off crossfades back.
 // usage: node browser_check.mjs WEB_DIR MODEL NATIVE_SAMPLE.json SCREENSHOT.png
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename } from 'node:path';
 import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/web-serve.mjs';
 
 const [webDir, modelPath, samplePath, screenshotPath] = process.argv.slice(2);
-const here = dirname(fileURLToPath(import.meta.url));
 let failures = 0;
 const fail = (what) => { console.log(`browser_check: FAILED: ${what}`); failures++; };
 
-const server = spawn(process.execPath, [join(here, '../../scripts/web-serve.mjs'), webDir, '0'],
-                     { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  server.stdout.on('data', (d) => { const m = /serving (\S+)/.exec(String(d)); if (m) resolve(m[1]); });
-  server.on('exit', () => reject(new Error('the server stopped')));
-});
+const server = await serve(webDir, 0);
+const url = server.url;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist'],
@@ -148,6 +142,6 @@ try {
   if (!/update [0-9.]+ ms\n\d+ vertices skinned/.test(readout)) fail(`the readout says ${readout}`);
 } finally {
   await browser.close();
-  server.kill();
+  await server.close();
 }
 process.exit(failures ? 1 : 0);
