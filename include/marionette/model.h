@@ -231,6 +231,17 @@ typedef struct mn_attribute {
     uint32_t accessor;
 } mn_attribute;
 
+/*
+ * KHR_materials_variants: when the variant with index v (into
+ * model->variants) is chosen, a primitive draws with the material of the
+ * first of its mappings that lists v, and with its own material otherwise.
+ */
+typedef struct mn_variant_mapping {
+    uint32_t material;               /* into model->materials */
+    uint32_t *variants;              /* into model->variants */
+    uint32_t variant_count;
+} mn_variant_mapping;
+
 /* One morph target: delta accessors (MN_NONE when the target lacks one). */
 typedef struct mn_morph_target {
     uint32_t position, normal, tangent;
@@ -257,6 +268,8 @@ typedef struct mn_primitive {
     uint32_t target_count;
     uint32_t vertex_count;           /* the count every attribute shares (POSITION's); 0 for a
                                         primitive without attributes */
+    mn_variant_mapping *variant_mappings;  /* KHR_materials_variants, NULL when absent */
+    uint32_t variant_mapping_count;
 } mn_primitive;
 
 /* The accessor index of attribute (semantic, set) or MN_NONE. */
@@ -292,6 +305,15 @@ typedef struct mn_node {
     uint32_t mesh, skin, camera;     /* MN_NONE when absent */
     float *weights;                  /* node morph weights, NULL when absent */
     uint32_t weight_count;
+    uint32_t light;                  /* KHR_lights_punctual light, MN_NONE when absent */
+    bool hidden;                     /* KHR_node_visibility "visible": false; hides the node and
+                                        every descendant (false, the zero value, is visible) */
+    /* EXT_mesh_gpu_instancing: the node's mesh is drawn instance_count times,
+       instance i at node world × T(i)·R(i)·S(i).  Accessors (VEC3, VEC4
+       quaternion, VEC3; MN_NONE for an attribute the file leaves out, which
+       means identity); instance_count 0 when the node does not instance. */
+    uint32_t instance_translation, instance_rotation, instance_scale;
+    uint32_t instance_count;
     const char *extras;              /* JSON text, NULL when absent */
 } mn_node;
 
@@ -315,6 +337,27 @@ typedef struct mn_camera {
     float yfov, aspect_ratio, znear, zfar;  /* perspective (zfar 0 = infinite, aspect 0 = absent) */
     float xmag, ymag;                       /* orthographic */
 } mn_camera;
+
+/* KHR_lights_punctual */
+typedef enum mn_light_type {
+    MN_LIGHT_DIRECTIONAL = 0,
+    MN_LIGHT_POINT,
+    MN_LIGHT_SPOT
+} mn_light_type;
+
+/* glTF's name of a light type: "directional", "point", "spot"; "invalid" otherwise. */
+MN_API const char *mn_light_type_name(mn_light_type type);
+
+/* A punctual light; it shines from its node, along the node's local -Z. */
+typedef struct mn_light {
+    const char *name;                /* NULL when absent */
+    mn_light_type type;
+    float color[3];                  /* linear RGB, default 1 1 1 */
+    float intensity;                 /* candela (point, spot) or lux (directional), default 1 */
+    float range;                     /* 0 when absent: infinite */
+    float inner_cone_angle;          /* spot only, radians, default 0 */
+    float outer_cone_angle;          /* spot only, radians, default π/4 */
+} mn_light;
 
 /* ---- animations -------------------------------------------------------- */
 
@@ -406,6 +449,8 @@ typedef struct mn_model {
     uint32_t scene;                  /* default scene, MN_NONE when absent */
     mn_skin *skins;                 uint32_t skin_count;
     mn_camera *cameras;             uint32_t camera_count;
+    mn_light *lights;               uint32_t light_count;    /* KHR_lights_punctual */
+    const char **variants;          uint32_t variant_count;  /* KHR_materials_variants names */
     mn_animation *animations;       uint32_t animation_count;
     mn_warning *warnings;           uint32_t warning_count;
 

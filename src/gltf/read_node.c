@@ -221,7 +221,8 @@ mn_status mni_gltf_read_nodes(mn_gltf_reader *r)
     /* Defaults first: a node's parent is set while reading an earlier or later node. */
     for (uint32_t i = 0; i < r->model->node_count; i++) {
         mn_node *n = &r->model->nodes[i];
-        n->parent = n->mesh = n->skin = n->camera = MN_NONE;
+        n->parent = n->mesh = n->skin = n->camera = n->light = MN_NONE;
+        n->instance_translation = n->instance_rotation = n->instance_scale = MN_NONE;
         n->rotation[3] = 1.0f;
         n->scale[0] = n->scale[1] = n->scale[2] = 1.0f;
     }

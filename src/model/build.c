@@ -770,7 +770,8 @@ uint32_t mn_model_build_node(mn_model_builder *builder, const char *name, uint32
     mn_node *n = &m->nodes[m->node_count];
     memset(n, 0, sizeof *n);
     n->parent = parent;
-    n->mesh = n->skin = n->camera = MN_NONE;
+    n->mesh = n->skin = n->camera = n->light = MN_NONE;
+    n->instance_translation = n->instance_rotation = n->instance_scale = MN_NONE;
     n->rotation[3] = 1.0f;
     n->scale[0] = n->scale[1] = n->scale[2] = 1.0f;
     if (!name_or_default(b, name, "node", m->node_count, &n->name, &n->default_name, path))

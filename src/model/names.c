@@ -63,6 +63,12 @@ const char *mn_alpha_mode_name(mn_alpha_mode mode)
     return mni_name_in(mni_alpha_mode_names, MNI_ALPHA_MODE_COUNT, (unsigned)mode);
 }
 
+const char *mn_light_type_name(mn_light_type type)
+{
+    static const char *const names[] = {"directional", "point", "spot"};
+    return mni_name_in(names, MNI_COUNT(names), (unsigned)type);
+}
+
 const char *mn_accessor_type_name(mn_accessor_type type)
 {
     /* the table starts at MN_TYPE_SCALAR; INVALID wraps round to a value past its end */
