@@ -75,6 +75,194 @@ static float frand(float lo, float hi)
     return lo + (hi - lo) * (float)(rng_state >> 8) * (1.0f / 16777216.0f);
 }
 
+/* ---- the arithmetic floor ---------------------------------------------------- */
+
+/*
+ * What no implementation of a level can beat: the multiplies a skinned
+ * vertex needs (four influences, position and normal), times what the CPU
+ * takes for one of that level's instructions, timed here in a tight loop of
+ * independent chains (so throughput, not latency, is measured).  Counted in
+ * float multiplies (an FMA is one), the least any kernel can do:
+ *   blend  Σ w_k·M_k over the 12 floats of the 3x4 part, 4 influences   48
+ *   p' = M·(p, 1), the translation as the addend                           9
+ *   n' = M3x3·n                                                            9
+ *   |n'|², then n'·(1/|n'|) (the 1/sqrt not counted)                      6
+ * 72 a vertex; and 53 adds where there is no FMA (36 + 9 + 6 + 2).  DQS:
+ * blend 4 × 8 floats 32, |r|² 4, translation 15, scale 3, rotation of the
+ * position 18 and of the normal 18, renormalisation 6: 96 (the hemisphere
+ * tests, 16 more, are skipped for a palette that needs none, as here).
+ * AVX2 does 8 of them an FMA; SSE2 4 a multiply and 4 an add, no FMA; a
+ * one-lane loop 1 (see floor_ns_per_vertex for the scalar reference).  The floor of a level: its instruction
+ * count × the measured cost of one, the larger of the multiplies alone and
+ * the multiplies and adds together (whichever pipes the CPU shares).
+ */
+#define LBS_MULS 72.0
+#define LBS_ADDS 53.0
+#define DQS_MULS 96.0
+#define FLOOR_ITERS 200000L
+
+typedef struct floor_ns {
+    double avx2_fma;              /* ns for one 8-lane FMA, at throughput; 0 without AVX2 */
+    double sse2_mul, sse2_op;     /* 4-lane multiply; a multiply or an add of a mixed stream */
+    double scalar_mul, scalar_op; /* the same, one lane */
+} floor_ns;
+
+/* A chain step that the compiler cannot fold: x·m + a with m just below 1. */
+#define FLOOR_CHAIN_M 0.99999994f
+#define FLOOR_CHAIN_A 1e-7f
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define FLOOR_X86 1
+
+/* 12 independent FMA chains (latency 4-5 on the CPUs in question, two pipes: 8-10 keep them full). */
+__attribute__((target("avx2,fma"), noinline)) static float floor_loop_avx2(long iters, float seed)
+{
+    const __m256 m = _mm256_set1_ps(FLOOR_CHAIN_M), a = _mm256_set1_ps(FLOOR_CHAIN_A);
+    __m256 x0 = _mm256_set1_ps(seed), x1 = _mm256_add_ps(x0, a), x2 = _mm256_add_ps(x1, a);
+    __m256 x3 = _mm256_add_ps(x2, a), x4 = _mm256_add_ps(x3, a), x5 = _mm256_add_ps(x4, a);
+    __m256 x6 = _mm256_add_ps(x5, a), x7 = _mm256_add_ps(x6, a), x8 = _mm256_add_ps(x7, a);
+    __m256 x9 = _mm256_add_ps(x8, a), xa = _mm256_add_ps(x9, a), xb = _mm256_add_ps(xa, a);
+    for (long i = 0; i < iters; i++) {
+        x0 = _mm256_fmadd_ps(x0, m, a), x1 = _mm256_fmadd_ps(x1, m, a);
+        x2 = _mm256_fmadd_ps(x2, m, a), x3 = _mm256_fmadd_ps(x3, m, a);
+        x4 = _mm256_fmadd_ps(x4, m, a), x5 = _mm256_fmadd_ps(x5, m, a);
+        x6 = _mm256_fmadd_ps(x6, m, a), x7 = _mm256_fmadd_ps(x7, m, a);
+        x8 = _mm256_fmadd_ps(x8, m, a), x9 = _mm256_fmadd_ps(x9, m, a);
+        xa = _mm256_fmadd_ps(xa, m, a), xb = _mm256_fmadd_ps(xb, m, a);
+    }
+    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
+                             _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
+    s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(x8, x9), _mm256_add_ps(xa, xb)));
+    return _mm_cvtss_f32(_mm256_castps256_ps128(s));
+}
+
+/*
+ * SSE2: 6 multiply chains and, with `adds`, 6 add chains beside them (14
+ * registers with the two constants: more would spill).
+ */
+__attribute__((noinline)) static float floor_loop_sse2(long iters, float seed, bool adds)
+{
+    const __m128 m = _mm_set1_ps(FLOOR_CHAIN_M), a = _mm_set1_ps(FLOOR_CHAIN_A);
+    __m128 p[6], q[6];
+    for (int k = 0; k < 6; k++)
+        p[k] = q[k] = _mm_set1_ps(seed + (float)k);
+    if (adds) {
+        for (long i = 0; i < iters; i++)
+            for (int k = 0; k < 6; k++)
+                p[k] = _mm_mul_ps(p[k], m), q[k] = _mm_add_ps(q[k], a);
+    } else {
+        for (long i = 0; i < iters; i++)
+            for (int k = 0; k < 6; k++)
+                p[k] = _mm_mul_ps(p[k], m);
+    }
+    __m128 s = _mm_setzero_ps();
+    for (int k = 0; k < 6; k++)
+        s = _mm_add_ps(s, _mm_add_ps(p[k], q[k]));
+    return _mm_cvtss_f32(s);
+}
+#else
+#define FLOOR_X86 0
+#endif
+
+/* The same for one lane: plain C (gcc's -O2 leaves independent scalar chains scalar). */
+__attribute__((noinline)) static float floor_loop_scalar(long iters, float seed, bool adds)
+{
+    volatile float vm = FLOOR_CHAIN_M, va = FLOOR_CHAIN_A; /* not folded into the loop */
+    float m = vm, a = va;
+    float p0 = seed, p1 = seed + 1, p2 = seed + 2, p3 = seed + 3, p4 = seed + 4, p5 = seed + 5;
+    float q0 = p0, q1 = p1, q2 = p2, q3 = p3, q4 = p4, q5 = p5;
+    if (adds) {
+        for (long i = 0; i < iters; i++) {
+            p0 *= m, p1 *= m, p2 *= m, p3 *= m, p4 *= m, p5 *= m;
+            q0 += a, q1 += a, q2 += a, q3 += a, q4 += a, q5 += a;
+        }
+    } else {
+        for (long i = 0; i < iters; i++)
+            p0 *= m, p1 *= m, p2 *= m, p3 *= m, p4 *= m, p5 *= m;
+    }
+    return p0 + p1 + p2 + p3 + p4 + p5 + q0 + q1 + q2 + q3 + q4 + q5;
+}
+
+typedef struct floor_ctx {
+    int which; /* 0 avx2, 1 sse2 mul, 2 sse2 mixed, 3 scalar mul, 4 scalar mixed */
+    float sink;
+} floor_ctx;
+
+static bool floor_body(void *ctx)
+{
+    floor_ctx *c = ctx;
+    float seed = 1.0f + c->sink * 1e-30f;
+    switch (c->which) {
+#if FLOOR_X86
+    case 0: c->sink += floor_loop_avx2(FLOOR_ITERS, seed); break;
+    case 1: c->sink += floor_loop_sse2(FLOOR_ITERS, seed, false); break;
+    case 2: c->sink += floor_loop_sse2(FLOOR_ITERS, seed, true); break;
+#endif
+    case 3: c->sink += floor_loop_scalar(FLOOR_ITERS, seed, false); break;
+    default: c->sink += floor_loop_scalar(FLOOR_ITERS, seed, true); break;
+    }
+    return true;
+}
+
+/* ns per instruction of loop `which`, best of `runs`; `per_iter` instructions an iteration. */
+static double floor_time(int which, double per_iter, int runs)
+{
+    floor_ctx c = {which, 0.0f};
+    bench_timing t = bench_run(runs, floor_body, NULL, &c);
+    return t.ok ? t.best_ms * 1e6 / ((double)FLOOR_ITERS * per_iter) : 0.0;
+}
+
+static floor_ns floor_measure(int runs)
+{
+    floor_ns f = {0};
+#if FLOOR_X86
+    if (mn_simd_detect() == MN_SIMD_AVX2_FMA)
+        f.avx2_fma = floor_time(0, 12, runs);
+    f.sse2_mul = floor_time(1, 6, runs);
+    f.sse2_op = floor_time(2, 12, runs);
+#endif
+    f.scalar_mul = floor_time(3, 6, runs);
+    f.scalar_op = floor_time(4, 12, runs);
+    return f;
+}
+
+/* The floor in ns a vertex of `muls` multiplies and `adds` adds, `lanes` a multiply, cost mul / op each. */
+static double floor_of(double muls, double adds, double lanes, double mul_ns, double op_ns)
+{
+    double m = muls / lanes * mul_ns, both = (muls + adds) / lanes * op_ns;
+    return m > both ? m : both;
+}
+
+/* The floors, measured once at the start; and what the run measured, for the summary line. */
+static floor_ns floors;
+
+#define SIZES 4
+static const size_t sizes[SIZES] = {10000, 100000, 1000000, 4000000};
+
+typedef struct skin_summary {
+    double memcpy_ms[SIZES], ms[3][SIZES]; /* [level][size], default stores */
+    double dqs_to_lbs[3][2];               /* [level][scaled], the worst over the sizes */
+    bool have[3];
+} skin_summary;
+static skin_summary summary;
+
+/*
+ * The floor of LBS (dqs false) or DQS at `level`, ns a vertex; 0 where not
+ * measured.  The scalar reference's is SSE2's: it is plain C, but gcc's
+ * -O2 pairs some of its lanes into 4-wide SSE (the x86-64 baseline), so
+ * only SSE2's floor bounds it; one_lane is the floor of a loop that stays
+ * one lane wide.
+ */
+static double floor_ns_per_vertex(int level, bool dqs)
+{
+    double lbs = level == MN_SIMD_AVX2_FMA ? LBS_MULS / 8.0 * floors.avx2_fma
+                 : level >= 0 ? floor_of(LBS_MULS, LBS_ADDS, 4, floors.sse2_mul, floors.sse2_op)
+                              : floor_of(LBS_MULS, LBS_ADDS, 1, floors.scalar_mul, floors.scalar_op);
+    return dqs ? lbs * (DQS_MULS / LBS_MULS) : lbs;
+}
+#define ONE_LANE (-1)
+
 typedef struct skin_data {
     size_t count;
     float *positions, *normals, *weights, *palette;
@@ -263,6 +451,13 @@ static void skin_line(const skin_size *z, size_t count, int level)
     bench_line_num(&line, "mvertices_per_s", (double)count / (t.best_ms * 1e3));
     bench_line_num(&line, "memcpy_ns_per_vertex", z->memcpy_t.best_ms * 1e6 / (double)count);
     bench_line_num(&line, "times_memcpy", t.best_ms / z->memcpy_t.best_ms);
+    double floor = floor_ns_per_vertex(level, false);
+    if (floor > 0) { /* what no kernel of this level can beat (see the arithmetic floor) */
+        bench_line_num(&line, "compute_floor_ns_per_vertex", floor);
+        bench_line_num(&line, "floor_times_memcpy",
+                       floor / (z->memcpy_t.best_ms * 1e6 / (double)count));
+        bench_line_num(&line, "times_floor", t.best_ms * 1e6 / (double)count / floor);
+    }
     if (z->top == MN_SIMD_AVX2_FMA && level < MN_SIMD_AVX2_FMA) {
         char key[32];
         snprintf(key, sizeof key, "%s_to_avx2", level_names[level]);
@@ -308,6 +503,14 @@ static bool bench_skinning(size_t count, int runs)
         fprintf(stderr, "bench_skin: %zu vertices: a kernel disagrees with the reference\n", count);
     for (int level = MN_SIMD_SCALAR; ok && level <= z.top; level++)
         skin_line(&z, count, level);
+    for (int i = 0; ok && i < SIZES; i++)
+        if (sizes[i] == count) {
+            summary.memcpy_ms[i] = z.memcpy_t.best_ms;
+            for (int level = MN_SIMD_SCALAR; level <= z.top; level++) {
+                summary.ms[level][i] = default_ms(&z, level, count);
+                summary.have[level] = true;
+            }
+        }
     skin_data_free(&d);
     return ok;
 }
@@ -470,11 +673,87 @@ static bool bench_dqs(size_t count, bool scaled, int runs)
         bench_line_num(&line, "dqs_with_convert_to_lbs", (t.best_ms + tc.best_ms) / tl.best_ms);
         bench_line_bool(&line, "matches_reference", right);
         bench_line_print(&line);
+        double *worst = &summary.dqs_to_lbs[level][scaled];
+        if (right && level < 3 && t.best_ms / tl.best_ms > *worst)
+            *worst = t.best_ms / tl.best_ms;
         ok = right;
     }
     skin_data_free(&d);
     free(dqs);
     return ok;
+}
+
+/*
+ * skin_compute_floor: the measured cost of one instruction of each level
+ * and the floors that follow (see the arithmetic floor), with the ratios the
+ * targets compare (a level's floor over AVX2's; DQS's over LBS's).
+ */
+static void floor_line(void)
+{
+    bench_line line;
+    bench_line_begin(&line, "skin", "compute_floor");
+    bench_line_u64(&line, "lbs_multiplies_per_vertex", (uint64_t)LBS_MULS);
+    bench_line_u64(&line, "lbs_adds_per_vertex_without_fma", (uint64_t)LBS_ADDS);
+    bench_line_u64(&line, "dqs_multiplies_per_vertex", (uint64_t)DQS_MULS);
+    bench_line_num(&line, "avx2_fma_ns", floors.avx2_fma);
+    bench_line_num(&line, "sse2_mul_ns", floors.sse2_mul);
+    bench_line_num(&line, "sse2_mul_or_add_ns", floors.sse2_op);
+    bench_line_num(&line, "scalar_mul_ns", floors.scalar_mul);
+    bench_line_num(&line, "scalar_mul_or_add_ns", floors.scalar_op);
+    for (int level = MN_SIMD_SCALAR; level <= MN_SIMD_AVX2_FMA; level++) {
+        char key[64];
+        snprintf(key, sizeof key, "compute_floor_ns_per_vertex_%s", level_names[level]);
+        bench_line_num(&line, key, floor_ns_per_vertex(level, false));
+    }
+    double avx2 = floor_ns_per_vertex(MN_SIMD_AVX2_FMA, false);
+    if (avx2 > 0) {
+        bench_line_num(&line, "compute_floor_ns_per_vertex", avx2);
+        bench_line_num(&line, "dqs_compute_floor_ns_per_vertex", floor_ns_per_vertex(MN_SIMD_AVX2_FMA, true));
+        bench_line_num(&line, "sse2_floor_to_avx2_floor", floor_ns_per_vertex(MN_SIMD_SSE2, false) / avx2);
+        bench_line_num(&line, "scalar_floor_to_avx2_floor",
+                       floor_ns_per_vertex(MN_SIMD_SCALAR, false) / avx2);
+    }
+    bench_line_num(&line, "one_lane_floor_ns_per_vertex", floor_ns_per_vertex(ONE_LANE, false));
+    if (avx2 > 0)
+        bench_line_num(&line, "one_lane_floor_to_avx2_floor", floor_ns_per_vertex(ONE_LANE, false) / avx2);
+    bench_line_num(&line, "dqs_floor_to_lbs_floor", DQS_MULS / LBS_MULS);
+    bench_line_print(&line);
+}
+
+/*
+ * skin_targets: exactly the ratios the targets name, from the lines above
+ * (best of N, default stores): avx2_to_memcpy_<N> (AVX2 LBS over memcpy of
+ * the same traffic, goal ≤ 1.3) with floor_to_memcpy_<N> (the AVX2 floor
+ * over it: above 1.3, the goal is out of any kernel's reach at that size),
+ * sse2_to_avx2_<N> (≤ 1.3) and scalar_to_avx2_<N> (≤ 2.5), and
+ * dqs_to_lbs_<level>[_scaled] (≤ 1.4), the worst over the sizes.
+ */
+static void targets_line(void)
+{
+    bench_line line;
+    bench_line_begin(&line, "skin", "targets");
+    double floor = floor_ns_per_vertex(MN_SIMD_AVX2_FMA, false);
+    for (int i = 0; i < SIZES && summary.have[MN_SIMD_AVX2_FMA]; i++) {
+        char key[64];
+        double avx2 = summary.ms[MN_SIMD_AVX2_FMA][i];
+        snprintf(key, sizeof key, "avx2_to_memcpy_%zu", sizes[i]);
+        bench_line_num(&line, key, avx2 / summary.memcpy_ms[i]);
+        snprintf(key, sizeof key, "floor_to_memcpy_%zu", sizes[i]);
+        bench_line_num(&line, key, floor * 1e-6 * (double)sizes[i] / summary.memcpy_ms[i]);
+        snprintf(key, sizeof key, "sse2_to_avx2_%zu", sizes[i]);
+        bench_line_num(&line, key, summary.ms[MN_SIMD_SSE2][i] / avx2);
+        snprintf(key, sizeof key, "scalar_to_avx2_%zu", sizes[i]);
+        bench_line_num(&line, key, summary.ms[MN_SIMD_SCALAR][i] / avx2);
+    }
+    for (int level = MN_SIMD_SCALAR; level <= MN_SIMD_AVX2_FMA; level++)
+        for (int scaled = 0; scaled < 2; scaled++)
+            if (summary.dqs_to_lbs[level][scaled] > 0) {
+                char key[64];
+                snprintf(key, sizeof key, "dqs_to_lbs_%s%s", level_names[level],
+                         scaled ? "_scaled" : "");
+                bench_line_num(&line, key, summary.dqs_to_lbs[level][scaled]);
+            }
+    bench_line_print(&line);
 }
 
 int main(int argc, char **argv)
@@ -489,14 +768,18 @@ int main(int argc, char **argv)
     bench_line_str(&line, "best_level", level_names[mn_simd_detect()]);
     bench_line_print(&line);
 
+    floors = floor_measure(runs);
+    floor_line();
+
     bool ok = true;
-    const size_t sizes[] = {10000, 100000, 1000000, 4000000};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (size_t i = 0; i < SIZES; i++)
         ok = bench_skinning(sizes[i], runs) && ok;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (size_t i = 0; i < SIZES; i++)
         for (int scaled = 0; scaled < 2; scaled++)
             ok = bench_dqs(sizes[i], scaled, runs) && ok;
     ok = bench_morphing(1000000, 4, 4, runs) && ok;
     ok = bench_morphing(1000000, 8, 2, runs) && ok;
+    if (ok)
+        targets_line();
     return ok ? 0 : 1;
 }
