@@ -103,6 +103,7 @@ static float frand(float lo, float hi)
 
 typedef struct floor_ns {
     double avx2_fma;              /* ns for one 8-lane FMA, at throughput; 0 without AVX2 */
+    double avx2_gather;           /* ns for one 8-lane gather from L1, at throughput */
     double sse2_mul, sse2_op;     /* 4-lane multiply; a multiply or an add of a mixed stream */
     double scalar_mul, scalar_op; /* the same, one lane */
 } floor_ns;
@@ -134,6 +135,37 @@ __attribute__((target("avx2,fma"), noinline)) static float floor_loop_avx2(long 
     __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
                              _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
     s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(x8, x9), _mm256_add_ps(xa, xb)));
+    return _mm_cvtss_f32(_mm256_castps256_ps128(s));
+}
+
+/*
+ * 8-lane gathers (vgatherdps) from a 4 KB table in L1, as a blend that
+ * keeps eight vertices one a lane would need: one gather a matrix element,
+ * 12 an influence.  Four independent ones an iteration, summed.
+ */
+__attribute__((target("avx2,fma"), noinline)) static float floor_loop_gather(long iters, float seed)
+{
+    static float table[1024];
+    for (int i = 0; i < 1024; i++)
+        table[i] = seed + (float)i;
+    /* palette-like offsets: 8 joints 16 floats apart, scattered over the table */
+    __m256i i0 = _mm256_setr_epi32(0, 272, 528, 784, 48, 320, 576, 832);
+    __m256i i1 = _mm256_add_epi32(i0, _mm256_set1_epi32(1));
+    __m256i i2 = _mm256_add_epi32(i0, _mm256_set1_epi32(2));
+    __m256i i3 = _mm256_add_epi32(i0, _mm256_set1_epi32(3));
+    const __m256i step = _mm256_set1_epi32(4), mask = _mm256_set1_epi32(1023);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (long i = 0; i < iters; i++) {
+        a0 = _mm256_add_ps(a0, _mm256_i32gather_ps(table, i0, 4));
+        a1 = _mm256_add_ps(a1, _mm256_i32gather_ps(table, i1, 4));
+        a2 = _mm256_add_ps(a2, _mm256_i32gather_ps(table, i2, 4));
+        a3 = _mm256_add_ps(a3, _mm256_i32gather_ps(table, i3, 4));
+        i0 = _mm256_and_si256(_mm256_add_epi32(i0, step), mask);
+        i1 = _mm256_and_si256(_mm256_add_epi32(i1, step), mask);
+        i2 = _mm256_and_si256(_mm256_add_epi32(i2, step), mask);
+        i3 = _mm256_and_si256(_mm256_add_epi32(i3, step), mask);
+    }
+    __m256 s = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
     return _mm_cvtss_f32(_mm256_castps256_ps128(s));
 }
 
@@ -185,7 +217,7 @@ __attribute__((noinline)) static float floor_loop_scalar(long iters, float seed,
 }
 
 typedef struct floor_ctx {
-    int which; /* 0 avx2, 1 sse2 mul, 2 sse2 mixed, 3 scalar mul, 4 scalar mixed */
+    int which; /* 0 avx2, 1 sse2 mul, 2 sse2 mixed, 3 scalar mul, 4 scalar mixed, 5 gather */
     float sink;
 } floor_ctx;
 
@@ -196,6 +228,7 @@ static bool floor_body(void *ctx)
     switch (c->which) {
 #if FLOOR_X86
     case 0: c->sink += floor_loop_avx2(FLOOR_ITERS, seed); break;
+    case 5: c->sink += floor_loop_gather(FLOOR_ITERS / 4, seed); break;
     case 1: c->sink += floor_loop_sse2(FLOOR_ITERS, seed, false); break;
     case 2: c->sink += floor_loop_sse2(FLOOR_ITERS, seed, true); break;
 #endif
@@ -217,8 +250,10 @@ static floor_ns floor_measure(int runs)
 {
     floor_ns f = {0};
 #if FLOOR_X86
-    if (mn_simd_detect() == MN_SIMD_AVX2_FMA)
+    if (mn_simd_detect() == MN_SIMD_AVX2_FMA) {
         f.avx2_fma = floor_time(0, 12, runs);
+        f.avx2_gather = floor_time(5, 1, runs); /* FLOOR_ITERS / 4 iterations of 4 */
+    }
     f.sse2_mul = floor_time(1, 6, runs);
     f.sse2_op = floor_time(2, 12, runs);
 #endif
@@ -696,6 +731,7 @@ static void floor_line(void)
     bench_line_u64(&line, "lbs_adds_per_vertex_without_fma", (uint64_t)LBS_ADDS);
     bench_line_u64(&line, "dqs_multiplies_per_vertex", (uint64_t)DQS_MULS);
     bench_line_num(&line, "avx2_fma_ns", floors.avx2_fma);
+    bench_line_num(&line, "avx2_gather8_ns", floors.avx2_gather);
     bench_line_num(&line, "sse2_mul_ns", floors.sse2_mul);
     bench_line_num(&line, "sse2_mul_or_add_ns", floors.sse2_op);
     bench_line_num(&line, "scalar_mul_ns", floors.scalar_mul);
@@ -709,6 +745,8 @@ static void floor_line(void)
     if (avx2 > 0) {
         bench_line_num(&line, "compute_floor_ns_per_vertex", avx2);
         bench_line_num(&line, "dqs_compute_floor_ns_per_vertex", floor_ns_per_vertex(MN_SIMD_AVX2_FMA, true));
+        /* eight vertices a register, blended from gathers: 48 of them per 8 vertices */
+        bench_line_num(&line, "gather_blend_ns_per_vertex", 48.0 / 8.0 * floors.avx2_gather);
         bench_line_num(&line, "sse2_floor_to_avx2_floor", floor_ns_per_vertex(MN_SIMD_SSE2, false) / avx2);
         bench_line_num(&line, "scalar_floor_to_avx2_floor",
                        floor_ns_per_vertex(MN_SIMD_SCALAR, false) / avx2);
