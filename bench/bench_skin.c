@@ -36,6 +36,13 @@
  * beside LBS at the same level timed in the same run (dqs_to_lbs; see
  * bench_dqs below).
  *
+ * The arithmetic floor (skin_compute_floor, first; see "the arithmetic
+ * floor" below): a tight FMA loop and its SSE2 and one-lane kin, timed, times
+ * the least arithmetic a vertex needs, so that each level's line can say how
+ * far it is from what no kernel can beat (compute_floor_ns_per_vertex,
+ * floor_times_memcpy, times_floor).  The last line, skin_targets, gathers
+ * exactly the ratios the goals name (see targets_line).
+ *
  * Every timed output is checked against the scalar reference (1e-6 relative,
  * as the library promises), so a figure is never printed for wrong work; the
  * benchmark exits 1 when a check fails.  The data is random but seeded, so
