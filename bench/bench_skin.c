@@ -284,7 +284,7 @@ static const size_t sizes[SIZES] = {10000, 100000, 1000000, 4000000};
 
 typedef struct skin_summary {
     double memcpy_ms[SIZES], ms[3][SIZES]; /* [level][size], default stores */
-    double dqs_to_lbs[3][2];               /* [level][scaled], the worst over the sizes */
+    double dqs_to_lbs[3][2][SIZES];        /* [level][scaled][size] */
     bool have[3];
 } skin_summary;
 static skin_summary summary;
@@ -715,9 +715,9 @@ static bool bench_dqs(size_t count, bool scaled, int runs)
         bench_line_num(&line, "dqs_with_convert_to_lbs", (t.best_ms + tc.best_ms) / tl.best_ms);
         bench_line_bool(&line, "matches_reference", right);
         bench_line_print(&line);
-        double *worst = &summary.dqs_to_lbs[level][scaled];
-        if (right && level < 3 && t.best_ms / tl.best_ms > *worst)
-            *worst = t.best_ms / tl.best_ms;
+        for (int i = 0; right && level < 3 && i < SIZES; i++)
+            if (sizes[i] == count)
+                summary.dqs_to_lbs[level][scaled][i] = t.best_ms / tl.best_ms;
         ok = right;
     }
     skin_data_free(&d);
@@ -771,7 +771,7 @@ static void floor_line(void)
  * the same traffic, goal ≤ 1.3) with floor_to_memcpy_<N> (the AVX2 floor
  * over it: above 1.3, the goal is out of any kernel's reach at that size),
  * sse2_to_avx2_<N> (≤ 1.3) and scalar_to_avx2_<N> (≤ 2.5), and
- * dqs_to_lbs_<level>[_scaled] (≤ 1.4), the worst over the sizes.
+ * dqs_to_lbs_<level>[_scaled]_<N> (≤ 1.4).
  */
 static void targets_line(void)
 {
@@ -792,12 +792,13 @@ static void targets_line(void)
     }
     for (int level = MN_SIMD_SCALAR; level <= MN_SIMD_AVX2_FMA; level++)
         for (int scaled = 0; scaled < 2; scaled++)
-            if (summary.dqs_to_lbs[level][scaled] > 0) {
-                char key[64];
-                snprintf(key, sizeof key, "dqs_to_lbs_%s%s", level_names[level],
-                         scaled ? "_scaled" : "");
-                bench_line_num(&line, key, summary.dqs_to_lbs[level][scaled]);
-            }
+            for (int i = 0; i < SIZES; i++)
+                if (summary.dqs_to_lbs[level][scaled][i] > 0) {
+                    char key[64];
+                    snprintf(key, sizeof key, "dqs_to_lbs_%s%s_%zu", level_names[level],
+                             scaled ? "_scaled" : "", sizes[i]);
+                    bench_line_num(&line, key, summary.dqs_to_lbs[level][scaled][i]);
+                }
     bench_line_print(&line);
 }
 
