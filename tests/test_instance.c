@@ -26,6 +26,7 @@
 
 #include "anim/anim.h" /* mni_local_to_world_kernel, mni_palette_kernel: each level */
 #include "anim/skeleton_internal.h"
+#include "rig/internal.h" /* MNI_CROWD_PREFETCH_MIN_BYTES, mni_instance_batch_leaves_cache */
 #include "assert_near.h"
 #include "assets.h"
 #include "counting_alloc.h"
@@ -639,6 +640,77 @@ static void a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_n
     mn_model_free(model);
 }
 
+/* What one visible instance of the rig touches a frame, as the crowd counts it (rig/internal.h). */
+static size_t frame_bytes(const mn_rig *rig)
+{
+    size_t bytes = (size_t)mn_rig_model(rig)->node_count * 26u * sizeof(float);
+    for (uint32_t p = 0; p < mn_rig_part_count(rig); p++) {
+        const mn_part *part = mn_rig_part(rig, p);
+        if (part->skin != MN_NONE || part->morphed)
+            bytes += (size_t)part->vertex_count *
+                     (12u + (part->deform->normals ? 12u : 0u) + (part->deform->tangents ? 16u : 0u));
+    }
+    return bytes;
+}
+
+/*
+ * A crowd whose frame touches MNI_CROWD_PREFETCH_MIN_BYTES (about 210
+ * CesiumMen, the first visible) prefetches each next instance while it
+ * updates one; hidden and visible, fading and still, the bits are a serial
+ * loop's, and nothing allocates.
+ */
+static void a_crowd_past_the_cache_prefetches_and_matches_serial_updates(void **state)
+{
+    (void)state;
+    mn_model *model = mn_test_load(CESIUM_MAN);
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_allocator hooks = mn_counting_allocator(&counter);
+    mn_rig *rig = make_rig(model, &hooks);
+    size_t count = MNI_CROWD_PREFETCH_MIN_BYTES / frame_bytes(rig) + 2;
+    mn_instance **serial = calloc(count, sizeof *serial), **pooled = calloc(count, sizeof *pooled);
+    assert_non_null(serial);
+    assert_non_null(pooled);
+    for (size_t i = 0; i < count; i++) {
+        mn_instance_desc desc = {.position = {(float)i, 0, 0}, .yaw = 0.01f * (float)i,
+                                 .hidden = i % 3 == 1, .allocator = hooks};
+        mn_play_options o = {.at = 0.01f * (float)i, .speed = 1.0f + 0.1f * (float)(i % 3)};
+        serial[i] = spawn(rig, desc);
+        pooled[i] = spawn(rig, desc);
+        assert_int_equal(mn_mixer_play(mn_instance_mixer(serial[i]), 0, &o, NULL), MN_OK);
+        assert_int_equal(mn_mixer_play(mn_instance_mixer(pooled[i]), 0, &o, NULL), MN_OK);
+    }
+    assert_true(mni_instance_batch_leaves_cache(pooled[0], count));
+    assert_false(mni_instance_batch_leaves_cache(pooled[0], count / 2));
+    mn_pool *pool = NULL;
+    assert_int_equal(mn_pool_create(2, &hooks, &pool, NULL), MN_OK);
+    size_t allocs = counter.allocs;
+    for (int frame = 0; frame < 6; frame++) {
+        if (frame == 3) /* a fade on some, identically on both sides */
+            for (size_t i = 0; i < count; i += 5) {
+                mn_play_options o = {.fade = 0.2f};
+                mn_mixer_play(mn_instance_mixer(serial[i]), 0, &o, NULL);
+                mn_mixer_play(mn_instance_mixer(pooled[i]), 0, &o, NULL);
+            }
+        for (size_t i = 0; i < count; i++)
+            mn_instance_update(serial[i], 1.0f / 60.0f);
+        assert_int_equal(mn_instances_update(frame % 2 ? NULL : pool, pooled, count, 1.0f / 60.0f),
+                         MN_OK);
+    }
+    assert_int_equal(counter.allocs, allocs);
+    for (size_t i = 0; i < count; i++)
+        assert_instances_equal(rig, serial[i], pooled[i]);
+    mn_pool_free(pool);
+    for (size_t i = 0; i < count; i++) {
+        mn_instance_free(serial[i]);
+        mn_instance_free(pooled[i]);
+    }
+    free(serial);
+    free(pooled);
+    mn_rig_free(rig);
+    assert_int_equal(counter.live_bytes, 0);
+    mn_model_free(model);
+}
+
 static void a_pool_survives_many_small_batches(void **state)
 {
     (void)state;
@@ -1056,6 +1128,7 @@ int main(void)
         cmocka_unit_test(a_hidden_instance_animates_but_deforms_only_once_shown),
         cmocka_unit_test(updating_an_instance_allocates_nothing),
         cmocka_unit_test(a_crowd_on_a_pool_matches_serial_updates_bit_for_bit_and_allocates_nothing),
+        cmocka_unit_test(a_crowd_past_the_cache_prefetches_and_matches_serial_updates),
         cmocka_unit_test(a_pool_survives_many_small_batches),
         cmocka_unit_test(every_shared_model_makes_a_rig_whose_instances_play_every_clip),
         cmocka_unit_test(the_crowd_path_holds_the_per_instance_result_within_its_tolerance),

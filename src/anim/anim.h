@@ -55,4 +55,12 @@ mn_status mni_mixer_defer_matrices(mn_mixer *mixer, mn_error *err);
  */
 void mni_mixer_worlds_under(const mn_mixer *mixer, const float *root, float *worlds);
 
+/*
+ * Prefetch what the mixer's next update reads and writes (itself, its pose,
+ * its current clip's cursor, the kernel's parents): a crowd calls it for the
+ * next instance while it updates this one, so that a crowd too big for the
+ * cache does not wait on memory instance by instance.  Changes nothing.
+ */
+void mni_mixer_prefetch(const mn_mixer *mixer);
+
 #endif /* MN_ANIM_ANIM_H */

@@ -946,6 +946,17 @@ void mni_mixer_worlds_under(const mn_mixer *m, const float *root, float *worlds)
                16 * sizeof(float));
 }
 
+void mni_mixer_prefetch(const mn_mixer *m)
+{
+    mni_prefetch(m, sizeof *m, true);
+    mni_prefetch(m->pose.translations, mn_pose_storage_size(m->node_count), true);
+    if (m->cur.clip != MN_NONE)
+        mni_prefetch(m->cur.cursor_storage, mn_clip_cursor_storage_size(m->clips[m->cur.clip]),
+                     true);
+    if (m->kernel_parents)
+        mni_prefetch(m->kernel_parents, m->node_count * sizeof *m->kernel_parents, false);
+}
+
 const float *mn_mixer_weights(const mn_mixer *mixer, uint32_t node, uint32_t *count)
 {
     if (count)

@@ -19,6 +19,7 @@ typedef struct crowd_batch {
     size_t count;
     uint32_t threads;
     float dt;
+    bool prefetch;               /* too big for the cache: fetch the next instance ahead */
 } crowd_batch;
 
 static void update_share(void *context, uint32_t worker)
@@ -29,8 +30,11 @@ static void update_share(void *context, uint32_t worker)
     /* Worker w's share [w·count/T, (w+1)·count/T): contiguous, sizes differ by one at most. */
     size_t first = b->count * worker / b->threads;
     size_t end = b->count * (worker + 1) / b->threads;
-    for (size_t i = first; i < end; i++)
+    for (size_t i = first; i < end; i++) {
+        if (b->prefetch && i + 1 < end)
+            mni_instance_prefetch(b->instances[i + 1]);
         mni_instance_update_in_batch(b->instances[i], b->dt, b->count);
+    }
 }
 
 mn_status mn_instances_update(mn_pool *pool, mn_instance *const *instances, size_t count,
@@ -48,7 +52,8 @@ mn_status mn_instances_update(mn_pool *pool, mn_instance *const *instances, size
         threads = 1;
     if ((size_t)threads > count)
         threads = (uint32_t)count;
-    crowd_batch batch = {instances, count, threads, dt};
+    crowd_batch batch = {instances, count, threads, dt,
+                         mni_instance_batch_leaves_cache(instances[0], count)};
     if (threads == 1) {
         update_share(&batch, 0);
         return MN_OK;

@@ -744,6 +744,25 @@ void mni_instance_update_in_batch(mn_instance *instance, float dt, size_t batch)
     update(instance, dt, stream ? MN_SKIN_STORE_STREAM : MN_SKIN_STORE_DEFAULT);
 }
 
+bool mni_instance_batch_leaves_cache(const mn_instance *instance, size_t batch)
+{
+    const mn_rig *rig = instance->rig;
+    size_t bytes = (size_t)rig->model->node_count * (10u + 16u) * sizeof(float);
+    if (instance->visible)
+        bytes += rig->deformed_bytes + rig->palette_floats * sizeof(float);
+    return bytes && batch >= (MNI_CROWD_PREFETCH_MIN_BYTES + bytes - 1) / bytes;
+}
+
+void mni_instance_prefetch(const mn_instance *instance)
+{
+    const mn_rig *rig = instance->rig;
+    mni_prefetch(instance, sizeof *instance, true);
+    mni_prefetch(instance->worlds, (size_t)rig->model->node_count * 16u * sizeof(float), true);
+    if (instance->visible)
+        mni_prefetch(instance->palettes, rig->palette_floats * sizeof(float), true);
+    mni_mixer_prefetch(instance->mixer);
+}
+
 const float *mn_instance_worlds(const mn_instance *instance)
 {
     return instance ? instance->worlds : NULL;
