@@ -53,9 +53,18 @@
  *                                  thread: the hidden crowd's yardstick
  *   crowd_hidden_vs_direct, crowd_visible_vs_memcpy, crowd_thread_speedup
  *                                  the targets as ratios of this run's lines
- *                                  (at most 1.25, at least 1.0, at least 1.7)
+ *                                  (at most 1.25, at least 1.0, at least 1.7);
+ *                                  the visible line adds the compute floor
+ *                                  (the frame's work with its vertices in
+ *                                  cache: one instance updated 1,000 times,
+ *                                  halved for two threads) and the frame with
+ *                                  every store through the cache (the A/B of
+ *                                  the crowd's streaming stores)
  *   crowd_posed_10000_2_threads    10,000 hidden 50-joint characters, no mesh,
- *                                  on 2 threads (target 4 ms a frame)
+ *                                  on 2 threads (target 4 ms a frame), beside
+ *                                  its in-cache floor (10 × a frame of the
+ *                                  first 1,000) and memcpy of the bytes it
+ *                                  writes; checked against fresh instances
  * Every timed line carries memcpy of the same bytes measured in the same run
  * (bench.h's throughput fields), ns per joint or vertex beside the memcpy
  * time for the same count, and a `reference` string with the published
@@ -97,6 +106,8 @@
 #include <marionette/model.h>
 #include <marionette/pose.h>
 #include <marionette/skeleton.h>
+
+#include <pthread.h>
 
 #define DEFAULT_RUNS 15
 #define WARMUP_RUNS 2
@@ -977,7 +988,22 @@ static bool skeleton_cases(uint32_t joints, bool cubic, int runs)
 /* What a crowd case hands to the target lines. */
 typedef struct crowd_figures {
     double ms, memcpy_ms, ns_per_instance_joint;
+    double cached_ms;            /* visible, on a pool: the frame with cached stores (cached_body) */
 } crowd_figures;
+
+/* One instance updated `count` times: a crowd frame's work with every output in cache. */
+typedef struct floor_ctx {
+    mn_instance *instance;
+    size_t count;
+} floor_ctx;
+
+static bool floor_body(void *ctx)
+{
+    floor_ctx *c = ctx;
+    for (size_t i = 0; i < c->count; i++)
+        mn_instance_update(c->instance, 1.0f / 60.0f);
+    return true;
+}
 
 typedef struct crowd_ctx {
     mn_pool *pool;               /* NULL: the calling thread */
@@ -989,6 +1015,51 @@ static bool crowd_body(void *ctx)
 {
     crowd_ctx *c = ctx;
     return mn_instances_update(c->pool, c->instances, c->count, 1.0f / 60.0f) == MN_OK;
+}
+
+/*
+ * The visible crowd with every store through the cache: the frame on two
+ * threads of the benchmark's own, each instance by mn_instance_update (which
+ * caches its stores, where mn_instances_update streams a batch this big),
+ * one contiguous half each as the crowd shares them.  The A/B of the crowd's
+ * store choice, timed beside it.
+ */
+typedef struct cached_half {
+    mn_instance **instances;
+    size_t first, end;
+} cached_half;
+
+static void *cached_half_run(void *arg)
+{
+    cached_half *h = arg;
+    for (size_t i = h->first; i < h->end; i++)
+        mn_instance_update(h->instances[i], 1.0f / 60.0f);
+    return NULL;
+}
+
+static bool cached_body(void *ctx)
+{
+    crowd_ctx *c = ctx;
+    cached_half halves[2] = {{c->instances, 0, c->count / 2}, {c->instances, c->count / 2, c->count}};
+    pthread_t other;
+    if (pthread_create(&other, NULL, cached_half_run, &halves[1]) != 0)
+        return false;
+    cached_half_run(&halves[0]);
+    return pthread_join(other, NULL) == 0;
+}
+
+/*
+ * The visible crowd's compute floor: the same frame's work (count updates of
+ * a 5,000-vertex instance) with the vertices written to cache rather than
+ * memory, one instance updated count times on one thread, divided by the
+ * pool's threads.  What the crowd would take if writing its vertices cost
+ * nothing beyond the stores.  Leaves the instance as a crowd frame would.
+ */
+static double visible_floor_ms(mn_instance *inst, size_t count, uint32_t threads, int runs)
+{
+    floor_ctx c = {inst, count};
+    bench_timing t = timed(runs < 5 ? runs : 5, floor_body, &c);
+    return t.ok ? t.best_ms / (threads ? threads : 1) : NAN;
 }
 
 /* The largest |a - b| over n floats; NaN when a holds a non-finite value. */
@@ -1063,8 +1134,12 @@ static bool crowd_case(const mn_rig *rig, mn_instance **instances, size_t count,
         mn_instance_set_visible(instances[i], visible);
     crowd_ctx ctx = {pool, instances, count};
     bench_timing t = timed(runs, crowd_body, &ctx);
-    double diff = t.ok ? crowd_check(rig, instances, count, visible) : NAN;
-    bool ok = t.ok && diff == 0.0;
+    bench_timing ct = {true, 0, NAN, NAN};
+    if (t.ok && visible && mn_pool_thread_count(pool) == 2)
+        ct = timed(runs, cached_body, &ctx);
+    double diff = t.ok && ct.ok ? crowd_check(rig, instances, count, visible) : NAN;
+    bool ok = t.ok && ct.ok && diff == 0.0;
+    out->cached_ms = ct.best_ms;
     double instance_joints = (double)count * joints, total_vertices = (double)count * vertices;
     uint32_t threads = mn_pool_thread_count(pool);
     char name[64];
@@ -1196,7 +1271,7 @@ static bool direct_case(const anim_model *m, mn_instance **instances, size_t cou
 }
 
 /* The targets as ratios of this run's figures: they report, they do not fail the run. */
-static void target_lines(const crowd_figures f[2][2], double direct_ns)
+static void target_lines(const crowd_figures f[2][2], double direct_ns, double floor_ms)
 {
     bench_line line;
     double hidden = f[0][1].ns_per_instance_joint;
@@ -1212,6 +1287,14 @@ static void target_lines(const crowd_figures f[2][2], double direct_ns)
     bench_line_num(&line, "memcpy_ms", f[1][0].memcpy_ms);
     bench_line_num(&line, "ratio_to_memcpy", f[1][0].ms > 0.0 ? f[1][0].memcpy_ms / f[1][0].ms : NAN);
     bench_line_num(&line, "target_at_least", 1.0);
+    /* the compute floor (visible_floor_ms): the most ratio_to_memcpy can be with this kernel */
+    bench_line_num(&line, "compute_floor_ms", floor_ms);
+    bench_line_num(&line, "floor_ratio_to_memcpy", floor_ms > 0.0 ? f[1][0].memcpy_ms / floor_ms : NAN);
+    bench_line_num(&line, "ratio_to_floor", floor_ms > 0.0 ? f[1][0].ms / floor_ms : NAN);
+    /* the A/B of the store choice: the same frame with every store through the cache */
+    bench_line_num(&line, "cached_stores_ms", f[1][0].cached_ms);
+    bench_line_num(&line, "cached_ratio_to_memcpy",
+                   f[1][0].cached_ms > 0.0 ? f[1][0].memcpy_ms / f[1][0].cached_ms : NAN);
     bench_line_print(&line);
 
     bench_line_begin(&line, "anim", "crowd_thread_speedup");
@@ -1258,7 +1341,15 @@ static bool posed_case(int runs)
         ok = report_error("mn_pool_create", st, &err);
     crowd_ctx ctx = {pool, instances, POSED};
     bench_timing t = ok ? timed(runs, crowd_body, &ctx) : (bench_timing){0};
-    ok = ok && t.ok;
+    double diff = ok && t.ok ? crowd_check(rig, instances, POSED, false) : NAN;
+    ok = ok && t.ok && diff == 0.0;
+    /* The floor: a tenth of the crowd (5 MB a frame, which stays in cache) on the same pool, × 10. */
+    crowd_ctx tenth = {pool, instances, POSED / 10};
+    bench_timing ft = ok ? timed(runs, crowd_body, &tenth) : (bench_timing){0};
+    double floor_ms = ft.best_ms * 10.0;
+    /* What the frame writes, a pose (40 B) and a world (64 B) a node, and memcpy of as many bytes. */
+    size_t bytes = (size_t)POSED * (ok ? m.model->node_count : 0u) * 104u;
+    bench_timing mt = ok ? bench_memcpy_ms(bytes, runs) : (bench_timing){0};
     bench_line line;
     bench_line_begin(&line, "anim", "crowd_posed_10000_2_threads");
     bench_line_u64(&line, "threads", mn_pool_thread_count(pool));
@@ -1269,6 +1360,11 @@ static bool posed_case(int runs)
     bench_line_num(&line, "median_ms_per_frame", t.median_ms);
     bench_line_num(&line, "ns_per_instance_joint", t.best_ms * 1e6 / (POSED * (double)spec.joints));
     bench_line_num(&line, "target_ms_at_most", 4.0);
+    bench_line_num(&line, "in_cache_floor_ms", floor_ms);
+    bench_line_num(&line, "ratio_to_floor", floor_ms > 0.0 ? t.best_ms / floor_ms : NAN);
+    bench_line_u64(&line, "bytes_written", bytes);
+    bench_line_num(&line, "memcpy_ms", mt.best_ms);
+    bench_line_num(&line, "max_diff_vs_fresh_instance", diff);
     bench_line_bool(&line, "matches_reference", ok);
     bench_line_print(&line);
     mn_pool_free(pool);
@@ -1319,7 +1415,9 @@ static bool crowd_cases(int runs)
             ok = crowd_case(rig, instances, CROWD_INSTANCES, NULL, visible, spec, runs, &f[visible][1]) && ok;
         }
         ok = direct_case(&m, instances, CROWD_INSTANCES, spec.joints, runs, &direct_ns) && ok;
-        target_lines((const crowd_figures(*)[2])f, direct_ns);
+        mn_instance_set_visible(instances[0], true);
+        double floor_ms = visible_floor_ms(instances[0], CROWD_INSTANCES, mn_pool_thread_count(pool), runs);
+        target_lines((const crowd_figures(*)[2])f, direct_ns, floor_ms);
     }
     mn_pool_free(pool);
     for (uint32_t i = 0; instances != NULL && i < CROWD_INSTANCES; i++)
