@@ -5,7 +5,7 @@
  * included) and turns it into a message, and nothing is handed out before
  * the reader has compared it with its accessors.  The decoder validates the
  * bitstream; this file checks again what it relies on (each point's value
- * index below the attribute's size, each face index below the point count),
+ * index below the attribute's size, each face index below the vertex count),
  * so data that decodes oddly is refused rather than read out of bounds.
  */
 #include "gltf/draco.h"
@@ -96,7 +96,7 @@ bool copy_indices_as(const draco::Mesh *m, uint32_t points, void *out, char *msg
             uint32_t v = face[k].value();
             if (v >= points || v > static_cast<uint32_t>(static_cast<T>(~static_cast<T>(0)))) {
                 std::snprintf(msg, cap, "face %u refers to vertex %u, which %s", f, v,
-                              v >= points ? "is not below the point count" : "does not fit the index type");
+                              v >= points ? "is not below the vertex count" : "does not fit the index type");
                 return false;
             }
             dst[(size_t)f * 3 + k] = static_cast<T>(v);
@@ -213,7 +213,7 @@ extern "C" bool mni_draco_copy_attribute(const mni_draco_geometry *g, uint32_t i
     return false;
 }
 
-extern "C" bool mni_draco_copy_indices(const mni_draco_geometry *g, uint32_t index_size, void *out, char *msg,
+extern "C" bool mni_draco_copy_indices(const mni_draco_geometry *g, uint32_t index_size, uint32_t vertex_count, void *out, char *msg,
                                        size_t cap)
 {
     try {
@@ -221,7 +221,7 @@ extern "C" bool mni_draco_copy_indices(const mni_draco_geometry *g, uint32_t ind
             say(msg, cap, "a point cloud has no faces");
             return false;
         }
-        const uint32_t points = g->cloud->num_points();
+        const uint32_t points = vertex_count;
         switch (index_size) {
         case 1: return copy_indices_as<uint8_t>(g->mesh, points, out, msg, cap);
         case 2: return copy_indices_as<uint16_t>(g->mesh, points, out, msg, cap);

@@ -67,9 +67,11 @@ bool mni_draco_copy_attribute(const mni_draco_geometry *g, uint32_t id, uint32_t
 /*
  * Copy the faces' vertex indices (faces x 3) into out as little-endian
  * unsigned integers of index_size bytes (1, 2 or 4); false with a reason
- * when an index does not fit that size.
+ * when an index does not fit that size or is not below vertex_count (the
+ * primitive's vertex count: the Draco point count when the Draco data holds
+ * attributes, the uncompressed accessors' count when it holds none).
  */
-bool mni_draco_copy_indices(const mni_draco_geometry *g, uint32_t index_size, void *out, char *msg,
+bool mni_draco_copy_indices(const mni_draco_geometry *g, uint32_t index_size, uint32_t vertex_count, void *out, char *msg,
                             size_t cap);
 
 #ifdef __cplusplus

@@ -7,7 +7,8 @@
  * converted to that type.  Everything decoded is checked against the
  * accessors before it is copied into them: the point count against each
  * accessor's count, each attribute's components against its type, the face
- * count against the indices accessor.  Attributes the extension does not
+ * count against the indices accessor, each face index against the
+ * primitive's vertex count.  Attributes the extension does not
  * name, and morph targets, stay uncompressed and are read as usual.
  *
  * The decoder is C++ (gltf/draco.cpp, behind gltf/draco.h) and exists only
@@ -203,7 +204,12 @@ static mn_status decode_indices(draco_ctx *c, const mn_primitive *p)
     mn_status st = claim(c, p->indices, &out);
     if (st != MN_OK)
         return st;
-    if (!mni_draco_copy_indices(c->g, mn_component_size(a->component), out, c->msg, sizeof c->msg))
+    /* KHR_draco_mesh_compression: attributes the extension does not list are read as usual, and
+       the faces index them too; so the bound is the primitive's vertex count, which every Draco
+       attribute's point count was checked against (gltf-transform leaves a sparse POSITION out
+       of the Draco data, which then holds no attribute and no points). */
+    if (!mni_draco_copy_indices(c->g, mn_component_size(a->component), p->vertex_count, out, c->msg,
+                                sizeof c->msg))
         return mni_json_fail(j, MN_DRACO, NULL, "indices accessor %u: %s", p->indices, c->msg);
     return MN_OK;
 }
