@@ -20,7 +20,7 @@ BUILD     ?= build
 # AUTO, uses each when found and leaves it out otherwise).
 CMAKE_COMMON = -DMN_WERROR=ON -DMN_DRACO=ON -DMN_WEBP=ON
 
-.PHONY: all deps build demo check test asan scalar fuzz bench web web-serve web-bench install clean
+.PHONY: all deps build demo contact-sheet check test asan scalar fuzz bench web web-serve web-bench install clean
 
 all: build
 
@@ -33,6 +33,10 @@ build: deps
 
 demo: build
 	$(BUILD)/release/marionette demo --out $(BUILD)/marionette-demo
+
+# Every sample model variant rendered into one labelled sheet (docs/variants_sheet.png).
+contact-sheet: build
+	scripts/contact-sheet $(BUILD)/release $(BUILD)/contact_sheet.png
 
 # Each run starts without the skip records of an earlier one (tests/support/assets.h).
 test: build
