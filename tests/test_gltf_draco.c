@@ -18,6 +18,9 @@
  *     the morph target deltas, which stay uncompressed) matches a source vertex
  *     within the quantisation step the encoder was given, every source vertex
  *     is matched, the triangles cover the same area, skins and animations load;
+ *   - Draco data that holds no attribute (gltf-transform leaves a sparse POSITION out of it:
+ *     fuzz/corpus/gltf/draco_sparse_triangle.glb, a triangle so encoded) reads its faces
+ *     against the primitive's uncompressed vertices;
  *   - a build without libdraco refuses the seed naming what it lacks.
  */
 #include <stdarg.h>
@@ -487,6 +490,31 @@ static void test_models_agree_with_their_source(void **state)
 
 #endif
 
+#ifdef MN_WITH_DRACO
+/* The faces of Draco data without attributes index the uncompressed (here sparse) accessors. */
+static void test_draco_faces_over_uncompressed_attributes(void **state)
+{
+    (void)state;
+    mn_model *m = NULL;
+    mn_error err;
+    mn_status st = mn_gltf_read_file("fuzz/corpus/gltf/draco_sparse_triangle.glb", NULL, &m, &err);
+    if (st != MN_OK)
+        fail_msg("%s: %s", err.path, err.message);
+    const mn_primitive *p = &m->meshes[0].primitives[0];
+    assert_int_equal(p->vertex_count, 3);
+    uint32_t idx[3];
+    float pos[9];
+    assert_int_equal(mn_accessor_unpack_u32(&m->accessors[p->indices], idx, 3), 3);
+    assert_int_equal(mn_accessor_unpack_floats(&m->accessors[mn_primitive_find(p, MN_SEMANTIC_POSITION, 0)], pos, 9), 9);
+    /* The triangle (0,0,0) (1,0,0) (0,1,0), in whatever corner order the encoder chose. */
+    double area2 = 0;
+    const float *a = pos + 3 * idx[0], *b = pos + 3 * idx[1], *c = pos + 3 * idx[2];
+    area2 = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    assert_true(fabs(fabs(area2) - 1) < 1e-6);
+    mn_model_free(m);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_hostile_edits_are_refused_naming_the_item),
         cmocka_unit_test(test_every_cut_and_overwritten_byte_is_safe),
         cmocka_unit_test(test_models_agree_with_their_source),
+        cmocka_unit_test(test_draco_faces_over_uncompressed_attributes),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
