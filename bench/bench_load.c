@@ -770,7 +770,7 @@ static bool draco_only_body(void *user)
     ok = ok && mni_draco_copy_attribute(g, 2, 5126, 2, c->out->floats[OUT_TEXCOORD], msg, sizeof msg);
     ok = ok && mni_draco_copy_attribute(g, 3, 5123, 4, c->joints, msg, sizeof msg);
     ok = ok && mni_draco_copy_attribute(g, 4, 5126, 4, c->out->floats[OUT_WEIGHTS], msg, sizeof msg);
-    ok = ok && mni_draco_copy_indices(g, 4, c->out->indices, msg, sizeof msg);
+    ok = ok && mni_draco_copy_indices(g, 4, n.points, c->out->indices, msg, sizeof msg);
     mni_draco_free(g);
     if (!ok)
         c->failure = "the decoded Draco mesh has not the counts or attributes that were encoded";
