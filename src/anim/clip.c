@@ -40,6 +40,7 @@
  * only it).
  */
 #include "anim/clip_internal.h"
+#include "anim/clip_place.h"
 #include "anim/clip_slerp.h"
 #include "anim/space_internal.h"
 #include "core/core.h"
@@ -52,27 +53,6 @@
 
 /* A cursor walks at most this many spans forward before falling back to binary search. */
 #define CURSOR_WALK 4u
-
-/*
- * Where t falls among a track's keys: key k alone (span == false) or the
- * span [k, k+1], with Δt = times[k+1] - times[k] and s = (t - times[k]) / Δt
- * (both 0 when not a span).
- */
-typedef struct place {
-    uint32_t k;
-    bool span;
-    float s, dt;
-} place;
-
-/* The one formula for s and Δt, shared by every entry point. */
-static inline place with_fraction(place p, const float *times, float t)
-{
-    if (p.span) {
-        p.dt = times[p.k + 1] - times[p.k];
-        p.s = (t - times[p.k]) / p.dt;
-    }
-    return p;
-}
 
 /*
  * The span k with times[k] <= t < times[k+1], given times[0] <= t < times[n-1].
@@ -165,22 +145,6 @@ static inline void lerp_to(float *out, const float *v0, const float *v1, uint32_
 {
     for (uint32_t i = 0; i < n; i++)
         out[i] = v0[i] + s * (v1[i] - v0[i]);
-}
-
-/*
- * The cubic Hermite basis at fraction s of a span Δt long, tangent terms
- * scaled by Δt: p(s) = h00·v_k + h10·b_k + h01·v_k+1 + h11·a_k+1, summed
- * in that order by every entry point and kernel.
- */
-typedef struct hermite {
-    float h00, h10, h01, h11;
-} hermite;
-
-static inline hermite hermite_at(float s, float dt)
-{
-    float s2 = s * s, s3 = s2 * s;
-    return (hermite){2.0f * s3 - 3.0f * s2 + 1.0f, (s3 - 2.0f * s2 + s) * dt, -2.0f * s3 + 3.0f * s2,
-                     (s3 - s2) * dt};
 }
 
 /*
@@ -512,58 +476,6 @@ static inline void locate_lanes(const mn_clip_timeline *lines, uint32_t count, f
         }
 }
 
-/*
- * The solo loop (clip_internal.h): tracks whose timelines carry at most
- * CLIP_SOLO_MAX of them, each located and interpolated in one pass, one
- * loop a kind (path and interpolation known, so each is straight code).
- * solo_place is locate()'s rule: the cursor's span or the next, else the
- * clamps, else a guess in proportion (exact for evenly spaced keys) and
- * bisection on the side of it that brackets t.  Sorted keys have one span
- * holding t, so each way lands on locate()'s span, and with_fraction and
- * eval are the reference's: the same bits as a track alone.
- */
-static inline place solo_place(const mn_clip_solo *so, float t, uint32_t *spans)
-{
-    const float *times = so->times;
-    /* The guess, clamped to the spans: g = 0 when t is before the keys or NaN, the last span
-       past them; those fail the bracket below and take the clamps. */
-    float f = (t - so->first) * so->rate;
-    f = f > 0.0f ? f : 0.0f;
-    f = f < so->guess_max ? f : so->guess_max;
-    uint32_t g = (uint32_t)(int32_t)f;
-    if (times[g] <= t && t < times[g + 1])
-        return with_fraction((place){g, true, 0.0f, 0.0f}, times, t);
-    if (!(t >= so->first))
-        return (place){0, false, 0.0f, 0.0f};
-    if (t >= so->last)
-        return (place){so->key_count - 1, false, 0.0f, 0.0f};
-    /* Uneven keys: t is on one side of span g. */
-    uint32_t lo = 0, hi = g;
-    if (t >= times[g + 1])
-        lo = g + 1, hi = so->key_count - 1;
-    /* The cursor's span or the next, as forward playback moves, else bisection. */
-    if (spans) {
-        uint32_t k = spans[so->timeline];
-        if (k >= lo && k < hi && times[k] <= t) {
-            if (t < times[k + 1])
-                return with_fraction((place){k, true, 0.0f, 0.0f}, times, t);
-            if (k + 1 < hi && t < times[k + 2]) {
-                spans[so->timeline] = k + 1;
-                return with_fraction((place){k + 1, true, 0.0f, 0.0f}, times, t);
-            }
-        }
-    }
-    while (hi - lo > 1) {
-        uint32_t mid = lo + ((hi - lo) >> 1);
-        bool left = times[mid] <= t;
-        lo = left ? mid : lo;
-        hi = left ? hi : mid;
-    }
-    if (spans)
-        spans[so->timeline] = lo;
-    return with_fraction((place){lo, true, 0.0f, 0.0f}, times, t);
-}
-
 /* The solo tracks of one kind (path, interpolation: constants where it is inlined). */
 static inline __attribute__((always_inline)) void
 solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
@@ -617,6 +529,17 @@ static void sample_solos(const mn_clip *clip, float t, uint32_t *spans, mn_pose 
         if (n == 0)
             continue;
         mn_anim_path path = paths[k / 3];
+#if MN_WITH_SSE2
+        if (path != MN_PATH_ROTATION && k % 3 != MN_INTERP_STEP &&
+            (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)) {
+            float *base = path == MN_PATH_TRANSLATION ? pose->translations : pose->scales;
+            if (k % 3 == MN_INTERP_LINEAR)
+                mni_clip_solo_lerp3_sse2(so, n, t, spans, pose->joint_count, base);
+            else
+                mni_clip_solo_hermite3_sse2(so, n, t, spans, pose->joint_count, base);
+            continue;
+        }
+#endif
         switch (k % 3) {
         case MN_INTERP_LINEAR:
             if (path == MN_PATH_ROTATION)

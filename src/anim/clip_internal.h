@@ -139,6 +139,10 @@ void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, 
  * mni_clip_lerp3_sse2, mni_clip_hermite3_sse2: a translation or scale run
  * (3 floats a key) at span k, every track, one to an SSE2 register, into
  * base (the pose's translations or scales).
+ * mni_clip_solo_lerp3_sse2, mni_clip_solo_hermite3_sse2: the solo loop's
+ * linear or cubic translation or scale tracks of one kind (count of them
+ * from so), each located at t (spans: the cursor's, or NULL) and sampled in
+ * one SSE2 register into base; targets from joint_count on are skipped.
  */
 #if MN_WITH_SSE2
 uint32_t mni_clip_slerp_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
@@ -152,6 +156,10 @@ uint32_t mni_clip_hermite_scattered_sse2(const float *const *keys, const float *
 void mni_clip_lerp3_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s, float *base);
 void mni_clip_hermite3_sse2(const mn_track *tracks, uint32_t count, uint32_t k, const float h[4],
                             float *base);
+void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans,
+                              uint32_t joint_count, float *base);
+void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans,
+                                 uint32_t joint_count, float *base);
 #endif
 #if MN_WITH_AVX2
 uint32_t mni_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,

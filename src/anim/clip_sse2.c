@@ -12,6 +12,7 @@
 #if MN_WITH_SSE2
 #include "core/lanes_sse2.h"
 #include "anim/clip_kernel.h"
+#include "anim/clip_place.h"
 
 /* x, y, z of r to out (12 bytes, nothing after). */
 MN_LANE void store3(float *out, __m128 r)
@@ -62,6 +63,57 @@ MN_KERNEL void mni_clip_hermite3_sse2(const mn_track *tracks, uint32_t count, ui
                           _mm_set1_ps(h[3])};
     for (uint32_t i = 0; i < count; i++)
         hermite3(base + 3 * (size_t)tracks[i].target, tracks[i].values + 9 * (size_t)k, hv);
+}
+
+/* x, y, z at v to out: a key itself (no span), as the reference's emit copies it. */
+MN_LANE void copy3(float *out, const float *v)
+{
+    out[0] = v[0];
+    out[1] = v[1];
+    out[2] = v[2];
+}
+
+/*
+ * The solo loop's translation or scale tracks of one kind (clip.c): each
+ * located by solo_place, the reference's rule and arithmetic, then lerped
+ * (LINEAR) or its Hermite cubic summed (CUBICSPLINE) in one register as the
+ * runs' kernels do, into base.  Tracks targeting joint_count or beyond are
+ * left out, as the pose has no room for them.
+ */
+MN_KERNEL void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                        uint32_t *spans, uint32_t joint_count, float *base)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        if (so[i].target >= joint_count)
+            continue;
+        place p = solo_place(&so[i], t, spans);
+        float *out = base + 3 * (size_t)so[i].target;
+        const float *v0 = so[i].values + 3 * (size_t)p.k;
+        if (p.span)
+            lerp3(out, v0, _mm_set1_ps(p.s));
+        else
+            copy3(out, v0);
+    }
+}
+
+MN_KERNEL void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                           uint32_t *spans, uint32_t joint_count, float *base)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        if (so[i].target >= joint_count)
+            continue;
+        place p = solo_place(&so[i], t, spans);
+        float *out = base + 3 * (size_t)so[i].target;
+        const float *key0 = so[i].values + 9 * (size_t)p.k;
+        if (!p.span) {
+            copy3(out, key0 + 3);
+            continue;
+        }
+        hermite h = hermite_at(p.s, p.dt);
+        const __m128 hv[4] = {_mm_set1_ps(h.h00), _mm_set1_ps(h.h10), _mm_set1_ps(h.h01),
+                              _mm_set1_ps(h.h11)};
+        hermite3(out, key0, hv);
+    }
 }
 #else
 /* ISO C wants a translation unit to declare something. */
