@@ -73,15 +73,61 @@ MN_LANE void copy3(float *out, const float *v)
     out[2] = v[2];
 }
 
+/* Four tracks found at once (solo_quad): each one's key k, where it goes, s and Δt by lane. */
+typedef struct solo_quad_place {
+    const float *key[4];
+    float *out[4];
+    __m128 s, dt;
+} solo_quad_place;
+
+/* Lane j of v in every lane. */
+#define LANE(v, j) _mm_shuffle_ps((v), (v), (j) * 0x55)
+
 /*
- * The solo loop's translation or scale tracks of one kind (clip.c): each
- * located by solo_place, the reference's rule and arithmetic, then lerped
- * (LINEAR) or its Hermite cubic summed (CUBICSPLINE) in one register as the
- * runs' kernels do, into base.  Tracks targeting joint_count or beyond are
- * left out, as the pose has no room for them.
+ * solo_place for so[0 .. 3] at once in its common case, every track in the
+ * pose (target < joints) and t inside the span its guess names (evenly
+ * spaced keys): the guess's operations (max and min are its two clamps,
+ * NaN included), the bracket test and with_fraction's subtractions and
+ * divide, lane by lane, so the same span and bits as each alone; the
+ * cursor is not needed there, as solo_place's guess does not touch it.
+ * Returns false, nothing found, when any lane is not that case.
  */
-MN_KERNEL void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, float t,
-                                        uint32_t *spans, uint32_t joint_count, float *base)
+MN_LANE bool solo_quad(const mn_clip_solo *so, float t, uint32_t joints, uint32_t stride,
+                       float *base, solo_quad_place *q)
+{
+    if (so[0].target >= joints || so[1].target >= joints || so[2].target >= joints ||
+        so[3].target >= joints)
+        return false;
+    __m128 tv = _mm_set1_ps(t);
+    __m128 first = _mm_setr_ps(so[0].first, so[1].first, so[2].first, so[3].first);
+    __m128 rate = _mm_setr_ps(so[0].rate, so[1].rate, so[2].rate, so[3].rate);
+    __m128 gmax = _mm_setr_ps(so[0].guess_max, so[1].guess_max, so[2].guess_max,
+                              so[3].guess_max);
+    __m128 f = _mm_mul_ps(_mm_sub_ps(tv, first), rate);
+    f = _mm_min_ps(_mm_max_ps(f, _mm_setzero_ps()), gmax);
+    __m128i g = _mm_cvttps_epi32(f);
+    const uint32_t k[4] = {(uint32_t)_mm_cvtsi128_si32(g),
+                           (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(g, 0x55)),
+                           (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(g, 0xAA)),
+                           (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(g, 0xFF))};
+    const float *t0 = so[0].times + k[0], *t1 = so[1].times + k[1];
+    const float *t2 = so[2].times + k[2], *t3 = so[3].times + k[3];
+    __m128 lo = _mm_setr_ps(t0[0], t1[0], t2[0], t3[0]);
+    __m128 hi = _mm_setr_ps(t0[1], t1[1], t2[1], t3[1]);
+    if (_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(lo, tv), _mm_cmplt_ps(tv, hi))) != 15)
+        return false;
+    q->dt = _mm_sub_ps(hi, lo);
+    q->s = _mm_div_ps(_mm_sub_ps(tv, lo), q->dt);
+    for (uint32_t j = 0; j < 4; j++) {
+        q->key[j] = so[j].values + stride * (size_t)k[j];
+        q->out[j] = base + 3 * (size_t)so[j].target;
+    }
+    return true;
+}
+
+/* The solo tracks so[0 .. count) one at a time: solo_place, then the lerp in one register. */
+MN_LANE void solo_lerp3_each(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans,
+                             uint32_t joint_count, float *base)
 {
     for (uint32_t i = 0; i < count; i++) {
         if (so[i].target >= joint_count)
@@ -96,8 +142,9 @@ MN_KERNEL void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, 
     }
 }
 
-MN_KERNEL void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t count, float t,
-                                           uint32_t *spans, uint32_t joint_count, float *base)
+/* The same for cubic tracks: hermite_at's basis, then the sum in one register. */
+MN_LANE void solo_hermite3_each(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans,
+                                uint32_t joint_count, float *base)
 {
     for (uint32_t i = 0; i < count; i++) {
         if (so[i].target >= joint_count)
@@ -114,6 +161,65 @@ MN_KERNEL void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t coun
                               _mm_set1_ps(h.h11)};
         hermite3(out, key0, hv);
     }
+}
+
+/*
+ * The solo loop's translation or scale tracks of one kind (clip.c): four at
+ * a time by solo_quad where it applies, else each by solo_place (the
+ * reference's rule and arithmetic), then lerped (LINEAR) or its Hermite
+ * cubic summed (CUBICSPLINE) in one register as the runs' kernels do, into
+ * base.  Tracks targeting joint_count or beyond are left out, as the pose
+ * has no room for them.
+ */
+MN_KERNEL void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                        uint32_t *spans, uint32_t joint_count, float *base)
+{
+    uint32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        solo_quad_place q;
+        if (!solo_quad(so + i, t, joint_count, 3, base, &q)) {
+            solo_lerp3_each(so + i, 4, t, spans, joint_count, base);
+            continue;
+        }
+        lerp3(q.out[0], q.key[0], LANE(q.s, 0));
+        lerp3(q.out[1], q.key[1], LANE(q.s, 1));
+        lerp3(q.out[2], q.key[2], LANE(q.s, 2));
+        lerp3(q.out[3], q.key[3], LANE(q.s, 3));
+    }
+    solo_lerp3_each(so + i, count - i, t, spans, joint_count, base);
+}
+
+/* One lane of a quad's cubic: basis terms lane j of h00 .. h11. */
+#define HERMITE_LANE(q, j, h00, h10, h01, h11)                                                  \
+    do {                                                                                       \
+        const __m128 hv_[4] = {LANE(h00, j), LANE(h10, j), LANE(h01, j), LANE(h11, j)};        \
+        hermite3((q).out[j], (q).key[j], hv_);                                                 \
+    } while (0)
+
+MN_KERNEL void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                           uint32_t *spans, uint32_t joint_count, float *base)
+{
+    const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f), three = _mm_set1_ps(3.0f);
+    const __m128 minus_two = _mm_set1_ps(-2.0f);
+    uint32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        solo_quad_place q;
+        if (!solo_quad(so + i, t, joint_count, 9, base, &q)) {
+            solo_hermite3_each(so + i, 4, t, spans, joint_count, base);
+            continue;
+        }
+        /* hermite_at, lane by lane in its order */
+        __m128 s = q.s, s2 = _mm_mul_ps(s, s), s3 = _mm_mul_ps(s2, s);
+        __m128 h00 = _mm_add_ps(_mm_sub_ps(_mm_mul_ps(two, s3), _mm_mul_ps(three, s2)), one);
+        __m128 h10 = _mm_mul_ps(_mm_add_ps(_mm_sub_ps(s3, _mm_mul_ps(two, s2)), s), q.dt);
+        __m128 h01 = _mm_add_ps(_mm_mul_ps(minus_two, s3), _mm_mul_ps(three, s2));
+        __m128 h11 = _mm_mul_ps(_mm_sub_ps(s3, s2), q.dt);
+        HERMITE_LANE(q, 0, h00, h10, h01, h11);
+        HERMITE_LANE(q, 1, h00, h10, h01, h11);
+        HERMITE_LANE(q, 2, h00, h10, h01, h11);
+        HERMITE_LANE(q, 3, h00, h10, h01, h11);
+    }
+    solo_hermite3_each(so + i, count - i, t, spans, joint_count, base);
 }
 #else
 /* ISO C wants a translation unit to declare something. */
