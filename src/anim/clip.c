@@ -478,7 +478,7 @@ static inline void locate_lanes(const mn_clip_timeline *lines, uint32_t count, f
 
 /* The solo tracks of one kind (path, interpolation: constants where it is inlined). */
 static inline __attribute__((always_inline)) void
-solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
+solo_each(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
           mn_interpolation interpolation, mn_pose *pose, mn_simd_level level, scatter *b,
           hscatter *hb)
 {
@@ -511,6 +511,41 @@ solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_a
         }
         eval(so[i].values, comps, comps, path, interpolation, p, out);
     }
+}
+
+/*
+ * The solo tracks of one kind: linear rotations four at a time through the
+ * SSE2 gather where it takes them (the same keys and fractions into the
+ * batch), the rest each alone.
+ */
+static inline __attribute__((always_inline)) void
+solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
+          mn_interpolation interpolation, mn_pose *pose, mn_simd_level level, scatter *b,
+          hscatter *hb)
+{
+#if MN_WITH_SSE2
+    if (path == MN_PATH_ROTATION && interpolation == MN_INTERP_LINEAR &&
+        (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)) {
+        uint32_t i = 0;
+        while (i < count) {
+            if (SCATTER_BATCH - b->n < 4)
+                scatter_flush(b, level);
+            uint32_t took =
+                mni_clip_solo_gather_sse2(so + i, count - i, t, pose->joint_count, pose->rotations,
+                                          b->keys + b->n, b->s + b->n, b->out + b->n,
+                                          SCATTER_BATCH - b->n);
+            b->n += took;
+            i += took;
+            if (i < count && SCATTER_BATCH - b->n >= 4) { /* a quad it does not take, or the tail */
+                uint32_t m = count - i < 4 ? count - i : 4;
+                solo_each(so + i, m, t, spans, path, interpolation, pose, level, b, hb);
+                i += m;
+            }
+        }
+        return;
+    }
+#endif
+    solo_each(so, count, t, spans, path, interpolation, pose, level, b, hb);
 }
 
 /* Every solo track: a loop a kind. */

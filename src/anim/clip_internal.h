@@ -143,6 +143,10 @@ void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, 
  * linear or cubic translation or scale tracks of one kind (count of them
  * from so), each located at t (spans: the cursor's, or NULL) and sampled in
  * one SSE2 register into base; targets from joint_count on are skipped.
+ * mni_clip_solo_gather_sse2: the solo loop's linear rotations located four
+ * at a time into the scattered batch (keys, s, out: room entries), as far
+ * as every quad is in the pose with its span where the guess says; returns
+ * how many it took (a multiple of four), the caller doing the rest.
  */
 #if MN_WITH_SSE2
 uint32_t mni_clip_slerp_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
@@ -160,6 +164,9 @@ void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, float t, u
                               uint32_t joint_count, float *base);
 void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans,
                                  uint32_t joint_count, float *base);
+uint32_t mni_clip_solo_gather_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                   uint32_t joint_count, float *rotations, const float **keys,
+                                   float *s, float **out, uint32_t room);
 #endif
 #if MN_WITH_AVX2
 uint32_t mni_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,

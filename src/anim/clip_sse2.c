@@ -86,14 +86,15 @@ typedef struct solo_quad_place {
 /*
  * solo_place for so[0 .. 3] at once in its common case, every track in the
  * pose (target < joints) and t inside the span its guess names (evenly
- * spaced keys): the guess's operations (max and min are its two clamps,
+ * spaced keys), key k at stride floats a key and out at comps floats a
+ * target: the guess's operations (max and min are its two clamps,
  * NaN included), the bracket test and with_fraction's subtractions and
  * divide, lane by lane, so the same span and bits as each alone; the
  * cursor is not needed there, as solo_place's guess does not touch it.
  * Returns false, nothing found, when any lane is not that case.
  */
 MN_LANE bool solo_quad(const mn_clip_solo *so, float t, uint32_t joints, uint32_t stride,
-                       float *base, solo_quad_place *q)
+                       uint32_t comps, float *base, solo_quad_place *q)
 {
     if (so[0].target >= joints || so[1].target >= joints || so[2].target >= joints ||
         so[3].target >= joints)
@@ -120,7 +121,7 @@ MN_LANE bool solo_quad(const mn_clip_solo *so, float t, uint32_t joints, uint32_
     q->s = _mm_div_ps(_mm_sub_ps(tv, lo), q->dt);
     for (uint32_t j = 0; j < 4; j++) {
         q->key[j] = so[j].values + stride * (size_t)k[j];
-        q->out[j] = base + 3 * (size_t)so[j].target;
+        q->out[j] = base + comps * (size_t)so[j].target;
     }
     return true;
 }
@@ -177,7 +178,7 @@ MN_KERNEL void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, 
     uint32_t i = 0;
     for (; i + 4 <= count; i += 4) {
         solo_quad_place q;
-        if (!solo_quad(so + i, t, joint_count, 3, base, &q)) {
+        if (!solo_quad(so + i, t, joint_count, 3, 3, base, &q)) {
             solo_lerp3_each(so + i, 4, t, spans, joint_count, base);
             continue;
         }
@@ -187,6 +188,33 @@ MN_KERNEL void mni_clip_solo_lerp3_sse2(const mn_clip_solo *so, uint32_t count, 
         lerp3(q.out[3], q.key[3], LANE(q.s, 3));
     }
     solo_lerp3_each(so + i, count - i, t, spans, joint_count, base);
+}
+
+/*
+ * The solo loop's linear rotations (clip.c) into its scattered batch, four
+ * at a time by solo_quad: keys[i], s[i] and out[i] for each track taken
+ * (key k, its fraction, where its rotation goes), as the scalar loop would
+ * gather them.  Stops at the first quad that is not solo_quad's case, with
+ * fewer than four tracks left, or with room for fewer than four; returns how
+ * many it took (a multiple of four), the caller doing the rest.
+ */
+MN_KERNEL uint32_t mni_clip_solo_gather_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                             uint32_t joint_count, float *rotations,
+                                             const float **keys, float *s, float **out,
+                                             uint32_t room)
+{
+    uint32_t i = 0;
+    for (; i + 4 <= count && i + 4 <= room; i += 4) {
+        solo_quad_place q;
+        if (!solo_quad(so + i, t, joint_count, 4, 4, rotations, &q))
+            break;
+        _mm_storeu_ps(s + i, q.s);
+        for (uint32_t j = 0; j < 4; j++) {
+            keys[i + j] = q.key[j];
+            out[i + j] = q.out[j];
+        }
+    }
+    return i;
 }
 
 /* One lane of a quad's cubic: basis terms lane j of h00 .. h11. */
@@ -204,7 +232,7 @@ MN_KERNEL void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t coun
     uint32_t i = 0;
     for (; i + 4 <= count; i += 4) {
         solo_quad_place q;
-        if (!solo_quad(so + i, t, joint_count, 9, base, &q)) {
+        if (!solo_quad(so + i, t, joint_count, 9, 3, base, &q)) {
             solo_hermite3_each(so + i, 4, t, spans, joint_count, base);
             continue;
         }
