@@ -1420,6 +1420,75 @@ static void solo_and_run_timelines_sample_exactly_as_each_track_alone(void **sta
 }
 
 /*
+ * Every track on its own evenly spaced key times (a per-track file: counts
+ * and offsets differ, so no two share), LINEAR or CUBICSPLINE by joint: the
+ * solo kernels take such tracks four at a time, and fall back one by one
+ * where a quad has a track past the pose or t outside a track's keys.  Each
+ * track samples exactly as mn_track_sample at every level, plainly and
+ * through a cursor, forward at 60 Hz, at random, at key times and past
+ * both ends, into a whole pose and into one that leaves out later joints.
+ */
+static void per_track_times_sample_exactly_as_each_track_alone(void **state)
+{
+    (void)state;
+    enum { JOINTS = 22, TRACKS = 3 * JOINTS, KEYS = 31, SMALL = 13 };
+    shared_clip sc = {NULL, calloc(TRACKS, sizeof(mn_track)), TRACKS, NULL};
+    sc.data = calloc((size_t)TRACKS * KEYS * 13, sizeof(float));
+    assert_non_null(sc.tracks);
+    assert_non_null(sc.data);
+    uint32_t rng = 41;
+    float *at = sc.data;
+    for (uint32_t i = 0; i < TRACKS; i++) {
+        uint32_t joint = i / 3, keys = KEYS - i % 5;
+        mn_anim_path path = (mn_anim_path)(i % 3);
+        uint32_t comps = path == MN_PATH_ROTATION ? 4 : 3;
+        mn_interpolation interp = joint % 7 == 5 ? MN_INTERP_CUBICSPLINE : MN_INTERP_LINEAR;
+        uint32_t per_key = interp == MN_INTERP_CUBICSPLINE ? 3 : 1;
+        float *times = at, *values = at + KEYS;
+        at += KEYS * (1 + comps * per_key);
+        for (uint32_t k = 0; k < keys; k++)
+            times[k] = (float)k / 30.0f + (float)i * 1e-4f;
+        for (uint32_t e = 0; e < keys * per_key; e++) {
+            if (path == MN_PATH_ROTATION)
+                rng_quat(&rng, values + e * comps);
+            else
+                for (uint32_t c = 0; c < 3; c++)
+                    values[e * comps + c] = rng_float(&rng, -2.0f, 2.0f);
+        }
+        sc.tracks[i] = make_track(joint, path, interp, times, keys, values, comps);
+    }
+    sc.clip = must_create(sc.tracks, sc.track_count, NULL);
+    assert_int_equal(mn_clip_cursor_storage_size(sc.clip), TRACKS * sizeof(uint32_t));
+    mn_pose plain, cursored, small, level;
+    assert_int_equal(mn_pose_create(&plain, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&cursored, JOINTS, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small, SMALL, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
+    uint32_t *spans = malloc(mn_clip_cursor_storage_size(sc.clip));
+    assert_non_null(spans);
+    mn_clip_cursor cursor;
+    mn_clip_cursor_init(&cursor, sc.clip, spans);
+    for (int frame = 0; frame < 900; frame++) {
+        float t = frame < 120  ? -0.1f + (float)frame / 60.0f
+                  : frame < 600 ? rng_float(&rng, -0.2f, 1.3f)
+                                : sc.tracks[(uint32_t)frame % TRACKS].times[(uint32_t)frame % 26];
+        assert_int_equal(mn_clip_sample(sc.clip, t, &plain, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample(sc.clip, t, &small, NULL), MN_OK);
+        assert_true(pose_bits_equal(&plain, &cursored));
+        assert_every_level_gives(sc.clip, t, &plain, &level);
+        assert_pose_is_each_track_alone(&sc, &plain, t);
+        assert_pose_is_each_track_alone(&sc, &small, t);
+    }
+    free(spans);
+    mn_pose_free(&plain);
+    mn_pose_free(&cursored);
+    mn_pose_free(&small);
+    mn_pose_free(&level);
+    free_shared_clip(&sc);
+}
+
+/*
  * A clip whose tracks each have their own key times costs its keys (times
  * and values, each array 16-byte aligned) and at most 160 bytes a track
  * (track record, input order, timeline, solo record, alignment) besides a
@@ -1798,6 +1867,7 @@ int main(void)
         cmocka_unit_test(sampling_allocates_nothing),
         cmocka_unit_test(tracks_on_their_own_times_sample_exactly_as_each_track_alone),
         cmocka_unit_test(solo_and_run_timelines_sample_exactly_as_each_track_alone),
+        cmocka_unit_test(per_track_times_sample_exactly_as_each_track_alone),
         cmocka_unit_test(per_track_clip_memory_is_its_keys_and_a_bounded_record_a_track),
         cmocka_unit_test(tracks_with_identical_times_share_one_copy),
         cmocka_unit_test(clip_tracks_keep_input_order_whatever_the_sampling_order),
