@@ -514,9 +514,9 @@ solo_each(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_a
 }
 
 /*
- * The solo tracks of one kind: linear rotations four at a time through the
- * SSE2 gather where it takes them (the same keys and fractions into the
- * batch), the rest each alone.
+ * The solo tracks of one kind: linear and cubic rotations four at a time
+ * through the SSE2 gathers where they take them (the same keys, fractions
+ * and Hermite terms into the batches), the rest each alone.
  */
 static inline __attribute__((always_inline)) void
 solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_anim_path path,
@@ -537,6 +537,27 @@ solo_kind(const mn_clip_solo *so, uint32_t count, float t, uint32_t *spans, mn_a
             b->n += took;
             i += took;
             if (i < count && SCATTER_BATCH - b->n >= 4) { /* a quad it does not take, or the tail */
+                uint32_t m = count - i < 4 ? count - i : 4;
+                solo_each(so + i, m, t, spans, path, interpolation, pose, level, b, hb);
+                i += m;
+            }
+        }
+        return;
+    }
+    if (path == MN_PATH_ROTATION && interpolation == MN_INTERP_CUBICSPLINE &&
+        (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2)) {
+        uint32_t i = 0;
+        while (i < count) {
+            if (SCATTER_BATCH - hb->n < 4)
+                hscatter_flush(hb, level);
+            float *const h[4] = {hb->h[0] + hb->n, hb->h[1] + hb->n, hb->h[2] + hb->n,
+                                 hb->h[3] + hb->n};
+            uint32_t took = mni_clip_solo_hgather_sse2(so + i, count - i, t, pose->joint_count,
+                                                       pose->rotations, hb->keys + hb->n, h,
+                                                       hb->out + hb->n, SCATTER_BATCH - hb->n);
+            hb->n += took;
+            i += took;
+            if (i < count && SCATTER_BATCH - hb->n >= 4) {
                 uint32_t m = count - i < 4 ? count - i : 4;
                 solo_each(so + i, m, t, spans, path, interpolation, pose, level, b, hb);
                 i += m;

@@ -147,6 +147,8 @@ void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, 
  * at a time into the scattered batch (keys, s, out: room entries), as far
  * as every quad is in the pose with its span where the guess says; returns
  * how many it took (a multiple of four), the caller doing the rest.
+ * mni_clip_solo_hgather_sse2: the same for cubic rotations into the cubic
+ * batch, h[c] + i each track's Hermite basis term c.
  */
 #if MN_WITH_SSE2
 uint32_t mni_clip_slerp_sse2(const mn_track *tracks, uint32_t count, uint32_t k, float s,
@@ -167,6 +169,9 @@ void mni_clip_solo_hermite3_sse2(const mn_clip_solo *so, uint32_t count, float t
 uint32_t mni_clip_solo_gather_sse2(const mn_clip_solo *so, uint32_t count, float t,
                                    uint32_t joint_count, float *rotations, const float **keys,
                                    float *s, float **out, uint32_t room);
+uint32_t mni_clip_solo_hgather_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                    uint32_t joint_count, float *rotations, const float **keys,
+                                    float *const h[4], float **out, uint32_t room);
 #endif
 #if MN_WITH_AVX2
 uint32_t mni_clip_slerp_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s,

@@ -217,6 +217,38 @@ MN_KERNEL uint32_t mni_clip_solo_gather_sse2(const mn_clip_solo *so, uint32_t co
     return i;
 }
 
+/*
+ * The same for the solo loop's cubic rotations (clip.c's other batch): key
+ * k, hermite_at's four basis terms (h[c][i], computed four lanes at once in
+ * its order) and where each rotation goes.
+ */
+MN_KERNEL uint32_t mni_clip_solo_hgather_sse2(const mn_clip_solo *so, uint32_t count, float t,
+                                              uint32_t joint_count, float *rotations,
+                                              const float **keys, float *const h[4], float **out,
+                                              uint32_t room)
+{
+    const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f), three = _mm_set1_ps(3.0f);
+    const __m128 minus_two = _mm_set1_ps(-2.0f);
+    uint32_t i = 0;
+    for (; i + 4 <= count && i + 4 <= room; i += 4) {
+        solo_quad_place q;
+        if (!solo_quad(so + i, t, joint_count, 12, 4, rotations, &q))
+            break;
+        __m128 s = q.s, s2 = _mm_mul_ps(s, s), s3 = _mm_mul_ps(s2, s);
+        _mm_storeu_ps(h[0] + i,
+                      _mm_add_ps(_mm_sub_ps(_mm_mul_ps(two, s3), _mm_mul_ps(three, s2)), one));
+        _mm_storeu_ps(h[1] + i,
+                      _mm_mul_ps(_mm_add_ps(_mm_sub_ps(s3, _mm_mul_ps(two, s2)), s), q.dt));
+        _mm_storeu_ps(h[2] + i, _mm_add_ps(_mm_mul_ps(minus_two, s3), _mm_mul_ps(three, s2)));
+        _mm_storeu_ps(h[3] + i, _mm_mul_ps(_mm_sub_ps(s3, s2), q.dt));
+        for (uint32_t j = 0; j < 4; j++) {
+            keys[i + j] = q.key[j];
+            out[i + j] = q.out[j];
+        }
+    }
+    return i;
+}
+
 /* One lane of a quad's cubic: basis terms lane j of h00 .. h11. */
 #define HERMITE_LANE(q, j, h00, h10, h01, h11)                                                  \
     do {                                                                                       \
