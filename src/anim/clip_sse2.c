@@ -9,6 +9,8 @@
  */
 #include "anim/clip_internal.h"
 
+#include <stddef.h>
+
 #if MN_WITH_SSE2
 #include "core/lanes_sse2.h"
 #include "anim/clip_kernel.h"
@@ -83,6 +85,23 @@ typedef struct solo_quad_place {
 /* Lane j of v in every lane. */
 #define LANE(v, j) _mm_shuffle_ps((v), (v), (j) * 0x55)
 
+/* A solo record's first, last, rate and guess_max (consecutive floats) in one register. */
+_Static_assert(offsetof(mn_clip_solo, last) == offsetof(mn_clip_solo, first) + 4 &&
+                   offsetof(mn_clip_solo, rate) == offsetof(mn_clip_solo, first) + 8 &&
+                   offsetof(mn_clip_solo, guess_max) == offsetof(mn_clip_solo, first) + 12,
+               "solo_floats loads first .. guess_max at once");
+MN_LANE __m128 solo_floats(const mn_clip_solo *so)
+{
+    return _mm_loadu_ps((const float *)(const void *)((const char *)so +
+                                                      offsetof(mn_clip_solo, first)));
+}
+
+/* at[0] and at[1] in lanes 0 and 1 (8 bytes; the upper lanes zero). */
+MN_LANE __m128 times2(const float *at)
+{
+    return _mm_castpd_ps(_mm_load_sd((const double *)(const void *)at));
+}
+
 /*
  * solo_place for so[0 .. 3] at once in its common case, every track in the
  * pose (target < joints) and t inside the span its guess names (evenly
@@ -100,10 +119,11 @@ MN_LANE bool solo_quad(const mn_clip_solo *so, float t, uint32_t joints, uint32_
         so[3].target >= joints)
         return false;
     __m128 tv = _mm_set1_ps(t);
-    __m128 first = _mm_setr_ps(so[0].first, so[1].first, so[2].first, so[3].first);
-    __m128 rate = _mm_setr_ps(so[0].rate, so[1].rate, so[2].rate, so[3].rate);
-    __m128 gmax = _mm_setr_ps(so[0].guess_max, so[1].guess_max, so[2].guess_max,
-                              so[3].guess_max);
+    /* first, last, rate, guess_max of each track in one load, transposed to one per lane */
+    __m128 first = solo_floats(&so[0]), last = solo_floats(&so[1]);
+    __m128 rate = solo_floats(&so[2]), gmax = solo_floats(&so[3]);
+    _MM_TRANSPOSE4_PS(first, last, rate, gmax);
+    (void)last;
     __m128 f = _mm_mul_ps(_mm_sub_ps(tv, first), rate);
     f = _mm_min_ps(_mm_max_ps(f, _mm_setzero_ps()), gmax);
     __m128i g = _mm_cvttps_epi32(f);
@@ -111,10 +131,10 @@ MN_LANE bool solo_quad(const mn_clip_solo *so, float t, uint32_t joints, uint32_
                            (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(g, 0x55)),
                            (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(g, 0xAA)),
                            (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(g, 0xFF))};
-    const float *t0 = so[0].times + k[0], *t1 = so[1].times + k[1];
-    const float *t2 = so[2].times + k[2], *t3 = so[3].times + k[3];
-    __m128 lo = _mm_setr_ps(t0[0], t1[0], t2[0], t3[0]);
-    __m128 hi = _mm_setr_ps(t0[1], t1[1], t2[1], t3[1]);
+    /* times[k] and times[k + 1] of each track in one 8-byte load: lo and hi by lane */
+    __m128 a = _mm_unpacklo_ps(times2(so[0].times + k[0]), times2(so[1].times + k[1]));
+    __m128 b = _mm_unpacklo_ps(times2(so[2].times + k[2]), times2(so[3].times + k[3]));
+    __m128 lo = _mm_movelh_ps(a, b), hi = _mm_movehl_ps(b, a);
     if (_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(lo, tv), _mm_cmplt_ps(tv, hi))) != 15)
         return false;
     q->dt = _mm_sub_ps(hi, lo);
