@@ -159,6 +159,22 @@ static void compress_collapses_constant_and_rest(void **state)
     assert_int_equal(info.track_count, st.animated_tracks + st.constant_tracks);
     assert_string_equal(info.name, "game");
     assert_int_equal(info.frame_count, 61);
+    /*
+     * Fixed costs: a rest track has no record at all; a constant's record is its desc byte,
+     * its target (LEB128) and its value; the block is the 56-byte header, the name and its
+     * NUL, the records back to back and the 8-byte tail, nothing else.
+     */
+    const uint8_t *at = mni_cc_records(cc);
+    size_t records = 0;
+    for (uint32_t i = 0; i < info.track_count; i++) {
+        mni_cc_track tr;
+        uint32_t size = mni_cc_parse(at, info.frame_count, &tr);
+        if (tr.kind == MNI_CC_CONSTANT)
+            assert_int_equal(size, 1 + (tr.target < 128 ? 1 : 2) + 4 * tr.components);
+        records += size;
+        at += size;
+    }
+    assert_int_equal(info.bytes, sizeof(mni_cc_header) + strlen("game") + 1 + records + MNI_CC_TAIL);
     mn_compressed_clip_free(cc, NULL);
 }
 
@@ -258,36 +274,43 @@ static mn_status view_edited(const mn_compressed_clip *cc, size_t size, void (*e
 static void flip_data_byte(uint8_t *b) { b[200] ^= 0x40; }
 static void bad_magic(uint8_t *b) { b[0] = 'X'; }
 static void bad_version(uint8_t *b) { b[4] = 9; }
-static void bad_tracks_offset(uint8_t *b)
+/* The first animated record of a block (the header's fields read in place). */
+static uint8_t *first_animated(uint8_t *b, uint32_t *stride_at)
 {
-    uint32_t v = 0x7ffffff8u;
-    memcpy(b + 56, &v, 4);
+    const mni_cc_header *h = (const mni_cc_header *)(const void *)b;
+    uint8_t *at = b + sizeof *h + h->name_length + 1;
+    for (uint32_t i = 0; i < h->track_count; i++) {
+        mni_cc_track tr;
+        uint32_t size = mni_cc_parse(at, h->frame_count, &tr);
+        if (tr.kind == MNI_CC_ANIMATED) {
+            uint32_t lead = 1;
+            while (at[lead] & 0x80u)
+                lead++;
+            *stride_at = lead + 1; /* past desc and the LEB128 target */
+            return at;
+        }
+        at += size;
+    }
+    fail_msg("no animated record");
+    return NULL;
 }
+static void add_track(uint8_t *b) { ((mni_cc_header *)(void *)b)->track_count++; }
+static void drop_track(uint8_t *b) { ((mni_cc_header *)(void *)b)->track_count--; }
 static void bad_track_bits(uint8_t *b)
 {
-    uint32_t at;
-    memcpy(&at, b + 56, 4);
-    /* The first animated record: bits past 16. */
-    for (uint32_t i = 0;; i++) {
-        uint8_t *r = b + at + 56u * i;
-        if (r[5] == 1) {
-            r[8] = 17;
-            return;
-        }
-    }
+    uint32_t stride_at = 0;
+    uint8_t *r = first_animated(b, &stride_at);
+    r[stride_at + 1] = MNI_CC_MAX_BITS + 1; /* the first component's bits */
 }
-static void bad_track_data(uint8_t *b)
+static void bad_track_stride(uint8_t *b)
 {
-    uint32_t at;
-    memcpy(&at, b + 56, 4);
-    for (uint32_t i = 0;; i++) {
-        uint8_t *r = b + at + 56u * i;
-        if (r[5] == 1) {
-            uint32_t v = 0xfffffff0u;
-            memcpy(r + 20, &v, 4);
-            return;
-        }
-    }
+    uint32_t stride_at = 0;
+    uint8_t *r = first_animated(b, &stride_at);
+    r[stride_at] = MNI_CC_MAX_STRIDE_LOG2 + 1;
+}
+static void bad_tail(uint8_t *b)
+{
+    b[((mni_cc_header *)(void *)b)->total_size - 1] = 1;
 }
 static void no_edit(uint8_t *b) { (void)b; }
 
@@ -308,12 +331,17 @@ static void corrupted_blocks_refused(void **state)
     assert_string_equal(err.path, "header.total_size");
     assert_int_equal(view_edited(cc, 40, no_edit, false, &err), MN_ACCESSOR_BOUNDS);
     assert_string_equal(err.path, "header");
-    assert_int_equal(view_edited(cc, size, bad_tracks_offset, true, &err), MN_ACCESSOR_BOUNDS);
-    assert_string_equal(err.path, "header.tracks_offset");
+    /* One record more than the block holds runs into the tail; one fewer leaves bytes over. */
+    assert_int_equal(view_edited(cc, size, add_track, true, &err), MN_ACCESSOR_BOUNDS);
+    assert_non_null(strstr(err.path, "].desc"));
+    assert_int_equal(view_edited(cc, size, drop_track, true, &err), MN_COUNT_MISMATCH);
+    assert_string_equal(err.path, "header.track_count");
     assert_int_equal(view_edited(cc, size, bad_track_bits, true, &err), MN_INVALID_VALUE);
     assert_non_null(strstr(err.path, "].bits"));
-    assert_int_equal(view_edited(cc, size, bad_track_data, true, &err), MN_ACCESSOR_BOUNDS);
-    assert_non_null(strstr(err.path, "].data"));
+    assert_int_equal(view_edited(cc, size, bad_track_stride, true, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.path, "].stride_log2"));
+    assert_int_equal(view_edited(cc, size, bad_tail, true, &err), MN_INVALID_VALUE);
+    assert_string_equal(err.path, "tail");
     /* A block that is not 8-aligned is refused, not read. */
     const mn_compressed_clip *v;
     assert_int_equal(mn_compressed_clip_view((const uint8_t *)cc + 4, size, &v, &err),
@@ -423,10 +451,13 @@ static void simd_matches_scalar(void **state)
         assert_true(st.bound_met);
         if (g == 2) {
             /* The half turn and more keeps w; the STEP track holds exactly. */
-            const mni_cc_track *tr = mni_cc_tracks(cc);
+            const uint8_t *at = mni_cc_records(cc);
             bool four = false;
-            for (uint32_t i = 0; i < mni_cc_head(cc)->track_count; i++)
-                four = four || (tr[i].path == MN_PATH_ROTATION && tr[i].components == 4);
+            for (uint32_t i = 0; i < mni_cc_head(cc)->track_count; i++) {
+                mni_cc_track tr;
+                at += mni_cc_parse(at, mni_cc_head(cc)->frame_count, &tr);
+                four = four || (tr.path == MN_PATH_ROTATION && tr.components == 4);
+            }
             assert_true(four);
         }
         const mn_skeleton *sk = gens[g]->skeleton;

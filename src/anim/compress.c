@@ -20,6 +20,8 @@
 
 #define MAX_RATE 240.0
 #define ROUNDS 16
+/* The greedy last step (squeeze) runs where times × joints × tracks is at most this. */
+#define SQUEEZE_WORK 4e6
 
 /* One track being compressed. */
 typedef struct ctrack {
@@ -31,7 +33,11 @@ typedef struct ctrack {
     float tol;                    /* local tolerance in the track's units */
     float *fits[MNI_CC_MAX_STRIDE_LOG2 + 1];  /* the least-squares knots of each stride, once made */
     bool omit;                    /* a default track: not stored */
-    mni_cc_track rec;             /* the chosen record (data offset filled at layout) */
+    mni_cc_track rec;             /* the chosen record (its pointers stale: re-encoded at layout) */
+    uint8_t level;                /* an animated record's precision: 2^level - 1 steps of its extent */
+    mni_cc_track kept;            /* rec, level and omit of the best block so far */
+    uint8_t kept_level;
+    bool kept_omit;
 } ctrack;
 
 typedef struct compressor {
@@ -153,13 +159,11 @@ static void resample(const compressor *z, ctrack *ct)
 
 /* ---- encoding one track ------------------------------------------------------------- */
 
-/* Knots, segments and data bytes of an animated record with stride and bits set. */
-static size_t plan_record(const compressor *z, mni_cc_track *r)
+/* Knots and segments of an animated record with its stride set. */
+static void plan_record(const compressor *z, mni_cc_track *r)
 {
-    uint32_t s = 1u << r->stride_log2;
-    r->knot_count = z->frames <= 1 ? 1u : (z->frames - 2u) / s + 2u;
+    r->knot_count = mni_cc_knots_of(z->frames, r->stride_log2);
     r->segment_count = (r->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
-    return mni_cc_ranges_bytes(r) + mni_cc_values_bytes(r);
 }
 
 /*
@@ -281,76 +285,162 @@ static void put_bits(uint8_t *values, size_t bit, uint32_t q)
     memcpy(values + (bit >> 3), &word, 8);
 }
 
-/*
- * Encode an animated track into data (plan_record's bytes + MNI_CC_TAIL, zeroed
- * here): clip range, segment ranges, values quantised through the decoder's
- * own expressions.  r->data is set by the caller to where data will sit.
- */
-static void encode(const float *knots, mni_cc_track *r, uint8_t *data)
+/* The record's first bytes: desc and the target as LEB128; returns the bytes written. */
+static size_t put_head(const mni_cc_track *r, uint8_t *out)
 {
-    uint32_t n = r->components;
-    size_t bytes = mni_cc_ranges_bytes(r) + mni_cc_values_bytes(r) + MNI_CC_TAIL;
-    memset(data, 0, bytes);
+    size_t at = 0;
+    out[at++] = (uint8_t)(r->path | (r->kind == MNI_CC_ANIMATED ? MNI_CC_DESC_ANIMATED : 0u) |
+                          ((r->flags & MNI_CC_W_DROPPED) ? MNI_CC_DESC_W_DROPPED : 0u) |
+                          ((r->flags & MNI_CC_STEP) ? MNI_CC_DESC_STEP : 0u));
+    uint32_t v = r->target;
+    do {
+        out[at++] = (uint8_t)((v & 0x7fu) | (v > 0x7fu ? 0x80u : 0u));
+        v >>= 7;
+    } while (v);
+    return at;
+}
+
+/* A constant record's bytes (desc, target, value); returns its size. */
+static size_t put_constant(const mni_cc_track *r, uint8_t *out)
+{
+    size_t at = put_head(r, out);
+    memcpy(out + at, r->min, (size_t)r->components * 4u);
+    return at + (size_t)r->components * 4u;
+}
+
+/* Bits to hold 0 .. v. */
+static uint32_t bit_length(uint32_t v)
+{
+    uint32_t b = 0;
+    while (v >> b)
+        b++;
+    return b;
+}
+
+/* Knot k's component c on the grid: round((v - min) / quantum), 0 .. 2^24 - 1. */
+static uint32_t grid_of(const float *knots, const mni_cc_track *r, uint32_t k, uint32_t c)
+{
+    if (!(r->quantum > 0.0f))
+        return 0;
+    double top = (double)((1u << MNI_CC_MAX_BITS) - 1u);
+    double u = floor((double)(knots[4 * (size_t)k + c] - r->min[c]) / r->quantum + 0.5);
+    return u < 0.0 ? 0u : u > top ? (uint32_t)top : (uint32_t)u;
+}
+
+/* Segment g's knots [*k0, *k1). */
+static void segment_span(const mni_cc_track *r, uint32_t g, uint32_t *k0, uint32_t *k1)
+{
+    *k0 = g * MNI_CC_SEGMENT_KNOTS;
+    *k1 = *k0 + MNI_CC_SEGMENT_KNOTS < r->knot_count ? *k0 + MNI_CC_SEGMENT_KNOTS : r->knot_count;
+}
+
+/* The smallest grid value of component c in segment g (0 with one segment: no base). */
+static uint32_t segment_base(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t c)
+{
+    if (r->segment_count <= 1)
+        return 0;
+    uint32_t k0, k1, lo = UINT32_MAX;
+    segment_span(r, g, &k0, &k1);
+    for (uint32_t k = k0; k < k1; k++) {
+        uint32_t q = grid_of(knots, r, k, c);
+        lo = q < lo ? q : lo;
+    }
+    return lo;
+}
+
+/*
+ * Encode an animated track (stride, components, flags and target set in r)
+ * at 2^level - 1 steps of its widest component's extent into out (the whole
+ * record, plus 8 bytes it may touch past its end): the clip minimum per
+ * component, one quantum, per segment the smallest grid value of each
+ * component as its base, and each component's values above the base, both
+ * in the fewest bits that hold every segment's.  r's fields and pointers
+ * (into out) are set as mni_cc_parse would set them.  Returns the size.
+ */
+static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, uint32_t level,
+                     uint8_t *out)
+{
+    plan_record(z, r);
+    uint32_t n = r->components, K = r->knot_count, G = r->segment_count;
+    float widest = 0.0f;
     for (uint32_t c = 0; c < 4; c++) {
         r->min[c] = 0.0f;
-        r->extent[c] = 0.0f;
+        r->bits[c] = r->base_bits[c] = 0;
     }
     for (uint32_t c = 0; c < n; c++) {
         float lo = INFINITY, hi = -INFINITY;
-        for (uint32_t k = 0; k < r->knot_count; k++) {
+        for (uint32_t k = 0; k < K; k++) {
             float v = knots[4 * (size_t)k + c];
             lo = v < lo ? v : lo;
             hi = v > hi ? v : hi;
         }
         r->min[c] = lo;
-        r->extent[c] = hi - lo;
+        widest = hi - lo > widest ? hi - lo : widest;
     }
-    uint8_t *values = data + mni_cc_ranges_bytes(r);
-    uint32_t qmax = r->bits ? (1u << r->bits) - 1u : 0u;
-    for (uint32_t g = 0; g < r->segment_count; g++) {
-        uint32_t k0 = g * MNI_CC_SEGMENT_KNOTS;
-        uint32_t k1 = k0 + MNI_CC_SEGMENT_KNOTS < r->knot_count ? k0 + MNI_CC_SEGMENT_KNOTS
-                                                                 : r->knot_count;
-        for (uint32_t c = 0; c < n; c++) {
-            float lo = INFINITY, hi = -INFINITY;
+    r->quantum = widest > 0.0f ? (float)((double)widest / (double)((1u << level) - 1u)) : 0.0f;
+    /* The bits of each component: its largest base, and the widest span above a segment's base. */
+    r->knot_bits = r->segment_bits = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        for (uint32_t g = 0; g < G; g++) {
+            uint32_t k0, k1, lo = segment_base(knots, r, g, c), hi = 0;
+            segment_span(r, g, &k0, &k1);
             for (uint32_t k = k0; k < k1; k++) {
-                float v = knots[4 * (size_t)k + c];
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
+                uint32_t q = grid_of(knots, r, k, c);
+                hi = q > hi ? q : hi;
             }
-            uint16_t q[2] = {0, 0};
-            if (r->extent[c] > 0.0f) {
-                double a = floor((double)(lo - r->min[c]) / r->extent[c] * 65535.0);
-                double b = ceil((double)(hi - r->min[c]) / r->extent[c] * 65535.0);
-                a = a < 0 ? 0 : a > 65535 ? 65535 : a;
-                b = b < a ? a : b > 65535 ? 65535 : b;
-                q[0] = (uint16_t)a;
-                q[1] = (uint16_t)(b - a);
-            }
-            memcpy(data + ((size_t)g * n + c) * 4u, q, 4);
-            float slo = r->min[c] + r->extent[c] * ((float)q[0] * (1.0f / 65535.0f));
-            float sex = r->extent[c] * ((float)q[1] * (1.0f / 65535.0f));
-            for (uint32_t k = k0; k < k1 && r->bits; k++) {
-                float v = knots[4 * (size_t)k + c];
-                double u = sex > 0.0f ? (double)(v - slo) / sex * qmax : 0.0;
-                u = floor(u + 0.5);
-                u = u < 0 ? 0 : u > qmax ? qmax : u;
-                put_bits(values, ((size_t)k * n + c) * r->bits, (uint32_t)u);
-            }
+            uint32_t b = bit_length(hi - lo), bb = G > 1 ? bit_length(lo) : 0u;
+            r->bits[c] = (uint8_t)(b > r->bits[c] ? b : r->bits[c]);
+            r->base_bits[c] = (uint8_t)(bb > r->base_bits[c] ? bb : r->base_bits[c]);
+        }
+        r->knot_bits += r->bits[c];
+        r->segment_bits += r->base_bits[c];
+    }
+    size_t at = put_head(r, out);
+    out[at++] = r->stride_log2;
+    for (uint32_t c = 0; c < n; c++)
+        out[at++] = r->bits[c];
+    for (uint32_t c = 0; c < n && G > 1; c++)
+        out[at++] = r->base_bits[c];
+    memcpy(out + at, r->min, 4u * n);
+    at += 4u * n;
+    memcpy(out + at, &r->quantum, 4);
+    at += 4;
+    size_t bases = G > 1 ? mni_cc_stream_bytes(G, r->segment_bits) : 0u;
+    size_t values = mni_cc_stream_bytes(K, r->knot_bits);
+    uint8_t *base_out = out + at, *value_out = out + at + bases;
+    r->bases = G > 1 ? base_out : NULL;
+    r->values = value_out;
+    memset(base_out, 0, bases + values + MNI_CC_TAIL);
+    size_t base_bit = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t k0, k1;
+        segment_span(r, g, &k0, &k1);
+        size_t bit = (size_t)k0 * r->knot_bits;
+        for (uint32_t c = 0; c < n; c++) {
+            uint32_t lo = segment_base(knots, r, g, c);
+            if (G > 1 && r->base_bits[c])
+                put_bits(base_out, base_bit, lo);
+            base_bit += r->base_bits[c];
+            for (uint32_t k = k0; k < k1 && r->bits[c]; k++)
+                put_bits(value_out, bit + (size_t)(k - k0) * r->knot_bits,
+                         grid_of(knots, r, k, c) - lo);
+            bit += r->bits[c];
         }
     }
+    r->size = (uint32_t)(at + bases + values);
+    return r->size;
 }
 
 /* The track's largest local error (its units) under record r over data; stops past limit. */
-static float local_error(const compressor *z, const ctrack *ct, const mni_cc_track *r,
-                         const uint8_t *block, float limit, uint32_t step)
+static float local_error(const compressor *z, const ctrack *ct, const mni_cc_track *r, float limit,
+                         uint32_t step)
 {
     mni_cc_header head = {.duration = z->duration, .sample_rate = z->rate,
                           .frame_count = z->frames};
     float worst = 0.0f;
     for (uint32_t m = 0; m < z->ref.time_count; m += step) {
         float out[4];
-        mni_cc_track_at(block, r, mni_cc_frame_of(&head, z->ref.times[m]), out);
+        mni_cc_track_at(r, mni_cc_frame_of(&head, z->ref.times[m]), out);
         const float *o = ct->orig + 4 * (size_t)m;
         float e = r->path == MN_PATH_ROTATION ? quat_angle(out, o) : vec_distance(out, o);
         if (!(e <= worst))
@@ -387,6 +477,7 @@ static mni_cc_track constant_record(const ctrack *ct, const float *v)
     r.components = ct->src->path == MN_PATH_ROTATION ? 4 : 3;
     r.knot_count = 1;
     memcpy(r.min, v, (size_t)r.components * sizeof(float));
+    r.size = (uint32_t)(1u + (bit_length(r.target) + 6u) / 7u + (r.target == 0) + 4u * r.components);
     if (ct->src->path == MN_PATH_ROTATION) {
         float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
         for (int c = 0; c < 4; c++)
@@ -412,7 +503,7 @@ static void choose(compressor *z, ctrack *ct)
     /* Default: the rest value is within tolerance. */
     mni_cc_track r = constant_record(ct, rest_value(z, ct));
     ct->omit = false;
-    if (local_error(z, ct, &r, z->scratch, ct->tol, 1) <= ct->tol) {
+    if (local_error(z, ct, &r, ct->tol, 1) <= ct->tol) {
         ct->omit = true;
         ct->rec = r;
         return;
@@ -432,13 +523,14 @@ static void choose(compressor *z, ctrack *ct)
     for (int c = 0; c < 4; c++)
         mid[c] = 0.5f * (lo[c] + hi[c]);
     r = constant_record(ct, mid);
-    if (local_error(z, ct, &r, z->scratch, ct->tol, 1) <= ct->tol) {
+    if (local_error(z, ct, &r, ct->tol, 1) <= ct->tol) {
         ct->rec = r;
         return;
     }
     /* Animated: for each stride, the fewest bits within tolerance; the fewest bytes wins. */
     mni_cc_track best;
     size_t best_bytes = SIZE_MAX;
+    uint8_t best_level = 0;
     memset(&best, 0, sizeof best);
     for (uint32_t sl = 0; sl <= MNI_CC_MAX_STRIDE_LOG2; sl++) {
         if (sl > 0 && (1u << (sl - 1)) >= z->frames)
@@ -455,75 +547,57 @@ static void choose(compressor *z, ctrack *ct)
         if (!knots)
             continue; /* out of memory for this stride's fit: the others remain */
         /*
-         * Binary search on bits (the error falls nearly monotonically with them) over every
-         * third sample time, then the fewest bits from there that hold at every one.
+         * Binary search on the precision level (the error falls nearly monotonically with
+         * it) over every third sample time, then the lowest from there that holds at every one.
          */
-        uint32_t a = 0, b = MNI_CC_MAX_BITS + 1;
-        while (a < b) {
-            uint32_t mbits = (a + b) / 2;
-            r.bits = (uint8_t)mbits;
-            plan_record(z, &r);
-            r.data = 0;
-            encode(knots, &r, z->scratch);
-            if (local_error(z, ct, &r, z->scratch, ct->tol, 3) <= ct->tol)
-                b = mbits;
+        uint32_t la = 1, lb = MNI_CC_MAX_BITS + 1;
+        while (la < lb) {
+            uint32_t level = (la + lb) / 2;
+            encode(z, knots, &r, level, z->scratch);
+            if (local_error(z, ct, &r, ct->tol, 3) <= ct->tol)
+                lb = level;
             else
-                a = mbits + 1;
+                la = level + 1;
         }
-        for (; a <= MNI_CC_MAX_BITS; a++) {
-            r.bits = (uint8_t)a;
-            plan_record(z, &r);
-            r.data = 0;
-            encode(knots, &r, z->scratch);
-            if (local_error(z, ct, &r, z->scratch, ct->tol, 1) <= ct->tol)
+        for (; la <= MNI_CC_MAX_BITS; la++) {
+            encode(z, knots, &r, la, z->scratch);
+            if (local_error(z, ct, &r, ct->tol, 1) <= ct->tol)
                 break;
         }
-        if (a > MNI_CC_MAX_BITS)
+        if (la > MNI_CC_MAX_BITS)
             break; /* a longer stride errs more still */
-        r.bits = (uint8_t)a;
-        size_t bytes = plan_record(z, &r);
-        if (bytes < best_bytes) {
-            best_bytes = bytes;
+        if (r.size < best_bytes) {
+            best_bytes = r.size;
             best = r;
+            best_level = (uint8_t)la;
         }
     }
     if (best_bytes == SIZE_MAX) {
         /* Nothing meets the tolerance: every frame at full precision is the best there is. */
         best = r;
         best.stride_log2 = 0;
-        best.bits = MNI_CC_MAX_BITS;
-        plan_record(z, &best);
-        best.data = 0;
-        encode(ct->frames, &best, z->scratch); /* the clip range, as the block will hold it */
+        best_level = MNI_CC_MAX_BITS;
+        encode(z, ct->frames, &best, best_level, z->scratch);
     }
     ct->rec = best;
+    ct->level = best_level;
 }
 
 /* ---- the block ---------------------------------------------------------------------- */
-
-static size_t align8(size_t n)
-{
-    return (n + 7u) & ~(size_t)7u;
-}
 
 /* Lay out and fill the whole block from the chosen records; NULL on OOM or a block over 4 GiB. */
 static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t *size_out)
 {
     uint32_t stored = 0;
-    for (uint32_t i = 0; i < z->count; i++)
-        stored += !z->tracks[i].omit;
     const char *name = mn_clip_name(z->clip);
     size_t name_len = strlen(name);
-    size_t tracks_at = sizeof(mni_cc_header);
-    size_t name_at = tracks_at + (size_t)stored * sizeof(mni_cc_track);
-    size_t data_at = align8(name_at + name_len + 1);
-    size_t size = data_at;
+    name_len = name_len > UINT16_MAX ? UINT16_MAX : name_len; /* longer names are cut */
+    size_t size = sizeof(mni_cc_header) + name_len + 1;
     for (uint32_t i = 0; i < z->count; i++) {
         const ctrack *ct = &z->tracks[i];
-        if (!ct->omit && ct->rec.kind == MNI_CC_ANIMATED)
-            size += mni_cc_ranges_bytes(&ct->rec) + mni_cc_values_bytes(&ct->rec);
+        stored += !ct->omit;
+        size += ct->omit ? 0 : ct->rec.size;
     }
-    size_t data_size = size - data_at;
     size += MNI_CC_TAIL;
     if (size > UINT32_MAX)
         return NULL;
@@ -534,37 +608,28 @@ static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t
     mni_cc_header *h = (mni_cc_header *)(void *)block;
     memcpy(h->magic, MNI_CC_MAGIC, 4);
     h->version = MNI_CC_VERSION;
-    h->header_size = sizeof *h;
+    h->name_length = (uint16_t)name_len;
     h->total_size = (uint32_t)size;
     h->duration = z->duration;
     h->sample_rate = z->rate;
     h->frame_count = z->frames;
     h->track_count = stored;
     mn_space sp = mn_clip_space(z->clip);
-    h->space_kind = (uint32_t)sp.kind;
+    h->space_kind = (uint8_t)sp.kind;
     h->space_count = sp.count;
     h->space_id = sp.id;
-    h->tracks_offset = (uint32_t)tracks_at;
-    h->data_offset = (uint32_t)data_at;
-    h->data_size = (uint32_t)data_size;
-    h->name_offset = (uint32_t)name_at;
-    h->name_length = (uint32_t)name_len;
     h->shell = z->shell;
-    memcpy(block + name_at, name, name_len);
-    mni_cc_track *recs = (mni_cc_track *)(void *)(block + tracks_at);
-    size_t at = data_at;
-    uint32_t j = 0;
+    memcpy(block + sizeof *h, name, name_len);
+    size_t at = sizeof *h + name_len + 1;
     for (uint32_t i = 0; i < z->count; i++) {
         ctrack *ct = &z->tracks[i];
         if (ct->omit)
             continue;
         mni_cc_track r = ct->rec;
-        if (r.kind == MNI_CC_ANIMATED) {
-            r.data = (uint32_t)at;
-            encode(fitted(z, ct, r.stride_log2), &r, block + at); /* made when chosen */
-            at += mni_cc_ranges_bytes(&r) + mni_cc_values_bytes(&r);
-        }
-        recs[j++] = r;
+        if (r.kind == MNI_CC_ANIMATED) /* the same bytes choose measured: the fit is kept */
+            at += encode(z, fitted(z, ct, r.stride_log2), &r, ct->level, block + at);
+        else
+            at += put_constant(&r, block + at);
     }
     *size_out = size;
     return block;
@@ -686,9 +751,11 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
         st = first_tolerances(z, err);
     if (st != MN_OK)
         return st;
-    /* The largest track's data: every frame at 16 bits, 4 components. */
-    mni_cc_track big = {.components = 4, .bits = MNI_CC_MAX_BITS, .stride_log2 = 0};
-    z->scratch_size = plan_record(z, &big) + MNI_CC_TAIL + 64;
+    /* The largest record: every frame at 16 bits, 4 components, a base per segment. */
+    uint32_t knots_max = mni_cc_knots_of(z->frames, 0);
+    z->scratch_size = MNI_CC_MAX_RECORD_HEAD +
+                      mni_cc_stream_bytes(knots_max / MNI_CC_SEGMENT_KNOTS + 1, 4 * MNI_CC_MAX_BITS) +
+                      mni_cc_stream_bytes(knots_max, 4 * MNI_CC_MAX_BITS) + MNI_CC_TAIL + 64;
     z->scratch = mni_arena_alloc(&z->arena, z->scratch_size, 16);
     size_t knots = (size_t)z->frames + 2;
     z->band = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
@@ -752,6 +819,60 @@ static float measure(compressor *z, const uint8_t *block)
     return mni_error_eval(&z->ref, sample_block, block, 1, z->joint_max, NULL, NULL, NULL);
 }
 
+/* Remember (keep) or bring back (!keep) every track's choice of the best block. */
+static void keep_choices(compressor *z, bool keep)
+{
+    for (uint32_t i = 0; i < z->count; i++) {
+        ctrack *ct = &z->tracks[i];
+        if (keep) {
+            ct->kept = ct->rec, ct->kept_level = ct->level, ct->kept_omit = ct->omit;
+        } else {
+            ct->rec = ct->kept, ct->level = ct->kept_level, ct->omit = ct->kept_omit;
+        }
+    }
+}
+
+/*
+ * The greedy last step, for clips whose whole-block measure is cheap: from
+ * the last track (the leaves) to the first, lower each animated track's
+ * precision one level at a time while the hierarchy-aware metric of the
+ * whole block stays within the bound.  *best (a passing block) is replaced
+ * by each smaller block that passes.  false on OOM (*best still valid).
+ */
+static bool squeeze(compressor *z, uint8_t **best, size_t *best_size, float *best_worst)
+{
+    for (int pass = 0; pass < 4; pass++) {
+        bool gained = false;
+        for (uint32_t i = z->count; i-- > 0;) {
+            ctrack *ct = &z->tracks[i];
+            while (!ct->omit && ct->rec.kind == MNI_CC_ANIMATED && ct->level > 1) {
+                mni_cc_track was = ct->rec;
+                ct->level--;
+                encode(z, fitted(z, ct, ct->rec.stride_log2), &ct->rec, ct->level, z->scratch);
+                size_t size = 0;
+                uint8_t *block = build_block(z, &z->allocator, &size);
+                if (!block) {
+                    ct->level++, ct->rec = was;
+                    return false;
+                }
+                float worst = measure(z, block);
+                if (worst <= z->bound && size <= *best_size) {
+                    mni_free(&z->allocator, *best, *best_size);
+                    *best = block, *best_size = size, *best_worst = worst;
+                    gained = true;
+                    continue;
+                }
+                mni_free(&z->allocator, block, size);
+                ct->level++, ct->rec = was;
+                break;
+            }
+        }
+        if (!gained)
+            break;
+    }
+    return true;
+}
+
 static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats *stats,
                      mn_error *err)
 {
@@ -776,6 +897,7 @@ static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats 
             best = block;
             best_size = size;
             best_worst = worst;
+            keep_choices(z, true);
         } else if (best || worst <= z->bound) {
             mni_free(&z->allocator, block, size);
         } else if (round + 1 < ROUNDS) {
@@ -793,6 +915,14 @@ static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats 
             relaxing = best == NULL; /* once a relaxation overshoots, only tighten */
             if (!tighten(z, mark))
                 break;
+        }
+    }
+    if (best && best_worst <= z->bound &&
+        (double)z->ref.time_count * z->sk->joint_count * z->count <= SQUEEZE_WORK) {
+        keep_choices(z, false);
+        if (!squeeze(z, &best, &best_size, &best_worst)) {
+            mni_free(&z->allocator, best, best_size);
+            return mni_oom(err, "a compressed clip");
         }
     }
     if (!best) {

@@ -4,15 +4,22 @@
  * (compressed_sample.c) and the error metric (error_metric.c).  Private to
  * src/anim.
  *
- * Block, little-endian, every section 8-aligned:
- *   header        mni_cc_header (96 bytes)
- *   tracks        track_count mni_cc_track records (56 bytes each)
+ * Block, little-endian (version 2):
+ *   header        mni_cc_header (56 bytes)
  *   name          name_length bytes and a NUL
- *   data          per animated track: segment_count × components ranges
- *                 (u16 minimum, u16 extent), then knot_count × components
- *                 values of `bits` bits each, LSB-first, padded to 8 bytes;
- *                 then 8 zero bytes, so that a 64-bit load at any value's
- *                 byte stays inside the block.
+ *   tracks        track_count records back to back, no padding (below)
+ *   tail          8 zero bytes, so that a 64-bit load at any value's byte
+ *                 stays inside the block.
+ * A record: u8 desc (path in bits 0-1, 4: animated, 8: w dropped, 16:
+ * STEP), the target as LEB128 (at most 5 bytes); a constant then holds its
+ * value (3 floats, 4 for a rotation); an animated track u8 stride_log2,
+ * u8 bits per stored component, (only when it has more than one segment)
+ * u8 base bits per component, f32 min per component, f32 quantum, then
+ * (more than one segment) per segment of 16 knots every component's base
+ * in its base bits, then knot-major every knot's components, each in its
+ * component's bits; bit fields LSB-first, each stream in ceil(bits / 8)
+ * bytes.  Knot k's component c is min[c] + quantum × (base[k / 16][c] +
+ * the stored value), every grid value below 2^24 (exact in a float).
  * The checksum is FNV-1a (32 bits) of every byte from offset 16 to the end.
  */
 #ifndef MN_ANIM_COMPRESS_INTERNAL_H
@@ -28,12 +35,13 @@
 #include <string.h>
 
 #define MNI_CC_MAGIC "MNAN"
-#define MNI_CC_VERSION 1u
-#define MNI_CC_SEGMENT_KNOTS 16u     /* knots per segment range */
-#define MNI_CC_MAX_BITS 16u
+#define MNI_CC_VERSION 2u
+#define MNI_CC_SEGMENT_KNOTS 16u     /* knots per segment base */
+#define MNI_CC_MAX_BITS 24u         /* a value's or a base's bits; grid values < 2^24 */
 #define MNI_CC_MAX_STRIDE_LOG2 5u     /* strides 1 .. 32 frames */
 #define MNI_CC_MAX_FRAMES (1u << 24)
 #define MNI_CC_TAIL 8u
+#define MNI_CC_MAX_RECORD_HEAD 40u    /* desc, target, stride, 4 + 4 bits, 4 mins, quantum */
 
 enum { MNI_CC_CONSTANT = 0, MNI_CC_ANIMATED = 1 };
 enum {
@@ -41,52 +49,65 @@ enum {
     MNI_CC_STEP = 2u,                 /* hold the left knot (a STEP source track) */
     MNI_CC_FLAGS_ALL = 3u
 };
+/* The record's first byte. */
+enum {
+    MNI_CC_DESC_PATH = 3u,
+    MNI_CC_DESC_ANIMATED = 4u,
+    MNI_CC_DESC_W_DROPPED = 8u,
+    MNI_CC_DESC_STEP = 16u,
+    MNI_CC_DESC_ALL = 31u
+};
 
 typedef struct mni_cc_header {
     char magic[4];
-    uint16_t version, header_size;
+    uint8_t version, space_kind;
+    uint16_t name_length;         /* a NUL follows the name */
     uint32_t total_size;
     uint32_t checksum;            /* FNV-1a of bytes [16, total_size) */
-    uint32_t flags;               /* 0 */
     float duration;
     float sample_rate;
     uint32_t frame_count;         /* >= 1 */
     uint32_t track_count;
-    uint32_t space_kind, space_count, reserved0;
     uint64_t space_id;
-    uint32_t tracks_offset;
-    uint32_t data_offset, data_size;
-    uint32_t name_offset, name_length;
+    uint32_t space_count;
     float shell, max_error, p99_error;
-    uint32_t reserved1[2];
 } mni_cc_header;
 
+_Static_assert(sizeof(mni_cc_header) == 56, "header layout");
+
+/*
+ * A track record as read out of the block (never stored as it is): what
+ * the decoder needs, with pointers to its bases and values.
+ */
 typedef struct mni_cc_track {
     uint32_t target;
     uint8_t path;                 /* translation 0, rotation 1, scale 2 */
     uint8_t kind;                 /* MNI_CC_CONSTANT or MNI_CC_ANIMATED */
     uint8_t components;           /* stored: 3, or 4 for a rotation with w kept */
     uint8_t flags;                /* MNI_CC_* */
-    uint8_t bits;                 /* 0 .. 16 per component */
     uint8_t stride_log2;          /* knot every 2^stride_log2 frames */
-    uint16_t reserved;
-    uint32_t knot_count;          /* ceil((frame_count - 1) / stride) + 1 */
+    uint8_t bits[4];              /* per stored component, 0 .. 24 */
+    uint8_t base_bits[4];         /* per stored component (0 with one segment) */
+    uint32_t knot_bits;           /* the sum of bits */
+    uint32_t segment_bits;        /* the sum of base_bits */
+    uint32_t knot_count;          /* (frame_count - 2) / stride + 2 (1 for one frame) */
     uint32_t segment_count;       /* ceil(knot_count / 16) */
-    uint32_t data;                /* offset of the track's ranges in the block (0: constant) */
-    float min[4], extent[4];      /* clip range per component; a constant's value is min */
+    float min[4];                 /* a constant's value (a rotation's four) */
+    float quantum;
+    const uint8_t *bases;         /* segment_count × segment_bits; NULL: one segment, base 0 */
+    const uint8_t *values;
+    uint32_t size;                /* the record's bytes in the block */
 } mni_cc_track;
-
-_Static_assert(sizeof(mni_cc_header) == 96, "header layout");
-_Static_assert(sizeof(mni_cc_track) == 56, "track layout");
 
 static inline const mni_cc_header *mni_cc_head(const mn_compressed_clip *c)
 {
     return (const mni_cc_header *)(const void *)c;
 }
 
-static inline const mni_cc_track *mni_cc_tracks(const mn_compressed_clip *c)
+/* The first record's byte. */
+static inline const uint8_t *mni_cc_records(const mn_compressed_clip *c)
 {
-    return (const mni_cc_track *)(const void *)((const uint8_t *)c + mni_cc_head(c)->tracks_offset);
+    return (const uint8_t *)c + sizeof(mni_cc_header) + mni_cc_head(c)->name_length + 1u;
 }
 
 /* FNV-1a, 32 bits, continued over n bytes (seed 2166136261). */
@@ -97,51 +118,111 @@ static inline uint32_t mni_cc_fnv(uint32_t h, const uint8_t *p, size_t n)
     return h;
 }
 
-/* Bytes of a track's ranges: segment_count × components × 4. */
-static inline size_t mni_cc_ranges_bytes(const mni_cc_track *tr)
+/* Knots of a track at stride 2^sl over frame_count frames. */
+static inline uint32_t mni_cc_knots_of(uint32_t frame_count, uint32_t sl)
 {
-    return (size_t)tr->segment_count * tr->components * 4u;
+    return frame_count <= 1 ? 1u : (frame_count - 2u) / (1u << sl) + 2u;
 }
 
-/* Bytes of a track's packed values, padded to 8. */
-static inline size_t mni_cc_values_bytes(const mni_cc_track *tr)
+/* Bytes of a bit stream of count fields of `bits` bits each (bases, values). */
+static inline size_t mni_cc_stream_bytes(uint32_t count, uint32_t bits)
 {
-    size_t bits = (size_t)tr->knot_count * tr->components * tr->bits;
-    return ((bits + 63u) / 64u) * 8u;
+    return ((size_t)count * bits + 7u) / 8u;
+}
+
+/* `bits` bits at bit `bit` of p, LSB-first (a 64-bit load: 8 bytes from bit / 8 are readable). */
+static inline uint32_t mni_cc_field(const uint8_t *p, size_t bit, uint32_t bits)
+{
+    uint64_t word;
+    memcpy(&word, p + (bit >> 3), 8);
+    return (uint32_t)((word >> (bit & 7u)) & ((1u << bits) - 1u));
 }
 
 /*
- * Knot k of an animated track into out[components]: the segment's range
- * inside the clip range, then the value inside it.  The writer quantises
- * through these very expressions, so what it measured is what this gives.
+ * Read the record at p (of a checked block, or one the writer made) into
+ * tr; returns its size.  The reader (mnanim_read.c) proves, before any
+ * view exists, that every record parses inside the block.
  */
-static inline void mni_cc_knot(const uint8_t *block, const mni_cc_track *tr, uint32_t k, float *out)
+static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_cc_track *tr)
 {
-    /* 1 / (2^bits - 1), and 1/65535, as constants: no division per knot. */
-    static const float inv_levels[MNI_CC_MAX_BITS + 1] = {
-        0.0f,           1.0f,           1.0f / 3,       1.0f / 7,       1.0f / 15,
-        1.0f / 31,      1.0f / 63,      1.0f / 127,     1.0f / 255,     1.0f / 511,
-        1.0f / 1023,    1.0f / 2047,    1.0f / 4095,    1.0f / 8191,    1.0f / 16383,
-        1.0f / 32767,   1.0f / 65535};
-    const uint8_t *ranges = block + tr->data;
-    uint32_t n = tr->components, bits = tr->bits;
-    const uint8_t *values = ranges + (size_t)tr->segment_count * n * 4u;
-    const uint8_t *seg = ranges + (size_t)(k / MNI_CC_SEGMENT_KNOTS) * n * 4u;
-    float scale = inv_levels[bits];
-    uint32_t mask = (1u << bits) - 1u;
-    size_t bit = (size_t)k * n * bits;
-    for (uint32_t c = 0; c < n; c++, bit += bits) {
-        uint16_t r[2];
-        memcpy(r, seg + 4u * c, 4);
-        float lo = tr->min[c] + tr->extent[c] * ((float)r[0] * (1.0f / 65535.0f));
-        float ex = tr->extent[c] * ((float)r[1] * (1.0f / 65535.0f));
-        float q = 0.5f;
-        if (bits) {
-            uint64_t word;
-            memcpy(&word, values + (bit >> 3), 8);
-            q = (float)((word >> (bit & 7u)) & mask) * scale;
+    const uint8_t *at = p;
+    uint8_t desc = *at++;
+    tr->path = desc & MNI_CC_DESC_PATH;
+    tr->kind = (desc & MNI_CC_DESC_ANIMATED) ? MNI_CC_ANIMATED : MNI_CC_CONSTANT;
+    tr->flags = (uint8_t)(((desc & MNI_CC_DESC_W_DROPPED) ? MNI_CC_W_DROPPED : 0u) |
+                          ((desc & MNI_CC_DESC_STEP) ? MNI_CC_STEP : 0u));
+    uint32_t target = 0;
+    for (uint32_t shift = 0; shift < 35u; shift += 7u) {
+        uint8_t b = *at++;
+        target |= (uint32_t)(b & 0x7fu) << shift;
+        if (!(b & 0x80u))
+            break;
+    }
+    tr->target = target;
+    bool rot = tr->path == MN_PATH_ROTATION;
+    uint32_t n = rot && !(tr->flags & MNI_CC_W_DROPPED) ? 4u : 3u;
+    tr->components = (uint8_t)n;
+    tr->min[3] = 0.0f;
+    if (tr->kind == MNI_CC_CONSTANT) {
+        memcpy(tr->min, at, (size_t)n * 4u);
+        tr->stride_log2 = 0;
+        tr->knot_count = 1;
+        tr->segment_count = 0;
+        tr->knot_bits = 0;
+        tr->quantum = 0.0f;
+        tr->bases = tr->values = NULL;
+        tr->size = (uint32_t)(at + 4u * n - p);
+        return tr->size;
+    }
+    tr->stride_log2 = *at++;
+    tr->knot_count = mni_cc_knots_of(frame_count, tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2
+                                                      ? tr->stride_log2
+                                                      : MNI_CC_MAX_STRIDE_LOG2);
+    tr->segment_count = (tr->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
+    bool segmented = tr->segment_count > 1;
+    uint32_t sum = 0, base_sum = 0;
+    tr->bits[3] = tr->base_bits[3] = 0;
+    for (uint32_t c = 0; c < n; c++) {
+        tr->bits[c] = at[c];
+        sum += at[c];
+        tr->base_bits[c] = segmented ? at[n + c] : 0u;
+        base_sum += tr->base_bits[c];
+    }
+    at += segmented ? 2u * n : n;
+    tr->knot_bits = sum;
+    tr->segment_bits = base_sum;
+    memcpy(tr->min, at, (size_t)n * 4u);
+    at += 4u * n;
+    memcpy(&tr->quantum, at, 4);
+    at += 4;
+    tr->bases = segmented ? at : NULL;
+    at += segmented ? mni_cc_stream_bytes(tr->segment_count, base_sum) : 0u;
+    tr->values = at;
+    at += mni_cc_stream_bytes(tr->knot_count, sum);
+    tr->size = (uint32_t)(at - p);
+    return tr->size;
+}
+
+/*
+ * Knot k of an animated track into out[components]: the segment's base
+ * plus the stored value, on the track's quantum grid from its minimum.
+ * The writer quantises through this very expression, so what it measured
+ * is what this gives.
+ */
+static inline void mni_cc_knot(const mni_cc_track *tr, uint32_t k, float *out)
+{
+    uint32_t n = tr->components;
+    size_t bit = (size_t)k * tr->knot_bits;
+    size_t base_bit = (size_t)(k / MNI_CC_SEGMENT_KNOTS) * tr->segment_bits;
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t q = 0;
+        if (tr->bases) {
+            q = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
+            base_bit += tr->base_bits[c];
         }
-        out[c] = lo + ex * q;
+        q += mni_cc_field(tr->values, bit, tr->bits[c]);
+        bit += tr->bits[c];
+        out[c] = tr->min[c] + tr->quantum * (float)q;
     }
 }
 
@@ -174,26 +255,25 @@ static inline void mni_cc_rebuild_w(float *q)
  * midpoints); above, the knots are B-spline control points (not unit
  * quaternions), and w is rebuilt after the curve is evaluated.
  */
-static inline void mni_cc_span_knots(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
-                                     float p[4][4])
+static inline void mni_cc_span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4])
 {
     uint32_t last = tr->knot_count - 1u;
     bool step = (tr->flags & MNI_CC_STEP) != 0;
     bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && (tr->stride_log2 == 0 || step);
-    mni_cc_knot(block, tr, k, p[1]);
+    mni_cc_knot(tr, k, p[1]);
     if (w)
         mni_cc_rebuild_w(p[1]);
     if (last == 0)
         return;
-    mni_cc_knot(block, tr, k + 1u, p[2]);
+    mni_cc_knot(tr, k + 1u, p[2]);
     if (w)
         mni_cc_rebuild_w(p[2]);
     if (tr->stride_log2 == 0 || step)
         return;
     if (k > 0)
-        mni_cc_knot(block, tr, k - 1u, p[0]);
+        mni_cc_knot(tr, k - 1u, p[0]);
     if (k + 2u <= last)
-        mni_cc_knot(block, tr, k + 2u, p[3]);
+        mni_cc_knot(tr, k + 2u, p[3]);
     if (w) {
         if (k > 0)
             mni_cc_rebuild_w(p[0]);
@@ -264,13 +344,12 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
 }
 
 /* One track at frame position f (0 .. frame_count - 1) into out, decoding what it needs. */
-static inline void mni_cc_track_at(const uint8_t *block, const mni_cc_track *tr, float f,
-                                   float *out)
+static inline void mni_cc_track_at(const mni_cc_track *tr, float f, float *out)
 {
     float p[4][4] = {{0}};
     float s = 0.0f;
     if (tr->kind == MNI_CC_ANIMATED)
-        mni_cc_span_knots(block, tr, mni_cc_span(tr, f, &s), p);
+        mni_cc_span_knots(tr, mni_cc_span(tr, f, &s), p);
     mni_cc_interp(tr, (const float(*)[4])p, s, out);
 }
 
@@ -289,8 +368,7 @@ static inline float mni_cc_frame_of(const mni_cc_header *h, float t)
  * track (compressed_sample_sse2.c), bit for bit the scalar code.
  */
 #if MN_WITH_SSE2
-void mni_cc_span_knots_sse2(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
-                            float p[4][4]);
+void mni_cc_span_knots_sse2(const mni_cc_track *tr, uint32_t k, float p[4][4]);
 void mni_cc_interp_sse2(const mni_cc_track *tr, const float p[4][4], float s, float *out);
 #endif
 

@@ -39,17 +39,16 @@ static inline float *slot_of(const mni_cc_track *tr, mn_pose *pose)
 }
 
 /* The decoder's two halves at the resolved level: SSE2 where built, else the reference. */
-static inline void span_knots(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
-                              float p[4][4], bool simd)
+static inline void span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4], bool simd)
 {
 #if MN_WITH_SSE2
     if (simd) {
-        mni_cc_span_knots_sse2(block, tr, k, p);
+        mni_cc_span_knots_sse2(tr, k, p);
         return;
     }
 #endif
     (void)simd;
-    mni_cc_span_knots(block, tr, k, p);
+    mni_cc_span_knots(tr, k, p);
 }
 
 static inline void interp(const mni_cc_track *tr, const float p[4][4], float s, float *out,
@@ -70,12 +69,13 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
 {
     bool simd = mni_simd_resolve(level) >= MN_SIMD_SSE2;
     const mni_cc_header *h = mni_cc_head(clip);
-    const mni_cc_track *tracks = mni_cc_tracks(clip);
-    const uint8_t *block = (const uint8_t *)clip;
+    const uint8_t *at = mni_cc_records(clip);
     float f = mni_cc_frame_of(h, t);
     cc_cache *c = cache;
     for (uint32_t i = 0; i < h->track_count; i++) {
-        const mni_cc_track *tr = &tracks[i];
+        mni_cc_track rec;
+        const mni_cc_track *tr = &rec;
+        at += mni_cc_parse(at, h->frame_count, &rec);
         if (tr->target >= pose->joint_count)
             continue;
         float *out = slot_of(tr, pose);
@@ -87,13 +87,13 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
         uint32_t k = mni_cc_span(tr, f, &s);
         if (!c) {
             float p[4][4] = {{0}};
-            span_knots(block, tr, k, p, simd);
+            span_knots(tr, k, p, simd);
             interp(tr, (const float(*)[4])p, s, out, simd);
             continue;
         }
         if (c[i].span1 != k + 1u) {
             memset(c[i].p, 0, sizeof c[i].p);
-            span_knots(block, tr, k, c[i].p, simd);
+            span_knots(tr, k, c[i].p, simd);
             c[i].span1 = k + 1u;
         }
         interp(tr, (const float(*)[4])c[i].p, s, out, simd);
@@ -118,7 +118,7 @@ mn_compressed_clip_info mn_compressed_clip_info_of(const mn_compressed_clip *cli
         return info;
     const mni_cc_header *h = mni_cc_head(clip);
     info.bytes = h->total_size;
-    info.name = (const char *)clip + h->name_offset;
+    info.name = (const char *)clip + sizeof *h;
     info.duration = h->duration;
     info.sample_rate = h->sample_rate;
     info.frame_count = h->frame_count;
@@ -140,7 +140,7 @@ mn_status mn_compressed_clip_sample(const mn_compressed_clip *clip, float t, mn_
     if (!mni_space_fits(space_of(h), pose)) {
         char what[80];
         snprintf(what, sizeof what, "compressed clip \"%.40s\"",
-                 (const char *)clip + h->name_offset);
+                 (const char *)clip + sizeof *h);
         return mni_space_refuse(space_of(h), what, pose, err);
     }
     mni_compressed_sample(clip, t, NULL, pose, MN_SIMD_BEST);
@@ -166,7 +166,7 @@ mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
         return mni_fail(err, MN_INVALID_ARGUMENT,
                         "mn_clip_from_compressed: compressed and out must not be NULL");
     const mni_cc_header *h = mni_cc_head(compressed);
-    const mni_cc_track *src = mni_cc_tracks(compressed);
+    const uint8_t *at = mni_cc_records(compressed);
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     size_t bytes;
     if (!mni_checked_mul(h->track_count ? h->track_count : 1, sizeof(mn_track), &bytes))
@@ -175,14 +175,17 @@ mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
     if (!tracks)
         return mni_oom(err, "the tracks of a compressed clip view");
     static const uint32_t components[] = {3, 4, 3};
-    for (uint32_t i = 0; i < h->track_count; i++)
-        tracks[i] = (mn_track){.target = src[i].target,
-                               .path = (mn_anim_path)src[i].path,
-                               .interpolation = (src[i].flags & MNI_CC_STEP) ? MN_INTERP_STEP
-                                                                            : MN_INTERP_LINEAR,
-                               .components = components[src[i].path]};
+    for (uint32_t i = 0; i < h->track_count; i++) {
+        mni_cc_track src;
+        at += mni_cc_parse(at, h->frame_count, &src);
+        tracks[i] = (mn_track){.target = src.target,
+                               .path = (mn_anim_path)src.path,
+                               .interpolation = (src.flags & MNI_CC_STEP) ? MN_INTERP_STEP
+                                                                         : MN_INTERP_LINEAR,
+                               .components = components[src.path]};
+    }
     mn_clip_options o = {.allocator = a, .space = space_of(h)};
-    mn_status st = mn_clip_create(tracks, h->track_count, (const char *)compressed + h->name_offset,
+    mn_status st = mn_clip_create(tracks, h->track_count, (const char *)compressed + sizeof *h,
                                   &o, out, err);
     mni_free(&a, tracks, bytes);
     if (st != MN_OK)

@@ -1,7 +1,7 @@
 /*
  * The compressed clip's sampler with SSE2 (core/simd.h, the convention):
  * one animated track a call, its components in the lanes of one register:
- * each knot's segment range and value (the bit fields are read one by one,
+ * each knot's segment base and value (the bit fields are read one by one,
  * as the scalar decoder reads them) and the rebuilt w (mni_cc_span_knots),
  * the lerp or B-spline and the normalisation (mni_cc_interp).  Only exact IEEE operations in the scalar code's
  * order (compress_internal.h: mni_cc_knot, mni_cc_span_knots,
@@ -16,11 +16,6 @@
 #if MN_WITH_SSE2
 #include "core/lanes_sse2.h"
 
-static const float inv_levels_sse2[MNI_CC_MAX_BITS + 1] = {
-    0.0f,         1.0f,          1.0f / 3,     1.0f / 7,     1.0f / 15,   1.0f / 31,
-    1.0f / 63,    1.0f / 127,    1.0f / 255,   1.0f / 511,   1.0f / 1023, 1.0f / 2047,
-    1.0f / 4095,  1.0f / 8191,   1.0f / 16383, 1.0f / 32767, 1.0f / 65535};
-
 /* ((v0² + v1²) + v2²) [+ v3²] in lane 0, summed from the left as the scalar code sums. */
 MN_LANE __m128 sum_squares(__m128 v, bool four)
 {
@@ -30,38 +25,23 @@ MN_LANE __m128 sum_squares(__m128 v, bool four)
     return four ? _mm_add_ss(s, _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3))) : s;
 }
 
-/* Knot k: the segment range (u16 pairs, lanes by component) and the value in it. */
-MN_LANE __m128 knot(const uint8_t *block, const mni_cc_track *tr, uint32_t k, __m128 cmin,
-                    __m128 cext, __m128 keep)
+/* Knot k: the segment's bases plus the stored values (read as the scalar code reads them), on the grid. */
+MN_LANE __m128 knot(const mni_cc_track *tr, uint32_t k, __m128 cmin, __m128 quantum, __m128 keep)
 {
-    const uint8_t *ranges = block + tr->data;
-    uint32_t n = tr->components, bits = tr->bits;
-    const uint8_t *values = ranges + (size_t)tr->segment_count * n * 4u;
-    const uint8_t *seg = ranges + (size_t)(k / MNI_CC_SEGMENT_KNOTS) * n * 4u;
-    /* Sixteen bytes hold every pair; past three the block's tail or next data keep the load in. */
-    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)seg);
-    __m128i zero = _mm_setzero_si128();
-    __m128 pairs01 = _mm_cvtepi32_ps(_mm_unpacklo_epi16(raw, zero)); /* m0 e0 m1 e1 */
-    __m128 pairs23 = _mm_cvtepi32_ps(_mm_unpackhi_epi16(raw, zero)); /* m2 e2 m3 e3 */
-    __m128 m = _mm_shuffle_ps(pairs01, pairs23, _MM_SHUFFLE(2, 0, 2, 0));
-    __m128 e = _mm_shuffle_ps(pairs01, pairs23, _MM_SHUFFLE(3, 1, 3, 1));
-    __m128 unit = _mm_set1_ps(1.0f / 65535.0f);
-    __m128 lo = _mm_add_ps(cmin, _mm_mul_ps(cext, _mm_mul_ps(m, unit)));
-    __m128 ex = _mm_mul_ps(cext, _mm_mul_ps(e, unit));
-    __m128 q = _mm_set1_ps(0.5f);
-    if (bits) {
-        uint32_t mask = (1u << bits) - 1u, f[4] = {0, 0, 0, 0};
-        size_t bit = (size_t)k * n * bits;
-        for (uint32_t c = 0; c < n; c++, bit += bits) {
-            uint64_t word;
-            memcpy(&word, values + (bit >> 3), 8);
-            f[c] = (uint32_t)((word >> (bit & 7u)) & mask);
+    uint32_t n = tr->components, f[4] = {0, 0, 0, 0};
+    size_t bit = (size_t)k * tr->knot_bits;
+    size_t base_bit = (size_t)(k / MNI_CC_SEGMENT_KNOTS) * tr->segment_bits;
+    for (uint32_t c = 0; c < n; c++) {
+        if (tr->bases) {
+            f[c] = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
+            base_bit += tr->base_bits[c];
         }
-        __m128i qi = _mm_set_epi32((int)f[3], (int)f[2], (int)f[1], (int)f[0]);
-        q = _mm_mul_ps(_mm_cvtepi32_ps(qi), _mm_set1_ps(inv_levels_sse2[bits]));
+        f[c] += mni_cc_field(tr->values, bit, tr->bits[c]);
+        bit += tr->bits[c];
     }
+    __m128i q = _mm_set_epi32((int)f[3], (int)f[2], (int)f[1], (int)f[0]);
     /* Lanes past the stored components are zero, as the scalar code leaves them. */
-    return _mm_and_ps(_mm_add_ps(lo, _mm_mul_ps(ex, q)), keep);
+    return _mm_and_ps(_mm_add_ps(cmin, _mm_mul_ps(quantum, _mm_cvtepi32_ps(q))), keep);
 }
 
 /* w >= 0 into lane 3 from x, y, z, as mni_cc_rebuild_w (sqrtss is sqrtf, correctly rounded). */
@@ -74,8 +54,7 @@ MN_LANE __m128 rebuild_w(__m128 v)
 }
 
 /* mni_cc_span_knots: knots k-1 .. k+2 of span k into p (lanes by component). */
-MN_KERNEL void MN_ISA(mni_cc_span_knots)(const uint8_t *block, const mni_cc_track *tr, uint32_t k,
-                                         float p[4][4])
+MN_KERNEL void MN_ISA(mni_cc_span_knots)(const mni_cc_track *tr, uint32_t k, float p[4][4])
 {
     uint32_t last = tr->knot_count - 1u;
     bool step = (tr->flags & MNI_CC_STEP) != 0;
@@ -83,20 +62,20 @@ MN_KERNEL void MN_ISA(mni_cc_span_knots)(const uint8_t *block, const mni_cc_trac
     __m128 keep = _mm_castsi128_ps(tr->components == 4 ? _mm_set1_epi32(-1)
                                                        : _mm_set_epi32(0, -1, -1, -1));
     __m128 cmin = _mm_and_ps(_mm_loadu_ps(tr->min), keep);
-    __m128 cext = _mm_and_ps(_mm_loadu_ps(tr->extent), keep);
-    __m128 p1 = knot(block, tr, k, cmin, cext, keep);
+    __m128 quantum = _mm_set1_ps(tr->quantum);
+    __m128 p1 = knot(tr, k, cmin, quantum, keep);
     _mm_storeu_ps(p[1], w ? rebuild_w(p1) : p1);
     if (last == 0)
         return;
-    __m128 p2 = knot(block, tr, k + 1u, cmin, cext, keep);
+    __m128 p2 = knot(tr, k + 1u, cmin, quantum, keep);
     _mm_storeu_ps(p[2], w ? rebuild_w(p2) : p2);
     if (tr->stride_log2 == 0 || step)
         return;
     __m128 p0 = _mm_setzero_ps(), p3 = _mm_setzero_ps();
     if (k > 0)
-        p0 = knot(block, tr, k - 1u, cmin, cext, keep);
+        p0 = knot(tr, k - 1u, cmin, quantum, keep);
     if (k + 2u <= last)
-        p3 = knot(block, tr, k + 2u, cmin, cext, keep);
+        p3 = knot(tr, k + 2u, cmin, quantum, keep);
     __m128 three = _mm_set1_ps(3.0f), two = _mm_set1_ps(2.0f);
     if (k == 0)
         p0 = last >= 2 ? _mm_add_ps(_mm_sub_ps(_mm_mul_ps(three, p1), _mm_mul_ps(three, p2)), p3)

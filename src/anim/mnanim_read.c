@@ -44,13 +44,11 @@ static mn_status check_header(const mni_cc_header *h, size_t size, mn_error *err
     if (h->version != MNI_CC_VERSION)
         return bad(err, MN_INVALID_VALUE, "header.version", 4, "version %llu, this reader reads %llu",
                    h->version, MNI_CC_VERSION);
-    if (h->header_size != sizeof *h)
-        return bad(err, MN_INVALID_VALUE, "header.header_size", 6, "%llu, expected %llu",
-                   h->header_size, sizeof *h);
-    if (h->total_size < sizeof *h + MNI_CC_TAIL || h->total_size > size)
+    uint64_t least = sizeof *h + (uint64_t)h->name_length + 1u + MNI_CC_TAIL;
+    if (h->total_size < least || h->total_size > size)
         return bad(err, MN_ACCESSOR_BOUNDS, "header.total_size", 8,
                    "%llu bytes, but %llu are there (the block is truncated or the size wrong)",
-                   h->total_size, size);
+                   h->total_size, size < least ? least : size);
     const uint8_t *b = (const uint8_t *)h;
     uint32_t sum = mni_cc_fnv(2166136261u, b + 16, h->total_size - 16u);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
@@ -59,80 +57,105 @@ static mn_status check_header(const mni_cc_header *h, size_t size, mn_error *err
     if (sum != h->checksum)
         return bad(err, MN_INVALID_VALUE, "header.checksum", 12,
                    "0x%08llx, the bytes give 0x%08llx", h->checksum, sum);
-    if (h->flags != 0)
-        return bad(err, MN_INVALID_VALUE, "header.flags", 16, "0x%llx, expected 0%.0llu", h->flags, 0);
     if (!isfinite(h->duration) || h->duration < 0.0f)
-        return bad(err, MN_NOT_FINITE, "header.duration", 20, "not a finite time >= 0%.0llu%.0llu", 0,
+        return bad(err, MN_NOT_FINITE, "header.duration", 16, "not a finite time >= 0%.0llu%.0llu", 0,
                    0);
     if (!isfinite(h->sample_rate) || !(h->sample_rate > 0.0f))
-        return bad(err, MN_NOT_FINITE, "header.sample_rate", 24, "not a finite rate > 0%.0llu%.0llu",
+        return bad(err, MN_NOT_FINITE, "header.sample_rate", 20, "not a finite rate > 0%.0llu%.0llu",
                    0, 0);
     if (h->frame_count < 1 || h->frame_count > MNI_CC_MAX_FRAMES)
-        return bad(err, MN_INVALID_VALUE, "header.frame_count", 28, "%llu frames (1 to %llu)",
+        return bad(err, MN_INVALID_VALUE, "header.frame_count", 24, "%llu frames (1 to %llu)",
                    h->frame_count, MNI_CC_MAX_FRAMES);
     if (h->space_kind > MN_SPACE_JOINTS)
-        return bad(err, MN_INVALID_VALUE, "header.space_kind", 36, "%llu is no space kind%.0llu",
+        return bad(err, MN_INVALID_VALUE, "header.space_kind", 5, "%llu is no space kind%.0llu",
                    h->space_kind, 0);
-    uint64_t end = h->total_size;
-    if (h->tracks_offset % 8u || !inside(h->tracks_offset, (uint64_t)h->track_count * 56u,
-                                         sizeof *h, end))
-        return bad(err, MN_ACCESSOR_BOUNDS, "header.tracks_offset", 56,
-                   "%llu tracks at offset %llu run past the block or are misaligned",
-                   h->track_count, h->tracks_offset);
-    if (!inside(h->name_offset, (uint64_t)h->name_length + 1u, sizeof *h, end) ||
-        b[h->name_offset + (size_t)h->name_length] != 0)
-        return bad(err, MN_ACCESSOR_BOUNDS, "header.name_offset", 68,
-                   "a name of %llu bytes at offset %llu is not inside the block and NUL-ended",
-                   h->name_length, h->name_offset);
-    if (!inside(h->data_offset, (uint64_t)h->data_size + MNI_CC_TAIL, sizeof *h, end))
-        return bad(err, MN_ACCESSOR_BOUNDS, "header.data_size", 64,
-                   "%llu data bytes at offset %llu (and the tail) run past the block",
-                   h->data_size, h->data_offset);
+    if (b[sizeof *h + h->name_length] != 0)
+        return bad(err, MN_INVALID_VALUE, "header.name_length", 6,
+                   "the name of %llu bytes is not NUL-ended%.0llu", h->name_length, 0);
+    /* The tail: zero, so that what a value's 64-bit load reads past the records is known. */
+    for (uint32_t i = h->total_size - MNI_CC_TAIL; i < h->total_size; i++)
+        if (b[i] != 0)
+            return bad(err, MN_INVALID_VALUE, "tail", i, "byte %llu is 0x%02llx, not 0", i, b[i]);
     return MN_OK;
 }
 
-static mn_status check_track(const mni_cc_header *h, const mni_cc_track *tr, uint32_t i,
-                             mn_error *err)
+/*
+ * Record i at offset `at` (records end at `end`, the tail's first byte):
+ * every byte it names inside [at, end), its fields valid; *size its size.
+ */
+static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_t at, size_t end,
+                             uint32_t i, uint32_t *size, mn_error *err)
 {
     char item[48];
-    size_t at = h->tracks_offset + (size_t)i * sizeof *tr;
 #define FIELD(name) (snprintf(item, sizeof item, "tracks[%u]." name, i), item)
-    if (tr->path > MN_PATH_SCALE)
-        return bad(err, MN_INVALID_VALUE, FIELD("path"), at + 4, "%llu is not 0, 1 or 2%.0llu",
-                   tr->path, 0);
-    if (h->space_kind != MN_SPACE_UNBOUND && tr->target >= h->space_count)
-        return bad(err, MN_INDEX_RANGE, FIELD("target"), at, "%llu, the space has %llu",
-                   tr->target, h->space_count);
-    if (tr->kind > MNI_CC_ANIMATED || (tr->flags & ~MNI_CC_FLAGS_ALL))
-        return bad(err, MN_INVALID_VALUE, FIELD("kind"), at + 5, "kind %llu, flags 0x%llx",
-                   tr->kind, tr->flags);
-    bool rot = tr->path == MN_PATH_ROTATION, dropped = (tr->flags & MNI_CC_W_DROPPED) != 0;
-    unsigned want = rot && !dropped ? 4u : 3u;
-    if ((dropped && (!rot || tr->kind == MNI_CC_CONSTANT)) || tr->components != want)
-        return bad(err, MN_INVALID_VALUE, FIELD("components"), at + 6,
-                   "%llu components with flags 0x%llx", tr->components, tr->flags);
-    if (!finite4(tr->min) || !finite4(tr->extent))
-        return bad(err, MN_NOT_FINITE, FIELD("min"), at + 24, "a range is not finite%.0llu%.0llu", 0,
-                   0);
-    if (tr->kind == MNI_CC_CONSTANT)
+    const uint8_t *p = block + at;
+    if (at >= end)
+        return bad(err, MN_ACCESSOR_BOUNDS, FIELD("desc"), at,
+                   "record %llu starts at the tail (the track count is %llu)", i, h->track_count);
+    uint8_t desc = p[0];
+    if ((desc & ~MNI_CC_DESC_ALL) || (desc & MNI_CC_DESC_PATH) > MN_PATH_SCALE)
+        return bad(err, MN_INVALID_VALUE, FIELD("desc"), at, "0x%02llx (path %llu)", desc,
+                   desc & MNI_CC_DESC_PATH);
+    bool rot = (desc & MNI_CC_DESC_PATH) == MN_PATH_ROTATION;
+    bool animated = (desc & MNI_CC_DESC_ANIMATED) != 0, dropped = (desc & MNI_CC_DESC_W_DROPPED) != 0;
+    if (dropped && (!rot || !animated))
+        return bad(err, MN_INVALID_VALUE, FIELD("desc"), at,
+                   "0x%02llx: w dropped from a constant or a track that is no rotation%.0llu", desc, 0);
+    /* The target: LEB128, at most 5 bytes, below 2^32. */
+    size_t q = at + 1;
+    uint64_t target = 0;
+    for (uint32_t shift = 0;; shift += 7, q++) {
+        if (q >= end || shift >= 35)
+            return bad(err, MN_INVALID_VALUE, FIELD("target"), at + 1,
+                       "an unended or over-long LEB128%.0llu%.0llu", 0, 0);
+        target |= (uint64_t)(block[q] & 0x7fu) << shift;
+        if (!(block[q] & 0x80u))
+            break;
+    }
+    q++;
+    if (target > UINT32_MAX || (h->space_kind != MN_SPACE_UNBOUND && target >= h->space_count))
+        return bad(err, MN_INDEX_RANGE, FIELD("target"), at + 1, "%llu, the space has %llu", target,
+                   h->space_count);
+    uint32_t n = rot && !dropped ? 4u : 3u;
+    if (!animated) {
+        float v[4] = {0, 0, 0, 0};
+        if (!inside(q, 4u * n, 0, end))
+            return bad(err, MN_ACCESSOR_BOUNDS, FIELD("value"), q,
+                       "%llu bytes at offset %llu run into the tail", 4u * n, q);
+        memcpy(v, block + q, 4u * n);
+        if (!finite4(v))
+            return bad(err, MN_NOT_FINITE, FIELD("value"), q, "not finite%.0llu%.0llu", 0, 0);
+        *size = (uint32_t)(q + 4u * n - at);
         return MN_OK;
-    for (int c = 0; c < 4; c++)
-        if (tr->extent[c] < 0.0f)
-            return bad(err, MN_INVALID_VALUE, FIELD("extent"), at + 40,
-                       "component %llu is negative%.0llu", (unsigned long long)c, 0);
-    if (tr->bits > MNI_CC_MAX_BITS || tr->stride_log2 > MNI_CC_MAX_STRIDE_LOG2)
-        return bad(err, MN_INVALID_VALUE, FIELD("bits"), at + 8, "%llu bits, stride 2^%llu",
-                   tr->bits, tr->stride_log2);
-    uint32_t s = 1u << tr->stride_log2;
-    uint32_t knots = h->frame_count <= 1 ? 1u : (h->frame_count - 2u) / s + 2u;
-    uint32_t segments = (knots + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
-    if (tr->knot_count != knots || tr->segment_count != segments)
-        return bad(err, MN_COUNT_MISMATCH, FIELD("knot_count"), at + 12,
-                   "%llu knots, the frames and stride give %llu", tr->knot_count, knots);
-    uint64_t bytes = (uint64_t)mni_cc_ranges_bytes(tr) + mni_cc_values_bytes(tr);
-    if (!inside(tr->data, bytes, h->data_offset, (uint64_t)h->data_offset + h->data_size))
-        return bad(err, MN_ACCESSOR_BOUNDS, FIELD("data"), at + 20,
-                   "%llu bytes at offset %llu run outside the data section", bytes, tr->data);
+    }
+    if (!inside(q, 1u, 0, end))
+        return bad(err, MN_ACCESSOR_BOUNDS, FIELD("stride_log2"), q,
+                   "the record's fields at offset %llu run into the tail%.0llu", q, 0);
+    if (block[q] > MNI_CC_MAX_STRIDE_LOG2)
+        return bad(err, MN_INVALID_VALUE, FIELD("stride_log2"), q, "%llu (at most %llu)", block[q],
+                   MNI_CC_MAX_STRIDE_LOG2);
+    uint32_t knots = mni_cc_knots_of(h->frame_count, block[q]);
+    uint32_t widths = knots > MNI_CC_SEGMENT_KNOTS ? 2u * n : n; /* bits, and base bits */
+    if (!inside(q, 1u + widths + 4u * n + 4u, 0, end))
+        return bad(err, MN_ACCESSOR_BOUNDS, FIELD("bits"), q + 1,
+                   "the record's fields at offset %llu run into the tail%.0llu", q + 1, 0);
+    for (uint32_t c = 0; c < widths; c++)
+        if (block[q + 1 + c] > MNI_CC_MAX_BITS)
+            return bad(err, MN_INVALID_VALUE, FIELD("bits"), q + 1 + c, "%llu bits (at most %llu)",
+                       block[q + 1 + c], MNI_CC_MAX_BITS);
+    float v[4] = {0, 0, 0, 0}, quantum;
+    memcpy(v, block + q + 1 + widths, 4u * n);
+    memcpy(&quantum, block + q + 1 + widths + 4u * n, 4);
+    if (!finite4(v) || !isfinite(quantum) || quantum < 0.0f)
+        return bad(err, MN_NOT_FINITE, FIELD("min"), q + 1 + widths,
+                   "a minimum or the quantum is not finite (or the quantum < 0)%.0llu%.0llu", 0, 0);
+    /* Now the sizes mni_cc_parse computes: the bases and values inside the records. */
+    mni_cc_track tr;
+    uint32_t bytes = mni_cc_parse(p, h->frame_count, &tr);
+    if (!inside(at, bytes, 0, end))
+        return bad(err, MN_ACCESSOR_BOUNDS, FIELD("data"), at,
+                   "%llu bytes of bases and values at offset %llu run into the tail", bytes, at);
+    *size = bytes;
 #undef FIELD
     return MN_OK;
 }
@@ -156,11 +179,16 @@ mn_status mn_compressed_clip_view(const void *bytes, size_t size, const mn_compr
     mn_status st = check_header(h, size, err);
     if (st != MN_OK)
         return st;
-    const mni_cc_track *tracks =
-        (const mni_cc_track *)(const void *)((const uint8_t *)bytes + h->tracks_offset);
-    for (uint32_t i = 0; i < h->track_count; i++)
-        if ((st = check_track(h, &tracks[i], i, err)) != MN_OK)
+    size_t at = sizeof *h + h->name_length + 1u, end = h->total_size - MNI_CC_TAIL;
+    for (uint32_t i = 0; i < h->track_count; i++) {
+        uint32_t size_i = 0;
+        if ((st = check_track(h, bytes, at, end, i, &size_i, err)) != MN_OK)
             return st;
+        at += size_i;
+    }
+    if (at != end)
+        return bad(err, MN_COUNT_MISMATCH, "header.track_count", 28,
+                   "%llu records end at offset %llu, before the tail", h->track_count, at);
     *out = bytes;
     if (err)
         mni_error_clear(err);
