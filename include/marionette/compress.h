@@ -31,10 +31,11 @@
  *       stride): the frames themselves, interpolated linearly, at stride 1;
  *       above, the control points of a uniform cubic B-spline fitted by
  *       least squares to every frame and midpoint between frames; knots
- *       are range-reduced per clip (a float minimum and
- *       extent per component) and per segment of 16 knots (16-bit minimum
- *       and extent inside the clip range), then quantised to 0..16 bits a
- *       component within the segment range;
+ *       are quantised on one grid per track (a float minimum per
+ *       component and one step, 2^-1 .. 2^-24 of the widest component's
+ *       extent), and per segment of 16 knots each component keeps a base
+ *       on the grid and its values above it, each in the fewest bits that
+ *       hold them (a quiet component costs few);
  *     - rotations: the track's quaternions are first made continuous
  *       (each negated when its dot with the previous is negative).  When
  *       every w of the result has one sign the track is negated, if need
@@ -47,7 +48,9 @@
  *       longest chain through it, divided by the distance from the joint to
  *       its farthest descendant's vertex), then tightened along the chain
  *       from the root to whichever joint the hierarchy-aware metric finds
- *       over the bound, until none is.  Tracks outside the skeleton, and
+ *       over the bound, until none is; on small clips each track's
+ *       precision is then lowered greedily, leaves first, while the
+ *       metric of the whole block holds.  Tracks outside the skeleton, and
  *       weights tracks, are not stored (stats say how many).
  *
  *   The result is one relocatable block of bytes (docs/formats.md,
@@ -161,9 +164,11 @@ MN_API void mn_compressed_clip_free(mn_compressed_clip *clip, const mn_allocator
  * the block (a file's padding is ignored).  O(size).
  * Errors (*out = NULL; err names the item and its byte offset):
  * MN_INVALID_ARGUMENT (NULL or misaligned bytes), MN_INVALID_VALUE (magic,
- * version, checksum, a track record's path, bits, stride or flags),
- * MN_ACCESSOR_BOUNDS (a size or offset that runs past the block, a
- * truncated block), MN_NOT_FINITE (a non-finite range or duration).
+ * version, checksum, the tail, a track record's desc, target encoding,
+ * bits or stride), MN_INDEX_RANGE (a target outside the space),
+ * MN_ACCESSOR_BOUNDS (a record that runs into the tail, a truncated
+ * block), MN_COUNT_MISMATCH (records that end before the tail),
+ * MN_NOT_FINITE (a non-finite value, minimum, quantum or duration).
  */
 MN_API mn_status mn_compressed_clip_view(const void *bytes, size_t size,
                                          const mn_compressed_clip **out, mn_error *err);
