@@ -18,10 +18,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One track's entry in a cursor: span + 1 (0: empty) and its knots. */
+/*
+ * One track's entry in a cursor: span + 1 (0: empty), its knots, and its
+ * record as read (bytes: the storage is only 4-aligned; size 0: not read).
+ */
 typedef struct cc_cache {
     uint32_t span1;
     float p[4][4];
+    unsigned char rec[sizeof(mni_cc_track)];
 } cc_cache;
 
 size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
@@ -64,6 +68,32 @@ static inline void interp(const mni_cc_track *tr, const float p[4][4], float s, 
     mni_cc_interp(tr, p, s, out);
 }
 
+/*
+ * The cursor's knots of span k - 1 moved on to span k: the knots shift
+ * down and only the new last one is decoded (the scalar decoder, which the
+ * SSE2 one matches bit for bit), so forward playback decodes one knot a
+ * span.  False where a fresh decode is needed (an end span's extrapolated
+ * knot).
+ */
+static inline bool advance(const mni_cc_track *tr, uint32_t k, float p[4][4])
+{
+    uint32_t last = tr->knot_count - 1u;
+    if (tr->stride_log2 == 0 || (tr->flags & MNI_CC_STEP)) {
+        memcpy(p[1], p[2], sizeof p[1]);
+        memset(p[2], 0, sizeof p[2]);
+        mni_cc_knot(tr, k + 1u, p[2]);
+        if (tr->flags & MNI_CC_W_DROPPED)
+            mni_cc_rebuild_w(p[2]);
+        return true;
+    }
+    if (k + 2u > last)
+        return false;
+    memmove(p[0], p[1], 3 * sizeof p[0]);
+    memset(p[3], 0, sizeof p[3]);
+    mni_cc_knot(tr, k + 2u, p[3]);
+    return true;
+}
+
 void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache, mn_pose *pose,
                            mn_simd_level level)
 {
@@ -75,12 +105,21 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
     for (uint32_t i = 0; i < h->track_count; i++) {
         mni_cc_track rec;
         const mni_cc_track *tr = &rec;
-        at += mni_cc_parse(at, h->frame_count, &rec);
+        if (c && c[i].span1) {
+            memcpy(&rec, c[i].rec, sizeof rec);
+            at += rec.size;
+        } else {
+            at += mni_cc_parse(at, h->frame_count, &rec);
+        }
         if (tr->target >= pose->joint_count)
             continue;
         float *out = slot_of(tr, pose);
         if (tr->kind == MNI_CC_CONSTANT) {
             memcpy(out, tr->min, (tr->path == MN_PATH_ROTATION ? 4 : 3) * sizeof(float));
+            if (c && !c[i].span1) {
+                memcpy(c[i].rec, &rec, sizeof rec);
+                c[i].span1 = 1; /* read; a constant has no span */
+            }
             continue;
         }
         float s;
@@ -92,8 +131,12 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
             continue;
         }
         if (c[i].span1 != k + 1u) {
-            memset(c[i].p, 0, sizeof c[i].p);
-            span_knots(tr, k, c[i].p, simd);
+            if (!(c[i].span1 == k && k > 0 && advance(tr, k, c[i].p))) {
+                memset(c[i].p, 0, sizeof c[i].p);
+                span_knots(tr, k, c[i].p, simd);
+            }
+            if (!c[i].span1)
+                memcpy(c[i].rec, &rec, sizeof rec);
             c[i].span1 = k + 1u;
         }
         interp(tr, (const float(*)[4])c[i].p, s, out, simd);
