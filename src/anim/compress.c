@@ -55,6 +55,7 @@ typedef struct compressor {
     uint8_t *scratch;             /* one track's encoded data, the largest a track can need */
     size_t scratch_size;
     double *band, *rhs;           /* the least-squares fit's system: K × 4 each */
+    void *cursor;                 /* a cursor's storage for measuring blocks (every track stored) */
 } compressor;
 
 /* ---- resampling ----------------------------------------------------------------- */
@@ -291,7 +292,8 @@ static size_t put_head(const mni_cc_track *r, uint8_t *out)
     size_t at = 0;
     out[at++] = (uint8_t)(r->path | (r->kind == MNI_CC_ANIMATED ? MNI_CC_DESC_ANIMATED : 0u) |
                           ((r->flags & MNI_CC_W_DROPPED) ? MNI_CC_DESC_W_DROPPED : 0u) |
-                          ((r->flags & MNI_CC_STEP) ? MNI_CC_DESC_STEP : 0u));
+                          ((r->flags & MNI_CC_STEP) ? MNI_CC_DESC_STEP : 0u) |
+                          ((r->flags & MNI_CC_DELTA) ? MNI_CC_DESC_DELTA : 0u));
     uint32_t v = r->target;
     do {
         out[at++] = (uint8_t)((v & 0x7fu) | (v > 0x7fu ? 0x80u : 0u));
@@ -334,13 +336,18 @@ static void segment_span(const mni_cc_track *r, uint32_t g, uint32_t *k0, uint32
     *k1 = *k0 + MNI_CC_SEGMENT_KNOTS < r->knot_count ? *k0 + MNI_CC_SEGMENT_KNOTS : r->knot_count;
 }
 
-/* The smallest grid value of component c in segment g (0 with one segment: no base). */
+/*
+ * Component c's base in segment g: the smallest grid value there (0 with
+ * one segment: no base), or with DELTA the segment's first knot's.
+ */
 static uint32_t segment_base(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t c)
 {
-    if (r->segment_count <= 1)
-        return 0;
     uint32_t k0, k1, lo = UINT32_MAX;
     segment_span(r, g, &k0, &k1);
+    if (r->flags & MNI_CC_DELTA)
+        return grid_of(knots, r, k0, c);
+    if (r->segment_count <= 1)
+        return 0;
     for (uint32_t k = k0; k < k1; k++) {
         uint32_t q = grid_of(knots, r, k, c);
         lo = q < lo ? q : lo;
@@ -348,24 +355,38 @@ static uint32_t segment_base(const float *knots, const mni_cc_track *r, uint32_t
     return lo;
 }
 
+/* What knot k (not a segment's first with DELTA) stores for component c, before the offset. */
+static int64_t stored_of(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t k,
+                         uint32_t c)
+{
+    if (r->flags & MNI_CC_DELTA)
+        return (int64_t)grid_of(knots, r, k, c) - (int64_t)grid_of(knots, r, k - 1, c);
+    return (int64_t)grid_of(knots, r, k, c) - (int64_t)segment_base(knots, r, g, c);
+}
+
 /*
- * Encode an animated track (stride, components, flags and target set in r)
- * at 2^level - 1 steps of its widest component's extent into out (the whole
- * record, plus 8 bytes it may touch past its end): the clip minimum per
- * component, one quantum, per segment the smallest grid value of each
- * component as its base, and each component's values above the base, both
- * in the fewest bits that hold every segment's.  r's fields and pointers
- * (into out) are set as mni_cc_parse would set them.  Returns the size.
+ * Encode an animated track (stride, components, flags and target set in r;
+ * MNI_CC_DELTA in flags for differences) at 2^level - 1 steps of its
+ * widest component's extent into out (the whole record, plus 8 bytes it
+ * may touch past its end): the clip minimum per component, one quantum,
+ * per segment each component's base, and each component's stored values
+ * (above the base, or differences less an offset), both in the fewest bits
+ * that hold every segment's.  DELTA changes the bytes, never the grid
+ * values, so both forms err alike.  r's fields and pointers (into out) are
+ * set as mni_cc_parse would set them.  Returns the size.
  */
 static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, uint32_t level,
                      uint8_t *out)
 {
     plan_record(z, r);
+    bool delta = (r->flags & MNI_CC_DELTA) != 0;
     uint32_t n = r->components, K = r->knot_count, G = r->segment_count;
+    bool based = G > 1 || delta;
     float widest = 0.0f;
     for (uint32_t c = 0; c < 4; c++) {
         r->min[c] = 0.0f;
         r->bits[c] = r->base_bits[c] = 0;
+        r->offset[c] = 0;
     }
     for (uint32_t c = 0; c < n; c++) {
         float lo = INFINITY, hi = -INFINITY;
@@ -378,20 +399,25 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         widest = hi - lo > widest ? hi - lo : widest;
     }
     r->quantum = widest > 0.0f ? (float)((double)widest / (double)((1u << level) - 1u)) : 0.0f;
-    /* The bits of each component: its largest base, and the widest span above a segment's base. */
+    /* Per component: the offset (the least stored value), then the bits of bases and values. */
     r->knot_bits = r->segment_bits = 0;
+    int64_t least[4] = {0, 0, 0, 0};
     for (uint32_t c = 0; c < n; c++) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (uint32_t g = 0; g < G; g++) {
-            uint32_t k0, k1, lo = segment_base(knots, r, g, c), hi = 0;
+            uint32_t k0, k1;
             segment_span(r, g, &k0, &k1);
-            for (uint32_t k = k0; k < k1; k++) {
-                uint32_t q = grid_of(knots, r, k, c);
-                hi = q > hi ? q : hi;
-            }
-            uint32_t b = bit_length(hi - lo), bb = G > 1 ? bit_length(lo) : 0u;
-            r->bits[c] = (uint8_t)(b > r->bits[c] ? b : r->bits[c]);
+            uint32_t bb = based ? bit_length(segment_base(knots, r, g, c)) : 0u;
             r->base_bits[c] = (uint8_t)(bb > r->base_bits[c] ? bb : r->base_bits[c]);
+            for (uint32_t k = delta ? k0 + 1 : k0; k < k1; k++) {
+                int64_t v = stored_of(knots, r, g, k, c);
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
         }
+        least[c] = delta && lo != INT64_MAX ? lo : 0;
+        r->offset[c] = (uint32_t)(int32_t)least[c];
+        r->bits[c] = (uint8_t)(lo == INT64_MAX ? 0u : bit_length((uint32_t)(hi - least[c])));
         r->knot_bits += r->bits[c];
         r->segment_bits += r->base_bits[c];
     }
@@ -399,31 +425,35 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
     out[at++] = r->stride_log2;
     for (uint32_t c = 0; c < n; c++)
         out[at++] = r->bits[c];
-    for (uint32_t c = 0; c < n && G > 1; c++)
+    for (uint32_t c = 0; c < n && based; c++)
         out[at++] = r->base_bits[c];
     memcpy(out + at, r->min, 4u * n);
     at += 4u * n;
     memcpy(out + at, &r->quantum, 4);
     at += 4;
-    size_t bases = G > 1 ? mni_cc_stream_bytes(G, r->segment_bits) : 0u;
-    size_t values = mni_cc_stream_bytes(K, r->knot_bits);
+    if (delta) {
+        memcpy(out + at, r->offset, 4u * n);
+        at += 4u * n;
+    }
+    size_t bases = based ? mni_cc_stream_bytes(G, r->segment_bits) : 0u;
+    size_t values = mni_cc_stream_bytes(delta ? K - G : K, r->knot_bits);
     uint8_t *base_out = out + at, *value_out = out + at + bases;
-    r->bases = G > 1 ? base_out : NULL;
+    r->bases = based ? base_out : NULL;
     r->values = value_out;
     memset(base_out, 0, bases + values + MNI_CC_TAIL);
     size_t base_bit = 0;
     for (uint32_t g = 0; g < G; g++) {
         uint32_t k0, k1;
         segment_span(r, g, &k0, &k1);
-        size_t bit = (size_t)k0 * r->knot_bits;
+        uint32_t first = delta ? k0 + 1 : k0; /* the first knot with a stored value */
+        size_t bit = (size_t)(first - (delta ? g + 1 : 0)) * r->knot_bits;
         for (uint32_t c = 0; c < n; c++) {
-            uint32_t lo = segment_base(knots, r, g, c);
-            if (G > 1 && r->base_bits[c])
-                put_bits(base_out, base_bit, lo);
+            if (based && r->base_bits[c])
+                put_bits(base_out, base_bit, segment_base(knots, r, g, c));
             base_bit += r->base_bits[c];
-            for (uint32_t k = k0; k < k1 && r->bits[c]; k++)
-                put_bits(value_out, bit + (size_t)(k - k0) * r->knot_bits,
-                         grid_of(knots, r, k, c) - lo);
+            for (uint32_t k = first; k < k1 && r->bits[c]; k++)
+                put_bits(value_out, bit + (size_t)(k - first) * r->knot_bits,
+                         (uint32_t)(stored_of(knots, r, g, k, c) - least[c]));
             bit += r->bits[c];
         }
     }
@@ -438,9 +468,21 @@ static float local_error(const compressor *z, const ctrack *ct, const mni_cc_tra
     mni_cc_header head = {.duration = z->duration, .sample_rate = z->rate,
                           .frame_count = z->frames};
     float worst = 0.0f;
+    /* The span's knots kept from one time to the next, as a cursor keeps them (same bits). */
+    float p[4][4] = {{0}};
+    uint32_t span1 = 0;
     for (uint32_t m = 0; m < z->ref.time_count; m += step) {
-        float out[4];
-        mni_cc_track_at(r, mni_cc_frame_of(&head, z->ref.times[m]), out);
+        float out[4], s = 0.0f;
+        float f = mni_cc_frame_of(&head, z->ref.times[m]);
+        if (r->kind == MNI_CC_ANIMATED) {
+            uint32_t k = mni_cc_span(r, f, &s);
+            if (span1 != k + 1u && !(span1 == k && k > 0 && mni_cc_advance(r, k, p))) {
+                memset(p, 0, sizeof p);
+                mni_cc_span_knots(r, k, p);
+            }
+            span1 = k + 1u;
+        }
+        mni_cc_interp(r, (const float(*)[4])p, s, out);
         const float *o = ct->orig + 4 * (size_t)m;
         float e = r->path == MN_PATH_ROTATION ? quat_angle(out, o) : vec_distance(out, o);
         if (!(e <= worst))
@@ -566,6 +608,11 @@ static void choose(compressor *z, ctrack *ct)
         }
         if (la > MNI_CC_MAX_BITS)
             break; /* a longer stride errs more still */
+        /* The same grid values as differences: the same error, maybe fewer bytes. */
+        mni_cc_track d = r;
+        d.flags |= MNI_CC_DELTA;
+        if (encode(z, knots, &d, la, z->scratch) < r.size)
+            r = d;
         if (r.size < best_bytes) {
             best_bytes = r.size;
             best = r;
@@ -575,6 +622,7 @@ static void choose(compressor *z, ctrack *ct)
     if (best_bytes == SIZE_MAX) {
         /* Nothing meets the tolerance: every frame at full precision is the best there is. */
         best = r;
+        best.flags &= (uint8_t)~MNI_CC_DELTA;
         best.stride_log2 = 0;
         best_level = MNI_CC_MAX_BITS;
         encode(z, ct->frames, &best, best_level, z->scratch);
@@ -641,9 +689,17 @@ static void seal(uint8_t *block)
     h->checksum = mni_cc_fnv(2166136261u, block + 16, h->total_size - 16u);
 }
 
+/* A block and a cursor's storage over it (zeroed for each pass over the times). */
+typedef struct block_cursor {
+    const uint8_t *block;
+    void *cache;
+} block_cursor;
+
 static void sample_block(const void *ctx, float t, mn_pose *pose)
 {
-    mni_compressed_sample_into(ctx, t, pose);
+    const block_cursor *b = ctx;
+    mni_compressed_sample((const mn_compressed_clip *)(const void *)b->block, t, b->cache, pose,
+                          MN_SIMD_BEST);
 }
 
 /* ---- set-up ------------------------------------------------------------------------- */
@@ -760,7 +816,8 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
     size_t knots = (size_t)z->frames + 2;
     z->band = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
     z->rhs = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
-    return z->scratch && z->band && z->rhs ? MN_OK : mni_oom(err, "compression scratch");
+    z->cursor = mni_arena_alloc(&z->arena, mni_cc_cursor_bytes(z->count ? z->count : 1), 16);
+    return z->scratch && z->band && z->rhs && z->cursor ? MN_OK : mni_oom(err, "compression scratch");
 }
 
 /* ---- the search --------------------------------------------------------------------- */
@@ -814,9 +871,17 @@ static bool relax(compressor *z)
     return any;
 }
 
+/* The metric over block, sampled through a cursor (the times ascend; a cursor never changes a result). */
+static float measure_into(compressor *z, const uint8_t *block, float *joint_max, float *errors)
+{
+    memset(z->cursor, 0, mni_compressed_cursor_size((const mn_compressed_clip *)(const void *)block));
+    block_cursor b = {block, z->cursor};
+    return mni_error_eval(&z->ref, sample_block, &b, 1, joint_max, errors, NULL, NULL);
+}
+
 static float measure(compressor *z, const uint8_t *block)
 {
-    return mni_error_eval(&z->ref, sample_block, block, 1, z->joint_max, NULL, NULL, NULL);
+    return measure_into(z, block, z->joint_max, NULL);
 }
 
 /* Remember (keep) or bring back (!keep) every track's choice of the best block. */
@@ -942,7 +1007,7 @@ static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats 
         mni_free(&z->allocator, block, size);
         return mni_oom(err, "compression");
     }
-    mni_error_eval(&z->ref, sample_block, block, 1, NULL, errors, NULL, NULL);
+    measure_into(z, block, NULL, errors);
     float p99 = 0.0f;
     if (n > 0) {
         /* Count below a bisected threshold instead of sorting n floats. */

@@ -14,12 +14,15 @@
  * STEP), the target as LEB128 (at most 5 bytes); a constant then holds its
  * value (3 floats, 4 for a rotation); an animated track u8 stride_log2,
  * u8 bits per stored component, (only when it has more than one segment)
- * u8 base bits per component, f32 min per component, f32 quantum, then
+ * u8 base bits per component, f32 min per component, f32 quantum, (DELTA)
+ * i32 offset per component, then
  * (more than one segment) per segment of 16 knots every component's base
  * in its base bits, then knot-major every knot's components, each in its
  * component's bits; bit fields LSB-first, each stream in ceil(bits / 8)
  * bytes.  Knot k's component c is min[c] + quantum × (base[k / 16][c] +
- * the stored value), every grid value below 2^24 (exact in a float).
+ * the stored value), every grid value below 2^24 (exact in a float); with
+ * DELTA a segment's first knot is its base and each later one stores its
+ * difference from the knot before, less the offset.
  * The checksum is FNV-1a (32 bits) of every byte from offset 16 to the end.
  */
 #ifndef MN_ANIM_COMPRESS_INTERNAL_H
@@ -47,7 +50,8 @@ enum { MNI_CC_CONSTANT = 0, MNI_CC_ANIMATED = 1 };
 enum {
     MNI_CC_W_DROPPED = 1u,            /* rotation: x y z stored, w >= 0 rebuilt */
     MNI_CC_STEP = 2u,                 /* hold the left knot (a STEP source track) */
-    MNI_CC_FLAGS_ALL = 3u
+    MNI_CC_DELTA = 4u,                /* values: differences from the knot before */
+    MNI_CC_FLAGS_ALL = 7u
 };
 /* The record's first byte. */
 enum {
@@ -55,7 +59,8 @@ enum {
     MNI_CC_DESC_ANIMATED = 4u,
     MNI_CC_DESC_W_DROPPED = 8u,
     MNI_CC_DESC_STEP = 16u,
-    MNI_CC_DESC_ALL = 31u
+    MNI_CC_DESC_DELTA = 32u,
+    MNI_CC_DESC_ALL = 63u
 };
 
 typedef struct mni_cc_header {
@@ -94,6 +99,7 @@ typedef struct mni_cc_track {
     uint32_t segment_count;       /* ceil(knot_count / 16) */
     float min[4];                 /* a constant's value (a rotation's four) */
     float quantum;
+    uint32_t offset[4];           /* DELTA: added to each stored difference (an int32 as stored) */
     const uint8_t *bases;         /* segment_count × segment_bits; NULL: one segment, base 0 */
     const uint8_t *values;
     uint32_t size;                /* the record's bytes in the block */
@@ -150,7 +156,8 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     tr->path = desc & MNI_CC_DESC_PATH;
     tr->kind = (desc & MNI_CC_DESC_ANIMATED) ? MNI_CC_ANIMATED : MNI_CC_CONSTANT;
     tr->flags = (uint8_t)(((desc & MNI_CC_DESC_W_DROPPED) ? MNI_CC_W_DROPPED : 0u) |
-                          ((desc & MNI_CC_DESC_STEP) ? MNI_CC_STEP : 0u));
+                          ((desc & MNI_CC_DESC_STEP) ? MNI_CC_STEP : 0u) |
+                          ((desc & MNI_CC_DESC_DELTA) ? MNI_CC_DELTA : 0u));
     uint32_t target = 0;
     for (uint32_t shift = 0; shift < 35u; shift += 7u) {
         uint8_t b = *at++;
@@ -179,7 +186,7 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
                                                       ? tr->stride_log2
                                                       : MNI_CC_MAX_STRIDE_LOG2);
     tr->segment_count = (tr->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
-    bool segmented = tr->segment_count > 1;
+    bool segmented = tr->segment_count > 1 || (tr->flags & MNI_CC_DELTA); /* bases stored */
     uint32_t sum = 0, base_sum = 0;
     tr->bits[3] = tr->base_bits[3] = 0;
     for (uint32_t c = 0; c < n; c++) {
@@ -195,35 +202,103 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     at += 4u * n;
     memcpy(&tr->quantum, at, 4);
     at += 4;
+    memset(tr->offset, 0, sizeof tr->offset);
+    uint32_t entries = tr->knot_count;
+    if (tr->flags & MNI_CC_DELTA) {
+        memcpy(tr->offset, at, (size_t)n * 4u);
+        at += 4u * n;
+        entries -= tr->segment_count; /* a segment's first knot is its base */
+    }
     tr->bases = segmented ? at : NULL;
     at += segmented ? mni_cc_stream_bytes(tr->segment_count, base_sum) : 0u;
     tr->values = at;
-    at += mni_cc_stream_bytes(tr->knot_count, sum);
+    at += mni_cc_stream_bytes(entries, sum);
     tr->size = (uint32_t)(at - p);
     return tr->size;
 }
 
 /*
- * Knot k of an animated track into out[components]: the segment's base
- * plus the stored value, on the track's quantum grid from its minimum.
- * The writer quantises through this very expression, so what it measured
- * is what this gives.
+ * Knot k's grid values (q[components]): the segment's base plus the stored
+ * value, or with DELTA the base (the segment's first knot) plus each
+ * stored difference up to k, each with its offset.  Unsigned arithmetic:
+ * a checked block's values sum to the writer's grid values (below 2^24);
+ * other bytes give other numbers, never undefined behaviour.
+ */
+static inline void mni_cc_knot_ints(const mni_cc_track *tr, uint32_t k, uint32_t *q)
+{
+    uint32_t n = tr->components, g = k / MNI_CC_SEGMENT_KNOTS;
+    size_t base_bit = (size_t)g * tr->segment_bits;
+    for (uint32_t c = 0; c < n; c++) {
+        q[c] = 0;
+        if (tr->bases) {
+            q[c] = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
+            base_bit += tr->base_bits[c];
+        }
+    }
+    if (!(tr->flags & MNI_CC_DELTA)) {
+        size_t bit = (size_t)k * tr->knot_bits;
+        for (uint32_t c = 0; c < n; c++) {
+            q[c] += mni_cc_field(tr->values, bit, tr->bits[c]);
+            bit += tr->bits[c];
+        }
+        return;
+    }
+    /* Entries of knots g × 16 + 1 .. k: knot m's is entry m - g - 1. */
+    uint32_t j = k - g * MNI_CC_SEGMENT_KNOTS;
+    size_t bit = (size_t)(k - j - g) * tr->knot_bits;
+    for (uint32_t m = 0; m < j; m++)
+        for (uint32_t c = 0; c < n; c++) {
+            q[c] += mni_cc_field(tr->values, bit, tr->bits[c]) + tr->offset[c];
+            bit += tr->bits[c];
+        }
+}
+
+/*
+ * Knot k of an animated track into out[components]: its grid values from
+ * the track's minimum, a quantum apart.  The writer quantises through this
+ * very expression, so what it measured is what this gives.
  */
 static inline void mni_cc_knot(const mni_cc_track *tr, uint32_t k, float *out)
 {
-    uint32_t n = tr->components;
-    size_t bit = (size_t)k * tr->knot_bits;
-    size_t base_bit = (size_t)(k / MNI_CC_SEGMENT_KNOTS) * tr->segment_bits;
-    for (uint32_t c = 0; c < n; c++) {
-        uint32_t q = 0;
-        if (tr->bases) {
-            q = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
-            base_bit += tr->base_bits[c];
+    uint32_t q[4];
+    mni_cc_knot_ints(tr, k, q);
+    for (uint32_t c = 0; c < tr->components; c++)
+        out[c] = tr->min[c] + tr->quantum * (float)(int32_t)q[c];
+}
+
+/*
+ * The grid values of the knots span k reads into q[0..3] (knots k - 1 ..
+ * k + 2, those that exist: k and k + 1 at stride 1 and for STEP), each
+ * one after the first of a DELTA segment from the one before it.
+ */
+static inline void mni_cc_span_ints(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4])
+{
+    uint32_t last = tr->knot_count - 1u, n = tr->components;
+    bool spline = tr->stride_log2 != 0 && !(tr->flags & MNI_CC_STEP);
+    uint32_t first = spline && k > 0 ? k - 1u : k;
+    uint32_t end = k + (spline ? 2u : 1u);
+    end = end < last ? end : last;
+    mni_cc_knot_ints(tr, first, q[first + 1u - k]);
+    for (uint32_t m = first + 1u; m <= end; m++) {
+        uint32_t *to = q[m + 1u - k];
+        const uint32_t *from = q[m - k];
+        if (!(tr->flags & MNI_CC_DELTA) || m % MNI_CC_SEGMENT_KNOTS == 0) {
+            mni_cc_knot_ints(tr, m, to);
+            continue;
         }
-        q += mni_cc_field(tr->values, bit, tr->bits[c]);
-        bit += tr->bits[c];
-        out[c] = tr->min[c] + tr->quantum * (float)q;
+        size_t bit = (size_t)(m - m / MNI_CC_SEGMENT_KNOTS - 1u) * tr->knot_bits;
+        for (uint32_t c = 0; c < n; c++) {
+            to[c] = from[c] + mni_cc_field(tr->values, bit, tr->bits[c]) + tr->offset[c];
+            bit += tr->bits[c];
+        }
     }
+}
+
+/* Grid values q into out[components]: mni_cc_knot's expression. */
+static inline void mni_cc_ints_to(const mni_cc_track *tr, const uint32_t *q, float *out)
+{
+    for (uint32_t c = 0; c < tr->components; c++)
+        out[c] = tr->min[c] + tr->quantum * (float)(int32_t)q[c];
 }
 
 /* The span of frame position f in a track's knots: knot k and the fraction s past it. */
@@ -260,20 +335,22 @@ static inline void mni_cc_span_knots(const mni_cc_track *tr, uint32_t k, float p
     uint32_t last = tr->knot_count - 1u;
     bool step = (tr->flags & MNI_CC_STEP) != 0;
     bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && (tr->stride_log2 == 0 || step);
-    mni_cc_knot(tr, k, p[1]);
+    uint32_t q[4][4];
+    mni_cc_span_ints(tr, k, q);
+    mni_cc_ints_to(tr, q[1], p[1]);
     if (w)
         mni_cc_rebuild_w(p[1]);
     if (last == 0)
         return;
-    mni_cc_knot(tr, k + 1u, p[2]);
+    mni_cc_ints_to(tr, q[2], p[2]);
     if (w)
         mni_cc_rebuild_w(p[2]);
     if (tr->stride_log2 == 0 || step)
         return;
     if (k > 0)
-        mni_cc_knot(tr, k - 1u, p[0]);
+        mni_cc_ints_to(tr, q[0], p[0]);
     if (k + 2u <= last)
-        mni_cc_knot(tr, k + 2u, p[3]);
+        mni_cc_ints_to(tr, q[3], p[3]);
     if (w) {
         if (k > 0)
             mni_cc_rebuild_w(p[0]);
@@ -343,6 +420,31 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
         out[c] = v[c] * inv;
 }
 
+/*
+ * A cursor's knots of span k - 1 moved on to span k: the knots shift down
+ * and only the new last one is decoded (the scalar decoder, which the SSE2
+ * one matches bit for bit), so forward playback decodes one knot a span.
+ * False where a fresh decode is needed (an end span's extrapolated knot).
+ */
+static inline bool mni_cc_advance(const mni_cc_track *tr, uint32_t k, float p[4][4])
+{
+    uint32_t last = tr->knot_count - 1u;
+    if (tr->stride_log2 == 0 || (tr->flags & MNI_CC_STEP)) {
+        memcpy(p[1], p[2], sizeof p[1]);
+        memset(p[2], 0, sizeof p[2]);
+        mni_cc_knot(tr, k + 1u, p[2]);
+        if (tr->flags & MNI_CC_W_DROPPED)
+            mni_cc_rebuild_w(p[2]);
+        return true;
+    }
+    if (k + 2u > last)
+        return false;
+    memmove(p[0], p[1], 3 * sizeof p[0]);
+    memset(p[3], 0, sizeof p[3]);
+    mni_cc_knot(tr, k + 2u, p[3]);
+    return true;
+}
+
 /* One track at frame position f (0 .. frame_count - 1) into out, decoding what it needs. */
 static inline void mni_cc_track_at(const mni_cc_track *tr, float f, float *out)
 {
@@ -371,6 +473,9 @@ static inline float mni_cc_frame_of(const mni_cc_header *h, float t)
 void mni_cc_span_knots_sse2(const mni_cc_track *tr, uint32_t k, float p[4][4]);
 void mni_cc_interp_sse2(const mni_cc_track *tr, const float p[4][4], float s, float *out);
 #endif
+
+/* Bytes of a cursor's storage over a compressed clip of track_count records. */
+size_t mni_cc_cursor_bytes(uint32_t track_count);
 
 /* The sampler without checks: every stored track whose target is in the pose. */
 void mni_compressed_sample_into(const mn_compressed_clip *clip, float t, mn_pose *pose);

@@ -28,9 +28,14 @@ typedef struct cc_cache {
     unsigned char rec[sizeof(mni_cc_track)];
 } cc_cache;
 
+size_t mni_cc_cursor_bytes(uint32_t track_count)
+{
+    return (size_t)track_count * sizeof(cc_cache);
+}
+
 size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
 {
-    return clip ? (size_t)mni_cc_head(clip)->track_count * sizeof(cc_cache) : 0;
+    return clip ? mni_cc_cursor_bytes(mni_cc_head(clip)->track_count) : 0;
 }
 
 static inline float *slot_of(const mni_cc_track *tr, mn_pose *pose)
@@ -66,32 +71,6 @@ static inline void interp(const mni_cc_track *tr, const float p[4][4], float s, 
 #endif
     (void)simd;
     mni_cc_interp(tr, p, s, out);
-}
-
-/*
- * The cursor's knots of span k - 1 moved on to span k: the knots shift
- * down and only the new last one is decoded (the scalar decoder, which the
- * SSE2 one matches bit for bit), so forward playback decodes one knot a
- * span.  False where a fresh decode is needed (an end span's extrapolated
- * knot).
- */
-static inline bool advance(const mni_cc_track *tr, uint32_t k, float p[4][4])
-{
-    uint32_t last = tr->knot_count - 1u;
-    if (tr->stride_log2 == 0 || (tr->flags & MNI_CC_STEP)) {
-        memcpy(p[1], p[2], sizeof p[1]);
-        memset(p[2], 0, sizeof p[2]);
-        mni_cc_knot(tr, k + 1u, p[2]);
-        if (tr->flags & MNI_CC_W_DROPPED)
-            mni_cc_rebuild_w(p[2]);
-        return true;
-    }
-    if (k + 2u > last)
-        return false;
-    memmove(p[0], p[1], 3 * sizeof p[0]);
-    memset(p[3], 0, sizeof p[3]);
-    mni_cc_knot(tr, k + 2u, p[3]);
-    return true;
 }
 
 void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache, mn_pose *pose,
@@ -131,7 +110,7 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
             continue;
         }
         if (c[i].span1 != k + 1u) {
-            if (!(c[i].span1 == k && k > 0 && advance(tr, k, c[i].p))) {
+            if (!(c[i].span1 == k && k > 0 && mni_cc_advance(tr, k, c[i].p))) {
                 memset(c[i].p, 0, sizeof c[i].p);
                 span_knots(tr, k, c[i].p, simd);
             }

@@ -25,20 +25,9 @@ MN_LANE __m128 sum_squares(__m128 v, bool four)
     return four ? _mm_add_ss(s, _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3))) : s;
 }
 
-/* Knot k: the segment's bases plus the stored values (read as the scalar code reads them), on the grid. */
-MN_LANE __m128 knot(const mni_cc_track *tr, uint32_t k, __m128 cmin, __m128 quantum, __m128 keep)
+/* A knot from its grid values (mni_cc_span_ints, the scalar code's own) on the grid. */
+MN_LANE __m128 knot(const uint32_t *f, __m128 cmin, __m128 quantum, __m128 keep)
 {
-    uint32_t n = tr->components, f[4] = {0, 0, 0, 0};
-    size_t bit = (size_t)k * tr->knot_bits;
-    size_t base_bit = (size_t)(k / MNI_CC_SEGMENT_KNOTS) * tr->segment_bits;
-    for (uint32_t c = 0; c < n; c++) {
-        if (tr->bases) {
-            f[c] = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
-            base_bit += tr->base_bits[c];
-        }
-        f[c] += mni_cc_field(tr->values, bit, tr->bits[c]);
-        bit += tr->bits[c];
-    }
     __m128i q = _mm_set_epi32((int)f[3], (int)f[2], (int)f[1], (int)f[0]);
     /* Lanes past the stored components are zero, as the scalar code leaves them. */
     return _mm_and_ps(_mm_add_ps(cmin, _mm_mul_ps(quantum, _mm_cvtepi32_ps(q))), keep);
@@ -63,19 +52,21 @@ MN_KERNEL void MN_ISA(mni_cc_span_knots)(const mni_cc_track *tr, uint32_t k, flo
                                                        : _mm_set_epi32(0, -1, -1, -1));
     __m128 cmin = _mm_and_ps(_mm_loadu_ps(tr->min), keep);
     __m128 quantum = _mm_set1_ps(tr->quantum);
-    __m128 p1 = knot(tr, k, cmin, quantum, keep);
+    uint32_t q[4][4] = {{0}};
+    mni_cc_span_ints(tr, k, q);
+    __m128 p1 = knot(q[1], cmin, quantum, keep);
     _mm_storeu_ps(p[1], w ? rebuild_w(p1) : p1);
     if (last == 0)
         return;
-    __m128 p2 = knot(tr, k + 1u, cmin, quantum, keep);
+    __m128 p2 = knot(q[2], cmin, quantum, keep);
     _mm_storeu_ps(p[2], w ? rebuild_w(p2) : p2);
     if (tr->stride_log2 == 0 || step)
         return;
     __m128 p0 = _mm_setzero_ps(), p3 = _mm_setzero_ps();
     if (k > 0)
-        p0 = knot(tr, k - 1u, cmin, quantum, keep);
+        p0 = knot(q[0], cmin, quantum, keep);
     if (k + 2u <= last)
-        p3 = knot(tr, k + 2u, cmin, quantum, keep);
+        p3 = knot(q[3], cmin, quantum, keep);
     __m128 three = _mm_set1_ps(3.0f), two = _mm_set1_ps(2.0f);
     if (k == 0)
         p0 = last >= 2 ? _mm_add_ps(_mm_sub_ps(_mm_mul_ps(three, p1), _mm_mul_ps(three, p2)), p3)
