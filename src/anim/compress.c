@@ -293,7 +293,8 @@ static size_t put_head(const mni_cc_track *r, uint8_t *out)
     out[at++] = (uint8_t)(r->path | (r->kind == MNI_CC_ANIMATED ? MNI_CC_DESC_ANIMATED : 0u) |
                           ((r->flags & MNI_CC_W_DROPPED) ? MNI_CC_DESC_W_DROPPED : 0u) |
                           ((r->flags & MNI_CC_STEP) ? MNI_CC_DESC_STEP : 0u) |
-                          ((r->flags & MNI_CC_DELTA) ? MNI_CC_DESC_DELTA : 0u));
+                          ((r->flags & MNI_CC_DELTA) ? MNI_CC_DESC_DELTA : 0u) |
+                          ((r->flags & MNI_CC_DELTA2) ? MNI_CC_DESC_DELTA2 : 0u));
     uint32_t v = r->target;
     do {
         out[at++] = (uint8_t)((v & 0x7fu) | (v > 0x7fu ? 0x80u : 0u));
@@ -355,38 +356,62 @@ static uint32_t segment_base(const float *knots, const mni_cc_track *r, uint32_t
     return lo;
 }
 
-/* What knot k (not a segment's first with DELTA) stores for component c, before the offset. */
+/* Grid difference of knot k from the knot before (k > 0). */
+static int64_t diff_of(const float *knots, const mni_cc_track *r, uint32_t k, uint32_t c)
+{
+    return (int64_t)grid_of(knots, r, k, c) - (int64_t)grid_of(knots, r, k - 1, c);
+}
+
+/* What knot k stores for component c, before the offset (a knot with a stored value). */
 static int64_t stored_of(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t k,
                          uint32_t c)
 {
+    if (r->flags & MNI_CC_DELTA2)
+        return diff_of(knots, r, k, c) - diff_of(knots, r, k - 1, c);
     if (r->flags & MNI_CC_DELTA)
-        return (int64_t)grid_of(knots, r, k, c) - (int64_t)grid_of(knots, r, k - 1, c);
+        return diff_of(knots, r, k, c);
     return (int64_t)grid_of(knots, r, k, c) - (int64_t)segment_base(knots, r, g, c);
+}
+
+/* Segment g's slope for component c (DELTA2): its second knot's difference, 0 with one knot. */
+static int64_t slope_of(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t c)
+{
+    uint32_t k0, k1;
+    segment_span(r, g, &k0, &k1);
+    return k1 > k0 + 1 ? diff_of(knots, r, k0 + 1, c) : 0;
+}
+
+/* The bits that hold v - lo for every v in [lo, hi]; 0 when there is none (lo > hi). */
+static uint8_t span_bits(int64_t lo, int64_t hi)
+{
+    return (uint8_t)(lo > hi ? 0u : bit_length((uint32_t)(hi - lo)));
 }
 
 /*
  * Encode an animated track (stride, components, flags and target set in r;
- * MNI_CC_DELTA in flags for differences) at 2^level - 1 steps of its
- * widest component's extent into out (the whole record, plus 8 bytes it
- * may touch past its end): the clip minimum per component, one quantum,
- * per segment each component's base, and each component's stored values
- * (above the base, or differences less an offset), both in the fewest bits
- * that hold every segment's.  DELTA changes the bytes, never the grid
- * values, so both forms err alike.  r's fields and pointers (into out) are
- * set as mni_cc_parse would set them.  Returns the size.
+ * MNI_CC_DELTA, and MNI_CC_DELTA2, in flags for differences) at 2^level - 1
+ * steps of its widest component's extent into out (the whole record, plus
+ * 8 bytes it may touch past its end): the clip minimum per component, one
+ * quantum, per segment each component's base (and slope), and each
+ * component's stored values (above the base, or differences less an
+ * offset), each in the fewest bits that hold every segment's.  The
+ * differences change the bytes, never the grid values, so every form errs
+ * alike.  r's fields and pointers (into out) are set as mni_cc_parse would
+ * set them.  Returns the size.
  */
 static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, uint32_t level,
                      uint8_t *out)
 {
     plan_record(z, r);
-    bool delta = (r->flags & MNI_CC_DELTA) != 0;
+    bool delta = (r->flags & MNI_CC_DELTA) != 0, second = (r->flags & MNI_CC_DELTA2) != 0;
     uint32_t n = r->components, K = r->knot_count, G = r->segment_count;
+    uint32_t skip = second ? 2 : delta ? 1 : 0; /* a segment's knots without a stored value */
     bool based = G > 1 || delta;
     float widest = 0.0f;
     for (uint32_t c = 0; c < 4; c++) {
         r->min[c] = 0.0f;
-        r->bits[c] = r->base_bits[c] = 0;
-        r->offset[c] = 0;
+        r->bits[c] = r->base_bits[c] = r->slope_bits[c] = 0;
+        r->offset[c] = r->slope_offset[c] = 0;
     }
     for (uint32_t c = 0; c < n; c++) {
         float lo = INFINITY, hi = -INFINITY;
@@ -399,27 +424,36 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         widest = hi - lo > widest ? hi - lo : widest;
     }
     r->quantum = widest > 0.0f ? (float)((double)widest / (double)((1u << level) - 1u)) : 0.0f;
-    /* Per component: the offset (the least stored value), then the bits of bases and values. */
-    r->knot_bits = r->segment_bits = 0;
-    int64_t least[4] = {0, 0, 0, 0};
+    /* Per component: the offsets (the least stored value, slope), then every field's bits. */
+    r->knot_bits = r->segment_bits = r->slope_sum = 0;
+    int64_t least[4] = {0, 0, 0, 0}, least_slope[4] = {0, 0, 0, 0};
     for (uint32_t c = 0; c < n; c++) {
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        int64_t lo = INT64_MAX, hi = INT64_MIN, slo = INT64_MAX, shi = INT64_MIN;
         for (uint32_t g = 0; g < G; g++) {
             uint32_t k0, k1;
             segment_span(r, g, &k0, &k1);
             uint32_t bb = based ? bit_length(segment_base(knots, r, g, c)) : 0u;
             r->base_bits[c] = (uint8_t)(bb > r->base_bits[c] ? bb : r->base_bits[c]);
-            for (uint32_t k = delta ? k0 + 1 : k0; k < k1; k++) {
+            if (second) {
+                int64_t v = slope_of(knots, r, g, c);
+                slo = v < slo ? v : slo;
+                shi = v > shi ? v : shi;
+            }
+            for (uint32_t k = k0 + skip; k < k1; k++) {
                 int64_t v = stored_of(knots, r, g, k, c);
                 lo = v < lo ? v : lo;
                 hi = v > hi ? v : hi;
             }
         }
-        least[c] = delta && lo != INT64_MAX ? lo : 0;
+        least[c] = delta && lo <= hi ? lo : 0;
+        least_slope[c] = second ? slo : 0;
         r->offset[c] = (uint32_t)(int32_t)least[c];
-        r->bits[c] = (uint8_t)(lo == INT64_MAX ? 0u : bit_length((uint32_t)(hi - least[c])));
+        r->slope_offset[c] = (uint32_t)(int32_t)least_slope[c];
+        r->bits[c] = span_bits(least[c], hi);
+        r->slope_bits[c] = second ? span_bits(slo, shi) : 0;
         r->knot_bits += r->bits[c];
         r->segment_bits += r->base_bits[c];
+        r->slope_sum += r->slope_bits[c];
     }
     size_t at = put_head(r, out);
     out[at++] = r->stride_log2;
@@ -427,6 +461,8 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         out[at++] = r->bits[c];
     for (uint32_t c = 0; c < n && based; c++)
         out[at++] = r->base_bits[c];
+    for (uint32_t c = 0; c < n && second; c++)
+        out[at++] = r->slope_bits[c];
     memcpy(out + at, r->min, 4u * n);
     at += 4u * n;
     memcpy(out + at, &r->quantum, 4);
@@ -435,29 +471,39 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         memcpy(out + at, r->offset, 4u * n);
         at += 4u * n;
     }
+    if (second) {
+        memcpy(out + at, r->slope_offset, 4u * n);
+        at += 4u * n;
+    }
     size_t bases = based ? mni_cc_stream_bytes(G, r->segment_bits) : 0u;
-    size_t values = mni_cc_stream_bytes(delta ? K - G : K, r->knot_bits);
-    uint8_t *base_out = out + at, *value_out = out + at + bases;
+    size_t slopes = second ? mni_cc_stream_bytes(G, r->slope_sum) : 0u;
+    size_t values = mni_cc_stream_bytes(mni_cc_entries(K, r->flags), r->knot_bits);
+    uint8_t *base_out = out + at, *slope_out = base_out + bases, *value_out = slope_out + slopes;
     r->bases = based ? base_out : NULL;
+    r->slopes = second ? slope_out : NULL;
     r->values = value_out;
-    memset(base_out, 0, bases + values + MNI_CC_TAIL);
-    size_t base_bit = 0;
+    memset(base_out, 0, bases + slopes + values + MNI_CC_TAIL);
+    size_t base_bit = 0, slope_bit = 0, entry = 0;
     for (uint32_t g = 0; g < G; g++) {
         uint32_t k0, k1;
         segment_span(r, g, &k0, &k1);
-        uint32_t first = delta ? k0 + 1 : k0; /* the first knot with a stored value */
-        size_t bit = (size_t)(first - (delta ? g + 1 : 0)) * r->knot_bits;
+        uint32_t first = k0 + skip; /* the first knot with a stored value */
+        size_t bit = entry * r->knot_bits;
         for (uint32_t c = 0; c < n; c++) {
             if (based && r->base_bits[c])
                 put_bits(base_out, base_bit, segment_base(knots, r, g, c));
             base_bit += r->base_bits[c];
+            if (second && r->slope_bits[c])
+                put_bits(slope_out, slope_bit, (uint32_t)(slope_of(knots, r, g, c) - least_slope[c]));
+            slope_bit += r->slope_bits[c];
             for (uint32_t k = first; k < k1 && r->bits[c]; k++)
                 put_bits(value_out, bit + (size_t)(k - first) * r->knot_bits,
                          (uint32_t)(stored_of(knots, r, g, k, c) - least[c]));
             bit += r->bits[c];
         }
+        entry += k1 > first ? k1 - first : 0;
     }
-    r->size = (uint32_t)(at + bases + values);
+    r->size = (uint32_t)(at + bases + slopes + values);
     return r->size;
 }
 
@@ -608,11 +654,14 @@ static void choose(compressor *z, ctrack *ct)
         }
         if (la > MNI_CC_MAX_BITS)
             break; /* a longer stride errs more still */
-        /* The same grid values as differences: the same error, maybe fewer bytes. */
-        mni_cc_track d = r;
-        d.flags |= MNI_CC_DELTA;
-        if (encode(z, knots, &d, la, z->scratch) < r.size)
-            r = d;
+        /* The same grid values as differences (of differences): the same error, maybe fewer bytes. */
+        for (uint32_t form = 1; form <= 2; form++) {
+            mni_cc_track d = r;
+            d.flags = (uint8_t)((d.flags & ~(MNI_CC_DELTA | MNI_CC_DELTA2)) | MNI_CC_DELTA |
+                                (form == 2 ? MNI_CC_DELTA2 : 0u));
+            if (encode(z, knots, &d, la, z->scratch) < r.size)
+                r = d;
+        }
         if (r.size < best_bytes) {
             best_bytes = r.size;
             best = r;
@@ -622,7 +671,7 @@ static void choose(compressor *z, ctrack *ct)
     if (best_bytes == SIZE_MAX) {
         /* Nothing meets the tolerance: every frame at full precision is the best there is. */
         best = r;
-        best.flags &= (uint8_t)~MNI_CC_DELTA;
+        best.flags &= (uint8_t)~(MNI_CC_DELTA | MNI_CC_DELTA2);
         best.stride_log2 = 0;
         best_level = MNI_CC_MAX_BITS;
         encode(z, ct->frames, &best, best_level, z->scratch);

@@ -51,7 +51,8 @@ enum {
     MNI_CC_W_DROPPED = 1u,            /* rotation: x y z stored, w >= 0 rebuilt */
     MNI_CC_STEP = 2u,                 /* hold the left knot (a STEP source track) */
     MNI_CC_DELTA = 4u,                /* values: differences from the knot before */
-    MNI_CC_FLAGS_ALL = 7u
+    MNI_CC_DELTA2 = 8u,               /* with DELTA: differences of differences */
+    MNI_CC_FLAGS_ALL = 15u
 };
 /* The record's first byte. */
 enum {
@@ -60,7 +61,8 @@ enum {
     MNI_CC_DESC_W_DROPPED = 8u,
     MNI_CC_DESC_STEP = 16u,
     MNI_CC_DESC_DELTA = 32u,
-    MNI_CC_DESC_ALL = 63u
+    MNI_CC_DESC_DELTA2 = 64u,         /* only with DELTA */
+    MNI_CC_DESC_ALL = 127u
 };
 
 typedef struct mni_cc_header {
@@ -100,6 +102,10 @@ typedef struct mni_cc_track {
     float min[4];                 /* a constant's value (a rotation's four) */
     float quantum;
     uint32_t offset[4];           /* DELTA: added to each stored difference (an int32 as stored) */
+    uint8_t slope_bits[4];        /* DELTA2: per component */
+    uint32_t slope_sum;           /* the sum of slope_bits */
+    uint32_t slope_offset[4];     /* DELTA2: added to each segment's first difference */
+    const uint8_t *slopes;        /* DELTA2: segment_count × slope_sum bits */
     const uint8_t *bases;         /* segment_count × segment_bits; NULL: one segment, base 0 */
     const uint8_t *values;
     uint32_t size;                /* the record's bytes in the block */
@@ -145,6 +151,21 @@ static inline uint32_t mni_cc_field(const uint8_t *p, size_t bit, uint32_t bits)
 }
 
 /*
+ * Knots with a stored value: all; with DELTA all but each segment's first;
+ * with DELTA2 all but each segment's first two.
+ */
+static inline uint32_t mni_cc_entries(uint32_t knots, uint32_t flags)
+{
+    uint32_t segments = (knots + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
+    if (!(flags & MNI_CC_DELTA))
+        return knots;
+    if (!(flags & MNI_CC_DELTA2))
+        return knots - segments;
+    uint32_t tail = knots - (segments - 1u) * MNI_CC_SEGMENT_KNOTS; /* the last segment's */
+    return knots - 2u * segments + (tail == 1u ? 1u : 0u);
+}
+
+/*
  * Read the record at p (of a checked block, or one the writer made) into
  * tr; returns its size.  The reader (mnanim_read.c) proves, before any
  * view exists, that every record parses inside the block.
@@ -157,7 +178,8 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     tr->kind = (desc & MNI_CC_DESC_ANIMATED) ? MNI_CC_ANIMATED : MNI_CC_CONSTANT;
     tr->flags = (uint8_t)(((desc & MNI_CC_DESC_W_DROPPED) ? MNI_CC_W_DROPPED : 0u) |
                           ((desc & MNI_CC_DESC_STEP) ? MNI_CC_STEP : 0u) |
-                          ((desc & MNI_CC_DESC_DELTA) ? MNI_CC_DELTA : 0u));
+                          ((desc & MNI_CC_DESC_DELTA) ? MNI_CC_DELTA : 0u) |
+                          ((desc & MNI_CC_DESC_DELTA2) ? MNI_CC_DELTA2 : 0u));
     uint32_t target = 0;
     for (uint32_t shift = 0; shift < 35u; shift += 7u) {
         uint8_t b = *at++;
@@ -187,15 +209,19 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
                                                       : MNI_CC_MAX_STRIDE_LOG2);
     tr->segment_count = (tr->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
     bool segmented = tr->segment_count > 1 || (tr->flags & MNI_CC_DELTA); /* bases stored */
-    uint32_t sum = 0, base_sum = 0;
-    tr->bits[3] = tr->base_bits[3] = 0;
+    bool second = (tr->flags & MNI_CC_DELTA2) != 0;
+    uint32_t sum = 0, base_sum = 0, slope_sum = 0;
+    tr->bits[3] = tr->base_bits[3] = tr->slope_bits[3] = 0;
     for (uint32_t c = 0; c < n; c++) {
         tr->bits[c] = at[c];
         sum += at[c];
         tr->base_bits[c] = segmented ? at[n + c] : 0u;
         base_sum += tr->base_bits[c];
+        tr->slope_bits[c] = second ? at[2u * n + c] : 0u;
+        slope_sum += tr->slope_bits[c];
     }
-    at += segmented ? 2u * n : n;
+    at += (1u + segmented + second) * n;
+    tr->slope_sum = slope_sum;
     tr->knot_bits = sum;
     tr->segment_bits = base_sum;
     memcpy(tr->min, at, (size_t)n * 4u);
@@ -203,14 +229,20 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     memcpy(&tr->quantum, at, 4);
     at += 4;
     memset(tr->offset, 0, sizeof tr->offset);
-    uint32_t entries = tr->knot_count;
+    memset(tr->slope_offset, 0, sizeof tr->slope_offset);
+    uint32_t entries = mni_cc_entries(tr->knot_count, tr->flags);
     if (tr->flags & MNI_CC_DELTA) {
         memcpy(tr->offset, at, (size_t)n * 4u);
         at += 4u * n;
-        entries -= tr->segment_count; /* a segment's first knot is its base */
+    }
+    if (second) {
+        memcpy(tr->slope_offset, at, (size_t)n * 4u);
+        at += 4u * n;
     }
     tr->bases = segmented ? at : NULL;
     at += segmented ? mni_cc_stream_bytes(tr->segment_count, base_sum) : 0u;
+    tr->slopes = second ? at : NULL;
+    at += second ? mni_cc_stream_bytes(tr->segment_count, slope_sum) : 0u;
     tr->values = at;
     at += mni_cc_stream_bytes(entries, sum);
     tr->size = (uint32_t)(at - p);
@@ -218,39 +250,76 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
 }
 
 /*
- * Knot k's grid values (q[components]): the segment's base plus the stored
- * value, or with DELTA the base (the segment's first knot) plus each
- * stored difference up to k, each with its offset.  Unsigned arithmetic:
- * a checked block's values sum to the writer's grid values (below 2^24);
- * other bytes give other numbers, never undefined behaviour.
+ * The grid values of `count` consecutive knots from k into q[0 .. count-1]
+ * (q[i][components]): the segment's base plus the stored value; with
+ * DELTA the base is the segment's first knot and each later one adds its
+ * stored difference and offset to the one before; with DELTA2 the
+ * segment's first difference is its slope (plus the slope offset) and
+ * each later difference adds its stored value and offset to the one
+ * before.  Unsigned arithmetic: a checked block's values sum to the
+ * writer's grid values (below 2^24); other bytes give other numbers,
+ * never undefined behaviour.
  */
+static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t count, uint32_t (*q)[4])
+{
+    uint32_t n = tr->components;
+    uint32_t order = (tr->flags & MNI_CC_DELTA) ? ((tr->flags & MNI_CC_DELTA2) ? 2u : 1u) : 0u;
+    uint32_t cur[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < count; i++, k++) {
+        uint32_t g = k / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS;
+        uint32_t m = k;
+        if (order == 0 || i == 0 || k == k0) {
+            /* From the segment's base (order 0: the knot's own value above it). */
+            size_t base_bit = (size_t)g * tr->segment_bits;
+            for (uint32_t c = 0; c < n; c++) {
+                cur[c] = 0;
+                if (tr->bases) {
+                    cur[c] = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
+                    base_bit += tr->base_bits[c];
+                }
+            }
+            if (order == 0) {
+                size_t bit = (size_t)k * tr->knot_bits;
+                for (uint32_t c = 0; c < n; c++) {
+                    q[i][c] = cur[c] + mni_cc_field(tr->values, bit, tr->bits[c]);
+                    bit += tr->bits[c];
+                }
+                continue;
+            }
+            m = k0 + 1u; /* then step from the segment's second knot up to k */
+        }
+        for (; m <= k; m++) {
+            if (order == 2 && m == k0 + 1u) {
+                size_t bit = (size_t)g * tr->slope_sum;
+                for (uint32_t c = 0; c < n; c++) {
+                    d[c] = mni_cc_field(tr->slopes, bit, tr->slope_bits[c]) + tr->slope_offset[c];
+                    cur[c] += d[c];
+                    bit += tr->slope_bits[c];
+                }
+                continue;
+            }
+            size_t entry = order == 1 ? m - g - 1u : m - 2u * g - 2u;
+            size_t bit = entry * tr->knot_bits;
+            for (uint32_t c = 0; c < n; c++) {
+                uint32_t v = mni_cc_field(tr->values, bit, tr->bits[c]) + tr->offset[c];
+                bit += tr->bits[c];
+                if (order == 2) {
+                    d[c] += v;
+                    cur[c] += d[c];
+                } else {
+                    cur[c] += v;
+                }
+            }
+        }
+        for (uint32_t c = 0; c < n; c++)
+            q[i][c] = cur[c];
+    }
+}
+
+/* Knot k's grid values into q[components]. */
 static inline void mni_cc_knot_ints(const mni_cc_track *tr, uint32_t k, uint32_t *q)
 {
-    uint32_t n = tr->components, g = k / MNI_CC_SEGMENT_KNOTS;
-    size_t base_bit = (size_t)g * tr->segment_bits;
-    for (uint32_t c = 0; c < n; c++) {
-        q[c] = 0;
-        if (tr->bases) {
-            q[c] = mni_cc_field(tr->bases, base_bit, tr->base_bits[c]);
-            base_bit += tr->base_bits[c];
-        }
-    }
-    if (!(tr->flags & MNI_CC_DELTA)) {
-        size_t bit = (size_t)k * tr->knot_bits;
-        for (uint32_t c = 0; c < n; c++) {
-            q[c] += mni_cc_field(tr->values, bit, tr->bits[c]);
-            bit += tr->bits[c];
-        }
-        return;
-    }
-    /* Entries of knots g × 16 + 1 .. k: knot m's is entry m - g - 1. */
-    uint32_t j = k - g * MNI_CC_SEGMENT_KNOTS;
-    size_t bit = (size_t)(k - j - g) * tr->knot_bits;
-    for (uint32_t m = 0; m < j; m++)
-        for (uint32_t c = 0; c < n; c++) {
-            q[c] += mni_cc_field(tr->values, bit, tr->bits[c]) + tr->offset[c];
-            bit += tr->bits[c];
-        }
+    mni_cc_walk(tr, k, 1, (uint32_t(*)[4])(void *)q);
 }
 
 /*
@@ -268,30 +337,17 @@ static inline void mni_cc_knot(const mni_cc_track *tr, uint32_t k, float *out)
 
 /*
  * The grid values of the knots span k reads into q[0..3] (knots k - 1 ..
- * k + 2, those that exist: k and k + 1 at stride 1 and for STEP), each
- * one after the first of a DELTA segment from the one before it.
+ * k + 2, those that exist: k and k + 1 at stride 1 and for STEP), in one
+ * walk.
  */
 static inline void mni_cc_span_ints(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4])
 {
-    uint32_t last = tr->knot_count - 1u, n = tr->components;
+    uint32_t last = tr->knot_count - 1u;
     bool spline = tr->stride_log2 != 0 && !(tr->flags & MNI_CC_STEP);
     uint32_t first = spline && k > 0 ? k - 1u : k;
     uint32_t end = k + (spline ? 2u : 1u);
     end = end < last ? end : last;
-    mni_cc_knot_ints(tr, first, q[first + 1u - k]);
-    for (uint32_t m = first + 1u; m <= end; m++) {
-        uint32_t *to = q[m + 1u - k];
-        const uint32_t *from = q[m - k];
-        if (!(tr->flags & MNI_CC_DELTA) || m % MNI_CC_SEGMENT_KNOTS == 0) {
-            mni_cc_knot_ints(tr, m, to);
-            continue;
-        }
-        size_t bit = (size_t)(m - m / MNI_CC_SEGMENT_KNOTS - 1u) * tr->knot_bits;
-        for (uint32_t c = 0; c < n; c++) {
-            to[c] = from[c] + mni_cc_field(tr->values, bit, tr->bits[c]) + tr->offset[c];
-            bit += tr->bits[c];
-        }
-    }
+    mni_cc_walk(tr, first, end + 1u - first, q + (first + 1u - k));
 }
 
 /* Grid values q into out[components]: mni_cc_knot's expression. */

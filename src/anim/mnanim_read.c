@@ -98,10 +98,10 @@ static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_
                    desc & MNI_CC_DESC_PATH);
     bool rot = (desc & MNI_CC_DESC_PATH) == MN_PATH_ROTATION;
     bool animated = (desc & MNI_CC_DESC_ANIMATED) != 0, dropped = (desc & MNI_CC_DESC_W_DROPPED) != 0;
-    bool delta = (desc & MNI_CC_DESC_DELTA) != 0;
-    if ((dropped && (!rot || !animated)) || (delta && !animated))
+    bool delta = (desc & MNI_CC_DESC_DELTA) != 0, second = (desc & MNI_CC_DESC_DELTA2) != 0;
+    if ((dropped && (!rot || !animated)) || (delta && !animated) || (second && !delta))
         return bad(err, MN_INVALID_VALUE, FIELD("desc"), at,
-                   "0x%02llx: w dropped from a constant or a track that is no rotation, or differences in a constant%.0llu", desc, 0);
+                   "0x%02llx: w dropped from a constant or a track that is no rotation, or differences in a constant (or of differences without them)%.0llu", desc, 0);
     /* The target: LEB128, at most 5 bytes, below 2^32. */
     size_t q = at + 1;
     uint64_t target = 0;
@@ -136,8 +136,9 @@ static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_
         return bad(err, MN_INVALID_VALUE, FIELD("stride_log2"), q, "%llu (at most %llu)", block[q],
                    MNI_CC_MAX_STRIDE_LOG2);
     uint32_t knots = mni_cc_knots_of(h->frame_count, block[q]);
-    uint32_t widths = knots > MNI_CC_SEGMENT_KNOTS || delta ? 2u * n : n; /* bits, base bits */
-    if (!inside(q, 1u + widths + 4u * n + 4u + (delta ? 4u * n : 0u), 0, end))
+    /* bits, base bits, slope bits; then minima, quantum, offsets, slope offsets */
+    uint32_t widths = (1u + (knots > MNI_CC_SEGMENT_KNOTS || delta) + second) * n;
+    if (!inside(q, 1u + widths + 4u * n + 4u + (delta + second) * 4u * n, 0, end))
         return bad(err, MN_ACCESSOR_BOUNDS, FIELD("bits"), q + 1,
                    "the record's fields at offset %llu run into the tail%.0llu", q + 1, 0);
     for (uint32_t c = 0; c < widths; c++)
