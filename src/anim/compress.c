@@ -517,14 +517,15 @@ static float local_error(const compressor *z, const ctrack *ct, const mni_cc_tra
     /* The span's knots kept from one time to the next, as a cursor keeps them (same bits). */
     float p[4][4] = {{0}};
     uint32_t span1 = 0;
+    mni_cc_walker walk = {0, {0}, {0}};
     for (uint32_t m = 0; m < z->ref.time_count; m += step) {
         float out[4], s = 0.0f;
         float f = mni_cc_frame_of(&head, z->ref.times[m]);
         if (r->kind == MNI_CC_ANIMATED) {
             uint32_t k = mni_cc_span(r, f, &s);
-            if (span1 != k + 1u && !(span1 == k && k > 0 && mni_cc_advance(r, k, p))) {
+            if (span1 != k + 1u && !(span1 == k && k > 0 && mni_cc_advance(r, k, p, &walk))) {
                 memset(p, 0, sizeof p);
-                mni_cc_span_knots(r, k, p);
+                mni_cc_span_knots(r, k, p, &walk);
             }
             span1 = k + 1u;
         }

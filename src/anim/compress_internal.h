@@ -250,6 +250,17 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
 }
 
 /*
+ * Where a walk stopped (differences only): knot next1 - 2's grid values
+ * and its difference, so that a walk to the knot after it takes one step.
+ * next1 0: nothing held.  Holding it never changes a result: modular sums
+ * are the same in any grouping.
+ */
+typedef struct mni_cc_walker {
+    uint32_t next1;
+    uint32_t cur[4], d[4];
+} mni_cc_walker;
+
+/*
  * The grid values of `count` consecutive knots from k into q[0 .. count-1]
  * (q[i][components]): the segment's base plus the stored value; with
  * DELTA the base is the segment's first knot and each later one adds its
@@ -260,15 +271,21 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
  * writer's grid values (below 2^24); other bytes give other numbers,
  * never undefined behaviour.
  */
-static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t count, uint32_t (*q)[4])
+static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t count, uint32_t (*q)[4],
+                               mni_cc_walker *w)
 {
     uint32_t n = tr->components;
     uint32_t order = (tr->flags & MNI_CC_DELTA) ? ((tr->flags & MNI_CC_DELTA2) ? 2u : 1u) : 0u;
     uint32_t cur[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
+    bool resume = w && w->next1 == k + 1u && order > 0;
+    if (resume) {
+        memcpy(cur, w->cur, sizeof cur);
+        memcpy(d, w->d, sizeof d);
+    }
     for (uint32_t i = 0; i < count; i++, k++) {
         uint32_t g = k / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS;
         uint32_t m = k;
-        if (order == 0 || i == 0 || k == k0) {
+        if (order == 0 || (i == 0 && !resume) || k == k0) {
             /* From the segment's base (order 0: the knot's own value above it). */
             size_t base_bit = (size_t)g * tr->segment_bits;
             for (uint32_t c = 0; c < n; c++) {
@@ -314,12 +331,17 @@ static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t coun
         for (uint32_t c = 0; c < n; c++)
             q[i][c] = cur[c];
     }
+    if (w && order > 0) {
+        w->next1 = k + 1u; /* k is now one past the last knot walked */
+        memcpy(w->cur, cur, sizeof cur);
+        memcpy(w->d, d, sizeof d);
+    }
 }
 
 /* Knot k's grid values into q[components]. */
 static inline void mni_cc_knot_ints(const mni_cc_track *tr, uint32_t k, uint32_t *q)
 {
-    mni_cc_walk(tr, k, 1, (uint32_t(*)[4])(void *)q);
+    mni_cc_walk(tr, k, 1, (uint32_t(*)[4])(void *)q, NULL);
 }
 
 /*
@@ -335,19 +357,29 @@ static inline void mni_cc_knot(const mni_cc_track *tr, uint32_t k, float *out)
         out[c] = tr->min[c] + tr->quantum * (float)(int32_t)q[c];
 }
 
+/* mni_cc_knot, stepping from (and leaving) where w holds. */
+static inline void mni_cc_knot_walk(const mni_cc_track *tr, uint32_t k, float *out, mni_cc_walker *w)
+{
+    uint32_t q[4];
+    mni_cc_walk(tr, k, 1, (uint32_t(*)[4])(void *)q, w);
+    for (uint32_t c = 0; c < tr->components; c++)
+        out[c] = tr->min[c] + tr->quantum * (float)(int32_t)q[c];
+}
+
 /*
  * The grid values of the knots span k reads into q[0..3] (knots k - 1 ..
  * k + 2, those that exist: k and k + 1 at stride 1 and for STEP), in one
  * walk.
  */
-static inline void mni_cc_span_ints(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4])
+static inline void mni_cc_span_ints(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4],
+                                    mni_cc_walker *w)
 {
     uint32_t last = tr->knot_count - 1u;
     bool spline = tr->stride_log2 != 0 && !(tr->flags & MNI_CC_STEP);
     uint32_t first = spline && k > 0 ? k - 1u : k;
     uint32_t end = k + (spline ? 2u : 1u);
     end = end < last ? end : last;
-    mni_cc_walk(tr, first, end + 1u - first, q + (first + 1u - k));
+    mni_cc_walk(tr, first, end + 1u - first, q + (first + 1u - k), w);
 }
 
 /* Grid values q into out[components]: mni_cc_knot's expression. */
@@ -386,13 +418,14 @@ static inline void mni_cc_rebuild_w(float *q)
  * midpoints); above, the knots are B-spline control points (not unit
  * quaternions), and w is rebuilt after the curve is evaluated.
  */
-static inline void mni_cc_span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4])
+static inline void mni_cc_span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4],
+                                     mni_cc_walker *wk)
 {
     uint32_t last = tr->knot_count - 1u;
     bool step = (tr->flags & MNI_CC_STEP) != 0;
     bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && (tr->stride_log2 == 0 || step);
     uint32_t q[4][4];
-    mni_cc_span_ints(tr, k, q);
+    mni_cc_span_ints(tr, k, q, wk);
     mni_cc_ints_to(tr, q[1], p[1]);
     if (w)
         mni_cc_rebuild_w(p[1]);
@@ -482,13 +515,14 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
  * one matches bit for bit), so forward playback decodes one knot a span.
  * False where a fresh decode is needed (an end span's extrapolated knot).
  */
-static inline bool mni_cc_advance(const mni_cc_track *tr, uint32_t k, float p[4][4])
+static inline bool mni_cc_advance(const mni_cc_track *tr, uint32_t k, float p[4][4],
+                                  mni_cc_walker *w)
 {
     uint32_t last = tr->knot_count - 1u;
     if (tr->stride_log2 == 0 || (tr->flags & MNI_CC_STEP)) {
         memcpy(p[1], p[2], sizeof p[1]);
         memset(p[2], 0, sizeof p[2]);
-        mni_cc_knot(tr, k + 1u, p[2]);
+        mni_cc_knot_walk(tr, k + 1u, p[2], w);
         if (tr->flags & MNI_CC_W_DROPPED)
             mni_cc_rebuild_w(p[2]);
         return true;
@@ -497,7 +531,7 @@ static inline bool mni_cc_advance(const mni_cc_track *tr, uint32_t k, float p[4]
         return false;
     memmove(p[0], p[1], 3 * sizeof p[0]);
     memset(p[3], 0, sizeof p[3]);
-    mni_cc_knot(tr, k + 2u, p[3]);
+    mni_cc_knot_walk(tr, k + 2u, p[3], w);
     return true;
 }
 
@@ -507,7 +541,7 @@ static inline void mni_cc_track_at(const mni_cc_track *tr, float f, float *out)
     float p[4][4] = {{0}};
     float s = 0.0f;
     if (tr->kind == MNI_CC_ANIMATED)
-        mni_cc_span_knots(tr, mni_cc_span(tr, f, &s), p);
+        mni_cc_span_knots(tr, mni_cc_span(tr, f, &s), p, NULL);
     mni_cc_interp(tr, (const float(*)[4])p, s, out);
 }
 
@@ -526,7 +560,7 @@ static inline float mni_cc_frame_of(const mni_cc_header *h, float t)
  * track (compressed_sample_sse2.c), bit for bit the scalar code.
  */
 #if MN_WITH_SSE2
-void mni_cc_span_knots_sse2(const mni_cc_track *tr, uint32_t k, float p[4][4]);
+void mni_cc_span_knots_sse2(const mni_cc_track *tr, uint32_t k, float p[4][4], mni_cc_walker *w);
 void mni_cc_interp_sse2(const mni_cc_track *tr, const float p[4][4], float s, float *out);
 #endif
 

@@ -25,6 +25,7 @@
 typedef struct cc_cache {
     uint32_t span1;
     float p[4][4];
+    mni_cc_walker walk;
     unsigned char rec[sizeof(mni_cc_track)];
 } cc_cache;
 
@@ -48,16 +49,17 @@ static inline float *slot_of(const mni_cc_track *tr, mn_pose *pose)
 }
 
 /* The decoder's two halves at the resolved level: SSE2 where built, else the reference. */
-static inline void span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4], bool simd)
+static inline void span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4],
+                              mni_cc_walker *w, bool simd)
 {
 #if MN_WITH_SSE2
     if (simd) {
-        mni_cc_span_knots_sse2(tr, k, p);
+        mni_cc_span_knots_sse2(tr, k, p, w);
         return;
     }
 #endif
     (void)simd;
-    mni_cc_span_knots(tr, k, p);
+    mni_cc_span_knots(tr, k, p, w);
 }
 
 static inline void interp(const mni_cc_track *tr, const float p[4][4], float s, float *out,
@@ -105,14 +107,14 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
         uint32_t k = mni_cc_span(tr, f, &s);
         if (!c) {
             float p[4][4] = {{0}};
-            span_knots(tr, k, p, simd);
+            span_knots(tr, k, p, NULL, simd);
             interp(tr, (const float(*)[4])p, s, out, simd);
             continue;
         }
         if (c[i].span1 != k + 1u) {
-            if (!(c[i].span1 == k && k > 0 && mni_cc_advance(tr, k, c[i].p))) {
+            if (!(c[i].span1 == k && k > 0 && mni_cc_advance(tr, k, c[i].p, &c[i].walk))) {
                 memset(c[i].p, 0, sizeof c[i].p);
-                span_knots(tr, k, c[i].p, simd);
+                span_knots(tr, k, c[i].p, &c[i].walk, simd);
             }
             if (!c[i].span1)
                 memcpy(c[i].rec, &rec, sizeof rec);

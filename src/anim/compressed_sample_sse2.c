@@ -43,7 +43,8 @@ MN_LANE __m128 rebuild_w(__m128 v)
 }
 
 /* mni_cc_span_knots: knots k-1 .. k+2 of span k into p (lanes by component). */
-MN_KERNEL void MN_ISA(mni_cc_span_knots)(const mni_cc_track *tr, uint32_t k, float p[4][4])
+MN_KERNEL void MN_ISA(mni_cc_span_knots)(const mni_cc_track *tr, uint32_t k, float p[4][4],
+                                         mni_cc_walker *wk)
 {
     uint32_t last = tr->knot_count - 1u;
     bool step = (tr->flags & MNI_CC_STEP) != 0;
@@ -53,7 +54,7 @@ MN_KERNEL void MN_ISA(mni_cc_span_knots)(const mni_cc_track *tr, uint32_t k, flo
     __m128 cmin = _mm_and_ps(_mm_loadu_ps(tr->min), keep);
     __m128 quantum = _mm_set1_ps(tr->quantum);
     uint32_t q[4][4] = {{0}};
-    mni_cc_span_ints(tr, k, q);
+    mni_cc_span_ints(tr, k, q, wk);
     __m128 p1 = knot(q[1], cmin, quantum, keep);
     _mm_storeu_ps(p[1], w ? rebuild_w(p1) : p1);
     if (last == 0)
