@@ -56,6 +56,7 @@ typedef struct compressor {
     size_t scratch_size;
     double *band, *rhs;           /* the least-squares fit's system: K × 4 each */
     void *cursor;                 /* a cursor's storage for measuring blocks (every track stored) */
+    uint32_t *grid, *grid_bases;  /* encode's scratch: knots × 4 grid values, segments × 4 bases */
 } compressor;
 
 /* ---- resampling ----------------------------------------------------------------- */
@@ -338,47 +339,52 @@ static void segment_span(const mni_cc_track *r, uint32_t g, uint32_t *k0, uint32
 }
 
 /*
- * Component c's base in segment g: the smallest grid value there (0 with
- * one segment: no base), or with DELTA the segment's first knot's.
+ * Component c's base in segment g (into gb[g × 4 + c], from the grid
+ * values q[k × 4 + c]): the smallest grid value there (0 with one segment:
+ * no base), or with DELTA the segment's first knot's.
  */
-static uint32_t segment_base(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t c)
+static void fill_bases(const uint32_t *q, const mni_cc_track *r, uint32_t *gb)
 {
-    uint32_t k0, k1, lo = UINT32_MAX;
-    segment_span(r, g, &k0, &k1);
-    if (r->flags & MNI_CC_DELTA)
-        return grid_of(knots, r, k0, c);
-    if (r->segment_count <= 1)
-        return 0;
-    for (uint32_t k = k0; k < k1; k++) {
-        uint32_t q = grid_of(knots, r, k, c);
-        lo = q < lo ? q : lo;
+    for (uint32_t g = 0; g < r->segment_count; g++) {
+        uint32_t k0, k1;
+        segment_span(r, g, &k0, &k1);
+        for (uint32_t c = 0; c < r->components; c++) {
+            uint32_t lo = UINT32_MAX;
+            if (r->flags & MNI_CC_DELTA)
+                lo = q[4 * (size_t)k0 + c];
+            else if (r->segment_count <= 1)
+                lo = 0;
+            else
+                for (uint32_t k = k0; k < k1; k++)
+                    lo = q[4 * (size_t)k + c] < lo ? q[4 * (size_t)k + c] : lo;
+            gb[4 * (size_t)g + c] = lo;
+        }
     }
-    return lo;
 }
 
 /* Grid difference of knot k from the knot before (k > 0). */
-static int64_t diff_of(const float *knots, const mni_cc_track *r, uint32_t k, uint32_t c)
+static int64_t diff_of(const uint32_t *q, uint32_t k, uint32_t c)
 {
-    return (int64_t)grid_of(knots, r, k, c) - (int64_t)grid_of(knots, r, k - 1, c);
+    return (int64_t)q[4 * (size_t)k + c] - (int64_t)q[4 * (size_t)(k - 1) + c];
 }
 
 /* What knot k stores for component c, before the offset (a knot with a stored value). */
-static int64_t stored_of(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t k,
-                         uint32_t c)
+static int64_t stored_of(const uint32_t *q, const uint32_t *gb, const mni_cc_track *r, uint32_t g,
+                         uint32_t k, uint32_t c)
 {
     if (r->flags & MNI_CC_DELTA2)
-        return diff_of(knots, r, k, c) - diff_of(knots, r, k - 1, c);
+        return diff_of(q, k, c) - diff_of(q, k - 1, c);
     if (r->flags & MNI_CC_DELTA)
-        return diff_of(knots, r, k, c);
-    return (int64_t)grid_of(knots, r, k, c) - (int64_t)segment_base(knots, r, g, c);
+        return diff_of(q, k, c);
+    return (int64_t)q[4 * (size_t)k + c] - (int64_t)gb[4 * (size_t)g + c];
 }
 
 /* Segment g's slope for component c (DELTA2): its second knot's difference, 0 with one knot. */
-static int64_t slope_of(const float *knots, const mni_cc_track *r, uint32_t g, uint32_t c)
+static int64_t slope_of(const uint32_t *q, const mni_cc_track *r, uint32_t g, uint32_t c)
 {
     uint32_t k0, k1;
     segment_span(r, g, &k0, &k1);
-    return k1 > k0 + 1 ? diff_of(knots, r, k0 + 1, c) : 0;
+    return k1 > k0 + 1 ? diff_of(q, k0 + 1, c) : 0;
 }
 
 /* The bits that hold v - lo for every v in [lo, hi]; 0 when there is none (lo > hi). */
@@ -424,6 +430,11 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         widest = hi - lo > widest ? hi - lo : widest;
     }
     r->quantum = widest > 0.0f ? (float)((double)widest / (double)((1u << level) - 1u)) : 0.0f;
+    uint32_t *q = z->grid, *gb = z->grid_bases;
+    for (uint32_t k = 0; k < K; k++)
+        for (uint32_t c = 0; c < n; c++)
+            q[4 * (size_t)k + c] = grid_of(knots, r, k, c);
+    fill_bases(q, r, gb);
     /* Per component: the offsets (the least stored value, slope), then every field's bits. */
     r->knot_bits = r->segment_bits = r->slope_sum = 0;
     int64_t least[4] = {0, 0, 0, 0}, least_slope[4] = {0, 0, 0, 0};
@@ -432,15 +443,15 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         for (uint32_t g = 0; g < G; g++) {
             uint32_t k0, k1;
             segment_span(r, g, &k0, &k1);
-            uint32_t bb = based ? bit_length(segment_base(knots, r, g, c)) : 0u;
+            uint32_t bb = based ? bit_length(gb[4 * (size_t)g + c]) : 0u;
             r->base_bits[c] = (uint8_t)(bb > r->base_bits[c] ? bb : r->base_bits[c]);
             if (second) {
-                int64_t v = slope_of(knots, r, g, c);
+                int64_t v = slope_of(q, r, g, c);
                 slo = v < slo ? v : slo;
                 shi = v > shi ? v : shi;
             }
             for (uint32_t k = k0 + skip; k < k1; k++) {
-                int64_t v = stored_of(knots, r, g, k, c);
+                int64_t v = stored_of(q, gb, r, g, k, c);
                 lo = v < lo ? v : lo;
                 hi = v > hi ? v : hi;
             }
@@ -491,14 +502,14 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         size_t bit = entry * r->knot_bits;
         for (uint32_t c = 0; c < n; c++) {
             if (based && r->base_bits[c])
-                put_bits(base_out, base_bit, segment_base(knots, r, g, c));
+                put_bits(base_out, base_bit, gb[4 * (size_t)g + c]);
             base_bit += r->base_bits[c];
             if (second && r->slope_bits[c])
-                put_bits(slope_out, slope_bit, (uint32_t)(slope_of(knots, r, g, c) - least_slope[c]));
+                put_bits(slope_out, slope_bit, (uint32_t)(slope_of(q, r, g, c) - least_slope[c]));
             slope_bit += r->slope_bits[c];
             for (uint32_t k = first; k < k1 && r->bits[c]; k++)
                 put_bits(value_out, bit + (size_t)(k - first) * r->knot_bits,
-                         (uint32_t)(stored_of(knots, r, g, k, c) - least[c]));
+                         (uint32_t)(stored_of(q, gb, r, g, k, c) - least[c]));
             bit += r->bits[c];
         }
         entry += k1 > first ? k1 - first : 0;
@@ -867,7 +878,12 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
     z->band = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
     z->rhs = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
     z->cursor = mni_arena_alloc(&z->arena, mni_cc_cursor_bytes(z->count ? z->count : 1), 16);
-    return z->scratch && z->band && z->rhs && z->cursor ? MN_OK : mni_oom(err, "compression scratch");
+    z->grid = mni_arena_calloc(&z->arena, (size_t)knots_max * 4, sizeof(uint32_t), 16);
+    z->grid_bases = mni_arena_calloc(&z->arena, ((size_t)knots_max / MNI_CC_SEGMENT_KNOTS + 1) * 4,
+                                     sizeof(uint32_t), 16);
+    return z->scratch && z->band && z->rhs && z->cursor && z->grid && z->grid_bases
+               ? MN_OK
+               : mni_oom(err, "compression scratch");
 }
 
 /* ---- the search --------------------------------------------------------------------- */
