@@ -308,6 +308,12 @@ static void bad_track_stride(uint8_t *b)
     uint8_t *r = first_animated(b, &stride_at);
     r[stride_at] = MNI_CC_MAX_STRIDE_LOG2 + 1;
 }
+static void bad_track_form(uint8_t *b)
+{
+    uint32_t stride_at = 0;
+    uint8_t *r = first_animated(b, &stride_at);
+    r[0] = (uint8_t)((r[0] | MNI_CC_DESC_DELTA2) & ~MNI_CC_DESC_DELTA); /* no first differences */
+}
 static void bad_tail(uint8_t *b)
 {
     b[((mni_cc_header *)(void *)b)->total_size - 1] = 1;
@@ -340,6 +346,8 @@ static void corrupted_blocks_refused(void **state)
     assert_non_null(strstr(err.path, "].bits"));
     assert_int_equal(view_edited(cc, size, bad_track_stride, true, &err), MN_INVALID_VALUE);
     assert_non_null(strstr(err.path, "].stride_log2"));
+    assert_int_equal(view_edited(cc, size, bad_track_form, true, &err), MN_INVALID_VALUE);
+    assert_non_null(strstr(err.path, "].desc"));
     assert_int_equal(view_edited(cc, size, bad_tail, true, &err), MN_INVALID_VALUE);
     assert_string_equal(err.path, "tail");
     /* A block that is not 8-aligned is refused, not read. */
@@ -447,6 +455,7 @@ static void simd_matches_scalar(void **state)
     (void)state;
     mn_clip *odd = odd_clip();
     const anim_gen *gens[3] = {&mocap, &game, &game};
+    unsigned forms[3] = {0, 0, 0}; /* plain, differences, of differences: each is decoded */
     const mn_clip *clips[3] = {mocap.clip, game.clip, odd};
     for (int g = 0; g < 3; g++) {
         mn_compressed_clip *cc = NULL;
@@ -465,6 +474,13 @@ static void simd_matches_scalar(void **state)
             }
             assert_true(four);
         }
+        const uint8_t *rec = mni_cc_records(cc);
+        for (uint32_t i = 0; i < mni_cc_head(cc)->track_count; i++) {
+            mni_cc_track tr;
+            rec += mni_cc_parse(rec, mni_cc_head(cc)->frame_count, &tr);
+            if (tr.kind == MNI_CC_ANIMATED)
+                forms[(tr.flags & MNI_CC_DELTA2) ? 2 : (tr.flags & MNI_CC_DELTA) ? 1 : 0]++;
+        }
         const mn_skeleton *sk = gens[g]->skeleton;
         mn_pose a, b;
         mn_pose_create(&a, sk->joint_count, NULL, &err);
@@ -482,6 +498,7 @@ static void simd_matches_scalar(void **state)
         mn_pose_free(&b);
         mn_compressed_clip_free(cc, NULL);
     }
+    assert_true(forms[0] > 0 && forms[1] > 0 && forms[2] > 0);
     mn_clip_free(odd);
 }
 
