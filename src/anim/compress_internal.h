@@ -251,7 +251,8 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
 
 /*
  * Where a walk stopped (differences only): knot next1 - 2's grid values
- * and its difference, so that a walk to the knot after it takes one step.
+ * and its difference, so that a walk to a later knot of its segment steps
+ * on from there.
  * next1 0: nothing held.  Holding it never changes a result: modular sums
  * are the same in any grouping.
  */
@@ -277,7 +278,9 @@ static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t coun
     uint32_t n = tr->components;
     uint32_t order = (tr->flags & MNI_CC_DELTA) ? ((tr->flags & MNI_CC_DELTA2) ? 2u : 1u) : 0u;
     uint32_t cur[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
-    bool resume = w && w->next1 == k + 1u && order > 0;
+    /* Resume from the knot w holds when it lies before k in k's segment. */
+    uint32_t held = w && w->next1 >= 2u ? w->next1 - 2u : UINT32_MAX;
+    bool resume = order > 0 && held < k && held / MNI_CC_SEGMENT_KNOTS == k / MNI_CC_SEGMENT_KNOTS;
     if (resume) {
         memcpy(cur, w->cur, sizeof cur);
         memcpy(d, w->d, sizeof d);
@@ -304,6 +307,8 @@ static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t coun
                 continue;
             }
             m = k0 + 1u; /* then step from the segment's second knot up to k */
+        } else if (i == 0) {
+            m = held + 1u; /* step from the held knot up to k */
         }
         for (; m <= k; m++) {
             if (order == 2 && m == k0 + 1u) {
