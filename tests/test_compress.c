@@ -499,6 +499,19 @@ static void simd_matches_scalar(void **state)
         mn_compressed_clip_free(cc, NULL);
     }
     assert_true(forms[0] > 0 && forms[1] > 0 && forms[2] > 0);
+    /* plain_only: no record of differences, and the bound still met. */
+    mn_compress_options po = {.plain_only = true};
+    mn_compressed_clip *plain = NULL;
+    mn_compress_stats pst;
+    assert_int_equal(mn_compress_clip(mocap.clip, mocap.skeleton, &po, &plain, &pst, NULL), MN_OK);
+    assert_true(pst.bound_met);
+    const uint8_t *pr = mni_cc_records(plain);
+    for (uint32_t i = 0; i < mni_cc_head(plain)->track_count; i++) {
+        mni_cc_track tr;
+        pr += mni_cc_parse(pr, mni_cc_head(plain)->frame_count, &tr);
+        assert_false(tr.flags & MNI_CC_DELTA);
+    }
+    mn_compressed_clip_free(plain, NULL);
     mn_clip_free(odd);
 }
 

@@ -35,7 +35,10 @@
  *       component and one step, 2^-1 .. 2^-24 of the widest component's
  *       extent), and per segment of 16 knots each component keeps a base
  *       on the grid and its values above it, each in the fewest bits that
- *       hold them (a quiet component costs few);
+ *       hold them (a quiet component costs few); where it takes fewer
+ *       bytes a segment stores differences from the knot before, or
+ *       differences of differences (the same values: sampling at a random
+ *       time then sums along the segment; plain_only turns this off);
  *     - rotations: the track's quaternions are first made continuous
  *       (each negated when its dot with the previous is negative).  When
  *       every w of the result has one sign the track is negated, if need
@@ -123,6 +126,8 @@ typedef struct mn_compress_options {
     mn_allocator allocator;      /* zero: malloc/free; the block and all scratch come from it */
     float max_error;             /* bound on the metric's max; 0: MN_COMPRESS_ERROR_DEFAULT */
     float shell;                 /* the metric's shell; 0: MN_SHELL_DISTANCE_DEFAULT */
+    bool plain_only;             /* true: no records of differences, so that sampling at random
+                                    times decodes each knot directly (larger blocks) */
 } mn_compress_options;
 
 /* What mn_compress_clip made. */

@@ -46,6 +46,7 @@ typedef struct compressor {
     const mn_clip *clip;
     const mn_skeleton *sk;
     float bound, shell;
+    bool plain_only;              /* options.plain_only: no records of differences */
     uint32_t frames;
     float rate, duration;
     uint32_t count;
@@ -667,7 +668,7 @@ static void choose(compressor *z, ctrack *ct)
         if (la > MNI_CC_MAX_BITS)
             break; /* a longer stride errs more still */
         /* The same grid values as differences (of differences): the same error, maybe fewer bytes. */
-        for (uint32_t form = 1; form <= 2; form++) {
+        for (uint32_t form = 1; form <= 2 && !z->plain_only; form++) {
             mni_cc_track d = r;
             d.flags = (uint8_t)((d.flags & ~(MNI_CC_DELTA | MNI_CC_DELTA2)) | MNI_CC_DELTA |
                                 (form == 2 ? MNI_CC_DELTA2 : 0u));
@@ -1148,6 +1149,7 @@ mn_status mn_compress_clip(const mn_clip *clip, const mn_skeleton *skeleton,
         z.sk = skeleton;
         z.bound = o.max_error;
         z.shell = o.shell;
+        z.plain_only = o.plain_only;
         mni_arena_init(&z.arena, &z.allocator);
         memset(stats, 0, sizeof *stats);
         st = setup(&z, multiplier, stats, err);
