@@ -6,6 +6,8 @@
 # demo GLB the build writes (always) and on CesiumMan from the sample assets (skipped, and
 # named, without them).  tests/web/check_graph.mjs then checks blend trees and state machines
 # (rig.blendTree, rig.stateMachine, instance.drive) on the same models against plain playback.
+# First, tests/web/skin_check.c (compiled with emcc over the web build's library, run in Node)
+# holds the WebAssembly skinning kernel to the scalar reference on random data in every layout.
 #
 # Needs Debian's emscripten and node-acorn, which scripts/deps installs: missing, the test
 # FAILS.  The web build lives in build/web of the checkout (one for the release, ASan and scalar
@@ -34,6 +36,17 @@ check() { # NAME MODEL [GLTF]
   node tests/web/check_graph.mjs "$web" "$model" || failed=$((failed + 1))
 }
 
+# The web build's skinning kernel against the scalar reference, in WebAssembly (skin_check.c).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} # emcc's optimiser needs Debian's acorn
+if emcc -O2 -std=c11 -Wall -Wextra -Werror -msimd128 -sSINGLE_FILE=1 -Iinclude -Itests \
+     tests/web/skin_check.c "$web/lib/libmarionette.a" "$web/deps/lib/libjansson.a" \
+     "$web/deps/lib/libmd.a" "$web/deps/lib/libmeshoptimizer.a" -o "$work/skin_check.js" \
+     >"$work/emcc.log" 2>&1; then
+  node "$work/skin_check.js" || failed=$((failed + 1))
+else
+  echo "test_web: FAILED: emcc tests/web/skin_check.c:"; cat "$work/emcc.log"; failed=$((failed + 1))
+fi
+
 "$build/make_demo_glb" "$work/demo.glb" >/dev/null
 check demo "$work/demo.glb"
 if assets_present; then
@@ -42,5 +55,5 @@ if assets_present; then
 else
   assets_skip "$build" test_web/CesiumMan
 fi
-[ "$failed" -eq 0 ] || { echo "test_web: $failed model(s) FAILED"; exit 1; }
+[ "$failed" -eq 0 ] || { echo "test_web: $failed check(s) FAILED"; exit 1; }
 echo "test_web: passed"

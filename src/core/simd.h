@@ -66,7 +66,11 @@
  * WebAssembly.  The web build (scripts/web-build) compiles with -msimd128
  *    -msse2: MN_WITH_SSE2 is 1 there and the SSE2 kernels run as WebAssembly
  *    SIMD through emscripten's SSE2 headers; mn_simd_detect() says
- *    MN_SIMD_SSE2.  Kernels beside their references that need AVX2 as well
+ *    MN_SIMD_SSE2.  A family may have a kernel written for WebAssembly SIMD
+ *    itself (<k>_wasm.c over core/lanes_wasm.h, under MN_WITH_WASM, entry
+ *    points MN_ISA(...) spelled ..._wasm), which its dispatch then runs at
+ *    MN_SIMD_SSE2 in place of the SSE2 one: skinning has one
+ *    (deform/skin_wasm.c says why).  Kernels beside their references that need AVX2 as well
  *    (anim/skeleton.c) run their references.
  *
  * 5. MN_NO_SIMD.  -DMN_NO_SIMD=ON (make scalar) sets every MN_WITH_<ISA> to
@@ -98,6 +102,14 @@
 #else
 #define MN_WITH_SSE2 0
 #define MN_WITH_AVX2 0
+#endif
+
+/* WebAssembly SIMD's own kernels (lanes_wasm.h), where a family has one (deform/skin_wasm.c); the
+   families without one run their SSE2 kernels as above. */
+#if !defined(MN_NO_SIMD) && defined(__EMSCRIPTEN__) && defined(__wasm_simd128__)
+#define MN_WITH_WASM 1
+#else
+#define MN_WITH_WASM 0
 #endif
 
 /* 32-bit ARM runs the reference: its NEON has no vector divide or square root. */

@@ -101,6 +101,11 @@ void mni_skin_avx2(const mn_skin_streams *s);
 #if MN_WITH_NEON
 void mni_skin_neon(const mn_skin_streams *s);
 #endif
+#if MN_WITH_WASM
+/* WebAssembly SIMD (skin_wasm.c): the reference's positions bit for bit, directions within 2e-7;
+   the dispatch runs it at MN_SIMD_SSE2 in the web build. */
+void mni_skin_wasm(const mn_skin_streams *s);
+#endif
 
 /*
  * out[v] = base[v] + Σ weights[i] × deltas[i][v] for the first 3 floats of

@@ -1,8 +1,8 @@
 /*
  * Linear-blend skinning: checking a job, the scalar reference every SIMD
  * kernel is measured against, and the dispatch that picks a kernel
- * (core/simd.h, the convention; the kernels are skin_sse2.c, skin_avx2.c and
- * skin_neon.c around skin_kernel.h).
+ * (core/simd.h, the convention; the kernels are skin_sse2.c, skin_avx2.c,
+ * skin_neon.c and, in the web build, skin_wasm.c around skin_kernel.h).
  *
  * The arithmetic, which every kernel follows (the SIMD ones may fuse a
  * multiply and an add, or add the same terms in another order, so they agree
@@ -252,7 +252,10 @@ static skin_fn *skin_kernel(mn_simd_level level)
     case MN_SIMD_AVX2_FMA:
         return mni_skin_avx2;
 #endif
-#if MN_WITH_SSE2
+#if MN_WITH_WASM
+    case MN_SIMD_SSE2: /* the web build's level: its own kernel, not SSE2 through emulation */
+        return mni_skin_wasm;
+#elif MN_WITH_SSE2
     case MN_SIMD_SSE2:
         return mni_skin_sse2;
 #endif

@@ -9,7 +9,7 @@
  * read, computed and written, which each file writes for its registers: one
  * vertex a register (SSE2, NEON) or two (AVX2).
  *
- * The including file defines, before including:
+ * The including file defines, before including (and SKIN_SPLIT, see below, if it wants it):
  *   SKIN_READS_PAST  vertices that must follow a full group, because its
  *                    loads read past the group's last float (AVX2: 1);
  *   SKIN_STREAMS     1 when it writes the streamed outputs (skin.c's plan)
@@ -53,34 +53,62 @@ MN_LANE void skin_all(const mn_skin_streams *sp, layout L)
         SKIN_FENCE(); /* streaming stores are weakly ordered: make them visible before returning */
 }
 
-/* One instance per stream set, so the group loop carries no per-vertex tests. */
-MN_LANE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
-{
-    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
-    if (has_n && has_t)
-        skin_all(s, (layout){packed, true, true, ic});
-    else if (has_n)
-        skin_all(s, (layout){packed, true, false, ic});
-    else if (has_t)
-        skin_all(s, (layout){packed, false, true, ic});
-    else
-        skin_all(s, (layout){packed, false, false, ic});
-}
+/*
+ * One instance per stream set, so the group loop carries no per-vertex tests.
+ * SKIN_SPLIT (0 unless the including file defines it) makes each instance
+ * a function of its own instead of inlining all twenty into the entry point:
+ * a WebAssembly engine compiles each function on its own, starting with a
+ * quick baseline, and optimises a function only once it runs hot, so one
+ * huge function reaches its fast form seconds later than its small hot part
+ * would.
+ */
+#ifndef SKIN_SPLIT
+#define SKIN_SPLIT 0
+#endif
+#if SKIN_SPLIT
+#define SKIN_INSTANCE static __attribute__((noinline))
+#else
+#define SKIN_INSTANCE MN_LANE
+#endif
+/* skin_all for influence count IC (an expression of s) and `packed`, one function per stream set */
+#define SKIN_STREAM_SETS(name, PACKED, IC)                                                     \
+    SKIN_INSTANCE void name##_nt(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, true, true, IC}); } \
+    SKIN_INSTANCE void name##_n(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, true, false, IC}); } \
+    SKIN_INSTANCE void name##_t(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, false, true, IC}); } \
+    SKIN_INSTANCE void name##_p(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, false, false, IC}); } \
+    MN_LANE void name(const mn_skin_streams *s)                                                \
+    {                                                                                          \
+        bool has_n = s->normals != NULL, has_t = s->tangents != NULL;                          \
+        if (has_n && has_t)                                                                    \
+            name##_nt(s);                                                                      \
+        else if (has_n)                                                                        \
+            name##_n(s);                                                                       \
+        else if (has_t)                                                                        \
+            name##_t(s);                                                                       \
+        else                                                                                   \
+            name##_p(s);                                                                       \
+    }
+SKIN_STREAM_SETS(skin_4_packed, true, 4)
+SKIN_STREAM_SETS(skin_4_strided, false, 4)
+SKIN_STREAM_SETS(skin_8_packed, true, 8)
+SKIN_STREAM_SETS(skin_8_strided, false, 8)
+SKIN_STREAM_SETS(skin_n_strided, false, s->influences)
+#undef SKIN_STREAM_SETS
 
 MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
 {
     /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
     bool packed = mni_skin_packed(s);
     if (s->influences == 4 && packed)
-        skin_streams(s, 4, true);
+        skin_4_packed(s);
     else if (s->influences == 4)
-        skin_streams(s, 4, false);
+        skin_4_strided(s);
     else if (s->influences == 8 && packed)
-        skin_streams(s, 8, true);
+        skin_8_packed(s);
     else if (s->influences == 8)
-        skin_streams(s, 8, false);
+        skin_8_strided(s);
     else
-        skin_streams(s, s->influences, false);
+        skin_n_strided(s);
 }
 
 #endif /* MN_DEFORM_SKIN_KERNEL_H */
