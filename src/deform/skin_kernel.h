@@ -65,17 +65,18 @@ MN_LANE void skin_all(const mn_skin_streams *sp, layout L)
 #ifndef SKIN_SPLIT
 #define SKIN_SPLIT 0
 #endif
+
 #if SKIN_SPLIT
-#define SKIN_INSTANCE static __attribute__((noinline))
-#else
-#define SKIN_INSTANCE MN_LANE
-#endif
 /* skin_all for influence count IC (an expression of s) and `packed`, one function per stream set */
 #define SKIN_STREAM_SETS(name, PACKED, IC)                                                     \
-    SKIN_INSTANCE void name##_nt(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, true, true, IC}); } \
-    SKIN_INSTANCE void name##_n(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, true, false, IC}); } \
-    SKIN_INSTANCE void name##_t(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, false, true, IC}); } \
-    SKIN_INSTANCE void name##_p(const mn_skin_streams *s) { skin_all(s, (layout){PACKED, false, false, IC}); } \
+    static __attribute__((noinline)) void name##_nt(const mn_skin_streams *s)                  \
+    { skin_all(s, (layout){PACKED, true, true, IC}); }                                         \
+    static __attribute__((noinline)) void name##_n(const mn_skin_streams *s)                   \
+    { skin_all(s, (layout){PACKED, true, false, IC}); }                                        \
+    static __attribute__((noinline)) void name##_t(const mn_skin_streams *s)                   \
+    { skin_all(s, (layout){PACKED, false, true, IC}); }                                        \
+    static __attribute__((noinline)) void name##_p(const mn_skin_streams *s)                   \
+    { skin_all(s, (layout){PACKED, false, false, IC}); }                                       \
     MN_LANE void name(const mn_skin_streams *s)                                                \
     {                                                                                          \
         bool has_n = s->normals != NULL, has_t = s->tangents != NULL;                          \
@@ -97,7 +98,6 @@ SKIN_STREAM_SETS(skin_n_strided, false, s->influences)
 
 MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
 {
-    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
     bool packed = mni_skin_packed(s);
     if (s->influences == 4 && packed)
         skin_4_packed(s);
@@ -110,5 +110,36 @@ MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
     else
         skin_n_strided(s);
 }
+
+#else /* every instance inlined into the entry point */
+MN_LANE void skin_streams(const mn_skin_streams *s, size_t ic, bool packed)
+{
+    bool has_n = s->normals != NULL, has_t = s->tangents != NULL;
+    if (has_n && has_t)
+        skin_all(s, (layout){packed, true, true, ic});
+    else if (has_n)
+        skin_all(s, (layout){packed, true, false, ic});
+    else if (has_t)
+        skin_all(s, (layout){packed, false, true, ic});
+    else
+        skin_all(s, (layout){packed, false, false, ic});
+}
+
+MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
+{
+    /* Constant influence counts unroll the blend; the generic count keeps run-time strides. */
+    bool packed = mni_skin_packed(s);
+    if (s->influences == 4 && packed)
+        skin_streams(s, 4, true);
+    else if (s->influences == 4)
+        skin_streams(s, 4, false);
+    else if (s->influences == 8 && packed)
+        skin_streams(s, 8, true);
+    else if (s->influences == 8)
+        skin_streams(s, 8, false);
+    else
+        skin_streams(s, s->influences, false);
+}
+#endif
 
 #endif /* MN_DEFORM_SKIN_KERNEL_H */
