@@ -87,7 +87,7 @@ static bool model_make(model *m)
                                .normals = m->normals, .uv = {m->uv, NULL},
                                .indices = m->indices, .index_count = m->index_count,
                                .material = 0};
-    m->scene = (mn_render_scene){&m->mesh, 1, &m->material, 1, &m->texture, 1};
+    m->scene = (mn_render_scene){&m->mesh, 1, &m->material, 1, &m->texture, 1, NULL, 0};
     return true;
 }
 
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     uint32_t all = cpus < 1 ? 1u : cpus > 64 ? 64u : (uint32_t)cpus;
     size_t sample_bytes = (size_t)SIDE * SIDE * 4u * 8u;   /* 4 samples × (RGBA8 + float depth) */
     bench_timing memcpy_t = bench_memcpy_ms(sample_bytes, runs);
-    mn_render_scene empty = {NULL, 0, NULL, 0, NULL, 0};
+    mn_render_scene empty = {NULL, 0, NULL, 0, NULL, 0, NULL, 0};
     bool ok = run_case("empty", &empty, all, runs, memcpy_t, sample_bytes) &&
               run_case("sphere_1t", &m.scene, 1, runs, memcpy_t, sample_bytes) &&
               run_case("sphere", &m.scene, all, runs, memcpy_t, sample_bytes);

@@ -1084,9 +1084,9 @@ static void test_required_extensions_and_tolerated_flaws(void **state)
     (void)state;
     mismatches = 0;
     mn_error err = expect_json(MN_UNSUPPORTED_EXTENSION, "extensionsRequired[0]",
-                               "{" ASSET ",'extensionsUsed':['EXT_mesh_gpu_instancing'],"
-                               "'extensionsRequired':['EXT_mesh_gpu_instancing']}");
-    assert_non_null(strstr(err.message, "EXT_mesh_gpu_instancing"));
+                               "{" ASSET ",'extensionsUsed':['EXT_lights_image_based'],"
+                               "'extensionsRequired':['EXT_lights_image_based']}");
+    assert_non_null(strstr(err.message, "EXT_lights_image_based"));
     err = expect_json(MN_UNSUPPORTED_EXTENSION, "extensionsRequired[1]",
                       "{" ASSET ",'extensionsUsed':['KHR_mesh_quantization','EXT_future'],"
                       "'extensionsRequired':['KHR_mesh_quantization','EXT_future']}");

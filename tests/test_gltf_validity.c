@@ -6,8 +6,8 @@
  *     before) are refused by the reader, the model builder and the writer,
  *     each naming the sampler or channel and the key;
  *   - the writer never writes an image URI its own reader would refuse;
- *   - what the reader cannot carry over is a warning naming the item (a node
- *     instanced with EXT_mesh_gpu_instancing); a Draco-compressed primitive
+ *   - a node instanced with EXT_mesh_gpu_instancing is read with its
+ *     instances, without a warning; a Draco-compressed primitive
  *     whose data does not decode is refused naming it, and a build without
  *     libdraco refuses one without uncompressed data and warns about one with;
  *   - a chain of 100,000 nodes, each the only child of the one before, and
@@ -15,6 +15,7 @@
  *     counting jansson's DOM (json_set_alloc_funcs) with the model's arena;
  *     one strided key-time accessor shared by many samplers is converted once.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -293,7 +294,7 @@ static void test_draco_primitive_is_decoded_or_named(void **state)
     gb_free(&b);
 }
 
-static void test_gpu_instancing_is_a_warning_naming_the_node(void **state)
+static void test_gpu_instancing_is_read_with_its_instances(void **state)
 {
     (void)state;
     gb_builder b;
@@ -312,11 +313,13 @@ static void test_gpu_instancing_is_a_warning_naming_the_node(void **state)
     mn_model *m = NULL;
     mn_error err;
     assert_int_equal(read_glb(&b, &m, &err), MN_OK);
-    assert_int_equal(m->warning_count, 1);
-    print_message("    %s: %s\n", m->warnings[0].path, m->warnings[0].message);
-    assert_int_equal(m->warnings[0].code, MN_UNSUPPORTED_EXTENSION);
-    assert_string_equal(m->warnings[0].path, "nodes[1].extensions.EXT_mesh_gpu_instancing");
-    assert_non_null(strstr(m->warnings[0].message, "node 1 (\"crowd\")"));
+    assert_int_equal(m->warning_count, 0);
+    assert_int_equal(m->nodes[1].instance_count, 2);
+    assert_int_equal(m->nodes[1].instance_translation, 1);
+    assert_int_equal(m->nodes[1].instance_rotation, MN_NONE);
+    assert_int_equal(m->nodes[1].instance_scale, MN_NONE);
+    /* The bounds hold both instances: x from 0 to 1 + 2. */
+    assert_true(fabsf(m->bounds_max[0] - 3.0f) < 1e-6f);
     mn_model_free(m);
     gb_free(&b);
 }
@@ -429,7 +432,7 @@ int main(void)
         cmocka_unit_test(test_writer_refuses_key_times_glTF_forbids),
         cmocka_unit_test(test_writer_never_writes_an_image_uri_its_reader_refuses),
         cmocka_unit_test(test_draco_primitive_is_decoded_or_named),
-        cmocka_unit_test(test_gpu_instancing_is_a_warning_naming_the_node),
+        cmocka_unit_test(test_gpu_instancing_is_read_with_its_instances),
         cmocka_unit_test(test_node_chain_reads_in_proportion),
         cmocka_unit_test(test_shared_strided_keys_are_converted_once),
     };

@@ -140,7 +140,7 @@ static void test_depth_order(void **state)
         mn_render_mesh meshes[2];
         meshes[order] = quad_mesh(&near_q, 0);
         meshes[1 - order] = quad_mesh(&far_q, 1);
-        mn_render_scene scene = {meshes, 2, mats, 2, NULL, 0};
+        mn_render_scene scene = {meshes, 2, mats, 2, NULL, 0, NULL, 0};
         mn_rgba_image img = draw(&scene, 1);
         assert_true(reddish(px(&img, W / 2 - 2, H / 2)));     /* overlap: near wins */
         assert_true(bluish(px(&img, W * 3 / 4, H / 4)));       /* far alone (y up → row small) */
@@ -160,7 +160,7 @@ static void test_culling(void **state)
     mats[1].double_sided = true;
     mn_render_mesh m = quad_mesh(&q, 0);
     m.indices = back;
-    mn_render_scene scene = {&m, 1, mats, 2, NULL, 0};
+    mn_render_scene scene = {&m, 1, mats, 2, NULL, 0, NULL, 0};
     mn_rgba_image img = draw(&scene, 1);
     assert_true(is_background(px(&img, W / 2, H / 2)));   /* culled */
     mn_rgba_image_free(&img);
@@ -226,7 +226,7 @@ static void test_wrap_modes(void **state)
         mn_render_material mat = solid(1, 1, 1, 1, MN_ALPHA_OPAQUE);
         mat.texture = 0;
         mn_render_mesh mesh = quad_mesh(&q, 0);
-        mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1};
+        mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1, NULL, 0};
         mn_rgba_image img = draw(&scene, 1);
         for (int k = 0; k < 6; k++) {
             float u = -0.75f + 0.5f * (float)k;
@@ -254,7 +254,7 @@ static void test_uv_transform_and_texcoord_set(void **state)
     const float flip_u[6] = {-1, 0, 0, 1, 1, 0};
     memcpy(mat.uv_transform, flip_u, sizeof flip_u);
     mn_render_mesh mesh = quad_mesh(&q, 0);
-    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1};
+    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1, NULL, 0};
     mn_rgba_image img = draw(&scene, 1);
     assert_true(px(&img, W / 8, H / 2)[0] > 150);
     assert_true(px(&img, W * 7 / 8, H / 2)[0] < 20);
@@ -329,7 +329,7 @@ static void test_perspective_correct_uv(void **state)
     mesh.indices = idx;
     mesh.index_count = 6;
     mesh.material = 0;
-    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1};
+    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1, NULL, 0};
 
     mn_render_camera cam;
     memset(&cam, 0, sizeof cam);
@@ -373,7 +373,7 @@ static void test_mask(void **state)
     mn_render_material mat = solid(1, 1, 1, 1, MN_ALPHA_MASK);
     mat.texture = 0;
     mn_render_mesh mesh = quad_mesh(&q, 0);
-    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1};
+    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1, NULL, 0};
     mn_rgba_image img = draw(&scene, 1);
     assert_true(is_background(px(&img, W / 4, H / 2)));
     assert_true(reddish(px(&img, W * 3 / 4, H / 2)));
@@ -407,7 +407,7 @@ static void test_blend_sorted(void **state)
             meshes[1] = meshes[2];
             meshes[2] = t;
         }
-        mn_render_scene scene = {meshes, 3, mats, 3, NULL, 0};
+        mn_render_scene scene = {meshes, 3, mats, 3, NULL, 0, NULL, 0};
         mn_rgba_image img = draw(&scene, 1);
         const uint8_t *p = px(&img, W / 2, H / 2);
         assert_true(p[0] > p[1]);          /* red over green */
@@ -423,7 +423,7 @@ static void test_blend_sorted(void **state)
     /* BLEND does not write depth, but is hidden behind nearer opaque geometry. */
     quad front = make_quad(-1, -1, 0, 1, -0.9f);
     mn_render_mesh meshes[2] = {quad_mesh(&red_q, 2), quad_mesh(&front, 0)};
-    mn_render_scene scene = {meshes, 2, mats, 3, NULL, 0};
+    mn_render_scene scene = {meshes, 2, mats, 3, NULL, 0, NULL, 0};
     mn_rgba_image img = draw(&scene, 1);
     assert_true(bluish(px(&img, W / 4, H / 2)));     /* the opaque front quad hides it */
     assert_true(reddish(px(&img, W * 3 / 4, H / 2)) || px(&img, W * 3 / 4, H / 2)[0] > 100);
@@ -439,7 +439,7 @@ static void test_shared_edge_drawn_once(void **state)
     quad q = make_quad(-1, -1, 1, 1, 0);
     mn_render_material mat = solid(1, 0, 0, 0.5f, MN_ALPHA_BLEND);
     mn_render_mesh mesh = quad_mesh(&q, 0);
-    mn_render_scene scene = {&mesh, 1, &mat, 1, NULL, 0};
+    mn_render_scene scene = {&mesh, 1, &mat, 1, NULL, 0, NULL, 0};
     mn_rgba_image img = draw(&scene, 1);
     for (uint32_t y = 0; y < H; y++)
         for (uint32_t x = 0; x < W; x++)
@@ -461,7 +461,7 @@ static void test_transparent_background_and_supersampling(void **state)
     /* The quad's left edge at x = −0.125: exactly half-way through pixel column 3. */
     quad q = make_quad(-0.125f, -1, 1, 1, 0);
     mn_render_mesh mesh = quad_mesh(&q, MN_NONE);
-    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0};
+    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0, NULL, 0};
     mn_rgba_image img;
     assert_int_equal(mn_rgba_image_create(8, 8, NULL, &img, &err), MN_OK);
     mn_render_camera cam = flat_camera();
@@ -542,7 +542,7 @@ static void test_scene_bounds(void **state)
     const float move[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 10, 0, 0, 1};
     mn_render_mesh meshes[2] = {quad_mesh(&q, MN_NONE), quad_mesh(&q, MN_NONE)};
     meshes[1].matrix = move;
-    mn_render_scene scene = {meshes, 2, NULL, 0, NULL, 0};
+    mn_render_scene scene = {meshes, 2, NULL, 0, NULL, 0, NULL, 0};
     float lo[3], hi[3];
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(&scene, lo, hi);
@@ -587,7 +587,7 @@ static void test_threads_same_bytes_and_no_allocation(void **state)
     mesh.indices = idx;
     mesh.index_count = N * 3;
     mesh.material = MN_NONE;
-    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0};
+    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0, NULL, 0};
     mn_render_view view = {.yaw = 0.3f, .pitch = 0.2f};
     float lo[3], hi[3];
     mn_render_bounds_reset(lo, hi);
@@ -658,7 +658,7 @@ static void test_bad_input(void **state)
     mn_render_camera cam = flat_camera();
     quad q = make_quad(-1, -1, 1, 1, 0);
     mn_render_mesh mesh = quad_mesh(&q, 3);
-    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0};
+    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0, NULL, 0};
     assert_int_equal(mn_renderer_draw(r, &scene, &cam, &img, &err), MN_INDEX_RANGE);
     assert_non_null(strstr(err.message, "meshes[0]"));
     mesh.material = MN_NONE;
@@ -708,7 +708,7 @@ static void test_hostile_geometry(void **state)
     mesh.positions = pos;
     mesh.uv[0] = uv;
     mesh.material = 0;
-    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1};
+    mn_render_scene scene = {&mesh, 1, &mat, 1, &tex, 1, NULL, 0};
     mn_renderer *r = renderer(W, H, 2, 2, NULL);
     mn_rgba_image img;
     mn_error err;

@@ -112,7 +112,7 @@ static mn_render_mesh one_triangle(void)
 static void draw_with(const mn_render_options *o, mn_rgba_image *img, unsigned want_threads)
 {
     mn_render_mesh mesh = one_triangle();
-    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0};
+    mn_render_scene scene = {&mesh, 1, NULL, 0, NULL, 0, NULL, 0};
     float lo[3], hi[3];
     mn_render_bounds_reset(lo, hi);
     mn_render_scene_bounds(&scene, lo, hi);

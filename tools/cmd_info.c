@@ -119,6 +119,12 @@ static void put_node_line(FILE *out, const mn_model *m, uint32_t n, uint32_t dep
         fprintf(out, "  [skin %u]", node->skin);
     if (node->camera != MN_NONE)
         fprintf(out, "  [camera %u]", node->camera);
+    if (node->light < m->light_count)
+        fprintf(out, "  [light %u]", node->light);
+    if (node->instance_count)
+        fprintf(out, "  [%u instances]", node->instance_count);
+    if (node->hidden)
+        fputs("  [hidden]", out);
     if (owner && owner[n] != MN_NONE)
         fprintf(out, "  [joint of skin %u]", owner[n]);
     fputc('\n', out);
@@ -414,6 +420,99 @@ static void put_cameras(FILE *out, const mn_model *m)
     }
 }
 
+/* KHR_lights_punctual: each light, and the nodes that place it. */
+static void put_lights(FILE *out, const mn_model *m)
+{
+    if (m->light_count == 0)
+        return;
+    fprintf(out, "\nlights (%u)\n", m->light_count);
+    for (uint32_t i = 0; i < m->light_count; i++) {
+        const mn_light *l = &m->lights[i];
+        fprintf(out, "  light %u", i);
+        put_name(out, l->name);
+        fprintf(out, ": %s, colour (%.4g, %.4g, %.4g), intensity %.4g", mn_light_type_name(l->type),
+                (double)l->color[0], (double)l->color[1], (double)l->color[2], (double)l->intensity);
+        if (l->type != MN_LIGHT_DIRECTIONAL)
+            l->range > 0.0f ? fprintf(out, ", range %.4g", (double)l->range) : fputs(", range infinite", out);
+        if (l->type == MN_LIGHT_SPOT)
+            fprintf(out, ", cone %.4g to %.4g rad", (double)l->inner_cone_angle, (double)l->outer_cone_angle);
+        uint32_t nodes = 0;
+        for (uint32_t n = 0; n < m->node_count; n++)
+            if (m->nodes[n].light == i) {
+                fprintf(out, nodes++ ? ", %u" : ", node %u", n);
+                put_name(out, m->nodes[n].name);
+            }
+        fputs(nodes ? "\n" : ", on no node\n", out);
+    }
+}
+
+/* EXT_mesh_gpu_instancing and KHR_node_visibility: the nodes that use them. */
+static void put_instancing_and_visibility(FILE *out, const mn_model *m)
+{
+    uint32_t instanced = 0, hidden = 0;
+    for (uint32_t n = 0; n < m->node_count; n++) {
+        instanced += m->nodes[n].instance_count > 0;
+        hidden += m->nodes[n].hidden;
+    }
+    if (instanced) {
+        fprintf(out, "\ninstanced nodes (%u)\n", instanced);
+        for (uint32_t n = 0; n < m->node_count; n++) {
+            const mn_node *node = &m->nodes[n];
+            if (!node->instance_count)
+                continue;
+            fprintf(out, "  node %u", n);
+            put_name(out, node->name);
+            fprintf(out, ": %u instances of mesh %u (", node->instance_count, node->mesh);
+            const char *sep = "";
+            if (node->instance_translation != MN_NONE)
+                fprintf(out, "%stranslation", sep), sep = ", ";
+            if (node->instance_rotation != MN_NONE)
+                fprintf(out, "%srotation", sep), sep = ", ";
+            if (node->instance_scale != MN_NONE)
+                fprintf(out, "%sscale", sep);
+            fputs(")\n", out);
+        }
+    }
+    if (hidden) {
+        fprintf(out, "\nhidden nodes (%u), with what lies under them\n", hidden);
+        for (uint32_t n = 0; n < m->node_count; n++)
+            if (m->nodes[n].hidden) {
+                fprintf(out, "  node %u", n);
+                put_name(out, m->nodes[n].name);
+                fputc('\n', out);
+            }
+    }
+}
+
+/* Primitives whose KHR_materials_variants mappings list variant v. */
+static uint32_t variant_primitives(const mn_model *m, uint32_t v)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < m->mesh_count; i++)
+        for (uint32_t p = 0; p < m->meshes[i].primitive_count; p++) {
+            const mn_primitive *prim = &m->meshes[i].primitives[p];
+            bool maps = false;
+            for (uint32_t k = 0; k < prim->variant_mapping_count && !maps; k++)
+                for (uint32_t j = 0; j < prim->variant_mappings[k].variant_count && !maps; j++)
+                    maps = prim->variant_mappings[k].variants[j] == v;
+            count += maps;
+        }
+    return count;
+}
+
+static void put_variants(FILE *out, const mn_model *m)
+{
+    if (m->variant_count == 0)
+        return;
+    fprintf(out, "\nvariants (%u)\n", m->variant_count);
+    for (uint32_t v = 0; v < m->variant_count; v++) {
+        fprintf(out, "  variant %u", v);
+        put_name(out, m->variants[v]);
+        uint32_t n = variant_primitives(m, v);
+        fprintf(out, ": %u %s\n", n, n == 1 ? "primitive" : "primitives");
+    }
+}
+
 static void put_warnings(FILE *out, const mn_model *m)
 {
     fprintf(out, "\nwarnings (%u)\n", m->warning_count);
@@ -437,6 +536,9 @@ static bool print_text(FILE *out, const char *path, const mn_model *m)
     put_materials(out, m);
     put_images(out, m);
     put_cameras(out, m);
+    put_lights(out, m);
+    put_instancing_and_visibility(out, m);
+    put_variants(out, m);
     put_warnings(out, m);
     return true;
 }
@@ -548,6 +650,9 @@ static json_t *json_nodes(const mn_model *m)
         o = cli_jput(o, "rotation", cli_jfloats(n->rotation, 4));
         o = cli_jput(o, "scale", cli_jfloats(n->scale, 3));
         o = cli_jput(o, "has_matrix", json_boolean(n->has_matrix));
+        o = cli_jput(o, "light", jindex(n->light < m->light_count ? n->light : MN_NONE));
+        o = cli_jput(o, "hidden", json_boolean(n->hidden));
+        o = cli_jput(o, "instance_count", json_integer(n->instance_count));
         a = cli_jpush(a, o);
     }
     return a;
@@ -736,6 +841,38 @@ static json_t *json_cameras(const mn_model *m)
     return a;
 }
 
+static json_t *json_lights(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->light_count; i++) {
+        const mn_light *l = &m->lights[i];
+        json_t *o = json_object();
+        o = cli_jput(o, "name", jstr(l->name));
+        o = cli_jput(o, "type", json_string(mn_light_type_name(l->type)));
+        o = cli_jput(o, "color", cli_jfloats(l->color, 3));
+        o = cli_jput(o, "intensity", json_real((double)l->intensity));
+        o = cli_jput(o, "range", l->range > 0.0f ? json_real((double)l->range) : json_null());
+        if (l->type == MN_LIGHT_SPOT) {
+            o = cli_jput(o, "inner_cone_angle", json_real((double)l->inner_cone_angle));
+            o = cli_jput(o, "outer_cone_angle", json_real((double)l->outer_cone_angle));
+        }
+        a = cli_jpush(a, o);
+    }
+    return a;
+}
+
+static json_t *json_variants(const mn_model *m)
+{
+    json_t *a = json_array();
+    for (uint32_t v = 0; v < m->variant_count; v++) {
+        json_t *o = json_object();
+        o = cli_jput(o, "name", jstr(m->variants[v]));
+        o = cli_jput(o, "primitive_count", json_integer(variant_primitives(m, v)));
+        a = cli_jpush(a, o);
+    }
+    return a;
+}
+
 static json_t *json_bounds(const mn_model *m)
 {
     if (bounds_empty(m))
@@ -779,6 +916,8 @@ static bool print_json(FILE *out, const char *path, const mn_model *m)
     root = cli_jput(root, "materials", json_materials(m));
     root = cli_jput(root, "images", json_images(m));
     root = cli_jput(root, "cameras", json_cameras(m));
+    root = cli_jput(root, "lights", json_lights(m));
+    root = cli_jput(root, "variants", json_variants(m));
     root = cli_jput(root, "bounds", json_bounds(m));
     root = cli_jput(root, "warnings", json_warnings(m));
     if (!root)

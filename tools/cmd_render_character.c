@@ -199,7 +199,7 @@ static mn_status combine(character_scene *s, mn_error *err)
         tex += p->texture_count;
     }
     s->scene = (mn_render_scene){s->meshes, meshes, s->materials, materials, s->textures,
-                                 textures};
+                                 textures, NULL, 0};
     return MN_OK;
 }
 

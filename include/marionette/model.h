@@ -234,12 +234,15 @@ typedef struct mn_attribute {
 /*
  * KHR_materials_variants: when the variant with index v (into
  * model->variants) is chosen, a primitive draws with the material of the
- * first of its mappings that lists v, and with its own material otherwise.
+ * mapping that lists v, and with its own material otherwise.  The reader
+ * refuses a variant listed by two mappings of one primitive, so at most one
+ * mapping lists each variant.
  */
 typedef struct mn_variant_mapping {
     uint32_t material;               /* into model->materials */
-    uint32_t *variants;              /* into model->variants */
+    uint32_t *variants;              /* into model->variants, at least one */
     uint32_t variant_count;
+    const char *name;                /* the mapping's "name", NULL when absent */
 } mn_variant_mapping;
 
 /* One morph target: delta accessors (MN_NONE when the target lacks one). */
@@ -348,7 +351,14 @@ typedef enum mn_light_type {
 /* glTF's name of a light type: "directional", "point", "spot"; "invalid" otherwise. */
 MN_API const char *mn_light_type_name(mn_light_type type);
 
-/* A punctual light; it shines from its node, along the node's local -Z. */
+/*
+ * A punctual light; it shines from its node (node->light), along the node's
+ * local -Z.  The reader keeps what KHR_lights_punctual allows: colour
+ * components and intensity >= 0, range > 0 when given, and for a spot
+ * 0 <= inner_cone_angle < outer_cone_angle <= pi/2.  Fields of a type that
+ * does not use them (a directional light's range, a point light's cones) keep
+ * their defaults.
+ */
 typedef struct mn_light {
     const char *name;                /* NULL when absent */
     mn_light_type type;
@@ -467,6 +477,18 @@ MN_API void mn_model_free(mn_model *model);
 
 /* The node's local matrix T·R·S into out[16]. */
 MN_API void mn_node_local_matrix(const mn_node *node, float out[16]);
+
+/*
+ * Instance `instance` of an EXT_mesh_gpu_instancing node (node->instance_count
+ * of them): T·R·S from element `instance` of its TRANSLATION, ROTATION and
+ * SCALE accessors into out[16], an attribute the node leaves out counting as
+ * identity and the rotation normalised (a zero one is identity).  The
+ * instance's world is the node's world × this.  Returns false, with out the
+ * identity, for a NULL model or out, a node out of range, one that does not
+ * instance, an instance at or beyond its count, or an accessor out of range
+ * or too short (only in a model built by hand).
+ */
+MN_API bool mn_node_instance_matrix(const mn_model *model, uint32_t node, uint32_t instance, float out[16]);
 
 /*
  * World matrices of every node at rest (16 floats per node, node order) into

@@ -32,7 +32,9 @@
  *   vertex colour × base-colour texture (bilinear, or nearest for a NEAREST mag filter;
  *   REPEAT, CLAMP_TO_EDGE and MIRRORED_REPEAT per axis; sRGB texels
  *   decoded to linear), lit by a fixed key light from the upper left in view
- *   space, a sky/ground ambient and a rim term on silhouettes, plus the
+ *   space, a sky/ground ambient and a rim term on silhouettes; or, when the
+ *   scene has lights (a glTF model's KHR_lights_punctual), by those lights
+ *   (Lambert, no specular) over a sky/ground ambient half as bright; plus the
  *   emissive colour (× its own texture, read through its own uv set);
  *   written as sRGB.  OPAQUE ignores alpha; MASK discards
  *   below the cutoff; BLEND triangles are drawn after every opaque one,
@@ -203,12 +205,38 @@ typedef struct mn_render_mesh {
     uint32_t index_count;
     const float *matrix;         /* model → world, 16 floats column-major; NULL: identity */
     uint32_t material;           /* index into scene materials; MN_NONE: white, opaque, one-sided */
+    bool hidden;                 /* drawn nowhere and left out of the bounds (its triangles still
+                                    count in mn_render_scene_triangle_count, so showing it again
+                                    needs no more room) */
 } mn_render_mesh;
+
+/*
+ * A punctual light in world space (KHR_lights_punctual's three kinds; the
+ * glTF source fills them from the model's lights and their nodes).  A
+ * point or spot light's contribution falls off as 1 / d², windowed by
+ * clamp(1 − (d / range)⁴, 0, 1)² when range is above 0; a spot's by the
+ * cone, clamp((cos θ − outer_cos) / (inner_cos − outer_cos), 0, 1)² where θ
+ * is the angle from its direction (the extension's recommended falloffs).
+ */
+typedef struct mn_render_light {
+    mn_light_type type;          /* MN_LIGHT_DIRECTIONAL, MN_LIGHT_POINT or MN_LIGHT_SPOT */
+    float color[3];              /* linear RGB, already × intensity */
+    float position[3];           /* point and spot */
+    float direction[3];          /* directional and spot: the way the light travels (need not be unit) */
+    float range;                 /* point and spot; 0: no window */
+    float inner_cos, outer_cos;  /* spot: cosines of the cone angles, inner_cos > outer_cos */
+} mn_render_light;
+
+/* The most lights a draw uses: the first MN_RENDER_MAX_LIGHTS of a scene's. */
+#define MN_RENDER_MAX_LIGHTS 16u
 
 typedef struct mn_render_scene {
     const mn_render_mesh *meshes;         uint32_t mesh_count;
     const mn_render_material *materials;  uint32_t material_count;
     const mn_render_texture *textures;    uint32_t texture_count;
+    /* None (0): the fixed key, ambient and rim light below.  Some: a dim sky/ground ambient
+       and these lights instead (see WHAT A PIXEL SHOWS). */
+    const mn_render_light *lights;        uint32_t light_count;
 } mn_render_scene;
 
 /* Triangles the scene draws (index_count / 3, or vertex_count / 3, summed). */
@@ -216,7 +244,7 @@ MN_API size_t mn_render_scene_triangle_count(const mn_render_scene *scene);
 
 /*
  * World-space bounds of every vertex the scene's triangles use (each mesh's
- * matrix applied), grown into lo/hi: start with lo = +inf, hi = -inf (or
+ * matrix applied; hidden meshes left out), grown into lo/hi: start with lo = +inf, hi = -inf (or
  * mn_render_bounds_reset) and call it for each pose to get the bounds of a
  * whole clip.  Non-finite positions are left out.
  */
@@ -318,7 +346,8 @@ MN_API void mn_renderer_set_background(mn_renderer *renderer, const float rgba[4
  * renderer's width × height.  Allocation-free.  Errors (out is left as it
  * was): MN_INVALID_ARGUMENT (NULL arguments, a size mismatch, a scene with
  * more triangles than the renderer was made for, a mesh without positions,
- * a caller's pool already running another batch), MN_INDEX_RANGE (a mesh's
+ * a light that is not finite or has a negative range, a caller's pool
+ * already running another batch), MN_INDEX_RANGE (a mesh's
  * material or a material's texture out of range; the message names the
  * mesh or material).
  */
@@ -344,9 +373,17 @@ typedef struct mn_render_source mn_render_source;
 
 /*
  * From a glTF model instance: one mesh per part of its rig (mn_rig_part),
- * the model's materials (base colour, texture with sampler and
+ * and one per instance of a part whose node instances its mesh
+ * (EXT_mesh_gpu_instancing: the part's matrix × the instance's T·R·S), the
+ * model's materials (base colour, texture with sampler and
  * KHR_texture_transform, texCoord set, emissive, alpha mode, double-sided)
- * and COLOR_0.  The instance is borrowed and must outlive the source.
+ * and COLOR_0; and the scene's lights: one per node of the default scene
+ * with a KHR_lights_punctual light, placed by the instance's world of that
+ * node (distances and ranges in the model's units, so the unit-fit and size
+ * do not change how bright a light is; the first MN_RENDER_MAX_LIGHTS, a
+ * warning beyond).  A node hidden by KHR_node_visibility, or under one,
+ * draws no triangles and lights nothing; the refresh reads node->hidden
+ * again.  The instance is borrowed and must outlive the source.
  * Triangle parts only (points and lines are left out).
  * Errors: MN_INVALID_ARGUMENT (NULL instance or out), MN_OUT_OF_MEMORY, MN_OVERFLOW.
  */

@@ -160,7 +160,7 @@ mn_status mn_render_source_splat(const mn_splat_cloud *cloud, const float *posed
     m->emissive_texture = MN_NONE;
     m->alpha_mode = MN_ALPHA_OPAQUE;
     m->double_sided = true; /* the fan's winding depends on the axes the camera gives */
-    s->scene = (mn_render_scene){s->meshes, 1, s->materials, 1, NULL, 0};
+    s->scene = (mn_render_scene){s->meshes, 1, s->materials, 1, NULL, 0, NULL, 0};
     splat_refresh(s);
     *out = s;
     return MN_OK;

@@ -12,6 +12,8 @@
  *   read_material.c  images, samplers, textures, materials
  *   read_mesh.c      meshes, primitives, morph targets, strip/fan conversion
  *   read_node.c      cameras, nodes, scenes, skins
+ *   read_ext.c       KHR_lights_punctual, KHR_node_visibility,
+ *                    EXT_mesh_gpu_instancing, KHR_materials_variants
  *   read_anim.c      animations
  *   validate.c       the semantic pass over the finished model
  *
@@ -71,6 +73,8 @@ typedef struct mn_gltf_reader {
     uint8_t *draco_accessor;    /* per file accessor: MNI_DRACO_* (NULL: no Draco primitive) */
     const float **accessor_floats;  /* per file accessor: its converted floats (NULL: none yet) */
     uint8_t *keys_checked;      /* per file accessor: MNI_KEYS_* checks already passed */
+    uint8_t *variant_used;      /* per KHR_materials_variants variant: mapped in this primitive
+                                   (gltf/read_ext.c; zero between primitives) */
 
     mn_gltf_warning_node *warnings, **warnings_tail;
     uint32_t warning_count;
@@ -202,6 +206,12 @@ mn_status mni_gltf_read_nodes(mn_gltf_reader *r);
 mn_status mni_gltf_read_scenes(mn_gltf_reader *r);
 mn_status mni_gltf_read_skins(mn_gltf_reader *r);
 mn_status mni_gltf_read_animations(mn_gltf_reader *r);    /* gltf/read_anim.c */
+/* gltf/read_ext.c: the root's lights and variants (after the array counts, before the materials). */
+mn_status mni_gltf_read_root_extensions(mn_gltf_reader *r);
+/* The node at the current path (`obj`, index, mesh and name read): light, visibility, instancing. */
+mn_status mni_gltf_read_node_extensions(mn_gltf_reader *r, json_t *obj, uint32_t index);
+/* The primitive at the current path: its KHR_materials_variants mappings. */
+mn_status mni_gltf_read_variant_mappings(mn_gltf_reader *r, json_t *prim, mn_primitive *p);
 mn_status mni_gltf_validate(mn_gltf_reader *r);           /* gltf/validate.c */
 
 /* Upper bound of the accessors strip/fan conversion may add (gltf/read_mesh.c). */

@@ -186,6 +186,10 @@ static const char *const SUPPORTED_EXTENSIONS[] = {
     "KHR_draco_mesh_compression",   /* when the build has a decoder (mni_gltf_has_draco) */
     "EXT_texture_webp",             /* the image is kept; the renderer decodes it with libwebp */
     "KHR_texture_basisu",           /* the texture is kept undecoded, with a warning */
+    "KHR_lights_punctual",          /* these four: gltf/read_ext.c */
+    "KHR_node_visibility",
+    "EXT_mesh_gpu_instancing",
+    "KHR_materials_variants",
 };
 
 static bool extension_supported(const char *name)
@@ -288,7 +292,9 @@ static mn_status read_extensions(mn_gltf_reader *r)
                                    "the file requires the extension %.64s, which this reader does not implement "
                                    "(it reads KHR_mesh_quantization, KHR_texture_transform, "
                                    "KHR_materials_emissive_strength, EXT_meshopt_compression, "
-                                   "KHR_draco_mesh_compression, EXT_texture_webp and KHR_texture_basisu)",
+                                   "KHR_draco_mesh_compression, EXT_texture_webp, KHR_texture_basisu, "
+                                   "KHR_lights_punctual, KHR_node_visibility, EXT_mesh_gpu_instancing and "
+                                   "KHR_materials_variants)",
                                    name);
             mni_json_pop(&r->json, mark);
             return st;
@@ -543,6 +549,7 @@ static mn_status read_document(mn_gltf_reader *r)
 {
     static mn_status (*const steps[])(mn_gltf_reader *) = {
         read_asset,           read_extensions,        allocate_arrays,
+        mni_gltf_read_root_extensions,
         read_buffers,         read_buffer_views,      mni_gltf_read_accessors,
         mni_gltf_read_images,  mni_gltf_read_samplers,  mni_gltf_read_textures,
         mni_gltf_read_materials, mni_gltf_read_cameras, mni_gltf_read_meshes,

@@ -314,7 +314,7 @@ static mn_status read_primitive(mn_gltf_reader *r, json_t *prim, mn_primitive *p
         (st = mni_json_index(j, prim, "material", false, r->model->material_count, "materials",
                              &p->material)) != MN_OK ||
         (st = mni_json_u32(j, prim, "mode", false, 0, 6, &mode)) != MN_OK ||
-        (st = read_targets(r, prim, p)) != MN_OK ||
+        (st = read_targets(r, prim, p)) != MN_OK || (st = mni_gltf_read_variant_mappings(r, prim, p)) != MN_OK ||
         (st = mni_gltf_read_draco(r, prim, p, mode, mesh, index)) != MN_OK)
         return st;
     p->mode = p->original_mode = (mn_primitive_mode)mode;

@@ -159,28 +159,6 @@ static mn_status read_node_weights(mn_gltf_reader *r, json_t *obj, mn_node *n)
     return mni_json_floats(&r->json, obj, "weights", true, n->weight_count, n->weights);
 }
 
-/*
- * EXT_mesh_gpu_instancing draws the node's mesh once per instance; the model
- * has no place for the instances, so the mesh is drawn once and a written
- * file leaves them out: say so, naming the node.
- */
-static mn_status warn_instancing(mn_gltf_reader *r, json_t *obj, uint32_t index)
-{
-    json_t *ext;
-    mn_status st = mni_gltf_extension(r, obj, "EXT_mesh_gpu_instancing", &ext);
-    if (st != MN_OK || !ext)
-        return st;
-    const mn_node *n = &r->model->nodes[index];
-    size_t mark = mni_json_push_key(&r->json, "extensions");
-    st = mni_gltf_warn(r, MN_UNSUPPORTED_EXTENSION, "EXT_mesh_gpu_instancing",
-                       "node %u (\"%.64s\") instances its mesh with EXT_mesh_gpu_instancing, which this reader "
-                       "does not expand: the mesh is drawn once, at the node, and a written file leaves the "
-                       "instances out",
-                       index, n->name);
-    mni_json_pop(&r->json, mark);
-    return st;
-}
-
 static mn_status read_node(mn_gltf_reader *r, json_t *obj, uint32_t index)
 {
     mn_json *j = &r->json;
@@ -213,7 +191,7 @@ static mn_status read_node(mn_gltf_reader *r, json_t *obj, uint32_t index)
     }
     if ((st = mni_gltf_default_name(r, &n->name, &n->default_name, "node", index)) != MN_OK)
         return st;
-    return warn_instancing(r, obj, index);
+    return mni_gltf_read_node_extensions(r, obj, index);
 }
 
 mn_status mni_gltf_read_nodes(mn_gltf_reader *r)

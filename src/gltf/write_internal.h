@@ -118,6 +118,10 @@ typedef struct mn_gltf_writer {
     bool uses_texture_transform;     /* KHR_texture_transform */
     bool uses_emissive_strength;     /* KHR_materials_emissive_strength */
     bool uses_texture_webp;          /* EXT_texture_webp: a texture's image is WebP */
+    bool uses_lights;                /* KHR_lights_punctual: the model has lights */
+    bool uses_visibility;            /* KHR_node_visibility: a node is hidden */
+    bool uses_instancing;            /* EXT_mesh_gpu_instancing: a node instances its mesh */
+    bool uses_variants;              /* KHR_materials_variants: the model has variants */
 } mn_gltf_writer;
 
 /* ---- gltf/write_plan.c --------------------------------------------------------------------- */
@@ -135,6 +139,9 @@ uint32_t mni_gltf_write_attribute(mn_gltf_writer *w, uint32_t mesh, mn_semantic 
 
 /* The written accessor of primitive indices `accessor` (looked up as above). */
 uint32_t mni_gltf_write_indices(mn_gltf_writer *w, uint32_t accessor);
+
+/* The written accessor of an EXT_mesh_gpu_instancing attribute, model accessor `accessor` (looked up). */
+uint32_t mni_gltf_write_instance_attribute(mn_gltf_writer *w, uint32_t accessor);
 
 /* The written accessor of skin `skin`'s inverse bind matrices (MN_NONE when it has none). */
 uint32_t mni_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin);

@@ -292,6 +292,17 @@ static bool image_is_webp(const mn_model *m, uint32_t image)
     return img->data && img->size >= 12 && memcmp(img->data, "RIFF", 4) == 0 && memcmp(img->data + 8, "WEBP", 4) == 0;
 }
 
+/* The scene extensions the model uses (instancing is found by the plan). */
+static void scan_scene_extensions(mn_gltf_writer *w)
+{
+    const mn_model *m = w->model;
+    w->uses_lights = m->light_count > 0;
+    w->uses_variants = m->variant_count > 0;
+    for (uint32_t i = 0; i < m->node_count; i++)
+        if (m->nodes[i].hidden)
+            w->uses_visibility = true;
+}
+
 static void scan_material_extensions(mn_gltf_writer *w)
 {
     for (uint32_t i = 0; i < w->model->texture_count; i++)
@@ -321,7 +332,7 @@ static void print_asset(printer *p)
     close_(p, "}");
 
     mn_gltf_writer *w = p->w;
-    const char *used[4];
+    const char *used[8];
     int n = 0;
     if (w->uses_quantization)
         used[n++] = "KHR_mesh_quantization";
@@ -331,6 +342,14 @@ static void print_asset(printer *p)
         used[n++] = "KHR_materials_emissive_strength";
     if (w->uses_texture_webp)
         used[n++] = "EXT_texture_webp";
+    if (w->uses_lights)
+        used[n++] = "KHR_lights_punctual";
+    if (w->uses_visibility)
+        used[n++] = "KHR_node_visibility";
+    if (w->uses_instancing)
+        used[n++] = "EXT_mesh_gpu_instancing";
+    if (w->uses_variants)
+        used[n++] = "KHR_materials_variants";
     if (n) {
         key(p, "extensionsUsed");
         open_(p, "[");
@@ -377,6 +396,41 @@ static void print_scenes(printer *p)
     close_(p, "]");
 }
 
+/* KHR_lights_punctual's light, KHR_node_visibility's "visible", EXT_mesh_gpu_instancing's attributes. */
+static void node_extensions(printer *p, const mn_node *n)
+{
+    const mn_model *m = p->w->model;
+    bool light = n->light < m->light_count;   /* a hand-built model's 0 with no lights is none */
+    if (!light && !n->hidden && n->instance_count == 0)
+        return;
+    key(p, "extensions");
+    open_(p, "{");
+    if (n->instance_count) {
+        key(p, "EXT_mesh_gpu_instancing");
+        open_(p, "{");
+        key(p, "attributes");
+        open_(p, "{");
+        static const char *const names[3] = {"TRANSLATION", "ROTATION", "SCALE"};
+        const uint32_t accs[3] = {n->instance_translation, n->instance_rotation, n->instance_scale};
+        for (int k = 0; k < 3; k++)
+            if (accs[k] != MN_NONE)
+                m_uint(p, names[k], mni_gltf_write_instance_attribute(p->w, accs[k]));
+        close_(p, "}");
+        close_(p, "}");
+    }
+    if (light) {
+        key(p, "KHR_lights_punctual");
+        open_(p, "{");
+        m_uint(p, "light", n->light);
+        close_(p, "}");
+    }
+    if (n->hidden) {
+        key(p, "KHR_node_visibility");
+        raw(p, "{\"visible\":false}");
+    }
+    close_(p, "}");
+}
+
 static void print_node(printer *p, uint32_t i)
 {
     const mn_model *m = p->w->model;
@@ -413,6 +467,7 @@ static void print_node(printer *p, uint32_t i)
     snprintf(at, sizeof at, "%s.weights", path);
     if (n->weights && n->weight_count)
         m_floats(p, "weights", n->weights, n->weight_count, at);
+    node_extensions(p, n);
     snprintf(at, sizeof at, "%s.extras", path);
     m_extras(p, n->extras, at);
     close_(p, "}");
@@ -468,6 +523,38 @@ static void print_cameras(printer *p)
 
 /* ---- meshes ----------------------------------------------------------------------------------------------- */
 
+/* KHR_materials_variants: the primitive's mappings, every index checked. */
+static void variant_mappings(printer *p, const mn_primitive *prim, const char *path)
+{
+    const mn_model *m = p->w->model;
+    if (prim->variant_mapping_count == 0)
+        return;
+    key(p, "extensions");
+    open_(p, "{");
+    key(p, "KHR_materials_variants");
+    open_(p, "{");
+    key(p, "mappings");
+    open_(p, "[");
+    for (uint32_t i = 0; i < prim->variant_mapping_count; i++) {
+        const mn_variant_mapping *map = &prim->variant_mappings[i];
+        elem(p);
+        open_(p, "{");
+        m_index(p, "material", map->material, m->material_count, "material", path);
+        m_str(p, "name", map->name, path);
+        for (uint32_t k = 0; k < map->variant_count; k++)
+            if (map->variants[k] >= m->variant_count)
+                failp(p, MN_INDEX_RANGE, path, "mapping %u: variant %u is out of range (the model has %u)", i,
+                      map->variants[k], m->variant_count);
+        if (map->variant_count == 0)
+            failp(p, MN_INVALID_ARGUMENT, path, "mapping %u lists no variant", i);
+        m_uints(p, "variants", map->variants, map->variant_count);
+        close_(p, "}");
+    }
+    close_(p, "]");
+    close_(p, "}");
+    close_(p, "}");
+}
+
 static void print_primitive(printer *p, uint32_t mi, uint32_t pi)
 {
     mn_gltf_writer *w = p->w;
@@ -497,6 +584,7 @@ static void print_primitive(printer *p, uint32_t mi, uint32_t pi)
             failp(p, MN_INVALID_VALUE, path, "mode %u is not a glTF primitive mode", (unsigned)prim->mode);
         m_uint(p, "mode", (unsigned)prim->mode);
     }
+    variant_mappings(p, prim, path);
     if (prim->target_count) {
         key(p, "targets");
         open_(p, "[");
@@ -808,6 +896,78 @@ static void print_animations(printer *p)
         close_(p, "]");
 }
 
+/* ---- the root's extensions: lights and variants ------------------------------------------------------------ */
+
+static void print_light(printer *p, const mn_light *l, uint32_t i)
+{
+    char path[96];
+    snprintf(path, sizeof path, "extensions.KHR_lights_punctual.lights[%u]", i);
+    open_(p, "{");
+    m_str(p, "name", l->name, path);
+    if ((unsigned)l->type > MN_LIGHT_SPOT)
+        failp(p, MN_INVALID_VALUE, path, "type %u is not a light type", (unsigned)l->type);
+    m_str(p, "type", mn_light_type_name(l->type), path);
+    if (!all_equal(l->color, 1.0f, 3))
+        m_floats(p, "color", l->color, 3, path);
+    if (l->intensity != 1.0f)
+        m_float(p, "intensity", l->intensity, path);
+    if (l->type != MN_LIGHT_DIRECTIONAL && l->range > 0.0f)
+        m_float(p, "range", l->range, path);
+    if (l->type == MN_LIGHT_SPOT) {
+        if (!(l->inner_cone_angle >= 0.0f && l->inner_cone_angle < l->outer_cone_angle &&
+              l->outer_cone_angle <= 1.57079632679489662f))
+            failp(p, MN_INVALID_VALUE, path, "cone angles %g and %g are not 0 <= inner < outer <= pi/2",
+                  (double)l->inner_cone_angle, (double)l->outer_cone_angle);
+        key(p, "spot");
+        open_(p, "{");
+        if (l->inner_cone_angle != 0.0f)
+            m_float(p, "innerConeAngle", l->inner_cone_angle, path);
+        m_float(p, "outerConeAngle", l->outer_cone_angle, path);
+        close_(p, "}");
+    }
+    close_(p, "}");
+}
+
+static void print_root_extensions(printer *p)
+{
+    const mn_model *m = p->w->model;
+    if (m->light_count == 0 && m->variant_count == 0)
+        return;
+    key(p, "extensions");
+    open_(p, "{");
+    if (m->light_count) {
+        key(p, "KHR_lights_punctual");
+        open_(p, "{");
+        key(p, "lights");
+        open_(p, "[");
+        for (uint32_t i = 0; i < m->light_count; i++) {
+            elem(p);
+            print_light(p, &m->lights[i], i);
+        }
+        close_(p, "]");
+        close_(p, "}");
+    }
+    if (m->variant_count) {
+        key(p, "KHR_materials_variants");
+        open_(p, "{");
+        key(p, "variants");
+        open_(p, "[");
+        for (uint32_t i = 0; i < m->variant_count; i++) {
+            char path[80];
+            snprintf(path, sizeof path, "extensions.KHR_materials_variants.variants[%u]", i);
+            elem(p);
+            open_(p, "{");
+            if (!m->variants[i])
+                failp(p, MN_INVALID_ARGUMENT, path, "variant %u has no name (the extension requires one)", i);
+            m_str(p, "name", m->variants[i], path);
+            close_(p, "}");
+        }
+        close_(p, "]");
+        close_(p, "}");
+    }
+    close_(p, "}");
+}
+
 /* ---- accessors, buffer views, the buffer ---------------------------------------------------------------------- */
 
 static void bounds(printer *p, const char *k, const mn_wacc *acc, const double *v)
@@ -898,6 +1058,7 @@ mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri, mn_wemit_f
 {
     printer p = {w, emit, ctx, 0, false, MN_OK};
     scan_material_extensions(w);
+    scan_scene_extensions(w);
     open_(&p, "{");
     print_asset(&p);
     print_scenes(&p);
@@ -908,6 +1069,7 @@ mn_status mni_gltf_write_json(mn_gltf_writer *w, const char *bin_uri, mn_wemit_f
     print_skins(&p);
     print_animations(&p);
     print_buffers(&p, bin_uri);
+    print_root_extensions(&p);
     close_(&p, "}");
     *length = p.len;
     return p.status;

@@ -6,11 +6,11 @@
  * view lies in the one buffer.  The JSON printer and the buffer stream then
  * only read this plan, so the two always agree.
  *
- * Accessors are created in the order they are first needed (meshes, then
- * skins, then animations) and shared through a small hash table keyed by what
- * they are made from: the same model accessor used twice the same way is
- * written once, and so is a float array that several animation samplers
- * share.  Keys compare pointers for equality only, so the output never
+ * Accessors are created in the order they are first needed (meshes, skins,
+ * instancing attributes, animations) and shared through a small hash table
+ * keyed by what they are made from: the same model accessor used twice the
+ * same way is written once, and so is a float array that several animation
+ * samplers share.  Keys compare pointers for equality only, so the output never
  * depends on where things lie in memory.
  */
 #include "gltf/write_internal.h"
@@ -26,7 +26,8 @@
 enum {
     KEY_VERTEX = 1u << 8,   /* used as a vertex attribute: 4-byte element alignment */
     KEY_INDEX = 2u << 8,
-    KEY_FLOATS = 3u << 8
+    KEY_FLOATS = 3u << 8,
+    KEY_INSTANCE = 4u << 8  /* an EXT_mesh_gpu_instancing attribute: copied, no target */
 };
 
 static uint32_t key_hash(const mn_wkey *k)
@@ -529,7 +530,9 @@ static void choose_mesh_quantization(mn_gltf_writer *w, uint32_t mi, const bool 
         const mn_node *node = &m->nodes[n];
         if (node->mesh != mi)
             continue;
-        if (node->child_count != 0 || node->skin != MN_NONE || node->camera != MN_NONE || moved[n])
+        /* A fold would move the node's light, and cannot go between the node and its instances. */
+        if (node->child_count != 0 || node->skin != MN_NONE || node->camera != MN_NONE || moved[n] ||
+            node->instance_count != 0 || node->light < m->light_count)
             return;
         instances++;
     }
@@ -654,6 +657,55 @@ static mn_status plan_skins(mn_gltf_writer *w)
         const mn_skin *s = &m->skins[i];
         if (s->inverse_bind && s->joint_count)
             plan_floats(w, s->inverse_bind, s->joint_count, MN_TYPE_MAT4, false);
+    }
+    return MN_OK;
+}
+
+static mn_wkey instance_key(const mn_gltf_writer *w, uint32_t accessor)
+{
+    mn_wkey k = {&w->model->accessors[accessor], KEY_INSTANCE, 0, 0};
+    return k;
+}
+
+uint32_t mni_gltf_write_instance_attribute(mn_gltf_writer *w, uint32_t accessor)
+{
+    return accessor < w->model->accessor_count ? key_find(&w->acc_table, instance_key(w, accessor)) : MN_NONE;
+}
+
+/* EXT_mesh_gpu_instancing: each node's TRANSLATION, ROTATION, SCALE accessors, copied as they are. */
+static mn_status plan_instancing(mn_gltf_writer *w)
+{
+    const mn_model *m = w->model;
+    static const char *const names[3] = {"TRANSLATION", "ROTATION", "SCALE"};
+    char path[96];
+    for (uint32_t n = 0; n < m->node_count; n++) {
+        const mn_node *node = &m->nodes[n];
+        if (node->instance_count == 0)
+            continue;
+        const uint32_t accs[3] = {node->instance_translation, node->instance_rotation, node->instance_scale};
+        bool any = false;
+        for (int k = 0; k < 3; k++) {
+            if (accs[k] == MN_NONE)
+                continue;
+            snprintf(path, sizeof path, "nodes[%u].extensions.EXT_mesh_gpu_instancing.attributes.%s", n, names[k]);
+            mn_status st = check_accessor(w, accs[k], path);
+            if (st != MN_OK)
+                return st;
+            if (m->accessors[accs[k]].count != node->instance_count)
+                return fail(w, MN_COUNT_MISMATCH, path, "%s: accessor %u holds %u elements for %u instances", path,
+                            accs[k], m->accessors[accs[k]].count, node->instance_count);
+            uint32_t index;
+            mn_wacc *acc = acc_add(w, instance_key(w, accs[k]), &index);
+            if (acc)
+                init_from(acc, &m->accessors[accs[k]], MN_WSOURCE_COPY, false);
+            any = true;
+        }
+        if (!any) {
+            snprintf(path, sizeof path, "nodes[%u]", n);
+            return fail(w, MN_INVALID_ARGUMENT, path, "%s: %u instances but no TRANSLATION, ROTATION or SCALE",
+                        path, node->instance_count);
+        }
+        w->uses_instancing = true;
     }
     return MN_OK;
 }
@@ -862,6 +914,8 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w)
     for (uint32_t a = 0; a < m->animation_count; a++)
         channels += m->animations[a].channel_count;
     accessors += 2u * channels;
+    for (uint32_t n = 0; n < m->node_count; n++)
+        accessors += m->nodes[n].instance_count ? 3u : 0u;
     if (accessors > PLAN_LIMIT)
         return mni_fail(w->err, MN_OVERFLOW, "the model has more than %u accessors to write", PLAN_LIMIT);
     w->acc_capacity = (uint32_t)accessors;
@@ -885,7 +939,8 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w)
         return mni_oom(w->err, "planning the glTF output");
 
     mn_status st;
-    if ((st = plan_meshes(w)) != MN_OK || (st = plan_skins(w)) != MN_OK || (st = plan_animations(w)) != MN_OK ||
+    if ((st = plan_meshes(w)) != MN_OK || (st = plan_skins(w)) != MN_OK || (st = plan_instancing(w)) != MN_OK ||
+        (st = plan_animations(w)) != MN_OK ||
         (st = plan_images(w)) != MN_OK || (st = plan_layout(w)) != MN_OK)
         return st;
     return MN_OK;

@@ -150,7 +150,7 @@ mn_status mn_render_source_head(const mn_head *head, const float *posed,
     m->emissive_texture = MN_NONE;
     m->alpha_mode = MN_ALPHA_OPAQUE;
     m->double_sided = true;
-    s->scene = (mn_render_scene){s->meshes, 1, s->materials, 1, NULL, 0};
+    s->scene = (mn_render_scene){s->meshes, 1, s->materials, 1, NULL, 0, NULL, 0};
     head_refresh(s);
     *out = s;
     return MN_OK;

@@ -139,6 +139,44 @@ void mn_node_local_matrix(const mn_node *node, float out[16])
     mn_mat4_compose(out, node->translation, node->rotation, node->scale);
 }
 
+/* Element i of accessor `index` as n floats into out; false when it has none. */
+static bool instance_element(const mn_model *model, uint32_t index, uint32_t i, float *out, uint32_t n)
+{
+    if (index >= model->accessor_count)
+        return false;
+    const mn_accessor *a = &model->accessors[index];
+    if (i >= a->count || !a->data || mn_accessor_components(a->type) != n)
+        return false;
+    mn_accessor one = sub_accessor(a, i, 1);
+    return mn_accessor_unpack_floats(&one, out, n) == n;
+}
+
+bool mn_node_instance_matrix(const mn_model *model, uint32_t node, uint32_t instance, float out[16])
+{
+    if (!out)
+        return false;
+    mn_mat4_identity(out);
+    if (!model || node >= model->node_count)
+        return false;
+    const mn_node *n = &model->nodes[node];
+    if (instance >= n->instance_count)
+        return false;
+    float t[3] = {0, 0, 0}, r[4] = {0, 0, 0, 1}, s3[3] = {1, 1, 1};
+    if ((n->instance_translation != MN_NONE && !instance_element(model, n->instance_translation, instance, t, 3)) ||
+        (n->instance_rotation != MN_NONE && !instance_element(model, n->instance_rotation, instance, r, 4)) ||
+        (n->instance_scale != MN_NONE && !instance_element(model, n->instance_scale, instance, s3, 3)))
+        return false;
+    float len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    if (!(len2 > 0.0f) || !isfinite(len2)) {
+        r[0] = r[1] = r[2] = 0.0f;
+        r[3] = 1.0f;
+    } else {
+        mn_quat_normalize(r, r);
+    }
+    mn_mat4_compose(out, t, r, s3);
+    return true;
+}
+
 static uint32_t parent_of(const mn_model *model, uint32_t i)
 {
     uint32_t p = model->nodes[i].parent;
@@ -789,6 +827,36 @@ static bool palette_is_identity(const float *palette, uint32_t joint_count)
     return true;
 }
 
+/*
+ * An EXT_mesh_gpu_instancing node: the mesh's box in the node's space, its
+ * eight corners placed by every instance's world (world × T·R·S).  A box that
+ * holds every instance, in one pass over the vertices and one over the
+ * instances, where exact bounds would cost vertices × instances.
+ */
+static void bound_instances(const mn_model *model, uint32_t node_index, const mn_mesh *mesh,
+                            const bounds_instance *inst, bounds_box *box)
+{
+    bounds_instance local = *inst;
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    local.world = identity;
+    local.world_is_identity = true;
+    bounds_box own = {{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
+    for (uint32_t i = 0; i < mesh->primitive_count; i++)
+        bound_primitive(model, &mesh->primitives[i], &local, &own);
+    if (!(own.min[0] <= own.max[0]))
+        return;
+    float corners[24];
+    for (int c = 0; c < 8; c++)
+        for (int k = 0; k < 3; k++)
+            corners[3 * c + k] = (c >> k) & 1 ? own.max[k] : own.min[k];
+    for (uint32_t i = 0; i < model->nodes[node_index].instance_count; i++) {
+        float m[16], world[16];
+        mn_node_instance_matrix(model, node_index, i, m);
+        mn_mat4_mul(world, inst->world, m);
+        transform_box(world, corners, 8, box);
+    }
+}
+
 static mn_status bound_node(const mn_model *model, uint32_t node_index, const float *worlds,
                             const mn_allocator *allocator, bounds_box *box)
 {
@@ -818,8 +886,11 @@ static mn_status bound_node(const mn_model *model, uint32_t node_index, const fl
         inst.joint_count = skin->joint_count;
         inst.palette_is_identity = palette_is_identity(palette, skin->joint_count);
     }
-    for (uint32_t i = 0; i < mesh->primitive_count; i++)
-        bound_primitive(model, &mesh->primitives[i], &inst, box);
+    if (node->instance_count > 0 && !palette)
+        bound_instances(model, node_index, mesh, &inst, box);
+    else
+        for (uint32_t i = 0; i < mesh->primitive_count; i++)
+            bound_primitive(model, &mesh->primitives[i], &inst, box);
     mni_free(allocator, palette, palette_size);
     return MN_OK;
 }

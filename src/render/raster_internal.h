@@ -8,8 +8,20 @@
 #include "render/render.h"
 
 /* Interpolated per vertex: view-space normal (3), linear colour (4), base-colour uv (2),
-   emissive uv (2). */
-#define MN_ATTRS 11
+   emissive uv (2), view-space position (3, which the scene's lights need). */
+#define MN_ATTRS 14
+#define MN_ATTR_POSITION 11
+
+/* A scene light as a draw uses it: in view space, the spot's cone as scale and offset. */
+typedef struct mn_vlight {
+    mn_light_type type;
+    float color[3];
+    float position[3];
+    float to_light[3];           /* directional: unit, towards the light */
+    float spot_dir[3];           /* spot: unit, the way it shines */
+    float inv_range;             /* 0: no range window */
+    float cone_scale, cone_offset;   /* spot: clamp(cos θ · scale + offset, 0, 1)² */
+} mn_vlight;
 
 /* A triangle after projection, clipping and culling, wound so its screen area is positive. */
 typedef struct mn_rtri {
@@ -37,6 +49,8 @@ struct mn_renderer {
     uint32_t tri_count, opaque_count;
     uint32_t band_rows, band_count;   /* output rows a band, bands */
     const mn_render_scene *scene;     /* during a draw */
+    mn_vlight lights[MN_RENDER_MAX_LIGHTS];   /* the scene's first lights, set up by the draw */
+    uint32_t light_count;
     mn_rgba_image *out;
     mn_pool *pool;               /* the bands are shared out over it (core/pool.c) */
     bool owns_pool;              /* made from options.threads, freed with the renderer */
@@ -63,6 +77,9 @@ static inline uint8_t mni_raster_encode(const mn_renderer *r, float v)
  * was checked by the caller (indices into materials and textures in range).
  */
 void mni_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera);
+
+/* The scene's lights (the first MN_RENDER_MAX_LIGHTS) into r->lights, in the camera's view space. */
+void mni_raster_lights(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera);
 
 /*
  * Shade one fragment: the material's colour × vertex colour × texture, lit.

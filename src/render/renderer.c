@@ -63,7 +63,7 @@ void mn_render_scene_bounds(const mn_render_scene *scene, float lo[3], float hi[
         return;
     for (uint32_t m = 0; m < scene->mesh_count; m++) {
         const mn_render_mesh *mesh = &scene->meshes[m];
-        if (!mesh->positions)
+        if (!mesh->positions || mesh->hidden)
             continue;
         if (mesh->indices) {
             for (uint32_t i = 0; i < mesh->index_count / 3 * 3; i++)
@@ -434,6 +434,17 @@ static mn_status check_scene(const mn_render_scene *scene, mn_error *err)
                             "meshes[%u]: material %u of %u", m, mesh->material,
                             scene->material_count);
     }
+    if (scene->light_count && !scene->lights)
+        return mni_fail(err, MN_INVALID_ARGUMENT, "scene: %u lights but NULL", scene->light_count);
+    for (uint32_t i = 0; i < scene->light_count && i < MN_RENDER_MAX_LIGHTS; i++) {
+        const mn_render_light *l = &scene->lights[i];
+        float sum = l->range + l->inner_cos + l->outer_cos;
+        for (int k = 0; k < 3; k++)
+            sum += l->color[k] + l->position[k] + l->direction[k];
+        if ((unsigned)l->type > MN_LIGHT_SPOT || !isfinite(sum) || l->range < 0.0f)
+            return mni_fail(err, MN_INVALID_ARGUMENT,
+                            "lights[%u]: a type that is not a light's, a non-finite value or a negative range", i);
+    }
     for (uint32_t i = 0; i < scene->material_count; i++)
         for (int k = 0; k < 2; k++) {
             uint32_t tex = k ? scene->materials[i].emissive_texture : scene->materials[i].texture;
@@ -468,6 +479,7 @@ mn_status mn_renderer_draw(mn_renderer *r, const mn_render_scene *scene,
     if (st != MN_OK)
         return st;
     mni_raster_setup(r, scene, camera);
+    mni_raster_lights(r, scene, camera);
     r->scene = scene;
     r->out = out;
     st = mni_pool_for(r->pool, r->band_count, 1, draw_bands, r);

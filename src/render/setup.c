@@ -121,6 +121,8 @@ static void load_corner(const mn_render_mesh *mesh, const mesh_xform *x, uint32_
     }
     load_uv(mesh, x->material->texcoord, v, x->uv, &c->attr[7]);
     load_uv(mesh, x->material->emissive_texcoord, v, x->emissive_uv, &c->attr[9]);
+    for (int r = 0; r < 3; r++)
+        c->attr[MN_ATTR_POSITION + r] = x->mv[r] * p[0] + x->mv[4 + r] * p[1] + x->mv[8 + r] * p[2] + x->mv[12 + r];
 }
 
 /* The face normal in view space, for meshes without normals (front side out). */
@@ -291,7 +293,7 @@ void mni_raster_setup(mn_renderer *r, const mn_render_scene *scene, const mn_ren
     uint32_t blend_count = 0;
     for (uint32_t m = 0; m < scene->mesh_count; m++) {
         const mn_render_mesh *mesh = &scene->meshes[m];
-        if (!mesh->positions)
+        if (!mesh->positions || mesh->hidden)
             continue;
         mesh_xform x;
         mesh_prepare(scene, mesh, camera, &x);

@@ -3,11 +3,14 @@
  * texture sample (sRGB texels decoded to linear), then a fixed three-term
  * light chosen so form reads in a thumbnail: a key light from the upper left
  * (in view space, so every view and turntable frame is lit alike), a
- * sky/ground ambient, and a rim term that brightens silhouettes.
+ * sky/ground ambient, and a rim term that brightens silhouettes.  A scene
+ * with lights of its own (KHR_lights_punctual) is lit by them instead, over
+ * a dimmer ambient, with the falloffs the extension recommends.
  */
 #include "render/raster_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 static const mn_render_material default_material = {
     .base_color = {1.0f, 1.0f, 1.0f, 1.0f},
@@ -23,6 +26,7 @@ static const float key_dir[3] = {-0.4923660f, 0.6154575f, 0.6154575f};
 #define SKY_AMBIENT 0.42f
 #define GROUND_AMBIENT 0.16f
 #define RIM_STRENGTH 0.35f
+#define LIT_AMBIENT 0.5f   /* the ambient's share with the scene's own lights */
 
 void mni_raster_tables(mn_renderer *r)
 {
@@ -108,6 +112,89 @@ static void sample_texture(const mn_renderer *r, const mn_render_texture *tex, f
     }
 }
 
+/* ---- the scene's lights ---------------------------------------------------------------- */
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* v / |v| into out; (0, 0, -1) for a zero vector (a light down the view, whatever it was). */
+static void unit3(const float v[3], float out[3])
+{
+    float len = sqrtf(dot3(v, v));
+    if (!(len > 0.0f)) {
+        out[0] = out[1] = 0.0f;
+        out[2] = -1.0f;
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = v[k] / len;
+}
+
+void mni_raster_lights(mn_renderer *r, const mn_render_scene *scene, const mn_render_camera *camera)
+{
+    const float *v = camera->view;
+    r->light_count = scene->light_count < MN_RENDER_MAX_LIGHTS ? scene->light_count : MN_RENDER_MAX_LIGHTS;
+    for (uint32_t i = 0; i < r->light_count; i++) {
+        const mn_render_light *l = &scene->lights[i];
+        mn_vlight *o = &r->lights[i];
+        float d[3];
+        for (int k = 0; k < 3; k++) {
+            o->color[k] = l->color[k];
+            o->position[k] = v[k] * l->position[0] + v[4 + k] * l->position[1] + v[8 + k] * l->position[2] + v[12 + k];
+            d[k] = v[k] * l->direction[0] + v[4 + k] * l->direction[1] + v[8 + k] * l->direction[2];
+        }
+        o->type = l->type;
+        unit3(d, o->spot_dir);
+        for (int k = 0; k < 3; k++)
+            o->to_light[k] = -o->spot_dir[k];
+        o->inv_range = l->range > 0.0f ? 1.0f / l->range : 0.0f;
+        /* The extension's cone: scale = 1 / max(0.001, cos inner − cos outer), offset = −cos outer · scale. */
+        float span = l->inner_cos - l->outer_cos;
+        o->cone_scale = 1.0f / (span > 0.001f ? span : 0.001f);
+        o->cone_offset = -l->outer_cos * o->cone_scale;
+    }
+}
+
+/* ambient + Σ lights' colour × attenuation × max(n·l, 0), per channel, at view-space point p. */
+static void scene_light(const mn_renderer *r, const float n[3], const float p[3], float ambient, float out[3])
+{
+    out[0] = out[1] = out[2] = ambient;
+    for (uint32_t i = 0; i < r->light_count; i++) {
+        const mn_vlight *l = &r->lights[i];
+        float to[3], att = 1.0f;
+        if (l->type == MN_LIGHT_DIRECTIONAL) {
+            memcpy(to, l->to_light, sizeof to);
+        } else {
+            float d[3] = {l->position[0] - p[0], l->position[1] - p[1], l->position[2] - p[2]};
+            float d2 = dot3(d, d);
+            if (!(d2 > 1e-12f))
+                continue;
+            float inv = 1.0f / sqrtf(d2);
+            for (int k = 0; k < 3; k++)
+                to[k] = d[k] * inv;
+            att = 1.0f / d2;
+            if (l->inv_range > 0.0f) {
+                float q = d2 * l->inv_range * l->inv_range;   /* (d / range)² */
+                float w = 1.0f - q * q;
+                att *= w > 0.0f ? w * w : 0.0f;
+            }
+            if (l->type == MN_LIGHT_SPOT) {
+                float cd = -dot3(l->spot_dir, to);
+                float s = cd * l->cone_scale + l->cone_offset;
+                s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+                att *= s * s;
+            }
+        }
+        float ndl = dot3(n, to);
+        if (!(ndl > 0.0f) || !(att > 0.0f))
+            continue;
+        for (int k = 0; k < 3; k++)
+            out[k] += l->color[k] * att * ndl;
+    }
+}
+
 bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const mn_rtri *t,
                       const float attr[MN_ATTRS], float out[4])
 {
@@ -144,12 +231,17 @@ bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const 
         n[1] = 0.0f;
         n[2] = 1.0f;
     }
-    float ndl = n[0] * key_dir[0] + n[1] * key_dir[1] + n[2] * key_dir[2];
-    float light = GROUND_AMBIENT + (SKY_AMBIENT - GROUND_AMBIENT) * (0.5f + 0.5f * n[1]) +
-                  KEY_STRENGTH * (ndl > 0.0f ? ndl : 0.0f);
-    float facing = n[2] > 0.0f ? n[2] : 0.0f;
-    float rim = 1.0f - facing;
-    rim = RIM_STRENGTH * rim * rim * rim;
+    float ambient = GROUND_AMBIENT + (SKY_AMBIENT - GROUND_AMBIENT) * (0.5f + 0.5f * n[1]);
+    float light[3], rim = 0.0f;
+    if (r->light_count) {
+        scene_light(r, n, &attr[MN_ATTR_POSITION], LIT_AMBIENT * ambient, light);
+    } else {
+        float ndl = n[0] * key_dir[0] + n[1] * key_dir[1] + n[2] * key_dir[2];
+        light[0] = light[1] = light[2] = ambient + KEY_STRENGTH * (ndl > 0.0f ? ndl : 0.0f);
+        float facing = n[2] > 0.0f ? n[2] : 0.0f;
+        rim = 1.0f - facing;
+        rim = RIM_STRENGTH * rim * rim * rim;
+    }
     float emissive[4] = {m->emissive[0], m->emissive[1], m->emissive[2], 1.0f};
     if (m->emissive_texture != MN_NONE && (emissive[0] > 0.0f || emissive[1] > 0.0f ||
                                            emissive[2] > 0.0f)) {
@@ -162,7 +254,7 @@ bool mni_raster_shade(const mn_renderer *r, const mn_render_scene *scene, const 
         }
     }
     for (int i = 0; i < 3; i++)
-        out[i] = c[i] * light + rim * (0.25f + 0.75f * c[i]) + emissive[i];
+        out[i] = c[i] * light[i] + rim * (0.25f + 0.75f * c[i]) + emissive[i];
     out[3] = c[3];
     return true;
 }

@@ -144,7 +144,7 @@ mn_status mn_render_source_obj(const mn_obj *obj, const char *base_dir, const ch
         mesh->uv_stride[0] = 8;
         mesh->material = group->material_index < nm ? group->material_index : MN_NONE;
     }
-    s->scene = (mn_render_scene){s->meshes, ng, s->materials, nm, s->textures, nm};
+    s->scene = (mn_render_scene){s->meshes, ng, s->materials, nm, s->textures, nm, NULL, 0};
     *out = s;
     return MN_OK;
 }
