@@ -2,9 +2,10 @@
 # The glTF writer against the Khronos glTF validator (npm gltf-validator, run
 # under Node by tests/reference/validate.mjs).  test_gltf_write writes every
 # shared asset four ways (GLB and .gltf + .bin, plain and quantized) into a
-# temporary folder (MN_WRITE_OUT), and every file must validate with no error
-# and no warning of the writer's own: a warning is allowed only where the source
-# asset has the same one at the same place (validate.mjs explains; the shared
+# temporary folder (MN_WRITE_OUT), test_gltf_extensions a model with lights,
+# hidden nodes, instancing and variants the same four ways, and every file
+# must validate with no error and no warning of the writer's own: a warning is
+# allowed only where the source asset has the same one at the same place (validate.mjs explains; the shared
 # assets have one kind, NODE_SKINNED_MESH_NON_ROOT).  Infos are allowed.
 # Then the check must be able to fail: a written file with one accessor bound
 # moved must be refused.
@@ -55,6 +56,16 @@ if ! MN_WRITE_OUT="$work/out" "$writer" >"$work/log" 2>&1; then
   cat "$work/log"
   exit 1
 fi
+# And a model with the four scene extensions (lights, visibility, instancing, variants), written
+# the same four ways by test_gltf_extensions.
+extensions=$build/tests/test_gltf_extensions
+[ -x "$extensions" ] || extensions=$build/test_gltf_extensions
+if ! MN_WRITE_OUT="$work/out" "$extensions" >"$work/log" 2>&1; then
+  echo "test_gltf_validate: FAILED: test_gltf_extensions failed while writing its files:"
+  cat "$work/log"
+  exit 1
+fi
+[ -f "$work/out/extensions-glb/model.glb" ] || { echo "test_gltf_validate: FAILED: test_gltf_extensions wrote no file"; exit 1; }
 files=$(find "$work/out" -name '*.glb' -o -name '*.gltf' | wc -l)
 if [ "$files" -lt 200 ]; then
   echo "test_gltf_validate: FAILED: test_gltf_write wrote only $files files (expected 4 per shared asset)"
