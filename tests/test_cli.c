@@ -213,8 +213,8 @@ static void info_json_has_every_documented_key(void **state)
     json_t *root = parse_json(&r);
     static const char *const keys[] = {
         "file", "asset", "extensions_used", "extensions_required", "counts", "scene", "scenes",
-        "nodes", "meshes", "skins", "animations", "materials", "images", "cameras", "bounds",
-        "warnings",
+        "nodes", "meshes", "skins", "animations", "materials", "images", "cameras", "lights",
+        "variants", "bounds", "warnings",
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (!json_object_get(root, keys[i]))

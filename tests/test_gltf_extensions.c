@@ -18,6 +18,9 @@
  *     same lights, hidden flags, instance transforms, variants and mappings
  *     (with MN_WRITE_OUT set the written files are kept for
  *     tests/test_gltf_validate.sh);
+ *   - marionette info lists the lights (type, colour, intensity, node), the
+ *     instanced and hidden nodes and the variants with their primitive
+ *     counts, in text and in --json;
  *   - SimpleInstancing (sample assets) loads with its 125 instances, all
  *     inside the model's bounds, and its render source draws 125 meshes;
  *   - drawing: a red point light on the left tints the quad red, brighter on
@@ -38,6 +41,7 @@
 
 #include "assets.h"
 #include "glb_builder.h"
+#include "run_tool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -472,6 +476,49 @@ static void test_read_write_read_keeps_all_four(void **state)
     gb_blob_free(&glb);
 }
 
+/* ---- marionette info ------------------------------------------------------------------------------ */
+
+static void test_info_lists_lights_instances_hidden_nodes_and_variants(void **state)
+{
+    (void)state;
+    gb_blob glb = all_four();
+    gb_tempdir dir;
+    assert_true(gb_tempdir_create(&dir));
+    const char *path = gb_tempdir_write(&dir, "all.glb", glb.data, glb.size);
+    assert_non_null(path);
+    char args[700];
+    snprintf(args, sizeof args, "info '%s'", path);
+    run_result r = mn_run_tool("marionette", args, 0);
+    print_message("%s", r.out);
+    assert_int_equal(r.status, 0);
+    static const char *const lines[] = {
+        "lights (3)\n",
+        "  light 0: directional, colour (0.5, 0.5, 1), intensity 3, node 3\n",
+        "  light 1 \"lamp\": spot, colour (1, 1, 1), intensity 1, range 9, cone 0.1 to 0.9 rad, node 1\n",
+        "  light 2: point, colour (1, 1, 1), intensity 0, range infinite, on no node\n",
+        "instanced nodes (1)\n  node 3: 3 instances of mesh 0 (translation, rotation, scale)\n",
+        "hidden nodes (1), with what lies under them\n  node 2\n",
+        "variants (3)\n  variant 0 \"red\": 1 primitive\n  variant 1 \"green\": 1 primitive\n",
+        "#3  [mesh 0]  [light 0]  [3 instances]\n",
+        "#2  [mesh 0]  [hidden]\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        if (!strstr(r.out, lines[i]))
+            fail_msg("info does not print: %s", lines[i]);
+    run_free(&r);
+    snprintf(args, sizeof args, "info --json '%s'", path);
+    r = mn_run_tool("marionette", args, 0);
+    assert_int_equal(r.status, 0);
+    static const char *const keys[] = {"\"instance_count\": 3", "\"hidden\": true", "\"type\": \"spot\"",
+                                       "\"primitive_count\": 1", "\"name\": \"lamp\""};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strstr(r.out, keys[i]))
+            fail_msg("info --json does not print: %s", keys[i]);
+    run_free(&r);
+    gb_tempdir_remove(&dir);
+    gb_blob_free(&glb);
+}
+
 /* ---- the sample asset ----------------------------------------------------------------------------- */
 
 static void test_simple_instancing_loads_its_instances(void **state)
@@ -651,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_bad_variants_are_refused_naming_the_item),
         cmocka_unit_test(test_a_file_requiring_all_four_loads),
         cmocka_unit_test(test_read_write_read_keeps_all_four),
+        cmocka_unit_test(test_info_lists_lights_instances_hidden_nodes_and_variants),
         cmocka_unit_test(test_simple_instancing_loads_its_instances),
         cmocka_unit_test(test_a_red_point_light_tints_the_lit_side),
         cmocka_unit_test(test_instances_draw_what_as_many_nodes_draw),

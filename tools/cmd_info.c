@@ -420,6 +420,14 @@ static void put_cameras(FILE *out, const mn_model *m)
     }
 }
 
+/* "node N", with the node's name when the file gives one (not the reader's "nodeN"). */
+static void put_node_ref(FILE *out, const mn_model *m, uint32_t n, const char *prefix)
+{
+    fprintf(out, "%s%u", prefix, n);
+    if (!m->nodes[n].default_name)
+        put_name(out, m->nodes[n].name);
+}
+
 /* KHR_lights_punctual: each light, and the nodes that place it. */
 static void put_lights(FILE *out, const mn_model *m)
 {
@@ -438,10 +446,8 @@ static void put_lights(FILE *out, const mn_model *m)
             fprintf(out, ", cone %.4g to %.4g rad", (double)l->inner_cone_angle, (double)l->outer_cone_angle);
         uint32_t nodes = 0;
         for (uint32_t n = 0; n < m->node_count; n++)
-            if (m->nodes[n].light == i) {
-                fprintf(out, nodes++ ? ", %u" : ", node %u", n);
-                put_name(out, m->nodes[n].name);
-            }
+            if (m->nodes[n].light == i)
+                put_node_ref(out, m, n, nodes++ ? ", " : ", node ");
         fputs(nodes ? "\n" : ", on no node\n", out);
     }
 }
@@ -460,8 +466,7 @@ static void put_instancing_and_visibility(FILE *out, const mn_model *m)
             const mn_node *node = &m->nodes[n];
             if (!node->instance_count)
                 continue;
-            fprintf(out, "  node %u", n);
-            put_name(out, node->name);
+            put_node_ref(out, m, n, "  node ");
             fprintf(out, ": %u instances of mesh %u (", node->instance_count, node->mesh);
             const char *sep = "";
             if (node->instance_translation != MN_NONE)
@@ -477,8 +482,7 @@ static void put_instancing_and_visibility(FILE *out, const mn_model *m)
         fprintf(out, "\nhidden nodes (%u), with what lies under them\n", hidden);
         for (uint32_t n = 0; n < m->node_count; n++)
             if (m->nodes[n].hidden) {
-                fprintf(out, "  node %u", n);
-                put_name(out, m->nodes[n].name);
+                put_node_ref(out, m, n, "  node ");
                 fputc('\n', out);
             }
     }
