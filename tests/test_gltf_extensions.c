@@ -24,7 +24,10 @@
  *   - SimpleInstancing (sample assets) loads with its 125 instances, all
  *     inside the model's bounds, and its render source draws 125 meshes;
  *   - drawing: a red point light on the left tints the quad red, brighter on
- *     its left, where without lights it is grey; three instances draw what
+ *     its left, where without lights it is grey; a directional light lights
+ *     the side it faces evenly and not the other, a spot its cone only, a
+ *     point light falls off with distance and not at all beyond its range,
+ *     and a light that is not finite is refused; three instances draw what
  *     three nodes placed the same way draw (three blobs); a hidden node and
  *     what lies under it draw nothing (the image equals the model without
  *     that mesh, and differs from it when the node is shown).
@@ -281,7 +284,8 @@ static void test_bad_instancing_is_refused_naming_the_attribute(void **state)
 
 /* ---- KHR_materials_variants ------------------------------------------------------------------- */
 
-#define VARIANTS ",'extensions':{'KHR_materials_variants':{'variants':[{'name':'red'},{'name':'green'},{'name':'plain'}]}}"
+#define VARIANTS                                                                                           \
+    ",'extensions':{'KHR_materials_variants':{'variants':[{'name':'red'},{'name':'green'},{'name':'plain'}]}}"
 #define MAPPED(mappings)                                                                                   \
     "[{'primitives':[{'attributes':{'POSITION':0,'NORMAL':1},'indices':2,'material':0,"                    \
     "'extensions':{'KHR_materials_variants':{'mappings':[" mappings "]}}}]}]"
@@ -641,7 +645,8 @@ static void test_instances_draw_what_as_many_nodes_draw(void **state)
 {
     (void)state;
     gb_blob instanced = model(TWO_MESHES, INSTANCED("'TRANSLATION':3"), "0", "");
-    gb_blob expanded = model(TWO_MESHES, "[{'mesh':0,'translation':[-3,0,0]},{'mesh':0},{'mesh':0,'translation':[3,0,0]}]",
+    gb_blob expanded = model(TWO_MESHES,
+                             "[{'mesh':0,'translation':[-3,0,0]},{'mesh':0},{'mesh':0,'translation':[3,0,0]}]",
                              "0,1,2", "");
     mn_rgba_image a = draw(&instanced), b = draw(&expanded);
     uint32_t runs_a, runs_b;
@@ -686,6 +691,89 @@ static void test_a_hidden_node_and_its_children_draw_nothing(void **state)
     gb_blob_free(&g_without);
 }
 
+/* A 2×2 quad facing +z drawn from the front with `lights` (none: `count` 0 and lights NULL). */
+static mn_rgba_image draw_lit_quad(const mn_render_light *lights, uint32_t count)
+{
+    static const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
+    static const float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    static const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    mn_render_mesh mesh = {.vertex_count = 4, .positions = pos, .normals = nrm, .indices = idx, .index_count = 6,
+                           .material = MN_NONE};
+    mn_render_scene scene = {.meshes = &mesh, .mesh_count = 1, .lights = lights, .light_count = count};
+    mn_renderer *r = NULL;
+    mn_error err;
+    mn_render_options o = {.width = SIDE, .height = SIDE, .supersample = 1, .max_triangles = 2};
+    assert_int_equal(mn_renderer_create(&o, &r, &err), MN_OK);
+    const float lo[3] = {-1, -1, 0}, hi[3] = {1, 1, 0};
+    mn_render_view view = {.kind = MN_VIEW_FRONT, .margin = 0.01f};
+    mn_render_camera cam;
+    assert_int_equal(mn_render_camera_frame(lo, hi, &view, 1.0f, &cam, &err), MN_OK);
+    mn_rgba_image img;
+    assert_int_equal(mn_rgba_image_create(SIDE, SIDE, NULL, &img, &err), MN_OK);
+    assert_int_equal(mn_renderer_draw(r, &scene, &cam, &img, &err), MN_OK);
+    mn_renderer_free(r);
+    return img;
+}
+
+static void test_lights_follow_the_extension_falloffs(void **state)
+{
+    (void)state;
+    /* A black light leaves the ambient alone: the level every other case is measured from. */
+    mn_render_light dark = {.type = MN_LIGHT_POINT, .position = {0, 0, 1}};
+    mn_rgba_image ambient = draw_lit_quad(&dark, 1);
+    uint8_t base = px(&ambient, SIDE / 2, SIDE / 2)[0];
+    assert_int_equal(px(&ambient, 2, 2)[0], base);
+    /* Directional: from the front lights all of it alike, from behind nothing. */
+    mn_render_light front = {.type = MN_LIGHT_DIRECTIONAL, .color = {0.5f, 0.5f, 0.5f}, .direction = {0, 0, -1}};
+    mn_render_light behind = front;
+    behind.direction[2] = 1.0f;
+    mn_rgba_image a = draw_lit_quad(&front, 1), b = draw_lit_quad(&behind, 1);
+    assert_true(px(&a, SIDE / 2, SIDE / 2)[0] > base + 50);
+    assert_int_equal(px(&a, 2, 2)[0], px(&a, SIDE / 2, SIDE / 2)[0]);
+    assert_int_equal(px(&b, SIDE / 2, SIDE / 2)[0], base);
+    mn_rgba_image_free(&a);
+    mn_rgba_image_free(&b);
+    /* Spot, 1 above the centre, outer cone 0.3 rad: the centre lit, a corner (0.9 rad off) not. */
+    mn_render_light spot = {.type = MN_LIGHT_SPOT, .color = {1, 1, 1}, .position = {0, 0, 1}, .direction = {0, 0, -1},
+                            .inner_cos = cosf(0.1f), .outer_cos = cosf(0.3f)};
+    a = draw_lit_quad(&spot, 1);
+    assert_true(px(&a, SIDE / 2, SIDE / 2)[0] > base + 50);
+    assert_int_equal(px(&a, 2, 2)[0], base);
+    mn_rgba_image_free(&a);
+    /* Point with range 0.5, 1 from the plane: the window is 0 everywhere.  Range 4: lit. */
+    mn_render_light near = {.type = MN_LIGHT_POINT, .color = {1, 1, 1}, .position = {0, 0, 1}, .range = 0.5f};
+    mn_render_light far = near;
+    far.range = 4.0f;
+    a = draw_lit_quad(&near, 1);
+    b = draw_lit_quad(&far, 1);
+    assert_int_equal(px(&a, SIDE / 2, SIDE / 2)[0], base);
+    assert_true(px(&b, SIDE / 2, SIDE / 2)[0] > base + 50);
+    /* Inverse square: the centre (d = 1) brighter than a corner (d = sqrt 3, and slanted). */
+    assert_true(px(&b, SIDE / 2, SIDE / 2)[0] > px(&b, 2, 2)[0] + 30);
+    mn_rgba_image_free(&a);
+    mn_rgba_image_free(&b);
+    mn_rgba_image_free(&ambient);
+    /* A light that is not finite is refused. */
+    mn_render_light bad = near;
+    bad.position[0] = NAN;
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    mn_render_mesh mesh = {.vertex_count = 3, .positions = pos, .material = MN_NONE};
+    mn_render_scene scene = {.meshes = &mesh, .mesh_count = 1, .lights = &bad, .light_count = 1};
+    mn_renderer *r = NULL;
+    mn_error err;
+    assert_int_equal(mn_renderer_create(&(mn_render_options){.width = 4, .height = 4, .max_triangles = 1}, &r, &err),
+                     MN_OK);
+    mn_render_camera cam;
+    const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 0};
+    assert_int_equal(mn_render_camera_frame(lo, hi, &(mn_render_view){0}, 1.0f, &cam, &err), MN_OK);
+    mn_rgba_image img;
+    assert_int_equal(mn_rgba_image_create(4, 4, NULL, &img, &err), MN_OK);
+    assert_int_equal(mn_renderer_draw(r, &scene, &cam, &img, &err), MN_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "lights[0]"));
+    mn_rgba_image_free(&img);
+    mn_renderer_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -701,6 +789,7 @@ int main(void)
         cmocka_unit_test(test_info_lists_lights_instances_hidden_nodes_and_variants),
         cmocka_unit_test(test_simple_instancing_loads_its_instances),
         cmocka_unit_test(test_a_red_point_light_tints_the_lit_side),
+        cmocka_unit_test(test_lights_follow_the_extension_falloffs),
         cmocka_unit_test(test_instances_draw_what_as_many_nodes_draw),
         cmocka_unit_test(test_a_hidden_node_and_its_children_draw_nothing),
     };

@@ -60,7 +60,7 @@ fi
 # the same four ways by test_gltf_extensions.
 extensions=$build/tests/test_gltf_extensions
 [ -x "$extensions" ] || extensions=$build/test_gltf_extensions
-if ! MN_WRITE_OUT="$work/out" "$extensions" >"$work/log" 2>&1; then
+if ! MN_BUILD_DIR="$build" MN_WRITE_OUT="$work/out" "$extensions" >"$work/log" 2>&1; then
   echo "test_gltf_validate: FAILED: test_gltf_extensions failed while writing its files:"
   cat "$work/log"
   exit 1
