@@ -60,6 +60,31 @@ MN_API void mn_track_sample(const mn_track *track, float t, float *out);
 /* mn_track_sample over a loaded glTF channel. */
 MN_API void mn_channel_sample(const mn_channel *channel, float t, float *out);
 
+/*
+ * A KHR_animation_pointer track of a clip: a material, camera, light or
+ * node-visibility property (model.h, mn_pointer) keyed over time.  Pointers
+ * to a node's translation, rotation, scale or weights, and to a mesh's
+ * weights, are not pointer tracks: mn_clip_from_gltf makes them ordinary
+ * tracks of the nodes they move, so poses, skeletons and mixers take them
+ * as they take the core paths.
+ */
+typedef struct mn_pointer_track {
+    mn_pointer pointer;          /* what it drives; text is the clip's own copy */
+    mn_interpolation interpolation;   /* STEP for a bool (visible) */
+    uint32_t key_count;
+    uint32_t components;         /* pointer.components */
+    const float *times;          /* key_count seconds, ascending */
+    const float *values;         /* key_count × components (× 3 for CUBICSPLINE) */
+} mn_pointer_track;
+
+/*
+ * A pointer track at t into out[track->components]: STEP, LINEAR or cubic
+ * Hermite CUBICSPLINE component by component, as mn_track_sample samples a
+ * weights track; a bool gives 1 (true) or 0 (false).  Pure; NULL does
+ * nothing.
+ */
+MN_API void mn_pointer_track_sample(const mn_pointer_track *track, float t, float *out);
+
 /* The runtime clip: opaque, one allocation, immutable once built (share it between threads). */
 typedef struct mn_clip mn_clip;
 
@@ -105,6 +130,11 @@ MN_API mn_status mn_clip_create(const mn_track *tracks, uint32_t track_count, co
  * skeleton's pose.  With a target_map it is in options->space.
  * Errors as mn_clip_create, plus MN_INDEX_RANGE (animation out of range, a
  * channel's node outside target_map).
+ * KHR_animation_pointer channels: one on a node's translation, rotation,
+ * scale or weights is a track of that node; one on a mesh's weights is a
+ * weights track of each node that shows the mesh without weights of its
+ * own (and no weights channel of its own in this animation); every other one
+ * is a pointer track (mn_clip_pointer).
  */
 MN_API mn_status mn_clip_from_gltf(const mn_model *model, uint32_t animation,
                                    const mn_clip_options *options, mn_clip **out_clip,
@@ -137,6 +167,21 @@ MN_API float mn_clip_duration(const mn_clip *clip);             /* latest key ti
 MN_API uint32_t mn_clip_track_count(const mn_clip *clip);
 MN_API const mn_track *mn_clip_track(const mn_clip *clip, uint32_t index);  /* NULL when out of range */
 MN_API mn_space mn_clip_space(const mn_clip *clip);             /* what it indexes; zero for NULL */
+
+/* Pointer tracks (KHR_animation_pointer), in channel order; 0 and NULL for none or out of range. */
+MN_API uint32_t mn_clip_pointer_count(const mn_clip *clip);
+MN_API const mn_pointer_track *mn_clip_pointer(const mn_clip *clip, uint32_t index);
+
+/* The floats every pointer track's value takes together (the sum of their components). */
+MN_API uint32_t mn_clip_pointer_floats(const mn_clip *clip);
+
+/*
+ * Every pointer track at t into out[mn_clip_pointer_floats(clip)], track
+ * after track (mn_pointer_track_sample each): the same pure function of
+ * time as mn_clip_sample, for the properties a pose does not hold.  A
+ * caller that does not use them never calls it.  Allocation-free.
+ */
+MN_API void mn_clip_sample_pointers(const mn_clip *clip, float t, float *out);
 
 /*
  * Sample every translation, rotation and scale track at t into pose.  A joint

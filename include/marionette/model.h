@@ -375,10 +375,12 @@ typedef enum mn_anim_path {
     MN_PATH_TRANSLATION = 0,
     MN_PATH_ROTATION,
     MN_PATH_SCALE,
-    MN_PATH_WEIGHTS
+    MN_PATH_WEIGHTS,
+    MN_PATH_POINTER                  /* KHR_animation_pointer: the channel's `pointer` says what */
 } mn_anim_path;
 
-/* glTF's name of an animation path: "translation", "rotation", "scale", "weights"; "invalid" otherwise. */
+/* glTF's name of an animation path: "translation", "rotation", "scale", "weights", "pointer";
+   "invalid" otherwise. */
 MN_API const char *mn_anim_path_name(mn_anim_path path);
 
 typedef enum mn_interpolation {
@@ -391,14 +393,77 @@ typedef enum mn_interpolation {
 MN_API const char *mn_interpolation_name(mn_interpolation interpolation);
 
 /*
+ * KHR_animation_pointer: the animatable properties a pointer channel can
+ * drive, from the extension's list (core glTF, KHR_texture_transform,
+ * KHR_materials_emissive_strength, KHR_lights_punctual, KHR_node_visibility).
+ * The comment gives the pointer after the object's index and the value's
+ * floats.  MN_PROP_TEXTURE_* name the slot in mn_pointer.slot.
+ */
+typedef enum mn_pointer_property {
+    MN_PROP_NODE_TRANSLATION = 0,    /* /nodes/N/translation, 3 */
+    MN_PROP_NODE_ROTATION,           /* /nodes/N/rotation, 4 (a quaternion x y z w) */
+    MN_PROP_NODE_SCALE,              /* /nodes/N/scale, 3 */
+    MN_PROP_NODE_WEIGHTS,            /* /nodes/N/weights, the mesh's morph target count */
+    MN_PROP_NODE_VISIBLE,            /* /nodes/N/extensions/KHR_node_visibility/visible, 1 (bool) */
+    MN_PROP_MESH_WEIGHTS,            /* /meshes/N/weights, its morph target count */
+    MN_PROP_BASE_COLOR,              /* /materials/N/pbrMetallicRoughness/baseColorFactor, 4 */
+    MN_PROP_METALLIC,                /* .../pbrMetallicRoughness/metallicFactor, 1 */
+    MN_PROP_ROUGHNESS,               /* .../pbrMetallicRoughness/roughnessFactor, 1 */
+    MN_PROP_ALPHA_CUTOFF,            /* /materials/N/alphaCutoff, 1 */
+    MN_PROP_EMISSIVE,                /* /materials/N/emissiveFactor, 3 */
+    MN_PROP_EMISSIVE_STRENGTH,       /* .../extensions/KHR_materials_emissive_strength/emissiveStrength, 1 */
+    MN_PROP_NORMAL_SCALE,            /* /materials/N/normalTexture/scale, 1 */
+    MN_PROP_OCCLUSION_STRENGTH,      /* /materials/N/occlusionTexture/strength, 1 */
+    MN_PROP_TEXTURE_OFFSET,          /* /materials/N/<slot>/extensions/KHR_texture_transform/offset, 2 */
+    MN_PROP_TEXTURE_ROTATION,        /* .../rotation, 1 */
+    MN_PROP_TEXTURE_SCALE,           /* .../scale, 2 */
+    MN_PROP_CAMERA_YFOV,             /* /cameras/N/perspective/yfov, 1 */
+    MN_PROP_CAMERA_ASPECT_RATIO,     /* /cameras/N/perspective/aspectRatio, 1 */
+    MN_PROP_CAMERA_ZNEAR,            /* /cameras/N/perspective/znear or orthographic/znear, 1 */
+    MN_PROP_CAMERA_ZFAR,             /* /cameras/N/perspective/zfar or orthographic/zfar, 1 */
+    MN_PROP_CAMERA_XMAG,             /* /cameras/N/orthographic/xmag, 1 */
+    MN_PROP_CAMERA_YMAG,             /* /cameras/N/orthographic/ymag, 1 */
+    MN_PROP_LIGHT_COLOR,             /* /extensions/KHR_lights_punctual/lights/N/color, 3 */
+    MN_PROP_LIGHT_INTENSITY,         /* .../lights/N/intensity, 1 */
+    MN_PROP_LIGHT_RANGE,             /* .../lights/N/range, 1 */
+    MN_PROP_LIGHT_INNER_CONE,        /* .../lights/N/spot/innerConeAngle, 1 */
+    MN_PROP_LIGHT_OUTER_CONE,        /* .../lights/N/spot/outerConeAngle, 1 */
+    MN_PROP_COUNT
+} mn_pointer_property;
+
+/* A material's texture slot, for MN_PROP_TEXTURE_* (mn_pointer.slot). */
+typedef enum mn_texture_slot {
+    MN_SLOT_BASE_COLOR = 0,          /* pbrMetallicRoughness/baseColorTexture */
+    MN_SLOT_METALLIC_ROUGHNESS,      /* pbrMetallicRoughness/metallicRoughnessTexture */
+    MN_SLOT_NORMAL,                  /* normalTexture */
+    MN_SLOT_OCCLUSION,               /* occlusionTexture */
+    MN_SLOT_EMISSIVE                 /* emissiveTexture */
+} mn_texture_slot;
+
+/*
+ * A resolved KHR_animation_pointer target: the property, the index of its
+ * object (node, mesh, material, camera or light, by the property) and the
+ * floats one value holds.  The reader resolves every pointer against the
+ * model it returns, so index is in range and the property is defined there.
+ */
+typedef struct mn_pointer {
+    const char *text;                /* the JSON pointer as written ("/materials/0/alphaCutoff") */
+    mn_pointer_property property;
+    uint32_t index;                  /* into nodes, meshes, materials, cameras or lights */
+    mn_texture_slot slot;            /* MN_PROP_TEXTURE_* only; 0 otherwise */
+    uint32_t components;             /* 1, 2, 3, 4, or the morph target count (weights) */
+} mn_pointer;
+
+/*
  * One channel, with its sampler resolved.  times[key_count] ascending;
  * values hold `components` floats per element: 3 (translation, scale),
- * 4 (rotation x y z w), or the morph target count (weights).  LINEAR and STEP
+ * 4 (rotation x y z w), the morph target count (weights), or the pointer's
+ * (MN_PATH_POINTER: KHR_animation_pointer).  LINEAR and STEP
  * have one element per key; CUBICSPLINE has three (in-tangent, value,
  * out-tangent) per key, as authored.  Normalised integer outputs are converted.
  */
 typedef struct mn_channel {
-    uint32_t node;
+    uint32_t node;                   /* MN_NONE for MN_PATH_POINTER (its pointer names the object) */
     mn_anim_path path;
     mn_interpolation interpolation;
     const float *times;
@@ -406,6 +471,9 @@ typedef struct mn_channel {
     uint32_t key_count;
     uint32_t components;
     uint32_t sampler;                /* the glTF sampler index within the animation */
+    mn_pointer pointer;              /* MN_PATH_POINTER only (zero otherwise); components above
+                                        equal pointer.components.  A bool property (visible) has
+                                        STEP keys whose values are 0 (false) or not (true) */
 } mn_channel;
 
 typedef struct mn_animation {

@@ -219,6 +219,37 @@ void mn_channel_sample(const mn_channel *channel, float t, float *out)
     mn_track_sample(&track, t, out);
 }
 
+void mn_pointer_track_sample(const mn_pointer_track *track, float t, float *out)
+{
+    if (!track || !out)
+        return;
+    /* Component by component as a weights track; a node rotation (only a hand-made track can
+       be one: clips make those node tracks) is slerped and normalised like a rotation. */
+    mn_track tr = {
+        .path = track->pointer.property == MN_PROP_NODE_ROTATION && track->components == 4
+                    ? MN_PATH_ROTATION
+                    : MN_PATH_WEIGHTS,
+        .interpolation = track->interpolation,
+        .key_count = track->key_count,
+        .components = track->components,
+        .times = track->times,
+        .values = track->values,
+    };
+    mn_track_sample(&tr, t, out);
+    if (track->pointer.property == MN_PROP_NODE_VISIBLE && track->components == 1)
+        out[0] = out[0] != 0.0f ? 1.0f : 0.0f;
+}
+
+void mn_clip_sample_pointers(const mn_clip *clip, float t, float *out)
+{
+    if (!clip || !out)
+        return;
+    for (uint32_t i = 0; i < clip->pointer_count; i++) {
+        mn_pointer_track_sample(&clip->pointers[i], t, out);
+        out += clip->pointers[i].components;
+    }
+}
+
 /* How many of a run's tracks drive joints of the pose: a prefix, targets ascending. */
 static inline uint32_t tracks_in_pose(const mn_track *tr, uint32_t count, uint32_t joint_count)
 {

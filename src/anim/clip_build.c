@@ -434,7 +434,55 @@ static mn_status check_space(const mn_track *tracks, uint32_t track_count, mn_sp
     return MN_OK;
 }
 
-static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const char *name,
+/* A pointer track's floats of values: key_count × components (× 3 for CUBICSPLINE). */
+static size_t pointer_values(const mn_pointer_track *t)
+{
+    return (size_t)t->key_count * t->components * (t->interpolation == MN_INTERP_CUBICSPLINE ? 3u : 1u);
+}
+
+/*
+ * The pointer tracks' part of the block: the records, then each one's text,
+ * times and values.  Measures only (block NULL; false on overflow), or
+ * copies them into the clip.  The reader checked their keys.
+ */
+static bool place_pointers(const mn_pointer_track *src, uint32_t count, size_t *cursor, char *block,
+                           mn_clip *clip)
+{
+    size_t records_at;
+    if (!reserve(cursor, (size_t)count * sizeof(mn_pointer_track), CLIP_ALIGN, &records_at))
+        return false;
+    if (block) {
+        clip->pointer_count = count;
+        clip->pointers = (mn_pointer_track *)(block + records_at);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const mn_pointer_track *t = &src[i];
+        const char *text = t->pointer.text ? t->pointer.text : "";
+        size_t text_at, times_at, values_at, tb, vb;
+        if (!mni_checked_mul(t->key_count, sizeof(float), &tb) ||
+            !mni_checked_mul(pointer_values(t), sizeof(float), &vb) ||
+            !reserve(cursor, strlen(text) + 1, 1, &text_at) || !reserve(cursor, tb, CLIP_ALIGN, &times_at) ||
+            !reserve(cursor, vb, CLIP_ALIGN, &values_at))
+            return false;
+        if (!block)
+            continue;
+        mn_pointer_track *d = &clip->pointers[i];
+        *d = *t;
+        memcpy(block + text_at, text, strlen(text) + 1);
+        d->pointer.text = block + text_at;
+        if (tb)
+            memcpy(block + times_at, t->times, tb);
+        if (vb)
+            memcpy(block + values_at, t->values, vb);
+        d->times = (const float *)(block + times_at);
+        d->values = (const float *)(block + values_at);
+        clip->pointer_floats += t->components;
+    }
+    return true;
+}
+
+static mn_status build_clip(const mn_track *tracks, uint32_t track_count,
+                            const mn_pointer_track *pointers, uint32_t pointer_count, const char *name,
                             const mn_clip_options *options, mn_space space,
                             const item_names *names, mn_clip **out_clip, mn_error *err)
 {
@@ -490,6 +538,8 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
               reserve(&size, (size_t)p.run_count * sizeof(mn_clip_run), CLIP_ALIGN, &runs_at) &&
               reserve(&size, (size_t)solo_total * sizeof(mn_clip_solo), CLIP_ALIGN, &solos_at) &&
               reserve(&size, strlen(name) + 1, 1, &name_at);
+    size_t pointers_at = size;
+    ok = ok && place_pointers(pointers, pointer_count, &size, NULL, NULL);
     size_t keys_at = size, pad_at;
     /* The sampler's SSE2 lerp loads four floats at a 3-float key: 16 zero bytes keep the last in the block. */
     ok = ok && place_keys(&p, &size, NULL, NULL, NULL, 0) && reserve(&size, CLIP_TAIL_PAD, 1, &pad_at);
@@ -520,7 +570,8 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
     memcpy(block + name_at, name, strlen(name) + 1);
     clip->name = block + name_at;
     clip->space = space;
-    /* The same walk as the sizing pass, which proved none of it overflows. */
+    /* The same walks as the sizing pass, which proved none of it overflows. */
+    (void)place_pointers(pointers, pointer_count, &pointers_at, block, clip);
     (void)place_keys(&p, &keys_at, block, clip, scratch, scratch_keys);
     memset(block + pad_at, 0, CLIP_TAIL_PAD);
 
@@ -533,6 +584,9 @@ static mn_status build_clip(const mn_track *tracks, uint32_t track_count, const 
         float last = clip->timelines[l].times[clip->timelines[l].key_count - 1];
         duration = l > 0 && duration > last ? duration : last;
     }
+    for (uint32_t i = 0; i < pointer_count; i++)
+        if (pointers[i].key_count > 0 && pointers[i].times[pointers[i].key_count - 1] > duration)
+            duration = pointers[i].times[pointers[i].key_count - 1];
     clip->duration = duration;
     if (scratch)
         mni_free(&allocator, scratch, scratch_bytes);
@@ -546,7 +600,55 @@ mn_status mn_clip_create(const mn_track *tracks, uint32_t track_count, const cha
 {
     item_names names = {"tracks", NULL};
     mn_space space = options ? options->space : (mn_space){0};
-    return build_clip(tracks, track_count, name, options, space, &names, out_clip, err);
+    return build_clip(tracks, track_count, NULL, 0, name, options, space, &names, out_clip, err);
+}
+
+/* A KHR_animation_pointer channel that stays a pointer track (no node, no mesh's weights). */
+static bool is_pointer_track(const mn_channel *ch)
+{
+    if (ch->path != MN_PATH_POINTER)
+        return false;
+    mn_pointer_property p = ch->pointer.property;
+    return p != MN_PROP_NODE_TRANSLATION && p != MN_PROP_NODE_ROTATION && p != MN_PROP_NODE_SCALE &&
+           p != MN_PROP_NODE_WEIGHTS && p != MN_PROP_MESH_WEIGHTS;
+}
+
+/*
+ * The node tracks channel c of anim makes: returns how many (1 for a core
+ * channel or a node pointer; for a mesh-weights pointer, the nodes that show
+ * the mesh without weights of their own, nor a weights channel of their own
+ * (own[node]); 0 for a pointer track).  Each one's node goes to nodes[] and
+ * its path to *path, unless nodes is NULL (counting).
+ */
+static uint32_t node_tracks_of(const mn_model *model, const mn_channel *ch, const bool *own,
+                               uint32_t *nodes, mn_anim_path *path)
+{
+    if (ch->path != MN_PATH_POINTER) {
+        if (nodes)
+            nodes[0] = ch->node, *path = ch->path;
+        return 1;
+    }
+    if (is_pointer_track(ch))
+        return 0;
+    static const mn_anim_path paths[] = {[MN_PROP_NODE_TRANSLATION] = MN_PATH_TRANSLATION,
+                                         [MN_PROP_NODE_ROTATION] = MN_PATH_ROTATION,
+                                         [MN_PROP_NODE_SCALE] = MN_PATH_SCALE,
+                                         [MN_PROP_NODE_WEIGHTS] = MN_PATH_WEIGHTS};
+    if (ch->pointer.property != MN_PROP_MESH_WEIGHTS) {
+        if (nodes)
+            nodes[0] = ch->pointer.index, *path = paths[ch->pointer.property];
+        return 1;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < model->node_count; i++) {
+        const mn_node *nd = &model->nodes[i];
+        if (nd->mesh != ch->pointer.index || nd->weights || own[i])
+            continue;
+        if (nodes)
+            nodes[k] = i, *path = MN_PATH_WEIGHTS;
+        k++;
+    }
+    return k;
 }
 
 /* model->animations[animation], channels' nodes mapped through `map` (NULL: none), in `space`. */
@@ -565,52 +667,88 @@ static mn_status clip_from_gltf(const mn_model *model, uint32_t animation, const
     char prefix[48];
     snprintf(prefix, sizeof prefix, "animations[%u].channels", animation);
 
-    /* Scratch: one track per channel and the channel each came from (for error paths). */
+    /* Scratch: the pointer tracks; the tracks (a mesh-weights pointer may make several) and the
+       channel each came from (for error paths), then their nodes; which nodes have a weights
+       channel of their own. */
     mn_allocator allocator = {0};
     if (options)
         allocator = options->allocator;
-    size_t n = anim->channel_count;
-    size_t scratch_bytes;
-    if (!mni_checked_mul(n, sizeof(mn_track) + sizeof(uint32_t), &scratch_bytes))
-        return mni_fail(err, MN_OVERFLOW, "animations[%u] has too many channels", animation);
-    mn_track *tracks = NULL;
-    if (n > 0 && !(tracks = mni_alloc(&allocator, scratch_bytes)))
-        return mni_oom(err, "the %zu channels of animations[%u]", n, animation);
-    uint32_t *source = tracks ? (uint32_t *)(tracks + n) : NULL;
-    uint32_t count = 0;
-    mn_status st = MN_OK;
+    size_t own_bytes = model->node_count ? model->node_count : 1;
+    bool *own = mni_alloc(&allocator, own_bytes);
+    if (!own)
+        return mni_oom(err, "the nodes of animations[%u]", animation);
+    memset(own, 0, own_bytes);
     for (uint32_t c = 0; c < anim->channel_count; c++) {
         const mn_channel *ch = &anim->channels[c];
-        uint32_t target = ch->node;
-        if (map) {
-            if (ch->node >= map_count) {
-                char path[96];
-                snprintf(path, sizeof path, "%s[%u]", prefix, c);
-                st = mni_error_set(err, MN_INDEX_RANGE, path, -1,
-                                   "%s: node %u is outside target_map (%u entries)", path, ch->node,
-                                   map_count);
-                break;
-            }
-            target = map[ch->node];
-            if (target == MN_NONE)
-                continue; /* the caller drops channels on nodes it does not drive */
-        }
-        mn_track *t = &tracks[count];
-        t->target = target;
-        t->path = ch->path;
-        t->interpolation = ch->interpolation;
-        t->key_count = ch->key_count;
-        t->components = ch->components;
-        t->times = ch->times;
-        t->values = ch->values;
-        source[count++] = c;
+        if (ch->path == MN_PATH_WEIGHTS && ch->node < model->node_count)
+            own[ch->node] = true;
+        if (ch->path == MN_PATH_POINTER && ch->pointer.property == MN_PROP_NODE_WEIGHTS &&
+            ch->pointer.index < model->node_count)
+            own[ch->pointer.index] = true;
     }
+    size_t n = 0, np = 0;
+    for (uint32_t c = 0; c < anim->channel_count; c++)
+        n += node_tracks_of(model, &anim->channels[c], own, NULL, NULL),
+            np += is_pointer_track(&anim->channels[c]);
+    size_t track_bytes, pointer_bytes, scratch_bytes = 0;
+    bool fits = mni_checked_mul(n, sizeof(mn_track) + 2 * sizeof(uint32_t), &track_bytes) &&
+                mni_checked_mul(np, sizeof(mn_pointer_track), &pointer_bytes) &&
+                mni_checked_add(track_bytes, pointer_bytes, &scratch_bytes);
+    mn_pointer_track *pointers = NULL;
+    if (!fits || (scratch_bytes > 0 && !(pointers = mni_alloc(&allocator, scratch_bytes)))) {
+        mni_free(&allocator, own, own_bytes);
+        return fits ? mni_oom(err, "the %u channels of animations[%u]", anim->channel_count, animation)
+                    : mni_fail(err, MN_OVERFLOW, "animations[%u] has too many channels", animation);
+    }
+    mn_track *tracks = pointers ? (mn_track *)(pointers + np) : NULL;
+    uint32_t *source = tracks ? (uint32_t *)(tracks + n) : NULL;
+    uint32_t *nodes = source ? source + n : NULL;
+    uint32_t count = 0, pcount = 0;
+    mn_status st = MN_OK;
+    for (uint32_t c = 0; c < anim->channel_count && st == MN_OK; c++) {
+        const mn_channel *ch = &anim->channels[c];
+        if (is_pointer_track(ch)) {
+            pointers[pcount++] = (mn_pointer_track){ch->pointer, ch->interpolation, ch->key_count,
+                                                   ch->components, ch->times, ch->values};
+            continue;
+        }
+        mn_anim_path path = MN_PATH_TRANSLATION;
+        uint32_t k = node_tracks_of(model, ch, own, nodes + count, &path);
+        for (uint32_t e = 0; e < k; e++) {
+            uint32_t target = nodes[count];
+            if (map) {
+                if (target >= map_count) {
+                    char at[96];
+                    snprintf(at, sizeof at, "%s[%u]", prefix, c);
+                    st = mni_error_set(err, MN_INDEX_RANGE, at, -1,
+                                       "%s: node %u is outside target_map (%u entries)", at, target,
+                                       map_count);
+                    break;
+                }
+                target = map[target];
+                if (target == MN_NONE) { /* the caller drops channels on nodes it does not drive */
+                    memmove(nodes + count, nodes + count + 1, (size_t)(k - e - 1) * sizeof *nodes);
+                    continue;
+                }
+            }
+            mn_track *t = &tracks[count];
+            t->target = target;
+            t->path = path;
+            t->interpolation = ch->interpolation;
+            t->key_count = ch->key_count;
+            t->components = ch->components;
+            t->times = ch->times;
+            t->values = ch->values;
+            source[count++] = c;
+        }
+    }
+    mni_free(&allocator, own, own_bytes);
     if (st == MN_OK) {
         item_names names = {prefix, source};
-        st = build_clip(tracks, count, anim->name, options, space, &names, out_clip, err);
+        st = build_clip(tracks, count, pointers, pcount, anim->name, options, space, &names, out_clip, err);
     }
-    if (tracks)
-        mni_free(&allocator, tracks, scratch_bytes);
+    if (pointers)
+        mni_free(&allocator, pointers, scratch_bytes);
     return st;
 }
 
@@ -681,4 +819,19 @@ const mn_track *mn_clip_track(const mn_clip *clip, uint32_t index)
 mn_space mn_clip_space(const mn_clip *clip)
 {
     return clip ? clip->space : (mn_space){0};
+}
+
+uint32_t mn_clip_pointer_count(const mn_clip *clip)
+{
+    return clip ? clip->pointer_count : 0;
+}
+
+const mn_pointer_track *mn_clip_pointer(const mn_clip *clip, uint32_t index)
+{
+    return clip && index < clip->pointer_count ? &clip->pointers[index] : NULL;
+}
+
+uint32_t mn_clip_pointer_floats(const mn_clip *clip)
+{
+    return clip ? clip->pointer_floats : 0;
 }

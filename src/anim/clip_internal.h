@@ -93,6 +93,9 @@ struct mn_clip {
     uint32_t solo_first[CLIP_SOLO_KINDS + 1];
     mn_clip_solo *solos;
     mn_space space;              /* what the targets index (pose.h, SPACES) */
+    uint32_t pointer_count;      /* KHR_animation_pointer tracks, after the keys in the block */
+    mn_pointer_track *pointers;
+    uint32_t pointer_floats;     /* the sum of their components */
     /* Set on a view of a compressed clip (mn_clip_from_compressed): sampling
        and cursors go to it, and the tracks above only say what it drives. */
     const struct mn_compressed_clip *compressed;

@@ -190,6 +190,7 @@ static const char *const SUPPORTED_EXTENSIONS[] = {
     "KHR_node_visibility",
     "EXT_mesh_gpu_instancing",
     "KHR_materials_variants",
+    "KHR_animation_pointer",        /* channels on the properties gltf/read_anim.c resolves */
 };
 
 static bool extension_supported(const char *name)
@@ -293,8 +294,8 @@ static mn_status read_extensions(mn_gltf_reader *r)
                                    "(it reads KHR_mesh_quantization, KHR_texture_transform, "
                                    "KHR_materials_emissive_strength, EXT_meshopt_compression, "
                                    "KHR_draco_mesh_compression, EXT_texture_webp, KHR_texture_basisu, "
-                                   "KHR_lights_punctual, KHR_node_visibility, EXT_mesh_gpu_instancing and "
-                                   "KHR_materials_variants)",
+                                   "KHR_lights_punctual, KHR_node_visibility, EXT_mesh_gpu_instancing, "
+                                   "KHR_materials_variants and KHR_animation_pointer)",
                                    name);
             mni_json_pop(&r->json, mark);
             return st;

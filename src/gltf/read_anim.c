@@ -8,6 +8,15 @@
  * ignore it anyway.  Key times are checked as glTF requires (finite, the
  * first at 0 or later, strictly increasing) and key values must be finite,
  * once per accessor however many samplers share it.
+ *
+ * KHR_animation_pointer: a channel whose path is "pointer" names its target
+ * by a JSON pointer (target.extensions.KHR_animation_pointer.pointer, and no
+ * node).  The pointer is resolved against this model (model/pointer.c): a
+ * pointer that names no property the library animates, an index past its
+ * array, a property the model does not define, or an output accessor whose
+ * type does not suit the property drops the channel with a warning naming
+ * it.  A bool property (visible) takes unsigned bytes and STEP keys, as the
+ * extension requires.
  */
 #include "gltf/internal.h"
 
@@ -83,6 +92,56 @@ static mn_status check_output(mn_gltf_reader *r, mn_anim_path path, uint32_t acc
                          mn_anim_path_name(path), a->normalized ? "normalized" : "plain",
                          quantized ? "allows only with KHR_mesh_quantization in extensionsUsed"
                                    : "does not allow here");
+}
+
+/*
+ * A pointer channel's target and output (path at the channel's "target"):
+ * *keep = false with a warning when the pointer cannot be driven.
+ */
+static mn_status read_pointer_target(mn_gltf_reader *r, json_t *target, const anim_sampler *s,
+                                     mn_channel *ch, bool *keep)
+{
+    mn_json *j = &r->json;
+    json_t *ext = NULL;
+    const char *text = NULL;
+    mn_status st;
+    *keep = false;
+    if (ch->node != MN_NONE)
+        return mni_gltf_warn(r, MN_INVALID_VALUE, "node",
+                             "a \"pointer\" channel must not name a node (KHR_animation_pointer); the "
+                             "channel is ignored");
+    if ((st = mni_gltf_extension(r, target, "KHR_animation_pointer", &ext)) != MN_OK)
+        return st;
+    if (!ext)
+        return mni_gltf_warn(r, MN_MISSING_PROPERTY, "extensions",
+                             "a \"pointer\" channel without extensions.KHR_animation_pointer; the "
+                             "channel is ignored");
+    size_t mark = mni_json_push_key(j, "extensions");
+    mni_json_push_key(j, "KHR_animation_pointer");
+    if ((st = mni_json_string(j, ext, "pointer", true, &text)) != MN_OK)
+        return st;
+    char why[128];
+    st = mni_pointer_resolve(r->model, text, &ch->pointer, why, sizeof why);
+    if (st != MN_OK)
+        return mni_gltf_warn(r, st, "pointer", "the pointer \"%.96s\" cannot be animated: %s; the "
+                             "channel is ignored", text, why);
+    const mn_accessor *out = &r->model->accessors[s->output];
+    mn_accessor_type type = mni_pointer_type(&ch->pointer);
+    bool is_bool = mni_pointer_is_bool(ch->pointer.property);
+    if (out->type != type)
+        return mni_gltf_warn(r, MN_INVALID_VALUE, "pointer",
+                             "the pointer \"%.96s\" takes %s values, but the output accessor %u is %s; "
+                             "the channel is ignored",
+                             text, mn_accessor_type_name(type), s->output, mn_accessor_type_name(out->type));
+    if (is_bool && (out->component != MN_COMPONENT_U8 || s->interpolation != MN_INTERP_STEP))
+        return mni_gltf_warn(r, MN_INVALID_VALUE, "pointer",
+                             "the pointer \"%.96s\" is a bool, which takes unsigned bytes and STEP keys "
+                             "(the output accessor %u holds %s, interpolated %s); the channel is ignored",
+                             text, s->output, mn_component_name(out->component),
+                             mn_interpolation_name(s->interpolation));
+    mni_json_pop(j, mark);
+    *keep = true;
+    return MN_OK;
 }
 
 /* Index of the first non-finite of n floats, or n. */
@@ -166,8 +225,10 @@ static mn_status resolve_sampler(mn_gltf_reader *r, size_t anim_mark, anim_sampl
     mn_json *j = &r->json;
     const mn_accessor *in = &r->model->accessors[s->input];
     const mn_accessor *out = &r->model->accessors[s->output];
-    size_t per_key = (size_t)(s->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1) *
-                     (ch->path == MN_PATH_WEIGHTS ? components : 1);
+    bool many = ch->path == MN_PATH_WEIGHTS ||
+                (ch->path == MN_PATH_POINTER && (ch->pointer.property == MN_PROP_NODE_WEIGHTS ||
+                                                 ch->pointer.property == MN_PROP_MESH_WEIGHTS));
+    size_t per_key = (size_t)(s->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1) * (many ? components : 1);
     size_t expected;
     if (!mni_checked_mul(in->count, per_key, &expected) || out->count != expected)
         return mni_json_fail(j, MN_COUNT_MISMATCH, "sampler",
@@ -223,8 +284,19 @@ static mn_status read_channel(mn_gltf_reader *r, size_t anim_mark, json_t *obj, 
     if (p < 0)
         return mni_gltf_warn(r, MN_INVALID_VALUE, "path",
                              "\"%.32s\" is not an animation path this reader drives (translation, rotation, "
-                             "scale, weights); the channel is ignored",
+                             "scale, weights, pointer); the channel is ignored",
                              path);
+    if (p == MN_PATH_POINTER) {
+        ch->path = MN_PATH_POINTER;
+        bool ok;
+        if ((st = read_pointer_target(r, target, &samplers[sampler], ch, &ok)) != MN_OK || !ok)
+            return st;
+        mni_json_pop(j, mark);
+        if ((st = resolve_sampler(r, anim_mark, &samplers[sampler], sampler, ch->pointer.components, ch)) != MN_OK)
+            return st;
+        *keep = true;
+        return MN_OK;
+    }
     if (ch->node == MN_NONE)
         return mni_gltf_warn(r, MN_MISSING_PROPERTY, "node",
                              "the channel targets no node; it is ignored");

@@ -93,6 +93,35 @@ static inline void mni_skin_weights_normalise(const float *in, float *out, size_
     }
 }
 
+/* ---- KHR_animation_pointer targets (pointer.c) ------------------------------------------------ */
+
+/*
+ * Resolve JSON pointer `text` against model m into *out (text is kept, not
+ * copied): MN_OK when it names a property of pointer.c's table that is
+ * defined in m (index in range; a camera of the right projection; a
+ * texture transform that the slot has; a spot's cone; a morph target count
+ * for weights).  Otherwise MN_INDEX_RANGE (an index past its array) or
+ * MN_INVALID_VALUE (no such property, or not defined), with the reason in
+ * why[why_size] (a phrase, no capital, no full stop).
+ */
+mn_status mni_pointer_resolve(const mn_model *m, const char *text, mn_pointer *out, char *why,
+                              size_t why_size);
+
+/* Whether a property is a bool (KHR_node_visibility's visible: STEP keys of unsigned bytes). */
+bool mni_pointer_is_bool(mn_pointer_property property);
+
+/* The output accessor type a resolved pointer's values take (SCALAR for weights). */
+mn_accessor_type mni_pointer_type(const mn_pointer *p);
+
+/*
+ * Where p's floats live among these arrays (materials, cameras, lights
+ * indexed by p->index): the material, camera or light properties; NULL for
+ * the node and mesh ones, and when the array p needs is NULL.  The mixer's
+ * animated copies and the renderer write and read through it.
+ */
+float *mni_pointer_field(mn_material *materials, mn_camera *cameras, mn_light *lights,
+                         const mn_pointer *p);
+
 /* ---- names of enum values (names.c) -------------------------------------------------------- */
 
 /*
@@ -103,7 +132,7 @@ static inline void mni_skin_weights_normalise(const float *in, float *out, size_
  */
 enum {
     MNI_INTERPOLATION_COUNT = MN_INTERP_CUBICSPLINE + 1,
-    MNI_ANIM_PATH_COUNT = MN_PATH_WEIGHTS + 1,
+    MNI_ANIM_PATH_COUNT = MN_PATH_POINTER + 1,
     MNI_ALPHA_MODE_COUNT = MN_ALPHA_BLEND + 1,
     MNI_ACCESSOR_TYPE_COUNT = MN_TYPE_MAT4 - MN_TYPE_SCALAR + 1
 };

@@ -14,7 +14,7 @@
 const char *const mni_interpolation_names[MNI_INTERPOLATION_COUNT] = {"LINEAR", "STEP",
                                                                       "CUBICSPLINE"};
 const char *const mni_anim_path_names[MNI_ANIM_PATH_COUNT] = {"translation", "rotation", "scale",
-                                                              "weights"};
+                                                              "weights", "pointer"};
 const char *const mni_alpha_mode_names[MNI_ALPHA_MODE_COUNT] = {"OPAQUE", "MASK", "BLEND"};
 const char *const mni_accessor_type_names[MNI_ACCESSOR_TYPE_COUNT] = {
     "SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"};
