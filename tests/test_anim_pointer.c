@@ -385,12 +385,72 @@ static void clip_samples_pointer_tracks(void **state)
     unload(&f);
 }
 
+/* ---- the mixer ------------------------------------------------------------------- */
+
+static void mixer_applies_pointers_with_crossfades_and_no_allocation(void **state)
+{
+    (void)state;
+    fixture f = load();
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_mixer_options o = {.allocator = mn_counting_allocator(&counter)};
+    mn_mixer *mx = NULL;
+    mn_error err = {0};
+    assert_int_equal(mn_mixer_create(f.model, &o, &mx, &err), MN_OK);
+    assert_true(mn_mixer_animates_properties(mx));
+    /* Before any play: the model's values. */
+    const mn_material *mat = mn_mixer_material(mx, 0);
+    assert_non_null(mat);
+    assert_ptr_not_equal(mat, &f.model->materials[0]);
+    NEAR(mat->base_color[0], 1.0f), NEAR(mat->base_color[1], 0.0f);
+    assert_false(mn_mixer_node_hidden(mx, 0));
+    assert_null(mn_mixer_material(mx, 1));
+
+    size_t allocs = counter.allocs;
+    assert_int_equal(mn_mixer_play(mx, 0, NULL, &err), MN_OK);
+    mn_mixer_update(mx, 0.5f);
+    NEAR(mat->base_color[0], 0.5f), NEAR(mat->base_color[1], 0.5f), NEAR(mat->base_color[3], 1.0f);
+    NEAR(mat->base_color_texture.offset[0], 0.5f), NEAR(mat->base_color_texture.offset[1], 1.0f);
+    NEAR(mat->emissive[2], 0.5f);
+    NEAR(mat->metallic, 0.0f);                      /* STEP */
+    NEAR(mn_mixer_camera(mx, 0)->yfov, 0.25f);
+    NEAR(mn_mixer_camera(mx, 1)->xmag, 0.25f);
+    NEAR(mn_mixer_camera(mx, 1)->ymag, 1.0f);        /* not animated: the model's */
+    assert_false(mn_mixer_node_hidden(mx, 0));
+    /* The model itself is untouched. */
+    NEAR(f.model->materials[0].base_color[0], 1.0f);
+    NEAR(f.model->cameras[0].yfov, 1.0f);
+    mn_mixer_update(mx, 0.7f);                      /* t = 1.2: the visibility key 0 */
+    assert_true(mn_mixer_node_hidden(mx, 0));
+    NEAR(mat->metallic, 0.5f);
+
+    /* Crossfade to clip 1 (it drives alphaCutoff only) from t = 1.2 over 1 s. */
+    mn_play_options fade = {.fade = 1.0f};
+    assert_int_equal(mn_mixer_play(mx, 1, &fade, &err), MN_OK);
+    mn_mixer_update(mx, 0.4f);                      /* source at 1.6, weight 0.4 */
+    float src_green = 0.4f, src_blue = 0.6f;        /* clip 0's colour at 1.6: (0, 0.4, 0.6, 1) */
+    NEAR(mat->base_color[0], 0.4f * 1.0f);
+    NEAR(mat->base_color[1], 0.6f * src_green);
+    NEAR(mat->base_color[2], 0.6f * src_blue);
+    assert_true(mn_mixer_node_hidden(mx, 0));        /* weight < 1/2: the source's false */
+    mn_mixer_update(mx, 0.2f);                      /* weight 0.6: the current clip's (rest) */
+    assert_false(mn_mixer_node_hidden(mx, 0));
+    mn_mixer_update(mx, 0.5f);                      /* the fade is over */
+    NEAR(mat->base_color[0], 1.0f), NEAR(mat->base_color[1], 0.0f);
+    NEAR(mn_mixer_camera(mx, 0)->yfov, 1.0f);
+    assert_int_equal(counter.allocs, allocs);       /* no update allocated */
+
+    mn_mixer_free(mx);
+    assert_int_equal(counter.live_bytes, 0);
+    unload(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reader_keeps_every_family),
         cmocka_unit_test(reader_drops_bad_pointers_with_a_warning),
         cmocka_unit_test(clip_samples_pointer_tracks),
+        cmocka_unit_test(mixer_applies_pointers_with_crossfades_and_no_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

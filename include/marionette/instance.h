@@ -196,6 +196,9 @@ MN_API const mn_rig *mn_instance_rig(const mn_instance *instance);
  * Its update only samples (pose and weights); its locals and model-space
  * worlds are built when mn_mixer_locals or mn_mixer_worlds is called, so
  * call them after each update rather than keeping their pointers.
+ * The instance's animated material, camera, light and visibility state
+ * (KHR_animation_pointer) is the mixer's: mn_mixer_material, _camera,
+ * _light and _node_hidden (mixer.h), as of the last update.
  */
 MN_API mn_mixer *mn_instance_mixer(mn_instance *instance);
 

@@ -266,6 +266,34 @@ MN_API const float *mn_mixer_worlds(const mn_mixer *mixer);
  */
 MN_API const float *mn_mixer_weights(const mn_mixer *mixer, uint32_t node, uint32_t *count);
 
+/*
+ * KHR_animation_pointer: what the clips' pointer tracks (clip.h) animate,
+ * as of the last update — the mixer's own copies of the model's materials,
+ * cameras and lights, and its nodes' visibility.  Each update resets every
+ * property some clip drives to the model's value, samples the current clip
+ * over it, and during a crossfade blends from the source by the fade's
+ * weight like the pose (component by component; a bool such as visibility
+ * switches at weight 1/2); properties no clip drives keep the model's
+ * values, and a caller's pose (mn_mixer_set_pose) shows the model's values
+ * everywhere.  The update allocates nothing.
+ *
+ * mn_mixer_material, _camera and _light return the animated copy of element
+ * `index` (the model's own element when no clip animates any property);
+ * pointers stay valid for the mixer's life and every field but the animated
+ * ones equals the model's (names and texture indices point into the model).
+ * NULL for a NULL mixer or an index out of range (the model's light_count
+ * for lights).  mn_mixer_node_hidden: whether the node itself is hidden
+ * (KHR_node_visibility's visible false; a hidden node hides its
+ * descendants, which the caller walks); false out of range.
+ * mn_mixer_animates_properties: whether any clip has a pointer track this
+ * model can take.
+ */
+MN_API const mn_material *mn_mixer_material(const mn_mixer *mixer, uint32_t index);
+MN_API const mn_camera *mn_mixer_camera(const mn_mixer *mixer, uint32_t index);
+MN_API const mn_light *mn_mixer_light(const mn_mixer *mixer, uint32_t index);
+MN_API bool mn_mixer_node_hidden(const mn_mixer *mixer, uint32_t node);
+MN_API bool mn_mixer_animates_properties(const mn_mixer *mixer);
+
 #ifdef __cplusplus
 }
 #endif

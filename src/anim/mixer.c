@@ -29,6 +29,7 @@
 
 #include "anim/anim.h"
 #include "anim/clip_internal.h"
+#include "anim/pointer_state_internal.h"
 #include "anim/space_internal.h"
 #include "core/core.h"
 
@@ -84,6 +85,7 @@ struct mn_mixer {
     uint32_t weighted_count;
     uint32_t weight_total;
     float *weights, *weights_rest, *weights_from;
+    mni_pointer_state pointers;  /* KHR_animation_pointer: the instance's animated properties */
 
     /* playback */
     layer cur;                   /* cur.clip is MN_NONE before the first play */
@@ -348,7 +350,7 @@ static mn_status lay_out(mn_mixer *m, mn_arena *arena, mn_error *err)
         return mni_oom(err, "mixer");
     mn_clip_cursor_init(&m->cur.cursor, NULL, m->cur.cursor_storage);
     mn_clip_cursor_init(&m->src.cursor, NULL, m->src.cursor_storage);
-    return MN_OK;
+    return mni_pointer_state_init(&m->pointers, arena, model, m->clips, m->clip_count, err);
 }
 
 /* The clip list: borrowed from the options, or one built per animation. */
@@ -500,6 +502,8 @@ static void start_fade(mn_mixer *m, float seconds)
     } else {
         mn_pose_copy(&m->from, &m->pose);
         memcpy(m->weights_from, m->weights, (size_t)m->weight_total * sizeof(float));
+        if (m->pointers.prop_count)
+            memcpy(m->pointers.from, m->pointers.values, m->pointers.floats * sizeof(float));
         m->src.clip = MN_NONE;
     }
     m->fading = true;
@@ -673,10 +677,11 @@ static void advance_layer(const mn_mixer *m, layer *l, float dt)
  * any pose the mixer makes), then the tracks.  The clip's space was checked
  * at creation.
  */
-static void sample_layer(mn_mixer *m, layer *l, mn_pose *pose, float *weights)
+static void sample_layer(mn_mixer *m, layer *l, mn_pose *pose, float *weights, float *pointers)
 {
     const mn_clip *clip = m->clips[l->clip];
     float t = (float)l->time;
+    mni_pointer_state_sample(&m->pointers, clip, l->clip, t, pointers);
     for (uint32_t k = 0; !m->covers[l->clip] && k < m->animated_count; k++) {
         size_t i = m->animated[k];
         memcpy(pose->translations + 3 * i, m->rest.translations + 3 * i, 3 * sizeof(float));
@@ -752,12 +757,15 @@ static void rebuild_matrices(mn_mixer *m)
 /* Sample the current clip (and a live fade source), blend, bake, compose. */
 static void evaluate(mn_mixer *m)
 {
-    sample_layer(m, &m->cur, &m->pose, m->weights);
+    sample_layer(m, &m->cur, &m->pose, m->weights, m->pointers.values);
     if (m->fading) {
         if (m->src.clip != MN_NONE)
-            sample_layer(m, &m->src, &m->from, m->weights_from);
-        blend_from_source(m, (float)(m->fade_elapsed / (double)m->fade_duration));
+            sample_layer(m, &m->src, &m->from, m->weights_from, m->pointers.from);
+        float w = (float)(m->fade_elapsed / (double)m->fade_duration);
+        blend_from_source(m, w);
+        mni_pointer_state_blend(&m->pointers, w);
     }
+    mni_pointer_state_apply(&m->pointers);
     rebuild_matrices(m);
 }
 
@@ -792,6 +800,8 @@ bool mn_mixer_update(mn_mixer *mixer, float dt)
         if (!mixer->dirty)
             return false; /* the caller's pose, already shown */
         rebuild_matrices(mixer);
+        mni_pointer_state_rest(&mixer->pointers); /* no clip plays: the model's values */
+        mni_pointer_state_apply(&mixer->pointers);
         mixer->dirty = false;
         return true;
     }
@@ -966,4 +976,39 @@ const float *mn_mixer_weights(const mn_mixer *mixer, uint32_t node, uint32_t *co
     if (count)
         *count = mixer->weight_count[node];
     return mixer->weights + mixer->weight_offset[node];
+}
+
+/* ---- KHR_animation_pointer state ------------------------------------------------------------ */
+
+const mn_material *mn_mixer_material(const mn_mixer *mixer, uint32_t index)
+{
+    if (!mixer || index >= mixer->model->material_count)
+        return NULL;
+    return mixer->pointers.materials ? &mixer->pointers.materials[index] : &mixer->model->materials[index];
+}
+
+const mn_camera *mn_mixer_camera(const mn_mixer *mixer, uint32_t index)
+{
+    if (!mixer || index >= mixer->model->camera_count)
+        return NULL;
+    return mixer->pointers.cameras ? &mixer->pointers.cameras[index] : &mixer->model->cameras[index];
+}
+
+const mn_light *mn_mixer_light(const mn_mixer *mixer, uint32_t index)
+{
+    if (!mixer || !mixer->model->lights || index >= mixer->model->light_count)
+        return NULL;
+    return mixer->pointers.lights ? &mixer->pointers.lights[index] : &mixer->model->lights[index];
+}
+
+bool mn_mixer_node_hidden(const mn_mixer *mixer, uint32_t node)
+{
+    if (!mixer || node >= mixer->node_count)
+        return false;
+    return mixer->pointers.hidden ? mixer->pointers.hidden[node] : mixer->model->nodes[node].hidden;
+}
+
+bool mn_mixer_animates_properties(const mn_mixer *mixer)
+{
+    return mixer && mixer->pointers.prop_count > 0;
 }
