@@ -24,6 +24,9 @@
 
 #include "counting_alloc.h"
 #include "glb_builder.h"
+#include "run_tool.h"
+
+#include <jansson.h>
 
 #define NEAR(a, b) assert_true(fabsf((float)(a) - (float)(b)) < 1e-5f)
 
@@ -444,6 +447,68 @@ static void mixer_applies_pointers_with_crossfades_and_no_allocation(void **stat
     unload(&f);
 }
 
+/* ---- the command line ---------------------------------------------------------- */
+
+/* The test file written to a temporary folder; returns its path (in dir). */
+static const char *write_test_file(gb_tempdir *dir)
+{
+    char *anims = animations_text();
+    gb_blob glb = build(anims);
+    free(anims);
+    assert_true(gb_tempdir_create(dir));
+    const char *path = gb_tempdir_write(dir, "pointer.glb", glb.data, glb.size);
+    assert_non_null(path);
+    gb_blob_free(&glb);
+    return path;
+}
+
+static void sample_json_prints_pointers(void **state)
+{
+    (void)state;
+    gb_tempdir dir;
+    const char *path = write_test_file(&dir);
+    char args[700];
+    snprintf(args, sizeof args, "sample '%s' --clip good --times 0.5,1.5 --rest --vertices none --json", path);
+    run_result r = mn_run_tool("marionette", args, 0);
+    assert_int_equal(r.status, 0);
+    json_error_t je;
+    json_t *root = json_loads(r.out, 0, &je);
+    assert_non_null(root);
+    assert_string_equal(json_string_value(json_object_get(root, "format")), "marionette-sample/1");
+    json_t *samples = json_object_get(root, "samples");
+    assert_int_equal(json_array_size(samples), 3);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(samples, 0), "pointers")), 0);
+    json_t *ptrs = json_object_get(json_array_get(samples, 1), "pointers");
+    assert_true(json_array_size(ptrs) >= 10);
+    bool color = false, visible = false;
+    for (size_t i = 0; i < json_array_size(ptrs); i++) {
+        json_t *e = json_array_get(ptrs, i);
+        const char *ptr = json_string_value(json_object_get(e, "pointer"));
+        json_t *v = json_object_get(e, "value");
+        if (strcmp(ptr, "/materials/0/pbrMetallicRoughness/baseColorFactor") == 0) {
+            assert_int_equal(json_array_size(v), 4);
+            NEAR(json_number_value(json_array_get(v, 0)), 0.5);
+            NEAR(json_number_value(json_array_get(v, 1)), 0.5);
+            color = true;
+        }
+        if (strcmp(ptr, "/nodes/0/extensions/KHR_node_visibility/visible") == 0) {
+            NEAR(json_number_value(json_array_get(v, 0)), 1.0);
+            visible = true;
+        }
+    }
+    assert_true(color && visible);
+    ptrs = json_object_get(json_array_get(samples, 2), "pointers");
+    for (size_t i = 0; i < json_array_size(ptrs); i++) {
+        json_t *e = json_array_get(ptrs, i);
+        if (strcmp(json_string_value(json_object_get(e, "pointer")),
+                   "/nodes/0/extensions/KHR_node_visibility/visible") == 0)
+            NEAR(json_number_value(json_array_get(json_object_get(e, "value"), 0)), 0.0);
+    }
+    json_decref(root);
+    run_free(&r);
+    gb_tempdir_remove(&dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +516,7 @@ int main(void)
         cmocka_unit_test(reader_drops_bad_pointers_with_a_warning),
         cmocka_unit_test(clip_samples_pointer_tracks),
         cmocka_unit_test(mixer_applies_pointers_with_crossfades_and_no_allocation),
+        cmocka_unit_test(sample_json_prints_pointers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -305,6 +305,9 @@ typedef struct poser {
     uint32_t job_count;
     float *palette;              /* 16 × the largest skin */
     float *positions;            /* 3 × the largest job's vertex count */
+    const mn_clip *clip;         /* the sample's clip (NULL: the rest pose) and time */
+    float time;
+    bool pointers;               /* the file has KHR_animation_pointer channels: print "pointers" */
 } poser;
 
 static uint32_t mesh_target_count(const mn_mesh *mesh)
@@ -461,6 +464,9 @@ static mn_status poser_init(poser *p, const mn_model *m, vertex_choice choice, m
     for (uint32_t s = 0; s < m->skin_count; s++)
         if (m->skins[s].joint_count > most_joints)
             most_joints = m->skins[s].joint_count;
+    for (uint32_t a = 0; a < m->animation_count; a++)
+        for (uint32_t c = 0; c < m->animations[a].channel_count; c++)
+            p->pointers = p->pointers || m->animations[a].channels[c].path == MN_PATH_POINTER;
     p->palette = zalloc((size_t)most_joints * 16, sizeof(float));
     if (!p->palette)
         return out_of_memory(err);
@@ -476,6 +482,8 @@ static mn_status pose_at(poser *p, const mn_clip *clip, float t, mn_error *err)
 {
     size_t total = p->n ? p->weight_at[p->n - 1] + p->weight_count[p->n - 1] : 0;
     memcpy(p->weights, p->rest_weights, total * sizeof(float));
+    p->clip = clip;
+    p->time = t;
     if (!clip) {
         mn_model_rest_worlds(p->m, p->worlds);
         return MN_OK;
@@ -579,6 +587,32 @@ static void json_begin(FILE *out, const char *file, const mn_model *m)
     fputs(m->animation_count ? "\n  ],\n  \"samples\": [" : "],\n  \"samples\": [", out);
 }
 
+/*
+ * KHR_animation_pointer: each pointer track of the sample's clip at its
+ * time (none at rest), when the file has pointer channels.  Node pointers
+ * are in the world matrices and weights already: clips make them node tracks.
+ */
+static void json_pointers(FILE *out, const poser *p)
+{
+    if (!p->pointers)
+        return;
+    uint32_t n = mn_clip_pointer_count(p->clip);
+    fputs(",\n      \"pointers\": [", out);
+    for (uint32_t i = 0; i < n; i++) {
+        const mn_pointer_track *tr = mn_clip_pointer(p->clip, i);
+        float v[4] = {0};
+        if (tr->components > 4)
+            continue; /* none of the properties pointer tracks drive has more */
+        mn_pointer_track_sample(tr, p->time, v);
+        fprintf(out, "%s\n        {\"pointer\": ", i ? "," : "");
+        put_json_string(out, tr->pointer.text);
+        fputs(", \"value\": ", out);
+        cli_put_json_floats(out, v, tr->components);
+        fputc('}', out);
+    }
+    fputs(n ? "\n      ]" : "]", out);
+}
+
 static mn_status json_sample(FILE *out, poser *p, long clip, const float *t, bool first,
                              mn_error *err)
 {
@@ -617,7 +651,9 @@ static mn_status json_sample(FILE *out, poser *p, long clip, const float *t, boo
         cli_put_json_floats(out, p->positions, 3 * (size_t)job->dm->vertex_count);
         fputc('}', out);
     }
-    fputs(p->job_count ? "\n      ]\n    }" : "]\n    }", out);
+    fputs(p->job_count ? "\n      ]" : "]", out);
+    json_pointers(out, p);
+    fputs("\n    }", out);
     return MN_OK;
 }
 
@@ -686,6 +722,18 @@ static mn_status text_sample(FILE *out, poser *p, long clip, const float *t, mn_
         fprintf(out, "  morph weights of node %u (mesh %u):", i, m->nodes[i].mesh);
         for (uint32_t w = 0; w < p->weight_count[i]; w++)
             fprintf(out, " %.4g", tidy(p->weights[p->weight_at[i] + w]));
+        fputc('\n', out);
+    }
+    for (uint32_t i = 0; i < mn_clip_pointer_count(p->clip); i++) {
+        const mn_pointer_track *tr = mn_clip_pointer(p->clip, i);
+        float v[4] = {0};
+        if (tr->components > 4)
+            continue;
+        mn_pointer_track_sample(tr, p->time, v);
+        fputs("  pointer ", out);
+        cli_put_quoted(out, tr->pointer.text);
+        for (uint32_t c = 0; c < tr->components; c++)
+            fprintf(out, " %.4g", tidy(v[c]));
         fputc('\n', out);
     }
     for (uint32_t j = 0; j < p->job_count; j++) {
