@@ -447,6 +447,80 @@ static void mixer_applies_pointers_with_crossfades_and_no_allocation(void **stat
     unload(&f);
 }
 
+/* ---- the writer ------------------------------------------------------------------ */
+
+typedef struct sink_buf {
+    uint8_t *data;
+    size_t size;
+} sink_buf;
+
+static bool sink_write(void *user, const char *name, const void *bytes, size_t size)
+{
+    (void)name;
+    sink_buf *b = user;
+    uint8_t *grown = realloc(b->data, b->size + size);
+    if (!grown)
+        return false;
+    memcpy(grown + b->size, bytes, size);
+    b->data = grown;
+    b->size += size;
+    return true;
+}
+
+static void same_channels(const mn_animation *a, const mn_animation *b)
+{
+    assert_int_equal(a->channel_count, b->channel_count);
+    for (uint32_t c = 0; c < a->channel_count; c++) {
+        const mn_channel *x = &a->channels[c], *y = &b->channels[c];
+        assert_int_equal(x->node, y->node);
+        assert_int_equal(x->path, y->path);
+        assert_int_equal(x->interpolation, y->interpolation);
+        assert_int_equal(x->key_count, y->key_count);
+        assert_int_equal(x->components, y->components);
+        assert_string_equal(x->pointer.text ? x->pointer.text : "", y->pointer.text ? y->pointer.text : "");
+        assert_int_equal(x->pointer.property, y->pointer.property);
+        assert_int_equal(x->pointer.index, y->pointer.index);
+        assert_int_equal(x->pointer.slot, y->pointer.slot);
+        size_t n = (size_t)x->key_count * x->components * (x->interpolation == MN_INTERP_CUBICSPLINE ? 3 : 1);
+        assert_memory_equal(x->times, y->times, x->key_count * sizeof(float));
+        for (size_t i = 0; i < n; i++)
+            NEAR(x->values[i], y->values[i]);
+    }
+}
+
+static void writer_round_trips_pointer_channels(void **state)
+{
+    (void)state;
+    fixture f = load();
+    sink_buf buf = {0};
+    mn_gltf_sink sink = {sink_write, &buf};
+    mn_error err = {0};
+    mn_status st = mn_gltf_write(f.model, NULL, &sink, &err);
+    if (st != MN_OK)
+        print_error("write: %s at %s: %s\n", mn_status_name(st), err.path, err.message);
+    assert_int_equal(st, MN_OK);
+    mn_model *back = NULL;
+    st = mn_gltf_read_memory(buf.data, buf.size, NULL, &back, &err);
+    if (st != MN_OK)
+        print_error("read back: %s at %s: %s\n", mn_status_name(st), err.path, err.message);
+    assert_int_equal(st, MN_OK);
+    bool used = false;
+    for (uint32_t i = 0; i < back->extensions_used_count; i++)
+        used = used || strcmp(back->extensions_used[i], "KHR_animation_pointer") == 0;
+    assert_true(used);
+    /* Every channel comes back as it was, the light's included (the writer writes lights). */
+    assert_true(lights_read(f.model));
+    same_channels(&f.model->animations[0], &back->animations[0]);
+    same_channels(&f.model->animations[1], &back->animations[1]);
+    /* The bool stays unsigned bytes: a second trip reads the same. */
+    const mn_channel *vis = find_channel(&back->animations[0], "/nodes/0/extensions/KHR_node_visibility/visible");
+    assert_non_null(vis);
+    NEAR(vis->values[1], 0.0f), NEAR(vis->values[2], 1.0f);
+    mn_model_free(back);
+    free(buf.data);
+    unload(&f);
+}
+
 /* ---- the command line ---------------------------------------------------------- */
 
 /* The test file written to a temporary folder; returns its path (in dir). */
@@ -516,6 +590,7 @@ int main(void)
         cmocka_unit_test(reader_drops_bad_pointers_with_a_warning),
         cmocka_unit_test(clip_samples_pointer_tracks),
         cmocka_unit_test(mixer_applies_pointers_with_crossfades_and_no_allocation),
+        cmocka_unit_test(writer_round_trips_pointer_channels),
         cmocka_unit_test(sample_json_prints_pointers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -314,9 +314,9 @@ static void put_animations(FILE *out, const mn_model *m)
     fprintf(out, "\nanimations (%u)\n", m->animation_count);
     for (uint32_t i = 0; i < m->animation_count; i++) {
         const mn_animation *anim = &m->animations[i];
-        uint32_t by_path[4] = {0}, by_interp[INTERP_COUNT] = {0};
+        uint32_t by_path[5] = {0}, by_interp[INTERP_COUNT] = {0};
         for (uint32_t c = 0; c < anim->channel_count; c++) {
-            if ((unsigned)anim->channels[c].path < 4)
+            if ((unsigned)anim->channels[c].path < 5)
                 by_path[anim->channels[c].path]++;
             if ((unsigned)anim->channels[c].interpolation < INTERP_COUNT)
                 by_interp[anim->channels[c].interpolation]++;
@@ -326,7 +326,7 @@ static void put_animations(FILE *out, const mn_model *m)
         fprintf(out, ": %.3f s, ", (double)anim->duration);
         put_plural(out, anim->channel_count, "channel", "channels");
         const char *sep = " (";
-        for (unsigned p = 0; p < 4; p++)
+        for (unsigned p = 0; p < 5; p++)
             if (by_path[p]) {
                 fprintf(out, "%s%u %s", sep, by_path[p], mn_anim_path_name((mn_anim_path)p));
                 sep = ", ";
@@ -742,8 +742,10 @@ static json_t *json_animations(const mn_model *m)
             if ((unsigned)ch->interpolation < INTERP_COUNT)
                 by_interp[ch->interpolation]++;
             json_t *co = json_object();
-            co = cli_jput(co, "node", json_integer(ch->node));
+            co = cli_jput(co, "node", json_integer(ch->node == MN_NONE ? -1 : (json_int_t)ch->node));
             co = cli_jput(co, "path", json_string(mn_anim_path_name(ch->path)));
+            if (ch->path == MN_PATH_POINTER)
+                co = cli_jput(co, "pointer", json_string(ch->pointer.text));
             co = cli_jput(co, "interpolation",
                           json_string(mn_interpolation_name(ch->interpolation)));
             co = cli_jput(co, "key_count", json_integer(ch->key_count));

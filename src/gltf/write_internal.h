@@ -41,7 +41,8 @@ typedef enum mn_wsource {
     MN_WSOURCE_QNORMAL,     /* f32 VEC3 normals → normalized i8, closest to unit length */
     MN_WSOURCE_QUV,         /* f32 VEC2 in [0, 1] → normalized u16 */
     MN_WSOURCE_SCALED,      /* f32 VEC3 morph position deltas divided by half */
-    MN_WSOURCE_FLOATS       /* a float array (inverse bind matrices, animation keys), as is */
+    MN_WSOURCE_FLOATS,      /* a float array (inverse bind matrices, animation keys), as is */
+    MN_WSOURCE_BOOLS        /* a float array → u8 SCALAR, 1 where not 0 (KHR_animation_pointer bools) */
 } mn_wsource;
 
 /* One accessor of the written file, with its buffer view. */
@@ -122,6 +123,8 @@ typedef struct mn_gltf_writer {
     bool uses_visibility;            /* KHR_node_visibility: a node is hidden */
     bool uses_instancing;            /* EXT_mesh_gpu_instancing: a node instances its mesh */
     bool uses_variants;              /* KHR_materials_variants: the model has variants */
+    bool uses_animation_pointer;     /* KHR_animation_pointer: a pointer channel is written */
+    uint8_t *animated_slots;         /* per material, texture slots a pointer animates; NULL: none */
 } mn_gltf_writer;
 
 /* ---- gltf/write_plan.c --------------------------------------------------------------------- */

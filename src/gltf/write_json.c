@@ -274,11 +274,36 @@ static void mesh_extras(printer *p, const mn_mesh *mesh, uint32_t target_count, 
 
 /* ---- asset, extensions, scenes, nodes ------------------------------------------------------------------ */
 
-static bool texture_transform_set(const mn_texture_ref *r)
+/*
+ * Whether a texture's KHR_texture_transform is written: when it moves
+ * anything, or when a KHR_animation_pointer channel animates it (its pointer
+ * needs the object in the file, even at the defaults).
+ */
+static bool texture_transform_set(const mn_gltf_writer *w, const mn_texture_ref *r, uint32_t material,
+                                  mn_texture_slot slot)
 {
+    bool animated = w->animated_slots && (w->animated_slots[material] >> slot & 1u);
     return r->texture != MN_NONE && r->has_transform &&
-           (r->offset[0] != 0.0f || r->offset[1] != 0.0f || r->rotation != 0.0f || r->uv_scale[0] != 1.0f ||
-            r->uv_scale[1] != 1.0f);
+           (animated || r->offset[0] != 0.0f || r->offset[1] != 0.0f || r->rotation != 0.0f ||
+            r->uv_scale[0] != 1.0f || r->uv_scale[1] != 1.0f);
+}
+
+/* Per material, the texture slots whose transforms a pointer channel animates (bit = slot). */
+static void scan_animated_slots(mn_gltf_writer *w)
+{
+    const mn_model *m = w->model;
+    for (uint32_t a = 0; a < m->animation_count; a++)
+        for (uint32_t c = 0; c < m->animations[a].channel_count; c++) {
+            const mn_channel *ch = &m->animations[a].channels[c];
+            mn_pointer_property pp = ch->pointer.property;
+            if (ch->path != MN_PATH_POINTER || ch->pointer.index >= m->material_count ||
+                (pp != MN_PROP_TEXTURE_OFFSET && pp != MN_PROP_TEXTURE_ROTATION && pp != MN_PROP_TEXTURE_SCALE))
+                continue;
+            if (!w->animated_slots &&
+                !(w->animated_slots = mni_arena_calloc(&w->arena, m->material_count, 1, 1)))
+                return; /* out of memory: only the default transforms go unwritten */
+            w->animated_slots[ch->pointer.index] |= (uint8_t)(1u << (ch->pointer.slot & 7u));
+        }
 }
 
 /* A WebP image (by its media type or its bytes): glTF core allows only PNG and JPEG as a source. */
@@ -305,6 +330,7 @@ static void scan_scene_extensions(mn_gltf_writer *w)
 
 static void scan_material_extensions(mn_gltf_writer *w)
 {
+    scan_animated_slots(w);
     for (uint32_t i = 0; i < w->model->texture_count; i++)
         if (image_is_webp(w->model, w->model->textures[i].image))
             w->uses_texture_webp = true;
@@ -313,7 +339,7 @@ static void scan_material_extensions(mn_gltf_writer *w)
         const mn_texture_ref *refs[5] = {&mat->base_color_texture, &mat->metallic_roughness_texture,
                                          &mat->normal_texture, &mat->occlusion_texture, &mat->emissive_texture};
         for (int k = 0; k < 5; k++)
-            if (texture_transform_set(refs[k]))
+            if (texture_transform_set(w, refs[k], i, (mn_texture_slot)k))
                 w->uses_texture_transform = true;
         if (mat->emissive_strength != 1.0f)
             w->uses_emissive_strength = true;
@@ -332,8 +358,10 @@ static void print_asset(printer *p)
     close_(p, "}");
 
     mn_gltf_writer *w = p->w;
-    const char *used[8];
+    const char *used[9];
     int n = 0;
+    if (w->uses_animation_pointer)
+        used[n++] = "KHR_animation_pointer";
     if (w->uses_quantization)
         used[n++] = "KHR_mesh_quantization";
     if (w->uses_texture_transform)
@@ -642,7 +670,7 @@ static void print_meshes(printer *p)
 /* ---- materials, textures, images, samplers ------------------------------------------------------------------ */
 
 static void texture_ref(printer *p, const char *name, const mn_texture_ref *r, const char *scale_key,
-                        const char *path)
+                        uint32_t material, mn_texture_slot slot, const char *path)
 {
     if (r->texture == MN_NONE)
         return;
@@ -655,7 +683,7 @@ static void texture_ref(printer *p, const char *name, const mn_texture_ref *r, c
         m_uint(p, "texCoord", r->texcoord);
     if (scale_key && r->scale != 1.0f)
         m_float(p, scale_key, r->scale, at);
-    if (texture_transform_set(r)) {
+    if (texture_transform_set(p->w, r, material, slot)) {
         key(p, "extensions");
         open_(p, "{");
         key(p, "KHR_texture_transform");
@@ -688,17 +716,18 @@ static void print_material(printer *p, uint32_t i)
         open_(p, "{");
         if (!all_equal(mat->base_color, 1.0f, 4))
             m_floats(p, "baseColorFactor", mat->base_color, 4, at);
-        texture_ref(p, "baseColorTexture", &mat->base_color_texture, NULL, at);
+        texture_ref(p, "baseColorTexture", &mat->base_color_texture, NULL, i, MN_SLOT_BASE_COLOR, at);
         if (mat->metallic != 1.0f)
             m_float(p, "metallicFactor", mat->metallic, at);
         if (mat->roughness != 1.0f)
             m_float(p, "roughnessFactor", mat->roughness, at);
-        texture_ref(p, "metallicRoughnessTexture", &mat->metallic_roughness_texture, NULL, at);
+        texture_ref(p, "metallicRoughnessTexture", &mat->metallic_roughness_texture, NULL, i,
+                    MN_SLOT_METALLIC_ROUGHNESS, at);
         close_(p, "}");
     }
-    texture_ref(p, "normalTexture", &mat->normal_texture, "scale", path);
-    texture_ref(p, "occlusionTexture", &mat->occlusion_texture, "strength", path);
-    texture_ref(p, "emissiveTexture", &mat->emissive_texture, NULL, path);
+    texture_ref(p, "normalTexture", &mat->normal_texture, "scale", i, MN_SLOT_NORMAL, path);
+    texture_ref(p, "occlusionTexture", &mat->occlusion_texture, "strength", i, MN_SLOT_OCCLUSION, path);
+    texture_ref(p, "emissiveTexture", &mat->emissive_texture, NULL, i, MN_SLOT_EMISSIVE, path);
     if (!all_equal(mat->emissive, 0.0f, 3))
         m_floats(p, "emissiveFactor", mat->emissive, 3, path);
     if (mat->alpha_mode == MN_ALPHA_MASK || mat->alpha_mode == MN_ALPHA_BLEND)
@@ -868,8 +897,20 @@ static void print_animations(printer *p)
             m_uint(p, "sampler", w->channel_samplers[flat]);
             key(p, "target");
             open_(p, "{");
-            m_uint(p, "node", ch->node);
-            m_str(p, "path", mn_anim_path_name(ch->path), path);
+            if (ch->path == MN_PATH_POINTER) {
+                /* KHR_animation_pointer: no node; the pointer as the file wrote it */
+                m_str(p, "path", "pointer", path);
+                key(p, "extensions");
+                open_(p, "{");
+                key(p, "KHR_animation_pointer");
+                open_(p, "{");
+                m_str(p, "pointer", ch->pointer.text, path);
+                close_(p, "}");
+                close_(p, "}");
+            } else {
+                m_uint(p, "node", ch->node);
+                m_str(p, "path", mn_anim_path_name(ch->path), path);
+            }
             close_(p, "}");
             close_(p, "}");
         }

@@ -265,6 +265,10 @@ static mn_status compute_bounds(mn_gltf_writer *w, mn_wacc *acc)
             for (uint32_t k = 0; k < n; k++)
                 bounds_add(acc, k, (double)acc->floats[(size_t)i * n + k]);
         break;
+    case MN_WSOURCE_BOOLS:
+        for (uint32_t i = 0; i < acc->count; i++)
+            bounds_add(acc, 0, acc->floats[i] != 0.0f ? 1.0 : 0.0);
+        break;
     default:
         break;
     }
@@ -489,6 +493,23 @@ static uint32_t plan_floats(mn_gltf_writer *w, const float *floats, uint32_t cou
     return index;
 }
 
+/* A bool track's keys (0 or not) as unsigned bytes: what KHR_animation_pointer requires of a bool. */
+static uint32_t plan_bools(mn_gltf_writer *w, const float *floats, uint32_t count)
+{
+    mn_wkey k = {floats, KEY_FLOATS | 15u, count, 0};
+    uint32_t index;
+    mn_wacc *acc = acc_add(w, k, &index);
+    if (acc) {
+        acc->source = MN_WSOURCE_BOOLS;
+        acc->floats = floats;
+        acc->count = count;
+        acc->component = MN_COMPONENT_U8;
+        acc->type = MN_TYPE_SCALAR;
+        acc->element_size = acc->stride = 1;
+    }
+    return index;
+}
+
 uint32_t mni_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin)
 {
     const mn_skin *s = &w->model->skins[skin];
@@ -510,8 +531,12 @@ static bool *animated_trs(mn_gltf_writer *w)
     for (uint32_t a = 0; a < m->animation_count; a++)
         for (uint32_t c = 0; c < m->animations[a].channel_count; c++) {
             const mn_channel *ch = &m->animations[a].channels[c];
-            if (ch->node < m->node_count && ch->path != MN_PATH_WEIGHTS)
+            if (ch->node < m->node_count && ch->path != MN_PATH_WEIGHTS && ch->path != MN_PATH_POINTER)
                 moved[ch->node] = true;
+            mn_pointer_property pp = ch->pointer.property;
+            if (ch->path == MN_PATH_POINTER && ch->pointer.index < m->node_count &&
+                (pp == MN_PROP_NODE_TRANSLATION || pp == MN_PROP_NODE_ROTATION || pp == MN_PROP_NODE_SCALE))
+                moved[ch->pointer.index] = true;
         }
     return moved;
 }
@@ -734,12 +759,55 @@ static mn_status check_times(mn_gltf_writer *w, const mn_channel *ch, const char
     return MN_OK;
 }
 
+/* A pointer channel's output: the pointer's accessor type and its elements. */
+static mn_status plan_pointer_output(mn_gltf_writer *w, const mn_channel *ch, const char *path,
+                                     mn_accessor_type *type, uint64_t *elements)
+{
+    const mn_model *m = w->model;
+    mn_pointer resolved;
+    char why[128];
+    mn_status st = ch->pointer.text ? mni_pointer_resolve(m, ch->pointer.text, &resolved, why, sizeof why)
+                                    : MN_INVALID_VALUE;
+    if (st != MN_OK)
+        return fail(w, MN_INVALID_VALUE, path, "%s: the pointer \"%.96s\" names nothing in this model (%s)", path,
+                    ch->pointer.text ? ch->pointer.text : "", ch->pointer.text ? why : "no text");
+    if (ch->node != MN_NONE || resolved.property != ch->pointer.property || resolved.index != ch->pointer.index ||
+        resolved.slot != ch->pointer.slot || resolved.components != ch->components)
+        return fail(w, MN_INVALID_VALUE, path, "%s: the pointer \"%.96s\" does not match the channel's target",
+                    path, ch->pointer.text);
+    *type = mni_pointer_type(&resolved);
+    if (*type == MN_TYPE_SCALAR)
+        *elements *= ch->components;
+    return MN_OK;
+}
+
 static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint32_t *input, uint32_t *output)
 {
     const mn_model *m = w->model;
     const mn_channel *ch = &m->animations[ai].channels[ci];
     char path[96];
     snprintf(path, sizeof path, "animations[%u].channels[%u]", ai, ci);
+    if (ch->path == MN_PATH_POINTER) {
+        if ((unsigned)ch->interpolation > MN_INTERP_CUBICSPLINE || ch->key_count == 0 || !ch->times ||
+            !ch->values)
+            return fail(w, MN_INVALID_VALUE, path, "%s: a channel needs a glTF interpolation and a key", path);
+        uint64_t elements = (uint64_t)ch->key_count * (ch->interpolation == MN_INTERP_CUBICSPLINE ? 3u : 1u);
+        mn_accessor_type type = MN_TYPE_SCALAR;
+        mn_status st = plan_pointer_output(w, ch, path, &type, &elements);
+        if (st != MN_OK)
+            return st;
+        if (elements > UINT32_MAX / 16u)
+            return fail(w, MN_OVERFLOW, path, "%s: too many keys", path);
+        uint32_t known = w->acc_count;
+        if ((*input = plan_floats(w, ch->times, ch->key_count, MN_TYPE_SCALAR, true)) == MN_NONE)
+            return w->err->code;
+        if (w->acc_count > known && (st = check_times(w, ch, path)) != MN_OK)
+            return st;
+        w->uses_animation_pointer = true;
+        *output = mni_pointer_is_bool(ch->pointer.property) ? plan_bools(w, ch->values, (uint32_t)elements)
+                                                            : plan_floats(w, ch->values, (uint32_t)elements, type, false);
+        return MN_OK;
+    }
     if (ch->node >= m->node_count)
         return fail(w, MN_INDEX_RANGE, path, "%s: node %u is out of range (the model has %u)", path, ch->node,
                     m->node_count);
@@ -954,6 +1022,9 @@ static void convert_element(const mn_wacc *acc, uint32_t i, uint8_t *out)
     memset(out, 0, acc->stride);
     float v[3];
     switch (acc->source) {
+    case MN_WSOURCE_BOOLS:
+        out[0] = acc->floats[i] != 0.0f;
+        break;
     case MN_WSOURCE_QPOS: {
         read_floats(acc->from, i, v, 3);
         int16_t q[3];
