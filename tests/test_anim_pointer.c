@@ -19,7 +19,9 @@
 
 #include <marionette/clip.h>
 #include <marionette/gltf.h>
+#include <marionette/instance.h>
 #include <marionette/mixer.h>
+#include <marionette/render.h>
 #include <marionette/model.h>
 
 #include "counting_alloc.h"
@@ -521,6 +523,73 @@ static void writer_round_trips_pointer_channels(void **state)
     unload(&f);
 }
 
+/* ---- the renderer ---------------------------------------------------------------- */
+
+typedef struct sums {
+    double r, g, b;
+    uint32_t drawn;      /* pixels not the background */
+} sums;
+
+/* Render the instance at clip 0's time t (camera `cam`, framed once) and sum the image's colours. */
+static sums render_at(mn_instance *inst, mn_render_source *src, mn_renderer *r, const mn_render_camera *cam,
+                      float t)
+{
+    mn_error err = {0};
+    mn_mixer_seek(mn_instance_mixer(inst), t);
+    mn_instance_update(inst, 0.0f);
+    mn_render_source_refresh(src);
+    mn_rgba_image img;
+    assert_int_equal(mn_rgba_image_create(64, 64, NULL, &img, &err), MN_OK);
+    assert_int_equal(mn_renderer_draw(r, mn_render_source_scene(src), cam, &img, &err), MN_OK);
+    sums s = {0};
+    for (size_t i = 0; i < (size_t)64 * 64; i++) {
+        const uint8_t *px = img.pixels + 4 * i;
+        s.r += px[0], s.g += px[1], s.b += px[2];
+        s.drawn += px[3] != 0;
+    }
+    mn_rgba_image_free(&img);
+    return s;
+}
+
+static void render_draws_animated_colour_and_visibility(void **state)
+{
+    (void)state;
+    fixture f = load();
+    mn_error err = {0};
+    mn_rig *rig = NULL;
+    mn_instance *inst = NULL;
+    mn_render_source *src = NULL;
+    mn_renderer *r = NULL;
+    assert_int_equal(mn_rig_create(f.model, NULL, &rig, &err), MN_OK);
+    assert_int_equal(mn_instance_create(rig, NULL, &inst, &err), MN_OK);
+    assert_int_equal(mn_mixer_play(mn_instance_mixer(inst), 0, NULL, &err), MN_OK);
+    mn_instance_update(inst, 0.0f);
+    assert_int_equal(mn_render_source_gltf(inst, NULL, &src, &err), MN_OK);
+    mn_render_options o = {.width = 64, .height = 64, .supersample = 1,
+                           .max_triangles = mn_render_scene_triangle_count(mn_render_source_scene(src))};
+    assert_int_equal(mn_renderer_create(&o, &r, &err), MN_OK);
+    mn_renderer_set_background(r, (const float[4]){0, 0, 0, 0});
+    float lo[3], hi[3];
+    mn_render_bounds_reset(lo, hi);
+    mn_render_scene_bounds(mn_render_source_scene(src), lo, hi);
+    mn_render_camera cam;
+    assert_int_equal(mn_render_camera_frame(lo, hi, &(mn_render_view){.yaw = 0, .pitch = 0}, 1.0f, &cam, &err),
+                     MN_OK);
+    sums red = render_at(inst, src, r, &cam, 0.0f);    /* base colour (1, 0, 0) */
+    sums mid = render_at(inst, src, r, &cam, 0.5f);    /* (0.5, 0.5, 0), emissive on */
+    sums off = render_at(inst, src, r, &cam, 1.2f);    /* visible false */
+    assert_true(red.drawn > 100);
+    assert_true(mid.drawn > 100);                     /* (the morph weights move it too) */
+    assert_true(red.r > 4.0 * red.g);                  /* red */
+    assert_true(mid.g > 2.0 * red.g);                  /* the animated colour shows */
+    assert_int_equal(off.drawn, 0);                    /* the hidden node draws nothing */
+    mn_renderer_free(r);
+    mn_render_source_free(src);
+    mn_instance_free(inst);
+    mn_rig_free(rig);
+    unload(&f);
+}
+
 /* ---- the command line ---------------------------------------------------------- */
 
 /* The test file written to a temporary folder; returns its path (in dir). */
@@ -591,6 +660,7 @@ int main(void)
         cmocka_unit_test(clip_samples_pointer_tracks),
         cmocka_unit_test(mixer_applies_pointers_with_crossfades_and_no_allocation),
         cmocka_unit_test(writer_round_trips_pointer_channels),
+        cmocka_unit_test(render_draws_animated_colour_and_visibility),
         cmocka_unit_test(sample_json_prints_pointers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -383,7 +383,10 @@ typedef struct mn_render_source mn_render_source;
  * do not change how bright a light is; the first MN_RENDER_MAX_LIGHTS, a
  * warning beyond).  A node hidden by KHR_node_visibility, or under one,
  * draws no triangles and lights nothing; the refresh reads node->hidden
- * again.  The instance is borrowed and must outlive the source.
+ * again.  What the instance's clips animate through KHR_animation_pointer
+ * (mixer.h: material factors and texture transforms, light values,
+ * visibility) is what each refresh draws.  The instance is borrowed and
+ * must outlive the source.
  * Triangle parts only (points and lines are left out).
  * Errors: MN_INVALID_ARGUMENT (NULL instance or out), MN_OUT_OF_MEMORY, MN_OVERFLOW.
  */

@@ -4,8 +4,16 @@
  * (mn_instance_part); the model's materials, its images decoded once each,
  * and the streams that never move (indices, uv sets, COLOR_0) unpacked into
  * the source at creation.
+ *
+ * Each refresh takes what the instance's mixer animates (KHR_animation_pointer,
+ * mixer.h): the materials' factors and texture transforms are rebuilt from
+ * its animated copies when a clip animates any property, lights take their
+ * animated colour, intensity, range and cones, and visibility is the
+ * mixer's (the model's as loaded when no clip animates it).
  */
 #include "render/render.h"
+
+#include <marionette/mixer.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -172,11 +180,14 @@ typedef struct gltf_state {
     float fit_scale;             /* model units → world: the placement's scale */
 } gltf_state;
 
-/* A node hidden by KHR_node_visibility, or under one (the walk is bounded: no cycle can hang it). */
-static bool node_hidden(const mn_model *model, uint32_t node)
+/*
+ * A node hidden by KHR_node_visibility, or under one (the walk is bounded: no
+ * cycle can hang it), as the mixer has it (as loaded, or animated).
+ */
+static bool node_hidden(const mn_mixer *mixer, const mn_model *model, uint32_t node)
 {
     for (uint32_t steps = 0; node < model->node_count && steps <= model->node_count; steps++) {
-        if (model->nodes[node].hidden)
+        if (mn_mixer_node_hidden(mixer, node))
             return true;
         node = model->nodes[node].parent;
     }
@@ -350,13 +361,13 @@ static void mat4_mul(float out[16], const float a[16], const float b[16])
  * a point or spot light's colour is × fit² and its range × fit; black when
  * the node is hidden.
  */
-static void place_light(const mn_model *model, const gltf_state *g, const float *worlds, uint32_t node,
-                        mn_render_light *out)
+static void place_light(const mn_model *model, const mn_mixer *mixer, const gltf_state *g, const float *worlds,
+                        uint32_t node, mn_render_light *out)
 {
-    const mn_light *l = &model->lights[model->nodes[node].light];
+    const mn_light *l = mn_mixer_light(mixer, model->nodes[node].light);  /* animated, or the model's */
     const float *w = worlds + 16 * (size_t)node;
     bool local = l->type != MN_LIGHT_DIRECTIONAL;
-    float gain = node_hidden(model, node) ? 0.0f : l->intensity * (local ? g->fit_scale * g->fit_scale : 1.0f);
+    float gain = node_hidden(mixer, model, node) ? 0.0f : l->intensity * (local ? g->fit_scale * g->fit_scale : 1.0f);
     out->type = l->type;
     for (int k = 0; k < 3; k++) {
         out->color[k] = l->color[k] * gain;
@@ -373,6 +384,11 @@ static void gltf_refresh(mn_render_source *s)
     const gltf_state *g = s->kind_state;
     const mn_rig *rig = mn_instance_rig(s->instance);
     const mn_model *model = mn_rig_model(rig);
+    /* Read only: the getter is not const because the instance's mixer is played through it. */
+    const mn_mixer *mixer = mn_instance_mixer((mn_instance *)s->instance);
+    if (mn_mixer_animates_properties(mixer))
+        for (uint32_t i = 0; i < s->scene.material_count; i++)
+            material_from_gltf(model, mn_mixer_material(mixer, i), s->textures, &s->materials[i]);
     uint32_t last_part = MN_NONE;
     bool hidden = false;
     for (uint32_t k = 0; k < s->scene.mesh_count; k++) {
@@ -380,7 +396,7 @@ static void gltf_refresh(mn_render_source *s)
         mn_render_mesh *mesh = &s->meshes[k];
         if (s->part_of[k] != last_part) {   /* a part's instances lie together: one walk each */
             last_part = s->part_of[k];
-            hidden = node_hidden(model, mn_rig_part(rig, last_part)->node);
+            hidden = node_hidden(mixer, model, mn_rig_part(rig, last_part)->node);
         }
         mesh->positions = p->positions;
         mesh->normals = p->normals;
@@ -395,5 +411,5 @@ static void gltf_refresh(mn_render_source *s)
     }
     const float *worlds = mn_instance_worlds(s->instance);
     for (uint32_t i = 0; i < s->scene.light_count; i++)
-        place_light(model, g, worlds, g->light_nodes[i], &g->lights[i]);
+        place_light(model, mixer, g, worlds, g->light_nodes[i], &g->lights[i]);
 }
