@@ -99,7 +99,6 @@ static const chan GOOD[] = {
     {"/extensions/KHR_lights_punctual/lights/0/color", A_VEC3, "LINEAR", -1, NULL},
 };
 #define GOOD_COUNT (sizeof GOOD / sizeof GOOD[0])
-#define GOOD_LIGHT 13u   /* the light channel: kept only when the reader reads lights */
 
 /* The bad animation: each kind of pointer the reader must drop, and one it keeps. */
 static const chan BAD[] = {
@@ -112,6 +111,9 @@ static const chan BAD[] = {
     {"/materials/0/occlusionTexture/strength", A_SCALARS, "LINEAR", -1, NULL},           /* no texture */
     {"/materials/00/alphaCutoff", A_SCALARS, "LINEAR", -1, NULL},                        /* not an index */
     {"/nodes/0/extensions/KHR_node_visibility/visible", A_VISIBLE, "LINEAR", -1, NULL},  /* not STEP */
+    {"/extensions/KHR_lights_punctual/lights/0/spot/innerConeAngle", A_SCALARS, "LINEAR", -1, NULL}, /* a point */
+    {"/extensions/KHR_lights_punctual/lights/1/intensity", A_SCALARS, "LINEAR", -1, NULL},  /* range */
+    {"/extensions/KHR_lights_punctual/lights/0/range", A_SCALARS, "LINEAR", -1, NULL},      /* infinite */
     {"/materials/0/alphaCutoff", A_SCALARS, "LINEAR", -1, NULL},                         /* kept */
 };
 #define BAD_COUNT (sizeof BAD / sizeof BAD[0])
@@ -245,8 +247,8 @@ static void reader_keeps_every_family(void **state)
     (void)state;
     fixture f = load();
     const mn_animation *a = &f.model->animations[0];
-    uint32_t expect = (uint32_t)GOOD_COUNT - (lights_read(f.model) ? 0u : 1u);
-    assert_int_equal(a->channel_count, expect);
+    assert_true(lights_read(f.model));
+    assert_int_equal(a->channel_count, (uint32_t)GOOD_COUNT);
     static const struct {
         const char *pointer;
         mn_pointer_property property;
@@ -275,11 +277,11 @@ static void reader_keeps_every_family(void **state)
     assert_int_equal(tt->pointer.property, MN_PROP_TEXTURE_OFFSET);
     assert_int_equal(tt->pointer.slot, MN_SLOT_BASE_COLOR);
     const mn_channel *light = find_channel(a, "/extensions/KHR_lights_punctual/lights/0/color");
-    assert_true(lights_read(f.model) ? light != NULL : light == NULL);
-    /* No warning on the good animation, except the light while lights are not read. */
+    assert_non_null(light);
+    assert_int_equal(light->pointer.property, MN_PROP_LIGHT_COLOR);
+    /* No warning on the good animation. */
     for (uint32_t w = 0; w < f.model->warning_count; w++)
-        if (strstr(f.model->warnings[w].path, "animations[0]"))
-            assert_true(!lights_read(f.model) && strstr(f.model->warnings[w].path, "channels[13]"));
+        assert_null(strstr(f.model->warnings[w].path, "animations[0]"));
     unload(&f);
 }
 
@@ -420,6 +422,9 @@ static void mixer_applies_pointers_with_crossfades_and_no_allocation(void **stat
     NEAR(mn_mixer_camera(mx, 0)->yfov, 0.25f);
     NEAR(mn_mixer_camera(mx, 1)->xmag, 0.25f);
     NEAR(mn_mixer_camera(mx, 1)->ymag, 1.0f);        /* not animated: the model's */
+    NEAR(mn_mixer_light(mx, 0)->color[0], 0.5f);
+    NEAR(mn_mixer_light(mx, 0)->intensity, 1.0f);
+    NEAR(f.model->lights[0].color[0], 1.0f);
     assert_false(mn_mixer_node_hidden(mx, 0));
     /* The model itself is untouched. */
     NEAR(f.model->materials[0].base_color[0], 1.0f);
