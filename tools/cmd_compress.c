@@ -13,8 +13,13 @@
  * times and values array of an animation once); compressed bytes: the
  * file's size; P: the largest of the clips' 99th percentiles.
  *
- * Writing glTF (OUT.glb, quantised and meshopt-compressed) is not done: OUT
- * must end in .mnanim.
+ * OUT.glb or OUT.gltf (+ OUT.bin): the model written again (mn_gltf_write)
+ * with its animations reduced and quantised within the same bound
+ * (mn_compress_gltf) and meshopt-compressed (EXT_meshopt_compression,
+ * required); meshes and the rest as the writer writes them.  The file is
+ * read back with the library's reader, its clips built and measured against
+ * the source's; compressed bytes: the animations' buffer views as stored
+ * (mn_animation.stored_bytes: the compressed bytes of times and values).
  *
  * Exit status: 0 written; 1 IN cannot be read, a clip not compressed or OUT
  * not written (nothing partial is left); 2 a wrong command line.
@@ -112,6 +117,56 @@ static bool measure_file(const char *out, const mn_model *model, const mn_skelet
     return ok;
 }
 
+/* OUT.glb / OUT.gltf: reduced, written, read back and measured; false after saying why. */
+static bool compress_gltf_file(const mn_model *model, const mn_skeleton *sk, const mn_compress_options *o,
+                               const char *in, const char *out, float shell, size_t *written, measured *m)
+{
+    mn_error err;
+    mn_gltf_compressed *gc = NULL;
+    if (mn_compress_gltf(model, sk, o, &gc, &err) != MN_OK) {
+        cli_report_error(in, &err);
+        return false;
+    }
+    mn_gltf_write_options wo = {.channel_encodings = gc->encodings};
+    bool ok = mn_gltf_write_file(&gc->model, out, &wo, &err) == MN_OK;
+    mn_gltf_compressed_free(gc);
+    if (!ok) {
+        cli_report_error(out, &err);
+        return false;
+    }
+    mn_model *back = NULL;
+    if (mn_gltf_read_file(out, NULL, &back, &err) != MN_OK) {
+        cli_report_error(out, &err);
+        return false;
+    }
+    memset(m, 0, sizeof *m);
+    *written = 0;
+    ok = back->animation_count == model->animation_count;
+    if (!ok)
+        fprintf(stderr, "marionette: %s: %u animations read back, not %u\n", out, back->animation_count,
+                model->animation_count);
+    for (uint32_t a = 0; ok && a < model->animation_count; a++) {
+        mn_clip *raw = NULL, *view = NULL;
+        mn_clip_error e;
+        ok = mn_clip_from_gltf(model, a, NULL, &raw, &err) == MN_OK &&
+             mn_clip_from_gltf(back, a, NULL, &view, &err) == MN_OK &&
+             mn_clip_error_measure(sk, raw, view, &(mn_clip_error_options){.shell = shell}, &e, NULL,
+                                   NULL, &err) == MN_OK;
+        if (ok) {
+            m->clips++;
+            m->max = e.max > m->max ? e.max : m->max;
+            m->p99 = e.p99 > m->p99 ? e.p99 : m->p99;
+            *written += back->animations[a].stored_bytes;
+        } else {
+            cli_report_error(out, &err);
+        }
+        mn_clip_free(view);
+        mn_clip_free(raw);
+    }
+    mn_model_free(back);
+    return ok;
+}
+
 int cli_compress(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
@@ -133,11 +188,10 @@ int cli_compress(int argc, char **argv)
     int rc;
     if (!cli_parse_args(&spec, argc, argv, &rc))
         return rc;
-    if (!cli_has_extension(out, ".mnanim"))
+    bool gltf = cli_has_extension(out, ".glb") || cli_has_extension(out, ".gltf");
+    if (!gltf && !cli_has_extension(out, ".mnanim"))
         return cli_usage_error("compress",
-                               "compress: the output must end in .mnanim (glTF output is not "
-                               "done yet), not '%s'",
-                               out);
+                               "compress: the output must end in .mnanim, .glb or .gltf, not '%s'", out);
     mn_model *model = cli_read_model(in, CLI_READS_CONVERT, true);
     if (!model)
         return CLI_EXIT_FAILED;
@@ -149,8 +203,12 @@ int cli_compress(int argc, char **argv)
     bool ok = mn_skeleton_from_nodes(model, NULL, &sk, &err) == MN_OK;
     if (!ok)
         cli_report_error(in, &err);
-    ok = ok && compress_all(model, sk, &o, in, &bytes, &size);
-    if (ok) {
+    float shell = o.shell > 0.0f ? o.shell : MN_SHELL_DISTANCE_DEFAULT;
+    if (gltf)
+        ok = ok && compress_gltf_file(model, sk, &o, in, out, shell, &written, &m);
+    else
+        ok = ok && compress_all(model, sk, &o, in, &bytes, &size);
+    if (ok && !gltf) {
         mn_output *set = NULL;
         ok = mn_output_begin(NULL, &set, &err) == MN_OK &&
              mn_output_write_file(set, out, bytes, size, &err) == MN_OK;
@@ -158,8 +216,7 @@ int cli_compress(int argc, char **argv)
         if (!ok)
             cli_report_error(out, &err);
     }
-    float shell = o.shell > 0.0f ? o.shell : MN_SHELL_DISTANCE_DEFAULT;
-    ok = ok && measure_file(out, model, sk, shell, &written, &m);
+    ok = ok && (gltf || measure_file(out, model, sk, shell, &written, &m));
     for (uint32_t a = 0; a < model->animation_count; a++)
         raw += mn_animation_raw_bytes(&model->animations[a]);
     if (ok && json) {

@@ -169,7 +169,7 @@ static const cli_command commands[] = {
      "(the error names the file and item; no partial file is left); 2 for a wrong\n"
      "command line.\n",
      cli_convert},
-    {"compress", "IN OUT.mnanim [--max-error M] [--shell S] [--json]",
+    {"compress", "IN OUT.mnanim|OUT.glb|OUT.gltf [--max-error M] [--shell S] [--json]",
      "compress every animation of a glTF/GLB within an error bound into a .mnanim file",
      "Compresses each animation of IN (over its nodes: the clips a mixer plays) within a\n"
      "maximum error of virtual vertices a shell distance from every joint, in object\n"

@@ -61,6 +61,30 @@
  *   written to a file as it is and mapped back with mn_compressed_clip_view,
  *   which checks the header, every size and offset, and the checksum.
  *
+ * GLTF OUTPUT
+ *   mn_compress_gltf makes, offline, every animation of a glTF model into
+ *   keys that mn_gltf_write stores quantised and meshopt-compressed
+ *   (marionette/gltf.h, mn_gltf_channel_encoding), within the same bound
+ *   of the metric above, measured on the values a reader decodes:
+ *     - candidate keys per channel: its keys (STEP, LINEAR), or its
+ *       CUBICSPLINE curve sampled 8 times a key interval (written LINEAR);
+ *     - keys reduced per channel: a STEP channel keeps a key where its
+ *       value moves by more than the channel's tolerance, a LINEAR one the
+ *       keys a greedy forward scan keeps so that every candidate lies
+ *       within the tolerance of the line (slerp for rotations) between its
+ *       kept neighbours; a channel within it of its first key keeps one key;
+ *     - bits per channel: the fewest (QUATERNION 8..16, EXPONENTIAL 6..24)
+ *       that stay within a quarter of the tolerance, and the fewest time
+ *       bits (10..24) that keep times increasing and whose time shift
+ *       times the channel's speed stays within a quarter of it;
+ *     - tolerances: rotation angle and relative scale k × bound / lever
+ *       (the joint's reach: shell plus its farthest descendant),
+ *       translation k × bound, k = 1/2 at first; the whole clip is then
+ *       measured and every joint over the bound tightens k along its chain
+ *       to the root, until none is (at most 24 rounds; an animation that
+ *       never meets it keeps its source keys, losslessly encoded);
+ *     - weights channels, outside the metric: within 1e-4 a weight.
+ *
  * SAMPLING
  *   mn_clip_from_compressed wraps a compressed clip as an mn_clip, so every
  *   consumer of clips (mn_clip_sample and its cursor, mixers, blend trees,
@@ -74,6 +98,7 @@
 
 #include "core.h"
 #include "clip.h"
+#include "gltf.h"
 #include "pose.h"
 #include "skeleton.h"
 
@@ -220,6 +245,36 @@ MN_API mn_status mn_compressed_clip_sample(const mn_compressed_clip *clip, float
 MN_API mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
                                          const mn_allocator *allocator, mn_clip **out,
                                          mn_error *err);
+
+/* What mn_compress_gltf made (see GLTF OUTPUT).  Free with mn_gltf_compressed_free. */
+typedef struct mn_gltf_compressed {
+    const mn_model *source;      /* the model given (borrowed) */
+    mn_model model;              /* a shallow copy of it whose animations hold the reduced keys:
+                                    everything else is the source's (which must outlive this);
+                                    write it with mn_gltf_write, never mn_model_free it */
+    const mn_gltf_channel_encoding *encodings;   /* one per channel of every animation, in order:
+                                                    mn_gltf_write_options.channel_encodings */
+    uint32_t encoding_count;
+    float max_error;             /* the metric's largest, over the clips, on the decoded keys */
+    bool bound_met;              /* false: some animation kept its source keys (lossless) */
+    struct mn_gltf_compressed_private *priv_;
+} mn_gltf_compressed;
+
+/*
+ * Reduce and quantise every animation of `model` on `skeleton` (made from
+ * the model's nodes, mn_skeleton_from_nodes) within options' bound (see GLTF
+ * OUTPUT).  *out borrows model.  Time O(rounds × (candidates × span +
+ * times × joints)) per animation.
+ * Errors (*out = NULL): MN_INVALID_ARGUMENT (NULL arguments, a skeleton of
+ * another model, a non-positive max_error or shell, a channel of more than
+ * 64 components), MN_OUT_OF_MEMORY, MN_OVERFLOW.
+ */
+MN_API mn_status mn_compress_gltf(const mn_model *model, const mn_skeleton *skeleton,
+                                  const mn_compress_options *options, mn_gltf_compressed **out,
+                                  mn_error *err);
+
+/* Free what mn_compress_gltf made.  NULL is allowed. */
+MN_API void mn_gltf_compressed_free(mn_gltf_compressed *compressed);
 
 #ifdef __cplusplus
 }

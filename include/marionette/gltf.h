@@ -198,6 +198,36 @@ typedef struct mn_gltf_sink {
     void *user;
 } mn_gltf_sink;
 
+/*
+ * How mn_gltf_write encodes one animation channel (options->channel_encodings):
+ * its times and values go into EXT_meshopt_compression buffer views
+ * (meshoptimizer's vertex codec, version 0), filtered first:
+ *   value_bits 0       values as f32, no filter (lossless);
+ *   rotation, 4..16    the QUATERNION filter at that many bits a component,
+ *                      written as normalized i16 VEC4 (core glTF allows it
+ *                      for rotation outputs); a CUBICSPLINE rotation (its
+ *                      tangents are no unit quaternions) takes EXPONENTIAL;
+ *   otherwise, 1..24   the EXPONENTIAL filter (f32 as read: an 8-bit
+ *                      exponent shared by the element's components and a
+ *                      mantissa of that many bits), weights one by one;
+ *   time_bits 0        times as f32, no filter; 1..24 EXPONENTIAL.
+ * mn_gltf_encoded_keys gives the values a reader decodes.
+ */
+typedef struct mn_gltf_channel_encoding {
+    uint8_t value_bits;
+    uint8_t time_bits;
+} mn_gltf_channel_encoding;
+
+/*
+ * The floats a reader gets back from `count` elements of `components` floats
+ * at `in` written as above (`quaternion`: the QUATERNION filter, components
+ * 4, bits 4..16; else EXPONENTIAL, bits 1..24; bits 0: unchanged) into out
+ * (count × components floats; may be in).  Pure, allocation-free.  Bits
+ * outside the range are clamped into it.
+ */
+MN_API void mn_gltf_encoded_keys(const float *in, uint32_t count, uint32_t components, bool quaternion,
+                                 uint32_t bits, float *out);
+
 /* Writer options.  A zeroed struct (or NULL) means the defaults given per field. */
 typedef struct mn_gltf_write_options {
     mn_allocator allocator;        /* zero: malloc/free; every byte the writer allocates goes through it */
@@ -207,6 +237,12 @@ typedef struct mn_gltf_write_options {
                                       this name, percent-encoded).  mn_gltf_write_file uses the
                                       path's file name instead */
     bool quantize;                 /* KHR_mesh_quantization for positions, normals and uvs (above) */
+    const mn_gltf_channel_encoding *channel_encodings;
+                                   /* NULL: animations as f32.  Else one per channel of every
+                                      animation, in order (animation 0's channels, then 1's, ...):
+                                      every animation's keys meshopt-compressed as above,
+                                      EXT_meshopt_compression required, its views in a "fallback"
+                                      buffer (buffer 1) that holds no bytes, as gltfpack writes */
 } mn_gltf_write_options;
 
 /*

@@ -132,6 +132,8 @@ typedef struct mn_buffer_view {
     size_t size;               /* byteLength */
     uint32_t stride;           /* byteStride, 0 when not given */
     const uint8_t *data;       /* buffer data + offset (decoded bytes for EXT_meshopt_compression) */
+    size_t stored_size;        /* bytes it takes in the file: size, or the byteLength of the
+                                  compressed bytes under EXT_meshopt_compression (0 by hand) */
 } mn_buffer_view;
 
 /* ---- images, samplers, textures, materials ---------------------------- */
@@ -484,6 +486,10 @@ typedef struct mn_animation {
     uint32_t channel_count;
     float duration;                  /* latest key time over the channels (0 when none) */
     const char *extras;              /* JSON text, NULL when absent */
+    size_t stored_bytes;             /* bytes its samplers' keys take in the file: the stored_size
+                                        of each buffer view its samplers' accessors use that no
+                                        earlier animation uses, so the sum over the animations
+                                        counts each view once (the reader fills it; 0 by hand) */
 } mn_animation;
 
 /* ---- warnings ---------------------------------------------------------- */

@@ -75,6 +75,7 @@ typedef struct mn_gltf_reader {
     uint8_t *keys_checked;      /* per file accessor: MNI_KEYS_* checks already passed */
     uint8_t *variant_used;      /* per KHR_materials_variants variant: mapped in this primitive
                                    (gltf/read_ext.c; zero between primitives) */
+    uint32_t *view_counted;     /* per buffer view: 1 + the animation whose stored_bytes counted it */
 
     mn_gltf_warning_node *warnings, **warnings_tail;
     uint32_t warning_count;

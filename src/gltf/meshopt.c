@@ -121,5 +121,6 @@ mn_status mni_meshopt_decode_view(mn_gltf_reader *r, json_t *ext, mn_buffer_view
                              MODES[mode], (unsigned long long)length, buffer, count, stride, rc);
     apply_filter(filter, out, count, stride);
     view->data = out;
+    view->stored_size = (size_t)length;
     return MN_OK;
 }

@@ -403,7 +403,7 @@ static mn_status read_buffer_view(mn_gltf_reader *r, json_t *obj, mn_buffer_view
         mni_json_push_key(j, "EXT_meshopt_compression");
         st = mni_meshopt_decode_view(r, ext, v);
         mni_json_pop(j, mark);
-        return st;
+        return st;   /* stored_size: set by the decoder */
     }
     if (r->buffer_is_fallback[v->buffer])
         return mni_json_fail(j, MN_INVALID_VALUE, "buffer",
@@ -411,6 +411,7 @@ static mn_status read_buffer_view(mn_gltf_reader *r, json_t *obj, mn_buffer_view
                              "compressed with EXT_meshopt_compression may refer to it",
                              v->buffer);
     v->data = b->data + v->offset;
+    v->stored_size = v->size;
     return MN_OK;
 }
 

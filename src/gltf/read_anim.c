@@ -321,6 +321,30 @@ static mn_status read_channel(mn_gltf_reader *r, size_t anim_mark, json_t *obj, 
     return MN_OK;
 }
 
+/*
+ * The bytes the samplers' keys take in the file: each buffer view their
+ * accessors use that no earlier animation counted, marked with the
+ * animation's number (so the animations' sum counts every view once).
+ */
+static mn_status stored_bytes(mn_gltf_reader *r, const anim_sampler *s, uint32_t count, uint32_t index,
+                              size_t *total)
+{
+    const mn_model *m = r->model;
+    *total = 0;
+    if (!r->view_counted && m->buffer_view_count &&
+        !(r->view_counted = mni_gltf_alloc(r, m->buffer_view_count, sizeof(uint32_t), 16, true)))
+        return MN_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < 2 * count; i++) {
+        uint32_t acc = i % 2 ? s[i / 2].output : s[i / 2].input;
+        uint32_t view = m->accessors[acc].buffer_view;
+        if (view == MN_NONE || view >= m->buffer_view_count || r->view_counted[view])
+            continue;   /* counted once in the file, by the first animation to use it */
+        r->view_counted[view] = index + 1;
+        *total += m->buffer_views[view].stored_size;
+    }
+    return MN_OK;
+}
+
 static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
 {
     mn_json *j = &r->json;
@@ -354,6 +378,8 @@ static mn_status read_animation(mn_gltf_reader *r, json_t *obj, uint32_t index)
         mni_json_pop(j, m2);
     }
     mni_json_pop(j, mark);
+    if ((st = stored_bytes(r, samplers, sampler_count, index, &anim->stored_bytes)) != MN_OK)
+        return st;
     return mni_gltf_default_name(r, &anim->name, &anim->default_name, "anim", index);
 }
 

@@ -96,9 +96,18 @@ static mn_status stream_bin(mn_gltf_writer *w, out_stream *o, uint8_t *scratch)
     size_t base = o->written;   /* where the buffer starts in this output */
     for (uint32_t i = 0; i < w->acc_count; i++) {
         const mn_wacc *acc = &w->accs[i];
+        if (acc->source == MN_WSOURCE_MESHOPT)
+            continue;   /* its group's bytes follow */
         mn_status st = out_pad_to(o, base + acc->offset, 0);
         if (st == MN_OK)
             st = mni_gltf_write_accessor_bytes(acc, scratch, STAGE_SIZE, out_put, o);
+        if (st != MN_OK)
+            return st;
+    }
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        mn_status st = out_pad_to(o, base + w->groups[g].offset, 0);
+        if (st == MN_OK)
+            st = out_put(o, w->groups[g].packed, w->groups[g].size);
         if (st != MN_OK)
             return st;
     }

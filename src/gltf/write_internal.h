@@ -42,8 +42,16 @@ typedef enum mn_wsource {
     MN_WSOURCE_QUV,         /* f32 VEC2 in [0, 1] → normalized u16 */
     MN_WSOURCE_SCALED,      /* f32 VEC3 morph position deltas divided by half */
     MN_WSOURCE_FLOATS,      /* a float array (inverse bind matrices, animation keys), as is */
-    MN_WSOURCE_BOOLS        /* a float array → u8 SCALAR, 1 where not 0 (KHR_animation_pointer bools) */
+    MN_WSOURCE_BOOLS,       /* a float array → u8 SCALAR, 1 where not 0 (KHR_animation_pointer bools) */
+    MN_WSOURCE_MESHOPT      /* animation keys filtered and meshopt-encoded at plan time (packed) */
 } mn_wsource;
+
+/* The EXT_meshopt_compression filters the writer uses, numbered as the reader's names. */
+typedef enum mn_wfilter {
+    MN_WFILTER_NONE = 0,
+    MN_WFILTER_QUATERNION = 2,
+    MN_WFILTER_EXPONENTIAL = 3
+} mn_wfilter;
 
 /* One accessor of the written file, with its buffer view. */
 typedef struct mn_wacc {
@@ -62,8 +70,30 @@ typedef struct mn_wacc {
     double *min, *max;           /* when has_bounds: one per component, in the written component's own
                                     values (the plan's arena; 16 of each would be most of a plan) */
     float center[3], half;       /* QPOS (center, half) and SCALED (half) */
-    size_t offset, size;         /* the buffer view in the one buffer */
+    size_t offset, size;         /* the buffer view in the one buffer (MESHOPT: in its group) */
+    uint32_t view;               /* its buffer view (plan_layout) */
+    mn_wfilter filter;           /* MESHOPT: the filter, with `bits` */
+    uint32_t bits;
+    const uint8_t *filtered;     /* MESHOPT: count × stride filtered bytes, before the codec */
+    uint32_t group;              /* MESHOPT: the shared view it lies in (mn_wgroup) */
+    size_t group_offset;         /* MESHOPT: its byteOffset in that view */
 } mn_wacc;
+
+/*
+ * One EXT_meshopt_compression view shared by every MESHOPT accessor of one
+ * filter and stride: the codec's per-view cost (a tail of at least 32
+ * bytes) is paid once, not per channel.
+ */
+typedef struct mn_wgroup {
+    mn_wfilter filter;
+    uint32_t stride, count;      /* elements of every accessor in it */
+    const uint8_t *packed;       /* the encoded bytes (size of them); plain: the decoded ones */
+    size_t size, offset;         /* in buffer 0 */
+    bool plain;                  /* the codec saved nothing: the decoded bytes in a plain view
+                                    (the same values without the extension) */
+    size_t fallback_offset;      /* the decoded view's place in the fallback buffer */
+    uint32_t view;
+} mn_wgroup;
 
 /* What a written accessor is made from: equal keys share one accessor. */
 typedef struct mn_wkey {
@@ -115,6 +145,11 @@ typedef struct mn_gltf_writer {
     uint32_t *channel_samplers;      /* per channel of every animation (flat), its sampler within its animation */
 
     size_t bin_size;                 /* the one buffer, a multiple of 4 */
+    size_t fallback_size;            /* EXT_meshopt_compression's fallback buffer (buffer 1), 0: none */
+    mn_wgroup groups[8];             /* the meshopt views (filter × stride: a handful at most) */
+    uint32_t group_count;
+    uint32_t view_count;             /* accessors' own views, then groups, then images */
+    bool uses_meshopt;               /* EXT_meshopt_compression: animations encoded */
     bool uses_quantization;          /* KHR_mesh_quantization */
     bool uses_texture_transform;     /* KHR_texture_transform */
     bool uses_emissive_strength;     /* KHR_materials_emissive_strength */
@@ -158,6 +193,21 @@ uint32_t mni_gltf_write_ibm(mn_gltf_writer *w, uint32_t skin);
 typedef mn_status (*mn_wemit_fn)(void *ctx, const void *bytes, size_t size);
 mn_status mni_gltf_write_accessor_bytes(const mn_wacc *acc, uint8_t *scratch, size_t scratch_size,
                                         mn_wemit_fn emit, void *ctx);
+
+/* ---- gltf/write_meshopt.c ------------------------------------------------------------------ */
+
+/*
+ * Make `acc` a MESHOPT accessor of `count` elements of `components` floats
+ * at `floats`, filtered (`filter`, `bits`) into the plan's arena and placed
+ * at the end of its group: component, stride, group set; floats becomes the
+ * values as they decode (for bounds).  MN_OUT_OF_MEMORY and MN_OVERFLOW
+ * (too many groups or elements) are the errors.
+ */
+mn_status mni_gltf_write_pack(mn_gltf_writer *w, mn_wacc *acc, const float *floats, uint32_t count,
+                              uint32_t components, mn_wfilter filter, uint32_t bits);
+
+/* Encode every group's filtered bytes (once all accessors are planned); MN_OUT_OF_MEMORY. */
+mn_status mni_gltf_write_groups(mn_gltf_writer *w);
 
 /* ---- gltf/write_json.c --------------------------------------------------------------------- */
 

@@ -358,10 +358,12 @@ static void print_asset(printer *p)
     close_(p, "}");
 
     mn_gltf_writer *w = p->w;
-    const char *used[9];
+    const char *used[10];
     int n = 0;
     if (w->uses_animation_pointer)
         used[n++] = "KHR_animation_pointer";
+    if (w->uses_meshopt)
+        used[n++] = "EXT_meshopt_compression";
     if (w->uses_quantization)
         used[n++] = "KHR_mesh_quantization";
     if (w->uses_texture_transform)
@@ -389,11 +391,18 @@ static void print_asset(printer *p)
     }
     /* Quantized attributes cannot be read without the extension, nor a WebP texture (written
        with no core source beside it). */
-    if (w->uses_quantization || w->uses_texture_webp) {
+    /* Nor meshopt-compressed keys: their fallback buffer holds no bytes (gltfpack's choice). */
+    if (w->uses_quantization || w->uses_texture_webp || w->uses_meshopt) {
         key(p, "extensionsRequired");
-        raw(p, w->uses_quantization && w->uses_texture_webp ? "[\"KHR_mesh_quantization\",\"EXT_texture_webp\"]"
-               : w->uses_quantization                        ? "[\"KHR_mesh_quantization\"]"
-                                                             : "[\"EXT_texture_webp\"]");
+        open_(p, "[");
+        const char *required[3] = {"EXT_meshopt_compression", "KHR_mesh_quantization", "EXT_texture_webp"};
+        const bool on[3] = {w->uses_meshopt, w->uses_quantization, w->uses_texture_webp};
+        for (int i = 0; i < 3; i++)
+            if (on[i]) {
+                elem(p);
+                v_str(p, required[i], "extensionsRequired");
+            }
+        close_(p, "]");
     }
 }
 
@@ -1025,6 +1034,44 @@ static void bounds(printer *p, const char *k, const mn_wacc *acc, const double *
     close_(p, "]");
 }
 
+/*
+ * An EXT_meshopt_compression view (the object's members; the caller opened
+ * it): the decoded bytes' place in the fallback buffer (1), and where the
+ * compressed ones lie in buffer 0.  Animation data: no byteStride on the view.
+ */
+static void meshopt_view(printer *p, const mn_wgroup *acc)
+{
+    static const char *const filters[4] = {NULL, NULL, "QUATERNION", "EXPONENTIAL"};
+    if (acc->plain) {
+        m_uint(p, "buffer", 0);
+        if (acc->offset)
+            m_uint(p, "byteOffset", acc->offset);
+        m_uint(p, "byteLength", acc->size);
+        close_(p, "}");
+        return;
+    }
+    m_uint(p, "buffer", 1);
+    if (acc->fallback_offset)
+        m_uint(p, "byteOffset", acc->fallback_offset);
+    m_uint(p, "byteLength", (uint64_t)acc->count * acc->stride);
+    key(p, "extensions");
+    open_(p, "{");
+    key(p, "EXT_meshopt_compression");
+    open_(p, "{");
+    m_uint(p, "buffer", 0);
+    if (acc->offset)
+        m_uint(p, "byteOffset", acc->offset);
+    m_uint(p, "byteLength", acc->size);
+    m_uint(p, "byteStride", acc->stride);
+    m_uint(p, "count", acc->count);
+    m_str(p, "mode", "ATTRIBUTES", "bufferViews");
+    if (acc->filter != MN_WFILTER_NONE)
+        m_str(p, "filter", filters[acc->filter], "bufferViews");
+    close_(p, "}");
+    close_(p, "}");
+    close_(p, "}");
+}
+
 static void print_buffers(printer *p, const char *bin_uri)
 {
     mn_gltf_writer *w = p->w;
@@ -1039,7 +1086,9 @@ static void print_buffers(printer *p, const char *bin_uri)
             elem(p);
             open_(p, "{");
             m_str(p, "name", acc->name, path);
-            m_uint(p, "bufferView", i);
+            m_uint(p, "bufferView", acc->view);
+            if (acc->source == MN_WSOURCE_MESHOPT && acc->group_offset)
+                m_uint(p, "byteOffset", acc->group_offset);
             m_uint(p, "componentType", mni_component_gltf_code(acc->component));
             if (acc->normalized) {
                 key(p, "normalized");
@@ -1061,6 +1110,8 @@ static void print_buffers(printer *p, const char *bin_uri)
     open_(p, "[");
     for (uint32_t i = 0; i < w->acc_count; i++) {
         const mn_wacc *acc = &w->accs[i];
+        if (acc->source == MN_WSOURCE_MESHOPT)
+            continue;   /* in its group's view, below */
         elem(p);
         open_(p, "{");
         m_uint(p, "buffer", 0);
@@ -1072,6 +1123,11 @@ static void print_buffers(printer *p, const char *bin_uri)
         if (acc->target)
             m_uint(p, "target", acc->target);
         close_(p, "}");
+    }
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        elem(p);
+        open_(p, "{");
+        meshopt_view(p, &w->groups[g]);
     }
     for (uint32_t i = 0; i < m->image_count; i++) {
         if (w->image_views[i] == MN_NONE)
@@ -1092,6 +1148,14 @@ static void print_buffers(printer *p, const char *bin_uri)
     m_uint(p, "byteLength", w->bin_size);
     m_str(p, "uri", bin_uri, "buffers[0].uri");
     close_(p, "}");
+    if (w->fallback_size) {
+        elem(p);
+        open_(p, "{");
+        m_uint(p, "byteLength", w->fallback_size);
+        key(p, "extensions");
+        raw(p, "{\"EXT_meshopt_compression\":{\"fallback\":true}}");
+        close_(p, "}");
+    }
     close_(p, "]");
 }
 

@@ -27,7 +27,8 @@ enum {
     KEY_VERTEX = 1u << 8,   /* used as a vertex attribute: 4-byte element alignment */
     KEY_INDEX = 2u << 8,
     KEY_FLOATS = 3u << 8,
-    KEY_INSTANCE = 4u << 8  /* an EXT_mesh_gpu_instancing attribute: copied, no target */
+    KEY_INSTANCE = 4u << 8, /* an EXT_mesh_gpu_instancing attribute: copied, no target */
+    KEY_MESHOPT = 5u << 8   /* b: count, c: bits; a: the filter and components beside the kind */
 };
 
 static uint32_t key_hash(const mn_wkey *k)
@@ -261,6 +262,7 @@ static mn_status compute_bounds(mn_gltf_writer *w, mn_wacc *acc)
         }
         break;
     case MN_WSOURCE_FLOATS:
+    case MN_WSOURCE_MESHOPT:   /* floats: the values as they decode */
         for (uint32_t i = 0; i < acc->count; i++)
             for (uint32_t k = 0; k < n; k++)
                 bounds_add(acc, k, (double)acc->floats[(size_t)i * n + k]);
@@ -781,7 +783,64 @@ static mn_status plan_pointer_output(mn_gltf_writer *w, const mn_channel *ch, co
     return MN_OK;
 }
 
-static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint32_t *input, uint32_t *output)
+/*
+ * Plan (or find) a meshopt-encoded accessor of `count` elements of `components`
+ * floats (`type`), filtered as asked; MN_NONE after an error.
+ */
+static uint32_t plan_packed(mn_gltf_writer *w, const float *floats, uint32_t count, uint32_t components,
+                            mn_accessor_type type, mn_wfilter filter, uint32_t bits, bool bounds)
+{
+    mn_wkey k = {floats, KEY_MESHOPT | (uint32_t)filter << 4 | components, count,
+                 filter == MN_WFILTER_NONE ? 0 : bits};
+    uint32_t index;
+    mn_wacc *acc = acc_add(w, k, &index);
+    if (!acc)
+        return index;
+    acc->type = type;
+    w->uses_meshopt = true;
+    if (mni_gltf_write_pack(w, acc, floats, count, components, filter, bits) != MN_OK ||
+        (bounds && compute_bounds(w, acc) != MN_OK))
+        return MN_NONE;
+    return index;
+}
+
+/* Decoded times must keep glTF's rule (strictly increasing): too few bits can merge two. */
+static mn_status check_packed_times(mn_gltf_writer *w, const mn_wacc *acc, const char *path)
+{
+    for (uint32_t k = 1; k < acc->count; k++)
+        if (!(acc->floats[k] > acc->floats[k - 1]))
+            return fail(w, MN_INVALID_VALUE, path,
+                        "%s: at %u bits, key times %u and %u decode to %.9g and %.9g, not increasing; "
+                        "give the times more bits",
+                        path, acc->bits, k - 1, k, (double)acc->floats[k - 1], (double)acc->floats[k]);
+    return MN_OK;
+}
+
+/* A channel's input and output as EXT_meshopt_compression views, encoded as `e` says. */
+static mn_status plan_packed_channel(mn_gltf_writer *w, const mn_channel *ch, mn_gltf_channel_encoding e,
+                                     uint32_t elements, mn_accessor_type type, const char *path,
+                                     uint32_t *input, uint32_t *output)
+{
+    uint32_t known = w->acc_count;
+    mn_wfilter tf = e.time_bits ? MN_WFILTER_EXPONENTIAL : MN_WFILTER_NONE;
+    *input = plan_packed(w, ch->times, ch->key_count, 1, MN_TYPE_SCALAR, tf, e.time_bits, true);
+    if (*input == MN_NONE)
+        return w->err->code;
+    mn_status st;
+    if (w->acc_count > known && ((st = check_times(w, ch, path)) != MN_OK ||
+                                 (st = check_packed_times(w, &w->accs[*input], path)) != MN_OK))
+        return st;
+    uint32_t components = type == MN_TYPE_SCALAR ? 1u : ch->components;
+    mn_wfilter vf = e.value_bits == 0                                ? MN_WFILTER_NONE
+                    : ch->path == MN_PATH_ROTATION && ch->interpolation != MN_INTERP_CUBICSPLINE
+                        ? MN_WFILTER_QUATERNION
+                        : MN_WFILTER_EXPONENTIAL;
+    *output = plan_packed(w, ch->values, elements, components, type, vf, e.value_bits, false);
+    return *output == MN_NONE ? w->err->code : MN_OK;
+}
+
+static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint32_t flat, uint32_t *input,
+                              uint32_t *output)
 {
     const mn_model *m = w->model;
     const mn_channel *ch = &m->animations[ai].channels[ci];
@@ -827,6 +886,9 @@ static mn_status plan_channel(mn_gltf_writer *w, uint32_t ai, uint32_t ci, uint3
         type = components == 4 ? MN_TYPE_VEC4 : MN_TYPE_VEC3;
     if (elements > UINT32_MAX / 16u)
         return fail(w, MN_OVERFLOW, path, "%s: too many keys", path);
+    if (w->options.channel_encodings)
+        return plan_packed_channel(w, ch, w->options.channel_encodings[flat], (uint32_t)elements, type, path,
+                                   input, output);
     uint32_t known = w->acc_count;
     *input = plan_floats(w, ch->times, ch->key_count, MN_TYPE_SCALAR, true);
     if (*input == MN_NONE)
@@ -851,7 +913,7 @@ static mn_status plan_animations(mn_gltf_writer *w)
         w->anim_first_sampler[ai] = w->sampler_table.count;
         for (uint32_t ci = 0; ci < anim->channel_count; ci++, flat++) {
             uint32_t input = 0, output = 0, sampler;
-            mn_status st = plan_channel(w, ai, ci, &input, &output);
+            mn_status st = plan_channel(w, ai, ci, flat, &input, &output);
             if (st != MN_OK)
                 return st;
             mn_interpolation interp = anim->channels[ci].interpolation;
@@ -931,16 +993,32 @@ static mn_status plan_images(mn_gltf_writer *w)
 /* Every buffer view back to back, each starting 4-byte aligned: accessors first, then images. */
 static mn_status plan_layout(mn_gltf_writer *w)
 {
-    size_t offset = 0;
+    size_t offset = 0, fallback = 0;
+    uint32_t view = 0;
     for (uint32_t i = 0; i < w->acc_count; i++) {
         mn_wacc *acc = &w->accs[i];
+        if (acc->source == MN_WSOURCE_MESHOPT)
+            continue;   /* in its group's view */
+        acc->view = view++;
         acc->offset = offset;
         if (!mni_checked_mul(acc->count, acc->stride, &acc->size) ||
             !mni_checked_add(offset, acc->size + 3u, &offset))
             return mni_fail(w->err, MN_OVERFLOW, "the buffer would be larger than memory can address");
         offset &= ~(size_t)3u;
     }
-    uint32_t view = w->acc_count;
+    /* Each group: the compressed bytes in buffer 0, the decoded view in the fallback, which holds none. */
+    for (uint32_t g = 0; g < w->group_count; g++) {
+        mn_wgroup *gr = &w->groups[g];
+        gr->view = view++;
+        gr->offset = offset;
+        gr->fallback_offset = fallback;
+        offset = (offset + gr->size + 3u) & ~(size_t)3u;
+        if (!gr->plain)
+            fallback += ((size_t)gr->count * gr->stride + 3u) & ~(size_t)3u;
+    }
+    for (uint32_t i = 0; i < w->acc_count; i++)
+        if (w->accs[i].source == MN_WSOURCE_MESHOPT)
+            w->accs[i].view = w->groups[w->accs[i].group].view;
     for (uint32_t i = 0; i < w->model->image_count; i++) {
         if (w->image_views[i] == MN_NONE)
             continue;
@@ -951,6 +1029,8 @@ static mn_status plan_layout(mn_gltf_writer *w)
         offset &= ~(size_t)3u;
     }
     w->bin_size = offset;
+    w->fallback_size = fallback;
+    w->view_count = view;
     return MN_OK;
 }
 
@@ -1009,6 +1089,7 @@ mn_status mni_gltf_write_plan(mn_gltf_writer *w)
     mn_status st;
     if ((st = plan_meshes(w)) != MN_OK || (st = plan_skins(w)) != MN_OK || (st = plan_instancing(w)) != MN_OK ||
         (st = plan_animations(w)) != MN_OK ||
+        (st = mni_gltf_write_groups(w)) != MN_OK ||
         (st = plan_images(w)) != MN_OK || (st = plan_layout(w)) != MN_OK)
         return st;
     return MN_OK;
