@@ -3,7 +3,7 @@
 # animations compressed within the default bound (0.1 mm at a 3 cm shell), the one
 # JSON object with every field, the errors measured on the file read back at or
 # under the bound, raw and compressed bytes as stated (the file's size); a wrong
-# output name exits 2 and a missing input 1, leaving no file.
+# output name (.txt) exits 2 and a missing input 1, leaving no file.
 # Needs the sample assets (tests/support/assets.sh) and node (to parse the JSON).
 # usage: test_cli_compress.sh BUILD_DIR SOURCE_DIR      (CTest passes both; runs in SOURCE_DIR)
 set -euo pipefail
@@ -37,10 +37,10 @@ it=$assets/gltf/InterpolationTest/glTF-Binary/InterpolationTest.glb
 check_json "$work/it.json" "$work/it.mnanim" 9
 
 set +e
-"$mn" compress "$man" "$work/man.glb" >"$work/log" 2>&1; rc=$?
-[ $rc -eq 2 ] || fail "a .glb output exits $rc, not 2"
+"$mn" compress "$man" "$work/man.txt" >"$work/log" 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "a .txt output exits $rc, not 2"
 "$mn" compress "$work/none.glb" "$work/none.mnanim" >"$work/log" 2>&1; rc=$?
 [ $rc -eq 1 ] || fail "a missing input exits $rc, not 1"
 set -e
-[ ! -e "$work/man.glb" ] && [ ! -e "$work/none.mnanim" ] || fail "a failed run left a file"
+[ ! -e "$work/man.txt" ] && [ ! -e "$work/none.mnanim" ] || fail "a failed run left a file"
 echo "test_cli_compress: ok"
