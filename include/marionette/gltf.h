@@ -144,7 +144,8 @@ MN_API mn_status mn_gltf_read_file(const char *path, const mn_gltf_options *opti
  *   - the model's buffers, buffer views and accessors that no mesh uses are
  *     not written as such (the data reaches the file through what uses it);
  *   - extensions the model does not expose (EXT_mesh_gpu_instancing, ...)
- *     are not written; EXT_meshopt_compression data is written decompressed;
+ *     are not written; EXT_meshopt_compression data is written decompressed
+ *     (animations alone can be written compressed: channel_encodings);
  *   - alphaCutoff is written only in MASK mode (the only mode it applies to),
  *     KHR_texture_transform only when one of its values is not the default;
  *   - an image whose bytes could not be resolved (size 0) keeps its uri,
