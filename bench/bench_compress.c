@@ -25,6 +25,17 @@
  *   random_ratio      the same for 512 seeded random times, no cursor
  *   forward_raw_ns, random_raw_ns   ns a sample of the raw clip (yardstick)
  *   dropped_tracks    weights tracks (morph targets), which are not compressed
+ * After each clip's line, one line "compress_glb" (bench_compress_glb.h):
+ *   glb_bytes, glb_ratio, glb_max_error_m, glb_p99_error_m, glb_bound_met
+ *                     the clip as glTF (mn_compress_gltf, written, read back:
+ *                     the stored bytes of its animation views)
+ *   mnanim_ratio, mnanim_max_error_m   the line above's, for comparison
+ *   gltfpack_<setting>_ratio, gltfpack_<setting>_max_error_m   gltfpack
+ *                     1.3.0 (when found) at -cc -af 0, -cc -af 0 -ar 14 and
+ *                     -cc -at 24 -ar 16 -as 24 -af 0, measured the same way
+ *   ratio_vs_gltfpack_mnanim, ratio_vs_gltfpack_glb   the smallest gltfpack
+ *                     output whose max error is at most ours, over our bytes
+ *                     (0 when none is that exact)
  * Then one line "sample_models": the ratio over the sample models taken
  * together (their raw bytes summed over their compressed bytes summed,
  * leaving out clips with dropped tracks) and their largest error.
@@ -39,6 +50,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench.h"
+#include "bench_compress_glb.h"
 
 #include "../tests/support/anim_gen.h"
 
@@ -113,7 +125,7 @@ typedef struct totals {
 
 /* One clip: compress, measure, time; false when something is wrong. */
 static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *sk, size_t raw_bytes,
-                     int runs, totals *sum)
+                     int runs, totals *sum, size_t *bytes_out, float *max_out)
 {
     compress_ctx c = {.clip = clip, .sk = sk};
     float duration = mn_clip_duration(clip);
@@ -141,6 +153,8 @@ static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *s
     free(tf);
     free(tr);
     size_t bytes = mn_compressed_clip_info_of(c.out).bytes;
+    *bytes_out = bytes;
+    *max_out = e.max;
     bench_line line;
     bench_line_begin(&line, "compress", name);
     bench_line_u64(&line, "joints", sk->joint_count);
@@ -172,6 +186,28 @@ static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *s
     mn_clip_free(view);
     mn_compressed_clip_free(c.out, NULL);
     return true;
+}
+
+/*
+ * A generated case (its clip in the skeleton's joint space) as the glTF
+ * animation over the model's nodes it came from, for the glTF half.
+ */
+static bool glb_generated(const char *name, const anim_gen *g, size_t bytes, float max)
+{
+    uint32_t n = mn_clip_track_count(g->clip);
+    mn_channel *channels = calloc(n ? n : 1, sizeof *channels);
+    if (!channels)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        const mn_track *t = mn_clip_track(g->clip, i);
+        channels[i] = (mn_channel){g->skeleton->node_of_joint[t->target], t->path, t->interpolation, t->times,
+                                   t->values, t->key_count, t->components, i};
+    }
+    mn_animation anim = {.name = name, .channels = channels, .channel_count = n,
+                         .duration = mn_clip_duration(g->clip)};
+    bool ok = glb_case(name, g->model, &anim, g->raw_bytes, bytes, max);
+    free(channels);
+    return ok;
 }
 
 static int compare_names(const void *a, const void *b)
@@ -208,8 +244,11 @@ static bool sample_models(int runs, totals *sum)
                 mn_clip *clip = NULL;
                 char name[160];
                 snprintf(name, sizeof name, "%s_%u", names[i], a);
+                size_t raw = mn_animation_raw_bytes(&model->animations[a]), bytes = 0;
+                float max = 0.0f;
                 ok = mn_clip_from_gltf_skeleton(model, a, sk, NULL, &clip, NULL) == MN_OK &&
-                     run_case(name, clip, sk, mn_animation_raw_bytes(&model->animations[a]), runs, sum);
+                     run_case(name, clip, sk, raw, runs, sum, &bytes, &max) &&
+                     glb_case(name, model, &model->animations[a], raw, bytes, max);
                 mn_clip_free(clip);
             }
         }
@@ -244,13 +283,19 @@ int main(int argc, char **argv)
     } mocaps[] = {{"mocap_30s", 0.0f}, {"mocap_30s_jitter", 0.002f}};
     for (int i = 0; i < 2 && ok; i++) {
         anim_gen g;
+        size_t bytes = 0;
+        float max = 0.0f;
         ok = anim_gen_mocap(30.0f, 120.0f, mocaps[i].jitter, &g) &&
-             run_case(mocaps[i].name, g.clip, g.skeleton, g.raw_bytes, runs, NULL);
+             run_case(mocaps[i].name, g.clip, g.skeleton, g.raw_bytes, runs, NULL, &bytes, &max) &&
+             glb_generated(mocaps[i].name, &g, bytes, max);
         anim_gen_free(&g);
     }
     anim_gen g;
+    size_t bytes = 0;
+    float max = 0.0f;
     if (ok)
-        ok = anim_gen_game(&g) && run_case("game_2s", g.clip, g.skeleton, g.raw_bytes, runs, NULL);
+        ok = anim_gen_game(&g) && run_case("game_2s", g.clip, g.skeleton, g.raw_bytes, runs, NULL, &bytes, &max) &&
+             glb_generated("game_2s", &g, bytes, max);
     anim_gen_free(&g);
     if (!ok)
         fprintf(stderr, "bench_compress: a case failed\n");

@@ -73,8 +73,10 @@
  *       keys a greedy forward scan keeps so that every candidate lies
  *       within the tolerance of the line (slerp for rotations) between its
  *       kept neighbours; a channel within it of its first key keeps one key;
- *     - bits per channel: the fewest (QUATERNION 8..16, EXPONENTIAL 6..24)
- *       that stay within a quarter of the tolerance, and the fewest time
+ *     - bits per channel: the fewest (rotations QUATERNION 8..16, then
+ *       EXPONENTIAL 17..24 when 16-bit components err by more than the
+ *       whole tolerance; the rest EXPONENTIAL 6..24) that stay within a
+ *       quarter of the tolerance, and the fewest time
  *       bits (10..24) that keep times increasing and whose time shift
  *       times the channel's speed stays within a quarter of it;
  *     - tolerances: rotation angle and relative scale k × bound / lever

@@ -208,6 +208,8 @@ typedef struct mn_gltf_sink {
  *                      written as normalized i16 VEC4 (core glTF allows it
  *                      for rotation outputs); a CUBICSPLINE rotation (its
  *                      tangents are no unit quaternions) takes EXPONENTIAL;
+ *   rotation, 17..24   EXPONENTIAL at that many bits, f32 VEC4 (finer than
+ *                      16-bit components can be);
  *   otherwise, 1..24   the EXPONENTIAL filter (f32 as read: an 8-bit
  *                      exponent shared by the element's components and a
  *                      mantissa of that many bits), weights one by one;

@@ -13,7 +13,8 @@
  *     tolerance; a LINEAR one keeps the fewest keys a greedy forward scan
  *     finds with every candidate within the tolerance of the line (slerp
  *     for rotations) between the keys kept either side;
- *   - bits: the fewest (QUATERNION 8..16, EXPONENTIAL 6..24) whose decoded
+ *   - bits: the fewest (rotations QUATERNION 8..16 then EXPONENTIAL 17..24,
+ *     the rest EXPONENTIAL 6..24) whose decoded
  *     values stay within a quarter of the tolerance, and the fewest time
  *     bits (10..24) that keep the times increasing and whose shift, times
  *     the channel's speed, stays within a quarter of it.
@@ -223,18 +224,25 @@ static double max_error_of(mn_anim_path path, const float *a, const float *b, ui
     return e;
 }
 
-/* The fewest value bits whose decoded values (into out) stay within tol of values. */
-static uint32_t value_bits(mn_anim_path path, bool quaternion, const float *values, uint32_t count, uint32_t n,
-                           double tol, float *out)
+/*
+ * The fewest value bits whose decoded values (into out) stay within tol of
+ * values: rotations QUATERNION 8..16, then EXPONENTIAL 17..24 (finer than
+ * 16-bit components), the rest EXPONENTIAL 6..24.
+ */
+static uint32_t value_bits(mn_anim_path path, const float *values, uint32_t count, uint32_t n, double tol,
+                           float *out)
 {
-    uint32_t lo = quaternion ? 8 : 6, hi = quaternion ? 16 : 24;
+    bool rotation = path == MN_PATH_ROTATION;
     bool scalars = path == MN_PATH_WEIGHTS;   /* written as SCALAR: each weight its own exponent */
-    for (uint32_t b = lo; b <= hi; b++) {
+    for (uint32_t b = rotation ? 8 : 6; b <= 24; b++) {
+        bool quaternion = rotation && b <= 16;
         mn_gltf_encoded_keys(values, scalars ? count * n : count, scalars ? 1 : n, quaternion, b, out);
-        if (b == hi || max_error_of(path, values, out, count, n) <= tol)
+        double e = max_error_of(path, values, out, count, n);
+        /* 16-bit components stay while within the whole tolerance: a view of its own costs more. */
+        if (b == 24 || e <= tol || (rotation && b == 16 && e <= 4.0 * tol))
             return b;
     }
-    return hi;
+    return 24;
 }
 
 /* The fewest time bits that keep times increasing and whose shifts move values by at most tol; 0: none do. */
@@ -318,8 +326,7 @@ static bool reduce_channel(mn_arena *arena, const anim_job *job, uint32_t c, red
         t[i] = d->times[job->keep[i]];
         memcpy(v + (size_t)i * n, d->values + (size_t)job->keep[i] * n, n * sizeof(float));
     }
-    bool quaternion = ch->path == MN_PATH_ROTATION;
-    r->encoding.value_bits = (uint8_t)value_bits(ch->path, quaternion, v, kept, n, 0.25 * tol, dv);
+    r->encoding.value_bits = (uint8_t)value_bits(ch->path, v, kept, n, 0.25 * tol, dv);
     r->encoding.time_bits = (uint8_t)time_bits(ch->path, t, v, kept, n, 0.25 * tol, dt);
     r->written = *ch;
     r->written.interpolation = d->interpolation;

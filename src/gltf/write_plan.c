@@ -832,7 +832,8 @@ static mn_status plan_packed_channel(mn_gltf_writer *w, const mn_channel *ch, mn
         return st;
     uint32_t components = type == MN_TYPE_SCALAR ? 1u : ch->components;
     mn_wfilter vf = e.value_bits == 0                                ? MN_WFILTER_NONE
-                    : ch->path == MN_PATH_ROTATION && ch->interpolation != MN_INTERP_CUBICSPLINE
+                    : ch->path == MN_PATH_ROTATION && ch->interpolation != MN_INTERP_CUBICSPLINE &&
+                              e.value_bits <= 16
                         ? MN_WFILTER_QUATERNION
                         : MN_WFILTER_EXPONENTIAL;
     *output = plan_packed(w, ch->values, elements, components, type, vf, e.value_bits, false);
