@@ -200,8 +200,10 @@ static bool glb_generated(const char *name, const anim_gen *g, size_t bytes, flo
         return false;
     for (uint32_t i = 0; i < n; i++) {
         const mn_track *t = mn_clip_track(g->clip, i);
-        channels[i] = (mn_channel){g->skeleton->node_of_joint[t->target], t->path, t->interpolation, t->times,
-                                   t->values, t->key_count, t->components, i};
+        channels[i] = (mn_channel){.node = g->skeleton->node_of_joint[t->target], .path = t->path,
+                                   .interpolation = t->interpolation, .times = t->times,
+                                   .values = t->values, .key_count = t->key_count,
+                                   .components = t->components, .sampler = i};
     }
     mn_animation anim = {.name = name, .channels = channels, .channel_count = n,
                          .duration = mn_clip_duration(g->clip)};

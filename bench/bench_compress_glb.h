@@ -122,7 +122,7 @@ static glb_figures glb_measure_mapped(const glb_source *s, const mn_model *back)
     }
     for (uint32_t c = 0; map && driven && tracks && c < a->channel_count; c++) {
         const mn_channel *ch = &a->channels[c];
-        if (ch->path == MN_PATH_WEIGHTS || ch->node >= back->node_count || map[ch->node] == MN_NONE)
+        if (ch->path > MN_PATH_SCALE || ch->node >= back->node_count || map[ch->node] == MN_NONE)
             continue;
         driven[3 * map[ch->node] + ch->path] = true;
         tracks[count++] = (mn_track){map[ch->node], ch->path, ch->interpolation, ch->key_count,
