@@ -96,10 +96,12 @@ MN_LANE __m128 solo_floats(const mn_clip_solo *so)
                                                       offsetof(mn_clip_solo, first)));
 }
 
-/* at[0] and at[1] in lanes 0 and 1 (8 bytes; the upper lanes zero). */
+/* at[0] and at[1] in lanes 0 and 1 (8 bytes; the upper lanes zero).  Key times are only
+   4-byte aligned: _mm_loadl_epi64 is the unaligned 8-byte load (movq), where _mm_load_sd
+   promises a double's alignment. */
 MN_LANE __m128 times2(const float *at)
 {
-    return _mm_castpd_ps(_mm_load_sd((const double *)(const void *)at));
+    return _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)at));
 }
 
 /*
