@@ -1339,6 +1339,41 @@ static void tracks_on_their_own_times_sample_exactly_as_each_track_alone(void **
 }
 
 /*
+ * Sample sc's clip at times[0 .. count) plainly, through one cursor and into a
+ * pose of `small` joints that leaves out the later ones: the cursor gives the
+ * plain bits, every SIMD level gives them too, and each track's joint holds
+ * exactly mn_track_sample of that track alone.
+ */
+static void assert_samples_each_track_alone(const shared_clip *sc, uint32_t joints, uint32_t small_joints,
+                                            const float *times, uint32_t count)
+{
+    mn_pose plain, cursored, small, level;
+    assert_int_equal(mn_pose_create(&plain, joints, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&cursored, joints, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&small, small_joints, NULL, NULL), MN_OK);
+    assert_int_equal(mn_pose_create(&level, joints, NULL, NULL), MN_OK);
+    uint32_t *spans = malloc(mn_clip_cursor_storage_size(sc->clip));
+    assert_non_null(spans);
+    mn_clip_cursor cursor;
+    mn_clip_cursor_init(&cursor, sc->clip, spans);
+    for (uint32_t i = 0; i < count; i++) {
+        float t = times[i];
+        assert_int_equal(mn_clip_sample(sc->clip, t, &plain, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample_cursor(sc->clip, t, &cursor, &cursored, NULL), MN_OK);
+        assert_int_equal(mn_clip_sample(sc->clip, t, &small, NULL), MN_OK);
+        assert_true(pose_bits_equal(&plain, &cursored));
+        assert_every_level_gives(sc->clip, t, &plain, &level);
+        assert_pose_is_each_track_alone(sc, &plain, t);
+        assert_pose_is_each_track_alone(sc, &small, t);
+    }
+    free(spans);
+    mn_pose_free(&plain);
+    mn_pose_free(&cursored);
+    mn_pose_free(&small);
+    mn_pose_free(&level);
+}
+
+/*
  * Timelines of one to five tracks, each track's times in its own buffer
  * (equal content, so the build shares them), LINEAR, STEP and CUBICSPLINE
  * mixed, even, uneven and jumping keys: those of at most three tracks take
@@ -1388,34 +1423,14 @@ static void solo_and_run_timelines_sample_exactly_as_each_track_alone(void **sta
     sc.clip = must_create(sc.tracks, sc.track_count, NULL);
     /* one cursor span a distinct time array: equal contents were shared */
     assert_int_equal(mn_clip_cursor_storage_size(sc.clip), groups * sizeof(uint32_t));
-    mn_pose plain, cursored, small, level;
-    assert_int_equal(mn_pose_create(&plain, JOINTS, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&cursored, JOINTS, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&small, SMALL, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
-    uint32_t *spans = malloc(mn_clip_cursor_storage_size(sc.clip));
-    assert_non_null(spans);
-    mn_clip_cursor cursor;
-    mn_clip_cursor_init(&cursor, sc.clip, spans);
-    for (int frame = 0; frame < 1600; frame++) {
-        /* forward at 60 Hz, backward, random, then every key time (jumps included) */
-        float t = frame < 300   ? -0.3f + (float)frame / 60.0f
-                  : frame < 600 ? last + 0.2f - (float)(frame - 300) / 60.0f
-                  : frame < 1200 ? rng_float(&rng, -0.5f, last + 0.5f)
-                                 : sc.tracks[(uint32_t)frame % TRACKS].times[(uint32_t)frame % KEYS];
-        assert_int_equal(mn_clip_sample(sc.clip, t, &plain, NULL), MN_OK);
-        assert_int_equal(mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored, NULL), MN_OK);
-        assert_int_equal(mn_clip_sample(sc.clip, t, &small, NULL), MN_OK);
-        assert_true(pose_bits_equal(&plain, &cursored));
-        assert_every_level_gives(sc.clip, t, &plain, &level);
-        assert_pose_is_each_track_alone(&sc, &plain, t);
-        assert_pose_is_each_track_alone(&sc, &small, t);
-    }
-    free(spans);
-    mn_pose_free(&plain);
-    mn_pose_free(&cursored);
-    mn_pose_free(&small);
-    mn_pose_free(&level);
+    /* forward at 60 Hz, backward, random, then every key time (jumps included) */
+    float times[1600];
+    for (int frame = 0; frame < 1600; frame++)
+        times[frame] = frame < 300   ? -0.3f + (float)frame / 60.0f
+                       : frame < 600 ? last + 0.2f - (float)(frame - 300) / 60.0f
+                       : frame < 1200 ? rng_float(&rng, -0.5f, last + 0.5f)
+                                      : sc.tracks[(uint32_t)frame % TRACKS].times[(uint32_t)frame % KEYS];
+    assert_samples_each_track_alone(&sc, JOINTS, SMALL, times, 1600);
     free_shared_clip(&sc);
 }
 
@@ -1459,32 +1474,12 @@ static void per_track_times_sample_exactly_as_each_track_alone(void **state)
     }
     sc.clip = must_create(sc.tracks, sc.track_count, NULL);
     assert_int_equal(mn_clip_cursor_storage_size(sc.clip), TRACKS * sizeof(uint32_t));
-    mn_pose plain, cursored, small, level;
-    assert_int_equal(mn_pose_create(&plain, JOINTS, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&cursored, JOINTS, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&small, SMALL, NULL, NULL), MN_OK);
-    assert_int_equal(mn_pose_create(&level, JOINTS, NULL, NULL), MN_OK);
-    uint32_t *spans = malloc(mn_clip_cursor_storage_size(sc.clip));
-    assert_non_null(spans);
-    mn_clip_cursor cursor;
-    mn_clip_cursor_init(&cursor, sc.clip, spans);
-    for (int frame = 0; frame < 900; frame++) {
-        float t = frame < 120  ? -0.1f + (float)frame / 60.0f
-                  : frame < 600 ? rng_float(&rng, -0.2f, 1.3f)
-                                : sc.tracks[(uint32_t)frame % TRACKS].times[(uint32_t)frame % 26];
-        assert_int_equal(mn_clip_sample(sc.clip, t, &plain, NULL), MN_OK);
-        assert_int_equal(mn_clip_sample_cursor(sc.clip, t, &cursor, &cursored, NULL), MN_OK);
-        assert_int_equal(mn_clip_sample(sc.clip, t, &small, NULL), MN_OK);
-        assert_true(pose_bits_equal(&plain, &cursored));
-        assert_every_level_gives(sc.clip, t, &plain, &level);
-        assert_pose_is_each_track_alone(&sc, &plain, t);
-        assert_pose_is_each_track_alone(&sc, &small, t);
-    }
-    free(spans);
-    mn_pose_free(&plain);
-    mn_pose_free(&cursored);
-    mn_pose_free(&small);
-    mn_pose_free(&level);
+    float times[900];
+    for (int frame = 0; frame < 900; frame++)
+        times[frame] = frame < 120  ? -0.1f + (float)frame / 60.0f
+                       : frame < 600 ? rng_float(&rng, -0.2f, 1.3f)
+                                     : sc.tracks[(uint32_t)frame % TRACKS].times[(uint32_t)frame % 26];
+    assert_samples_each_track_alone(&sc, JOINTS, SMALL, times, 900);
     free_shared_clip(&sc);
 }
 
