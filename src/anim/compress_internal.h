@@ -465,6 +465,17 @@ static inline void mni_cc_span_knots(const mni_cc_track *tr, uint32_t k, float p
     }
 }
 
+/* The uniform cubic B-spline basis at s in [0, 1]: the weights of control points p[0..3].
+   The scalar and SSE2 decoders both take them from here, so they agree bit for bit. */
+static inline void mni_cc_bspline_weights(float s, float w[4])
+{
+    float r = 1.0f - s, s2 = s * s, s3 = s2 * s;
+    w[0] = r * r * r * (1.0f / 6.0f);
+    w[1] = (3.0f * s3 - 6.0f * s2 + 4.0f) * (1.0f / 6.0f);
+    w[2] = (-3.0f * s3 + 3.0f * s2 + 3.0f * s + 1.0f) * (1.0f / 6.0f);
+    w[3] = s3 * (1.0f / 6.0f);
+}
+
 /*
  * A track's value at fraction s of the span whose knots p holds, into out
  * (3 floats, or a normalised x y z w rotation): linear at stride 1, the
@@ -488,14 +499,10 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
         for (uint32_t c = 0; c < n; c++)
             v[c] = p[1][c] + (p[2][c] - p[1][c]) * s;
     } else {
-        /* The uniform cubic B-spline basis. */
-        float r = 1.0f - s, s2 = s * s, s3 = s2 * s;
-        float a = r * r * r * (1.0f / 6.0f);
-        float b = (3.0f * s3 - 6.0f * s2 + 4.0f) * (1.0f / 6.0f);
-        float c2 = (-3.0f * s3 + 3.0f * s2 + 3.0f * s + 1.0f) * (1.0f / 6.0f);
-        float d = s3 * (1.0f / 6.0f);
+        float w[4];
+        mni_cc_bspline_weights(s, w);
         for (uint32_t c = 0; c < n; c++)
-            v[c] = a * p[0][c] + b * p[1][c] + c2 * p[2][c] + d * p[3][c];
+            v[c] = w[0] * p[0][c] + w[1] * p[1][c] + w[2] * p[2][c] + w[3] * p[3][c];
         if (tr->flags & MNI_CC_W_DROPPED)
             mni_cc_rebuild_w(v);
     }

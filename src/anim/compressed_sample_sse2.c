@@ -92,15 +92,12 @@ MN_KERNEL void MN_ISA(mni_cc_interp)(const mni_cc_track *tr, const float p[4][4]
     } else if (tr->stride_log2 == 0) {
         v = _mm_add_ps(p1, _mm_mul_ps(_mm_sub_ps(p2, p1), _mm_set1_ps(s)));
     } else {
-        float r = 1.0f - s, s2 = s * s, s3 = s2 * s;
-        float a = r * r * r * (1.0f / 6.0f);
-        float b = (3.0f * s3 - 6.0f * s2 + 4.0f) * (1.0f / 6.0f);
-        float c2 = (-3.0f * s3 + 3.0f * s2 + 3.0f * s + 1.0f) * (1.0f / 6.0f);
-        float d = s3 * (1.0f / 6.0f);
-        v = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a), _mm_loadu_ps(p[0])),
-                                             _mm_mul_ps(_mm_set1_ps(b), p1)),
-                                  _mm_mul_ps(_mm_set1_ps(c2), p2)),
-                       _mm_mul_ps(_mm_set1_ps(d), _mm_loadu_ps(p[3])));
+        float w[4];
+        mni_cc_bspline_weights(s, w);
+        v = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(w[0]), _mm_loadu_ps(p[0])),
+                                             _mm_mul_ps(_mm_set1_ps(w[1]), p1)),
+                                  _mm_mul_ps(_mm_set1_ps(w[2]), p2)),
+                       _mm_mul_ps(_mm_set1_ps(w[3]), _mm_loadu_ps(p[3])));
         if (tr->flags & MNI_CC_W_DROPPED)
             v = rebuild_w(v);
     }
