@@ -72,6 +72,19 @@ typedef struct measured {
     float max, p99;
 } measured;
 
+/* One clip read back measured against its raw clip, folded into m. */
+static bool add_measure(measured *m, const mn_skeleton *sk, const mn_clip *raw, const mn_clip *view, float shell,
+                        mn_error *err)
+{
+    mn_clip_error e;
+    if (mn_clip_error_measure(sk, raw, view, &(mn_clip_error_options){.shell = shell}, &e, NULL, NULL, err) != MN_OK)
+        return false;
+    m->clips++;
+    m->max = e.max > m->max ? e.max : m->max;
+    m->p99 = e.p99 > m->p99 ? e.p99 : m->p99;
+    return true;
+}
+
 /* OUT read back, each block viewed and measured against its raw clip; false after saying why. */
 static bool measure_file(const char *out, const mn_model *model, const mn_skeleton *sk, float shell,
                          size_t *size, measured *m)
@@ -95,17 +108,11 @@ static bool measure_file(const char *out, const mn_model *model, const mn_skelet
         mn_error err;
         const mn_compressed_clip *cc = NULL;
         mn_clip *raw = NULL, *view = NULL;
-        mn_clip_error e;
         ok = mn_compressed_clip_view((const uint8_t *)buffer + at, (size_t)length - at, &cc, &err) ==
                  MN_OK &&
              mn_clip_from_gltf(model, a, NULL, &raw, &err) == MN_OK &&
-             mn_clip_from_compressed(cc, NULL, &view, &err) == MN_OK &&
-             mn_clip_error_measure(sk, raw, view, &(mn_clip_error_options){.shell = shell}, &e, NULL,
-                                   NULL, &err) == MN_OK;
+             mn_clip_from_compressed(cc, NULL, &view, &err) == MN_OK && add_measure(m, sk, raw, view, shell, &err);
         if (ok) {
-            m->clips++;
-            m->max = e.max > m->max ? e.max : m->max;
-            m->p99 = e.p99 > m->p99 ? e.p99 : m->p99;
             at = (at + mn_compressed_clip_info_of(cc).bytes + 7) & ~(size_t)7;
         } else {
             cli_report_error(out, &err);
@@ -147,15 +154,9 @@ static bool compress_gltf_file(const mn_model *model, const mn_skeleton *sk, con
                 model->animation_count);
     for (uint32_t a = 0; ok && a < model->animation_count; a++) {
         mn_clip *raw = NULL, *view = NULL;
-        mn_clip_error e;
         ok = mn_clip_from_gltf(model, a, NULL, &raw, &err) == MN_OK &&
-             mn_clip_from_gltf(back, a, NULL, &view, &err) == MN_OK &&
-             mn_clip_error_measure(sk, raw, view, &(mn_clip_error_options){.shell = shell}, &e, NULL,
-                                   NULL, &err) == MN_OK;
+             mn_clip_from_gltf(back, a, NULL, &view, &err) == MN_OK && add_measure(m, sk, raw, view, shell, &err);
         if (ok) {
-            m->clips++;
-            m->max = e.max > m->max ? e.max : m->max;
-            m->p99 = e.p99 > m->p99 ? e.p99 : m->p99;
             *written += back->animations[a].stored_bytes;
         } else {
             cli_report_error(out, &err);
