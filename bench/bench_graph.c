@@ -13,7 +13,9 @@
  *   1. a state machine whose state is a phase-locked 2D blend space of the
  *      nine clips on a 3 × 3 grid of (direction, speed): set both
  *      parameters, update(dt), evaluate (three clips sampled and blended
- *      when the point is inside a triangle, two on an edge);
+ *      when the point is inside a triangle, two on an edge), the set's
+ *      children blended as one normalised weighted sum (`weighted_sum`, as
+ *      ozz blends; blend_tree.h, WEIGHTED SUMS);
  *   2. the additive wave sampled into an identity pose and added with an
  *      upper-body mask (spine and everything above it: 55 joints at 1,
  *      hips and legs at 0);
@@ -32,6 +34,9 @@
  *   blend_space          step 1 alone
  *   blend_space_additive steps 1 and 2
  *   graph                steps 1, 2 and 3: the whole graph
+ *   graph_slerp          the graph with the set's default blends (sequential
+ *                        slerps, no weighted_sum): its graph_to_sampling_floor
+ *                        over the same floor
  *   sampling_floor       the sampling alone that the graph cannot avoid: three
  *                        locomotion clips (a triangle of the space) each from
  *                        the rest pose, and the additive wave into an
@@ -230,7 +235,7 @@ static bool build_clips(graph *g)
 
 /* ---- the machine ------------------------------------------------------------------------ */
 
-static bool build_machine(graph *g, const mn_allocator *allocator)
+static bool build_machine(graph *g, const mn_allocator *allocator, bool weighted)
 {
     static const uint32_t children[CLIPS] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     float grid[2 * CLIPS];
@@ -241,7 +246,8 @@ static bool build_machine(graph *g, const mn_allocator *allocator)
         nodes[c] = (mn_blend_node){.kind = MN_BLEND_NODE_CLIP, .clip = g->clips[c]};
     }
     nodes[CLIPS] = (mn_blend_node){.kind = MN_BLEND_NODE_2D, .parameter = "direction", .parameter_y = "speed",
-                                   .children = children, .child_count = CLIPS, .positions = grid, .sync = true};
+                                   .children = children, .child_count = CLIPS, .positions = grid, .sync = true,
+                                   .weighted_sum = weighted};
     mn_sm_state states[] = {{"locomotion", CLIPS}};
     mn_state_machine_desc desc = {.nodes = nodes, .node_count = CLIPS + 1, .bind = &g->rest,
                                   .states = states, .state_count = 1};
@@ -255,7 +261,7 @@ static bool build_machine(graph *g, const mn_allocator *allocator)
     return true;
 }
 
-static bool graph_init(graph *g, const mn_allocator *allocator)
+static bool graph_init(graph *g, const mn_allocator *allocator, bool weighted)
 {
     memset(g, 0, sizeof *g);
     mn_error err;
@@ -263,7 +269,7 @@ static bool graph_init(graph *g, const mn_allocator *allocator)
         mn_pose_create(&g->pose, JOINTS, NULL, &err) != MN_OK ||
         mn_pose_create(&g->delta, JOINTS, NULL, &err) != MN_OK)
         return false;
-    return build_skeleton(g) && build_clips(g) && build_machine(g, allocator);
+    return build_skeleton(g) && build_clips(g) && build_machine(g, allocator, weighted);
 }
 
 static void graph_free(graph *g)
@@ -606,7 +612,7 @@ static bool check(alloc_count *counter)
 {
     static graph a, b;
     mn_allocator hooks = {count_alloc, count_free, counter};
-    bool ok = graph_init(&a, &hooks) && graph_init(&b, NULL);
+    bool ok = graph_init(&a, &hooks, true) && graph_init(&b, NULL, true);
     size_t allocs = counter->allocs;
     for (uint32_t f = 0; ok && f < 600; f++) {
         bool ik_frame = f % 50 == 49;
@@ -635,8 +641,8 @@ int main(int argc, char **argv)
     alloc_count counter = {0, 0};
     bool ok = check(&counter);
 
-    static graph g;
-    if (!graph_init(&g, NULL))
+    static graph g, gs;
+    if (!graph_init(&g, NULL, true) || !graph_init(&gs, NULL, false))
         return 1;
     bench_timing memcpy_t = bench_memcpy_ms((size_t)FRAMES_PER_RUN * JOINTS * 40u, runs);
 
@@ -666,6 +672,14 @@ int main(int argc, char **argv)
         print_case(cases[i].name, t, sample_t.best_ms, memcpy_t,
                    cases[i].steps == STEP_IK ? floor_t.best_ms : 0.0);
     }
+    {
+        /* the same graph with the set's default blends, sequential slerps (no weighted_sum) */
+        graph_run gr = {&gs, STEP_IK};
+        run_graph(&gr); /* warm up */
+        bench_timing t = bench_run(runs, run_graph, NULL, &gr);
+        ok = ok && t.ok && pose_finite(&gs.pose);
+        print_case("graph_slerp", t, sample_t.best_ms, memcpy_t, floor_t.best_ms);
+    }
     print_case("sampling_floor", floor_t, sample_t.best_ms, memcpy_t, 0.0);
     print_stages(stage_ms, floor_t.best_ms, locomotion_t.best_ms);
     ok = blend_cases(&g, runs) && ok;
@@ -675,5 +689,6 @@ int main(int argc, char **argv)
     bench_line_bool(&line, "matches_reference", ok);
     bench_line_print(&line);
     graph_free(&g);
+    graph_free(&gs);
     return ok ? 0 : 1;
 }

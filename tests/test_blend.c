@@ -897,6 +897,137 @@ static void fused_three_way_blend_is_the_two_blends_bit_for_bit(void **state)
     mn_pose_free(&got);
 }
 
+/*
+ * mni_blend_sum3 (a `weighted_sum` set): every kernel level gives the scalar
+ * reference's bits on fill_cases' joints (flips, wide arcs, a NaN, the
+ * scalar tail), three poses and two (c = b, wc = 0), out aliasing a, b or
+ * c; equal channels keep their bits; and the reference is the formula.
+ */
+static void weighted_sum_kernels_match_the_reference_bit_for_bit(void **state)
+{
+    (void)state;
+    mn_pose a = make_pose(SIMD_JOINTS), b = make_pose(SIMD_JOINTS), c = make_pose(SIMD_JOINTS);
+    mn_pose want = make_pose(SIMD_JOINTS), got = make_pose(SIMD_JOINTS), spare = make_pose(SIMD_JOINTS);
+    fill_cases(&a, &b);
+    fill_cases(&spare, &c);
+    for (uint32_t j = 0; j < SIMD_JOINTS; j++) {
+        float *q = c.rotations + 4 * j, x = q[0];
+        c.translations[3 * j] += 0.5f;
+        if (j % 3 == 0)
+            q[0] = q[1], q[1] = q[2], q[2] = x;
+        if (j % 5 == 0)
+            q[0] = -q[0], q[1] = -q[1], q[2] = -q[2], q[3] = -q[3];
+    }
+    static const float weights[][3] = {{0.5f, 0.3f, 0.2f}, {0.1f, 0.1f, 0.8f}, {0.6f, 0.4f, 0.0f},
+                                       {1.0f, 0.0f, 0.0f}, {0.0f, 0.25f, 0.75f}};
+    for (size_t k = 0; k < sizeof weights / sizeof weights[0]; k++) {
+        float wa = weights[k][0], wb = weights[k][1], wc = weights[k][2];
+        const mn_pose *third = wc == 0.0f ? &b : &c;
+        mni_blend_sum3_at(&a, &b, third, wa, wb, wc, &want, MN_SIMD_SCALAR);
+        for (uint32_t j = 0; j < SIMD_JOINTS; j++) { /* the reference is the formula */
+            float x = a.translations[3 * j], y = b.translations[3 * j], z = third->translations[3 * j];
+            float t = x + (y - x) * wb + (z - x) * wc;
+            assert_memory_equal(&want.translations[3 * j], &t, sizeof t);
+        }
+        for (mn_simd_level level = MN_SIMD_SSE2; level <= MN_SIMD_AVX2_FMA; level++) {
+            memset(got.rotations, 0xff, 4 * SIMD_JOINTS * sizeof(float));
+            mni_blend_sum3_at(&a, &b, third, wa, wb, wc, &got, level);
+            assert_true(poses_bit_equal(&got, &want));
+            const mn_pose *inputs[3] = {&a, &b, third};
+            for (int alias = 0; alias < 3; alias++) { /* out is each input in turn */
+                mn_pose in[3] = {make_pose(SIMD_JOINTS), make_pose(SIMD_JOINTS), make_pose(SIMD_JOINTS)};
+                for (int i = 0; i < 3; i++)
+                    mn_pose_copy(&in[i], inputs[i]);
+                mni_blend_sum3_at(&in[0], &in[1], wc == 0.0f ? &in[1] : &in[2], wa, wb, wc, &in[alias], level);
+                if (!(wc == 0.0f && alias == 2))
+                    assert_true(poses_bit_equal(&in[alias], &want));
+                for (int i = 0; i < 3; i++)
+                    mn_pose_free(&in[i]);
+            }
+        }
+    }
+    /* equal channels (unit scales, one translation) keep their bits */
+    for (uint32_t j = 0; j < 3 * SIMD_JOINTS; j++) {
+        b.scales[j] = c.scales[j] = a.scales[j];
+        b.translations[j] = c.translations[j] = a.translations[j] = (float)j * 0.1f;
+    }
+    mni_blend_sum3(&a, &b, &c, 0.3f, 0.3f, 0.4f, &got);
+    assert_memory_equal(got.scales, a.scales, 3 * SIMD_JOINTS * sizeof(float));
+    assert_memory_equal(got.translations, a.translations, 3 * SIMD_JOINTS * sizeof(float));
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&c);
+    mn_pose_free(&spare);
+    mn_pose_free(&want);
+    mn_pose_free(&got);
+}
+
+/* A uniform float in [0, 1) from an LCG. */
+static float rnd(uint32_t *seed)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return (float)(*seed >> 8) * (1.0f / 16777216.0f);
+}
+
+/* Rotation angle between two unit quaternions, radians. */
+static double quat_angle(const float *p, const float *q)
+{
+    double d = fabs((double)p[0] * q[0] + (double)p[1] * q[1] + (double)p[2] * q[2] + (double)p[3] * q[3]);
+    return 2.0 * acos(d < 1.0 ? d : 1.0);
+}
+
+/*
+ * The weighted sum against the default sequential slerps
+ * (blend(blend(a, b, wb/(wa + wb)), c, wc)) on random triples of rotations
+ * within 0.7 rad of one another at random barycentric weights: at most
+ * 1.5e-3 rad apart (the bound blend_tree.h's WEIGHTED SUMS states), and
+ * translations within float rounding of the barycentric mix.
+ */
+static void weighted_sum_stays_within_its_bound_of_sequential_slerp(void **state)
+{
+    (void)state;
+    enum { N = 512 };
+    mn_pose a = make_pose(N), b = make_pose(N), c = make_pose(N), sum = make_pose(N), seq = make_pose(N);
+    uint32_t seed = 12345u;
+    double worst = 0.0;
+    for (int round = 0; round < 8; round++) {
+        for (uint32_t j = 0; j < N; j++) {
+            float base[4], off[4];
+            quat_axis_angle(base, rnd(&seed) - 0.5f, rnd(&seed) - 0.5f, rnd(&seed) - 0.5f + 1e-3f, 6.0f * rnd(&seed));
+            mn_pose *p[3] = {&a, &b, &c};
+            for (int i = 0; i < 3; i++) { /* each within 0.35 rad of base: pairwise within 0.7 */
+                quat_axis_angle(off, rnd(&seed) - 0.5f, rnd(&seed) - 0.5f, rnd(&seed) - 0.5f + 1e-3f, 0.35f * rnd(&seed));
+                mn_quat_mul(p[i]->rotations + 4 * j, base, off);
+                if (rnd(&seed) < 0.3f) /* the other hemisphere: one rotation */
+                    for (int k = 0; k < 4; k++)
+                        p[i]->rotations[4 * j + k] = -p[i]->rotations[4 * j + k];
+                for (int k = 0; k < 3; k++)
+                    p[i]->translations[3 * j + k] = rnd(&seed) * 2.0f - 1.0f;
+            }
+        }
+        float wb = 0.05f + 0.5f * rnd(&seed), wc = 0.05f + 0.4f * rnd(&seed), wa = 1.0f - wb - wc;
+        mni_blend_sum3(&a, &b, &c, wa, wb, wc, &sum);
+        mni_blend_poses3(&a, &b, &c, wb / (wa + wb), wc, &seq);
+        for (uint32_t j = 0; j < N; j++) {
+            double e = quat_angle(sum.rotations + 4 * j, seq.rotations + 4 * j);
+            worst = e > worst ? e : worst;
+            for (int k = 0; k < 3; k++) {
+                uint32_t at = 3 * j + (uint32_t)k;
+                double mix = wa * a.translations[at] + wb * b.translations[at] + wc * c.translations[at];
+                assert_true(fabs(sum.translations[at] - mix) <= 1e-6);
+            }
+        }
+    }
+    print_message("weighted sum vs sequential slerp: worst %.3g rad\n", worst);
+    assert_true(worst <= 1.5e-3);
+    assert_true(worst > 1e-5); /* the two do differ: the comparison is not vacuous */
+    mn_pose_free(&a);
+    mn_pose_free(&b);
+    mn_pose_free(&c);
+    mn_pose_free(&sum);
+    mn_pose_free(&seq);
+}
+
 static void blending_allocates_nothing(void **state)
 {
     (void)state;
@@ -920,6 +1051,7 @@ static void blending_allocates_nothing(void **state)
         must(mn_pose_make_additive(&a, &b, &out, &err), &err);
         must(mn_pose_set_joint(&out, 1, a.translations, NULL, NULL, &err), &err);
         mni_blend_poses3(&a, &b, &a, w, 0.5f, &out);
+        mni_blend_sum3(&a, &b, &out, 0.5f, 0.25f, 0.25f, &out);
     }
     assert_int_equal(counter.allocs, before);
     mn_pose_free(&a);
@@ -952,6 +1084,8 @@ int main(void)
         cmocka_unit_test(blend_of_equal_channels_matches_the_reference_exactly),
         cmocka_unit_test(zero_mask_regions_are_left_untouched),
         cmocka_unit_test(fused_three_way_blend_is_the_two_blends_bit_for_bit),
+        cmocka_unit_test(weighted_sum_kernels_match_the_reference_bit_for_bit),
+        cmocka_unit_test(weighted_sum_stays_within_its_bound_of_sequential_slerp),
         cmocka_unit_test(blending_allocates_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

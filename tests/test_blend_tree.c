@@ -1188,6 +1188,62 @@ static void tree_blends_match_the_scalar_reference_and_skip_zero_weights(void **
 }
 
 /*
+ * A 2D space with `weighted_sum` over ten joints (the SIMD kernels run): on
+ * an edge and inside, the children's normalised weighted sum
+ * (mni_blend_sum3) within 1e-6; at a vertex the child alone, bit for bit;
+ * and evaluating allocates nothing.
+ */
+static void weighted_sum_sets_blend_their_children_in_one_sum(void **state)
+{
+    (void)state;
+    mn_clip *clips[3] = {wide_clip(0.1f), wide_clip(0.9f), wide_clip(-0.6f)};
+    static const uint32_t children[3] = {0, 1, 2};
+    static const float positions[6] = {0, 0, 1, 0, 0, 1};
+    mn_blend_node nodes[4] = {
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[0]},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[1]},
+        {.kind = MN_BLEND_NODE_CLIP, .clip = clips[2]},
+        {.kind = MN_BLEND_NODE_2D, .parameter = "x", .parameter_y = "y", .children = children,
+         .child_count = 3, .positions = positions, .weighted_sum = true},
+    };
+    mn_counting_alloc counter = mn_counting_alloc_make();
+    mn_blend_tree_desc desc = {.nodes = nodes, .node_count = 4, .root = 3, .joint_count = WIDE_JOINTS,
+                               .allocator = mn_counting_allocator(&counter)};
+    mn_blend_tree *tree = NULL;
+    mn_error err;
+    must(mn_blend_tree_create(&desc, &tree, &err), &err);
+    mn_pose out = make_pose(WIDE_JOINTS), leaf[3], expect = make_pose(WIDE_JOINTS);
+    for (int c = 0; c < 3; c++) {
+        leaf[c] = make_pose(WIDE_JOINTS);
+        assert_int_equal(mn_clip_sample(clips[c], 0.0f, &leaf[c], NULL), MN_OK);
+    }
+    size_t allocs = counter.allocs;
+    set(tree, "x", 0.0f);
+    set(tree, "y", 1.0f);
+    evaluate(tree, 0.0f, &out);
+    assert_true(poses_bit_equal(&out, &leaf[2]));
+    set(tree, "x", 0.25f);
+    set(tree, "y", 0.0f);
+    evaluate(tree, 0.0f, &out);
+    mni_blend_sum3_at(&leaf[0], &leaf[1], &leaf[1], 0.75f, 0.25f, 0.0f, &expect, MN_SIMD_SCALAR);
+    assert_wide_near(&out, &expect);
+    set(tree, "x", 0.2f);
+    set(tree, "y", 0.5f);
+    evaluate(tree, 0.0f, &out);
+    mni_blend_sum3_at(&leaf[0], &leaf[1], &leaf[2], 0.3f, 0.2f, 0.5f, &expect, MN_SIMD_SCALAR);
+    assert_wide_near(&out, &expect);
+    assert_int_equal(counter.allocs, allocs);
+    mn_blend_tree_free(tree);
+    assert_int_equal(counter.live_bytes, 0);
+    for (int c = 0; c < 3; c++) {
+        mn_pose_free(&leaf[c]);
+        mn_clip_free(clips[c]);
+    }
+    mn_pose_free(&out);
+    mn_pose_free(&expect);
+}
+
+/*
  * A clip with a rotation track on every joint overwrites the rotations whole,
  * so its leaf copies only the rest of the bind pose first: the pose must be
  * what copying the whole bind pose and sampling gives, bit for bit, whatever
@@ -1295,6 +1351,7 @@ int main(void)
         cmocka_unit_test(evaluation_allocates_nothing_and_free_returns_everything),
         cmocka_unit_test(evaluation_is_a_pure_function_of_parameters_and_time),
         cmocka_unit_test(tree_blends_match_the_scalar_reference_and_skip_zero_weights),
+        cmocka_unit_test(weighted_sum_sets_blend_their_children_in_one_sum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -403,6 +403,62 @@ void mni_blend_poses3(const mn_pose *a, const mn_pose *b, const mn_pose *c, floa
     mni_blend_poses3_at(a, b, c, tb, tc, out, MN_SIMD_BEST);
 }
 
+/* mni_blend_sum3's reference on joint j: read whole before anything is written (out may alias). */
+static void sum3_joint(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb, float wc,
+                       mn_pose *out, uint32_t j)
+{
+    const float *qa = a->rotations + 4 * (size_t)j, *qb = b->rotations + 4 * (size_t)j;
+    const float *qc = c->rotations + 4 * (size_t)j;
+    float db = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+    float dc = qa[0] * qc[0] + qa[1] * qc[1] + qa[2] * qc[2] + qa[3] * qc[3];
+    float kb = db < 0.0f ? -wb : wb, kc = dc < 0.0f ? -wc : wc;
+    float r[4], t[3], s[3];
+    for (int i = 0; i < 4; i++)
+        r[i] = qa[i] * wa + qb[i] * kb + qc[i] * kc;
+    quat_normalize4(r);
+    const float *channels[3][2] = {{a->translations, a->scales}, {b->translations, b->scales},
+                                   {c->translations, c->scales}};
+    for (int i = 0; i < 3; i++) {
+        size_t at = 3 * (size_t)j + (size_t)i;
+        float x = channels[0][0][at], y = channels[1][0][at], z = channels[2][0][at];
+        t[i] = x + (y - x) * wb + (z - x) * wc;
+        x = channels[0][1][at], y = channels[1][1][at], z = channels[2][1][at];
+        s[i] = x + (y - x) * wb + (z - x) * wc;
+    }
+    memcpy(out->rotations + 4 * (size_t)j, r, sizeof r);
+    memcpy(out->translations + 3 * (size_t)j, t, sizeof t);
+    memcpy(out->scales + 3 * (size_t)j, s, sizeof s);
+}
+
+/* The weighted sum: AVX2 eights, SSE2 fours, the reference on the tail; every level the same bits. */
+void mni_blend_sum3_at(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb,
+                       float wc, mn_pose *out, mn_simd_level level)
+{
+    uint32_t j = 0, n = out->joint_count;
+    level = mni_simd_resolve(level);
+#if MN_WITH_AVX2
+    if (level == MN_SIMD_AVX2_FMA) {
+        mni_blend_sum3_avx2(a, b, c, wa, wb, wc, out, j, (n - j) / 8u);
+        j += (n - j) / 8u * 8u;
+    }
+#endif
+#if MN_WITH_SSE2
+    if (level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2) {
+        mni_blend_sum3_sse2(a, b, c, wa, wb, wc, out, j, (n - j) / 4u);
+        j += (n - j) / 4u * 4u;
+    }
+#endif
+    (void)level;
+    for (; j < n; j++)
+        sum3_joint(a, b, c, wa, wb, wc, out, j);
+}
+
+void mni_blend_sum3(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb, float wc,
+                    mn_pose *out)
+{
+    mni_blend_sum3_at(a, b, c, wa, wb, wc, out, MN_SIMD_BEST);
+}
+
 /* One run of the additive layer, its S(ΔR, w) weights batched as blend_run's are. */
 static void add_run(const mn_pose *base, const mn_pose *delta, float layer, const float *mask,
                     mn_pose *out, uint32_t first, uint32_t end)

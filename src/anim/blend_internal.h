@@ -36,6 +36,23 @@ void mni_blend_poses3(const mn_pose *a, const mn_pose *b, const mn_pose *c, floa
 void mni_blend_poses3_at(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
                          mn_pose *out, mn_simd_level level);
 
+/*
+ * out = the weighted sum of a, b and c normalised once (ozz's blending job;
+ * a blend tree's `weighted_sum` sets): per joint the rotation
+ * normalize((a·wa + b·±wb) + c·±wc), b and c each taken on a's side (negated
+ * where its dot with a is negative), and translations and scales
+ * (a + (b − a)·wb) + (c − a)·wc, so that equal inputs (bind translations,
+ * unit scales) keep their bits.  The weights are the caller's, wa + wb + wc
+ * = 1 (wa only weighs the rotations); two inputs: c = b and wc = 0.  No
+ * series and no wide-arc case: every kernel level gives the scalar
+ * reference's bits (each lane does its IEEE operations in its order).  Same
+ * counts, unchecked; out may be a, b or c.
+ */
+void mni_blend_sum3(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb, float wc,
+                    mn_pose *out);
+void mni_blend_sum3_at(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb,
+                       float wc, mn_pose *out, mn_simd_level level);
+
 /* out = delta added over base, weights as mni_blend_poses.  Same counts, unchecked. */
 void mni_add_poses(const mn_pose *base, const mn_pose *delta, float weight, const float *mask,
                    mn_pose *out);
@@ -74,6 +91,7 @@ extern const float mni_slerp_series_k[40];
  * needs the wide-arc series: the caller runs the reference on those joints.
  * mni_blend3_<isa> are mni_blend_poses3's, for 0 < tb, tc < 1 (blend_kernel.h):
  * a group they leave gets the two blends one after the other.
+ * mni_blend_sum3_<isa> take groups of mni_blend_sum3's joints (any number) and leave none.
  */
 #define MN_BLEND_RUN 64u /* joints one call takes at most */
 #if MN_WITH_SSE2
@@ -83,6 +101,8 @@ uint32_t mni_add_sse2(const mn_pose *base, const mn_pose *delta, float layer, co
                       mn_pose *out, uint32_t first, uint32_t groups);
 uint32_t mni_blend3_sse2(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
                          mn_pose *out, uint32_t first, uint32_t groups);
+void mni_blend_sum3_sse2(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb,
+                         float wc, mn_pose *out, uint32_t first, uint32_t groups);
 #endif
 #if MN_WITH_AVX2
 uint32_t mni_blend_avx2(const mn_pose *a, const mn_pose *b, float layer, const float *mask,
@@ -91,6 +111,8 @@ uint32_t mni_add_avx2(const mn_pose *base, const mn_pose *delta, float layer, co
                       mn_pose *out, uint32_t first, uint32_t groups);
 uint32_t mni_blend3_avx2(const mn_pose *a, const mn_pose *b, const mn_pose *c, float tb, float tc,
                          mn_pose *out, uint32_t first, uint32_t groups);
+void mni_blend_sum3_avx2(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa, float wb,
+                         float wc, mn_pose *out, uint32_t first, uint32_t groups);
 #endif
 
 /* ---- 2D blend spaces (blend_space.c) ---------------------------------------- */

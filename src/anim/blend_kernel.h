@@ -474,4 +474,50 @@ MN_KERNEL uint32_t MN_ISA(mni_add)(const mn_pose *base, const mn_pose *delta, fl
     return refer;
 }
 
+/* (x + (y − x)·wy) + (z − x)·wz on three registers of a channel: mni_blend_sum3's order. */
+MN_LANE void sum3_channel(const vf x[3], const vf y[3], const vf z[3], vf wy, vf wz, vf out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = vf_add(vf_add(x[i], vf_mul(vf_sub(y[i], x[i]), wy)), vf_mul(vf_sub(z[i], x[i]), wz));
+}
+
+/*
+ * mni_blend_sum3 (blend_internal.h) on `groups` groups of VF_W joints from
+ * `first`: one pass, no series, so no group is left to the reference.  Each
+ * group reads all of its joints before it writes: out may be a, b or c.
+ */
+MN_KERNEL void MN_ISA(mni_blend_sum3)(const mn_pose *a, const mn_pose *b, const mn_pose *c, float wa,
+                                      float wb, float wc, mn_pose *out, uint32_t first, uint32_t groups)
+{
+    const vf zero = vf_zero(), sign_bit = vf_set1(-0.0f);
+    const vf ka = vf_set1(wa), kb0 = vf_set1(wb), kc0 = vf_set1(wc);
+    for (uint32_t g = 0; g < groups; g++) {
+        uint32_t j = first + VF_W * g;
+        vf qa[4], qb[4], qc[4], r[4];
+        quats_load(a->rotations + 4 * (size_t)j, qa);
+        quats_load(b->rotations + 4 * (size_t)j, qb);
+        quats_load(c->rotations + 4 * (size_t)j, qc);
+        /* b and c on a's side: the weight negated where the dot is negative (−w is exact) */
+        vf kb = vf_xor(kb0, vf_and(vf_lt(quat_dot(qa, qb), zero), sign_bit));
+        vf kc = vf_xor(kc0, vf_and(vf_lt(quat_dot(qa, qc), zero), sign_bit));
+        for (int i = 0; i < 4; i++)
+            r[i] = vf_add(vf_add(vf_mul(qa[i], ka), vf_mul(qb[i], kb)), vf_mul(qc[i], kc));
+        quat_normalize(r);
+        vf x[3], y[3], z[3], t[3], s[3];
+        channel_load(a->translations, j, x);
+        channel_load(b->translations, j, y);
+        channel_load(c->translations, j, z);
+        sum3_channel(x, y, z, kb0, kc0, t);
+        channel_load(a->scales, j, x);
+        channel_load(b->scales, j, y);
+        channel_load(c->scales, j, z);
+        sum3_channel(x, y, z, kb0, kc0, s);
+        quats_store(out->rotations + 4 * (size_t)j, r);
+        for (int i = 0; i < 3; i++) {
+            vf_storeu(out->translations + 3 * (size_t)j + VF_W * i, t[i]);
+            vf_storeu(out->scales + 3 * (size_t)j + VF_W * i, s[i]);
+        }
+    }
+}
+
 #endif /* MN_ANIM_BLEND_KERNEL_H */

@@ -63,6 +63,7 @@ typedef struct bt_node {
     float *at;                   /* 1D: at[k] is the position of children[order[k]] */
     mn_blend_space space;        /* 2D: points are the children in declaration order */
     bool sync;
+    bool weighted_sum;           /* blend the weighted children in one normalised sum */
     /* derived */
     uint32_t depth;              /* interior levels from here down (0 for a leaf) */
     uint32_t visits;             /* leaf visits evaluating this node makes (at most) */
@@ -263,6 +264,8 @@ static void eval_set(mn_blend_tree *tree, const bt_node *nd, float time, const d
     double phase = nd->sync ? set_phase(tree, nd, time, phases) : 0.0;
     double frac = phase - floor(phase);
     bool fused = k == 3 && tree->scratch3;
+    /* a weighted sum: the children evaluated as for the fused blends, then one pass (WEIGHTED SUMS) */
+    bool sum = nd->weighted_sum && (k < 3 || tree->scratch3);
     double acc = 0.0;
     float share[3] = {1.0f, 1.0f, 1.0f};
     for (uint32_t c = 0; c < k; c++) {
@@ -276,11 +279,16 @@ static void eval_set(mn_blend_tree *tree, const bt_node *nd, float time, const d
         }
         acc += w[c];
         share[c] = (float)(w[c] / acc);
-        if (c > 0 && !fused)
+        if (c > 0 && !fused && !sum)
             mni_blend_poses(out, target, share[c], NULL, out);
     }
-    if (fused)
+    if (sum && k > 1) {
+        const mn_pose *third = k == 3 ? &tree->scratch3[level] : &tree->scratch[level];
+        mni_blend_sum3(out, &tree->scratch[level], third, (float)w[0], (float)w[1],
+                       k == 3 ? (float)w[2] : 0.0f, out);
+    } else if (fused) {
         mni_blend_poses3(out, &tree->scratch[level], &tree->scratch3[level], share[1], share[2], out);
+    }
 }
 
 static void eval_node(mn_blend_tree *tree, uint32_t node, float time, const double *phases,
@@ -623,6 +631,7 @@ static mn_status build_node(mn_blend_tree *tree, uint32_t node, const mn_blend_n
         if (!src->positions)
             return node_error(err, MN_INVALID_ARGUMENT, node, "positions", "positions are missing");
         nd->sync = src->sync;
+        nd->weighted_sum = src->weighted_sum;
         mn_status st = declare_name(tree, src->parameter, MN_BLEND_NAME_PARAMETER, node,
                                     "parameter", &nd->param, err);
         if (st == MN_OK && two)
