@@ -60,13 +60,13 @@
  *   ozz-animation's blending job does: per joint the rotation is the
  *   weighted sum of the children's quaternions, each taken on the first
  *   child's side, normalised once, and translations and scales are the
- *   weighted sums t0 + (t1 − t0)·w1 + (t2 − t0)·w2 (equal inputs keep their
- *   bits).  Translations and scales are the default's to float rounding; a
- *   rotation differs from the sequential slerp by at most 1.5e-3 rad where
+ *   weighted sums t0 + (t1 − t0)·w1 + (t2 − t0)·w2 (equal finite inputs
+ *   keep their bits): the default's to float rounding.  A rotation
+ *   differs from the sequential slerps by at most 1.5e-3 rad where
  *   the children are within 0.7 rad of one another (a locomotion grid's
  *   neighbours), more as they spread (nlerp runs ahead of slerp in the
- *   middle of a wide arc).  About a third of the default's cost: no slerp
- *   series.  tests/test_blend.c holds both bounds.
+ *   middle of a wide arc).  About 0.4 of the default blends' instructions:
+ *   no slerp series.  tests/test_blend.c holds the bound and the kernels.
  *
  * SYNCHRONISED SETS (`sync` on a 1D or 2D node)
  *   Every child must be a clip leaf with no clock and a duration > 0.  The
