@@ -88,12 +88,15 @@ MN_LANE void dq_store3(float *const p[VF_W], const vf v[3], bool packed)
 #include "deform/dual_quat_kernel.h"
 
 /*
- * The blend, vertex by vertex (AVX2's own; SSE2 gathers lane by lane): a
- * joint's real and dual parts are one 32-byte load, so an influence costs
- * one broadcast weight and one FMA, and the four hemisphere tests of a
- * vertex are four multiplies and three horizontal adds, in the reference's
- * order.  Each vertex's blend goes to a buffer of 8 floats a vertex, which
- * the group then reads lane by lane (dq_load4) into the lane layout.
+ * The blend, vertex by vertex (AVX2's own; SSE2's is dual_quat_sse2.c's): a
+ * joint's real and dual parts are one 32-byte load, so an influence costs one
+ * broadcast weight and one FMA with its load folded in.  The joints' byte
+ * offsets are made four at a time by one widening load and one multiply
+ * (three scalar instructions a joint otherwise), and the calls without
+ * hemisphere tests or scales (the common case: mn_dq_call) run their own
+ * copy of the blend, so the loop tests no flag per vertex.  The eight blends
+ * then meet in registers: one lane-crossing permute pairs vertex l with
+ * l + 4, and vf_transpose_halves4 turns the pairs into one register a field.
  */
 
 /*
@@ -115,67 +118,111 @@ MN_LANE __m128 dots4(__m256 q0, __m256 x0, __m256 x1, __m256 x2, __m256 x3)
 /* Lane k of w (both halves of ww hold w), in every lane: an in-lane permute. */
 #define LANE_OF(ww, k) _mm256_permute_ps((ww), (k) * 0x55)
 
+/* The byte offsets of four joints' records: j × 4 × MN_SKIN_DQ_FLOATS. */
+MN_LANE void joint_offsets(const uint16_t *j, uint32_t off[4])
+{
+    __m128i x = _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)(const void *)j));
+    _mm_store_si128((__m128i *)(void *)off,
+                    _mm_mullo_epi32(x, _mm_set1_epi32((int)(sizeof(float) * MN_SKIN_DQ_FLOATS))));
+}
+
+/* The record at byte offset `off` of dqs, `at` floats in. */
+#define REC(dqs, off, at) ((const float *)(const void *)((const char *)(dqs) + (off)) + (at))
+
 /*
- * One vertex's blend of ic influences (a multiple of 4) into rec (real part,
- * dual part) and its blended scale into *scale when blend_scale.
+ * One vertex's blend of ic influences (a multiple of 4): real part in the low
+ * half, dual part in the high; its blended scale in lane 0 of *scale when
+ * BLEND_SCALE.  FLIPS: the hemisphere tests (else every sign is +).
  */
-MN_LANE void blend_vertex(const float *dqs, const uint16_t *j, const float *w, size_t ic,
-                          bool blend_scale, bool no_flips, float rec[8], float *scale)
+MN_LANE __m256 blend_vertex(const float *dqs, const uint16_t *j, const float *w, size_t ic,
+                            bool blend_scale, bool flips, __m128 *scale)
 {
     const __m128 sign = _mm_set1_ps(-0.0f);
-    __m256 q0 = _mm256_loadu_ps(dqs + MN_SKIN_DQ_FLOATS * (size_t)j[0]), acc = _mm256_setzero_ps();
+    _Alignas(16) uint32_t off[4];
+    __m256 acc = _mm256_setzero_ps(), q0 = _mm256_setzero_ps();
+    __m128 sc = _mm_setzero_ps();
     for (size_t m = 0; m < ic; m += 4) {
-        const float *a[4] = {dqs + MN_SKIN_DQ_FLOATS * (size_t)j[m], dqs + MN_SKIN_DQ_FLOATS * (size_t)j[m + 1],
-                             dqs + MN_SKIN_DQ_FLOATS * (size_t)j[m + 2], dqs + MN_SKIN_DQ_FLOATS * (size_t)j[m + 3]};
-        __m256 x[4] = {_mm256_loadu_ps(a[0]), _mm256_loadu_ps(a[1]), _mm256_loadu_ps(a[2]),
-                       _mm256_loadu_ps(a[3])};
-        __m128 wm = _mm_loadu_ps(w + m);
-        /* −w where the dot's sign bit is set; the first influence's own dot is |q0|² ≥ 0 */
-        __m128 sw = wm;
-        if (!no_flips) {
-            sw = _mm_xor_ps(wm, _mm_and_ps(dots4(q0, x[0], x[1], x[2], x[3]), sign));
+        joint_offsets(j + m, off);
+        __m256 even, odd;
+        if (flips) {
+            __m256 x[4] = {_mm256_loadu_ps(REC(dqs, off[0], 0)), _mm256_loadu_ps(REC(dqs, off[1], 0)),
+                           _mm256_loadu_ps(REC(dqs, off[2], 0)), _mm256_loadu_ps(REC(dqs, off[3], 0))};
+            if (m == 0)
+                q0 = x[0];
+            __m128 wm = _mm_loadu_ps(w + m);
+            /* −w where the dot's sign bit is set; the first influence's own dot is |q0|² ≥ 0 */
+            __m128 sw = _mm_xor_ps(wm, _mm_and_ps(dots4(q0, x[0], x[1], x[2], x[3]), sign));
             if (m == 0)
                 sw = _mm_move_ss(sw, wm);
+            __m256 ww = _mm256_insertf128_ps(_mm256_castps128_ps256(sw), sw, 1);
+            even = _mm256_mul_ps(LANE_OF(ww, 0), x[0]);
+            odd = _mm256_mul_ps(LANE_OF(ww, 1), x[1]);
+            even = _mm256_fmadd_ps(LANE_OF(ww, 2), x[2], even);
+            odd = _mm256_fmadd_ps(LANE_OF(ww, 3), x[3], odd);
+        } else {
+            /* two chains of two, joined: half the latency of one chain of four */
+            even = _mm256_mul_ps(_mm256_broadcast_ss(w + m), _mm256_loadu_ps(REC(dqs, off[0], 0)));
+            odd = _mm256_mul_ps(_mm256_broadcast_ss(w + m + 1), _mm256_loadu_ps(REC(dqs, off[1], 0)));
+            even = _mm256_fmadd_ps(_mm256_broadcast_ss(w + m + 2), _mm256_loadu_ps(REC(dqs, off[2], 0)),
+                                   even);
+            odd = _mm256_fmadd_ps(_mm256_broadcast_ss(w + m + 3), _mm256_loadu_ps(REC(dqs, off[3], 0)),
+                                  odd);
         }
-        __m256 ww = _mm256_insertf128_ps(_mm256_castps128_ps256(sw), sw, 1);
-        /* two chains of two, joined: half the latency of one chain of four */
-        __m256 even = _mm256_mul_ps(LANE_OF(ww, 0), x[0]);
-        __m256 odd = _mm256_mul_ps(LANE_OF(ww, 1), x[1]);
-        even = _mm256_fmadd_ps(LANE_OF(ww, 2), x[2], even);
-        odd = _mm256_fmadd_ps(LANE_OF(ww, 3), x[3], odd);
         acc = m == 0 ? _mm256_add_ps(even, odd) : _mm256_add_ps(acc, _mm256_add_ps(even, odd));
+        if (blend_scale) {
+            /* floats 8..11 of each record: the scale and three zeros, weighted (unflipped) */
+            __m128 se = _mm_mul_ps(_mm_broadcast_ss(w + m), _mm_loadu_ps(REC(dqs, off[0], 8)));
+            __m128 so = _mm_mul_ps(_mm_broadcast_ss(w + m + 1), _mm_loadu_ps(REC(dqs, off[1], 8)));
+            se = _mm_fmadd_ps(_mm_broadcast_ss(w + m + 2), _mm_loadu_ps(REC(dqs, off[2], 8)), se);
+            so = _mm_fmadd_ps(_mm_broadcast_ss(w + m + 3), _mm_loadu_ps(REC(dqs, off[3], 8)), so);
+            sc = m == 0 ? _mm_add_ps(se, so) : _mm_add_ps(sc, _mm_add_ps(se, so));
+        }
     }
-    /* two 16-byte stores: the group's 16-byte loads of them then forward from the store queue */
-    _mm_store_ps(rec, _mm256_castps256_ps128(acc));
-    _mm_store_ps(rec + 4, _mm256_extractf128_ps(acc, 1));
+    *scale = sc;
+    return acc;
+}
+
+/* The group's blends for one choice of the call's two flags (each a constant where inlined). */
+MN_LANE dq_blend blend_group(const float *dqs, const dq_view *g, size_t ic, bool blend_scale,
+                             bool flips)
+{
+    __m256 rec[VF_W];
+    __m128 s[VF_W];
+    DQ_UNROLL
+    for (int l = 0; l < VF_W; l++) {
+        size_t x = dq_lane(g, l) * ic;
+        rec[l] = blend_vertex(dqs, g->j + x, g->w + x, ic, blend_scale, flips, &s[l]);
+    }
+    dq_blend b;
+    vf r[4], d[4];
+    DQ_UNROLL
+    for (int l = 0; l < 4; l++) {
+        r[l] = _mm256_permute2f128_ps(rec[l], rec[l + 4], 0x20); /* real parts of l, l + 4 */
+        d[l] = _mm256_permute2f128_ps(rec[l], rec[l + 4], 0x31); /* dual parts */
+    }
+    vf_transpose_halves4(r, b.r);
+    vf_transpose_halves4(d, b.d);
+    b.sc = _mm256_setzero_ps();
     if (blend_scale) {
-        float sc = w[0] * dqs[MN_SKIN_DQ_FLOATS * (size_t)j[0] + 8];
-        for (size_t k = 1; k < ic; k++)
-            sc = sc + w[k] * dqs[MN_SKIN_DQ_FLOATS * (size_t)j[k] + 8];
-        *scale = sc;
+        /* lane 0 of each s[l] into lane l */
+        __m128 lo = _mm_movelh_ps(_mm_unpacklo_ps(s[0], s[1]), _mm_unpacklo_ps(s[2], s[3]));
+        __m128 hi = _mm_movelh_ps(_mm_unpacklo_ps(s[4], s[5]), _mm_unpacklo_ps(s[6], s[7]));
+        b.sc = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
     }
+    return b;
 }
 
 MN_LANE dq_blend dq_blend_avx2(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
                                bool no_flips)
 {
-    _Alignas(32) float rec[VF_W][8];
-    _Alignas(32) float scale[VF_W] = {0};
-    DQ_UNROLL
-    for (int l = 0; l < VF_W; l++) {
-        size_t x = dq_lane(g, l) * L.ic;
-        blend_vertex(dqs, g->j + x, g->w + x, L.ic, blend_scale, no_flips, rec[l], &scale[l]);
-    }
-    dq_blend b;
-    const float *r[VF_W], *d[VF_W];
-    DQ_UNROLL
-    for (int l = 0; l < VF_W; l++)
-        r[l] = rec[l], d[l] = rec[l] + 4;
-    dq_load4(r, b.r);
-    dq_load4(d, b.d);
-    b.sc = _mm256_load_ps(scale);
-    return b;
+    if (no_flips)
+        return blend_scale ? blend_group(dqs, g, L.ic, true, false)
+                           : blend_group(dqs, g, L.ic, false, false);
+    return blend_scale ? blend_group(dqs, g, L.ic, true, true)
+                       : blend_group(dqs, g, L.ic, false, true);
 }
+
+#undef REC
 
 #else
 /* ISO C wants a translation unit to declare something. */
