@@ -143,38 +143,39 @@ MN_LANE __m256 blend_vertex(const float *dqs, const uint16_t *j, const float *w,
     __m128 sc = _mm_setzero_ps();
     for (size_t m = 0; m < ic; m += 4) {
         joint_offsets(j + m, off);
+        __m256 bw[4] = {_mm256_broadcast_ss(w + m), _mm256_broadcast_ss(w + m + 1),
+                        _mm256_broadcast_ss(w + m + 2), _mm256_broadcast_ss(w + m + 3)};
         __m256 even, odd;
         if (flips) {
             __m256 x[4] = {_mm256_loadu_ps(REC(dqs, off[0], 0)), _mm256_loadu_ps(REC(dqs, off[1], 0)),
                            _mm256_loadu_ps(REC(dqs, off[2], 0)), _mm256_loadu_ps(REC(dqs, off[3], 0))};
             if (m == 0)
                 q0 = x[0];
-            __m128 wm = _mm_loadu_ps(w + m);
             /* −w where the dot's sign bit is set; the first influence's own dot is |q0|² ≥ 0 */
-            __m128 sw = _mm_xor_ps(wm, _mm_and_ps(dots4(q0, x[0], x[1], x[2], x[3]), sign));
+            __m128 neg = _mm_and_ps(dots4(q0, x[0], x[1], x[2], x[3]), sign);
             if (m == 0)
-                sw = _mm_move_ss(sw, wm);
-            __m256 ww = _mm256_insertf128_ps(_mm256_castps128_ps256(sw), sw, 1);
-            even = _mm256_mul_ps(LANE_OF(ww, 0), x[0]);
-            odd = _mm256_mul_ps(LANE_OF(ww, 1), x[1]);
-            even = _mm256_fmadd_ps(LANE_OF(ww, 2), x[2], even);
-            odd = _mm256_fmadd_ps(LANE_OF(ww, 3), x[3], odd);
+                neg = _mm_move_ss(neg, _mm_setzero_ps());
+            __m256 flip = _mm256_insertf128_ps(_mm256_castps128_ps256(neg), neg, 1);
+            even = _mm256_mul_ps(_mm256_xor_ps(bw[0], LANE_OF(flip, 0)), x[0]);
+            odd = _mm256_mul_ps(_mm256_xor_ps(bw[1], LANE_OF(flip, 1)), x[1]);
+            even = _mm256_fmadd_ps(_mm256_xor_ps(bw[2], LANE_OF(flip, 2)), x[2], even);
+            odd = _mm256_fmadd_ps(_mm256_xor_ps(bw[3], LANE_OF(flip, 3)), x[3], odd);
         } else {
             /* two chains of two, joined: half the latency of one chain of four */
-            even = _mm256_mul_ps(_mm256_broadcast_ss(w + m), _mm256_loadu_ps(REC(dqs, off[0], 0)));
-            odd = _mm256_mul_ps(_mm256_broadcast_ss(w + m + 1), _mm256_loadu_ps(REC(dqs, off[1], 0)));
-            even = _mm256_fmadd_ps(_mm256_broadcast_ss(w + m + 2), _mm256_loadu_ps(REC(dqs, off[2], 0)),
-                                   even);
-            odd = _mm256_fmadd_ps(_mm256_broadcast_ss(w + m + 3), _mm256_loadu_ps(REC(dqs, off[3], 0)),
-                                  odd);
+            even = _mm256_mul_ps(bw[0], _mm256_loadu_ps(REC(dqs, off[0], 0)));
+            odd = _mm256_mul_ps(bw[1], _mm256_loadu_ps(REC(dqs, off[1], 0)));
+            even = _mm256_fmadd_ps(bw[2], _mm256_loadu_ps(REC(dqs, off[2], 0)), even);
+            odd = _mm256_fmadd_ps(bw[3], _mm256_loadu_ps(REC(dqs, off[3], 0)), odd);
         }
         acc = m == 0 ? _mm256_add_ps(even, odd) : _mm256_add_ps(acc, _mm256_add_ps(even, odd));
         if (blend_scale) {
             /* floats 8..11 of each record: the scale and three zeros, weighted (unflipped) */
-            __m128 se = _mm_mul_ps(_mm_broadcast_ss(w + m), _mm_loadu_ps(REC(dqs, off[0], 8)));
-            __m128 so = _mm_mul_ps(_mm_broadcast_ss(w + m + 1), _mm_loadu_ps(REC(dqs, off[1], 8)));
-            se = _mm_fmadd_ps(_mm_broadcast_ss(w + m + 2), _mm_loadu_ps(REC(dqs, off[2], 8)), se);
-            so = _mm_fmadd_ps(_mm_broadcast_ss(w + m + 3), _mm_loadu_ps(REC(dqs, off[3], 8)), so);
+            __m128 w4[4] = {_mm256_castps256_ps128(bw[0]), _mm256_castps256_ps128(bw[1]),
+                            _mm256_castps256_ps128(bw[2]), _mm256_castps256_ps128(bw[3])};
+            __m128 se = _mm_mul_ps(w4[0], _mm_loadu_ps(REC(dqs, off[0], 8)));
+            __m128 so = _mm_mul_ps(w4[1], _mm_loadu_ps(REC(dqs, off[1], 8)));
+            se = _mm_fmadd_ps(w4[2], _mm_loadu_ps(REC(dqs, off[2], 8)), se);
+            so = _mm_fmadd_ps(w4[3], _mm_loadu_ps(REC(dqs, off[3], 8)), so);
             sc = m == 0 ? _mm_add_ps(se, so) : _mm_add_ps(sc, _mm_add_ps(se, so));
         }
     }
@@ -182,8 +183,8 @@ MN_LANE __m256 blend_vertex(const float *dqs, const uint16_t *j, const float *w,
     return acc;
 }
 
-/* The group's blends for one choice of the call's two flags (each a constant where inlined). */
-MN_LANE dq_blend blend_group(const float *dqs, const dq_view *g, size_t ic, bool blend_scale,
+/* The group's blends (dual_quat_kernel.h's DQ_BLEND_ISA). */
+MN_LANE dq_blend dq_blend_avx2(const float *dqs, const dq_view *g, size_t ic, bool blend_scale,
                              bool flips)
 {
     __m256 rec[VF_W];
@@ -210,16 +211,6 @@ MN_LANE dq_blend blend_group(const float *dqs, const dq_view *g, size_t ic, bool
         b.sc = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
     }
     return b;
-}
-
-MN_LANE dq_blend dq_blend_avx2(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
-                               bool no_flips)
-{
-    if (no_flips)
-        return blend_scale ? blend_group(dqs, g, L.ic, true, false)
-                           : blend_group(dqs, g, L.ic, false, false);
-    return blend_scale ? blend_group(dqs, g, L.ic, true, true)
-                       : blend_group(dqs, g, L.ic, false, true);
 }
 
 #undef REC

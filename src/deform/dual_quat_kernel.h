@@ -37,13 +37,21 @@
 
 /*
  * A call's shape: which optional streams, influences a vertex (a multiple of
- * 4), and `packed` (every stream at its default stride: the strides are then
- * compile-time constants, and each lane's address a constant offset).
+ * 4), `packed` (every stream at its default stride: the strides are then
+ * compile-time constants, and each lane's address a constant offset), and
+ * `flags`: the call's hemisphere tests (DQ_FLIPS) and scale blend
+ * (DQ_SCALES) as constants, or DQ_FLAGS_RUNTIME to read them from the call
+ * (the loop then tests them vertex by vertex).
  */
 typedef struct dq_layout {
     bool has_n, has_t, packed;
     size_t ic;
+    int flags;
 } dq_layout;
+
+#define DQ_FLIPS 1
+#define DQ_SCALES 2
+#define DQ_FLAGS_RUNTIME (-1)
 
 /*
  * Where a group reads and writes: lane l's vertex is `l` (or 0 from `lanes`
@@ -71,78 +79,13 @@ typedef struct dq_blend {
     vf r[4], d[4], sc;
 } dq_blend;
 
-#ifdef DQ_BLEND_ISA
-/* The instruction set's own blend (defined after this header), in place of dq_blend_lanes. */
-MN_LANE dq_blend DQ_BLEND_ISA(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
-                              bool no_flips);
-#endif
-
 /*
- * Σ ±w_k · dq[j_k] for each lane, the sign from the first influence's
- * hemisphere, gathered lane by lane (SSE2's blend).
+ * The instruction set's blend (defined after this header, in its file):
+ * Σ ±w_k · dq[j_k] of each lane's vertex, the sign from the first influence's
+ * hemisphere when `flips`, and Σ w_k · scale[j_k] when `blend_scale`.
  */
-MN_LANE dq_blend dq_blend_lanes(const float *dqs, const dq_view *g, dq_layout L, bool blend_scale,
-                                bool no_flips)
-{
-    dq_blend b;
-    vf q0[4];
-    DQ_UNROLL
-    for (int c = 0; c < 4; c++) /* the first influence's (k == 0) overwrites these */
-        q0[c] = b.r[c] = b.d[c] = vf_zero();
-    b.sc = vf_zero();
-    for (size_t m = 0; m < L.ic; m += 4) {
-        const float *wp[VF_W];
-        DQ_UNROLL
-        for (int l = 0; l < VF_W; l++)
-            wp[l] = g->w + dq_lane(g, l) * L.ic + m;
-        vf W[4];
-        DQ_LOAD4(wp, W);
-        DQ_UNROLL
-        for (size_t i = 0; i < 4; i++) {
-            size_t k = m + i;
-            const float *a[VF_W], *da[VF_W];
-            DQ_UNROLL
-            for (int l = 0; l < VF_W; l++) {
-                a[l] = dqs + DQ * (size_t)g->j[dq_lane(g, l) * L.ic + k];
-                da[l] = a[l] + 4;
-            }
-            vf R[4], D[4];
-            DQ_LOAD4(a, R);
-            DQ_LOAD4(da, D);
-            if (k == 0) {
-                DQ_UNROLL
-                for (int c = 0; c < 4; c++) {
-                    q0[c] = R[c];
-                    b.r[c] = vf_mul(W[0], R[c]);
-                    b.d[c] = vf_mul(W[0], D[c]);
-                }
-            } else {
-                vf sw = W[i];
-                if (!no_flips) {
-                    /* (x·x' + y·y') + (z·z' + w·w'), products rounded: the reference's order */
-                    vf dot = vf_add(vf_add(vf_mul(q0[0], R[0]), vf_mul(q0[1], R[1])),
-                                    vf_add(vf_mul(q0[2], R[2]), vf_mul(q0[3], R[3])));
-                    sw = vf_flipsign(W[i], dot);
-                }
-                DQ_UNROLL
-                for (int c = 0; c < 4; c++) {
-                    b.r[c] = vf_madd(sw, R[c], b.r[c]);
-                    b.d[c] = vf_madd(sw, D[c], b.d[c]);
-                }
-            }
-            if (blend_scale) {
-                const float *sa[VF_W];
-                DQ_UNROLL
-                for (int l = 0; l < VF_W; l++)
-                    sa[l] = a[l] + 8;
-                vf S[4];
-                DQ_LOAD4(sa, S);
-                b.sc = k == 0 ? vf_mul(W[0], S[0]) : vf_madd(W[i], S[0], b.sc);
-            }
-        }
-    }
-    return b;
-}
+MN_LANE dq_blend DQ_BLEND_ISA(const float *dqs, const dq_view *g, size_t ic, bool blend_scale,
+                              bool flips);
 
 /* v rotated by the unnormalised quaternion r, k = 2 / |r|² (dual_quat.c's rotate_scalar). */
 MN_LANE void dq_rotate(const vf r[4], vf k, const vf v[3], vf out[3])
@@ -178,12 +121,10 @@ MN_LANE void dq_normalize(vf v[3])
  */
 MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool exact)
 {
-#ifdef DQ_BLEND_ISA
-    dq_blend b = DQ_BLEND_ISA(c->s.palette, g, L, c->blend_scale, c->no_flips);
-#else
-    dq_blend b = dq_blend_lanes(c->s.palette, g, L, c->blend_scale, c->no_flips);
-#endif
-    vf sc = c->blend_scale ? b.sc : vf_set1(c->scale);
+    bool flips = L.flags == DQ_FLAGS_RUNTIME ? !c->no_flips : (L.flags & DQ_FLIPS) != 0;
+    bool blend_scale = L.flags == DQ_FLAGS_RUNTIME ? c->blend_scale : (L.flags & DQ_SCALES) != 0;
+    dq_blend b = DQ_BLEND_ISA(c->s.palette, g, L.ic, blend_scale, flips);
+    vf sc = blend_scale ? b.sc : vf_set1(c->scale);
     const vf *r = b.r, *d = b.d;
 
     vf n2 = vf_madd(r[3], r[3], vf_madd(r[2], r[2], vf_madd(r[1], r[1], vf_mul(r[0], r[0]))));
@@ -297,7 +238,7 @@ MN_LANE void dq_tail(const mn_dq_call *c, dq_layout L, size_t first, size_t n)
     }
     dq_view g = {n, s->joints + first * L.ic, s->weights + first * L.ic, in[0][0], in[1][0],
                  in[2][0], out[0][0], out[1][0], out[2][0], 4, 4, 4, 4, 4, 4};
-    dq_layout strided = {L.has_n, L.has_t, false, L.ic};
+    dq_layout strided = {L.has_n, L.has_t, false, L.ic, L.flags};
     dq_group(c, &g, strided, true);
     for (size_t l = 0; l < n; l++) {
         size_t x = first + l;
@@ -323,30 +264,49 @@ MN_LANE void dq_all(const mn_dq_call *cp, dq_layout L)
     dq_tail(c, L, end, s->count - end);
 }
 
-/* One instance per stream set and for 4 influences, so the group loop carries no per-vertex tests. */
-MN_LANE void dq_streams(const mn_dq_call *c, size_t ic, bool packed)
+/* One instance per stream set, so the group loop carries no per-vertex tests. */
+MN_LANE void dq_streams(const mn_dq_call *c, size_t ic, bool packed, int flags)
 {
     bool has_n = c->s.normals != NULL, has_t = c->s.tangents != NULL;
     if (has_n && has_t)
-        dq_all(c, (dq_layout){true, true, packed, ic});
+        dq_all(c, (dq_layout){true, true, packed, ic, flags});
     else if (has_n)
-        dq_all(c, (dq_layout){true, false, packed, ic});
+        dq_all(c, (dq_layout){true, false, packed, ic, flags});
     else if (has_t)
-        dq_all(c, (dq_layout){false, true, packed, ic});
+        dq_all(c, (dq_layout){false, true, packed, ic, flags});
     else
-        dq_all(c, (dq_layout){false, false, packed, ic});
+        dq_all(c, (dq_layout){false, false, packed, ic, flags});
 }
 
 MN_KERNEL void MN_ISA(mni_dq_skin)(const mn_dq_call *c)
 {
-    /* 4 influences unroll the blend; the generic count keeps run-time strides */
+    /*
+     * 4 influences unroll the blend; packed ones (the glTF layout) also take
+     * the call's flags as constants, an instance each; the other shapes keep
+     * run-time strides and flags.
+     */
     bool packed = mni_skin_packed(&c->s);
-    if (c->s.influences == 4 && packed)
-        dq_streams(c, 4, true);
-    else if (c->s.influences == 4)
-        dq_streams(c, 4, false);
-    else
-        dq_streams(c, c->s.influences, false);
+    int flags = (c->no_flips ? 0 : DQ_FLIPS) | (c->blend_scale ? DQ_SCALES : 0);
+    if (c->s.influences == 4 && packed) {
+        switch (flags) {
+        case 0:
+            dq_streams(c, 4, true, 0);
+            break;
+        case DQ_FLIPS:
+            dq_streams(c, 4, true, DQ_FLIPS);
+            break;
+        case DQ_SCALES:
+            dq_streams(c, 4, true, DQ_SCALES);
+            break;
+        default:
+            dq_streams(c, 4, true, DQ_FLIPS | DQ_SCALES);
+            break;
+        }
+    } else if (c->s.influences == 4) {
+        dq_streams(c, 4, false, DQ_FLAGS_RUNTIME);
+    } else {
+        dq_streams(c, c->s.influences, false, DQ_FLAGS_RUNTIME);
+    }
 }
 
 #undef DQ
