@@ -308,6 +308,9 @@ mn_status mni_dq_call_make(const mn_skin_job *job, const float *dual_quats, mn_e
     for (uint32_t k = 1; k < job->palette_count && !c->blend_scale; k++)
         c->blend_scale = dual_quats[DQ * (size_t)k + 8] != c->scale;
     c->no_flips = no_flips(dual_quats, job->palette_count, c->s.count * c->s.influences);
+    /* prefetch in a large call, as linear blending does (skin.c's plan_streaming) */
+    size_t bytes = c->s.count * (12u + (c->s.normals ? 12u : 0u) + (c->s.tangents ? 16u : 0u));
+    c->s.prefetch = bytes + c->s.count * c->s.influences * 6u >= MN_SKIN_STREAM_MIN_BYTES;
     return MN_OK;
 }
 

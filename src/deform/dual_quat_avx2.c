@@ -85,6 +85,7 @@ MN_LANE void dq_store3(float *const p[VF_W], const vf v[3], bool packed)
 #define DQ_STORE4 dq_store4
 #define DQ_STORE3 dq_store3
 #define DQ_BLEND_ISA dq_blend_avx2
+#define DQ_NORMALISE_INPUT 1
 #include "deform/dual_quat_kernel.h"
 
 /*

@@ -29,6 +29,10 @@
 
 #define DQ MN_SKIN_DQ_FLOATS
 
+#ifndef DQ_NORMALISE_INPUT
+#define DQ_NORMALISE_INPUT 0
+#endif
+
 /*
  * Loops over lanes and components unrolled whole: the pointer and vector
  * arrays they fill then live in registers instead of on the stack.
@@ -101,15 +105,47 @@ MN_LANE void dq_rotate(const vf r[4], vf k, const vf v[3], vf out[3])
     out[2] = vf_madd(k, c2, v[2]);
 }
 
-/* v · (1 / |v|), zero where |v|² is not positive. */
-MN_LANE void dq_normalize(vf v[3])
+/*
+ * 1 / |v|, zero where |v|² is not positive: 1 / sqrt where the kernel gives
+ * the reference's bits; with DQ_NORMALISE_INPUT the estimate rsqrt and one
+ * Newton step, y·(1.5 − ½x·y²), within 3e-7 relative (the estimate is 12
+ * bits, the step squares its error) and far cheaper than a square root and
+ * a division.
+ */
+MN_LANE vf dq_inv_length(const vf v[3])
 {
     vf len2 = vf_madd(v[2], v[2], vf_madd(v[1], v[1], vf_mul(v[0], v[0])));
     vf zero = vf_zero();
-    vf inv = vf_sel_gt(len2, zero, vf_div(vf_set1(1.0f), vf_sqrt(len2)), zero);
+#if DQ_NORMALISE_INPUT
+    vf y = vf_rsqrt(len2), hx = vf_mul(vf_set1(0.5f), len2);
+    vf inv = vf_mul(y, vf_sub(vf_set1(1.5f), vf_mul(vf_mul(hx, y), y)));
+#else
+    vf inv = vf_div(vf_set1(1.0f), vf_sqrt(len2));
+#endif
+    return vf_sel_gt(len2, zero, inv, zero);
+}
+
+/*
+ * A direction v rotated by r (k = 2 / |r|²) and normalised.  With
+ * DQ_NORMALISE_INPUT (defined 1 by the including file), the length is the
+ * input's: a rotation keeps lengths, so rot(v) / |rot(v)| is rot(v) / |v|
+ * within float rounding, and 1 / |v| then depends on the load alone, not on
+ * the blend: the square root and the division leave the long chain of
+ * dependent steps that bounds a group.  Otherwise (SSE2, which gives the
+ * reference's bits) the rotated vector's own length, as the reference.
+ */
+MN_LANE void dq_rotate_unit(const vf r[4], vf k, const vf v[3], vf out[3])
+{
+#if DQ_NORMALISE_INPUT
+    vf inv = dq_inv_length(v);
+    dq_rotate(r, k, v, out);
+#else
+    dq_rotate(r, k, v, out);
+    vf inv = dq_inv_length(out);
+#endif
     DQ_UNROLL
     for (int c = 0; c < 3; c++)
-        v[c] = vf_mul(v[c], inv);
+        out[c] = vf_mul(out[c], inv);
 }
 
 /* Lane l's address in a stream starting at `base`, `stride` floats a vertex. */
@@ -177,8 +213,7 @@ MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool e
         DQ_STORE3(opp, out, !exact && ops == 3);
     }
     if (L.has_n) {
-        dq_rotate(r, k2, N, out);
-        dq_normalize(out);
+        dq_rotate_unit(r, k2, N, out);
         float *onp[VF_W];
         DQ_UNROLL
         for (int l = 0; l < VF_W; l++)
@@ -187,8 +222,7 @@ MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool e
     }
     if (L.has_t) {
         vf o4[4];
-        dq_rotate(r, k2, T, o4);
-        dq_normalize(o4);
+        dq_rotate_unit(r, k2, T, o4);
         o4[3] = T[3]; /* handedness from the input */
         float *otp[VF_W];
         DQ_UNROLL
@@ -250,6 +284,31 @@ MN_LANE void dq_tail(const mn_dq_call *c, dq_layout L, size_t first, size_t n)
     }
 }
 
+/* The `bytes` from `ahead` bytes after p, line by line, asked into the cache (a hint: never faults). */
+MN_LANE void dq_prefetch_span(const void *p, size_t ahead, size_t bytes)
+{
+    for (size_t b = 0; b < bytes; b += 64)
+        __builtin_prefetch((const void *)((uintptr_t)p + ahead + b));
+}
+
+/*
+ * A large call (mn_skin_streams.prefetch, as skinning's): the inputs of the
+ * group MN_SKIN_PREFETCH_AHEAD vertices after g, every line of them, so that
+ * the loop meets them in the cache instead of waiting for memory.
+ */
+MN_LANE void dq_prefetch(dq_layout L, const dq_view *g)
+{
+    const size_t a = MN_SKIN_PREFETCH_AHEAD, f = sizeof(float);
+    size_t ps = DQ_STRIDE(L, g, ps, 3), ns = DQ_STRIDE(L, g, ns, 3), ts = DQ_STRIDE(L, g, ts, 4);
+    dq_prefetch_span(g->p, a * ps * f, VF_W * ps * f);
+    if (L.has_n)
+        dq_prefetch_span(g->n, a * ns * f, VF_W * ns * f);
+    if (L.has_t)
+        dq_prefetch_span(g->t, a * ts * f, VF_W * ts * f);
+    dq_prefetch_span(g->j, a * L.ic * sizeof(uint16_t), VF_W * L.ic * sizeof(uint16_t));
+    dq_prefetch_span(g->w, a * L.ic * f, VF_W * L.ic * f);
+}
+
 MN_LANE void dq_all(const mn_dq_call *cp, dq_layout L)
 {
     /* A local copy: the compiler then knows no output store can change a pointer or stride. */
@@ -259,6 +318,8 @@ MN_LANE void dq_all(const mn_dq_call *cp, dq_layout L)
     size_t end = (s->count - 1) / VF_W * VF_W;
     for (size_t v = 0; v < end; v += VF_W) {
         dq_view g = dq_view_at(s, L, v);
+        if (s->prefetch)
+            dq_prefetch(L, &g);
         dq_group(c, &g, L, false);
     }
     dq_tail(c, L, end, s->count - end);
