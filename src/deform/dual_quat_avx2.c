@@ -81,6 +81,44 @@ MN_LANE void dq_store3(float *const p[VF_W], const vf v[3], bool packed)
     store3(p[7], _mm256_extractf128_ps(t[3], 1));
 }
 
+/*
+ * A full group of a packed 3-float stream, 24 contiguous floats, to rows x y
+ * z (lanes 0..7) and back: three 32-byte accesses, and per row two blends
+ * (which every vector pipe runs) and one permute, where lane by lane takes
+ * eight 16-byte accesses, four inserts or extracts and eight shuffles.
+ * Lane i of a row is float 3i + c, so the blends gather, at each lane, the
+ * one of the three registers that holds a wanted float there, and the
+ * permute puts them in order (its indices are their own inverse, so the
+ * store uses the same ones).
+ */
+#define DQ_BLEND_147 0x92 /* lanes 1, 4, 7 from the second operand */
+#define DQ_BLEND_25 0x24  /* lanes 2, 5 */
+#define DQ_BLEND_036 0x49 /* lanes 0, 3, 6 */
+
+MN_LANE void dq_load3_packed(const float *p, vf v[3])
+{
+    __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8), c = _mm256_loadu_ps(p + 16);
+    __m256 x = _mm256_blend_ps(_mm256_blend_ps(a, b, DQ_BLEND_147), c, DQ_BLEND_25);
+    __m256 y = _mm256_blend_ps(_mm256_blend_ps(a, b, DQ_BLEND_25), c, DQ_BLEND_036);
+    __m256 z = _mm256_blend_ps(_mm256_blend_ps(a, b, DQ_BLEND_036), c, DQ_BLEND_147);
+    v[0] = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    v[1] = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+    v[2] = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+}
+
+MN_LANE void dq_store3_packed(float *p, const vf v[3])
+{
+    __m256 x = _mm256_permutevar8x32_ps(v[0], _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    __m256 y = _mm256_permutevar8x32_ps(v[1], _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+    __m256 z = _mm256_permutevar8x32_ps(v[2], _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    _mm256_storeu_ps(p, _mm256_blend_ps(_mm256_blend_ps(x, y, DQ_BLEND_147), z, DQ_BLEND_25));
+    _mm256_storeu_ps(p + 8, _mm256_blend_ps(_mm256_blend_ps(x, y, DQ_BLEND_25), z, DQ_BLEND_036));
+    _mm256_storeu_ps(p + 16, _mm256_blend_ps(_mm256_blend_ps(x, y, DQ_BLEND_036), z, DQ_BLEND_147));
+}
+
+#define DQ_PACKED3 1
+#define DQ_LOAD3_PACKED dq_load3_packed
+#define DQ_STORE3_PACKED dq_store3_packed
 #define DQ_LOAD4 dq_load4
 #define DQ_STORE4 dq_store4
 #define DQ_STORE3 dq_store3

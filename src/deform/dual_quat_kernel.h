@@ -34,6 +34,18 @@
 #endif
 
 /*
+ * DQ_PACKED3 (1 where the including file defines DQ_LOAD3_PACKED(p, v) and
+ * DQ_STORE3_PACKED(p, v): a full group's 3·VF_W contiguous floats to and
+ * from rows v[0..2]) reads and writes a packed 3-float stream whole instead
+ * of lane by lane.
+ */
+#ifndef DQ_PACKED3
+#define DQ_PACKED3 0
+#define DQ_LOAD3_PACKED(p, v) ((void)(p), (void)(v))
+#define DQ_STORE3_PACKED(p, v) ((void)(p), (void)(v))
+#endif
+
+/*
  * Loops over lanes and components unrolled whole: the pointer and vector
  * arrays they fill then live in registers instead of on the stack.
  */
@@ -178,14 +190,18 @@ MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool e
     size_t ots = DQ_STRIDE(L, g, ots, 4);
     /* each lane's pointers made where they are used: kept, they would not fit in registers */
     vf P[4], N[4], T[4], out[3];
-    {
+    if (DQ_PACKED3 && L.packed && !exact) {
+        DQ_LOAD3_PACKED(g->p, P);
+    } else {
         const float *pp[VF_W];
         DQ_UNROLL
         for (int l = 0; l < VF_W; l++)
             pp[l] = DQ_AT(g->p, ps);
         DQ_LOAD4(pp, P);
     }
-    if (L.has_n) {
+    if (DQ_PACKED3 && L.has_n && L.packed && !exact) {
+        DQ_LOAD3_PACKED(g->n, N);
+    } else if (L.has_n) {
         const float *np[VF_W];
         DQ_UNROLL
         for (int l = 0; l < VF_W; l++)
@@ -205,7 +221,9 @@ MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool e
     out[0] = vf_add(out[0], t0);
     out[1] = vf_add(out[1], t1);
     out[2] = vf_add(out[2], t2);
-    {
+    if (DQ_PACKED3 && L.packed && !exact) {
+        DQ_STORE3_PACKED(g->op, out);
+    } else {
         float *opp[VF_W];
         DQ_UNROLL
         for (int l = 0; l < VF_W; l++)
@@ -214,11 +232,15 @@ MN_LANE void dq_group(const mn_dq_call *c, const dq_view *g, dq_layout L, bool e
     }
     if (L.has_n) {
         dq_rotate_unit(r, k2, N, out);
-        float *onp[VF_W];
-        DQ_UNROLL
-        for (int l = 0; l < VF_W; l++)
-            onp[l] = DQ_AT(g->on, ons);
-        DQ_STORE3(onp, out, !exact && ons == 3);
+        if (DQ_PACKED3 && L.packed && !exact) {
+            DQ_STORE3_PACKED(g->on, out);
+        } else {
+            float *onp[VF_W];
+            DQ_UNROLL
+            for (int l = 0; l < VF_W; l++)
+                onp[l] = DQ_AT(g->on, ons);
+            DQ_STORE3(onp, out, !exact && ons == 3);
+        }
     }
     if (L.has_t) {
         vf o4[4];
