@@ -224,32 +224,36 @@ MN_LANE __m256 blend_vertex(const float *dqs, const uint16_t *j, const float *w,
 
 /* The group's blends (dual_quat_kernel.h's DQ_BLEND_ISA). */
 MN_LANE dq_blend dq_blend_avx2(const float *dqs, const dq_view *g, size_t ic, bool blend_scale,
-                             bool flips)
+                               bool flips)
 {
-    __m256 rec[VF_W];
-    __m128 s[VF_W];
-    DQ_UNROLL
-    for (int l = 0; l < VF_W; l++) {
-        size_t x = dq_lane(g, l) * ic;
-        rec[l] = blend_vertex(dqs, g->j + x, g->w + x, ic, blend_scale, flips, &s[l]);
-    }
-    dq_blend b;
+    /*
+     * Vertices l and l + 4 together, each pair reduced at once (its parts
+     * paired, its scales [s_l, s_l+4, 0, 0]), so that the eight blends and
+     * their scales never hold more registers than there are.
+     */
     vf r[4], d[4];
+    __m128 sp[4];
     DQ_UNROLL
     for (int l = 0; l < 4; l++) {
-        r[l] = _mm256_permute2f128_ps(rec[l], rec[l + 4], 0x20); /* real parts of l, l + 4 */
-        d[l] = _mm256_permute2f128_ps(rec[l], rec[l + 4], 0x31); /* dual parts */
+        size_t x = dq_lane(g, l) * ic, y = dq_lane(g, l + 4) * ic;
+        __m128 sa, sb;
+        __m256 a = blend_vertex(dqs, g->j + x, g->w + x, ic, blend_scale, flips, &sa);
+        __m256 b = blend_vertex(dqs, g->j + y, g->w + y, ic, blend_scale, flips, &sb);
+        r[l] = _mm256_permute2f128_ps(a, b, 0x20); /* real parts of l, l + 4 */
+        d[l] = _mm256_permute2f128_ps(a, b, 0x31); /* dual parts */
+        sp[l] = _mm_unpacklo_ps(sa, sb);
     }
-    vf_transpose_halves4(r, b.r);
-    vf_transpose_halves4(d, b.d);
-    b.sc = _mm256_setzero_ps();
+    dq_blend bl;
+    vf_transpose_halves4(r, bl.r);
+    vf_transpose_halves4(d, bl.d);
+    bl.sc = _mm256_setzero_ps();
     if (blend_scale) {
-        /* lane 0 of each s[l] into lane l */
-        __m128 lo = _mm_movelh_ps(_mm_unpacklo_ps(s[0], s[1]), _mm_unpacklo_ps(s[2], s[3]));
-        __m128 hi = _mm_movelh_ps(_mm_unpacklo_ps(s[4], s[5]), _mm_unpacklo_ps(s[6], s[7]));
-        b.sc = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+        __m128 t01 = _mm_unpacklo_ps(sp[0], sp[1]); /* s0 s1 s4 s5 */
+        __m128 t23 = _mm_unpacklo_ps(sp[2], sp[3]); /* s2 s3 s6 s7 */
+        bl.sc = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_movelh_ps(t01, t23)),
+                                     _mm_movehl_ps(t23, t01), 1);
     }
-    return b;
+    return bl;
 }
 
 #undef REC
