@@ -111,19 +111,22 @@ MN_LANE dq_blend dq_blend_sse2(const float *dqs, const dq_view *g, size_t ic, bo
                                bool flips)
 {
     dq_blend b;
-    __m128 s[VF_W] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
-    __m128 r[VF_W], d[VF_W];
+    __m128 r[VF_W], d[VF_W], s[2] = {_mm_setzero_ps(), _mm_setzero_ps()};
+    /* two vertices at a time, their scales paired at once: fewer registers held */
     DQ_UNROLL
-    for (int l = 0; l < VF_W; l++) {
-        size_t x = dq_lane(g, l) * ic;
-        blend_vertex(dqs, g->j + x, g->w + x, ic, blend_scale, flips, &r[l], &d[l], &s[l]);
+    for (int l = 0; l < VF_W; l += 2) {
+        size_t x = dq_lane(g, l) * ic, y = dq_lane(g, l + 1) * ic;
+        __m128 sa = _mm_setzero_ps(), sb = _mm_setzero_ps();
+        blend_vertex(dqs, g->j + x, g->w + x, ic, blend_scale, flips, &r[l], &d[l], &sa);
+        blend_vertex(dqs, g->j + y, g->w + y, ic, blend_scale, flips, &r[l + 1], &d[l + 1], &sb);
+        s[l / 2] = _mm_unpacklo_ps(sa, sb);
     }
     _MM_TRANSPOSE4_PS(r[0], r[1], r[2], r[3]);
     _MM_TRANSPOSE4_PS(d[0], d[1], d[2], d[3]);
     DQ_UNROLL
     for (int c = 0; c < 4; c++)
         b.r[c] = r[c], b.d[c] = d[c];
-    b.sc = _mm_movelh_ps(_mm_unpacklo_ps(s[0], s[1]), _mm_unpacklo_ps(s[2], s[3]));
+    b.sc = _mm_movelh_ps(s[0], s[1]);
     return b;
 }
 
