@@ -40,8 +40,10 @@
  * floor" below): a tight FMA loop and its SSE2 and one-lane kin, timed, times
  * the least arithmetic a vertex needs, so that each level's line can say how
  * far it is from what no kernel can beat (compute_floor_ns_per_vertex,
- * floor_times_memcpy, times_floor).  The last line, skin_targets, gathers
- * exactly the ratios the goals name (see targets_line).
+ * floor_times_memcpy, times_floor).  The line skin_targets gathers exactly
+ * the ratios the goals name (see targets_line), and the last, skin_dqs_summary,
+ * the worst dqs_to_lbs of AVX2 and SSE2 over the sizes beside its goal
+ * (see dqs_summary_line).
  *
  * Every timed output is checked against the scalar reference (1e-6 relative,
  * as the library promises), so a figure is never printed for wrong work; the
@@ -802,6 +804,44 @@ static void targets_line(void)
     bench_line_print(&line);
 }
 
+/* The goal for dqs_to_lbs at the SIMD levels, at every size, rigid and scaled. */
+#define DQS_TO_LBS_TARGET 1.4
+
+/*
+ * skin_dqs_summary: the worst dqs_to_lbs of AVX2 and of SSE2 over the four
+ * sizes, rigid and scaled (the dqs_ lines above), where it occurs, and the
+ * goal: worst_dqs_to_lbs_<level> ≤ target at each level the CPU has.
+ */
+static void dqs_summary_line(void)
+{
+    static const int levels[] = {MN_SIMD_AVX2_FMA, MN_SIMD_SSE2};
+    bench_line line;
+    bench_line_begin(&line, "skin", "dqs_summary");
+    bool met = true;
+    for (size_t k = 0; k < sizeof levels / sizeof levels[0]; k++) {
+        int level = levels[k];
+        double worst = 0;
+        char where[64] = "";
+        for (int scaled = 0; scaled < 2; scaled++)
+            for (int i = 0; i < SIZES; i++)
+                if (summary.dqs_to_lbs[level][scaled][i] > worst) {
+                    worst = summary.dqs_to_lbs[level][scaled][i];
+                    snprintf(where, sizeof where, "%zu%s", sizes[i], scaled ? "_scaled" : "");
+                }
+        if (worst <= 0)
+            continue; /* a level the CPU lacks */
+        char key[64];
+        snprintf(key, sizeof key, "worst_dqs_to_lbs_%s", level_names[level]);
+        bench_line_num(&line, key, worst);
+        snprintf(key, sizeof key, "worst_dqs_to_lbs_%s_at", level_names[level]);
+        bench_line_str(&line, key, where);
+        met = met && worst <= DQS_TO_LBS_TARGET;
+    }
+    bench_line_num(&line, "dqs_to_lbs_target", DQS_TO_LBS_TARGET);
+    bench_line_bool(&line, "meets_target", met);
+    bench_line_print(&line);
+}
+
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : DEFAULT_RUNS;
@@ -825,7 +865,9 @@ int main(int argc, char **argv)
             ok = bench_dqs(sizes[i], scaled, runs) && ok;
     ok = bench_morphing(1000000, 4, 4, runs) && ok;
     ok = bench_morphing(1000000, 8, 2, runs) && ok;
-    if (ok)
+    if (ok) {
         targets_line();
+        dqs_summary_line();
+    }
     return ok ? 0 : 1;
 }

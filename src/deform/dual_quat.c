@@ -7,8 +7,10 @@
  * dual_quat_kernel.h).
  *
  * The arithmetic, which every kernel follows in this order (SSE2 gives the
- * same bits; AVX2 fuses the multiply-adds written as such below, so it agrees
- * within float rounding):
+ * same bits; AVX2 fuses the multiply-adds written as such below, adds a
+ * blend's products as two chains and normalises n' and t' by |n| and |t.xyz|,
+ * the same up to rounding as a rotation keeps lengths, so it agrees within
+ * float rounding):
  *
  *   q0     = real part of dq[j_0]
  *   r, d   = Σ_k ±w_k · dq[j_k]   (real and dual parts; −w_k where the dot

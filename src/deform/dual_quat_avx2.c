@@ -3,10 +3,15 @@
  * (dual_quat.c's dispatch, when mni_simd_resolve gives MN_SIMD_AVX2_FMA):
  * dual_quat_kernel.h over core/lanes_avx2.h, eight vertices a group, one a
  * lane.  The reference's multiply-adds are fused here (one rounding where it
- * rounds twice), so results agree with it within float rounding: 4e-6
- * relative to max(1, |value|), which tests/test_dual_quat.c holds.
+ * rounds twice), the blend adds its four products as two chains, and
+ * normals and tangents are normalised by the input's length (rsqrt and a
+ * Newton step, dual_quat_kernel.h's dq_rotate_unit), so results agree with
+ * it within float rounding: 4e-6 relative to max(1, |value|), which
+ * tests/test_dual_quat.c holds.
  *
- * What is AVX2's own is the store of a 3-float output (DQ_STORE3): the
+ * What is AVX2's own: the blend (below), the packed 3-float streams read and
+ * written whole (dq_load3_packed), and the lane-by-lane store of a 3-float
+ * output elsewhere (DQ_STORE3): the
  * group's x y z rows transposed within each 128-bit half (one register then
  * holds vertex i in its low half and vertex i+4 in its high), stored in lane
  * order 0 .. 7, 16 bytes a vertex in a packed stream (the fourth float lands
@@ -131,9 +136,9 @@ MN_LANE void dq_store3_packed(float *p, const vf v[3])
  * joint's real and dual parts are one 32-byte load, so an influence costs one
  * broadcast weight and one FMA with its load folded in.  The joints' byte
  * offsets are made four at a time by one widening load and one multiply
- * (three scalar instructions a joint otherwise), and the calls without
- * hemisphere tests or scales (the common case: mn_dq_call) run their own
- * copy of the blend, so the loop tests no flag per vertex.  The eight blends
+ * (three scalar instructions a joint otherwise), and the packed calls take
+ * the hemisphere and scale flags as constants (dual_quat_kernel.h's
+ * dq_layout), so their loop tests no flag per vertex.  The eight blends
  * then meet in registers: one lane-crossing permute pairs vertex l with
  * l + 4, and vf_transpose_halves4 turns the pairs into one register a field.
  */

@@ -3,24 +3,33 @@
  * (core/simd.h, the convention) for SSE2 and AVX2: VF_W vertices a group,
  * one vertex a lane, every step of dual_quat.c's reference in its order
  * (vf_madd where the reference adds a product, so SSE2 gives its bits and
- * AVX2 fuses those).  Its entry point is MN_ISA(mni_dq_skin).
+ * AVX2 fuses those; AVX2 also normalises directions its own way, see
+ * dq_rotate_unit).  Its entry point is MN_ISA(mni_dq_skin).
  *
- * A group's inputs are gathered lane by lane with vf_load_t4 (four floats at
- * each lane's address, transposed): a joint's real part, its dual part and
- * (when the call blends scales) its scale, four influences' weights, and the
- * positions, normals and tangents.  A 3-float stream's load also reads the
- * float after the vertex (the next vertex's x, or one of the stride's gap),
- * so the full groups stop before the last vertex; the group that ends the
- * call (1 to VF_W vertices) runs the same code on copies of its inputs in a
- * buffer of 4 floats a vertex, and copies exactly its outputs back.  Every
- * vertex so gets the same bits wherever it falls.
+ * A group's blend is the instruction set's (DQ_BLEND_ISA, below): vertex
+ * by vertex, a joint's parts whole, then transposed into one register a
+ * field.  Its positions, normals and tangents are gathered lane by lane with
+ * DQ_LOAD4 (four floats at each lane's address, transposed), or, where the
+ * file defines DQ_LOAD3_PACKED, a full group of a packed 3-float stream as
+ * its contiguous floats.  A 3-float stream's lane-by-lane load also reads
+ * the float after the vertex (the next vertex's x, or one of the stride's
+ * gap), so the full groups stop before the last vertex; the group that ends
+ * the call (1 to VF_W vertices) runs the same code on copies of its inputs
+ * in a buffer of 4 floats a vertex, and copies exactly its outputs back.
+ * Every vertex so gets the same bits wherever it falls.  A large call
+ * prefetches its inputs as linear blending does (mn_skin_streams.prefetch).
  *
  * The including file defines, after its lane header and before this one:
+ *   DQ_LOAD4(p, v), DQ_STORE4(p, v)  four floats at each lane's address,
+ *                    to and from rows v[0..3];
  *   DQ_STORE3(p, v, packed)  store lanes 0 .. VF_W-1 of v[0..2] (x y z) at
  *                    p[0] .. p[VF_W-1] in lane order, three floats each;
  *                    with `packed` (a 3-float stride) a lane may write a
  *                    fourth float, the next lane's x, which that lane's
- *                    own store then overwrites; the last lane writes three.
+ *                    own store then overwrites; the last lane writes three;
+ *   DQ_BLEND_ISA     its blend (declared below, defined after the include);
+ * and optionally DQ_PACKED3 with DQ_LOAD3_PACKED and DQ_STORE3_PACKED, and
+ * DQ_NORMALISE_INPUT (see dq_rotate_unit).
  * Outputs are written once a group's inputs are all read, and a group
  * writes only its own vertices' floats, so in place is safe.
  */

@@ -4,7 +4,8 @@
  * a group, one a lane.  SSE2 has no fused multiply-add and every step runs
  * in the reference's order, so this kernel gives dual_quat.c's bits.
  *
- * What is SSE2's own is the store of a 3-float output (DQ_STORE3): the
+ * What is SSE2's own: the blend, vertex by vertex (below), and the store of
+ * a 3-float output (DQ_STORE3): the
  * group's x y z rows transposed into one register a vertex, stored in lane
  * order, 16 bytes a vertex in a packed stream (the fourth float lands on the
  * next vertex's x, which that vertex's store then overwrites) and exactly 12
