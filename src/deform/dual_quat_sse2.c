@@ -89,9 +89,12 @@ MN_LANE void blend_vertex(const float *dqs, const uint16_t *j, const float *w, s
                 neg = _mm_move_ss(neg, _mm_setzero_ps());
             sw = _mm_xor_ps(wm, neg);
         }
+        /* the lanes spelt out: a shuffle's selector must be a constant */
+        __m128 ws[4] = {LANE_OF(sw, 0), LANE_OF(sw, 1), LANE_OF(sw, 2), LANE_OF(sw, 3)};
+        __m128 wu[4] = {LANE_OF(wm, 0), LANE_OF(wm, 1), LANE_OF(wm, 2), LANE_OF(wm, 3)};
         DQ_UNROLL
         for (int i = 0; i < 4; i++) {
-            __m128 wk = LANE_OF(sw, i), xd = _mm_loadu_ps(a[i] + 4);
+            __m128 wk = ws[i], xd = _mm_loadu_ps(a[i] + 4);
             if (m == 0 && i == 0) {
                 *r = _mm_mul_ps(wk, x[i]);
                 *d = _mm_mul_ps(wk, xd);
@@ -101,7 +104,7 @@ MN_LANE void blend_vertex(const float *dqs, const uint16_t *j, const float *w, s
             }
             if (blend_scale) {
                 /* floats 8..11: the scale and three zeros, by the unflipped weight */
-                __m128 s = _mm_mul_ps(LANE_OF(wm, i), _mm_loadu_ps(a[i] + 8));
+                __m128 s = _mm_mul_ps(wu[i], _mm_loadu_ps(a[i] + 8));
                 *sc = m == 0 && i == 0 ? s : _mm_add_ps(*sc, s);
             }
         }
