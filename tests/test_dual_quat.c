@@ -3,8 +3,9 @@
  * linear blending's vertices, the antipodality fix, the 180-degree twisted
  * cylinder (LBS collapses its middle, DQS keeps the radius), the SIMD kernels
  * against the scalar reference (SSE2 bit for bit, AVX2+FMA within 4e-6
- * relative to max(1, |value|)), unit normals and tangents, the refusal of
- * non-uniform scale, shear and mirrors naming the joint, uniform scale,
+ * relative to max(1, |value|), normals and tangents of any length), unit
+ * normals and tangents, the refusal of non-uniform scale, shear and mirrors
+ * naming the joint, uniform scale,
  * prepared meshes and instances opting in, and zero allocations per run.
  */
 #include <stdarg.h>
@@ -380,6 +381,47 @@ static void simd_matches_reference(void **state)
             }
 }
 
+/*
+ * Normals and tangents of any length, zero included, come out unit (zero
+ * stays zero) as the reference's at every level: AVX2 divides by the input's
+ * length, which a rotation keeps, where the reference divides by the output's.
+ */
+static void simd_normalises_any_length(void **state)
+{
+    (void)state;
+    rng = 19;
+    const uint32_t n = 37;
+    static const float lengths[] = {0.0f, 1e-3f, 1.0f, 7.5f, 300.0f};
+    test_mesh m = random_mesh(n, 4, 9, false);
+    float palette[9 * 16], dq[9 * DQF];
+    for (uint32_t j = 0; j < m.jc; j++)
+        random_rigid(palette + 16 * j, 0.5f, frand(0.8f, 1.2f));
+    assert_int_equal(mn_skin_dual_quats(palette, m.jc, dq, NULL), MN_OK);
+    for (uint32_t v = 0; v < n; v++) {
+        float k = lengths[v % 5];
+        for (int i = 0; i < 3; i++)
+            m.nrm[3 * v + i] *= k, m.tan[4 * v + i] *= lengths[(v + 2) % 5];
+    }
+    float *rp = floats(3 * n), *rn = floats(3 * n), *rt = floats(4 * n);
+    float *sp = floats(3 * n), *sn = floats(3 * n), *st = floats(4 * n);
+    mn_skin_job ref = job_of(&m, NULL, rp, rn, rt);
+    assert_int_equal(mn_skin_dq_run_with(&ref, dq, MN_SIMD_SCALAR), MN_OK);
+    for (int level = 1; level < LEVELS; level++) {
+        mn_skin_job job = job_of(&m, NULL, sp, sn, st);
+        assert_int_equal(mn_skin_dq_run_with(&job, dq, (mn_simd_level)level), MN_OK);
+        assert_rel_near(sp, rp, 3 * n, SIMD_TOL);
+        assert_rel_near(sn, rn, 3 * n, SIMD_TOL);
+        assert_rel_near(st, rt, 4 * n, SIMD_TOL);
+        for (uint32_t v = 0; v < n; v++) {
+            float ln = sqrtf(sn[3 * v] * sn[3 * v] + sn[3 * v + 1] * sn[3 * v + 1] +
+                             sn[3 * v + 2] * sn[3 * v + 2]);
+            assert_float_near(ln, v % 5 == 0 ? 0.0f : 1.0f, 1e-5);
+        }
+    }
+    free(rp), free(rn), free(rt), free(sp), free(sn), free(st);
+    mesh_free(&m);
+}
+
 /* Strided streams: the floats between strides are left alone, values as packed. */
 static void strided_streams_match_packed(void **state)
 {
@@ -673,6 +715,7 @@ int main(void)
         cmocka_unit_test(negated_joint_gives_the_same_vertices),
         cmocka_unit_test(twisted_cylinder_keeps_its_radius),
         cmocka_unit_test(simd_matches_reference),
+        cmocka_unit_test(simd_normalises_any_length),
         cmocka_unit_test(strided_streams_match_packed),
         cmocka_unit_test(odd_influence_counts_run),
         cmocka_unit_test(normals_and_tangents_stay_unit),
