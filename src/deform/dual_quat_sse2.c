@@ -42,6 +42,41 @@ MN_LANE void dq_store3(float *const p[VF_W], const vf v[3], bool packed)
     store3(p[3], d);
 }
 
+/*
+ * A full group of a packed 3-float stream, 12 contiguous floats (a = x0 y0
+ * z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3), to rows x y z and back: three
+ * 16-byte accesses and seven shuffles, where the lane-by-lane transpose
+ * takes four accesses and eight shuffles in, and more out.
+ */
+MN_LANE void dq_load3_packed(const float *p, vf v[3])
+{
+    __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
+    __m128 bc = _mm_shuffle_ps(b, c, _MM_SHUFFLE(1, 1, 2, 2));           /* x2 x2 x3 x3 */
+    v[0] = _mm_shuffle_ps(a, bc, _MM_SHUFFLE(2, 0, 3, 0));               /* x0 x1 x2 x3 */
+    __m128 ab = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 1, 1));           /* y0 y0 y1 y1 */
+    __m128 bc2 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 2, 3, 3));          /* y2 y2 y3 y3 */
+    v[1] = _mm_shuffle_ps(ab, bc2, _MM_SHUFFLE(2, 0, 2, 0));             /* y0 y1 y2 y3 */
+    __m128 ab2 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 1, 2, 2));          /* z0 z0 z1 z1 */
+    v[2] = _mm_shuffle_ps(ab2, c, _MM_SHUFFLE(3, 0, 2, 0));              /* z0 z1 z2 z3 */
+}
+
+MN_LANE void dq_store3_packed(float *p, const vf v[3])
+{
+    __m128 x = v[0], y = v[1], z = v[2];
+    __m128 xy0 = _mm_shuffle_ps(x, y, _MM_SHUFFLE(0, 0, 0, 0));  /* x0 x0 y0 y0 */
+    __m128 zx = _mm_shuffle_ps(z, x, _MM_SHUFFLE(1, 1, 0, 0));   /* z0 z0 x1 x1 */
+    __m128 yz = _mm_shuffle_ps(y, z, _MM_SHUFFLE(1, 1, 1, 1));   /* y1 y1 z1 z1 */
+    __m128 xy2 = _mm_shuffle_ps(x, y, _MM_SHUFFLE(2, 2, 2, 2));  /* x2 x2 y2 y2 */
+    __m128 zx3 = _mm_shuffle_ps(z, x, _MM_SHUFFLE(3, 3, 2, 2));  /* z2 z2 x3 x3 */
+    __m128 yz3 = _mm_shuffle_ps(y, z, _MM_SHUFFLE(3, 3, 3, 3));  /* y3 y3 z3 z3 */
+    _mm_storeu_ps(p, _mm_shuffle_ps(xy0, zx, _MM_SHUFFLE(2, 0, 2, 0)));     /* x0 y0 z0 x1 */
+    _mm_storeu_ps(p + 4, _mm_shuffle_ps(yz, xy2, _MM_SHUFFLE(2, 0, 2, 0))); /* y1 z1 x2 y2 */
+    _mm_storeu_ps(p + 8, _mm_shuffle_ps(zx3, yz3, _MM_SHUFFLE(2, 0, 2, 0))); /* z2 x3 y3 z3 */
+}
+
+#define DQ_PACKED3 1
+#define DQ_LOAD3_PACKED dq_load3_packed
+#define DQ_STORE3_PACKED dq_store3_packed
 #define DQ_LOAD4 vf_load_t4
 #define DQ_STORE4 vf_store_t4
 #define DQ_STORE3 dq_store3
