@@ -161,20 +161,30 @@ static void compress_collapses_constant_and_rest(void **state)
     assert_int_equal(info.frame_count, 61);
     /*
      * Fixed costs: a rest track has no record at all; a constant's record is its desc byte,
-     * its target (LEB128) and its value; the block is the 56-byte header, the name and its
-     * NUL, the records back to back and the 8-byte tail, nothing else.
+     * its target (LEB128) and its value (a rotation's w dropped where that holds); the block
+     * is the header (magic, version, flags, checksum, then LEB128 sizes and counts, the
+     * duration, the space's count and id, the two bf16 errors and the name's length: 31
+     * bytes here), the records back to back and the name with its NUL and the zeros that
+     * make 7 bytes after the records, nothing else.
      */
-    const uint8_t *at = mni_cc_records(cc);
+    mni_cc_header h = mni_cc_head(cc);
+    const uint8_t *at = h.records;
     size_t records = 0;
+    bool dropped = false;
     for (uint32_t i = 0; i < info.track_count; i++) {
         mni_cc_track tr;
         uint32_t size = mni_cc_parse(at, info.frame_count, &tr);
         if (tr.kind == MNI_CC_CONSTANT)
             assert_int_equal(size, 1 + (tr.target < 128 ? 1 : 2) + 4 * tr.components);
+        dropped = dropped || (tr.kind == MNI_CC_CONSTANT && tr.components == 3 &&
+                              tr.path == MN_PATH_ROTATION);
         records += size;
         at += size;
     }
-    assert_int_equal(info.bytes, sizeof(mni_cc_header) + strlen("game") + 1 + records + MNI_CC_TAIL);
+    size_t head = 4 + 1 + 1 + 4 + 2 + 1 + 1 + 4 + (info.space.kind ? 1 : 0) +
+                  (info.space.id ? 8 : 0) + 4 + 1; /* 2-byte total size, 1-byte counts */
+    assert_int_equal(h.header_size, head);
+    assert_int_equal(info.bytes, head + records + strlen("game") + 1 + MNI_CC_TAIL - 5);
     mn_compressed_clip_free(cc, NULL);
 }
 
@@ -257,11 +267,11 @@ static mn_status view_edited(const mn_compressed_clip *cc, size_t size, void (*e
     memcpy(copy, cc, info.bytes);
     edit(copy);
     if (reseal) {
-        uint32_t total, h = 2166136261u;
-        memcpy(&total, copy + 8, 4);
-        for (uint32_t i = 16; i < total && i < info.bytes; i++)
+        uint32_t total = mni_cc_head((const mn_compressed_clip *)(const void *)copy).total_size;
+        uint32_t h = 2166136261u;
+        for (uint32_t i = MNI_CC_CHECKED_FROM; i < total && i < info.bytes; i++)
             h = (h ^ copy[i]) * 16777619u;
-        memcpy(copy + 12, &h, 4);
+        memcpy(copy + 6, &h, 4);
     }
     const mn_compressed_clip *v;
     mn_status st = mn_compressed_clip_view(copy, size, &v, err);
@@ -274,19 +284,19 @@ static mn_status view_edited(const mn_compressed_clip *cc, size_t size, void (*e
 static void flip_data_byte(uint8_t *b) { b[200] ^= 0x40; }
 static void bad_magic(uint8_t *b) { b[0] = 'X'; }
 static void bad_version(uint8_t *b) { b[4] = 9; }
-/* The first animated record of a block (the header's fields read in place). */
+/* The first animated record of a block (the header read out). */
 static uint8_t *first_animated(uint8_t *b, uint32_t *stride_at)
 {
-    const mni_cc_header *h = (const mni_cc_header *)(const void *)b;
-    uint8_t *at = b + sizeof *h + h->name_length + 1;
-    for (uint32_t i = 0; i < h->track_count; i++) {
+    mni_cc_header h = mni_cc_head((const mn_compressed_clip *)(const void *)b);
+    uint8_t *at = b + h.header_size;
+    for (uint32_t i = 0; i < h.track_count; i++) {
         mni_cc_track tr;
-        uint32_t size = mni_cc_parse(at, h->frame_count, &tr);
+        uint32_t size = mni_cc_parse(at, h.frame_count, &tr);
         if (tr.kind == MNI_CC_ANIMATED) {
             uint32_t lead = 1;
             while (at[lead] & 0x80u)
                 lead++;
-            *stride_at = lead + 1; /* past desc and the LEB128 target */
+            *stride_at = lead + 1; /* past desc and the LEB128 target: stride_log2 << 5 | bits */
             return at;
         }
         at += size;
@@ -294,19 +304,31 @@ static uint8_t *first_animated(uint8_t *b, uint32_t *stride_at)
     fail_msg("no animated record");
     return NULL;
 }
-static void add_track(uint8_t *b) { ((mni_cc_header *)(void *)b)->track_count++; }
-static void drop_track(uint8_t *b) { ((mni_cc_header *)(void *)b)->track_count--; }
+/* The track count's first LEB128 byte (after the total size and the frame count). */
+static uint8_t *track_count_byte(uint8_t *b)
+{
+    uint8_t *at = b + MNI_CC_CHECKED_FROM;
+    for (int field = 0; field < 2; field++) {
+        while (*at & 0x80u)
+            at++;
+        at++;
+    }
+    assert_true((*at & 0x7fu) != 0x7fu && (*at & 0x7fu) != 0);
+    return at;
+}
+static void add_track(uint8_t *b) { (*track_count_byte(b))++; }
+static void drop_track(uint8_t *b) { (*track_count_byte(b))--; }
 static void bad_track_bits(uint8_t *b)
 {
     uint32_t stride_at = 0;
     uint8_t *r = first_animated(b, &stride_at);
-    r[stride_at + 1] = MNI_CC_MAX_BITS + 1; /* the first component's bits */
+    r[stride_at + 1] = MNI_CC_MAX_BITS + 1; /* the second component's bits */
 }
 static void bad_track_stride(uint8_t *b)
 {
     uint32_t stride_at = 0;
     uint8_t *r = first_animated(b, &stride_at);
-    r[stride_at] = MNI_CC_MAX_STRIDE_LOG2 + 1;
+    r[stride_at] = (uint8_t)((r[stride_at] & 31u) | (MNI_CC_MAX_STRIDE_LOG2 + 1) << 5);
 }
 static void bad_track_form(uint8_t *b)
 {
@@ -316,7 +338,7 @@ static void bad_track_form(uint8_t *b)
 }
 static void bad_tail(uint8_t *b)
 {
-    b[((mni_cc_header *)(void *)b)->total_size - 1] = 1;
+    b[mni_cc_head((const mn_compressed_clip *)(const void *)b).total_size - 1] = 1;
 }
 static void no_edit(uint8_t *b) { (void)b; }
 
@@ -335,7 +357,7 @@ static void corrupted_blocks_refused(void **state)
     assert_string_equal(err.path, "header.version");
     assert_int_equal(view_edited(cc, size - 1, no_edit, false, &err), MN_ACCESSOR_BOUNDS);
     assert_string_equal(err.path, "header.total_size");
-    assert_int_equal(view_edited(cc, 40, no_edit, false, &err), MN_ACCESSOR_BOUNDS);
+    assert_int_equal(view_edited(cc, 12, no_edit, false, &err), MN_ACCESSOR_BOUNDS);
     assert_string_equal(err.path, "header");
     /* One record more than the block holds runs into the tail; one fewer leaves bytes over. */
     assert_int_equal(view_edited(cc, size, add_track, true, &err), MN_ACCESSOR_BOUNDS);
@@ -467,17 +489,17 @@ static void simd_matches_scalar(void **state)
             /* The half turn and more keeps w; the STEP track holds exactly. */
             const uint8_t *at = mni_cc_records(cc);
             bool four = false;
-            for (uint32_t i = 0; i < mni_cc_head(cc)->track_count; i++) {
+            for (uint32_t i = 0; i < mni_cc_head(cc).track_count; i++) {
                 mni_cc_track tr;
-                at += mni_cc_parse(at, mni_cc_head(cc)->frame_count, &tr);
+                at += mni_cc_parse(at, mni_cc_head(cc).frame_count, &tr);
                 four = four || (tr.path == MN_PATH_ROTATION && tr.components == 4);
             }
             assert_true(four);
         }
         const uint8_t *rec = mni_cc_records(cc);
-        for (uint32_t i = 0; i < mni_cc_head(cc)->track_count; i++) {
+        for (uint32_t i = 0; i < mni_cc_head(cc).track_count; i++) {
             mni_cc_track tr;
-            rec += mni_cc_parse(rec, mni_cc_head(cc)->frame_count, &tr);
+            rec += mni_cc_parse(rec, mni_cc_head(cc).frame_count, &tr);
             if (tr.kind == MNI_CC_ANIMATED)
                 forms[(tr.flags & MNI_CC_DELTA2) ? 2 : (tr.flags & MNI_CC_DELTA) ? 1 : 0]++;
         }
@@ -506,9 +528,9 @@ static void simd_matches_scalar(void **state)
     assert_int_equal(mn_compress_clip(mocap.clip, mocap.skeleton, &po, &plain, &pst, NULL), MN_OK);
     assert_true(pst.bound_met);
     const uint8_t *pr = mni_cc_records(plain);
-    for (uint32_t i = 0; i < mni_cc_head(plain)->track_count; i++) {
+    for (uint32_t i = 0; i < mni_cc_head(plain).track_count; i++) {
         mni_cc_track tr;
-        pr += mni_cc_parse(pr, mni_cc_head(plain)->frame_count, &tr);
+        pr += mni_cc_parse(pr, mni_cc_head(plain).frame_count, &tr);
         assert_false(tr.flags & MNI_CC_DELTA);
     }
     mn_compressed_clip_free(plain, NULL);

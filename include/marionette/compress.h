@@ -196,11 +196,13 @@ MN_API void mn_compressed_clip_free(mn_compressed_clip *clip, const mn_allocator
  * the block (a file's padding is ignored).  O(size).
  * Errors (*out = NULL; err names the item and its byte offset):
  * MN_INVALID_ARGUMENT (NULL or misaligned bytes), MN_INVALID_VALUE (magic,
- * version, checksum, the tail, a track record's desc, target encoding,
- * bits or stride), MN_INDEX_RANGE (a target outside the space),
- * MN_ACCESSOR_BOUNDS (a record that runs into the tail, a truncated
- * block), MN_COUNT_MISMATCH (records that end before the tail),
- * MN_NOT_FINITE (a non-finite value, minimum, quantum or duration).
+ * version (only version 3 is read: a version 2 block is refused, to be
+ * compressed again), flags, checksum, the name's NUL, the tail, a track
+ * record's desc, target encoding, bits, stride, knot count or key frames),
+ * MN_INDEX_RANGE (a target outside the space), MN_ACCESSOR_BOUNDS (a
+ * header field or record that runs past its end, a truncated block),
+ * MN_COUNT_MISMATCH (records that end before the name), MN_NOT_FINITE (a
+ * non-finite value, minimum, quantum, duration, shell or error).
  */
 MN_API mn_status mn_compressed_clip_view(const void *bytes, size_t size,
                                          const mn_compressed_clip **out, mn_error *err);
@@ -212,7 +214,8 @@ typedef struct mn_compressed_clip_info {
     float duration, sample_rate;
     uint32_t frame_count, track_count;
     mn_space space;
-    float max_error, p99_error, shell;   /* the metric as measured when it was made */
+    float max_error, p99_error, shell;   /* the metric as measured when it was made (the errors
+                                            stored to 8 bits of mantissa, rounded up) */
 } mn_compressed_clip_info;
 
 /*

@@ -32,6 +32,10 @@ typedef struct ctrack {
     float *orig;                  /* time_count × 4: the source at the metric's times */
     float tol;                    /* local tolerance in the track's units */
     float *fits[MNI_CC_MAX_STRIDE_LOG2 + 1];  /* the least-squares knots of each stride, once made */
+    uint32_t key_count;           /* KEYED candidate: its knots' frames and values (0: none) */
+    uint32_t *key_frames;
+    float *key_knots;             /* key_count × 4 */
+    bool keyed_none;              /* no KEYED candidate (keys off the grid, or cubic) */
     bool omit;                    /* a default track: not stored */
     mni_cc_track rec;             /* the chosen record (its pointers stale: re-encoded at layout) */
     uint8_t level;                /* an animated record's precision: 2^level - 1 steps of its extent */
@@ -165,7 +169,8 @@ static void resample(const compressor *z, ctrack *ct)
 /* Knots and segments of an animated record with its stride set. */
 static void plan_record(const compressor *z, mni_cc_track *r)
 {
-    r->knot_count = mni_cc_knots_of(z->frames, r->stride_log2);
+    if (!(r->flags & MNI_CC_KEYED)) /* a KEYED record's knot count is its own */
+        r->knot_count = mni_cc_knots_of(z->frames, r->stride_log2);
     r->segment_count = (r->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
 }
 
@@ -288,6 +293,47 @@ static void put_bits(uint8_t *values, size_t bit, uint32_t q)
     memcpy(values + (bit >> 3), &word, 8);
 }
 
+/* v as LEB128 into out; returns the bytes written (1 to 5). */
+static size_t put_leb(uint32_t v, uint8_t *out)
+{
+    size_t at = 0;
+    do {
+        out[at++] = (uint8_t)((v & 0x7fu) | (v > 0x7fu ? 0x80u : 0u));
+        v >>= 7;
+    } while (v);
+    return at;
+}
+
+/* v as a zigzag LEB128 (mni_cc_zigzag's). */
+static size_t put_zigzag(int32_t v, uint8_t *out)
+{
+    return put_leb(((uint32_t)v << 1) ^ (v < 0 ? 0xffffffffu : 0u), out);
+}
+
+static size_t leb_bytes(uint32_t v)
+{
+    uint8_t tmp[5];
+    return put_leb(v, tmp);
+}
+
+/* f's high half (bf16), rounded away from zero unless exact: never below f in magnitude. */
+static uint32_t bf16_up(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0xffffu) && (u & 0x7f800000u) != 0x7f800000u)
+        u += 0x10000u;
+    return u >> 16;
+}
+
+static float bf16_value(uint32_t h)
+{
+    uint32_t u = h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 /* The record's first bytes: desc and the target as LEB128; returns the bytes written. */
 static size_t put_head(const mni_cc_track *r, uint8_t *out)
 {
@@ -296,13 +342,9 @@ static size_t put_head(const mni_cc_track *r, uint8_t *out)
                           ((r->flags & MNI_CC_W_DROPPED) ? MNI_CC_DESC_W_DROPPED : 0u) |
                           ((r->flags & MNI_CC_STEP) ? MNI_CC_DESC_STEP : 0u) |
                           ((r->flags & MNI_CC_DELTA) ? MNI_CC_DESC_DELTA : 0u) |
-                          ((r->flags & MNI_CC_DELTA2) ? MNI_CC_DESC_DELTA2 : 0u));
-    uint32_t v = r->target;
-    do {
-        out[at++] = (uint8_t)((v & 0x7fu) | (v > 0x7fu ? 0x80u : 0u));
-        v >>= 7;
-    } while (v);
-    return at;
+                          ((r->flags & MNI_CC_DELTA2) ? MNI_CC_DESC_DELTA2 : 0u) |
+                          ((r->flags & MNI_CC_KEYED) ? MNI_CC_DESC_KEYED : 0u));
+    return at + put_leb(r->target, out + at);
 }
 
 /* A constant record's bytes (desc, target, value); returns its size. */
@@ -406,8 +448,8 @@ static uint8_t span_bits(int64_t lo, int64_t hi)
  * alike.  r's fields and pointers (into out) are set as mni_cc_parse would
  * set them.  Returns the size.
  */
-static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, uint32_t level,
-                     uint8_t *out)
+static size_t encode(const compressor *z, const float *knots, const uint32_t *key_frames,
+                     mni_cc_track *r, uint32_t level, uint8_t *out)
 {
     plan_record(z, r);
     bool delta = (r->flags & MNI_CC_DELTA) != 0, second = (r->flags & MNI_CC_DELTA2) != 0;
@@ -430,7 +472,16 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         r->min[c] = lo;
         widest = hi - lo > widest ? hi - lo : widest;
     }
-    r->quantum = widest > 0.0f ? (float)((double)widest / (double)((1u << level) - 1u)) : 0.0f;
+    /* The quantum in a bf16 (rounded up), each minimum on its grid: m quanta (rounded down). */
+    r->quantum = widest > 0.0f ? bf16_value(bf16_up((float)((double)widest /
+                                                            (double)((1u << level) - 1u))))
+                               : 0.0f;
+    int32_t mins[4] = {0, 0, 0, 0};
+    for (uint32_t c = 0; c < n && r->quantum > 0.0f; c++) {
+        double m = floor((double)r->min[c] / (double)r->quantum);
+        mins[c] = m < -2147483647.0 ? -2147483647 : m > 2147483647.0 ? 2147483647 : (int32_t)m;
+        r->min[c] = r->quantum * (float)mins[c];
+    }
     uint32_t *q = z->grid, *gb = z->grid_bases;
     for (uint32_t k = 0; k < K; k++)
         for (uint32_t c = 0; c < n; c++)
@@ -467,34 +518,48 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         r->segment_bits += r->base_bits[c];
         r->slope_sum += r->slope_bits[c];
     }
+    bool keyed = (r->flags & MNI_CC_KEYED) != 0;
+    r->frame_bits = keyed ? (uint8_t)bit_length(z->frames - 1u) : 0u;
     size_t at = put_head(r, out);
-    out[at++] = r->stride_log2;
-    for (uint32_t c = 0; c < n; c++)
+    out[at++] = (uint8_t)(r->bits[0] | r->stride_log2 << 5);
+    for (uint32_t c = 1; c < n; c++)
         out[at++] = r->bits[c];
+    if (keyed) {
+        out[at++] = r->frame_bits;
+        at += put_leb(K, out + at);
+    }
     for (uint32_t c = 0; c < n && based; c++)
         out[at++] = r->base_bits[c];
     for (uint32_t c = 0; c < n && second; c++)
         out[at++] = r->slope_bits[c];
-    memcpy(out + at, r->min, 4u * n);
-    at += 4u * n;
-    memcpy(out + at, &r->quantum, 4);
-    at += 4;
-    if (delta) {
-        memcpy(out + at, r->offset, 4u * n);
-        at += 4u * n;
+    uint32_t qh = bf16_up(r->quantum);
+    out[at++] = (uint8_t)qh;
+    out[at++] = (uint8_t)(qh >> 8);
+    for (uint32_t c = 0; c < n; c++) {
+        if (r->quantum > 0.0f) {
+            at += put_zigzag(mins[c], out + at);
+        } else {
+            memcpy(out + at, &r->min[c], 4);
+            at += 4;
+        }
     }
-    if (second) {
-        memcpy(out + at, r->slope_offset, 4u * n);
-        at += 4u * n;
-    }
+    for (uint32_t c = 0; c < n && delta; c++)
+        at += put_zigzag((int32_t)least[c], out + at);
+    for (uint32_t c = 0; c < n && second; c++)
+        at += put_zigzag((int32_t)least_slope[c], out + at);
     size_t bases = based ? mni_cc_stream_bytes(G, r->segment_bits) : 0u;
     size_t slopes = second ? mni_cc_stream_bytes(G, r->slope_sum) : 0u;
+    size_t frames = keyed ? mni_cc_stream_bytes(K, r->frame_bits) : 0u;
     size_t values = mni_cc_stream_bytes(mni_cc_entries(K, r->flags), r->knot_bits);
-    uint8_t *base_out = out + at, *slope_out = base_out + bases, *value_out = slope_out + slopes;
+    uint8_t *base_out = out + at, *slope_out = base_out + bases, *frame_out = slope_out + slopes;
+    uint8_t *value_out = frame_out + frames;
     r->bases = based ? base_out : NULL;
     r->slopes = second ? slope_out : NULL;
+    r->frames = keyed ? frame_out : NULL;
     r->values = value_out;
-    memset(base_out, 0, bases + slopes + values + MNI_CC_TAIL);
+    memset(base_out, 0, bases + slopes + frames + values + MNI_CC_TAIL);
+    for (uint32_t k = 0; k < K && keyed && r->frame_bits; k++)
+        put_bits(frame_out, (size_t)k * r->frame_bits, key_frames[k]);
     size_t base_bit = 0, slope_bit = 0, entry = 0;
     for (uint32_t g = 0; g < G; g++) {
         uint32_t k0, k1;
@@ -515,7 +580,7 @@ static size_t encode(const compressor *z, const float *knots, mni_cc_track *r, u
         }
         entry += k1 > first ? k1 - first : 0;
     }
-    r->size = (uint32_t)(at + bases + slopes + values);
+    r->size = (uint32_t)(at + bases + slopes + frames + values);
     return r->size;
 }
 
@@ -578,13 +643,96 @@ static mni_cc_track constant_record(const ctrack *ct, const float *v)
     r.components = ct->src->path == MN_PATH_ROTATION ? 4 : 3;
     r.knot_count = 1;
     memcpy(r.min, v, (size_t)r.components * sizeof(float));
-    r.size = (uint32_t)(1u + (bit_length(r.target) + 6u) / 7u + (r.target == 0) + 4u * r.components);
+    r.size = (uint32_t)(1u + leb_bytes(r.target) + 4u * r.components);
     if (ct->src->path == MN_PATH_ROTATION) {
         float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
         for (int c = 0; c < 4; c++)
             r.min[c] = l > 0.0f ? v[c] / l : (c == 3 ? 1.0f : 0.0f);
     }
     return r;
+}
+
+/* A constant rotation stored as x y z (w >= 0 rebuilt, the sign flipped for it), as parse reads it. */
+static mni_cc_track constant_dropped(const mni_cc_track *full)
+{
+    mni_cc_track r = *full;
+    float sign = full->min[3] < 0.0f ? -1.0f : 1.0f;
+    for (int c = 0; c < 3; c++)
+        r.min[c] = sign * full->min[c];
+    float w2 = 1.0f - (r.min[0] * r.min[0] + r.min[1] * r.min[1] + r.min[2] * r.min[2]);
+    r.min[3] = w2 > 0.0f ? sqrtf(w2) : 0.0f;
+    r.components = 3;
+    r.flags |= MNI_CC_W_DROPPED;
+    r.size -= 4u;
+    return r;
+}
+
+/*
+ * The keyed candidate's knots: where every source key falls on the frame
+ * grid (a LINEAR or STEP track), the frames of its keys, with the first and
+ * the last frame; false when a key is off the grid or there are no fewer
+ * knots than frames.
+ */
+static bool plan_keyed(compressor *z, ctrack *ct)
+{
+    const mn_track *tr = ct->src;
+    if (ct->key_count || ct->keyed_none)
+        return ct->key_count > 0;
+    ct->keyed_none = true; /* until shown otherwise */
+    if (tr->interpolation == MN_INTERP_CUBICSPLINE || z->frames < 3 || tr->key_count + 2u >= z->frames)
+        return false;
+    uint32_t *kf = mni_arena_alloc(&z->arena, ((size_t)tr->key_count + 2u) * sizeof(uint32_t), 4);
+    if (!kf)
+        return false;
+    uint32_t K = 0;
+    kf[K++] = 0;
+    for (uint32_t k = 0; k < tr->key_count; k++) {
+        double f = (double)tr->times[k] * z->rate;
+        double r = floor(f + 0.5);
+        if (fabs(f - r) > 1e-3)
+            return false;
+        uint32_t fi = r < 0.0 ? 0u : r > z->frames - 1.0 ? z->frames - 1u : (uint32_t)r;
+        if (fi > kf[K - 1])
+            kf[K++] = fi;
+    }
+    if (kf[K - 1] != z->frames - 1u)
+        kf[K++] = z->frames - 1u;
+    float *knots = mni_arena_alloc(&z->arena, (size_t)K * 4 * sizeof(float), 16);
+    if (!knots)
+        return false;
+    for (uint32_t k = 0; k < K; k++)
+        memcpy(knots + 4 * (size_t)k, ct->frames + 4 * (size_t)kf[k], 4 * sizeof(float));
+    ct->key_frames = kf;
+    ct->key_knots = knots;
+    ct->key_count = K;
+    ct->keyed_none = false;
+    return true;
+}
+
+/*
+ * The lowest precision level at which r (its form set) over knots holds
+ * ct's tolerance, encoded into the scratch; 0 when none does.
+ */
+static uint32_t lowest_level(compressor *z, ctrack *ct, const float *knots, const uint32_t *kf,
+                             mni_cc_track *r)
+{
+    /* Binary search on the level (the error falls nearly monotonically with it) over every
+       third sample time, then the lowest from there that holds at every one. */
+    uint32_t la = 1, lb = MNI_CC_MAX_BITS + 1;
+    while (la < lb) {
+        uint32_t level = (la + lb) / 2;
+        encode(z, knots, kf, r, level, z->scratch);
+        if (local_error(z, ct, r, ct->tol, 3) <= ct->tol)
+            lb = level;
+        else
+            la = level + 1;
+    }
+    for (; la <= MNI_CC_MAX_BITS; la++) {
+        encode(z, knots, kf, r, la, z->scratch);
+        if (local_error(z, ct, r, ct->tol, 1) <= ct->tol)
+            return la;
+    }
+    return 0;
 }
 
 /* The rest value of the track's joint and path. */
@@ -625,54 +773,49 @@ static void choose(compressor *z, ctrack *ct)
         mid[c] = 0.5f * (lo[c] + hi[c]);
     r = constant_record(ct, mid);
     if (local_error(z, ct, &r, ct->tol, 1) <= ct->tol) {
-        ct->rec = r;
+        mni_cc_track d = constant_dropped(&r);
+        ct->rec = r.path == MN_PATH_ROTATION && local_error(z, ct, &d, ct->tol, 1) <= ct->tol ? d : r;
         return;
     }
-    /* Animated: for each stride, the fewest bits within tolerance; the fewest bytes wins. */
+    /*
+     * Animated: for each stride (and the source's keys, where they lie on
+     * the grid), the fewest bits within tolerance; the fewest bytes wins.
+     */
     mni_cc_track best;
     size_t best_bytes = SIZE_MAX;
     uint8_t best_level = 0;
     memset(&best, 0, sizeof best);
-    for (uint32_t sl = 0; sl <= MNI_CC_MAX_STRIDE_LOG2; sl++) {
+    for (int32_t sl = -1; sl <= (int32_t)MNI_CC_MAX_STRIDE_LOG2; sl++) {
         if (sl > 0 && (1u << (sl - 1)) >= z->frames)
             break;
+        bool keyed = sl < 0;
+        if (keyed && !plan_keyed(z, ct))
+            continue;
         memset(&r, 0, sizeof r);
         r.target = ct->src->target;
         r.path = (uint8_t)ct->src->path;
         r.kind = MNI_CC_ANIMATED;
         r.components = (uint8_t)ct->n;
         r.flags = (uint8_t)((ct->n == 3 && ct->src->path == MN_PATH_ROTATION ? MNI_CC_W_DROPPED : 0) |
-                            (ct->src->interpolation == MN_INTERP_STEP ? MNI_CC_STEP : 0));
-        r.stride_log2 = (uint8_t)sl;
-        const float *knots = fitted(z, ct, sl);
+                            (ct->src->interpolation == MN_INTERP_STEP ? MNI_CC_STEP : 0) |
+                            (keyed ? MNI_CC_KEYED : 0));
+        r.stride_log2 = (uint8_t)(keyed ? 0 : sl);
+        r.knot_count = keyed ? ct->key_count : 0;
+        const float *knots = keyed ? ct->key_knots : fitted(z, ct, (uint32_t)sl);
+        const uint32_t *kf = keyed ? ct->key_frames : NULL;
         if (!knots)
             continue; /* out of memory for this stride's fit: the others remain */
-        /*
-         * Binary search on the precision level (the error falls nearly monotonically with
-         * it) over every third sample time, then the lowest from there that holds at every one.
-         */
-        uint32_t la = 1, lb = MNI_CC_MAX_BITS + 1;
-        while (la < lb) {
-            uint32_t level = (la + lb) / 2;
-            encode(z, knots, &r, level, z->scratch);
-            if (local_error(z, ct, &r, ct->tol, 3) <= ct->tol)
-                lb = level;
-            else
-                la = level + 1;
-        }
-        for (; la <= MNI_CC_MAX_BITS; la++) {
-            encode(z, knots, &r, la, z->scratch);
-            if (local_error(z, ct, &r, ct->tol, 1) <= ct->tol)
-                break;
-        }
-        if (la > MNI_CC_MAX_BITS)
+        uint32_t la = lowest_level(z, ct, knots, kf, &r);
+        if (la == 0 && keyed)
+            continue;
+        if (la == 0)
             break; /* a longer stride errs more still */
         /* The same grid values as differences (of differences): the same error, maybe fewer bytes. */
         for (uint32_t form = 1; form <= 2 && !z->plain_only; form++) {
             mni_cc_track d = r;
             d.flags = (uint8_t)((d.flags & ~(MNI_CC_DELTA | MNI_CC_DELTA2)) | MNI_CC_DELTA |
                                 (form == 2 ? MNI_CC_DELTA2 : 0u));
-            if (encode(z, knots, &d, la, z->scratch) < r.size)
+            if (encode(z, knots, kf, &d, la, z->scratch) < r.size)
                 r = d;
         }
         if (r.size < best_bytes) {
@@ -684,16 +827,60 @@ static void choose(compressor *z, ctrack *ct)
     if (best_bytes == SIZE_MAX) {
         /* Nothing meets the tolerance: every frame at full precision is the best there is. */
         best = r;
-        best.flags &= (uint8_t)~(MNI_CC_DELTA | MNI_CC_DELTA2);
+        best.flags &= (uint8_t)~(MNI_CC_DELTA | MNI_CC_DELTA2 | MNI_CC_KEYED);
         best.stride_log2 = 0;
         best_level = MNI_CC_MAX_BITS;
-        encode(z, ct->frames, &best, best_level, z->scratch);
+        encode(z, ct->frames, NULL, &best, best_level, z->scratch);
     }
     ct->rec = best;
     ct->level = best_level;
 }
 
+/* Encode ct's chosen animated record r at its level into out: the knots choose measured. */
+static size_t encode_chosen(compressor *z, ctrack *ct, mni_cc_track *r, uint8_t *out)
+{
+    if (r->flags & MNI_CC_KEYED)
+        return encode(z, ct->key_knots, ct->key_frames, r, ct->level, out);
+    return encode(z, fitted(z, ct, r->stride_log2), NULL, r, ct->level, out);
+}
+
 /* ---- the block ---------------------------------------------------------------------- */
+
+/*
+ * The header (compress_internal.h) into out (MNI_CC_MAX_HEADER bytes),
+ * errors 0 and the checksum left for seal (run writes the errors just
+ * before the name length); returns its size.
+ */
+static size_t put_header(const compressor *z, size_t total, uint32_t tracks, uint32_t name_len,
+                         uint8_t *out)
+{
+    mn_space sp = mn_clip_space(z->clip);
+    bool shell = z->shell != MN_SHELL_DISTANCE_DEFAULT;
+    memcpy(out, MNI_CC_MAGIC, 4);
+    out[4] = MNI_CC_VERSION;
+    out[5] = (uint8_t)(sp.kind | (sp.id ? MNI_CC_HEAD_SPACE_ID : 0u) |
+                       (shell ? MNI_CC_HEAD_SHELL : 0u) | MNI_CC_HEAD_ERRORS);
+    size_t at = MNI_CC_CHECKED_FROM;
+    at += put_leb((uint32_t)total, out + at);
+    at += put_leb(z->frames, out + at);
+    at += put_leb(tracks, out + at);
+    memcpy(out + at, &z->duration, 4);
+    at += 4;
+    if (sp.kind != MN_SPACE_UNBOUND)
+        at += put_leb(sp.count, out + at);
+    if (sp.id) {
+        memcpy(out + at, &sp.id, 8);
+        at += 8;
+    }
+    if (shell) {
+        memcpy(out + at, &z->shell, 4);
+        at += 4;
+    }
+    memset(out + at, 0, 4);
+    at += 4;
+    at += put_leb(name_len, out + at);
+    return at;
+}
 
 /* Lay out and fill the whole block from the chosen records; NULL on OOM or a block over 4 GiB. */
 static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t *size_out)
@@ -702,53 +889,53 @@ static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t
     const char *name = mn_clip_name(z->clip);
     size_t name_len = strlen(name);
     name_len = name_len > UINT16_MAX ? UINT16_MAX : name_len; /* longer names are cut */
-    size_t size = sizeof(mni_cc_header) + name_len + 1;
+    size_t records = 0;
     for (uint32_t i = 0; i < z->count; i++) {
         const ctrack *ct = &z->tracks[i];
         stored += !ct->omit;
-        size += ct->omit ? 0 : ct->rec.size;
+        records += ct->omit ? 0 : ct->rec.size;
     }
-    size += MNI_CC_TAIL;
+    uint8_t head[MNI_CC_MAX_HEADER];
+    size_t tail = name_len + 1u + mni_cc_pad((uint32_t)name_len);
+    /* The header's size depends on the total's LEB128 bytes: settle it (a few rounds at most). */
+    size_t size = 0, head_size = 0;
+    for (int i = 0; i < 4; i++) {
+        head_size = put_header(z, size, stored, (uint32_t)name_len, head);
+        size_t next = head_size + records + tail;
+        if (next == size)
+            break;
+        size = next;
+    }
     if (size > UINT32_MAX)
         return NULL;
+    head_size = put_header(z, size, stored, (uint32_t)name_len, head);
     uint8_t *block = mni_alloc(allocator, size);
     if (!block)
         return NULL;
     memset(block, 0, size);
-    mni_cc_header *h = (mni_cc_header *)(void *)block;
-    memcpy(h->magic, MNI_CC_MAGIC, 4);
-    h->version = MNI_CC_VERSION;
-    h->name_length = (uint16_t)name_len;
-    h->total_size = (uint32_t)size;
-    h->duration = z->duration;
-    h->sample_rate = z->rate;
-    h->frame_count = z->frames;
-    h->track_count = stored;
-    mn_space sp = mn_clip_space(z->clip);
-    h->space_kind = (uint8_t)sp.kind;
-    h->space_count = sp.count;
-    h->space_id = sp.id;
-    h->shell = z->shell;
-    memcpy(block + sizeof *h, name, name_len);
-    size_t at = sizeof *h + name_len + 1;
+    memcpy(block, head, head_size);
+    size_t at = head_size;
     for (uint32_t i = 0; i < z->count; i++) {
         ctrack *ct = &z->tracks[i];
         if (ct->omit)
             continue;
         mni_cc_track r = ct->rec;
         if (r.kind == MNI_CC_ANIMATED) /* the same bytes choose measured: the fit is kept */
-            at += encode(z, fitted(z, ct, r.stride_log2), &r, ct->level, block + at);
+            at += encode_chosen(z, ct, &r, block + at);
         else
             at += put_constant(&r, block + at);
     }
+    /* After the records (whose encoding zeroes the 7 bytes past each): the name, NUL, zeros. */
+    memcpy(block + at, name, name_len);
     *size_out = size;
     return block;
 }
 
 static void seal(uint8_t *block)
 {
-    mni_cc_header *h = (mni_cc_header *)(void *)block;
-    h->checksum = mni_cc_fnv(2166136261u, block + 16, h->total_size - 16u);
+    uint32_t total = mni_cc_head((const mn_compressed_clip *)(const void *)block).total_size;
+    uint32_t sum = mni_cc_fnv(2166136261u, block + MNI_CC_CHECKED_FROM, total - MNI_CC_CHECKED_FROM);
+    memcpy(block + 6, &sum, 4);
 }
 
 /* A block and a cursor's storage over it (zeroed for each pass over the times). */
@@ -873,7 +1060,8 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
     uint32_t knots_max = mni_cc_knots_of(z->frames, 0);
     z->scratch_size = MNI_CC_MAX_RECORD_HEAD +
                       mni_cc_stream_bytes(knots_max / MNI_CC_SEGMENT_KNOTS + 1, 4 * MNI_CC_MAX_BITS) +
-                      mni_cc_stream_bytes(knots_max, 4 * MNI_CC_MAX_BITS) + MNI_CC_TAIL + 64;
+                      mni_cc_stream_bytes(knots_max, 4 * MNI_CC_MAX_BITS) +
+                      mni_cc_stream_bytes(knots_max, MNI_CC_MAX_BITS) + MNI_CC_TAIL + 64;
     z->scratch = mni_arena_alloc(&z->arena, z->scratch_size, 16);
     size_t knots = (size_t)z->frames + 2;
     z->band = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
@@ -980,7 +1168,7 @@ static bool squeeze(compressor *z, uint8_t **best, size_t *best_size, float *bes
             while (!ct->omit && ct->rec.kind == MNI_CC_ANIMATED && ct->level > 1) {
                 mni_cc_track was = ct->rec;
                 ct->level--;
-                encode(z, fitted(z, ct, ct->rec.stride_log2), &ct->rec, ct->level, z->scratch);
+                encode_chosen(z, ct, &ct->rec, z->scratch);
                 size_t size = 0;
                 uint8_t *block = build_block(z, &z->allocator, &size);
                 if (!block) {
@@ -1091,9 +1279,14 @@ static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats 
         }
         p99 = hi;
     }
-    mni_cc_header *h = (mni_cc_header *)(void *)block;
-    h->max_error = worst;
-    h->p99_error = p99;
+    /* The errors as bf16, rounded up: what the block records is never below what was measured. */
+    uint32_t e[2] = {bf16_up(worst), bf16_up(p99)};
+    mni_cc_header h = mni_cc_head((const mn_compressed_clip *)(const void *)block);
+    size_t errors_at = h.header_size - 4u - leb_bytes(h.name_length);
+    for (int i = 0; i < 2; i++) {
+        block[errors_at + 2 * i] = (uint8_t)e[i];
+        block[errors_at + 2 * i + 1] = (uint8_t)(e[i] >> 8);
+    }
     seal(block);
     stats->bytes = size;
     stats->frame_count = z->frames;

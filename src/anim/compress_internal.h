@@ -4,26 +4,40 @@
  * (compressed_sample.c) and the error metric (error_metric.c).  Private to
  * src/anim.
  *
- * Block, little-endian (version 2):
- *   header        mni_cc_header (56 bytes)
- *   name          name_length bytes and a NUL
- *   tracks        track_count records back to back, no padding (below)
- *   tail          8 zero bytes, so that a 64-bit load at any value's byte
- *                 stays inside the block.
+ * Block, little-endian (version 3; docs/formats.md has the byte map):
+ *   header        "MNAN", u8 version, u8 flags (bits 0-1 space kind, 4:
+ *                 space id, 8: shell, 16: errors stored), u32 checksum
+ *                 (FNV-1a of bytes [10, T)), then LEB128 total size T,
+ *                 LEB128 frame count F, LEB128 track count N, f32
+ *                 duration, (space kind > 0) LEB128 space count, (4) u64
+ *                 space id, (8) f32 shell, (16) two bf16 errors (max,
+ *                 p99: an f32's high half, rounded up), LEB128 name
+ *                 length L; the sample rate is (F - 1) / duration
+ *                 (1 with one frame), computed in double, rounded to f32.
+ *   tracks        N records back to back, no padding (below)
+ *   name          L bytes and a NUL, then zero bytes up to 7 bytes after
+ *                 the records (the tail: a 64-bit load at any value's
+ *                 byte stays inside the block).
  * A record: u8 desc (path in bits 0-1, 4: animated, 8: w dropped, 16:
- * STEP), the target as LEB128 (at most 5 bytes); a constant then holds its
- * value (3 floats, 4 for a rotation); an animated track u8 stride_log2,
- * u8 bits per stored component, (only when it has more than one segment)
- * u8 base bits per component, f32 min per component, f32 quantum, (DELTA)
- * i32 offset per component, then
- * (more than one segment) per segment of 16 knots every component's base
- * in its base bits, then knot-major every knot's components, each in its
- * component's bits; bit fields LSB-first, each stream in ceil(bits / 8)
- * bytes.  Knot k's component c is min[c] + quantum × (base[k / 16][c] +
- * the stored value), every grid value below 2^24 (exact in a float); with
- * DELTA a segment's first knot is its base and each later one stores its
- * difference from the knot before, less the offset.
- * The checksum is FNV-1a (32 bits) of every byte from offset 16 to the end.
+ * STEP, 32: DELTA, 64: DELTA2, 128: KEYED), the target as LEB128; a
+ * constant then holds its value (3 f32, 4 for a rotation that keeps w);
+ * an animated track u8 (bits of component 0) | stride_log2 << 5, u8 bits
+ * of each other component, (KEYED) u8 frame bits and LEB128 knot count K,
+ * (more than one segment or DELTA) u8 base bits per component, (DELTA2)
+ * u8 slope bits per component, u16 quantum (bf16), per component the
+ * minimum as a zigzag LEB128 m (min = quantum × m; f32 when the quantum
+ * is 0), (DELTA) zigzag LEB128 offset per component, (DELTA2) zigzag
+ * LEB128 slope offset per component, then (more than one segment) per
+ * segment of 16 knots every component's base in its base bits, (DELTA2)
+ * the slopes, (KEYED) each knot's frame in frame bits, then knot-major
+ * every knot's components, each in its component's bits; bit fields
+ * LSB-first, each stream in ceil(bits / 8) bytes.  Knot k's component c is
+ * min[c] + quantum × (base[k / 16][c] + the stored value), every grid
+ * value below 2^24 (exact in a float); with DELTA a segment's first knot
+ * is its base and each later one stores its difference from the knot
+ * before, less the offset.  A KEYED record (stride 0) has its knots at the
+ * frames it lists (increasing, the first 0, the last F - 1), linear or
+ * STEP between them.
  */
 #ifndef MN_ANIM_COMPRESS_INTERNAL_H
 #define MN_ANIM_COMPRESS_INTERNAL_H
@@ -38,13 +52,15 @@
 #include <string.h>
 
 #define MNI_CC_MAGIC "MNAN"
-#define MNI_CC_VERSION 2u
+#define MNI_CC_VERSION 3u
 #define MNI_CC_SEGMENT_KNOTS 16u     /* knots per segment base */
 #define MNI_CC_MAX_BITS 24u         /* a value's or a base's bits; grid values < 2^24 */
 #define MNI_CC_MAX_STRIDE_LOG2 5u     /* strides 1 .. 32 frames */
 #define MNI_CC_MAX_FRAMES (1u << 24)
-#define MNI_CC_TAIL 8u
-#define MNI_CC_MAX_RECORD_HEAD 40u    /* desc, target, stride, 4 + 4 bits, 4 mins, quantum */
+#define MNI_CC_TAIL 7u           /* bytes after the records (name, NUL, zeros) */
+#define MNI_CC_MAX_RECORD_HEAD 96u    /* desc, target, 3 × 4 widths, frame bits, K, quantum, 12 LEB128s */
+#define MNI_CC_MAX_HEADER 64u         /* the header's most bytes */
+#define MNI_CC_CHECKED_FROM 10u       /* the checksum covers bytes from here */
 
 enum { MNI_CC_CONSTANT = 0, MNI_CC_ANIMATED = 1 };
 enum {
@@ -52,7 +68,8 @@ enum {
     MNI_CC_STEP = 2u,                 /* hold the left knot (a STEP source track) */
     MNI_CC_DELTA = 4u,                /* values: differences from the knot before */
     MNI_CC_DELTA2 = 8u,               /* with DELTA: differences of differences */
-    MNI_CC_FLAGS_ALL = 15u
+    MNI_CC_KEYED = 16u,               /* knots at listed frames (stride 0, no DELTA2) */
+    MNI_CC_FLAGS_ALL = 31u
 };
 /* The record's first byte. */
 enum {
@@ -62,25 +79,35 @@ enum {
     MNI_CC_DESC_STEP = 16u,
     MNI_CC_DESC_DELTA = 32u,
     MNI_CC_DESC_DELTA2 = 64u,         /* only with DELTA */
-    MNI_CC_DESC_ALL = 127u
+    MNI_CC_DESC_KEYED = 128u,         /* only animated, stride 0, without DELTA2 */
+    MNI_CC_DESC_ALL = 255u
+};
+/* The header's flags byte. */
+enum {
+    MNI_CC_HEAD_SPACE = 3u,           /* the space kind */
+    MNI_CC_HEAD_SPACE_ID = 4u,
+    MNI_CC_HEAD_SHELL = 8u,
+    MNI_CC_HEAD_ERRORS = 16u,
+    MNI_CC_HEAD_ALL = 31u
 };
 
+/* The header as read out of a block (never stored as it is). */
 typedef struct mni_cc_header {
-    char magic[4];
-    uint8_t version, space_kind;
-    uint16_t name_length;         /* a NUL follows the name */
+    uint8_t version, space_kind, flags;
+    uint32_t name_length;         /* a NUL follows the name */
     uint32_t total_size;
-    uint32_t checksum;            /* FNV-1a of bytes [16, total_size) */
+    uint32_t checksum;            /* FNV-1a of bytes [10, total_size) */
     float duration;
-    float sample_rate;
+    float sample_rate;            /* (frame_count - 1) / duration; 1 with one frame */
     uint32_t frame_count;         /* >= 1 */
     uint32_t track_count;
     uint64_t space_id;
     uint32_t space_count;
     float shell, max_error, p99_error;
+    uint32_t header_size;         /* the first record's offset */
+    const uint8_t *records;       /* the first record */
+    const char *name;             /* NUL-ended, after the records */
 } mni_cc_header;
-
-_Static_assert(sizeof(mni_cc_header) == 56, "header layout");
 
 /*
  * A track record as read out of the block (never stored as it is): what
@@ -109,17 +136,99 @@ typedef struct mni_cc_track {
     const uint8_t *bases;         /* segment_count × segment_bits; NULL: one segment, base 0 */
     const uint8_t *values;
     uint32_t size;                /* the record's bytes in the block */
+    uint8_t frame_bits;           /* KEYED: bits of each knot's frame */
+    const uint8_t *frames;        /* KEYED: knot_count frames; NULL otherwise */
 } mni_cc_track;
 
-static inline const mni_cc_header *mni_cc_head(const mn_compressed_clip *c)
+/* LEB128 at *p (of a checked block, or the writer's), at most 5 bytes; *p moves past it. */
+static inline uint32_t mni_cc_leb(const uint8_t **p)
 {
-    return (const mni_cc_header *)(const void *)c;
+    uint32_t v = 0;
+    for (uint32_t shift = 0; shift < 35u; shift += 7u) {
+        uint8_t b = *(*p)++;
+        v |= (uint32_t)(b & 0x7fu) << shift;
+        if (!(b & 0x80u))
+            break;
+    }
+    return v;
+}
+
+/* A zigzag LEB128 (0, -1, 1, -2, ... as 0, 1, 2, 3, ...). */
+static inline int32_t mni_cc_zigzag(const uint8_t **p)
+{
+    uint32_t u = mni_cc_leb(p);
+    return (int32_t)((u >> 1) ^ (0u - (u & 1u)));
+}
+
+/* An f32 from its stored high half (bf16). */
+static inline float mni_cc_bf16(const uint8_t *p)
+{
+    uint32_t u = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 24;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* The sample rate of F frames over a duration: (F - 1) / duration, 1 with one frame (or none). */
+static inline float mni_cc_rate(uint32_t frame_count, float duration)
+{
+    if (frame_count <= 1 || !(duration > 0.0f))
+        return 1.0f;
+    return (float)((double)(frame_count - 1u) / (double)duration);
+}
+
+/* Bytes of zeros after the name and its NUL, so that 7 bytes follow the records. */
+static inline uint32_t mni_cc_pad(uint32_t name_length)
+{
+    return name_length + 1u >= MNI_CC_TAIL ? 0u : MNI_CC_TAIL - 1u - name_length;
+}
+
+/*
+ * The header of a checked block (or one the writer made) read out; the
+ * reader (mnanim_read.c) proves every field inside the block first.
+ */
+static inline mni_cc_header mni_cc_head(const mn_compressed_clip *c)
+{
+    const uint8_t *b = (const uint8_t *)c, *at = b + MNI_CC_CHECKED_FROM;
+    mni_cc_header h;
+    h.version = b[4];
+    h.flags = b[5];
+    h.space_kind = b[5] & MNI_CC_HEAD_SPACE;
+    memcpy(&h.checksum, b + 6, 4);
+    h.total_size = mni_cc_leb(&at);
+    h.frame_count = mni_cc_leb(&at);
+    h.track_count = mni_cc_leb(&at);
+    memcpy(&h.duration, at, 4);
+    at += 4;
+    h.sample_rate = mni_cc_rate(h.frame_count, h.duration);
+    h.space_count = h.space_kind ? mni_cc_leb(&at) : 0u;
+    h.space_id = 0;
+    if (h.flags & MNI_CC_HEAD_SPACE_ID) {
+        memcpy(&h.space_id, at, 8);
+        at += 8;
+    }
+    h.shell = MN_SHELL_DISTANCE_DEFAULT;
+    if (h.flags & MNI_CC_HEAD_SHELL) {
+        memcpy(&h.shell, at, 4);
+        at += 4;
+    }
+    h.max_error = h.p99_error = 0.0f;
+    if (h.flags & MNI_CC_HEAD_ERRORS) {
+        h.max_error = mni_cc_bf16(at);
+        h.p99_error = mni_cc_bf16(at + 2);
+        at += 4;
+    }
+    h.name_length = mni_cc_leb(&at);
+    h.header_size = (uint32_t)(at - b);
+    h.records = at;
+    h.name = (const char *)b + h.total_size - mni_cc_pad(h.name_length) - 1u - h.name_length;
+    return h;
 }
 
 /* The first record's byte. */
 static inline const uint8_t *mni_cc_records(const mn_compressed_clip *c)
 {
-    return (const uint8_t *)c + sizeof(mni_cc_header) + mni_cc_head(c)->name_length + 1u;
+    return mni_cc_head(c).records;
 }
 
 /* FNV-1a, 32 bits, continued over n bytes (seed 2166136261). */
@@ -179,21 +288,22 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     tr->flags = (uint8_t)(((desc & MNI_CC_DESC_W_DROPPED) ? MNI_CC_W_DROPPED : 0u) |
                           ((desc & MNI_CC_DESC_STEP) ? MNI_CC_STEP : 0u) |
                           ((desc & MNI_CC_DESC_DELTA) ? MNI_CC_DELTA : 0u) |
-                          ((desc & MNI_CC_DESC_DELTA2) ? MNI_CC_DELTA2 : 0u));
-    uint32_t target = 0;
-    for (uint32_t shift = 0; shift < 35u; shift += 7u) {
-        uint8_t b = *at++;
-        target |= (uint32_t)(b & 0x7fu) << shift;
-        if (!(b & 0x80u))
-            break;
-    }
-    tr->target = target;
+                          ((desc & MNI_CC_DESC_DELTA2) ? MNI_CC_DELTA2 : 0u) |
+                          ((desc & MNI_CC_DESC_KEYED) ? MNI_CC_KEYED : 0u));
+    tr->target = mni_cc_leb(&at);
     bool rot = tr->path == MN_PATH_ROTATION;
     uint32_t n = rot && !(tr->flags & MNI_CC_W_DROPPED) ? 4u : 3u;
     tr->components = (uint8_t)n;
     tr->min[3] = 0.0f;
+    tr->frame_bits = 0;
+    tr->frames = NULL;
     if (tr->kind == MNI_CC_CONSTANT) {
         memcpy(tr->min, at, (size_t)n * 4u);
+        if (rot && n == 3u) { /* w >= 0 rebuilt, as for an animated track's knots */
+            float w2 = 1.0f - (tr->min[0] * tr->min[0] + tr->min[1] * tr->min[1] +
+                               tr->min[2] * tr->min[2]);
+            tr->min[3] = w2 > 0.0f ? sqrtf(w2) : 0.0f;
+        }
         tr->stride_log2 = 0;
         tr->knot_count = 1;
         tr->segment_count = 0;
@@ -203,46 +313,62 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
         tr->size = (uint32_t)(at + 4u * n - p);
         return tr->size;
     }
-    tr->stride_log2 = *at++;
-    tr->knot_count = mni_cc_knots_of(frame_count, tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2
-                                                      ? tr->stride_log2
-                                                      : MNI_CC_MAX_STRIDE_LOG2);
+    uint8_t lead = *at++;
+    tr->stride_log2 = (uint8_t)(lead >> 5);
+    bool keyed = (tr->flags & MNI_CC_KEYED) != 0;
+    tr->bits[0] = lead & 31u;
+    for (uint32_t c = 1; c < n; c++)
+        tr->bits[c] = *at++;
+    if (keyed) {
+        tr->frame_bits = *at++;
+        tr->knot_count = mni_cc_leb(&at);
+    } else {
+        tr->knot_count = mni_cc_knots_of(frame_count, tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2
+                                                          ? tr->stride_log2
+                                                          : MNI_CC_MAX_STRIDE_LOG2);
+    }
     tr->segment_count = (tr->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
     bool segmented = tr->segment_count > 1 || (tr->flags & MNI_CC_DELTA); /* bases stored */
     bool second = (tr->flags & MNI_CC_DELTA2) != 0;
     uint32_t sum = 0, base_sum = 0, slope_sum = 0;
-    tr->bits[3] = tr->base_bits[3] = tr->slope_bits[3] = 0;
+    tr->bits[3] = n == 4u ? tr->bits[3] : 0u;
+    tr->base_bits[3] = tr->slope_bits[3] = 0;
     for (uint32_t c = 0; c < n; c++) {
-        tr->bits[c] = at[c];
-        sum += at[c];
-        tr->base_bits[c] = segmented ? at[n + c] : 0u;
+        sum += tr->bits[c];
+        tr->base_bits[c] = segmented ? at[c] : 0u;
         base_sum += tr->base_bits[c];
-        tr->slope_bits[c] = second ? at[2u * n + c] : 0u;
+        tr->slope_bits[c] = second ? at[(segmented ? n : 0u) + c] : 0u;
         slope_sum += tr->slope_bits[c];
     }
-    at += (1u + segmented + second) * n;
+    at += (segmented + second) * n;
     tr->slope_sum = slope_sum;
     tr->knot_bits = sum;
     tr->segment_bits = base_sum;
-    memcpy(tr->min, at, (size_t)n * 4u);
-    at += 4u * n;
-    memcpy(&tr->quantum, at, 4);
-    at += 4;
+    tr->quantum = mni_cc_bf16(at);
+    at += 2;
+    for (uint32_t c = 0; c < n; c++) {
+        if (tr->quantum == 0.0f) {
+            memcpy(&tr->min[c], at, 4);
+            at += 4;
+        } else {
+            tr->min[c] = tr->quantum * (float)mni_cc_zigzag(&at);
+        }
+    }
     memset(tr->offset, 0, sizeof tr->offset);
     memset(tr->slope_offset, 0, sizeof tr->slope_offset);
     uint32_t entries = mni_cc_entries(tr->knot_count, tr->flags);
-    if (tr->flags & MNI_CC_DELTA) {
-        memcpy(tr->offset, at, (size_t)n * 4u);
-        at += 4u * n;
-    }
-    if (second) {
-        memcpy(tr->slope_offset, at, (size_t)n * 4u);
-        at += 4u * n;
-    }
+    for (uint32_t c = 0; c < n && (tr->flags & MNI_CC_DELTA); c++)
+        tr->offset[c] = (uint32_t)mni_cc_zigzag(&at);
+    for (uint32_t c = 0; c < n && second; c++)
+        tr->slope_offset[c] = (uint32_t)mni_cc_zigzag(&at);
     tr->bases = segmented ? at : NULL;
     at += segmented ? mni_cc_stream_bytes(tr->segment_count, base_sum) : 0u;
     tr->slopes = second ? at : NULL;
     at += second ? mni_cc_stream_bytes(tr->segment_count, slope_sum) : 0u;
+    if (keyed) {
+        tr->frames = at;
+        at += mni_cc_stream_bytes(tr->knot_count, tr->frame_bits);
+    }
     tr->values = at;
     at += mni_cc_stream_bytes(entries, sum);
     tr->size = (uint32_t)(at - p);
@@ -397,6 +523,24 @@ static inline void mni_cc_ints_to(const mni_cc_track *tr, const uint32_t *q, flo
 /* The span of frame position f in a track's knots: knot k and the fraction s past it. */
 static inline uint32_t mni_cc_span(const mni_cc_track *tr, float f, float *s)
 {
+    if (tr->frames) {
+        /* KEYED: the last knot at or before f (at most K - 2), by bisection of its frames. */
+        uint32_t lo = 0, hi = tr->knot_count - 1u;
+        while (hi - lo > 1u) {
+            uint32_t mid = (lo + hi) / 2u;
+            if ((float)mni_cc_field(tr->frames, (size_t)mid * tr->frame_bits, tr->frame_bits) <= f)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        float f0 = (float)mni_cc_field(tr->frames, (size_t)lo * tr->frame_bits, tr->frame_bits);
+        float f1 = (float)mni_cc_field(tr->frames, (size_t)(lo + 1u) * tr->frame_bits, tr->frame_bits);
+        float r = f1 > f0 ? (f - f0) / (f1 - f0) : 0.0f;
+        if (tr->flags & MNI_CC_STEP) /* held to the next knot only a thousandth of a frame early */
+            r = f1 - f < 0.001f ? 1.0f : 0.0f;
+        *s = r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+        return lo;
+    }
     static const float inv_stride[MNI_CC_MAX_STRIDE_LOG2 + 1] = {1.0f, 0.5f, 0.25f, 0.125f,
                                                                  0.0625f, 0.03125f};
     float u = f * inv_stride[tr->stride_log2]; /* exact: powers of two */

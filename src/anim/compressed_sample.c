@@ -36,7 +36,7 @@ size_t mni_cc_cursor_bytes(uint32_t track_count)
 
 size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
 {
-    return clip ? mni_cc_cursor_bytes(mni_cc_head(clip)->track_count) : 0;
+    return clip ? mni_cc_cursor_bytes(mni_cc_head(clip).track_count) : 0;
 }
 
 static inline float *slot_of(const mni_cc_track *tr, mn_pose *pose)
@@ -79,8 +79,8 @@ void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache,
                            mn_simd_level level)
 {
     bool simd = mni_simd_resolve(level) >= MN_SIMD_SSE2;
-    const mni_cc_header *h = mni_cc_head(clip);
-    const uint8_t *at = mni_cc_records(clip);
+    const mni_cc_header head = mni_cc_head(clip), *h = &head;
+    const uint8_t *at = h->records;
     float f = mni_cc_frame_of(h, t);
     cc_cache *c = cache;
     for (uint32_t i = 0; i < h->track_count; i++) {
@@ -140,9 +140,9 @@ mn_compressed_clip_info mn_compressed_clip_info_of(const mn_compressed_clip *cli
     memset(&info, 0, sizeof info);
     if (!clip)
         return info;
-    const mni_cc_header *h = mni_cc_head(clip);
+    const mni_cc_header head = mni_cc_head(clip), *h = &head;
     info.bytes = h->total_size;
-    info.name = (const char *)clip + sizeof *h;
+    info.name = h->name;
     info.duration = h->duration;
     info.sample_rate = h->sample_rate;
     info.frame_count = h->frame_count;
@@ -160,11 +160,10 @@ mn_status mn_compressed_clip_sample(const mn_compressed_clip *clip, float t, mn_
     if (!clip || !pose)
         return mni_fail(err, MN_INVALID_ARGUMENT,
                         "mn_compressed_clip_sample: clip and pose must not be NULL");
-    const mni_cc_header *h = mni_cc_head(clip);
+    const mni_cc_header head = mni_cc_head(clip), *h = &head;
     if (!mni_space_fits(space_of(h), pose)) {
         char what[80];
-        snprintf(what, sizeof what, "compressed clip \"%.40s\"",
-                 (const char *)clip + sizeof *h);
+        snprintf(what, sizeof what, "compressed clip \"%.40s\"", h->name);
         return mni_space_refuse(space_of(h), what, pose, err);
     }
     mni_compressed_sample(clip, t, NULL, pose, MN_SIMD_BEST);
@@ -178,7 +177,7 @@ void mn_compressed_clip_free(mn_compressed_clip *clip, const mn_allocator *alloc
     if (!clip)
         return;
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
-    mni_free(&a, clip, mni_cc_head(clip)->total_size);
+    mni_free(&a, clip, mni_cc_head(clip).total_size);
 }
 
 mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
@@ -189,8 +188,8 @@ mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
     if (!compressed || !out)
         return mni_fail(err, MN_INVALID_ARGUMENT,
                         "mn_clip_from_compressed: compressed and out must not be NULL");
-    const mni_cc_header *h = mni_cc_head(compressed);
-    const uint8_t *at = mni_cc_records(compressed);
+    const mni_cc_header head = mni_cc_head(compressed), *h = &head;
+    const uint8_t *at = h->records;
     mn_allocator a = allocator ? *allocator : (mn_allocator){0};
     size_t bytes;
     if (!mni_checked_mul(h->track_count ? h->track_count : 1, sizeof(mn_track), &bytes))
@@ -209,7 +208,7 @@ mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
                                .components = components[src.path]};
     }
     mn_clip_options o = {.allocator = a, .space = space_of(h)};
-    mn_status st = mn_clip_create(tracks, h->track_count, (const char *)compressed + sizeof *h,
+    mn_status st = mn_clip_create(tracks, h->track_count, h->name,
                                   &o, out, err);
     mni_free(&a, tracks, bytes);
     if (st != MN_OK)

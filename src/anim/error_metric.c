@@ -33,7 +33,10 @@ static float *sample_times(const mn_clip *clip, mn_arena *arena, uint32_t *count
     }
     /* A compressed view has no keys: its frames are its key times. */
     const mn_compressed_clip *cc = clip->compressed;
-    uint32_t frames = cc ? mni_cc_head(cc)->frame_count : 0;
+    mni_cc_header head = {.frame_count = 0, .sample_rate = 1.0f};
+    if (cc)
+        head = mni_cc_head(cc);
+    uint32_t frames = cc ? head.frame_count : 0;
     size_t n = keys + frames + 1;
     float *t = mni_arena_calloc(arena, 2 * n, sizeof(float), 16);
     if (!t)
@@ -48,8 +51,7 @@ static float *sample_times(const mn_clip *clip, mn_arena *arena, uint32_t *count
             t[m++] = tr->times[k] > 0.0f ? tr->times[k] : 0.0f;
     }
     for (uint32_t f = 0; f < frames; f++)
-        t[m++] = mni_cc_frame_of(mni_cc_head(cc), (float)f / mni_cc_head(cc)->sample_rate) /
-                 mni_cc_head(cc)->sample_rate;
+        t[m++] = mni_cc_frame_of(&head, (float)f / head.sample_rate) / head.sample_rate;
     qsort(t, m, sizeof(float), compare_float);
     size_t u = 0;
     for (size_t i = 0; i < m; i++)
