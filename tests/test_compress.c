@@ -471,19 +471,56 @@ static mn_clip *odd_clip(void)
     return clip;
 }
 
+/*
+ * Few keys unevenly spaced on a 24 Hz grid (as glTF exporters write them): a LINEAR
+ * translation, a STEP rotation and a LINEAR rotation, each best kept at its keys (keyed).
+ */
+static mn_clip *keyed_clip(void)
+{
+    enum { K = 5 };
+    static const float frames[K] = {0, 10, 21, 30, 40};
+    static float times[K], moves[3 * K], turns[4 * K], sways[4 * K];
+    const float axis[3] = {0, 0, 1}, axis2[3] = {0.6f, 0.8f, 0};
+    for (int k = 0; k < K; k++) {
+        times[k] = frames[k] / 24.0f;
+        moves[3 * k] = 0.1f * (float)(k % 2);
+        moves[3 * k + 1] = 0.05f * (float)k;
+        moves[3 * k + 2] = -0.02f;
+        mn_quat_from_axis_angle(turns + 4 * k, axis, 0.7f * (float)k);
+        mn_quat_from_axis_angle(sways + 4 * k, axis2, 0.05f * (float)(k % 3));
+    }
+    mn_track tr[3] = {
+        {.target = 1, .path = MN_PATH_TRANSLATION, .interpolation = MN_INTERP_LINEAR, .key_count = K,
+         .components = 3, .times = times, .values = moves},
+        {.target = 2, .path = MN_PATH_ROTATION, .interpolation = MN_INTERP_STEP, .key_count = K,
+         .components = 4, .times = times, .values = turns},
+        {.target = 3, .path = MN_PATH_ROTATION, .interpolation = MN_INTERP_LINEAR, .key_count = K,
+         .components = 4, .times = times, .values = sways},
+    };
+    mn_clip_options o = {.space = game.skeleton->space};
+    mn_clip *clip;
+    mn_error err;
+    assert_int_equal(mn_clip_create(tr, 3, "keyed", &o, &clip, &err), MN_OK);
+    return clip;
+}
+
 /* The SSE2 decoder (where built) against the scalar reference, bit for bit, on every kind of track. */
 static void simd_matches_scalar(void **state)
 {
     (void)state;
-    mn_clip *odd = odd_clip();
-    const anim_gen *gens[3] = {&mocap, &game, &game};
+    mn_clip *odd = odd_clip(), *keyed = keyed_clip();
+    anim_gen jitter; /* noisy keys: first differences */
+    assert_true(anim_gen_mocap(0.5f, 120.0f, 0.002f, &jitter));
+    const anim_gen *gens[6] = {&mocap, &game, &game, &game, &mocap, &jitter};
     unsigned forms[3] = {0, 0, 0}; /* plain, differences, of differences: each is decoded */
-    const mn_clip *clips[3] = {mocap.clip, game.clip, odd};
-    for (int g = 0; g < 3; g++) {
+    unsigned keyed_records = 0, long_segments = 0;
+    const mn_clip *clips[6] = {mocap.clip, game.clip, odd, keyed, mocap.clip, jitter.clip};
+    for (int g = 0; g < 6; g++) {
         mn_compressed_clip *cc = NULL;
         mn_compress_stats st;
         mn_error err;
-        assert_int_equal(mn_compress_clip(clips[g], gens[g]->skeleton, NULL, &cc, &st, &err), MN_OK);
+        mn_compress_options po = {.plain_only = g == 4};
+        assert_int_equal(mn_compress_clip(clips[g], gens[g]->skeleton, &po, &cc, &st, &err), MN_OK);
         assert_true(st.bound_met);
         if (g == 2) {
             /* The half turn and more keeps w; the STEP track holds exactly. */
@@ -502,6 +539,8 @@ static void simd_matches_scalar(void **state)
             rec += mni_cc_parse(rec, mni_cc_head(cc).frame_count, &tr);
             if (tr.kind == MNI_CC_ANIMATED)
                 forms[(tr.flags & MNI_CC_DELTA2) ? 2 : (tr.flags & MNI_CC_DELTA) ? 1 : 0]++;
+            keyed_records += (tr.flags & MNI_CC_KEYED) != 0;
+            long_segments += tr.kind == MNI_CC_ANIMATED && tr.segment_log2 > MNI_CC_SEGMENT_LOG2_MIN;
         }
         const mn_skeleton *sk = gens[g]->skeleton;
         mn_pose a, b;
@@ -521,6 +560,7 @@ static void simd_matches_scalar(void **state)
         mn_compressed_clip_free(cc, NULL);
     }
     assert_true(forms[0] > 0 && forms[1] > 0 && forms[2] > 0);
+    assert_true(keyed_records >= 2 && long_segments > 0);
     /* plain_only: no record of differences, and the bound still met. */
     mn_compress_options po = {.plain_only = true};
     mn_compressed_clip *plain = NULL;
@@ -535,6 +575,8 @@ static void simd_matches_scalar(void **state)
     }
     mn_compressed_clip_free(plain, NULL);
     mn_clip_free(odd);
+    mn_clip_free(keyed);
+    anim_gen_free(&jitter);
 }
 
 static void space_is_checked(void **state)

@@ -171,7 +171,9 @@ static void plan_record(const compressor *z, mni_cc_track *r)
 {
     if (!(r->flags & MNI_CC_KEYED)) /* a KEYED record's knot count is its own */
         r->knot_count = mni_cc_knots_of(z->frames, r->stride_log2);
-    r->segment_count = (r->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
+    if (r->segment_log2 < MNI_CC_SEGMENT_LOG2_MIN)
+        r->segment_log2 = MNI_CC_SEGMENT_LOG2_MIN;
+    r->segment_count = ((r->knot_count - 1u) >> r->segment_log2) + 1u;
 }
 
 /*
@@ -377,8 +379,9 @@ static uint32_t grid_of(const float *knots, const mni_cc_track *r, uint32_t k, u
 /* Segment g's knots [*k0, *k1). */
 static void segment_span(const mni_cc_track *r, uint32_t g, uint32_t *k0, uint32_t *k1)
 {
-    *k0 = g * MNI_CC_SEGMENT_KNOTS;
-    *k1 = *k0 + MNI_CC_SEGMENT_KNOTS < r->knot_count ? *k0 + MNI_CC_SEGMENT_KNOTS : r->knot_count;
+    uint32_t seg = 1u << r->segment_log2;
+    *k0 = g * seg;
+    *k1 = *k0 + seg < r->knot_count ? *k0 + seg : r->knot_count;
 }
 
 /*
@@ -522,7 +525,8 @@ static size_t encode(const compressor *z, const float *knots, const uint32_t *ke
     r->frame_bits = keyed ? (uint8_t)bit_length(z->frames - 1u) : 0u;
     size_t at = put_head(r, out);
     out[at++] = (uint8_t)(r->bits[0] | r->stride_log2 << 5);
-    for (uint32_t c = 1; c < n; c++)
+    out[at++] = (uint8_t)(r->bits[1] | (r->segment_log2 - MNI_CC_SEGMENT_LOG2_MIN) << 5);
+    for (uint32_t c = 2; c < n; c++)
         out[at++] = r->bits[c];
     if (keyed) {
         out[at++] = r->frame_bits;
@@ -550,7 +554,7 @@ static size_t encode(const compressor *z, const float *knots, const uint32_t *ke
     size_t bases = based ? mni_cc_stream_bytes(G, r->segment_bits) : 0u;
     size_t slopes = second ? mni_cc_stream_bytes(G, r->slope_sum) : 0u;
     size_t frames = keyed ? mni_cc_stream_bytes(K, r->frame_bits) : 0u;
-    size_t values = mni_cc_stream_bytes(mni_cc_entries(K, r->flags), r->knot_bits);
+    size_t values = mni_cc_stream_bytes(mni_cc_entries(K, r->flags, r->segment_log2), r->knot_bits);
     uint8_t *base_out = out + at, *slope_out = base_out + bases, *frame_out = slope_out + slopes;
     uint8_t *value_out = frame_out + frames;
     r->bases = based ? base_out : NULL;
@@ -810,13 +814,24 @@ static void choose(compressor *z, ctrack *ct)
             continue;
         if (la == 0)
             break; /* a longer stride errs more still */
-        /* The same grid values as differences (of differences): the same error, maybe fewer bytes. */
-        for (uint32_t form = 1; form <= 2 && !z->plain_only; form++) {
-            mni_cc_track d = r;
-            d.flags = (uint8_t)((d.flags & ~(MNI_CC_DELTA | MNI_CC_DELTA2)) | MNI_CC_DELTA |
-                                (form == 2 ? MNI_CC_DELTA2 : 0u));
-            if (encode(z, knots, kf, &d, la, z->scratch) < r.size)
-                r = d;
+        /*
+         * The same grid values as differences (of differences), and in longer segments (fewer
+         * bases, longer walks from one): the same error, maybe fewer bytes.
+         */
+        mni_cc_track plain = r;
+        for (uint32_t form = 0; form <= 2 && (form == 0 || !z->plain_only); form++) {
+            for (uint32_t sg = MNI_CC_SEGMENT_LOG2_MIN; sg <= MNI_CC_SEGMENT_LOG2_MAX; sg++) {
+                if (form == 0 && sg == MNI_CC_SEGMENT_LOG2_MIN)
+                    continue; /* r itself */
+                if (sg > MNI_CC_SEGMENT_LOG2_MIN && r.knot_count <= (1u << (sg - 1)))
+                    break; /* one segment already */
+                mni_cc_track d = plain;
+                d.flags = (uint8_t)((d.flags & ~(MNI_CC_DELTA | MNI_CC_DELTA2)) |
+                                    (form >= 1 ? MNI_CC_DELTA : 0u) | (form == 2 ? MNI_CC_DELTA2 : 0u));
+                d.segment_log2 = (uint8_t)sg;
+                if (encode(z, knots, kf, &d, la, z->scratch) < r.size)
+                    r = d;
+            }
         }
         if (r.size < best_bytes) {
             best_bytes = r.size;
@@ -1059,7 +1074,7 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
     /* The largest record: every frame at 16 bits, 4 components, a base per segment. */
     uint32_t knots_max = mni_cc_knots_of(z->frames, 0);
     z->scratch_size = MNI_CC_MAX_RECORD_HEAD +
-                      mni_cc_stream_bytes(knots_max / MNI_CC_SEGMENT_KNOTS + 1, 4 * MNI_CC_MAX_BITS) +
+                      mni_cc_stream_bytes((knots_max >> MNI_CC_SEGMENT_LOG2_MIN) + 1, 4 * MNI_CC_MAX_BITS) +
                       mni_cc_stream_bytes(knots_max, 4 * MNI_CC_MAX_BITS) +
                       mni_cc_stream_bytes(knots_max, MNI_CC_MAX_BITS) + MNI_CC_TAIL + 64;
     z->scratch = mni_arena_alloc(&z->arena, z->scratch_size, 16);
@@ -1068,7 +1083,7 @@ static mn_status setup(compressor *z, double multiplier, mn_compress_stats *stat
     z->rhs = mni_arena_calloc(&z->arena, knots * 4, sizeof(double), 16);
     z->cursor = mni_arena_alloc(&z->arena, mni_cc_cursor_bytes(z->count ? z->count : 1), 16);
     z->grid = mni_arena_calloc(&z->arena, (size_t)knots_max * 4, sizeof(uint32_t), 16);
-    z->grid_bases = mni_arena_calloc(&z->arena, ((size_t)knots_max / MNI_CC_SEGMENT_KNOTS + 1) * 4,
+    z->grid_bases = mni_arena_calloc(&z->arena, ((size_t)(knots_max >> MNI_CC_SEGMENT_LOG2_MIN) + 1) * 4,
                                      sizeof(uint32_t), 16);
     return z->scratch && z->band && z->rhs && z->cursor && z->grid && z->grid_bases
                ? MN_OK

@@ -21,18 +21,20 @@
  * A record: u8 desc (path in bits 0-1, 4: animated, 8: w dropped, 16:
  * STEP, 32: DELTA, 64: DELTA2, 128: KEYED), the target as LEB128; a
  * constant then holds its value (3 f32, 4 for a rotation that keeps w);
- * an animated track u8 (bits of component 0) | stride_log2 << 5, u8 bits
- * of each other component, (KEYED) u8 frame bits and LEB128 knot count K,
+ * an animated track u8 (bits of component 0) | stride_log2 << 5, u8
+ * (bits of component 1) | (segment_log2 - 4) << 5, u8 bits of each other
+ * component, (KEYED) u8 frame bits and LEB128 knot count K,
  * (more than one segment or DELTA) u8 base bits per component, (DELTA2)
  * u8 slope bits per component, u16 quantum (bf16), per component the
  * minimum as a zigzag LEB128 m (min = quantum × m; f32 when the quantum
  * is 0), (DELTA) zigzag LEB128 offset per component, (DELTA2) zigzag
  * LEB128 slope offset per component, then (more than one segment) per
- * segment of 16 knots every component's base in its base bits, (DELTA2)
+ * segment of 2^segment_log2 knots (16, 32 or 64) every component's base
+ * in its base bits, (DELTA2)
  * the slopes, (KEYED) each knot's frame in frame bits, then knot-major
  * every knot's components, each in its component's bits; bit fields
  * LSB-first, each stream in ceil(bits / 8) bytes.  Knot k's component c is
- * min[c] + quantum × (base[k / 16][c] + the stored value), every grid
+ * min[c] + quantum × (base[k >> segment_log2][c] + the stored value), every grid
  * value below 2^24 (exact in a float); with DELTA a segment's first knot
  * is its base and each later one stores its difference from the knot
  * before, less the offset.  A KEYED record (stride 0) has its knots at the
@@ -53,7 +55,8 @@
 
 #define MNI_CC_MAGIC "MNAN"
 #define MNI_CC_VERSION 3u
-#define MNI_CC_SEGMENT_KNOTS 16u     /* knots per segment base */
+#define MNI_CC_SEGMENT_LOG2_MIN 4u   /* a segment (one base) holds 2^4 .. 2^6 knots */
+#define MNI_CC_SEGMENT_LOG2_MAX 6u
 #define MNI_CC_MAX_BITS 24u         /* a value's or a base's bits; grid values < 2^24 */
 #define MNI_CC_MAX_STRIDE_LOG2 5u     /* strides 1 .. 32 frames */
 #define MNI_CC_MAX_FRAMES (1u << 24)
@@ -138,6 +141,7 @@ typedef struct mni_cc_track {
     uint32_t size;                /* the record's bytes in the block */
     uint8_t frame_bits;           /* KEYED: bits of each knot's frame */
     const uint8_t *frames;        /* KEYED: knot_count frames; NULL otherwise */
+    uint8_t segment_log2;         /* knots per segment: 2^segment_log2 (4 .. 6; 4 for a constant) */
 } mni_cc_track;
 
 /* LEB128 at *p (of a checked block, or the writer's), at most 5 bytes; *p moves past it. */
@@ -263,14 +267,15 @@ static inline uint32_t mni_cc_field(const uint8_t *p, size_t bit, uint32_t bits)
  * Knots with a stored value: all; with DELTA all but each segment's first;
  * with DELTA2 all but each segment's first two.
  */
-static inline uint32_t mni_cc_entries(uint32_t knots, uint32_t flags)
+static inline uint32_t mni_cc_entries(uint32_t knots, uint32_t flags, uint32_t segment_log2)
 {
-    uint32_t segments = (knots + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
+    uint32_t seg = 1u << segment_log2;
+    uint32_t segments = (knots + seg - 1u) / seg;
     if (!(flags & MNI_CC_DELTA))
         return knots;
     if (!(flags & MNI_CC_DELTA2))
         return knots - segments;
-    uint32_t tail = knots - (segments - 1u) * MNI_CC_SEGMENT_KNOTS; /* the last segment's */
+    uint32_t tail = knots - (segments - 1u) * seg; /* the last segment's */
     return knots - 2u * segments + (tail == 1u ? 1u : 0u);
 }
 
@@ -305,6 +310,7 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
             tr->min[3] = w2 > 0.0f ? sqrtf(w2) : 0.0f;
         }
         tr->stride_log2 = 0;
+        tr->segment_log2 = MNI_CC_SEGMENT_LOG2_MIN;
         tr->knot_count = 1;
         tr->segment_count = 0;
         tr->knot_bits = 0;
@@ -317,8 +323,9 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     tr->stride_log2 = (uint8_t)(lead >> 5);
     bool keyed = (tr->flags & MNI_CC_KEYED) != 0;
     tr->bits[0] = lead & 31u;
+    tr->segment_log2 = (uint8_t)(MNI_CC_SEGMENT_LOG2_MIN + (*at >> 5));
     for (uint32_t c = 1; c < n; c++)
-        tr->bits[c] = *at++;
+        tr->bits[c] = *at++ & 31u;
     if (keyed) {
         tr->frame_bits = *at++;
         tr->knot_count = mni_cc_leb(&at);
@@ -327,7 +334,7 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
                                                           ? tr->stride_log2
                                                           : MNI_CC_MAX_STRIDE_LOG2);
     }
-    tr->segment_count = (tr->knot_count + MNI_CC_SEGMENT_KNOTS - 1u) / MNI_CC_SEGMENT_KNOTS;
+    tr->segment_count = ((tr->knot_count - 1u) >> tr->segment_log2) + 1u;
     bool segmented = tr->segment_count > 1 || (tr->flags & MNI_CC_DELTA); /* bases stored */
     bool second = (tr->flags & MNI_CC_DELTA2) != 0;
     uint32_t sum = 0, base_sum = 0, slope_sum = 0;
@@ -356,7 +363,7 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
     }
     memset(tr->offset, 0, sizeof tr->offset);
     memset(tr->slope_offset, 0, sizeof tr->slope_offset);
-    uint32_t entries = mni_cc_entries(tr->knot_count, tr->flags);
+    uint32_t entries = mni_cc_entries(tr->knot_count, tr->flags, tr->segment_log2);
     for (uint32_t c = 0; c < n && (tr->flags & MNI_CC_DELTA); c++)
         tr->offset[c] = (uint32_t)mni_cc_zigzag(&at);
     for (uint32_t c = 0; c < n && second; c++)
@@ -406,13 +413,14 @@ static inline void mni_cc_walk(const mni_cc_track *tr, uint32_t k, uint32_t coun
     uint32_t cur[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
     /* Resume from the knot w holds when it lies before k in k's segment. */
     uint32_t held = w && w->next1 >= 2u ? w->next1 - 2u : UINT32_MAX;
-    bool resume = order > 0 && held < k && held / MNI_CC_SEGMENT_KNOTS == k / MNI_CC_SEGMENT_KNOTS;
+    uint32_t sg = tr->segment_log2;
+    bool resume = order > 0 && held < k && held >> sg == k >> sg;
     if (resume) {
         memcpy(cur, w->cur, sizeof cur);
         memcpy(d, w->d, sizeof d);
     }
     for (uint32_t i = 0; i < count; i++, k++) {
-        uint32_t g = k / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS;
+        uint32_t g = k >> sg, k0 = g << sg;
         uint32_t m = k;
         if (order == 0 || (i == 0 && !resume) || k == k0) {
             /* From the segment's base (order 0: the knot's own value above it). */

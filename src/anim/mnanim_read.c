@@ -226,10 +226,14 @@ static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_
     if (!width_ok(block[q] & 31u))
         return bad(err, MN_INVALID_VALUE, FIELD("bits"), q, "%llu bits (at most %llu)",
                    block[q] & 31u, MNI_CC_MAX_BITS);
+    uint32_t segment_log2 = MNI_CC_SEGMENT_LOG2_MIN + (block[q + 1] >> 5);
+    if (segment_log2 > MNI_CC_SEGMENT_LOG2_MAX)
+        return bad(err, MN_INVALID_VALUE, FIELD("segment_log2"), q + 1, "%llu (at most %llu)",
+                   segment_log2, MNI_CC_SEGMENT_LOG2_MAX);
     for (uint32_t c = 1; c < n; c++)
-        if (!width_ok(block[q + c]))
+        if (!width_ok(block[q + c] & (c == 1 ? 31u : 255u)))
             return bad(err, MN_INVALID_VALUE, FIELD("bits"), q + c, "%llu bits (at most %llu)",
-                       block[q + c], MNI_CC_MAX_BITS);
+                       block[q + c] & (c == 1 ? 31u : 255u), MNI_CC_MAX_BITS);
     q += n;
     uint32_t knots = mni_cc_knots_of(h->frame_count, stride);
     if (keyed) {
@@ -246,7 +250,7 @@ static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_
             return bad(err, MN_INVALID_VALUE, FIELD("knot_count"), k0 + 1,
                        "%llu knots (2 to the frame count, %llu)", knots, h->frame_count);
     }
-    uint32_t widths = ((knots > MNI_CC_SEGMENT_KNOTS || delta) + second) * n;
+    uint32_t widths = ((knots > (1u << segment_log2) || delta) + second) * n;
     if (!inside(q, widths + 2u, 0, end))
         RUNS_INTO("base_bits", q);
     for (uint32_t c = 0; c < widths; c++)
