@@ -366,14 +366,19 @@ static uint32_t bit_length(uint32_t v)
     return b;
 }
 
-/* Knot k's component c on the grid: round((v - min) / quantum), 0 .. 2^24 - 1. */
-static uint32_t grid_of(const float *knots, const mni_cc_track *r, uint32_t k, uint32_t c)
+/*
+ * Knot k's component c on the grid: round((v - min) / quantum), 0 .. 2^24 - 1, or
+ * down to -(2^24 - 1) (as an int32) where the minimum is the first knot's.
+ */
+static uint32_t grid_of(const float *knots, const mni_cc_track *r, uint32_t k, uint32_t c,
+                        bool below)
 {
     if (!(r->quantum > 0.0f))
         return 0;
-    double top = (double)((1u << MNI_CC_MAX_BITS) - 1u);
+    double top = (double)((1u << MNI_CC_MAX_BITS) - 1u), bottom = below ? -top : 0.0;
     double u = floor((double)(knots[4 * (size_t)k + c] - r->min[c]) / r->quantum + 0.5);
-    return u < 0.0 ? 0u : u > top ? (uint32_t)top : (uint32_t)u;
+    u = u < bottom ? bottom : u > top ? top : u;
+    return (uint32_t)(int32_t)u;
 }
 
 /* Segment g's knots [*k0, *k1). */
@@ -411,7 +416,7 @@ static void fill_bases(const uint32_t *q, const mni_cc_track *r, uint32_t *gb)
 /* Grid difference of knot k from the knot before (k > 0). */
 static int64_t diff_of(const uint32_t *q, uint32_t k, uint32_t c)
 {
-    return (int64_t)q[4 * (size_t)k + c] - (int64_t)q[4 * (size_t)(k - 1) + c];
+    return (int64_t)(int32_t)q[4 * (size_t)k + c] - (int64_t)(int32_t)q[4 * (size_t)(k - 1) + c];
 }
 
 /* What knot k stores for component c, before the offset (a knot with a stored value). */
@@ -458,7 +463,9 @@ static size_t encode(const compressor *z, const float *knots, const uint32_t *ke
     bool delta = (r->flags & MNI_CC_DELTA) != 0, second = (r->flags & MNI_CC_DELTA2) != 0;
     uint32_t n = r->components, K = r->knot_count, G = r->segment_count;
     uint32_t skip = second ? 2 : delta ? 1 : 0; /* a segment's knots without a stored value */
-    bool based = G > 1 || delta;
+    bool based = G > 1;
+    /* Differences in one segment: the first knot is the origin (its base 0, none stored). */
+    bool origin = delta && !based;
     float widest = 0.0f;
     for (uint32_t c = 0; c < 4; c++) {
         r->min[c] = 0.0f;
@@ -481,14 +488,18 @@ static size_t encode(const compressor *z, const float *knots, const uint32_t *ke
                                : 0.0f;
     int32_t mins[4] = {0, 0, 0, 0};
     for (uint32_t c = 0; c < n && r->quantum > 0.0f; c++) {
-        double m = floor((double)r->min[c] / (double)r->quantum);
+        double m = origin ? floor((double)knots[c] / (double)r->quantum + 0.5)
+                          : floor((double)r->min[c] / (double)r->quantum);
         mins[c] = m < -2147483647.0 ? -2147483647 : m > 2147483647.0 ? 2147483647 : (int32_t)m;
         r->min[c] = r->quantum * (float)mins[c];
     }
     uint32_t *q = z->grid, *gb = z->grid_bases;
     for (uint32_t k = 0; k < K; k++)
         for (uint32_t c = 0; c < n; c++)
-            q[4 * (size_t)k + c] = grid_of(knots, r, k, c);
+            q[4 * (size_t)k + c] = grid_of(knots, r, k, c, origin);
+    for (uint32_t k = K; origin && k-- > 0;) /* exactly 0 at the origin (0.5 may round up) */
+        for (uint32_t c = 0; c < n; c++)
+            q[4 * (size_t)k + c] -= q[c];
     fill_bases(q, r, gb);
     /* Per component: the offsets (the least stored value, slope), then every field's bits. */
     r->knot_bits = r->segment_bits = r->slope_sum = 0;

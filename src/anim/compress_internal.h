@@ -24,7 +24,7 @@
  * an animated track u8 (bits of component 0) | stride_log2 << 5, u8
  * (bits of component 1) | (segment_log2 - 4) << 5, u8 bits of each other
  * component, (KEYED) u8 frame bits and LEB128 knot count K,
- * (more than one segment or DELTA) u8 base bits per component, (DELTA2)
+ * (more than one segment) u8 base bits per component, (DELTA2)
  * u8 slope bits per component, u16 quantum (bf16), per component the
  * minimum as a zigzag LEB128 m (min = quantum × m; f32 when the quantum
  * is 0), (DELTA) zigzag LEB128 offset per component, (DELTA2) zigzag
@@ -37,7 +37,8 @@
  * min[c] + quantum × (base[k >> segment_log2][c] + the stored value), every grid
  * value below 2^24 (exact in a float); with DELTA a segment's first knot
  * is its base and each later one stores its difference from the knot
- * before, less the offset.  A KEYED record (stride 0) has its knots at the
+ * before, less the offset (in one segment the base is 0: the first knot
+ * is the minimum, later grid values may fall below it, as int32).  A KEYED record (stride 0) has its knots at the
  * frames it lists (increasing, the first 0, the last F - 1), linear or
  * STEP between them.
  */
@@ -335,7 +336,7 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
                                                           : MNI_CC_MAX_STRIDE_LOG2);
     }
     tr->segment_count = ((tr->knot_count - 1u) >> tr->segment_log2) + 1u;
-    bool segmented = tr->segment_count > 1 || (tr->flags & MNI_CC_DELTA); /* bases stored */
+    bool segmented = tr->segment_count > 1; /* bases stored (one segment: base 0) */
     bool second = (tr->flags & MNI_CC_DELTA2) != 0;
     uint32_t sum = 0, base_sum = 0, slope_sum = 0;
     tr->bits[3] = n == 4u ? tr->bits[3] : 0u;

@@ -250,7 +250,7 @@ static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_
             return bad(err, MN_INVALID_VALUE, FIELD("knot_count"), k0 + 1,
                        "%llu knots (2 to the frame count, %llu)", knots, h->frame_count);
     }
-    uint32_t widths = ((knots > (1u << segment_log2) || delta) + second) * n;
+    uint32_t widths = ((knots > (1u << segment_log2)) + second) * n;
     if (!inside(q, widths + 2u, 0, end))
         RUNS_INTO("base_bits", q);
     for (uint32_t c = 0; c < widths; c++)
