@@ -296,7 +296,8 @@ static uint8_t *first_animated(uint8_t *b, uint32_t *stride_at)
             uint32_t lead = 1;
             while (at[lead] & 0x80u)
                 lead++;
-            *stride_at = lead + 1; /* past desc and the LEB128 target: stride_log2 << 5 | bits */
+            *stride_at = lead + 1; /* past desc and the LEB128 target: the packed widths */
+            assert_false(tr.flags & MNI_CC_KEYED);
             return at;
         }
         at += size;
@@ -322,13 +323,17 @@ static void bad_track_bits(uint8_t *b)
 {
     uint32_t stride_at = 0;
     uint8_t *r = first_animated(b, &stride_at);
-    r[stride_at + 1] = MNI_CC_MAX_BITS + 1; /* the second component's bits */
+    /* The first component's bits: the packed widths' bits 5 to 9. */
+    uint32_t v = r[stride_at] | (uint32_t)r[stride_at + 1] << 8;
+    v = (v & ~(31u << 5)) | (MNI_CC_MAX_BITS + 1) << 5;
+    r[stride_at] = (uint8_t)v;
+    r[stride_at + 1] = (uint8_t)(v >> 8);
 }
 static void bad_track_stride(uint8_t *b)
 {
     uint32_t stride_at = 0;
     uint8_t *r = first_animated(b, &stride_at);
-    r[stride_at] = (uint8_t)((r[stride_at] & 31u) | (MNI_CC_MAX_STRIDE_LOG2 + 1) << 5);
+    r[stride_at] = (uint8_t)((r[stride_at] & ~7u) | (MNI_CC_MAX_STRIDE_LOG2 + 1));
 }
 static void bad_track_form(uint8_t *b)
 {

@@ -535,18 +535,25 @@ static size_t encode(const compressor *z, const float *knots, const uint32_t *ke
     bool keyed = (r->flags & MNI_CC_KEYED) != 0;
     r->frame_bits = keyed ? (uint8_t)bit_length(z->frames - 1u) : 0u;
     size_t at = put_head(r, out);
-    out[at++] = (uint8_t)(r->bits[0] | r->stride_log2 << 5);
-    out[at++] = (uint8_t)(r->bits[1] | (r->segment_log2 - MNI_CC_SEGMENT_LOG2_MIN) << 5);
-    for (uint32_t c = 2; c < n; c++)
-        out[at++] = r->bits[c];
-    if (keyed) {
-        out[at++] = r->frame_bits;
+    if (keyed)
         at += put_leb(K, out + at);
-    }
+    /* The widths, packed: stride, segment size, then 5 bits a width. */
+    uint8_t widths[3 * 4 + 1];
+    uint32_t w = 0;
+    for (uint32_t c = 0; c < n; c++)
+        widths[w++] = r->bits[c];
+    if (keyed)
+        widths[w++] = r->frame_bits;
     for (uint32_t c = 0; c < n && based; c++)
-        out[at++] = r->base_bits[c];
+        widths[w++] = r->base_bits[c];
     for (uint32_t c = 0; c < n && second; c++)
-        out[at++] = r->slope_bits[c];
+        widths[w++] = r->slope_bits[c];
+    size_t packed = (5u + 5u * w + 7u) / 8u;
+    memset(out + at, 0, packed + 8u);
+    put_bits(out + at, 0, (uint32_t)(r->stride_log2 | (r->segment_log2 - MNI_CC_SEGMENT_LOG2_MIN) << 3));
+    for (uint32_t i = 0; i < w; i++)
+        put_bits(out + at, 5u + 5u * i, widths[i]);
+    at += packed;
     uint32_t qh = bf16_up(r->quantum);
     out[at++] = (uint8_t)qh;
     out[at++] = (uint8_t)(qh >> 8);

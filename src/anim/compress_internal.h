@@ -21,25 +21,26 @@
  * A record: u8 desc (path in bits 0-1, 4: animated, 8: w dropped, 16:
  * STEP, 32: DELTA, 64: DELTA2, 128: KEYED), the target as LEB128; a
  * constant then holds its value (3 f32, 4 for a rotation that keeps w);
- * an animated track u8 (bits of component 0) | stride_log2 << 5, u8
- * (bits of component 1) | (segment_log2 - 4) << 5, u8 bits of each other
- * component, (KEYED) u8 frame bits and LEB128 knot count K,
- * (more than one segment) u8 base bits per component, (DELTA2)
- * u8 slope bits per component, u16 quantum (bf16), per component the
- * minimum as a zigzag LEB128 m (min = quantum × m; f32 when the quantum
- * is 0), (DELTA) zigzag LEB128 offset per component, (DELTA2) zigzag
- * LEB128 slope offset per component, then (more than one segment) per
- * segment of 2^segment_log2 knots (16, 32 or 64) every component's base
- * in its base bits, (DELTA2)
- * the slopes, (KEYED) each knot's frame in frame bits, then knot-major
- * every knot's components, each in its component's bits; bit fields
- * LSB-first, each stream in ceil(bits / 8) bytes.  Knot k's component c is
- * min[c] + quantum × (base[k >> segment_log2][c] + the stored value), every grid
+ * an animated track (KEYED: its knot count K as LEB128, then) its widths
+ * packed in a bit stream of ceil(bits / 8) bytes: stride_log2 (3 bits),
+ * segment_log2 - 4 (2 bits), then 5 bits each: every stored component's
+ * bits, (KEYED) the frame bits, (more than one segment) every component's
+ * base bits, (DELTA2) every component's slope bits; then u16 quantum
+ * (bf16), per component the minimum as a zigzag LEB128 m (min = quantum ×
+ * m; f32 when the quantum is 0), (DELTA) zigzag LEB128 offset per
+ * component, (DELTA2) zigzag LEB128 slope offset per component, then (more
+ * than one segment) per segment of 2^segment_log2 knots (16, 32 or 64)
+ * every component's base in its base bits, (DELTA2) the slopes, (KEYED)
+ * each knot's frame in frame bits, then knot-major every knot's
+ * components, each in its component's bits; bit fields LSB-first, each
+ * stream in ceil(bits / 8) bytes.  Knot k's component c is min[c] +
+ * quantum × (base[k >> segment_log2][c] + the stored value), every grid
  * value below 2^24 (exact in a float); with DELTA a segment's first knot
  * is its base and each later one stores its difference from the knot
  * before, less the offset (in one segment the base is 0: the first knot
- * is the minimum, later grid values may fall below it, as int32).  A KEYED record (stride 0) has its knots at the
- * frames it lists (increasing, the first 0, the last F - 1), linear or
+ * is the minimum, later grid values may fall below it, as int32).  A
+ * KEYED record (stride 0) has its knots at the frames it lists
+ * (increasing, the first 0, the last F - 1), linear or
  * STEP between them.
  */
 #ifndef MN_ANIM_COMPRESS_INTERNAL_H
@@ -320,35 +321,34 @@ static inline uint32_t mni_cc_parse(const uint8_t *p, uint32_t frame_count, mni_
         tr->size = (uint32_t)(at + 4u * n - p);
         return tr->size;
     }
-    uint8_t lead = *at++;
-    tr->stride_log2 = (uint8_t)(lead >> 5);
+    /* (KEYED) K, then the widths: 3 + 2 bits, then 5 bits a width (mni_cc_widths). */
     bool keyed = (tr->flags & MNI_CC_KEYED) != 0;
-    tr->bits[0] = lead & 31u;
-    tr->segment_log2 = (uint8_t)(MNI_CC_SEGMENT_LOG2_MIN + (*at >> 5));
-    for (uint32_t c = 1; c < n; c++)
-        tr->bits[c] = *at++ & 31u;
-    if (keyed) {
-        tr->frame_bits = *at++;
-        tr->knot_count = mni_cc_leb(&at);
-    } else {
-        tr->knot_count = mni_cc_knots_of(frame_count, tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2
-                                                          ? tr->stride_log2
-                                                          : MNI_CC_MAX_STRIDE_LOG2);
-    }
-    tr->segment_count = ((tr->knot_count - 1u) >> tr->segment_log2) + 1u;
+    uint32_t knots = keyed ? mni_cc_leb(&at) : 0u;
+    tr->stride_log2 = (uint8_t)(at[0] & 7u);
+    tr->segment_log2 = (uint8_t)(MNI_CC_SEGMENT_LOG2_MIN + ((at[0] >> 3) & 3u));
+    tr->knot_count = keyed ? knots
+                           : mni_cc_knots_of(frame_count, tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2
+                                                              ? tr->stride_log2
+                                                              : MNI_CC_MAX_STRIDE_LOG2);
+    tr->segment_count = ((tr->knot_count - 1u) >> (tr->segment_log2 & 31u)) + 1u;
     bool segmented = tr->segment_count > 1; /* bases stored (one segment: base 0) */
     bool second = (tr->flags & MNI_CC_DELTA2) != 0;
+    size_t bit = 5;
     uint32_t sum = 0, base_sum = 0, slope_sum = 0;
-    tr->bits[3] = n == 4u ? tr->bits[3] : 0u;
-    tr->base_bits[3] = tr->slope_bits[3] = 0;
-    for (uint32_t c = 0; c < n; c++) {
-        sum += tr->bits[c];
-        tr->base_bits[c] = segmented ? at[c] : 0u;
-        base_sum += tr->base_bits[c];
-        tr->slope_bits[c] = second ? at[(segmented ? n : 0u) + c] : 0u;
-        slope_sum += tr->slope_bits[c];
+    memset(tr->bits, 0, sizeof tr->bits);
+    memset(tr->base_bits, 0, sizeof tr->base_bits);
+    memset(tr->slope_bits, 0, sizeof tr->slope_bits);
+    for (uint32_t c = 0; c < n; c++, bit += 5)
+        sum += tr->bits[c] = (uint8_t)mni_cc_field(at, bit, 5);
+    if (keyed) {
+        tr->frame_bits = (uint8_t)mni_cc_field(at, bit, 5);
+        bit += 5;
     }
-    at += (segmented + second) * n;
+    for (uint32_t c = 0; c < n && segmented; c++, bit += 5)
+        base_sum += tr->base_bits[c] = (uint8_t)mni_cc_field(at, bit, 5);
+    for (uint32_t c = 0; c < n && second; c++, bit += 5)
+        slope_sum += tr->slope_bits[c] = (uint8_t)mni_cc_field(at, bit, 5);
+    at += (bit + 7u) / 8u;
     tr->slope_sum = slope_sum;
     tr->knot_bits = sum;
     tr->segment_bits = base_sum;

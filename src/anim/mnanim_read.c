@@ -217,47 +217,38 @@ static mn_status check_track(const mni_cc_header *h, const uint8_t *block, size_
         *size = (uint32_t)(q + 4u * n - at);
         return MN_OK;
     }
-    if (!inside(q, n, 0, end))
-        RUNS_INTO("bits", q);
-    uint32_t stride = block[q] >> 5;
+    uint32_t knots = 0;
+    if (keyed) {
+        size_t k0 = q;
+        if (!read_leb(block, &q, end, &knots))
+            RUNS_INTO("knot_count", k0);
+        if (knots < 2 || knots > h->frame_count)
+            return bad(err, MN_INVALID_VALUE, FIELD("knot_count"), k0,
+                       "%llu knots (2 to the frame count, %llu)", knots, h->frame_count);
+    }
+    if (!inside(q, 1, 0, end))
+        RUNS_INTO("stride_log2", q);
+    uint32_t stride = block[q] & 7u, segment_log2 = MNI_CC_SEGMENT_LOG2_MIN + ((block[q] >> 3) & 3u);
     if (stride > MNI_CC_MAX_STRIDE_LOG2 || (keyed && stride != 0))
         return bad(err, MN_INVALID_VALUE, FIELD("stride_log2"), q,
                    "%llu (at most %llu, and 0 for a keyed record)", stride, MNI_CC_MAX_STRIDE_LOG2);
-    if (!width_ok(block[q] & 31u))
-        return bad(err, MN_INVALID_VALUE, FIELD("bits"), q, "%llu bits (at most %llu)",
-                   block[q] & 31u, MNI_CC_MAX_BITS);
-    uint32_t segment_log2 = MNI_CC_SEGMENT_LOG2_MIN + (block[q + 1] >> 5);
     if (segment_log2 > MNI_CC_SEGMENT_LOG2_MAX)
-        return bad(err, MN_INVALID_VALUE, FIELD("segment_log2"), q + 1, "%llu (at most %llu)",
+        return bad(err, MN_INVALID_VALUE, FIELD("segment_log2"), q, "%llu (at most %llu)",
                    segment_log2, MNI_CC_SEGMENT_LOG2_MAX);
-    for (uint32_t c = 1; c < n; c++)
-        if (!width_ok(block[q + c] & (c == 1 ? 31u : 255u)))
-            return bad(err, MN_INVALID_VALUE, FIELD("bits"), q + c, "%llu bits (at most %llu)",
-                       block[q + c] & (c == 1 ? 31u : 255u), MNI_CC_MAX_BITS);
-    q += n;
-    uint32_t knots = mni_cc_knots_of(h->frame_count, stride);
-    if (keyed) {
-        size_t k0 = q;
-        if (!inside(q, 1, 0, end))
-            RUNS_INTO("frame_bits", q);
-        if (!width_ok(block[q]))
-            return bad(err, MN_INVALID_VALUE, FIELD("frame_bits"), q, "%llu bits (at most %llu)",
-                       block[q], MNI_CC_MAX_BITS);
-        q++;
-        if (!read_leb(block, &q, end, &knots))
-            RUNS_INTO("knot_count", k0 + 1);
-        if (knots < 2 || knots > h->frame_count)
-            return bad(err, MN_INVALID_VALUE, FIELD("knot_count"), k0 + 1,
-                       "%llu knots (2 to the frame count, %llu)", knots, h->frame_count);
+    if (!keyed)
+        knots = mni_cc_knots_of(h->frame_count, stride);
+    /* The widths, 5 bits each: bits, frame bits, base bits (several segments), slope bits. */
+    uint32_t widths = n + keyed + ((knots > (1u << segment_log2)) + second) * n;
+    size_t packed = (5u + 5u * widths + 7u) / 8u;
+    if (!inside(q, packed + 2u, 0, end))
+        RUNS_INTO("bits", q);
+    for (uint32_t c = 0; c < widths; c++) {
+        uint32_t wc = mni_cc_field(block + q, 5u + 5u * c, 5);
+        if (!width_ok((uint8_t)wc))
+            return bad(err, MN_INVALID_VALUE, FIELD("bits"), q + (5u + 5u * c) / 8u,
+                       "width %llu: %llu bits (at most 24)", c, wc);
     }
-    uint32_t widths = ((knots > (1u << segment_log2)) + second) * n;
-    if (!inside(q, widths + 2u, 0, end))
-        RUNS_INTO("base_bits", q);
-    for (uint32_t c = 0; c < widths; c++)
-        if (!width_ok(block[q + c]))
-            return bad(err, MN_INVALID_VALUE, FIELD("base_bits"), q + c, "%llu bits (at most %llu)",
-                       block[q + c], MNI_CC_MAX_BITS);
-    q += widths;
+    q += packed;
     float quantum = mni_cc_bf16(block + q);
     if (!isfinite(quantum) || quantum < 0.0f)
         return bad(err, MN_NOT_FINITE, FIELD("quantum"), q, "not finite, or < 0%.0llu%.0llu", 0, 0);
