@@ -20,6 +20,8 @@
 
 #define MAX_RATE 240.0
 #define ROUNDS 16
+/* Precision levels a bit: a record's level L holds 2^(L / LEVEL_STEPS) - 1 quanta of its extent. */
+#define LEVEL_STEPS 4
 /* The greedy last step (squeeze) runs where times × joints × tracks is at most this. */
 #define SQUEEZE_WORK 4e6
 
@@ -38,7 +40,7 @@ typedef struct ctrack {
     bool keyed_none;              /* no KEYED candidate (keys off the grid, or cubic) */
     bool omit;                    /* a default track: not stored */
     mni_cc_track rec;             /* the chosen record (its pointers stale: re-encoded at layout) */
-    uint8_t level;                /* an animated record's precision: 2^level - 1 steps of its extent */
+    uint8_t level;                /* an animated record's precision: 2^(level / 4) - 1 quanta */
     mni_cc_track kept;            /* rec, level and omit of the best block so far */
     uint8_t kept_level;
     bool kept_omit;
@@ -446,7 +448,7 @@ static uint8_t span_bits(int64_t lo, int64_t hi)
 
 /*
  * Encode an animated track (stride, components, flags and target set in r;
- * MNI_CC_DELTA, and MNI_CC_DELTA2, in flags for differences) at 2^level - 1
+ * MNI_CC_DELTA, and MNI_CC_DELTA2, in flags for differences) at 2^(level / 4) - 1
  * steps of its widest component's extent into out (the whole record, plus
  * 8 bytes it may touch past its end): the clip minimum per component, one
  * quantum, per segment each component's base (and slope), and each
@@ -483,9 +485,8 @@ static size_t encode(const compressor *z, const float *knots, const uint32_t *ke
         widest = hi - lo > widest ? hi - lo : widest;
     }
     /* The quantum in a bf16 (rounded up), each minimum on its grid: m quanta (rounded down). */
-    r->quantum = widest > 0.0f ? bf16_value(bf16_up((float)((double)widest /
-                                                            (double)((1u << level) - 1u))))
-                               : 0.0f;
+    double steps = exp2((double)level / LEVEL_STEPS) - 1.0; /* 2^(level / 4) - 1 */
+    r->quantum = widest > 0.0f ? bf16_value(bf16_up((float)((double)widest / steps))) : 0.0f;
     int32_t mins[4] = {0, 0, 0, 0};
     for (uint32_t c = 0; c < n && r->quantum > 0.0f; c++) {
         double m = origin ? floor((double)knots[c] / (double)r->quantum + 0.5)
@@ -743,16 +744,16 @@ static uint32_t lowest_level(compressor *z, ctrack *ct, const float *knots, cons
     uint32_t la = 1, lb = MNI_CC_MAX_BITS + 1;
     while (la < lb) {
         uint32_t level = (la + lb) / 2;
-        encode(z, knots, kf, r, level, z->scratch);
+        encode(z, knots, kf, r, level * LEVEL_STEPS, z->scratch);
         if (local_error(z, ct, r, ct->tol, 3) <= ct->tol)
             lb = level;
         else
             la = level + 1;
     }
     for (; la <= MNI_CC_MAX_BITS; la++) {
-        encode(z, knots, kf, r, la, z->scratch);
+        encode(z, knots, kf, r, la * LEVEL_STEPS, z->scratch);
         if (local_error(z, ct, r, ct->tol, 1) <= ct->tol)
-            return la;
+            return la * LEVEL_STEPS;
     }
     return 0;
 }
@@ -862,7 +863,7 @@ static void choose(compressor *z, ctrack *ct)
         best = r;
         best.flags &= (uint8_t)~(MNI_CC_DELTA | MNI_CC_DELTA2 | MNI_CC_KEYED);
         best.stride_log2 = 0;
-        best_level = MNI_CC_MAX_BITS;
+        best_level = MNI_CC_MAX_BITS * LEVEL_STEPS;
         encode(z, ct->frames, NULL, &best, best_level, z->scratch);
     }
     ct->rec = best;
@@ -1186,39 +1187,44 @@ static void keep_choices(compressor *z, bool keep)
 }
 
 /*
- * The greedy last step, for clips whose whole-block measure is cheap: from
- * the last track (the leaves) to the first, lower each animated track's
- * precision one level at a time while the hierarchy-aware metric of the
- * whole block stays within the bound.  *best (a passing block) is replaced
- * by each smaller block that passes.  false on OOM (*best still valid).
+ * The greedy last step, for clips whose whole-block measure is cheap: in
+ * rounds, from the last track (the leaves) to the first, lower each
+ * animated track's precision one level (a quarter bit) while the
+ * hierarchy-aware metric of the whole block stays within the bound; a
+ * track that fails is left where it is.  Round by round, so that the
+ * error the bound leaves is shared among the tracks rather than taken by
+ * the first.  *best (a passing block) is replaced by each smaller block
+ * that passes.  false on OOM (*best still valid).
  */
-static bool squeeze(compressor *z, uint8_t **best, size_t *best_size, float *best_worst)
+static bool squeeze(compressor *z, uint8_t *stuck, uint8_t **best, size_t *best_size,
+                    float *best_worst)
 {
-    for (int pass = 0; pass < 4; pass++) {
+    memset(stuck, 0, z->count);
+    for (int pass = 0; pass < 8 * LEVEL_STEPS; pass++) {
         bool gained = false;
         for (uint32_t i = z->count; i-- > 0;) {
             ctrack *ct = &z->tracks[i];
-            while (!ct->omit && ct->rec.kind == MNI_CC_ANIMATED && ct->level > 1) {
-                mni_cc_track was = ct->rec;
-                ct->level--;
-                encode_chosen(z, ct, &ct->rec, z->scratch);
-                size_t size = 0;
-                uint8_t *block = build_block(z, &z->allocator, &size);
-                if (!block) {
-                    ct->level++, ct->rec = was;
-                    return false;
-                }
-                float worst = measure(z, block);
-                if (worst <= z->bound && size <= *best_size) {
-                    mni_free(&z->allocator, *best, *best_size);
-                    *best = block, *best_size = size, *best_worst = worst;
-                    gained = true;
-                    continue;
-                }
-                mni_free(&z->allocator, block, size);
+            if (stuck[i] || ct->omit || ct->rec.kind != MNI_CC_ANIMATED || ct->level <= 1)
+                continue;
+            mni_cc_track was = ct->rec;
+            ct->level--;
+            encode_chosen(z, ct, &ct->rec, z->scratch);
+            size_t size = 0;
+            uint8_t *block = build_block(z, &z->allocator, &size);
+            if (!block) {
                 ct->level++, ct->rec = was;
-                break;
+                return false;
             }
+            float worst = measure(z, block);
+            if (worst <= z->bound && size <= *best_size) {
+                mni_free(&z->allocator, *best, *best_size);
+                *best = block, *best_size = size, *best_worst = worst;
+                gained = true;
+                continue;
+            }
+            mni_free(&z->allocator, block, size);
+            ct->level++, ct->rec = was;
+            stuck[i] = 1;
         }
         if (!gained)
             break;
@@ -1273,7 +1279,8 @@ static mn_status run(compressor *z, mn_compressed_clip **out, mn_compress_stats 
     if (best && best_worst <= z->bound &&
         (double)z->ref.time_count * z->sk->joint_count * z->count <= SQUEEZE_WORK) {
         keep_choices(z, false);
-        if (!squeeze(z, &best, &best_size, &best_worst)) {
+        uint8_t *stuck = mni_arena_alloc(&z->arena, z->count ? z->count : 1, 1);
+        if (!stuck || !squeeze(z, stuck, &best, &best_size, &best_worst)) {
             mni_free(&z->allocator, best, best_size);
             return mni_oom(err, "a compressed clip");
         }
