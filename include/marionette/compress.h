@@ -30,15 +30,18 @@
  *     - each other track keeps one knot every 1, 2, 4, ... 32 frames (the
  *       stride): the frames themselves, interpolated linearly, at stride 1;
  *       above, the control points of a uniform cubic B-spline fitted by
- *       least squares to every frame and midpoint between frames; knots
- *       are quantised on one grid per track (a float minimum per
- *       component and one step, 2^-1 .. 2^-24 of the widest component's
- *       extent), and per segment of 16 knots each component keeps a base
- *       on the grid and its values above it, each in the fewest bits that
- *       hold them (a quiet component costs few); where it takes fewer
- *       bytes a segment stores differences from the knot before, or
- *       differences of differences (the same values: sampling at a random
- *       time then sums along the segment; plain_only turns this off);
+ *       least squares to every frame and midpoint between frames; or, for
+ *       a LINEAR or STEP track whose keys lie on the frame grid, the
+ *       frames at its keys (keyed: few or unevenly spaced keys); knots
+ *       are quantised on one grid per track (a minimum per component and
+ *       one step, 2^-1 .. 2^-24 of the widest component's extent in
+ *       quarter-bit steps), and per segment of 16 or 32 knots each
+ *       component keeps a base on the grid and its values above it, each
+ *       in the fewest bits that hold them (a quiet component costs few);
+ *       where it takes fewer bytes a segment stores differences from the
+ *       knot before, or differences of differences (the same values:
+ *       sampling at a random time then sums along the segment, at most
+ *       32 knots; plain_only turns this off);
  *     - rotations: the track's quaternions are first made continuous
  *       (each negated when its dot with the previous is negative).  When
  *       every w of the result has one sign the track is negated, if need
@@ -52,8 +55,8 @@
  *       its farthest descendant's vertex), then tightened along the chain
  *       from the root to whichever joint the hierarchy-aware metric finds
  *       over the bound, until none is; on small clips each track's
- *       precision is then lowered greedily, leaves first, while the
- *       metric of the whole block holds.  Tracks outside the skeleton, and
+ *       precision is then lowered greedily, a quarter bit a round, leaves
+ *       first, while the metric of the whole block holds.  Tracks outside the skeleton, and
  *       weights tracks, are not stored (stats say how many).
  *
  *   The result is one relocatable block of bytes (docs/formats.md,

@@ -29,7 +29,7 @@
  * (bf16), per component the minimum as a zigzag LEB128 m (min = quantum ×
  * m; f32 when the quantum is 0), (DELTA) zigzag LEB128 offset per
  * component, (DELTA2) zigzag LEB128 slope offset per component, then (more
- * than one segment) per segment of 2^segment_log2 knots (16, 32 or 64)
+ * than one segment) per segment of 2^segment_log2 knots (16 or 32)
  * every component's base in its base bits, (DELTA2) the slopes, (KEYED)
  * each knot's frame in frame bits, then knot-major every knot's
  * components, each in its component's bits; bit fields LSB-first, each
@@ -57,8 +57,8 @@
 
 #define MNI_CC_MAGIC "MNAN"
 #define MNI_CC_VERSION 3u
-#define MNI_CC_SEGMENT_LOG2_MIN 4u   /* a segment (one base) holds 2^4 .. 2^6 knots */
-#define MNI_CC_SEGMENT_LOG2_MAX 6u
+#define MNI_CC_SEGMENT_LOG2_MIN 4u   /* a segment (one base) holds 2^4 or 2^5 knots */
+#define MNI_CC_SEGMENT_LOG2_MAX 5u
 #define MNI_CC_MAX_BITS 24u         /* a value's or a base's bits; grid values < 2^24 */
 #define MNI_CC_MAX_STRIDE_LOG2 5u     /* strides 1 .. 32 frames */
 #define MNI_CC_MAX_FRAMES (1u << 24)
