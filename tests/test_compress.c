@@ -165,7 +165,7 @@ static void compress_collapses_constant_and_rest(void **state)
      * is the header (magic, version, flags, checksum, then LEB128 sizes and counts, the
      * duration, the space's count and id, the two bf16 errors and the name's length: 31
      * bytes here), the records back to back and the name with its NUL and the zeros that
-     * make 7 bytes after the records, nothing else.
+     * make 8 bytes after the records, nothing else.
      */
     mni_cc_header h = mni_cc_head(cc);
     const uint8_t *at = h.records;

@@ -959,7 +959,7 @@ static uint8_t *build_block(compressor *z, const mn_allocator *allocator, size_t
         else
             at += put_constant(&r, block + at);
     }
-    /* After the records (whose encoding zeroes the 7 bytes past each): the name, NUL, zeros. */
+    /* After the records (whose encoding zeroes the 8 bytes past each): the name, NUL, zeros. */
     memcpy(block + at, name, name_len);
     *size_out = size;
     return block;

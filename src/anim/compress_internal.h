@@ -15,7 +15,7 @@
  *                 length L; the sample rate is (F - 1) / duration
  *                 (1 with one frame), computed in double, rounded to f32.
  *   tracks        N records back to back, no padding (below)
- *   name          L bytes and a NUL, then zero bytes up to 7 bytes after
+ *   name          L bytes and a NUL, then zero bytes up to 8 bytes after
  *                 the records (the tail: a 64-bit load at any value's
  *                 byte stays inside the block).
  * A record: u8 desc (path in bits 0-1, 4: animated, 8: w dropped, 16:
@@ -62,7 +62,7 @@
 #define MNI_CC_MAX_BITS 24u         /* a value's or a base's bits; grid values < 2^24 */
 #define MNI_CC_MAX_STRIDE_LOG2 5u     /* strides 1 .. 32 frames */
 #define MNI_CC_MAX_FRAMES (1u << 24)
-#define MNI_CC_TAIL 7u           /* bytes after the records (name, NUL, zeros) */
+#define MNI_CC_TAIL 8u           /* bytes after the records (name, NUL, zeros) */
 #define MNI_CC_MAX_RECORD_HEAD 96u    /* desc, target, 3 × 4 widths, frame bits, K, quantum, 12 LEB128s */
 #define MNI_CC_MAX_HEADER 64u         /* the header's most bytes */
 #define MNI_CC_CHECKED_FROM 10u       /* the checksum covers bytes from here */
@@ -183,7 +183,7 @@ static inline float mni_cc_rate(uint32_t frame_count, float duration)
     return (float)((double)(frame_count - 1u) / (double)duration);
 }
 
-/* Bytes of zeros after the name and its NUL, so that 7 bytes follow the records. */
+/* Bytes of zeros after the name and its NUL, so that 8 bytes follow the records. */
 static inline uint32_t mni_cc_pad(uint32_t name_length)
 {
     return name_length + 1u >= MNI_CC_TAIL ? 0u : MNI_CC_TAIL - 1u - name_length;

@@ -145,7 +145,7 @@ static mn_status check_header(const uint8_t *b, size_t size, mni_cc_header *h, m
     at = q;
     if (!read_leb(b, &q, total, &v))
         LEB_OR("header.name_length", at, "one");
-    /* After the records: the name, its NUL and the zeros that make the 7-byte tail. */
+    /* After the records: the name, its NUL and the zeros that make the 8-byte tail. */
     uint64_t after = (uint64_t)v + 1u + mni_cc_pad(v);
     if (after > total - q)
         return bad(err, MN_ACCESSOR_BOUNDS, "header.name_length", at,
