@@ -604,7 +604,8 @@ static void palette_sse2(const mni_palette_job *job, float *palette)
 /* ---- per frame: AVX2 + FMA ------------------------------------------------------------- */
 
 /* Rotation × scale of 8 joints, as rotation_scale_block4. */
-MN_TARGET_AVX2 static void rotation_scale_block8(const float *r, const float *s, float rs[9][8])
+MN_TARGET_AVX2 static __attribute__((noinline)) void
+rotation_scale_block8(const float *r, const float *s, float rs[9][8])
 {
     /* Quaternions 0..7 as (q0|q4) (q1|q5) (q2|q6) (q3|q7), then a 4x4 transpose per lane. */
     __m256 m0 = _mm256_loadu_ps(r), m1 = _mm256_loadu_ps(r + 8), m2 = _mm256_loadu_ps(r + 16),
@@ -650,27 +651,71 @@ MN_TARGET_AVX2 static inline __m128 mul_point_fma(cols4 p, const float *t)
                       _mm_fmadd_ps(p.c2, _mm_broadcast_ss(t + 2), p.c3));
 }
 
+/*
+ * Joint k of an AVX2 block: world = P × (rs column e, translation t), P
+ * the parent's world: `w` (the joint just made) when p + 1 == k, else loaded
+ * (`top` for a root).  Stores the world and returns it.
+ */
+MN_TARGET_AVX2 static inline cols4 joint_avx2(const int16_t *parents, uint32_t k, const float *top,
+                                              float *worlds, const float *e, const float *t,
+                                              cols4 w)
+{
+    int p = parents[k];
+    cols4 m = w;
+    if (p + 1 != (int)k)
+        m = load_cols(p < 0 ? top : worlds + 16 * (ptrdiff_t)p);
+    /* mul_col_fma and mul_point_fma on values: broadcasts from the block, not pointers to it */
+    w.c0 = _mm_fmadd_ps(m.c2, _mm_set1_ps(e[16]),
+                        _mm_fmadd_ps(m.c1, _mm_set1_ps(e[8]), _mm_mul_ps(m.c0, _mm_set1_ps(e[0]))));
+    w.c1 = _mm_fmadd_ps(m.c2, _mm_set1_ps(e[40]),
+                        _mm_fmadd_ps(m.c1, _mm_set1_ps(e[32]), _mm_mul_ps(m.c0, _mm_set1_ps(e[24]))));
+    w.c2 = _mm_fmadd_ps(m.c2, _mm_set1_ps(e[64]),
+                        _mm_fmadd_ps(m.c1, _mm_set1_ps(e[56]), _mm_mul_ps(m.c0, _mm_set1_ps(e[48]))));
+    w.c3 = _mm_add_ps(_mm_fmadd_ps(m.c1, _mm_set1_ps(t[1]), _mm_mul_ps(m.c0, _mm_set1_ps(t[0]))),
+                      _mm_fmadd_ps(m.c2, _mm_set1_ps(t[2]), m.c3));
+    store_cols(worlds + 16 * (size_t)k, w);
+    return w;
+}
+
+/*
+ * Blocks of 8 joints, each a straight run of code; a last block shorter
+ * than 8 is the last 8 joints of the pose again (rotation × scale
+ * recomputed for the ones already done, the same bits, and only the new
+ * ones composed), so only a pose of fewer than 8 joints in all takes the
+ * padded copy.  A root's parent is `root` or a static identity, loaded like
+ * any other parent.  `w` starts as what joint from − 1 would hand on: its
+ * world when from > 0 (used only if it is the parent, whose world the
+ * caller holds), else the root's parent, so the parent test is one compare.
+ */
 MN_TARGET_AVX2 static void local_to_world_avx2(const int16_t *parents, const mn_pose *pose,
                                                uint32_t from, uint32_t end, const float *root,
                                                float *worlds)
 {
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    const float *top = root ? root : identity;
+    const float *translations = pose->translations;
     float rs[9][8], pad_r[32], pad_s[24];
-    cols4 w = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
-    for (uint32_t j = from; j < end; j += 8) {
-        const float *r, *s;
-        uint32_t m = block_source(pose, j, end, 8, pad_r, pad_s, &r, &s);
-        rotation_scale_block8(r, s, rs);
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t k = j + i;
-            const float *t = pose->translations + 3 * (size_t)k;
-            cols4 p = parent_cols(worlds, parents[k], k, from, w, root);
-            w.c0 = mul_col_fma(p, &rs[0][i], &rs[1][i], &rs[2][i]);
-            w.c1 = mul_col_fma(p, &rs[3][i], &rs[4][i], &rs[5][i]);
-            w.c2 = mul_col_fma(p, &rs[6][i], &rs[7][i], &rs[8][i]);
-            w.c3 = mul_point_fma(p, t);
-            store_cols(worlds + 16 * (size_t)k, w);
-        }
+    cols4 w = load_cols(from > 0 ? worlds + 16 * (size_t)(from - 1) : top);
+    uint32_t j = from;
+    for (; end - j >= 8; j += 8) {
+        rotation_scale_block8(pose->rotations + 4 * (size_t)j, pose->scales + 3 * (size_t)j, rs);
+        const float *t = translations + 3 * (size_t)j;
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < 8; i++)
+            w = joint_avx2(parents, j + i, top, worlds, &rs[0][i], t + 3 * i, w);
     }
+    if (j == end)
+        return;
+    const float *r, *s;
+    uint32_t base = end >= 8 ? end - 8 : j; /* overlap the joints before: their rs again */
+    if (end >= 8) {
+        r = pose->rotations + 4 * (size_t)base, s = pose->scales + 3 * (size_t)base;
+    } else {
+        block_source(pose, j, end, 8, pad_r, pad_s, &r, &s);
+    }
+    rotation_scale_block8(r, s, rs);
+    for (uint32_t k = j; k < end; k++)
+        w = joint_avx2(parents, k, top, worlds, &rs[0][k - base], translations + 3 * (size_t)k, w);
 }
 
 MN_TARGET_AVX2 static void palette_avx2(const mni_palette_job *job, float *palette)
