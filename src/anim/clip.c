@@ -33,7 +33,8 @@
  * and the dispatch (core/simd.h, the convention): rotation runs, linear and
  * cubic, go eight tracks at a time to AVX2 where the CPU has it
  * (clip_avx2.c), then four at a time to SSE2 (clip_sse2.c), both
- * clip_kernel.h; linear and cubic translation and scale tracks go one to an
+ * clip_kernel.h; linear translation and scale tracks go two to an AVX2
+ * register (one to an SSE2 register without AVX2), cubic ones one to an
  * SSE2 register.  Only exact IEEE operations (add, multiply, divide, square
  * root, no fused multiply-add) in the scalar code's order, so each lane is
  * bit for bit the scalar code, which stays the reference (MN_NO_SIMD builds
@@ -315,6 +316,12 @@ static inline void vector_run(const mn_track *tr, uint32_t n, mn_anim_path path,
                               mn_interpolation interpolation, place p, mn_simd_level level,
                               float *base)
 {
+#if MN_WITH_AVX2
+    if (level == MN_SIMD_AVX2_FMA && p.span && interpolation == MN_INTERP_LINEAR) {
+        mni_clip_lerp3_avx2(tr, n, p.k, p.s, base);
+        return;
+    }
+#endif
 #if MN_WITH_SSE2
     if ((level == MN_SIMD_AVX2_FMA || level == MN_SIMD_SSE2) && p.span &&
         interpolation == MN_INTERP_LINEAR) {
@@ -370,6 +377,8 @@ typedef struct scatter {
 
 static void scatter_flush(scatter *b, mn_simd_level level)
 {
+    if (b->n == 0)
+        return; /* a clip of long runs gathers nothing */
     uint32_t i = 0;
 #if MN_WITH_AVX2
     if (level == MN_SIMD_AVX2_FMA)

@@ -141,7 +141,8 @@ void mni_clip_sample_into(const mn_clip *clip, float t, mn_clip_cursor *cursor, 
  * out[i] where its rotation goes; returns count when count >= W, else 0.
  * mni_clip_lerp3_sse2, mni_clip_hermite3_sse2: a translation or scale run
  * (3 floats a key) at span k, every track, one to an SSE2 register, into
- * base (the pose's translations or scales).
+ * base (the pose's translations or scales); mni_clip_lerp3_avx2 the linear
+ * one two tracks to a register, the same bits.
  * mni_clip_solo_lerp3_sse2, mni_clip_solo_hermite3_sse2: the solo loop's
  * linear or cubic translation or scale tracks of one kind (count of them
  * from so), each located at t (spans: the cursor's, or NULL) and sampled in
@@ -185,6 +186,7 @@ uint32_t mni_clip_slerp_scattered_avx2(const float *const *keys, const float *s,
                                        uint32_t count);
 uint32_t mni_clip_hermite_scattered_avx2(const float *const *keys, const float *const *h,
                                          float *const *out, uint32_t count);
+void mni_clip_lerp3_avx2(const mn_track *tracks, uint32_t count, uint32_t k, float s, float *base);
 #endif
 
 #endif /* MN_ANIM_CLIP_INTERNAL_H */
