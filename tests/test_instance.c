@@ -1007,6 +1007,55 @@ static void the_rooted_kernels_agree_across_levels(void **state)
     free(storage);
 }
 
+/*
+ * Every prefix of a random hierarchy (1 to 37 joints: each short last block
+ * of the 8-joint kernel, which overlaps the joints before it, and fewer
+ * joints than a block) through each level: its worlds are the first worlds
+ * of the whole hierarchy's, bit for bit (a world depends on its ancestors
+ * alone), and nothing past them is written.
+ */
+static void every_prefix_of_a_hierarchy_gives_the_same_worlds(void **state)
+{
+    (void)state;
+    enum { J = 37 };
+    uint32_t seed = 11;
+    int16_t parents[J];
+    float *storage = calloc(1, mn_pose_storage_size(J));
+    mn_pose pose;
+    mn_pose_init(&pose, J, storage);
+    for (uint32_t j = 0; j < J; j++) {
+        /* mostly the joint before (a limb), sometimes any earlier one, a few roots */
+        uint32_t r = mn_test_random(&seed) % 8;
+        parents[j] = (int16_t)(j == 0 || r == 0 ? -1 : r < 5 ? (int)j - 1 : (int)(r % j));
+        float m[16];
+        random_affine(m, &seed);
+        float q[4];
+        for (int k = 0; k < 4; k++)
+            q[k] = (float)(mn_test_random(&seed) % 2001 - 1000) / 1000.0f;
+        mn_quat_normalize(pose.rotations + 4 * j, q);
+        for (int k = 0; k < 3; k++) {
+            pose.translations[3 * j + k] = m[12 + k];
+            pose.scales[3 * j + k] = 0.5f + (float)(mn_test_random(&seed) % 1000) / 666.0f;
+        }
+    }
+    float root[16];
+    random_affine(root, &seed);
+    static const mn_simd_level levels[] = {MN_SIMD_SCALAR, MN_SIMD_SSE2, MN_SIMD_AVX2_FMA};
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+        float whole[16 * J], part[16 * J], untouched[16 * J];
+        if (!mni_local_to_world_kernel(levels[l], parents, J, &pose, root, whole))
+            continue; /* not on this CPU */
+        memset(untouched, 0x5a, sizeof untouched);
+        for (uint32_t n = 1; n <= J; n++) {
+            memcpy(part, untouched, sizeof part);
+            assert_true(mni_local_to_world_kernel(levels[l], parents, n, &pose, root, part));
+            assert_memory_equal(part, whole, 16 * n * sizeof(float));
+            assert_memory_equal(part + 16 * n, untouched, 16 * (J - n) * sizeof(float));
+        }
+    }
+    free(storage);
+}
+
 /* ---- errors and out of memory ------------------------------------------------------- */
 
 static void bad_arguments_are_refused(void **state)
@@ -1133,6 +1182,7 @@ int main(void)
         cmocka_unit_test(every_shared_model_makes_a_rig_whose_instances_play_every_clip),
         cmocka_unit_test(the_crowd_path_holds_the_per_instance_result_within_its_tolerance),
         cmocka_unit_test(the_rooted_kernels_agree_across_levels),
+        cmocka_unit_test(every_prefix_of_a_hierarchy_gives_the_same_worlds),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(every_allocation_failure_during_creation_is_reported_and_leaks_nothing),
     };

@@ -56,6 +56,17 @@ static inline void mni_prefetch(const void *p, size_t bytes, bool write)
 #if defined(__GNUC__) || defined(__clang__)
     const char *at = (const char *)((uintptr_t)p & ~(uintptr_t)63);
     const char *end = (const char *)p + bytes;
+    /* Four lines a step: a crowd asks for about a hundred an instance, and the
+       loop's own compare and add were three of every four instructions. */
+    for (; end - at > 192; at += 256) {
+        if (write) {
+            __builtin_prefetch(at, 1, 3), __builtin_prefetch(at + 64, 1, 3);
+            __builtin_prefetch(at + 128, 1, 3), __builtin_prefetch(at + 192, 1, 3);
+        } else {
+            __builtin_prefetch(at, 0, 3), __builtin_prefetch(at + 64, 0, 3);
+            __builtin_prefetch(at + 128, 0, 3), __builtin_prefetch(at + 192, 0, 3);
+        }
+    }
     for (; at < end; at += 64) {
         if (write)
             __builtin_prefetch(at, 1, 3);
