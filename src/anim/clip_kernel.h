@@ -84,6 +84,53 @@ MN_LANE void slerp_keys(const vf a[4], const vf b[4], vf sv, vf rest, vf q[4])
     quat_normalize(q);
 }
 
+/*
+ * slerp_keys of two independent sets (x and y) in one stretch of code, so
+ * that their long dependency chains (the polynomials, the divides, the
+ * normalisation) overlap rather than one waiting on the other: each lane is
+ * slerp_keys' operations in its order, and the polynomials run for both sets
+ * when either has a lane that is not near-parallel (the select then keeps a
+ * near lane's lerp weights), so the bits are slerp_keys' own.
+ */
+MN_LANE void slerp_keys2(const vf a[4], const vf b[4], const vf c[4], const vf d[4], vf sv,
+                         vf rest, vf q[4], vf r[4])
+{
+    const vf zero = vf_zero(), one = vf_set1(1.0f), sign_bit = vf_set1(-0.0f);
+    vf dx = quat_dot(a, b), dy = quat_dot(c, d);
+    vf fx = vf_and(vf_lt(dx, zero), sign_bit), fy = vf_and(vf_lt(dy, zero), sign_bit);
+    dx = vf_xor(dx, fx), dy = vf_xor(dy, fy);
+    vf nx = vf_gt(dx, vf_set1(MN_CLIP_NEARLY_PARALLEL)), ny = vf_gt(dy, vf_set1(MN_CLIP_NEARLY_PARALLEL));
+    vf wax = rest, wbx = sv, way = rest, wby = sv;
+    if ((vf_movemask(nx) & vf_movemask(ny)) != VF_ALL) {
+        vf tx = acos_poly_v(dx), ty = acos_poly_v(dy);
+        vf stx = sin_poly_v(tx), sty = sin_poly_v(ty);
+        wax = vf_select(nx, rest, vf_div(sin_poly_v(vf_mul(rest, tx)), stx));
+        way = vf_select(ny, rest, vf_div(sin_poly_v(vf_mul(rest, ty)), sty));
+        wbx = vf_select(nx, sv, vf_div(sin_poly_v(vf_mul(sv, tx)), stx));
+        wby = vf_select(ny, sv, vf_div(sin_poly_v(vf_mul(sv, ty)), sty));
+    }
+    wbx = vf_mul(wbx, vf_or(one, fx)), wby = vf_mul(wby, vf_or(one, fy));
+    for (int i = 0; i < 4; i++) {
+        q[i] = vf_add(vf_mul(wax, a[i]), vf_mul(wbx, b[i]));
+        r[i] = vf_add(vf_mul(way, c[i]), vf_mul(wby, d[i]));
+    }
+    quat_normalize(q);
+    quat_normalize(r);
+}
+
+/* slerp_group of 2·VF_W tracks, all at span k: two sets through slerp_keys2. */
+MN_LANE void slerp_group2(const mn_track *tr, size_t k, vf sv, vf rest, float *rotations)
+{
+    vf a[4], b[4], c[4], d[4], q[4], r[4];
+    load_keys(tr, 4 * k, a);
+    load_keys(tr, 4 * k + 4, b);
+    load_keys(tr + VF_W, 4 * k, c);
+    load_keys(tr + VF_W, 4 * k + 4, d);
+    slerp_keys2(a, b, c, d, sv, rest, q, r);
+    store_targets(tr, q, rotations);
+    store_targets(tr + VF_W, r, rotations);
+}
+
 /* slerp_keys of VF_W tracks, all at span k. */
 MN_LANE void slerp_group(const mn_track *tr, size_t k, vf sv, vf rest, float *rotations)
 {
@@ -194,6 +241,9 @@ MN_KERNEL uint32_t MN_ISA(mni_clip_slerp)(const mn_track *tracks, uint32_t count
 {
     vf sv = vf_set1(s), rest = vf_set1(1.0f - s);
     uint32_t i = 0;
+    /* Two sets at a time while they last (their chains overlap), then one. */
+    for (; i + 2 * VF_W <= count; i += 2 * VF_W)
+        slerp_group2(tracks + i, k, sv, rest, rotations);
     for (; i + VF_W <= count; i += VF_W)
         slerp_group(tracks + i, k, sv, rest, rotations);
     /* A tail shorter than VF_W: the last VF_W again, rewriting some with the bits they hold. */
