@@ -333,7 +333,7 @@ static dq_fn *dq_kernel(mn_simd_level level, size_t influences)
     case MN_SIMD_AVX2_FMA:
         return mni_dq_skin_avx2;
 #endif
-#if MN_WITH_SSE2
+#if MN_DQ_WITH_SSE2
     case MN_SIMD_SSE2:
         return mni_dq_skin_sse2;
 #endif

@@ -13,7 +13,7 @@
  */
 #include "deform/internal.h"
 
-#if MN_WITH_SSE2
+#if MN_DQ_WITH_SSE2
 
 #include "core/lanes_sse2.h"
 
