@@ -24,6 +24,7 @@ typedef struct mn_skin_streams {
     const uint16_t *joints;
     const float *weights;
     const float *palette;
+    size_t palette_count; /* matrices in palette (the job's palette_count) */
     const float *positions;
     size_t position_stride;
     const float *normals;

@@ -155,6 +155,7 @@ static mn_status check_job(const mn_skin_job *job, mn_error *err, mn_skin_stream
     s->joints = job->joints;
     s->weights = job->weights;
     s->palette = job->palette;
+    s->palette_count = job->palette_count;
     s->positions = job->positions;
     s->position_stride = job->position_stride ? job->position_stride : 3;
     s->normals = job->normals;

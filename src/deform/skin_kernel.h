@@ -76,19 +76,7 @@ MN_LANE void skin_all(const mn_skin_streams *sp, layout L)
     static __attribute__((noinline)) void name##_t(const mn_skin_streams *s)                   \
     { skin_all(s, (layout){PACKED, false, true, IC}); }                                        \
     static __attribute__((noinline)) void name##_p(const mn_skin_streams *s)                   \
-    { skin_all(s, (layout){PACKED, false, false, IC}); }                                       \
-    MN_LANE void name(const mn_skin_streams *s)                                                \
-    {                                                                                          \
-        bool has_n = s->normals != NULL, has_t = s->tangents != NULL;                          \
-        if (has_n && has_t)                                                                    \
-            name##_nt(s);                                                                      \
-        else if (has_n)                                                                        \
-            name##_n(s);                                                                       \
-        else if (has_t)                                                                        \
-            name##_t(s);                                                                       \
-        else                                                                                   \
-            name##_p(s);                                                                       \
-    }
+    { skin_all(s, (layout){PACKED, false, false, IC}); }
 SKIN_STREAM_SETS(skin_4_packed, true, 4)
 SKIN_STREAM_SETS(skin_4_strided, false, 4)
 SKIN_STREAM_SETS(skin_8_packed, true, 8)
@@ -96,19 +84,39 @@ SKIN_STREAM_SETS(skin_8_strided, false, 8)
 SKIN_STREAM_SETS(skin_n_strided, false, s->influences)
 #undef SKIN_STREAM_SETS
 
+/*
+ * The twenty, called through this table: a call through a pointer read at
+ * run time is one no optimiser inlines.  noinline alone is not enough in
+ * the web build, whose linker runs binaryen's wasm-opt, and wasm-opt inlines
+ * every function that has a single caller, which put all twenty back into
+ * the entry point (one function of some 70,000 instructions, which the
+ * engine then optimised seconds late).  Rows: influences and layout; columns:
+ * normals and tangents, normals, tangents, positions alone.
+ */
+typedef void skin_split_fn(const mn_skin_streams *s);
+#define SKIN_STREAM_ROW(name) {name##_nt, name##_n, name##_t, name##_p}
+static skin_split_fn *const skin_split_table[5][4] = {
+    SKIN_STREAM_ROW(skin_4_packed), SKIN_STREAM_ROW(skin_4_strided), SKIN_STREAM_ROW(skin_8_packed),
+    SKIN_STREAM_ROW(skin_8_strided), SKIN_STREAM_ROW(skin_n_strided),
+};
+#undef SKIN_STREAM_ROW
+
+/*
+ * SKIN_OWN_ENTRY (0 unless the including file defines it): this dispatch is
+ * then the static skin_dispatch, and the including file writes the entry
+ * point MN_ISA(mni_skin) around it (the WebAssembly kernel repacks the
+ * palette first).
+ */
+#if defined(SKIN_OWN_ENTRY) && SKIN_OWN_ENTRY
+MN_LANE void skin_dispatch(const mn_skin_streams *s)
+#else
 MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
+#endif
 {
     bool packed = mni_skin_packed(s);
-    if (s->influences == 4 && packed)
-        skin_4_packed(s);
-    else if (s->influences == 4)
-        skin_4_strided(s);
-    else if (s->influences == 8 && packed)
-        skin_8_packed(s);
-    else if (s->influences == 8)
-        skin_8_strided(s);
-    else
-        skin_n_strided(s);
+    size_t row = s->influences == 4 ? (packed ? 0 : 1) : s->influences == 8 ? (packed ? 2 : 3) : 4;
+    size_t col = s->normals ? (s->tangents ? 0 : 1) : s->tangents ? 2 : 3;
+    skin_split_table[row][col](s);
 }
 
 #else /* every instance inlined into the entry point */

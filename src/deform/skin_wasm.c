@@ -8,7 +8,14 @@
  * function, reached the engine's optimising compiler seconds after the rest.
  * This kernel is written for what a browser's compiler makes of WebAssembly:
  *
- *   - each specialisation a function of its own (SKIN_SPLIT, skin_kernel.h);
+ *   - each specialisation a function of its own (SKIN_SPLIT, skin_kernel.h),
+ *     called through a table so that the linker's optimiser cannot inline
+ *     them back into one;
+ *   - the palette repacked once a call to its affine part, 12 floats a
+ *     joint (pack_palette): the blend is then three multiplies and three
+ *     adds an influence instead of four, and two shuffles a vertex turn the
+ *     three blended vectors into the four columns (measured 0.73-0.78x the
+ *     time of blending the four columns of the 16-float palette, in Node);
  *   - one vertex at a time from its reads to its position's store: the
  *     blended matrix as four column vectors (as skin_sse2.c), the four
  *     weights one load and four lane splats, each coordinate read straight
@@ -30,8 +37,11 @@
  * it, inside skinning's 1e-6 (tests/web/skin_check.c checks both in the web
  * build).  No streaming stores and no prefetch: WebAssembly has neither.
  *
- * How a call is specialised and walked, and the entry point mni_skin_wasm,
- * are skin_kernel.h's, shared with the other instruction sets.
+ * How a call is specialised and walked is skin_kernel.h's, shared with the
+ * other instruction sets; the entry point mni_skin_wasm (at the end) repacks
+ * the palette and runs that dispatch over it.  A palette of more than
+ * SKIN_AFFINE_JOINTS joints (1024; glTF skins have tens) runs the scalar
+ * reference instead: its repacking would not fit the stack.
  */
 #include "deform/internal.h"
 
@@ -45,30 +55,63 @@
 #define SKIN_STREAMS 0
 #define SKIN_FENCE() ((void)0)
 #define SKIN_SPLIT 1 /* each specialisation its own function, optimised as soon as it runs hot */
+#define SKIN_OWN_ENTRY 1 /* mni_skin_wasm repacks the palette, then runs the dispatch */
 #include "deform/skin_kernel.h"
+
+/*
+ * The palette's affine part, 12 floats a joint instead of 16, so that a
+ * blend is three multiplies and three adds an influence instead of four
+ * (row 3, which skinning ignores, is left out).  Column K, row r as cK.r:
+ *
+ *   a = c0.x c0.y c0.z c1.z     b = c1.x c1.y c2.x c2.y     d = c3.x c3.y c3.z c2.z
+ *
+ * a is column 0 and d column 3 as they stand (their lane 3 is another
+ * element, which the kernel never stores: lanes_wasm.h's stores and
+ * normalize4 ignore lane 3), and columns 1 and 2 are one two-source shuffle
+ * each of the blended b with a or d (shufps).  Repacked once a call, on the
+ * stack: a few hundred bytes for a character's skin, against thousands of
+ * vertices.
+ */
+#define SKIN_AFFINE_FLOATS 12
+/* The most joints repacked on the stack (48 KB); a larger palette runs the scalar reference. */
+#define SKIN_AFFINE_JOINTS 1024
+
+MN_LANE void pack_palette(const float *pal, size_t count, float *out)
+{
+    for (size_t j = 0; j < count; j++, pal += 16, out += SKIN_AFFINE_FLOATS) {
+        vf c0 = vf_loadu(pal), c1 = vf_loadu(pal + 4), c2 = vf_loadu(pal + 8), c3 = vf_loadu(pal + 12);
+        vf_storeu(out, wasm_i32x4_shuffle(c0, c1, 0, 1, 2, 6));
+        vf_storeu(out + 4, wasm_i32x4_shuffle(c1, c2, 0, 1, 4, 5));
+        vf_storeu(out + 8, wasm_i32x4_shuffle(c3, c2, 0, 1, 2, 6));
+    }
+}
 
 typedef struct cols4 {
     vf c0, c1, c2, c3;
 } cols4;
 
 /*
- * Where the matrices of joints j[0..3] start, from one 8-byte read of the
- * four u16 indices split with shifts: integer work, which leaves the vector
- * pipes to the blend (widening them in a vector and taking the lanes out
- * measured slower), and four separate u16 reads invite the compiler to do
- * just that, through shuffles the engine spells slowly.
+ * Where the affine matrices of joints j[0..3] start, from one 8-byte read of
+ * the four u16 indices split with shifts: integer work, which leaves the
+ * vector pipes to the blend (widening them in a vector and taking the lanes
+ * out measured slower), and four separate u16 reads invite the compiler to
+ * do just that, through shuffles the engine spells slowly.
  */
 MN_LANE void matrices4(const float *pal, const uint16_t *j, const float *m[4])
 {
     uint64_t all;
     memcpy(&all, j, sizeof all);
-    m[0] = pal + 16 * (size_t)(all & 0xFFFFu);
-    m[1] = pal + 16 * (size_t)((all >> 16) & 0xFFFFu);
-    m[2] = pal + 16 * (size_t)((all >> 32) & 0xFFFFu);
-    m[3] = pal + 16 * (size_t)(all >> 48);
+    m[0] = pal + SKIN_AFFINE_FLOATS * (size_t)(all & 0xFFFFu);
+    m[1] = pal + SKIN_AFFINE_FLOATS * (size_t)((all >> 16) & 0xFFFFu);
+    m[2] = pal + SKIN_AFFINE_FLOATS * (size_t)((all >> 32) & 0xFFFFu);
+    m[3] = pal + SKIN_AFFINE_FLOATS * (size_t)(all >> 48);
 }
 
-/* M = Σ w_k · palette[j_k], column by column (row 3 computed and ignored), in the reference's order. */
+/*
+ * M = Σ w_k · affine[j_k] in the reference's order (each element a multiply,
+ * then one add an influence), unpacked into its four columns (lanes 0-2;
+ * lane 3 holds another element).
+ */
 MN_LANE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t ic)
 {
     const float *mk[8];
@@ -77,26 +120,26 @@ MN_LANE cols4 blend(const float *pal, const uint16_t *j, const float *w, size_t 
         matrices4(pal, j, mk);
     if (ic == 8)
         matrices4(pal, j + 4, mk + 4);
-    const float *m = fixed ? mk[0] : pal + 16 * (size_t)j[0];
+    const float *m = fixed ? mk[0] : pal + SKIN_AFFINE_FLOATS * (size_t)j[0];
     /* four weights: one load and four shuffles (four splatting loads cost the engine more) */
     vf w4 = ic == 4 ? vf_loadu(w) : vf_zero();
     vf wk = ic == 4 ? VF_SPLAT(w4, 0) : vf_load1(w);
-    cols4 c;
-    c.c0 = vf_mul(vf_loadu(m), wk);
-    c.c1 = vf_mul(vf_loadu(m + 4), wk);
-    c.c2 = vf_mul(vf_loadu(m + 8), wk);
-    c.c3 = vf_mul(vf_loadu(m + 12), wk);
+    vf a = vf_mul(vf_loadu(m), wk), b = vf_mul(vf_loadu(m + 4), wk), d = vf_mul(vf_loadu(m + 8), wk);
     for (size_t k = 1; k < ic; k++) {
-        m = fixed ? mk[k] : pal + 16 * (size_t)j[k];
+        m = fixed ? mk[k] : pal + SKIN_AFFINE_FLOATS * (size_t)j[k];
         if (ic == 4)
             wk = k == 1 ? VF_SPLAT(w4, 1) : k == 2 ? VF_SPLAT(w4, 2) : VF_SPLAT(w4, 3);
         else
             wk = vf_load1(w + k);
-        c.c0 = vf_add(c.c0, vf_mul(vf_loadu(m), wk));
-        c.c1 = vf_add(c.c1, vf_mul(vf_loadu(m + 4), wk));
-        c.c2 = vf_add(c.c2, vf_mul(vf_loadu(m + 8), wk));
-        c.c3 = vf_add(c.c3, vf_mul(vf_loadu(m + 12), wk));
+        a = vf_add(a, vf_mul(vf_loadu(m), wk));
+        b = vf_add(b, vf_mul(vf_loadu(m + 4), wk));
+        d = vf_add(d, vf_mul(vf_loadu(m + 8), wk));
     }
+    cols4 c;
+    c.c0 = a;
+    c.c1 = wasm_i32x4_shuffle(b, a, 0, 1, 7, 7);
+    c.c2 = wasm_i32x4_shuffle(b, d, 2, 3, 7, 7);
+    c.c3 = d;
     return c;
 }
 
@@ -231,6 +274,23 @@ MN_LANE void skin_groups(const mn_skin_streams *s, layout L, size_t v, size_t en
         pv = v;
     }
     finish_group(s, L, pv, 4, true, &prev);
+}
+
+/*
+ * The entry point: the palette repacked (pack_palette), then skin_kernel.h's
+ * dispatch over it.
+ */
+MN_KERNEL void MN_ISA(mni_skin)(const mn_skin_streams *s)
+{
+    if (s->palette_count > SKIN_AFFINE_JOINTS) {
+        mni_skin_scalar(s);
+        return;
+    }
+    float affine[SKIN_AFFINE_JOINTS * SKIN_AFFINE_FLOATS];
+    pack_palette(s->palette, s->palette_count, affine);
+    mn_skin_streams local = *s;
+    local.palette = affine;
+    skin_dispatch(&local);
 }
 
 #else

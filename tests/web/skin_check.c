@@ -4,7 +4,8 @@
  * run in Node.  Random palettes, weights and vertices, every layout a kernel specialises on
  * (influences 1 to 8, packed and strided, normals and tangents or not, in place; palettes whose
  * fourth row is not 0 0 0 1 among them), and vertex counts from 1 to 41 (full groups and each
- * tail): mn_skin_run at MN_SIMD_BEST (the
+ * tail), then palettes of 1024 joints (the most the kernel repacks) and 1100 (the reference
+ * runs): mn_skin_run at MN_SIMD_BEST (the
  * WebAssembly kernel, skin_wasm.c) must give the reference's positions bit for bit and its
  * directions within 1e-6 relative (the promise; the kernel states 2e-7), and write nothing
  * outside the outputs.  Prints the largest direction difference; exits 1 on any failure.
@@ -19,10 +20,12 @@
 
 #define MAX_V 41
 #define JOINTS 12
+#define LARGE_JOINTS 1100 /* more than the kernel repacks (1024, skin_wasm.c): the reference runs */
 #define STRIDE_MAX 7
 #define GUARD 8 /* floats after each output, which no kernel may write */
 
-static float palette[JOINTS * 16];
+static float palette[LARGE_JOINTS * 16];
+static uint32_t palette_count = JOINTS;
 static uint16_t joints[MAX_V * 8];
 static float weights[MAX_V * 8];
 static float inputs[3][MAX_V * STRIDE_MAX];            /* positions, normals, tangents */
@@ -51,7 +54,7 @@ static void check(uint32_t count, uint32_t ic, uint32_t stride, bool dirs, bool 
         job.joints = joints;
         job.weights = weights;
         job.palette = palette;
-        job.palette_count = JOINTS;
+        job.palette_count = palette_count;
         job.positions = in_place ? out[k][0] : inputs[0];
         job.position_stride = job.out_position_stride = stride;
         job.out_positions = out[k][0];
@@ -107,7 +110,7 @@ int main(void)
     fill(&rng, palette, sizeof palette / sizeof *palette, -2.0f, 2.0f);
     /* the fourth row as a palette has it, 0 0 0 1, in even joints; odd ones keep random values,
        which skinning ignores (skin.c) */
-    for (int j = 0; j < JOINTS; j += 2)
+    for (int j = 0; j < LARGE_JOINTS; j += 2)
         palette[j * 16 + 3] = palette[j * 16 + 7] = palette[j * 16 + 11] = 0.0f, palette[j * 16 + 15] = 1.0f;
     for (size_t i = 0; i < sizeof joints / sizeof *joints; i++)
         joints[i] = (uint16_t)(mn_test_random(&rng) % JOINTS);
@@ -122,6 +125,16 @@ int main(void)
             for (int layout = 0; layout < 8; layout++)
                 for (uint32_t stride = 0; stride <= 6; stride += 6) /* packed, and 6 (7 for tangents) */
                     check(counts[c], ic, stride, layout & 1, layout & 2, layout & 4);
+    /* palettes of 1024 joints (the most the kernel repacks) and of more (the reference runs) */
+    static const uint32_t large[] = {1024, LARGE_JOINTS};
+    for (size_t l = 0; l < 2; l++) {
+        palette_count = large[l];
+        for (size_t i = 0; i < sizeof joints / sizeof *joints; i++)
+            joints[i] = (uint16_t)(i % 2 ? palette_count - 1 - mn_test_random(&rng) % 8
+                                         : mn_test_random(&rng) % palette_count);
+        for (int layout = 0; layout < 8; layout++)
+            check(41, 4, 0, layout & 1, layout & 2, layout & 4);
+    }
     printf("skin_check: level %d against the reference: positions bit for bit, largest direction "
            "difference %.2e (tolerance 1e-6)\n", (int)mn_simd_detect(), worst);
     return failures ? 1 : 0;
