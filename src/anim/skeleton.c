@@ -26,10 +26,11 @@
  * first); the palette is one affine multiply per skin joint.  Neither
  * allocates.  Three implementations, chosen per call:
  *   - scalar: the reference (MN_NO_SIMD builds, non-x86 targets);
- *   - SSE2: rotation × scale of 4 joints at a time in structure-of-arrays
- *     form (ozz's approach: the quaternion-to-matrix arithmetic is most of
- *     the work and vectorises across joints), then per joint the parent
- *     multiply, 4 floats a column;
+ *   - SSE2 (x86-64, and the web build as WebAssembly SIMD): rotation ×
+ *     scale of 4 joints at a time in structure-of-arrays form (ozz's
+ *     approach: the quaternion-to-matrix arithmetic is most of the work and
+ *     vectorises across joints), then per joint the parent multiply, 4
+ *     floats a column;
  *   - AVX2+FMA, when the CPU has them: the same with 8 joints a block, fused
  *     multiply-adds and broadcast loads (results differ from the others by
  *     FMA rounding, about 1e-7 relative).
@@ -45,13 +46,24 @@
 
 #include <string.h>
 
-#if MN_WITH_SSE2 && MN_WITH_AVX2
+/*
+ * The SSE2 kernels wherever SSE2 is (x86-64, and the web build, where they
+ * run as WebAssembly SIMD through emscripten's SSE2 headers: only plain
+ * loads, stores, arithmetic and full-lane shuffles, which map one to one),
+ * the AVX2+FMA ones on x86-64 alone.
+ */
+#if MN_WITH_SSE2
 #define MN_SKELETON_SSE2 1
 #include <immintrin.h>
+#else
+#define MN_SKELETON_SSE2 0
+#endif
+#if MN_WITH_SSE2 && MN_WITH_AVX2
+#define MN_SKELETON_AVX2 1
 /* AVX2+FMA code is compiled for those instructions alone and runs only where cpuid has them. */
 #define MN_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #else
-#define MN_SKELETON_SSE2 0
+#define MN_SKELETON_AVX2 0
 #endif
 
 /* The one block's alignment: the pose arrays and matrices want 16 bytes for SIMD loads. */
@@ -601,6 +613,10 @@ static void palette_sse2(const mni_palette_job *job, float *palette)
     }
 }
 
+#endif /* MN_SKELETON_SSE2 */
+
+#if MN_SKELETON_AVX2
+
 /* ---- per frame: AVX2 + FMA ------------------------------------------------------------- */
 
 /* Rotation × scale of 8 joints, as rotation_scale_block4. */
@@ -731,7 +747,7 @@ MN_TARGET_AVX2 static void palette_avx2(const mni_palette_job *job, float *palet
     }
 }
 
-#endif /* MN_SKELETON_SSE2 */
+#endif /* MN_SKELETON_AVX2 */
 
 /* ---- per frame: the entry points -------------------------------------------------------- */
 
@@ -740,7 +756,11 @@ bool mni_skeleton_kernel_available(mn_simd_level level)
     if (level == MN_SIMD_SCALAR || level == MN_SIMD_BEST)
         return true;
 #if MN_SKELETON_SSE2
-    if (level == MN_SIMD_SSE2 || level == MN_SIMD_AVX2_FMA)
+    if (level == MN_SIMD_SSE2)
+        return mni_simd_resolve(level) == level;
+#endif
+#if MN_SKELETON_AVX2
+    if (level == MN_SIMD_AVX2_FMA)
         return mni_simd_resolve(level) == level;
 #endif
     return false;
@@ -761,10 +781,12 @@ static void local_to_world_level(mn_simd_level level, const int16_t *parents, co
                                  uint32_t from, uint32_t end, const float *root, float *worlds)
 {
     switch (level) {
-#if MN_SKELETON_SSE2
+#if MN_SKELETON_AVX2
     case MN_SIMD_AVX2_FMA:
         local_to_world_avx2(parents, pose, from, end, root, worlds);
         break;
+#endif
+#if MN_SKELETON_SSE2
     case MN_SIMD_SSE2:
         local_to_world_sse2(parents, pose, from, end, root, worlds);
         break;
@@ -808,10 +830,12 @@ bool mni_palette_kernel(mn_simd_level level, const mni_palette_job *job, float *
         return true;
     }
     switch (level) {
-#if MN_SKELETON_SSE2
+#if MN_SKELETON_AVX2
     case MN_SIMD_AVX2_FMA:
         palette_avx2(job, palette);
         break;
+#endif
+#if MN_SKELETON_SSE2
     case MN_SIMD_SSE2:
         palette_sse2(job, palette);
         break;
