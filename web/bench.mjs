@@ -9,22 +9,24 @@
 //               vertex into a Float32Array, as three.js users skin on the CPU.
 // The models arrive as ?models=url1,url2.  window.benchResults holds one object per case:
 // { case, model, instances, vertices, marionette_ms, three_ms } (ms per frame, the best of
-// several runs of at least 25 ms each, after 1.5 s of warming).
+// 15 runs of at least 10 ms each, after 1.5 s of warming).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/addons/utils/SkeletonUtils.js';
 import { init } from './marionette.mjs';
 
-const DT = 1 / 60, RUNS = 5, CROWD = 100, MIN_RUN_MS = 25, WARM_MS = 1500;
+const DT = 1 / 60, RUNS = 15, CROWD = 100, MIN_RUN_MS = 10, WARM_MS = 1500;
 
 // ms per frame of step(): first WARM_MS of frames untimed, so that what is timed is the engine's
 // optimised code (WebAssembly and JavaScript start in a baseline compiler and are optimised once
 // they run hot, which takes a moment and longer on a busy machine; the native side needs no
-// warming); then frames per run doubled from 120 until a run takes MIN_RUN_MS (the browser's
-// clock is coarse: 5 to 100 µs), then the best of RUNS runs.
+// warming); then frames per run doubled from 1 until a run takes MIN_RUN_MS (the browser's
+// clock is coarse: 5 to 100 µs, 1 % of 10 ms at worst), then the best of RUNS runs: many short
+// runs, so that on a busy machine some run is not interrupted (a run of 25 ms rarely was, and
+// best-of-5 figures moved by a factor of two between runs of the bench).
 function time(step) {
   for (const t0 = performance.now(); performance.now() - t0 < WARM_MS;) step();
-  let frames = 120;
+  let frames = 1;
   for (;;) {
     const t0 = performance.now();
     for (let f = 0; f < frames; f++) step();

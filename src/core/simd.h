@@ -70,8 +70,9 @@
  *    itself (<k>_wasm.c over core/lanes_wasm.h, under MN_WITH_WASM, entry
  *    points MN_ISA(...) spelled ..._wasm), which its dispatch then runs at
  *    MN_SIMD_SSE2 in place of the SSE2 one: skinning has one
- *    (deform/skin_wasm.c says why).  Kernels beside their references that need AVX2 as well
- *    (anim/skeleton.c) run their references.
+ *    (deform/skin_wasm.c says why).  anim/skeleton.c guards its SSE2
+ *    kernels by MN_WITH_SSE2 alone and its AVX2 ones by MN_WITH_AVX2 too, so
+ *    the web build runs the SSE2 ones.
  *
  * 5. MN_NO_SIMD.  -DMN_NO_SIMD=ON (make scalar) sets every MN_WITH_<ISA> to
  *    0: the instruction-set files compile to their placeholders, the
