@@ -671,7 +671,8 @@ static inline void sample_clip(const mn_clip *clip, float t, uint32_t *spans, mn
                                mn_simd_level level)
 {
     if (clip->compressed) {
-        mni_compressed_sample(clip->compressed, t, spans, pose, level);
+        mni_compressed_sample_prepared(clip->compressed, clip->compressed_prepared, t, spans, pose,
+                                       level);
         return;
     }
     scatter batch;

@@ -793,6 +793,8 @@ void mn_clip_free(mn_clip *clip)
     if (!clip)
         return;
     mn_allocator allocator = clip->allocator;
+    if (clip->compressed_prepared)
+        mni_free(&allocator, clip->compressed_prepared, clip->compressed_prepared_bytes);
     mni_free(&allocator, clip, clip->block_size);
 }
 

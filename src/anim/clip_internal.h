@@ -99,9 +99,15 @@ struct mn_clip {
     /* Set on a view of a compressed clip (mn_clip_from_compressed): sampling
        and cursors go to it, and the tracks above only say what it drives. */
     const struct mn_compressed_clip *compressed;
+    /* Its records read out once (compressed_sample.h), for sampling without a
+       cursor; owned (prepared_bytes, the clip's allocator).  NULL: parse. */
+    void *compressed_prepared;
+    size_t compressed_prepared_bytes;
 };
 
 /* The compressed sampler (compressed_sample.c): cache is a cursor's storage or NULL. */
+void mni_compressed_sample_prepared(const struct mn_compressed_clip *clip, const void *prepared,
+                                    float t, void *cache, mn_pose *pose, mn_simd_level level);
 void mni_compressed_sample(const struct mn_compressed_clip *clip, float t, void *cache,
                            mn_pose *pose, mn_simd_level level);
 size_t mni_compressed_cursor_size(const struct mn_compressed_clip *clip);

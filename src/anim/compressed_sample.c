@@ -11,6 +11,7 @@
  */
 #include "anim/clip_internal.h"
 #include "anim/compress_internal.h"
+#include "anim/compressed_sample.h"
 #include "anim/space_internal.h"
 
 #include "core/core.h"
@@ -18,20 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/*
- * One track's entry in a cursor: span + 1 (0: empty), its knots, and its
- * record as read (bytes: the storage is only 4-aligned; size 0: not read).
- */
-typedef struct cc_cache {
-    uint32_t span1;
-    float p[4][4];
-    mni_cc_walker walk;
-    unsigned char rec[sizeof(mni_cc_track)];
-} cc_cache;
-
 size_t mni_cc_cursor_bytes(uint32_t track_count)
 {
-    return (size_t)track_count * sizeof(cc_cache);
+    /* 16 bytes of room to align the caller's 4-aligned storage up. */
+    return 16u + sizeof(mni_cc_cursor) +
+           (size_t)track_count * (sizeof(mni_cc_hot) + sizeof(mni_cc_cold));
 }
 
 size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
@@ -39,89 +31,123 @@ size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
     return clip ? mni_cc_cursor_bytes(mni_cc_head(clip).track_count) : 0;
 }
 
-static inline float *slot_of(const mni_cc_track *tr, mn_pose *pose)
+void mni_cc_prepare(const mn_compressed_clip *clip, mni_cc_prepared *prep)
 {
-    switch (tr->path) {
-    case MN_PATH_TRANSLATION: return pose->translations + 3 * (size_t)tr->target;
-    case MN_PATH_ROTATION: return pose->rotations + 4 * (size_t)tr->target;
-    default: return pose->scales + 3 * (size_t)tr->target;
+    const mni_cc_header *h = mni_cc_head(clip);
+    const uint8_t *at = mni_cc_records(clip);
+    prep->track_count = h->track_count;
+    prep->strides = 0;
+    for (uint32_t i = 0; i < h->track_count; i++) {
+        at += mni_cc_parse(at, h->frame_count, &prep->tracks[i]);
+        if (prep->tracks[i].kind == MNI_CC_ANIMATED)
+            prep->strides |= 1u << prep->tracks[i].stride_log2;
     }
 }
 
-/* The decoder's two halves at the resolved level: SSE2 where built, else the reference. */
-static inline void span_knots(const mni_cc_track *tr, uint32_t k, float p[4][4],
-                              mni_cc_walker *w, bool simd)
+void mni_cc_cursor_prepare(const mn_compressed_clip *clip, mni_cc_cursor *c)
 {
+    const mni_cc_header *h = mni_cc_head(clip);
+    const uint8_t *at = mni_cc_records(clip);
+    c->track_count = h->track_count;
+    c->strides = 0;
+    mni_cc_hot *hot = mni_cc_hots(c);
+    mni_cc_cold *cold = mni_cc_colds(c);
+    for (uint32_t i = 0; i < h->track_count; i++) {
+        const mni_cc_track *tr = &cold[i].tr;
+        at += mni_cc_parse(at, h->frame_count, &cold[i].tr);
+        memset(&cold[i].walk, 0, sizeof cold[i].walk);
+        mni_cc_hot *e = &hot[i];
+        memset(e, 0, sizeof *e);
+        e->target = tr->target;
+        e->path = tr->path;
+        e->eval = mni_cc_eval_of(tr);
+        e->sl = (uint8_t)(tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2 ? tr->stride_log2
+                                                                  : MNI_CC_MAX_STRIDE_LOG2);
+        e->wdrop = (tr->flags & MNI_CC_W_DROPPED) != 0;
+        if (tr->kind == MNI_CC_CONSTANT)
+            memcpy(e->p[1], tr->min, sizeof e->p[1]);
+        else
+            c->strides |= 1u << e->sl;
+    }
+    c->ready = 1;
+}
+
+/*
+ * mni_cc_interp of an animated track with the span's shared weights: the
+ * same expressions in the same order, so the same bits.
+ */
+static inline void eval_scalar(const float p[4][4], uint32_t path, uint32_t eval, bool wdrop,
+                               const mni_cc_at *a, float *out)
+{
+    float v[4] = {0, 0, 0, 0};
+    uint32_t n = path == MN_PATH_ROTATION ? 4u : 3u;
+    float s = a->s;
+    if (eval == MNI_CC_EV_HOLD || (eval == MNI_CC_EV_STEP && s < 0.999f)) {
+        memcpy(v, p[1], sizeof v);
+    } else if (eval == MNI_CC_EV_STEP) {
+        memcpy(v, p[2], sizeof v);
+    } else if (eval == MNI_CC_EV_LERP) {
+        for (uint32_t c = 0; c < n; c++)
+            v[c] = p[1][c] + (p[2][c] - p[1][c]) * s;
+    } else {
+        const float *w = a->w;
+        for (uint32_t c = 0; c < n; c++)
+            v[c] = w[0] * p[0][c] + w[1] * p[1][c] + w[2] * p[2][c] + w[3] * p[3][c];
+        if (wdrop)
+            mni_cc_rebuild_w(v);
+    }
+    if (path != MN_PATH_ROTATION) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+    if (!(len2 > 0.0f)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        out[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(len2);
+    for (int c = 0; c < 4; c++)
+        out[c] = v[c] * inv;
+}
+
+static void sample_cursor_scalar(const mn_compressed_clip *clip, float t, mni_cc_cursor *c,
+                                 mn_pose *pose)
+{
+    mni_cc_sample_cursor(clip, t, c, pose, eval_scalar, mni_cc_convert);
+}
+
+static void sample_fresh_scalar(const mn_compressed_clip *clip, const mni_cc_prepared *prep,
+                                float t, mn_pose *pose)
+{
+    mni_cc_sample_fresh(clip, prep, t, pose, eval_scalar);
+}
+
+void mni_compressed_sample_prepared(const mn_compressed_clip *clip, const void *prepared, float t,
+                                    void *cache, mn_pose *pose, mn_simd_level level)
+{
+    bool simd = mni_simd_resolve(level) >= MN_SIMD_SSE2;
+    const mni_cc_prepared *prep = prepared;
 #if MN_WITH_SSE2
     if (simd) {
-        mni_cc_span_knots_sse2(tr, k, p, w);
+        if (cache)
+            mni_cc_sample_cursor_sse2(clip, t, mni_cc_cursor_in(cache), pose);
+        else
+            mni_cc_sample_fresh_sse2(clip, prep, t, pose);
         return;
     }
 #endif
     (void)simd;
-    mni_cc_span_knots(tr, k, p, w);
-}
-
-static inline void interp(const mni_cc_track *tr, const float p[4][4], float s, float *out,
-                          bool simd)
-{
-#if MN_WITH_SSE2
-    if (simd) {
-        mni_cc_interp_sse2(tr, p, s, out);
-        return;
-    }
-#endif
-    (void)simd;
-    mni_cc_interp(tr, p, s, out);
+    if (cache)
+        sample_cursor_scalar(clip, t, mni_cc_cursor_in(cache), pose);
+    else
+        sample_fresh_scalar(clip, prep, t, pose);
 }
 
 void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache, mn_pose *pose,
                            mn_simd_level level)
 {
-    bool simd = mni_simd_resolve(level) >= MN_SIMD_SSE2;
-    const mni_cc_header head = mni_cc_head(clip), *h = &head;
-    const uint8_t *at = h->records;
-    float f = mni_cc_frame_of(h, t);
-    cc_cache *c = cache;
-    for (uint32_t i = 0; i < h->track_count; i++) {
-        mni_cc_track rec;
-        const mni_cc_track *tr = &rec;
-        if (c && c[i].span1) {
-            memcpy(&rec, c[i].rec, sizeof rec);
-            at += rec.size;
-        } else {
-            at += mni_cc_parse(at, h->frame_count, &rec);
-        }
-        if (tr->target >= pose->joint_count)
-            continue;
-        float *out = slot_of(tr, pose);
-        if (tr->kind == MNI_CC_CONSTANT) {
-            memcpy(out, tr->min, (tr->path == MN_PATH_ROTATION ? 4 : 3) * sizeof(float));
-            if (c && !c[i].span1) {
-                memcpy(c[i].rec, &rec, sizeof rec);
-                c[i].span1 = 1; /* read; a constant has no span */
-            }
-            continue;
-        }
-        float s;
-        uint32_t k = mni_cc_span(tr, f, &s);
-        if (!c) {
-            float p[4][4] = {{0}};
-            span_knots(tr, k, p, NULL, simd);
-            interp(tr, (const float(*)[4])p, s, out, simd);
-            continue;
-        }
-        if (c[i].span1 != k + 1u) {
-            if (!(c[i].span1 == k && k > 0 && mni_cc_advance(tr, k, c[i].p, &c[i].walk))) {
-                memset(c[i].p, 0, sizeof c[i].p);
-                span_knots(tr, k, c[i].p, &c[i].walk, simd);
-            }
-            if (!c[i].span1)
-                memcpy(c[i].rec, &rec, sizeof rec);
-            c[i].span1 = k + 1u;
-        }
-        interp(tr, (const float(*)[4])c[i].p, s, out, simd);
-    }
+    mni_compressed_sample_prepared(clip, NULL, t, cache, pose, level);
 }
 
 void mni_compressed_sample_into(const mn_compressed_clip *clip, float t, mn_pose *pose)
@@ -213,7 +239,18 @@ mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,
     mni_free(&a, tracks, bytes);
     if (st != MN_OK)
         return st;
+    /* The records read out once, so that sampling without a cursor parses nothing. */
+    size_t prep_bytes = mni_cc_prepared_bytes(h->track_count);
+    mni_cc_prepared *prep = mni_alloc(&a, prep_bytes);
+    if (!prep) {
+        mn_clip_free(*out);
+        *out = NULL;
+        return mni_oom(err, "the prepared records of a compressed clip view");
+    }
+    mni_cc_prepare(compressed, prep);
     (*out)->compressed = compressed;
+    (*out)->compressed_prepared = prep;
+    (*out)->compressed_prepared_bytes = prep_bytes;
     (*out)->duration = h->duration;
     return MN_OK;
 }

@@ -10,6 +10,7 @@
  * (tests/test_compress.c holds it to that).
  */
 #include "anim/compress_internal.h"
+#include "anim/compressed_sample.h"
 
 #include "core/simd.h"
 
@@ -115,6 +116,73 @@ MN_KERNEL void MN_ISA(mni_cc_interp)(const mni_cc_track *tr, const float p[4][4]
     }
     __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), _mm_sqrt_ss(len2));
     _mm_storeu_ps(out, _mm_mul_ps(v, _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0))));
+}
+
+/* mni_cc_convert in one register (knot and rebuild_w: the same operations). */
+MN_LANE void convert_sse2(const mni_cc_track *tr, const uint32_t *q, bool w, float *out)
+{
+    __m128 keep = _mm_castsi128_ps(tr->components == 4 ? _mm_set1_epi32(-1)
+                                                       : _mm_set_epi32(0, -1, -1, -1));
+    __m128 cmin = _mm_and_ps(_mm_loadu_ps(tr->min), keep);
+    __m128 v = knot(q, cmin, _mm_set1_ps(tr->quantum), keep);
+    _mm_storeu_ps(out, w ? rebuild_w(v) : v);
+}
+
+/* 3 lanes of v to out (a fourth store would overwrite the next joint's). */
+MN_LANE void store3(float *out, __m128 v)
+{
+    _mm_storel_pi((__m64 *)(void *)out, v);
+    _mm_store_ss(out + 2, _mm_movehl_ps(v, v));
+}
+
+/*
+ * mni_cc_interp_sse2 with the span's shared weights (mni_cc_at): the same
+ * operations in the same order, so the same bits.
+ */
+MN_LANE void eval_sse2(const float p[4][4], uint32_t path, uint32_t eval, bool wdrop,
+                       const mni_cc_at *a, float *out)
+{
+    __m128 p1 = _mm_loadu_ps(p[1]), v;
+    float s = a->s;
+    if (eval == MNI_CC_EV_SPLINE) {
+        v = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a->w[0]), _mm_loadu_ps(p[0])),
+                                             _mm_mul_ps(_mm_set1_ps(a->w[1]), p1)),
+                                  _mm_mul_ps(_mm_set1_ps(a->w[2]), _mm_loadu_ps(p[2]))),
+                       _mm_mul_ps(_mm_set1_ps(a->w[3]), _mm_loadu_ps(p[3])));
+        if (wdrop)
+            v = rebuild_w(v);
+    } else if (eval == MNI_CC_EV_LERP) {
+        __m128 p2 = _mm_loadu_ps(p[2]);
+        v = _mm_add_ps(p1, _mm_mul_ps(_mm_sub_ps(p2, p1), _mm_set1_ps(s)));
+    } else if (eval == MNI_CC_EV_STEP && !(s < 0.999f)) {
+        v = _mm_loadu_ps(p[2]);
+    } else {
+        v = p1;
+    }
+    if (path != MN_PATH_ROTATION) {
+        store3(out, v);
+        return;
+    }
+    __m128 len2 = sum_squares(v, true);
+    if (!(_mm_cvtss_f32(len2) > 0.0f)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        out[3] = 1.0f;
+        return;
+    }
+    __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), _mm_sqrt_ss(len2));
+    _mm_storeu_ps(out, _mm_mul_ps(v, _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0))));
+}
+
+MN_KERNEL void MN_ISA(mni_cc_sample_cursor)(const mn_compressed_clip *clip, float t,
+                                            mni_cc_cursor *c, mn_pose *pose)
+{
+    mni_cc_sample_cursor(clip, t, c, pose, eval_sse2, convert_sse2);
+}
+
+MN_KERNEL void MN_ISA(mni_cc_sample_fresh)(const mn_compressed_clip *clip,
+                                           const mni_cc_prepared *prep, float t, mn_pose *pose)
+{
+    mni_cc_sample_fresh(clip, prep, t, pose, eval_sse2);
 }
 #else
 /* ISO C wants a translation unit to declare something. */
