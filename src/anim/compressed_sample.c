@@ -23,7 +23,8 @@ size_t mni_cc_cursor_bytes(uint32_t track_count)
 {
     /* 16 bytes of room to align the caller's 4-aligned storage up. */
     return 16u + sizeof(mni_cc_cursor) +
-           (size_t)track_count * (sizeof(mni_cc_hot) + sizeof(mni_cc_cold));
+           (size_t)track_count * (sizeof(mni_cc_hot) + sizeof(mni_cc_cold)) +
+           (size_t)(track_count / 4u) * sizeof(mni_cc_quad);
 }
 
 size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
@@ -41,6 +42,54 @@ void mni_cc_prepare(const mn_compressed_clip *clip, mni_cc_prepared *prep)
         at += mni_cc_parse(at, h->frame_count, &prep->tracks[i]);
         if (prep->tracks[i].kind == MNI_CC_ANIMATED)
             prep->strides |= 1u << prep->tracks[i].stride_log2;
+    }
+}
+
+/* Whether two tracks write the same output (then each must write in record order). */
+static bool shared_outputs(const mni_cc_hot *hot, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (hot[i].target == hot[j].target && hot[i].path == hot[j].path)
+                return true;
+    return false;
+}
+
+/* Can evaluate in a quad: a rotation, linear or B-spline. */
+static bool quad_kind(const mni_cc_hot *e)
+{
+    return e->path == MN_PATH_ROTATION && (e->eval == MNI_CC_EV_LERP || e->eval == MNI_CC_EV_SPLINE);
+}
+
+/* Rotation tracks evaluated alike into quads of four (the rest sample one by one). */
+static void form_quads(mni_cc_cursor *c)
+{
+    mni_cc_hot *hot = mni_cc_hots(c);
+    mni_cc_quad *quads = mni_cc_quads(c);
+    uint32_t n = c->track_count;
+    c->quad_count = 0;
+    /* The check is quadratic: leave very large clips one by one. */
+    if (n < 4u || n > 4096u || shared_outputs(hot, n))
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        if (hot[i].quad1 || !quad_kind(&hot[i]))
+            continue;
+        uint32_t lanes[4] = {i, 0, 0, 0}, got = 1;
+        for (uint32_t j = i + 1; j < n && got < 4; j++)
+            if (!hot[j].quad1 && quad_kind(&hot[j]) && hot[j].eval == hot[i].eval &&
+                hot[j].sl == hot[i].sl && hot[j].wdrop == hot[i].wdrop)
+                lanes[got++] = j;
+        if (got < 4)
+            continue;
+        mni_cc_quad *q = &quads[c->quad_count++];
+        memset(q, 0, sizeof *q);
+        q->eval = hot[i].eval;
+        q->sl = hot[i].sl;
+        q->wdrop = hot[i].wdrop;
+        for (uint32_t l = 0; l < 4; l++) {
+            q->track[l] = lanes[l];
+            hot[lanes[l]].quad1 = c->quad_count;
+        }
     }
 }
 
@@ -69,6 +118,7 @@ void mni_cc_cursor_prepare(const mn_compressed_clip *clip, mni_cc_cursor *c)
         else
             c->strides |= 1u << e->sl;
     }
+    form_quads(c);
     c->ready = 1;
 }
 
@@ -111,10 +161,10 @@ static inline void eval_scalar(const float p[4][4], uint32_t path, uint32_t eval
         out[c] = v[c] * inv;
 }
 
-static void sample_cursor_scalar(const mn_compressed_clip *clip, float t, mni_cc_cursor *c,
-                                 mn_pose *pose)
+static void sample_cursor_scalar(const mn_compressed_clip *clip, const mni_cc_at *at,
+                                 mni_cc_cursor *c, mn_pose *pose)
 {
-    mni_cc_sample_cursor(clip, t, c, pose, eval_scalar, mni_cc_convert);
+    mni_cc_sample_cursor(clip, at, c, pose, false, eval_scalar, mni_cc_convert);
 }
 
 static void sample_fresh_scalar(const mn_compressed_clip *clip, const mni_cc_prepared *prep,
@@ -128,20 +178,30 @@ void mni_compressed_sample_prepared(const mn_compressed_clip *clip, const void *
 {
     bool simd = mni_simd_resolve(level) >= MN_SIMD_SSE2;
     const mni_cc_prepared *prep = prepared;
+    if (cache) {
+        mni_cc_cursor *c = mni_cc_cursor_in(cache);
+        if (!c->ready)
+            mni_cc_cursor_prepare(clip, c);
+        const mni_cc_header *h = mni_cc_head(clip);
+        mni_cc_at at[MNI_CC_MAX_STRIDE_LOG2 + 1];
+        mni_cc_at_all(h->frame_count, c->strides, mni_cc_frame_of(h, t), at);
+#if MN_WITH_SSE2
+        if (simd) {
+            mni_cc_sample_cursor_sse2(clip, at, c, pose);
+            return;
+        }
+#endif
+        sample_cursor_scalar(clip, at, c, pose);
+        return;
+    }
 #if MN_WITH_SSE2
     if (simd) {
-        if (cache)
-            mni_cc_sample_cursor_sse2(clip, t, mni_cc_cursor_in(cache), pose);
-        else
-            mni_cc_sample_fresh_sse2(clip, prep, t, pose);
+        mni_cc_sample_fresh_sse2(clip, prep, t, pose);
         return;
     }
 #endif
     (void)simd;
-    if (cache)
-        sample_cursor_scalar(clip, t, mni_cc_cursor_in(cache), pose);
-    else
-        sample_fresh_scalar(clip, prep, t, pose);
+    sample_fresh_scalar(clip, prep, t, pose);
 }
 
 void mni_compressed_sample(const mn_compressed_clip *clip, float t, void *cache, mn_pose *pose,

@@ -42,8 +42,23 @@ typedef struct mni_cc_hot {
     uint32_t span1;        /* 0: no knots held */
     uint32_t target;
     uint8_t path, eval, sl, wdrop; /* wdrop: rebuild w after the B-spline */
-    uint32_t unused_;
+    uint32_t quad1;        /* the quad (below) + 1 that evaluates it at SSE2; 0: none */
 } mni_cc_hot;
+
+/*
+ * Four rotation tracks evaluated alike (the same evaluation, stride and
+ * w), their knots by component across lanes, so that the SSE2 sampler
+ * evaluates them in one pass: per lane the operations of eval_sse2 in its
+ * order, so the same bits.  Formed only when no two tracks share an output
+ * (then the order of the writes cannot matter).
+ */
+typedef struct mni_cc_quad {
+    float p[4][4][4];      /* [knot][component][lane], of span span1 - 1 */
+    uint32_t track[4];
+    uint32_t span1;
+    uint8_t eval, sl, wdrop, unused8_;
+    uint32_t unused_[2];
+} mni_cc_quad;
 
 /* A track's cold entry: its record as read and where its walk stopped. */
 typedef struct mni_cc_cold {
@@ -51,12 +66,12 @@ typedef struct mni_cc_cold {
     mni_cc_walker walk;
 } mni_cc_cold;
 
-/* A cursor's storage, 16-aligned inside what the caller gave: this, hot[n], cold[n]. */
+/* A cursor's storage, 16-aligned inside what the caller gave: this, hot[n], quads[n / 4], cold[n]. */
 typedef struct mni_cc_cursor {
     uint32_t ready;        /* 0 (zeroed storage): not prepared */
     uint32_t track_count;
     uint32_t strides;      /* bit sl: an animated track at stride 2^sl */
-    uint32_t unused_;
+    uint32_t quad_count;
 } mni_cc_cursor;
 
 /* A view's prepared records (mn_clip_from_compressed): random access parses nothing. */
@@ -274,9 +289,8 @@ mni_cc_forward(const mni_cc_track *tr, uint32_t eval, bool wdrop, uint32_t ko, u
         w->next1 = held + 2u;
     for (uint32_t j = held + 1u; j <= end; j++) {
         mni_cc_step(tr, order, w);
-        if (j < first)
-            continue;
-        convert(tr, w->cur, wdrop && !spline, q[j - first]);
+        if (j >= first)
+            convert(tr, w->cur, wdrop && !spline, q[j - first]);
     }
     return true;
 }
@@ -292,9 +306,14 @@ static inline mni_cc_hot *mni_cc_hots(mni_cc_cursor *c)
     return (mni_cc_hot *)(void *)(c + 1);
 }
 
+static inline mni_cc_quad *mni_cc_quads(mni_cc_cursor *c)
+{
+    return (mni_cc_quad *)(void *)(mni_cc_hots(c) + c->track_count);
+}
+
 static inline mni_cc_cold *mni_cc_colds(mni_cc_cursor *c)
 {
-    return (mni_cc_cold *)(void *)(mni_cc_hots(c) + c->track_count);
+    return (mni_cc_cold *)(void *)(mni_cc_quads(c) + c->track_count / 4u);
 }
 
 /* Parse every record into the cursor (its first sample). */
@@ -311,44 +330,54 @@ mni_cc_at_get(mni_cc_at *at, uint32_t *done, uint32_t frame_count, uint32_t sl, 
     return &at[sl];
 }
 
+/* The span entry of every stride some track of the cursor has, for frame position f. */
+static inline void mni_cc_at_all(uint32_t frame_count, uint32_t strides, float f, mni_cc_at *at)
+{
+    for (uint32_t sl = 0; sl <= MNI_CC_MAX_STRIDE_LOG2; sl++)
+        if (strides & (1u << sl))
+            mni_cc_at_of(frame_count, sl, f, &at[sl]);
+}
+
 /*
- * One sample through a cursor: each track's hot entry; a track that
- * entered another span moves its knots on (one new knot when it moved by
- * one, mni_cc_advance) or decodes them afresh from its cold record.
+ * Track e's knots moved to span k: on from the span they hold (one new
+ * knot a span, mni_cc_forward) or decoded afresh from its cold record.
  */
 static inline __attribute__((always_inline)) void
-mni_cc_sample_cursor(const mn_compressed_clip *clip, float t, mni_cc_cursor *c, mn_pose *pose,
-                     mni_cc_eval_fn eval, mni_cc_convert_fn convert)
+mni_cc_refresh(mni_cc_hot *e, mni_cc_cold *cold, uint32_t k, mni_cc_convert_fn convert)
 {
-    const mni_cc_header *h = mni_cc_head(clip);
-    if (!c->ready)
-        mni_cc_cursor_prepare(clip, c);
-    float f = mni_cc_frame_of(h, t);
-    mni_cc_at at[MNI_CC_MAX_STRIDE_LOG2 + 1];
-    uint32_t done = 0;
+    if (!(e->span1 > 0 && e->span1 <= k &&
+          mni_cc_forward(&cold->tr, e->eval, e->wdrop, e->span1 - 1u, k, e->p, &cold->walk,
+                         convert))) {
+        memset(e->p, 0, sizeof e->p);
+        mni_cc_span_knots_fast(&cold->tr, k, e->p, &cold->walk);
+    }
+    e->span1 = k + 1u;
+}
+
+/*
+ * One sample through a cursor, the tracks of no quad (skip_quads) or all:
+ * each track's hot entry, its knots moved on when it entered another span.
+ */
+static inline __attribute__((always_inline)) void
+mni_cc_sample_cursor(const mn_compressed_clip *clip, const mni_cc_at *at, mni_cc_cursor *c,
+                     mn_pose *pose, bool skip_quads, mni_cc_eval_fn eval,
+                     mni_cc_convert_fn convert)
+{
     mni_cc_hot *hot = mni_cc_hots(c);
     uint32_t n = c->track_count, joints = pose->joint_count;
+    (void)clip;
     for (uint32_t i = 0; i < n; i++) {
         mni_cc_hot *e = &hot[i];
-        if (e->target >= joints)
+        if (e->target >= joints || (skip_quads && e->quad1))
             continue;
         float *out = mni_cc_slot(e->path, e->target, pose);
         if (e->eval == MNI_CC_EV_CONST) {
             memcpy(out, e->p[1], (e->path == MN_PATH_ROTATION ? 4 : 3) * sizeof(float));
             continue;
         }
-        const mni_cc_at *a = mni_cc_at_get(at, &done, h->frame_count, e->sl, f);
-        uint32_t k = a->k;
-        if (e->span1 != k + 1u) {
-            mni_cc_cold *cold = &mni_cc_colds(c)[i];
-            if (!(e->span1 > 0 && e->span1 <= k &&
-                  mni_cc_forward(&cold->tr, e->eval, e->wdrop, e->span1 - 1u, k, e->p,
-                                 &cold->walk, convert))) {
-                memset(e->p, 0, sizeof e->p);
-                mni_cc_span_knots_fast(&cold->tr, k, e->p, &cold->walk);
-            }
-            e->span1 = k + 1u;
-        }
+        const mni_cc_at *a = &at[e->sl];
+        if (e->span1 != a->k + 1u)
+            mni_cc_refresh(e, &mni_cc_colds(c)[i], a->k, convert);
         eval((const float(*)[4])e->p, e->path, e->eval, e->wdrop, a, out);
     }
 }
@@ -389,8 +418,8 @@ mni_cc_sample_fresh(const mn_compressed_clip *clip, const mni_cc_prepared *prep,
 
 #if MN_WITH_SSE2
 /* The loop above with the SSE2 decoder and evaluator (compressed_sample_sse2.c). */
-void mni_cc_sample_cursor_sse2(const mn_compressed_clip *clip, float t, mni_cc_cursor *c,
-                               mn_pose *pose);
+void mni_cc_sample_cursor_sse2(const mn_compressed_clip *clip, const mni_cc_at *at,
+                               mni_cc_cursor *c, mn_pose *pose);
 void mni_cc_sample_fresh_sse2(const mn_compressed_clip *clip, const mni_cc_prepared *prep, float t,
                               mn_pose *pose);
 #endif

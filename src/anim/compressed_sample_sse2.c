@@ -173,10 +173,91 @@ MN_LANE void eval_sse2(const float p[4][4], uint32_t path, uint32_t eval, bool w
     _mm_storeu_ps(out, _mm_mul_ps(v, _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0))));
 }
 
-MN_KERNEL void MN_ISA(mni_cc_sample_cursor)(const mn_compressed_clip *clip, float t,
+/* A quad's knots after its tracks moved to span k: each lane refreshed, then laid out by component. */
+static void quad_refresh(mni_cc_cursor *c, mni_cc_quad *q, uint32_t k)
+{
+    mni_cc_hot *hot = mni_cc_hots(c);
+    mni_cc_hot *e[4];
+    for (uint32_t l = 0; l < 4; l++) {
+        e[l] = &hot[q->track[l]];
+        if (e[l]->span1 != k + 1u)
+            mni_cc_refresh(e[l], &mni_cc_colds(c)[q->track[l]], k, convert_sse2);
+    }
+    /* A lerp reads knots 1 and 2 only. */
+    uint32_t from = q->eval == MNI_CC_EV_SPLINE ? 0u : 1u, to = q->eval == MNI_CC_EV_SPLINE ? 4u : 3u;
+    for (uint32_t i = from; i < to; i++) {
+        __m128 r0 = _mm_loadu_ps(e[0]->p[i]), r1 = _mm_loadu_ps(e[1]->p[i]);
+        __m128 r2 = _mm_loadu_ps(e[2]->p[i]), r3 = _mm_loadu_ps(e[3]->p[i]);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_store_ps(q->p[i][0], r0);
+        _mm_store_ps(q->p[i][1], r1);
+        _mm_store_ps(q->p[i][2], r2);
+        _mm_store_ps(q->p[i][3], r3);
+    }
+    q->span1 = k + 1u;
+}
+
+/*
+ * Four rotations at once, lanes by track: eval_sse2's lerp or B-spline, w
+ * and normalisation, the same operations in the same order per lane.
+ */
+static void quad_eval(const mni_cc_quad *q, const mni_cc_at *a, __m128 v[4])
+{
+    if (q->eval == MNI_CC_EV_SPLINE) {
+        __m128 w0 = _mm_set1_ps(a->w[0]), w1 = _mm_set1_ps(a->w[1]);
+        __m128 w2 = _mm_set1_ps(a->w[2]), w3 = _mm_set1_ps(a->w[3]);
+        uint32_t n = q->wdrop ? 3u : 4u;
+        for (uint32_t comp = 0; comp < n; comp++)
+            v[comp] = _mm_add_ps(
+                _mm_add_ps(_mm_add_ps(_mm_mul_ps(w0, _mm_load_ps(q->p[0][comp])),
+                                      _mm_mul_ps(w1, _mm_load_ps(q->p[1][comp]))),
+                           _mm_mul_ps(w2, _mm_load_ps(q->p[2][comp]))),
+                _mm_mul_ps(w3, _mm_load_ps(q->p[3][comp])));
+        if (q->wdrop) {
+            __m128 s2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(v[0], v[0]), _mm_mul_ps(v[1], v[1])),
+                                   _mm_mul_ps(v[2], v[2]));
+            __m128 r = _mm_sub_ps(_mm_set1_ps(1.0f), s2);
+            v[3] = _mm_and_ps(_mm_sqrt_ps(r), _mm_cmpgt_ps(r, _mm_setzero_ps()));
+        }
+    } else {
+        __m128 s = _mm_set1_ps(a->s);
+        for (uint32_t comp = 0; comp < 4; comp++) {
+            __m128 p1 = _mm_load_ps(q->p[1][comp]), p2 = _mm_load_ps(q->p[2][comp]);
+            v[comp] = _mm_add_ps(p1, _mm_mul_ps(_mm_sub_ps(p2, p1), s));
+        }
+    }
+    __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(v[0], v[0]), _mm_mul_ps(v[1], v[1])),
+                                        _mm_mul_ps(v[2], v[2])),
+                             _mm_mul_ps(v[3], v[3]));
+    __m128 ok = _mm_cmpgt_ps(len2, _mm_setzero_ps());
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+    for (uint32_t comp = 0; comp < 4; comp++)
+        v[comp] = _mm_and_ps(_mm_mul_ps(v[comp], inv), ok);
+    /* !(len2 > 0): the identity. */
+    v[3] = _mm_or_ps(v[3], _mm_andnot_ps(ok, _mm_set1_ps(1.0f)));
+    _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
+}
+
+MN_KERNEL void MN_ISA(mni_cc_sample_cursor)(const mn_compressed_clip *clip, const mni_cc_at *at,
                                             mni_cc_cursor *c, mn_pose *pose)
 {
-    mni_cc_sample_cursor(clip, t, c, pose, eval_sse2, convert_sse2);
+    mni_cc_sample_cursor(clip, at, c, pose, true, eval_sse2, convert_sse2);
+    mni_cc_quad *quads = mni_cc_quads(c);
+    mni_cc_hot *hot = mni_cc_hots(c);
+    uint32_t joints = pose->joint_count;
+    for (uint32_t g = 0; g < c->quad_count; g++) {
+        mni_cc_quad *q = &quads[g];
+        const mni_cc_at *a = &at[q->sl];
+        if (q->span1 != a->k + 1u)
+            quad_refresh(c, q, a->k);
+        __m128 v[4];
+        quad_eval(q, a, v);
+        for (uint32_t l = 0; l < 4; l++) {
+            uint32_t target = hot[q->track[l]].target;
+            if (target < joints)
+                _mm_storeu_ps(pose->rotations + 4 * (size_t)target, v[l]);
+        }
+    }
 }
 
 MN_KERNEL void MN_ISA(mni_cc_sample_fresh)(const mn_compressed_clip *clip,
