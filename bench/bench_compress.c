@@ -24,6 +24,12 @@
  *                     cursor: compressed time / raw time, both this run
  *   random_ratio      the same for 512 seeded random times, no cursor
  *   forward_raw_ns, random_raw_ns   ns a sample of the raw clip (yardstick)
+ *   random_floor_ratio   a loop that only reads, at the same random times,
+ *                     the bit fields the decoder must read (each track's
+ *                     segment base, slope and stored values from the
+ *                     segment's start to its span's last knot; records
+ *                     parsed beforehand), over the raw time: what random
+ *                     access to the differences forms costs at least
  *   dropped_tracks    weights tracks (morph targets), which are not compressed
  * After each clip's line, one line "compress_glb" (bench_compress_glb.h):
  *   glb_bytes, glb_ratio, glb_max_error_m, glb_p99_error_m, glb_bound_met
@@ -39,6 +45,10 @@
  * Then one line "sample_models": the ratio over the sample models taken
  * together (their raw bytes summed over their compressed bytes summed,
  * leaving out clips with dropped tracks) and their largest error.
+ * One line per corpus, "sampling_sample_models" and "sampling_generated":
+ * worst_forward_ratio, worst_random_ratio (and the cases they come from),
+ * worst_random_floor_ratio, and the targets forward_target 1.3,
+ * random_target 1.6.
  *
  * Targets (issue): ratio >= 10 over the sample models, >= 20 on mocap_30s,
  * forward_ratio <= 1.3, random_ratio <= 1.6, mocap_30s compress_ms < 2000.
@@ -56,6 +66,8 @@
 
 #include <marionette/compress.h>
 #include <marionette/gltf.h>
+
+#include "anim/compressed_sample.h" /* the floor reads the records as the sampler does */
 
 #include <dirent.h>
 
@@ -98,6 +110,120 @@ static double time_sampling(const mn_clip *clip, const mn_skeleton *sk, float *t
     return t.ok ? t.best_ms * 1e6 / count : NAN;
 }
 
+/* The random floor: the bit fields a decode at each time must read, and nothing else. */
+typedef struct floor_ctx {
+    const mn_compressed_clip *clip;
+    const mni_cc_prepared *prep;
+    const float *times;
+    uint32_t count;
+    uint32_t sink;
+} floor_ctx;
+
+/* The fields knot m's step reads (mni_cc_step's), xor'd together. */
+static uint32_t floor_fields(const mni_cc_track *tr, uint32_t order, uint32_t m)
+{
+    uint32_t g = m / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS, x = 0;
+    if (order == 0 || m == k0) {
+        size_t bit = (size_t)g * tr->segment_bits;
+        for (uint32_t c = 0; c < tr->components && tr->bases; c++) {
+            x ^= mni_cc_field(tr->bases, bit, tr->base_bits[c]);
+            bit += tr->base_bits[c];
+        }
+        if (order != 0)
+            return x;
+    }
+    const uint8_t *stream = tr->values;
+    size_t bit = (size_t)(order == 0 ? m : order == 1 ? m - g - 1u : m - 2u * g - 2u) *
+                 tr->knot_bits;
+    const uint8_t *bits = tr->bits;
+    if (order == 2 && m == k0 + 1u) {
+        stream = tr->slopes;
+        bit = (size_t)g * tr->slope_sum;
+        bits = tr->slope_bits;
+    }
+    for (uint32_t c = 0; c < tr->components; c++) {
+        x ^= mni_cc_field(stream, bit, bits[c]);
+        bit += bits[c];
+    }
+    return x;
+}
+
+static bool floor_body(void *p)
+{
+    floor_ctx *c = p;
+    const mni_cc_header *h = mni_cc_head(c->clip);
+    for (uint32_t i = 0; i < c->count; i++) {
+        float f = mni_cc_frame_of(h, c->times[i]);
+        for (uint32_t t = 0; t < c->prep->track_count; t++) {
+            const mni_cc_track *tr = &c->prep->tracks[t];
+            if (tr->kind != MNI_CC_ANIMATED)
+                continue;
+            float s;
+            uint32_t k = mni_cc_span(tr, f, &s), last = tr->knot_count - 1u;
+            uint32_t order = mni_cc_order(tr);
+            bool spline = tr->stride_log2 != 0 && !(tr->flags & MNI_CC_STEP);
+            uint32_t first = spline && k > 0 ? k - 1u : k, end = k + (spline ? 2u : 1u);
+            end = end < last ? end : last;
+            uint32_t m = order == 0 ? first : first / MNI_CC_SEGMENT_KNOTS * MNI_CC_SEGMENT_KNOTS;
+            for (; m <= end; m++)
+                c->sink ^= floor_fields(tr, order, m);
+        }
+    }
+    return true;
+}
+
+/* ns a random sample's fields take at least (the records prepared outside the timing). */
+static double time_floor(const mn_compressed_clip *clip, const float *times, uint32_t count,
+                         int runs)
+{
+    uint32_t n = mn_compressed_clip_info_of(clip).track_count;
+    mni_cc_prepared *prep = malloc(mni_cc_prepared_bytes(n));
+    if (!prep)
+        return NAN;
+    mni_cc_prepare(clip, prep);
+    floor_ctx c = {.clip = clip, .prep = prep, .times = times, .count = count};
+    bench_timing t = bench_run(runs, floor_body, NULL, &c);
+    if (c.sink == 0xdeadbeefu)
+        fprintf(stderr, "(sink)\n"); /* keeps the reads */
+    free(prep);
+    return t.ok ? t.best_ms * 1e6 / count : NAN;
+}
+
+/* The worst sampling ratios of a corpus. */
+typedef struct worst {
+    double forward, random, floor;
+    char forward_case[96], random_case[96];
+} worst;
+
+static void worst_note(worst *w, const char *name, double forward, double random, double floor)
+{
+    if (!w)
+        return;
+    if (forward > w->forward) {
+        w->forward = forward;
+        snprintf(w->forward_case, sizeof w->forward_case, "%s", name);
+    }
+    if (random > w->random) {
+        w->random = random;
+        snprintf(w->random_case, sizeof w->random_case, "%s", name);
+    }
+    w->floor = floor > w->floor ? floor : w->floor;
+}
+
+static void worst_print(const worst *w, const char *corpus)
+{
+    bench_line line;
+    bench_line_begin(&line, "compress", corpus);
+    bench_line_num(&line, "worst_forward_ratio", w->forward);
+    bench_line_str(&line, "worst_forward_case", w->forward_case);
+    bench_line_num(&line, "forward_target", 1.3);
+    bench_line_num(&line, "worst_random_ratio", w->random);
+    bench_line_str(&line, "worst_random_case", w->random_case);
+    bench_line_num(&line, "random_target", 1.6);
+    bench_line_num(&line, "worst_random_floor_ratio", w->floor);
+    bench_line_print(&line);
+}
+
 typedef struct compress_ctx {
     const mn_clip *clip;
     const mn_skeleton *sk;
@@ -125,7 +251,7 @@ typedef struct totals {
 
 /* One clip: compress, measure, time; false when something is wrong. */
 static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *sk, size_t raw_bytes,
-                     int runs, totals *sum, size_t *bytes_out, float *max_out)
+                     int runs, totals *sum, worst *w, size_t *bytes_out, float *max_out)
 {
     compress_ctx c = {.clip = clip, .sk = sk};
     float duration = mn_clip_duration(clip);
@@ -150,6 +276,7 @@ static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *s
     double fc = time_sampling(view, sk, tf, forward, true, runs);
     double rr = time_sampling(clip, sk, tr, random, false, runs);
     double rc = time_sampling(view, sk, tr, random, false, runs);
+    double floor_ns = time_floor(c.out, tr, random, runs);
     free(tf);
     free(tr);
     size_t bytes = mn_compressed_clip_info_of(c.out).bytes;
@@ -177,7 +304,9 @@ static bool run_case(const char *name, const mn_clip *clip, const mn_skeleton *s
     bench_line_num(&line, "forward_ratio", fc / fr);
     bench_line_num(&line, "random_raw_ns", rr);
     bench_line_num(&line, "random_ratio", rc / rr);
+    bench_line_num(&line, "random_floor_ratio", floor_ns / rr);
     bench_line_print(&line);
+    worst_note(w, name, fc / fr, rc / rr, floor_ns / rr);
     if (sum && c.stats.dropped_tracks == 0) { /* a clip whose weights were dropped proves nothing */
         sum->raw += (double)raw_bytes;
         sum->compressed += (double)bytes;
@@ -217,7 +346,7 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool sample_models(int runs, totals *sum)
+static bool sample_models(int runs, totals *sum, worst *w)
 {
     const char *root = getenv("MN_ASSETS");
     char dir[512];
@@ -249,7 +378,7 @@ static bool sample_models(int runs, totals *sum)
                 size_t raw = mn_animation_raw_bytes(&model->animations[a]), bytes = 0;
                 float max = 0.0f;
                 ok = mn_clip_from_gltf_skeleton(model, a, sk, NULL, &clip, NULL) == MN_OK &&
-                     run_case(name, clip, sk, raw, runs, sum, &bytes, &max) &&
+                     run_case(name, clip, sk, raw, runs, sum, w, &bytes, &max) &&
                      glb_case(name, model, &model->animations[a], raw, bytes, max);
                 mn_clip_free(clip);
             }
@@ -267,7 +396,10 @@ int main(int argc, char **argv)
     if (runs < 1 || runs > BENCH_MAX_RUNS)
         runs = 5;
     totals sum = {0, 0, 0};
-    bool ok = sample_models(runs, &sum);
+    worst models = {0}, generated = {0};
+    bool ok = sample_models(runs, &sum, &models);
+    if (models.forward_case[0])
+        worst_print(&models, "sampling_sample_models");
     if (sum.compressed > 0) {
         bench_line line;
         bench_line_begin(&line, "compress", "sample_models");
@@ -288,7 +420,8 @@ int main(int argc, char **argv)
         size_t bytes = 0;
         float max = 0.0f;
         ok = anim_gen_mocap(30.0f, 120.0f, mocaps[i].jitter, &g) &&
-             run_case(mocaps[i].name, g.clip, g.skeleton, g.raw_bytes, runs, NULL, &bytes, &max) &&
+             run_case(mocaps[i].name, g.clip, g.skeleton, g.raw_bytes, runs, NULL, &generated,
+                      &bytes, &max) &&
              glb_generated(mocaps[i].name, &g, bytes, max);
         anim_gen_free(&g);
     }
@@ -296,9 +429,13 @@ int main(int argc, char **argv)
     size_t bytes = 0;
     float max = 0.0f;
     if (ok)
-        ok = anim_gen_game(&g) && run_case("game_2s", g.clip, g.skeleton, g.raw_bytes, runs, NULL, &bytes, &max) &&
+        ok = anim_gen_game(&g) &&
+             run_case("game_2s", g.clip, g.skeleton, g.raw_bytes, runs, NULL, &generated, &bytes,
+                      &max) &&
              glb_generated("game_2s", &g, bytes, max);
     anim_gen_free(&g);
+    if (ok)
+        worst_print(&generated, "sampling_generated");
     if (!ok)
         fprintf(stderr, "bench_compress: a case failed\n");
     return ok ? 0 : 1;

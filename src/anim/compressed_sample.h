@@ -144,10 +144,10 @@ static inline uint32_t mni_cc_order(const mni_cc_track *tr)
  * for plain values), and w->next1 on to m + 2.  The same unsigned sums in
  * the same order as mni_cc_walk, so the same grid values.
  */
-static inline __attribute__((always_inline)) void mni_cc_step(const mni_cc_track *tr,
-                                                              uint32_t order, mni_cc_walker *w)
+static inline __attribute__((always_inline)) void
+mni_cc_step_n(const mni_cc_track *tr, uint32_t order, uint32_t n, mni_cc_walker *w)
 {
-    uint32_t m = w->next1 - 1u, n = tr->components;
+    uint32_t m = w->next1 - 1u;
     uint32_t g = m / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS;
     w->next1 = m + 2u;
     if (order == 0 || m == k0) {
@@ -200,27 +200,59 @@ static inline void mni_cc_convert(const mni_cc_track *tr, const uint32_t *q, boo
         mni_cc_rebuild_w(out);
 }
 
+static inline __attribute__((always_inline)) void mni_cc_step(const mni_cc_track *tr,
+                                                              uint32_t order, mni_cc_walker *w)
+{
+    mni_cc_step_n(tr, order, tr->components, w);
+}
+
 /* Position w to step on to knot k: from its segment's first knot (plain values: k itself). */
 static inline void mni_cc_step_start(uint32_t order, uint32_t k, mni_cc_walker *w)
 {
     w->next1 = (order == 0 ? k : k / MNI_CC_SEGMENT_KNOTS * MNI_CC_SEGMENT_KNOTS) + 1u;
 }
 
-/* mni_cc_span_ints through mni_cc_step (w: left where the walk ends). */
-static inline void mni_cc_span_ints_fast(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4],
-                                         mni_cc_walker *w)
+/* mni_cc_span_ints through mni_cc_step, n components and the order constants, the walk local. */
+static inline __attribute__((always_inline)) void
+mni_cc_span_ints_n(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4], mni_cc_walker *wk,
+                   uint32_t order, uint32_t n)
 {
-    uint32_t last = tr->knot_count - 1u, order = mni_cc_order(tr);
+    uint32_t last = tr->knot_count - 1u;
     bool spline = tr->stride_log2 != 0 && !(tr->flags & MNI_CC_STEP);
     uint32_t first = spline && k > 0 ? k - 1u : k;
     uint32_t end = k + (spline ? 2u : 1u);
     end = end < last ? end : last;
-    mni_cc_step_start(order, first, w);
-    while (w->next1 - 1u < first)
-        mni_cc_step(tr, order, w);
+    mni_cc_walker w;
+    memset(&w, 0, sizeof w);
+    mni_cc_step_start(order, first, &w);
+    while (w.next1 - 1u < first)
+        mni_cc_step_n(tr, order, n, &w);
     for (uint32_t j = first; j <= end; j++) {
-        mni_cc_step(tr, order, w);
-        memcpy(q[j + 1u - k], w->cur, sizeof q[0]);
+        mni_cc_step_n(tr, order, n, &w);
+        memcpy(q[j + 1u - k], w.cur, sizeof q[0]);
+    }
+    *wk = w;
+}
+
+/* mni_cc_span_ints (the same grid values) through mni_cc_step (wk: left where the walk ends). */
+static inline void mni_cc_span_ints_fast(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4],
+                                         mni_cc_walker *wk)
+{
+    uint32_t order = mni_cc_order(tr);
+    if (tr->components == 3) {
+        if (order == 2)
+            mni_cc_span_ints_n(tr, k, q, wk, 2u, 3u);
+        else if (order == 1)
+            mni_cc_span_ints_n(tr, k, q, wk, 1u, 3u);
+        else
+            mni_cc_span_ints_n(tr, k, q, wk, 0u, 3u);
+    } else {
+        if (order == 2)
+            mni_cc_span_ints_n(tr, k, q, wk, 2u, 4u);
+        else if (order == 1)
+            mni_cc_span_ints_n(tr, k, q, wk, 1u, 4u);
+        else
+            mni_cc_span_ints_n(tr, k, q, wk, 0u, 4u);
     }
 }
 
