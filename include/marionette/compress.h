@@ -246,8 +246,11 @@ MN_API mn_status mn_compressed_clip_sample(const mn_compressed_clip *clip, float
  * An mn_clip over a compressed clip (borrowed: it must outlive the view),
  * for every consumer of clips; free it with mn_clip_free.  Its name,
  * duration and space are the compressed clip's; its tracks hold no keys.
- * A cursor (mn_clip_cursor_storage_size, mn_clip_cursor_init) caches the
- * decoded knots of forward playback and never changes a result.
+ * The view keeps the block's records read out (about 128 bytes a track,
+ * from allocator), so that sampling it without a cursor parses nothing.
+ * A cursor (mn_clip_cursor_storage_size, about 320 bytes a track, 4-aligned
+ * is enough) holds each track's record and the decoded knots of forward
+ * playback, and never changes a result.
  * Errors: MN_INVALID_ARGUMENT (NULL arguments), MN_OUT_OF_MEMORY.
  */
 MN_API mn_status mn_clip_from_compressed(const mn_compressed_clip *compressed,

@@ -1,13 +1,13 @@
 /*
  * Sampling compressed clips (marionette/compress.h, SAMPLING): every stored
- * track decoded at the frame position of t (compress_internal.h holds the
- * decoder the writer measures with), and the mn_clip view that lets every
- * consumer of clips take one; SSE2 decodes and interpolates a track's
- * components in one register (compressed_sample_sse2.c) where the build
- * and CPU have it, bit for bit the scalar code.  A cursor caches each track's four decoded
- * knots, keyed by span: forward playback decodes a track once per span
- * (every 2^stride frames), and the cached knots are the very floats a
- * fresh decode gives, so results never depend on it.
+ * track decoded at the frame position of t, bit for bit the decoder the
+ * writer measures with (compress_internal.h), through the loop of
+ * compressed_sample.h: the scalar instance here, the SSE2 one in
+ * compressed_sample_sse2.c where the build and CPU have it.  A cursor
+ * holds each track's record parsed and its span's knots on the float grid,
+ * so forward playback decodes a knot per span a track crosses; the view
+ * (mn_clip_from_compressed) holds the records parsed, so a sample without
+ * a cursor parses nothing.  Neither changes a result.
  */
 #include "anim/clip_internal.h"
 #include "anim/compress_internal.h"
