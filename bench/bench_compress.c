@@ -122,7 +122,7 @@ typedef struct floor_ctx {
 /* The fields knot m's step reads (mni_cc_step's), xor'd together. */
 static uint32_t floor_fields(const mni_cc_track *tr, uint32_t order, uint32_t m)
 {
-    uint32_t g = m / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS, x = 0;
+    uint32_t g = m >> tr->segment_log2, k0 = g << tr->segment_log2, x = 0;
     if (order == 0 || m == k0) {
         size_t bit = (size_t)g * tr->segment_bits;
         for (uint32_t c = 0; c < tr->components && tr->bases; c++) {
@@ -151,7 +151,7 @@ static uint32_t floor_fields(const mni_cc_track *tr, uint32_t order, uint32_t m)
 static bool floor_body(void *p)
 {
     floor_ctx *c = p;
-    const mni_cc_header *h = mni_cc_head(c->clip);
+    const mni_cc_header head = mni_cc_head(c->clip), *h = &head;
     for (uint32_t i = 0; i < c->count; i++) {
         float f = mni_cc_frame_of(h, c->times[i]);
         for (uint32_t t = 0; t < c->prep->track_count; t++) {
@@ -164,7 +164,7 @@ static bool floor_body(void *p)
             bool spline = tr->stride_log2 != 0 && !(tr->flags & MNI_CC_STEP);
             uint32_t first = spline && k > 0 ? k - 1u : k, end = k + (spline ? 2u : 1u);
             end = end < last ? end : last;
-            uint32_t m = order == 0 ? first : first / MNI_CC_SEGMENT_KNOTS * MNI_CC_SEGMENT_KNOTS;
+            uint32_t m = order == 0 ? first : first >> tr->segment_log2 << tr->segment_log2;
             for (; m <= end; m++)
                 c->sink ^= floor_fields(tr, order, m);
         }

@@ -515,6 +515,51 @@ static mn_clip *keyed_clip(void)
     return clip;
 }
 
+/*
+ * Six LINEAR rotations and a STEP translation, each keyed at its own uneven
+ * frames (a KEYED record each: no span is shared between them), beside a
+ * densely keyed rotation (a stride's shared span).
+ */
+static mn_clip *keyed_mixed_clip(void)
+{
+    enum { T = 7, K = 6, D = 49 };
+    static float times[T][K], values[T][4 * K], dense_t[D], dense_v[4 * D];
+    const float axis[3] = {0.6f, 0.8f, 0};
+    mn_track tr[T + 1];
+    for (int i = 0; i < T; i++) {
+        bool step = i == T - 1;
+        for (int k = 0; k < K; k++) {
+            /* Frames 0 .. 48 on a 24 Hz grid, uneven and different per track. */
+            float frame = k == K - 1 ? 48.0f : (float)(k * (6 + i / 2) + (k > 1 ? i % 3 : 0));
+            times[i][k] = frame / 24.0f;
+            if (step) {
+                for (int c = 0; c < 3; c++)
+                    values[i][3 * k + c] = 0.1f * (float)((k + c) % 3);
+            } else {
+                mn_quat_from_axis_angle(values[i] + 4 * k, axis,
+                                        0.03f * (float)k + 0.01f * (float)(i * (k % 2)));
+            }
+        }
+        tr[i] = (mn_track){.target = (uint32_t)i + 1u,
+                           .path = step ? MN_PATH_TRANSLATION : MN_PATH_ROTATION,
+                           .interpolation = step ? MN_INTERP_STEP : MN_INTERP_LINEAR,
+                           .key_count = K, .components = step ? 3u : 4u,
+                           .times = times[i], .values = values[i]};
+    }
+    for (int k = 0; k < D; k++) {
+        dense_t[k] = (float)k / 24.0f;
+        mn_quat_from_axis_angle(dense_v + 4 * k, axis, 0.5f * sinf(0.3f * (float)k));
+    }
+    tr[T] = (mn_track){.target = T + 1, .path = MN_PATH_ROTATION,
+                       .interpolation = MN_INTERP_LINEAR, .key_count = D, .components = 4,
+                       .times = dense_t, .values = dense_v};
+    mn_clip_options o = {.space = game.skeleton->space};
+    mn_clip *clip;
+    mn_error err;
+    assert_int_equal(mn_clip_create(tr, T + 1, "keyed mixed", &o, &clip, &err), MN_OK);
+    return clip;
+}
+
 /* The SSE2 decoder (where built) against the scalar reference, bit for bit, on every kind of track. */
 static void simd_matches_scalar(void **state)
 {
@@ -593,8 +638,8 @@ static void simd_matches_scalar(void **state)
 /* The pose the reference decoder (compress_internal.h, one track at a time) gives at t. */
 static void reference_pose(const mn_compressed_clip *cc, float t, mn_pose *pose)
 {
-    const mni_cc_header *h = mni_cc_head(cc);
-    const uint8_t *at = mni_cc_records(cc);
+    const mni_cc_header head = mni_cc_head(cc), *h = &head;
+    const uint8_t *at = h->records;
     float f = mni_cc_frame_of(h, t);
     for (uint32_t i = 0; i < h->track_count; i++) {
         mni_cc_track tr;
@@ -628,19 +673,26 @@ static bool matches_reference(const mn_compressed_clip *cc, const mn_skeleton *s
 static void sampling_matches_reference_decoder(void **state)
 {
     (void)state;
-    mn_clip *odd = odd_clip();
+    mn_clip *odd = odd_clip(), *keyed = keyed_clip(), *mixed = keyed_mixed_clip();
     mn_compress_options plain = {.plain_only = true};
-    const anim_gen *gens[4] = {&mocap, &mocap, &game, &game};
-    const mn_clip *clips[4] = {mocap.clip, mocap.clip, game.clip, odd};
-    const mn_compress_options *opts[4] = {NULL, &plain, NULL, NULL};
+    const anim_gen *gens[6] = {&mocap, &mocap, &game, &game, &game, &game};
+    const mn_clip *clips[6] = {mocap.clip, mocap.clip, game.clip, odd, keyed, mixed};
+    const mn_compress_options *opts[6] = {NULL, &plain, NULL, NULL, NULL, NULL};
     mn_simd_level levels[2] = {MN_SIMD_SCALAR, MN_SIMD_BEST};
     bool quads = false;
-    for (int g = 0; g < 4; g++) {
+    unsigned keyed_records = 0;
+    for (int g = 0; g < 6; g++) {
         mn_compressed_clip *cc = NULL;
         mn_error err;
         assert_int_equal(mn_compress_clip(clips[g], gens[g]->skeleton, opts[g], &cc, NULL, &err),
                          MN_OK);
         const mn_skeleton *sk = gens[g]->skeleton;
+        const uint8_t *rec = mni_cc_records(cc);
+        for (uint32_t i = 0; i < mni_cc_head(cc).track_count; i++) {
+            mni_cc_track tr;
+            rec += mni_cc_parse(rec, mni_cc_head(cc).frame_count, &tr);
+            keyed_records += (tr.flags & MNI_CC_KEYED) != 0;
+        }
         mn_clip *view;
         assert_int_equal(mn_clip_from_compressed(cc, NULL, &view, &err), MN_OK);
         mn_pose a, b;
@@ -691,7 +743,10 @@ static void sampling_matches_reference_decoder(void **state)
 #else
     (void)quads;
 #endif
+    assert_true(keyed_records >= 6); /* keyed tracks, each at its own span, were exercised */
     mn_clip_free(odd);
+    mn_clip_free(keyed);
+    mn_clip_free(mixed);
 }
 
 static void space_is_checked(void **state)

@@ -720,15 +720,6 @@ static inline float mni_cc_frame_of(const mni_cc_header *h, float t)
     return f < last ? f : last;
 }
 
-/*
- * The SIMD forms of mni_cc_span_knots and mni_cc_interp for an animated
- * track (compressed_sample_sse2.c), bit for bit the scalar code.
- */
-#if MN_WITH_SSE2
-void mni_cc_span_knots_sse2(const mni_cc_track *tr, uint32_t k, float p[4][4], mni_cc_walker *w);
-void mni_cc_interp_sse2(const mni_cc_track *tr, const float p[4][4], float s, float *out);
-#endif
-
 /* Bytes of a cursor's storage over a compressed clip of track_count records. */
 size_t mni_cc_cursor_bytes(uint32_t track_count);
 

@@ -34,13 +34,13 @@ size_t mni_compressed_cursor_size(const mn_compressed_clip *clip)
 
 void mni_cc_prepare(const mn_compressed_clip *clip, mni_cc_prepared *prep)
 {
-    const mni_cc_header *h = mni_cc_head(clip);
-    const uint8_t *at = mni_cc_records(clip);
+    const mni_cc_header head = mni_cc_head(clip), *h = &head;
+    const uint8_t *at = h->records;
     prep->track_count = h->track_count;
     prep->strides = 0;
     for (uint32_t i = 0; i < h->track_count; i++) {
         at += mni_cc_parse(at, h->frame_count, &prep->tracks[i]);
-        if (prep->tracks[i].kind == MNI_CC_ANIMATED)
+        if (prep->tracks[i].kind == MNI_CC_ANIMATED && !prep->tracks[i].frames)
             prep->strides |= 1u << prep->tracks[i].stride_log2;
     }
 }
@@ -55,10 +55,11 @@ static bool shared_outputs(const mni_cc_hot *hot, uint32_t n)
     return false;
 }
 
-/* Can evaluate in a quad: a rotation, linear or B-spline. */
+/* Can evaluate in a quad: a rotation, linear or B-spline, at a stride's shared span. */
 static bool quad_kind(const mni_cc_hot *e)
 {
-    return e->path == MN_PATH_ROTATION && (e->eval == MNI_CC_EV_LERP || e->eval == MNI_CC_EV_SPLINE);
+    return e->path == MN_PATH_ROTATION && e->sl != MNI_CC_SL_KEYED &&
+           (e->eval == MNI_CC_EV_LERP || e->eval == MNI_CC_EV_SPLINE);
 }
 
 /* Rotation tracks evaluated alike into quads of four (the rest sample one by one). */
@@ -95,8 +96,8 @@ static void form_quads(mni_cc_cursor *c)
 
 void mni_cc_cursor_prepare(const mn_compressed_clip *clip, mni_cc_cursor *c)
 {
-    const mni_cc_header *h = mni_cc_head(clip);
-    const uint8_t *at = mni_cc_records(clip);
+    const mni_cc_header head = mni_cc_head(clip), *h = &head;
+    const uint8_t *at = h->records;
     c->track_count = h->track_count;
     c->strides = 0;
     mni_cc_hot *hot = mni_cc_hots(c);
@@ -115,6 +116,8 @@ void mni_cc_cursor_prepare(const mn_compressed_clip *clip, mni_cc_cursor *c)
         e->wdrop = (tr->flags & MNI_CC_W_DROPPED) != 0;
         if (tr->kind == MNI_CC_CONSTANT)
             memcpy(e->p[1], tr->min, sizeof e->p[1]);
+        else if (tr->frames)
+            e->sl = MNI_CC_SL_KEYED; /* its own span each sample, in no quad */
         else
             c->strides |= 1u << e->sl;
     }
@@ -161,10 +164,10 @@ static inline void eval_scalar(const float p[4][4], uint32_t path, uint32_t eval
         out[c] = v[c] * inv;
 }
 
-static void sample_cursor_scalar(const mn_compressed_clip *clip, const mni_cc_at *at,
+static void sample_cursor_scalar(const mn_compressed_clip *clip, const mni_cc_at *at, float f,
                                  mni_cc_cursor *c, mn_pose *pose)
 {
-    mni_cc_sample_cursor(clip, at, c, pose, false, eval_scalar, mni_cc_convert);
+    mni_cc_sample_cursor(clip, at, f, c, pose, false, eval_scalar, mni_cc_convert);
 }
 
 static void sample_fresh_scalar(const mn_compressed_clip *clip, const mni_cc_prepared *prep,
@@ -182,16 +185,17 @@ void mni_compressed_sample_prepared(const mn_compressed_clip *clip, const void *
         mni_cc_cursor *c = mni_cc_cursor_in(cache);
         if (!c->ready)
             mni_cc_cursor_prepare(clip, c);
-        const mni_cc_header *h = mni_cc_head(clip);
+        const mni_cc_header head = mni_cc_head(clip), *h = &head;
+        float f = mni_cc_frame_of(h, t);
         mni_cc_at at[MNI_CC_MAX_STRIDE_LOG2 + 1];
-        mni_cc_at_all(h->frame_count, c->strides, mni_cc_frame_of(h, t), at);
+        mni_cc_at_all(h->frame_count, c->strides, f, at);
 #if MN_WITH_SSE2
         if (simd) {
-            mni_cc_sample_cursor_sse2(clip, at, c, pose);
+            mni_cc_sample_cursor_sse2(clip, at, f, c, pose);
             return;
         }
 #endif
-        sample_cursor_scalar(clip, at, c, pose);
+        sample_cursor_scalar(clip, at, f, c, pose);
         return;
     }
 #if MN_WITH_SSE2

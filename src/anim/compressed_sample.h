@@ -9,7 +9,8 @@
  * for each stride that some track has (every track of a stride shares them:
  * the knot count depends only on the frame count and the stride), and with
  * them the B-spline weights; per track, only its knots and its evaluation
- * remain.  The weights are mni_cc_bspline_weights of the same fraction, so
+ * remain.  A KEYED track (knots at its own key frames, linear or STEP)
+ * shares no span: it bisects its frames (mni_cc_span) each sample.  The weights are mni_cc_bspline_weights of the same fraction, so
  * every result is the bits of mni_cc_interp over mni_cc_span_knots (the
  * decoder the writer measures with, compress_internal.h).
  *
@@ -27,6 +28,9 @@
 
 #include <stdint.h>
 
+/* A hot entry's sl for a KEYED track: its span is its own (mni_cc_span), not a stride's. */
+#define MNI_CC_SL_KEYED 255u
+
 /* How a track is evaluated (mni_cc_interp's cases, in its order). */
 enum {
     MNI_CC_EV_CONST = 0,   /* a constant: the value as stored, copied */
@@ -41,7 +45,7 @@ typedef struct mni_cc_hot {
     float p[4][4];         /* the knots of span span1 - 1; a constant's value in p[1] */
     uint32_t span1;        /* 0: no knots held */
     uint32_t target;
-    uint8_t path, eval, sl, wdrop; /* wdrop: rebuild w after the B-spline */
+    uint8_t path, eval, sl, wdrop; /* sl: MNI_CC_SL_KEYED for a KEYED track; wdrop: rebuild w after the B-spline */
     uint32_t quad1;        /* the quad (below) + 1 that evaluates it at SSE2; 0: none */
 } mni_cc_hot;
 
@@ -101,6 +105,7 @@ typedef struct mni_cc_at {
 static inline void mni_cc_at_of(uint32_t frame_count, uint32_t sl, float f, mni_cc_at *a)
 {
     mni_cc_track probe;
+    memset(&probe, 0, sizeof probe); /* frames NULL: the stride's span, not a KEYED one */
     probe.stride_log2 = (uint8_t)sl;
     probe.knot_count = mni_cc_knots_of(frame_count, sl);
     a->k = mni_cc_span(&probe, f, &a->s);
@@ -148,7 +153,7 @@ static inline __attribute__((always_inline)) void
 mni_cc_step_n(const mni_cc_track *tr, uint32_t order, uint32_t n, mni_cc_walker *w)
 {
     uint32_t m = w->next1 - 1u;
-    uint32_t g = m / MNI_CC_SEGMENT_KNOTS, k0 = g * MNI_CC_SEGMENT_KNOTS;
+    uint32_t g = m >> tr->segment_log2, k0 = g << tr->segment_log2;
     w->next1 = m + 2u;
     if (order == 0 || m == k0) {
         size_t base_bit = (size_t)g * tr->segment_bits;
@@ -207,9 +212,10 @@ static inline __attribute__((always_inline)) void mni_cc_step(const mni_cc_track
 }
 
 /* Position w to step on to knot k: from its segment's first knot (plain values: k itself). */
-static inline void mni_cc_step_start(uint32_t order, uint32_t k, mni_cc_walker *w)
+static inline void mni_cc_step_start(const mni_cc_track *tr, uint32_t order, uint32_t k,
+                                     mni_cc_walker *w)
 {
-    w->next1 = (order == 0 ? k : k / MNI_CC_SEGMENT_KNOTS * MNI_CC_SEGMENT_KNOTS) + 1u;
+    w->next1 = (order == 0 ? k : k >> tr->segment_log2 << tr->segment_log2) + 1u;
 }
 
 /* mni_cc_span_ints through mni_cc_step, n components and the order constants, the walk local. */
@@ -224,7 +230,7 @@ mni_cc_span_ints_n(const mni_cc_track *tr, uint32_t k, uint32_t q[4][4], mni_cc_
     end = end < last ? end : last;
     mni_cc_walker w;
     memset(&w, 0, sizeof w);
-    mni_cc_step_start(order, first, &w);
+    mni_cc_step_start(tr, order, first, &w);
     while (w.next1 - 1u < first)
         mni_cc_step_n(tr, order, n, &w);
     for (uint32_t j = first; j <= end; j++) {
@@ -391,8 +397,8 @@ mni_cc_refresh(mni_cc_hot *e, mni_cc_cold *cold, uint32_t k, mni_cc_convert_fn c
  * each track's hot entry, its knots moved on when it entered another span.
  */
 static inline __attribute__((always_inline)) void
-mni_cc_sample_cursor(const mn_compressed_clip *clip, const mni_cc_at *at, mni_cc_cursor *c,
-                     mn_pose *pose, bool skip_quads, mni_cc_eval_fn eval,
+mni_cc_sample_cursor(const mn_compressed_clip *clip, const mni_cc_at *at, float f,
+                     mni_cc_cursor *c, mn_pose *pose, bool skip_quads, mni_cc_eval_fn eval,
                      mni_cc_convert_fn convert)
 {
     mni_cc_hot *hot = mni_cc_hots(c);
@@ -407,7 +413,12 @@ mni_cc_sample_cursor(const mn_compressed_clip *clip, const mni_cc_at *at, mni_cc
             memcpy(out, e->p[1], (e->path == MN_PATH_ROTATION ? 4 : 3) * sizeof(float));
             continue;
         }
-        const mni_cc_at *a = &at[e->sl];
+        mni_cc_at own;
+        const mni_cc_at *a = &own;
+        if (e->sl == MNI_CC_SL_KEYED) /* its own span: linear or STEP, no weights */
+            own.k = mni_cc_span(&mni_cc_colds(c)[i].tr, f, &own.s);
+        else
+            a = &at[e->sl];
         if (e->span1 != a->k + 1u)
             mni_cc_refresh(e, &mni_cc_colds(c)[i], a->k, convert);
         eval((const float(*)[4])e->p, e->path, e->eval, e->wdrop, a, out);
@@ -419,8 +430,8 @@ static inline __attribute__((always_inline)) void
 mni_cc_sample_fresh(const mn_compressed_clip *clip, const mni_cc_prepared *prep, float t,
                     mn_pose *pose, mni_cc_eval_fn eval)
 {
-    const mni_cc_header *h = mni_cc_head(clip);
-    const uint8_t *rec = mni_cc_records(clip);
+    const mni_cc_header head = mni_cc_head(clip), *h = &head;
+    const uint8_t *rec = h->records;
     float f = mni_cc_frame_of(h, t);
     mni_cc_at at[MNI_CC_MAX_STRIDE_LOG2 + 1];
     uint32_t done = 0;
@@ -440,7 +451,12 @@ mni_cc_sample_fresh(const mn_compressed_clip *clip, const mni_cc_prepared *prep,
         }
         uint32_t sl = tr->stride_log2 <= MNI_CC_MAX_STRIDE_LOG2 ? tr->stride_log2
                                                                  : MNI_CC_MAX_STRIDE_LOG2;
-        const mni_cc_at *a = mni_cc_at_get(at, &done, h->frame_count, sl, f);
+        mni_cc_at own;
+        const mni_cc_at *a = &own;
+        if (tr->frames) /* KEYED: its own span (linear or STEP, no weights) */
+            own.k = mni_cc_span(tr, f, &own.s);
+        else
+            a = mni_cc_at_get(at, &done, h->frame_count, sl, f);
         float p[4][4] = {{0}};
         mni_cc_span_knots_fast(tr, a->k, p, NULL);
         eval((const float(*)[4])p, tr->path, mni_cc_eval_of(tr),
@@ -450,7 +466,7 @@ mni_cc_sample_fresh(const mn_compressed_clip *clip, const mni_cc_prepared *prep,
 
 #if MN_WITH_SSE2
 /* The loop above with the SSE2 decoder and evaluator (compressed_sample_sse2.c). */
-void mni_cc_sample_cursor_sse2(const mn_compressed_clip *clip, const mni_cc_at *at,
+void mni_cc_sample_cursor_sse2(const mn_compressed_clip *clip, const mni_cc_at *at, float f,
                                mni_cc_cursor *c, mn_pose *pose);
 void mni_cc_sample_fresh_sse2(const mn_compressed_clip *clip, const mni_cc_prepared *prep, float t,
                               mn_pose *pose);

@@ -1,10 +1,10 @@
 /*
  * The compressed clip's sampler with SSE2 (core/simd.h, the convention):
- * one animated track a call, its components in the lanes of one register:
- * each knot's segment base and value (the bit fields are read one by one,
- * as the scalar decoder reads them) and the rebuilt w (mni_cc_span_knots),
- * the lerp or B-spline and the normalisation (mni_cc_interp).  Only exact IEEE operations in the scalar code's
- * order (compress_internal.h: mni_cc_knot, mni_cc_span_knots,
+ * the loop of compressed_sample.h with each animated track's components in
+ * the lanes of one register (its knots from the scalar code's grid values,
+ * the rebuilt w, the lerp or B-spline and the normalisation), and four
+ * rotations a pass where a cursor groups them.  Only exact IEEE operations
+ * in the scalar code's order (compress_internal.h: mni_cc_span_knots,
  * mni_cc_interp), horizontal sums added lane by lane from the left as the
  * scalar code adds them: each lane is bit for bit the scalar code
  * (tests/test_compress.c holds it to that).
@@ -43,81 +43,6 @@ MN_LANE __m128 rebuild_w(__m128 v)
     return _mm_shuffle_ps(v, _mm_unpackhi_ps(v, w), _MM_SHUFFLE(1, 0, 1, 0)); /* x y z w */
 }
 
-/* mni_cc_span_knots: knots k-1 .. k+2 of span k into p (lanes by component). */
-MN_KERNEL void MN_ISA(mni_cc_span_knots)(const mni_cc_track *tr, uint32_t k, float p[4][4],
-                                         mni_cc_walker *wk)
-{
-    uint32_t last = tr->knot_count - 1u;
-    bool step = (tr->flags & MNI_CC_STEP) != 0;
-    bool w = (tr->flags & MNI_CC_W_DROPPED) != 0 && (tr->stride_log2 == 0 || step);
-    __m128 keep = _mm_castsi128_ps(tr->components == 4 ? _mm_set1_epi32(-1)
-                                                       : _mm_set_epi32(0, -1, -1, -1));
-    __m128 cmin = _mm_and_ps(_mm_loadu_ps(tr->min), keep);
-    __m128 quantum = _mm_set1_ps(tr->quantum);
-    uint32_t q[4][4] = {{0}};
-    mni_cc_span_ints(tr, k, q, wk);
-    __m128 p1 = knot(q[1], cmin, quantum, keep);
-    _mm_storeu_ps(p[1], w ? rebuild_w(p1) : p1);
-    if (last == 0)
-        return;
-    __m128 p2 = knot(q[2], cmin, quantum, keep);
-    _mm_storeu_ps(p[2], w ? rebuild_w(p2) : p2);
-    if (tr->stride_log2 == 0 || step)
-        return;
-    __m128 p0 = _mm_setzero_ps(), p3 = _mm_setzero_ps();
-    if (k > 0)
-        p0 = knot(q[0], cmin, quantum, keep);
-    if (k + 2u <= last)
-        p3 = knot(q[3], cmin, quantum, keep);
-    __m128 three = _mm_set1_ps(3.0f), two = _mm_set1_ps(2.0f);
-    if (k == 0)
-        p0 = last >= 2 ? _mm_add_ps(_mm_sub_ps(_mm_mul_ps(three, p1), _mm_mul_ps(three, p2)), p3)
-                       : _mm_sub_ps(_mm_mul_ps(two, p1), p2);
-    if (k + 2u > last)
-        p3 = k > 0 ? _mm_add_ps(_mm_sub_ps(_mm_mul_ps(three, p2), _mm_mul_ps(three, p1)), p0)
-                   : _mm_sub_ps(_mm_mul_ps(two, p2), p1);
-    _mm_storeu_ps(p[0], p0);
-    _mm_storeu_ps(p[3], p3);
-}
-
-/* mni_cc_interp of an animated track: the lerp or B-spline of p at s, w, normalised. */
-MN_KERNEL void MN_ISA(mni_cc_interp)(const mni_cc_track *tr, const float p[4][4], float s,
-                                     float *out)
-{
-    bool step = (tr->flags & MNI_CC_STEP) != 0;
-    __m128 p1 = _mm_loadu_ps(p[1]), p2 = _mm_loadu_ps(p[2]), v;
-    if (tr->knot_count == 1 || (step && s < 0.999f)) {
-        v = p1;
-    } else if (step) {
-        v = p2;
-    } else if (tr->stride_log2 == 0) {
-        v = _mm_add_ps(p1, _mm_mul_ps(_mm_sub_ps(p2, p1), _mm_set1_ps(s)));
-    } else {
-        float w[4];
-        mni_cc_bspline_weights(s, w);
-        v = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(w[0]), _mm_loadu_ps(p[0])),
-                                             _mm_mul_ps(_mm_set1_ps(w[1]), p1)),
-                                  _mm_mul_ps(_mm_set1_ps(w[2]), p2)),
-                       _mm_mul_ps(_mm_set1_ps(w[3]), _mm_loadu_ps(p[3])));
-        if (tr->flags & MNI_CC_W_DROPPED)
-            v = rebuild_w(v);
-    }
-    if (tr->path != MN_PATH_ROTATION) {
-        float t[4];
-        _mm_storeu_ps(t, v);
-        memcpy(out, t, 3 * sizeof(float));
-        return;
-    }
-    __m128 len2 = sum_squares(v, true);
-    if (!(_mm_cvtss_f32(len2) > 0.0f)) {
-        out[0] = out[1] = out[2] = 0.0f;
-        out[3] = 1.0f;
-        return;
-    }
-    __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), _mm_sqrt_ss(len2));
-    _mm_storeu_ps(out, _mm_mul_ps(v, _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0))));
-}
-
 /* mni_cc_convert in one register (knot and rebuild_w: the same operations). */
 MN_LANE void convert_sse2(const mni_cc_track *tr, const uint32_t *q, bool w, float *out)
 {
@@ -136,8 +61,8 @@ MN_LANE void store3(float *out, __m128 v)
 }
 
 /*
- * mni_cc_interp_sse2 with the span's shared weights (mni_cc_at): the same
- * operations in the same order, so the same bits.
+ * mni_cc_interp with the span's shared weights (mni_cc_at), in one
+ * register: the same operations in the same order, so the same bits.
  */
 MN_LANE void eval_sse2(const float p[4][4], uint32_t path, uint32_t eval, bool wdrop,
                        const mni_cc_at *a, float *out)
@@ -239,9 +164,9 @@ static void quad_eval(const mni_cc_quad *q, const mni_cc_at *a, __m128 v[4])
 }
 
 MN_KERNEL void MN_ISA(mni_cc_sample_cursor)(const mn_compressed_clip *clip, const mni_cc_at *at,
-                                            mni_cc_cursor *c, mn_pose *pose)
+                                            float f, mni_cc_cursor *c, mn_pose *pose)
 {
-    mni_cc_sample_cursor(clip, at, c, pose, true, eval_sse2, convert_sse2);
+    mni_cc_sample_cursor(clip, at, f, c, pose, true, eval_sse2, convert_sse2);
     mni_cc_quad *quads = mni_cc_quads(c);
     mni_cc_hot *hot = mni_cc_hots(c);
     uint32_t joints = pose->joint_count;
