@@ -630,6 +630,27 @@ static inline void mni_cc_bspline_weights(float s, float w[4])
 }
 
 /*
+ * The last step of every decoder: a translation or scale is v as it is, a
+ * rotation v normalised (the identity where v has no length).
+ */
+static inline void mni_cc_finish(uint32_t path, const float v[4], float *out)
+{
+    if (path != MN_PATH_ROTATION) {
+        memcpy(out, v, 3 * sizeof(float));
+        return;
+    }
+    float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+    if (!(len2 > 0.0f)) {
+        out[0] = out[1] = out[2] = 0.0f;
+        out[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(len2);
+    for (int c = 0; c < 4; c++)
+        out[c] = v[c] * inv;
+}
+
+/*
  * A track's value at fraction s of the span whose knots p holds, into out
  * (3 floats, or a normalised x y z w rotation): linear at stride 1, the
  * uniform cubic B-spline of control points p[0..3] above (the compressor
@@ -659,19 +680,7 @@ static inline void mni_cc_interp(const mni_cc_track *tr, const float p[4][4], fl
         if (tr->flags & MNI_CC_W_DROPPED)
             mni_cc_rebuild_w(v);
     }
-    if (tr->path != MN_PATH_ROTATION) {
-        memcpy(out, v, 3 * sizeof(float));
-        return;
-    }
-    float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
-    if (!(len2 > 0.0f)) {
-        out[0] = out[1] = out[2] = 0.0f;
-        out[3] = 1.0f;
-        return;
-    }
-    float inv = 1.0f / sqrtf(len2);
-    for (int c = 0; c < 4; c++)
-        out[c] = v[c] * inv;
+    mni_cc_finish(tr->path, v, out);
 }
 
 /*

@@ -149,19 +149,7 @@ static inline void eval_scalar(const float p[4][4], uint32_t path, uint32_t eval
         if (wdrop)
             mni_cc_rebuild_w(v);
     }
-    if (path != MN_PATH_ROTATION) {
-        memcpy(out, v, 3 * sizeof(float));
-        return;
-    }
-    float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
-    if (!(len2 > 0.0f)) {
-        out[0] = out[1] = out[2] = 0.0f;
-        out[3] = 1.0f;
-        return;
-    }
-    float inv = 1.0f / sqrtf(len2);
-    for (int c = 0; c < 4; c++)
-        out[c] = v[c] * inv;
+    mni_cc_finish(path, v, out);
 }
 
 static void sample_cursor_scalar(const mn_compressed_clip *clip, const mni_cc_at *at, float f,
